@@ -1,0 +1,22 @@
+// Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
+// chunks, keeps start-up to what a command needs (docs/adr/0002-bundled-cli.md).
+import { build } from 'esbuild';
+import { chmod } from 'node:fs/promises';
+
+await build({
+  entryPoints: { agent: 'src/composition/cli/main.ts' },
+  outdir: 'dist',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  outExtension: { '.js': '.js' },
+  chunkNames: 'chunks/[name]-[hash]',
+  banner: {
+    js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+await chmod('dist/agent.js', 0o755);

@@ -1,0 +1,15 @@
+import type { ModelSelection } from './AgentRunner.js';
+
+/** The part of the validated configuration the cron use cases need. */
+export interface CronSettings {
+  /** IANA zone in which cron expressions and naive times are read. */
+  timeZone: string;
+  wrapResponse: boolean;
+  maxParallelJobs: number;
+  outputRetention: number;
+  /** Agent idle budget; null = unlimited. */
+  idleTimeoutMs: number | null;
+  scriptTimeoutMs: number;
+  /** The configured default model, used when a job names none. */
+  defaultModel: ModelSelection;
+}

@@ -1,0 +1,30 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { AgentRunner } from './AgentRunner.js';
+import type { Clock } from './Clock.js';
+import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
+import type { DeliveryChannel } from './DeliveryChannel.js';
+import type { IdGenerator } from './IdGenerator.js';
+import type { JobRepository } from './JobRepository.js';
+import type { Logger } from './Logger.js';
+import type { ProcessIdentity } from './ProcessIdentity.js';
+import type { RunOutputStore } from './RunOutputStore.js';
+import type { ScriptExecutor } from './ScriptExecutor.js';
+import type { CronSettings } from './Settings.js';
+import type { TickLock } from './TickLock.js';
+
+/** Every injection token, typed so that `container.get` infers the port. */
+export const TOKENS = {
+  AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
+  Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
+  CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
+  DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
+  IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
+  JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
+  Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
+  MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
+  ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
+  RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
+  ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
+  SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
+  TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
+} as const;

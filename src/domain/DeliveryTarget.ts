@@ -1,0 +1,108 @@
+import { InvalidInputError } from './errors.js';
+
+/** Where a run's answer goes. Platform destinations are resolved at fire time, not here. */
+export type DeliveryTarget =
+  | { kind: 'local' }
+  | { kind: 'origin' }
+  | { kind: 'bot-chat'; profile: string | null }
+  | PlatformTarget;
+
+export interface PlatformTarget {
+  kind: 'platform';
+  platform: string;
+  /** Null means the platform's home channel. */
+  destination: string | null;
+  threadId: string | null;
+}
+
+type Rule = (rest: string) => { destination: string; threadId: string | null } | null;
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+const single = (pattern: RegExp): Rule => (rest) => (pattern.test(rest) ? { destination: rest, threadId: null } : null);
+const withThread =
+  (chat: RegExp): Rule =>
+  (rest) => {
+    const [destination, threadId, extra] = rest.split(':');
+    if (extra !== undefined || !destination || !chat.test(destination)) return null;
+    if (threadId !== undefined && !/^[\w.-]+$/.test(threadId)) return null;
+    return { destination, threadId: threadId ?? null };
+  };
+const either =
+  (...rules: Rule[]): Rule =>
+  (rest) => {
+    for (const rule of rules) {
+      const parsed = rule(rest);
+      if (parsed) return parsed;
+    }
+    return null;
+  };
+const verbatim: Rule = (rest) => (rest.trim() ? { destination: rest, threadId: null } : null);
+
+const CHANNEL_ID = /^[\w.-]+$/;
+const TEAM_CHAT = either(single(/^#[\w.-]+$/), withThread(CHANNEL_ID), single(/^[\w .-]+$/));
+
+/** Platforms whose target syntax is validated (service-spec "Delivery targets", rule 1). */
+const VALIDATED: Record<string, Rule> = {
+  telegram: either(single(/^@\w{3,}$/), withThread(/^-?\d+$/)),
+  discord: TEAM_CHAT,
+  slack: TEAM_CHAT,
+  matrix: single(/^[!@][^:\s]+:[^\s]+$/),
+  feishu: withThread(/^[\w-]+$/),
+  whatsapp: either(single(E164), single(/^[\w.-]+@[\w.-]+$/)),
+  signal: either(single(E164), single(/^group:[\w+/=-]+$/)),
+  sms: single(E164),
+  email: single(/^[^\s@]+@[^\s@]+\.[^\s@]+$/),
+  weixin: single(/^[\w@.-]+$/),
+};
+
+/** Platforms that take only `<platform>` or `<platform>:<chat_id>`, the id used verbatim (rule 2). */
+const VERBATIM = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbles', 'qqbot'];
+
+export const KNOWN_PLATFORMS: readonly string[] = [...Object.keys(VALIDATED), ...VERBATIM];
+
+function invalid(target: string, why: string): InvalidInputError {
+  return new InvalidInputError('DELIVERY.INVALID', `Delivery target "${target}" ${why}.`);
+}
+
+function parseOne(text: string): DeliveryTarget {
+  const target = text.trim();
+  if (target === 'local' || target === 'origin') return { kind: target };
+  if (target === 'bot-chat' || target.startsWith('bot-chat:')) {
+    const profile = target.slice('bot-chat:'.length) || null;
+    if (profile !== null && !/^[\w.-]+$/.test(profile)) throw invalid(target, 'names a profile with characters that are not allowed');
+    return { kind: 'bot-chat', profile: target === 'bot-chat' ? null : profile };
+  }
+  const colon = target.indexOf(':');
+  const platform = (colon < 0 ? target : target.slice(0, colon)).toLowerCase();
+  const rest = colon < 0 ? null : target.slice(colon + 1);
+  const rule = VALIDATED[platform] ?? (VERBATIM.includes(platform) ? verbatim : undefined);
+  if (!rule) {
+    throw invalid(target, `names an unknown platform "${platform}"; use local, origin, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
+  }
+  if (rest === null) return { kind: 'platform', platform, destination: null, threadId: null };
+  const parsed = VERBATIM.includes(platform) ? verbatim(rest) : rule(rest);
+  if (!parsed) throw invalid(target, `is not a valid ${platform} destination`);
+  return { kind: 'platform', platform, ...parsed };
+}
+
+/**
+ * Parses a job's `deliver` value: one target or several separated by commas. Throws
+ * DELIVERY.INVALID naming the first target that does not parse.
+ */
+export function parseDeliveryTargets(deliver: string): DeliveryTarget[] {
+  const parts = deliver.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (parts.length === 0) return [{ kind: 'origin' }];
+  return parts.map(parseOne);
+}
+
+export function describeTarget(target: DeliveryTarget): string {
+  switch (target.kind) {
+    case 'local':
+    case 'origin':
+      return target.kind;
+    case 'bot-chat':
+      return target.profile ? `bot-chat:${target.profile}` : 'bot-chat';
+    case 'platform':
+      return [target.platform, target.destination, target.threadId].filter((part) => part !== null).join(':');
+  }
+}

@@ -1,0 +1,305 @@
+import { AppError, InvalidInputError } from './errors.js';
+import type { LastStatus, RunOutcome } from './RunOutcome.js';
+import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
+import { toIsoUtc } from './zonedTime.js';
+
+export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
+export const JOB_STATES: readonly JobState[] = ['scheduled', 'paused', 'completed', 'running'];
+
+/** Where a job was created: the chat that `deliver: origin` answers to. */
+export interface JobOrigin {
+  platform: string;
+  chat_id: string;
+  thread_id?: string | null;
+}
+
+/** Who is running a job and since when; written before the run starts (decisions §4). */
+export interface JobClaim {
+  /** `<host>:<pid>` of the claiming process. */
+  by: string;
+  at: string;
+}
+
+/** A job record, field names as stored in jobs.json (service-spec "Job record", decisions §2). */
+export interface Job {
+  id: string;
+  name: string;
+  prompt: string;
+  schedule: Schedule;
+  skills: string[];
+  deliver: string;
+  repeat: { times: number | null; completed: number };
+  state: JobState;
+  enabled: boolean;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  last_status: LastStatus | null;
+  last_error: string | null;
+  last_delivery_error: string | null;
+  last_delivery_queued: string[] | null;
+  created_at: string;
+  model: string | null;
+  provider: string | null;
+  script: string | null;
+  origin: JobOrigin | null;
+  paused_at: string | null;
+  claim: JobClaim | null;
+}
+
+export interface NewJobInput {
+  id: string;
+  schedule: Schedule;
+  prompt: string;
+  name?: string | null;
+  deliver?: string | null;
+  skills?: readonly string[];
+  repeat?: number | null;
+  model?: string | null;
+  provider?: string | null;
+  script?: string | null;
+  origin?: JobOrigin | null;
+}
+
+const DEFAULT_NAME_LENGTH = 50;
+
+function defaultName(prompt: string): string {
+  const oneLine = prompt.replace(/\s+/g, ' ').trim();
+  return oneLine.length <= DEFAULT_NAME_LENGTH ? oneLine : `${oneLine.slice(0, DEFAULT_NAME_LENGTH - 1)}…`;
+}
+
+export function validateRepeat(times: number | null | undefined): number | null {
+  if (times === null || times === undefined) return null;
+  if (!Number.isSafeInteger(times) || times < 1) {
+    throw new InvalidInputError('JOB.INVALID_REPEAT', `Repeat count ${times} is not valid; give a whole number of 1 or more.`);
+  }
+  return times;
+}
+
+function requirePrompt(prompt: string): string {
+  if (prompt.trim() === '') {
+    throw new InvalidInputError('JOB.EMPTY_PROMPT', 'The prompt is empty; give the task the agent should do.');
+  }
+  return prompt;
+}
+
+/** A new job in state `scheduled`; one-shots repeat once, recurring jobs forever unless told. */
+export function createJob(input: NewJobInput, now: Date, timeZone: string): Job {
+  const recurring = isRecurring(input.schedule);
+  const first = nextRunTime(input.schedule, now, timeZone);
+  if (!first) {
+    throw new InvalidInputError('SCHEDULE.NEVER', `The schedule "${input.schedule.display}" never fires; choose another.`);
+  }
+  return {
+    id: input.id,
+    name: input.name?.trim() || defaultName(input.prompt),
+    prompt: requirePrompt(input.prompt),
+    schedule: input.schedule,
+    skills: [...(input.skills ?? [])],
+    deliver: input.deliver?.trim() || 'origin',
+    repeat: { times: validateRepeat(input.repeat) ?? (recurring ? null : 1), completed: 0 },
+    state: 'scheduled',
+    enabled: true,
+    next_run_at: toIsoUtc(first),
+    last_run_at: null,
+    last_status: null,
+    last_error: null,
+    last_delivery_error: null,
+    last_delivery_queued: null,
+    created_at: toIsoUtc(now),
+    model: input.model ?? null,
+    provider: input.provider ?? null,
+    script: input.script ?? null,
+    origin: input.origin ?? null,
+    paused_at: null,
+    claim: null,
+  };
+}
+
+export interface JobChanges {
+  schedule?: Schedule;
+  prompt?: string;
+  name?: string;
+  deliver?: string;
+  skills?: readonly string[];
+  repeat?: number | null;
+  model?: string | null;
+  provider?: string | null;
+  script?: string | null;
+}
+
+/** Applies an edit. A new schedule restarts the job's timing from `now`. */
+export function editJob(job: Job, changes: JobChanges, now: Date, timeZone: string): Job {
+  const edited: Job = { ...job };
+  if (changes.prompt !== undefined) edited.prompt = requirePrompt(changes.prompt);
+  if (changes.name !== undefined) edited.name = changes.name.trim() || job.name;
+  if (changes.deliver !== undefined) edited.deliver = changes.deliver.trim() || 'origin';
+  if (changes.skills !== undefined) edited.skills = [...changes.skills];
+  if (changes.model !== undefined) edited.model = changes.model;
+  if (changes.provider !== undefined) edited.provider = changes.provider;
+  if (changes.script !== undefined) edited.script = changes.script;
+  if (changes.repeat !== undefined) {
+    edited.repeat = { ...job.repeat, times: validateRepeat(changes.repeat) };
+  }
+  if (changes.schedule !== undefined) {
+    edited.schedule = changes.schedule;
+    if (job.state !== 'running') {
+      const next = nextRunTime(changes.schedule, now, timeZone);
+      edited.next_run_at = next ? toIsoUtc(next) : null;
+    }
+    if (job.state === 'completed') {
+      Object.assign(edited, { state: 'scheduled', enabled: true, repeat: { ...edited.repeat, completed: 0 } });
+    }
+  }
+  return edited;
+}
+
+export function isDue(job: Job, now: Date): boolean {
+  return (
+    job.state === 'scheduled' &&
+    job.enabled &&
+    job.next_run_at !== null &&
+    Date.parse(job.next_run_at) <= now.getTime()
+  );
+}
+
+/** A one-shot found this late is not run (decisions §3). */
+export function isMissedOneShot(job: Job, now: Date): boolean {
+  return (
+    job.schedule.kind === 'once' &&
+    job.next_run_at !== null &&
+    now.getTime() - Date.parse(job.next_run_at) > ONE_SHOT_GRACE_MS
+  );
+}
+
+/**
+ * Marks a due job `running` before its run starts. A recurring job's next slot is computed from
+ * `now` here, so an overdue job fires once and a crash mid-run can never replay the slot.
+ */
+export function claimJob(job: Job, claimant: string, now: Date, timeZone: string): Job {
+  const next = isRecurring(job.schedule) ? nextRunTime(job.schedule, now, timeZone) : null;
+  return {
+    ...job,
+    state: 'running',
+    claim: { by: claimant, at: toIsoUtc(now) },
+    next_run_at: isRecurring(job.schedule) ? (next ? toIsoUtc(next) : null) : job.next_run_at,
+  };
+}
+
+function statusFields(outcome: RunOutcome): Pick<
+  Job,
+  'last_status' | 'last_error' | 'last_delivery_error' | 'last_delivery_queued'
+> {
+  const cleared = { last_error: null, last_delivery_error: null, last_delivery_queued: null };
+  switch (outcome.status) {
+    case 'ok':
+      return { ...cleared, last_status: 'ok' };
+    case 'error':
+    case 'blocked_config':
+      return { ...cleared, last_status: outcome.status, last_error: outcome.error };
+    case 'delivery_failed':
+      return { ...cleared, last_status: 'delivery_failed', last_delivery_error: outcome.deliveryError };
+    case 'delivery_queued':
+      return { ...cleared, last_status: 'delivery_queued', last_delivery_queued: [...outcome.receipts] };
+  }
+}
+
+/**
+ * The marking step at the end of every run, failed or not: the run is counted, `last_*` written,
+ * and the job completes when it was a one-shot or its repeat count is used up. A job paused
+ * while it ran stays paused.
+ */
+export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
+  const completed = job.repeat.completed + 1;
+  const exhausted =
+    job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
+  const finished: Job = {
+    ...job,
+    ...statusFields(outcome),
+    repeat: { ...job.repeat, completed },
+    last_run_at: toIsoUtc(startedAt),
+    claim: null,
+  };
+  if (exhausted) return { ...finished, state: 'completed', enabled: false, next_run_at: null };
+  if (job.state === 'paused') return finished;
+  return { ...finished, state: 'scheduled' };
+}
+
+/** A one-shot found too late: completed without running, with a `missed:` error. */
+export function markMissed(job: Job, now: Date): Job {
+  return {
+    ...job,
+    ...statusFields({
+      status: 'error',
+      error: `missed: the job was due at ${job.next_run_at} but nothing ran it until ${toIsoUtc(now)}`,
+    }),
+    state: 'completed',
+    enabled: false,
+    next_run_at: null,
+    claim: null,
+  };
+}
+
+/**
+ * Returns an abandoned `running` job to service with an `interrupted:` error. A recurring job
+ * goes back to `scheduled` (its slot was consumed when claimed); a one-shot's only slot was
+ * consumed too, so it completes rather than running a second time.
+ */
+export function recoverInterrupted(job: Job, reason: string): Job {
+  const outcome: RunOutcome = { status: 'error', error: `interrupted: ${reason}` };
+  const startedAt = job.claim ? new Date(job.claim.at) : new Date(job.last_run_at ?? job.created_at);
+  return finishRun({ ...job, state: 'scheduled' }, outcome, startedAt);
+}
+
+export function pauseJob(job: Job, now: Date): Job {
+  if (job.state === 'completed') {
+    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`);
+  }
+  if (job.state === 'paused') return job;
+  // A running job keeps running; marking it paused stops it from being scheduled again.
+  return { ...job, state: 'paused', enabled: false, paused_at: toIsoUtc(now) };
+}
+
+export function resumeJob(job: Job, now: Date, timeZone: string): Job {
+  if (job.state !== 'paused') {
+    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
+  }
+  if (job.schedule.kind === 'once' && now.getTime() - Date.parse(job.schedule.run_at) > ONE_SHOT_GRACE_MS) {
+    throw new AppError(
+      'JOB.INVALID_STATE',
+      `Job '${job.name}' was a one-shot for ${job.schedule.run_at}, which has passed; give it a new schedule with "agent cron edit".`,
+    );
+  }
+  const next = nextRunTime(job.schedule, now, timeZone);
+  return { ...job, state: 'scheduled', enabled: true, paused_at: null, next_run_at: next ? toIsoUtc(next) : null };
+}
+
+/** Refuses a manual run of a job that is paused, running or completed (decisions §4). */
+export function assertRunnableNow(job: Job): void {
+  if (job.state !== 'scheduled') {
+    const hint =
+      job.state === 'paused' ? 'resume it first' : job.state === 'running' ? 'wait for the run in progress' : 'edit its schedule to run it again';
+    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' is ${job.state} and cannot be run now; ${hint}.`);
+  }
+}
+
+/** Claim for a manual run: the job runs now; its scheduled slot is left as it was. */
+export function claimForManualRun(job: Job, claimant: string, now: Date): Job {
+  assertRunnableNow(job);
+  return { ...job, state: 'running', claim: { by: claimant, at: toIsoUtc(now) } };
+}
+
+/** Finds a job by id or by case-insensitive name; an ambiguous name lists the matching ids. */
+export function findJob(jobs: readonly Job[], reference: string): Job {
+  const wanted = reference.trim();
+  const byId = jobs.find((job) => job.id === wanted);
+  if (byId) return byId;
+  const byName = jobs.filter((job) => job.name.toLowerCase() === wanted.toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  if (byName.length > 1) {
+    throw new AppError(
+      'JOB.AMBIGUOUS',
+      `The name "${wanted}" matches ${byName.length} jobs (${byName.map((job) => job.id).join(', ')}); name one by its id.`,
+    );
+  }
+  throw new AppError('JOB.NOT_FOUND', `No job has the id or name "${wanted}"; see "agent cron list".`);
+}

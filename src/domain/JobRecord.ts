@@ -1,0 +1,97 @@
+import { JOB_STATES, type Job, type JobClaim, type JobOrigin, type JobState } from './Job.js';
+import { isLastStatus } from './RunOutcome.js';
+import { scheduleFromRecord } from './Schedule.js';
+
+/** A stored record that could not be understood; it is kept untouched and reported. */
+export interface UnreadableRecord {
+  index: number;
+  id: string | null;
+  reason: string;
+}
+
+export type RecordReading = { ok: true; job: Job } | { ok: false; problem: UnreadableRecord };
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const strList = (value: unknown): string[] | null =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string') ? [...value] : null;
+
+function origin(value: unknown): JobOrigin | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Record<string, unknown>;
+  const platform = str(record.platform);
+  const chatId = record.chat_id === undefined || record.chat_id === null ? null : String(record.chat_id);
+  if (!platform || chatId === null) return null;
+  const thread = record.thread_id === undefined || record.thread_id === null ? null : String(record.thread_id);
+  return { platform, chat_id: chatId, thread_id: thread };
+}
+
+function claim(value: unknown): JobClaim | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Record<string, unknown>;
+  const by = str(record.by);
+  const at = str(record.at);
+  return by && at ? { by, at } : null;
+}
+
+/**
+ * Reads one stored record into a Job, accepting the shapes older versions wrote: a legacy
+ * `skill` becomes `skills: [skill]`, missing optional fields take their defaults. Records
+ * lacking an id, a prompt, a usable schedule or a known state are reported, not guessed at.
+ */
+export function readJobRecord(value: unknown, index: number): RecordReading {
+  const fail = (reason: string, id: string | null = null): RecordReading => ({
+    ok: false,
+    problem: { index, id, reason },
+  });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('it is not an object');
+  const record = value as Record<string, unknown>;
+  const id = str(record.id);
+  if (!id) return fail('it has no id');
+  const prompt = str(record.prompt);
+  if (prompt === null) return fail('it has no prompt', id);
+  const schedule = scheduleFromRecord(record.schedule);
+  if (!schedule) return fail('its schedule cannot be read', id);
+  const state = (record.state ?? 'scheduled') as JobState;
+  if (!JOB_STATES.includes(state)) return fail(`its state "${String(record.state)}" is unknown`, id);
+  const legacySkill = str(record.skill);
+  const skills = strList(record.skills) ?? (legacySkill ? [legacySkill] : []);
+  const repeat = (typeof record.repeat === 'object' && record.repeat !== null ? record.repeat : {}) as Record<
+    string,
+    unknown
+  >;
+  const lastStatus = isLastStatus(record.last_status) ? record.last_status : null;
+  const createdAt = str(record.created_at) ?? new Date(0).toISOString();
+  return {
+    ok: true,
+    job: {
+      id,
+      name: str(record.name) ?? id,
+      prompt,
+      schedule,
+      skills,
+      deliver: str(record.deliver) ?? 'origin',
+      repeat: {
+        times: typeof repeat.times === 'number' ? repeat.times : null,
+        completed: typeof repeat.completed === 'number' ? repeat.completed : 0,
+      },
+      state,
+      enabled: typeof record.enabled === 'boolean' ? record.enabled : state !== 'paused' && state !== 'completed',
+      next_run_at: str(record.next_run_at),
+      last_run_at: str(record.last_run_at),
+      last_status: lastStatus,
+      last_error: str(record.last_error),
+      last_delivery_error: str(record.last_delivery_error),
+      last_delivery_queued: strList(record.last_delivery_queued),
+      created_at: createdAt,
+      model: str(record.model),
+      provider: str(record.provider),
+      script: str(record.script),
+      origin: origin(record.origin),
+      paused_at: str(record.paused_at),
+      claim: claim(record.claim),
+    },
+  };
+}
+
+/** Fields a Job record replaces when written; `skill` is the legacy field it supersedes. */
+export const SUPERSEDED_FIELDS: readonly string[] = ['skill'];

@@ -1,0 +1,28 @@
+/** The closed set of `last_status` literals. Consumers map each one explicitly. */
+export const LAST_STATUSES = ['ok', 'error', 'delivery_failed', 'blocked_config', 'delivery_queued'] as const;
+export type LastStatus = (typeof LAST_STATUSES)[number];
+
+export function isLastStatus(value: unknown): value is LastStatus {
+  return typeof value === 'string' && (LAST_STATUSES as readonly string[]).includes(value);
+}
+
+/** How one run ended; the marking step turns it into `last_status` and its detail field. */
+export type RunOutcome =
+  | { status: 'ok' }
+  | { status: 'error'; error: string }
+  | { status: 'blocked_config'; error: string }
+  | { status: 'delivery_failed'; deliveryError: string }
+  | { status: 'delivery_queued'; receipts: string[] };
+
+/** Whether the agent itself produced an answer (delivery may still have failed). */
+export function agentSucceeded(outcome: RunOutcome): boolean {
+  switch (outcome.status) {
+    case 'ok':
+    case 'delivery_failed':
+    case 'delivery_queued':
+      return true;
+    case 'error':
+    case 'blocked_config':
+      return false;
+  }
+}

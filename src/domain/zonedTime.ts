@@ -1,0 +1,132 @@
+import { InvalidInputError } from './errors.js';
+
+/** A wall-clock reading in some time zone; month is 1-12. */
+export interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** Throws a clear error unless `timeZone` is an IANA zone name this runtime knows. */
+export function assertTimeZone(timeZone: string): string {
+  try {
+    formatterFor(timeZone);
+    return timeZone;
+  } catch {
+    throw new InvalidInputError(
+      'TIMEZONE.INVALID',
+      `"${timeZone}" is not a valid time zone; use an IANA name such as "Europe/Berlin" or "UTC".`,
+    );
+  }
+}
+
+/** The wall clock shown in `timeZone` at `instant`. */
+export function wallClockAt(instant: Date, timeZone: string): WallClock {
+  const parts = formatterFor(timeZone).formatToParts(instant);
+  const field = (type: Intl.DateTimeFormatPartTypes) =>
+    Number(parts.find((part) => part.type === type)?.value ?? NaN);
+  return {
+    year: field('year'),
+    month: field('month'),
+    day: field('day'),
+    hour: field('hour'),
+    minute: field('minute'),
+    second: field('second'),
+  };
+}
+
+/** Milliseconds of a wall clock as if it were UTC: a time-zone-free way to do calendar arithmetic. */
+export function wallClockAsUtcMs(clock: WallClock): number {
+  return Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second);
+}
+
+export function wallClockFromUtcMs(ms: number): WallClock {
+  const date = new Date(ms);
+  return {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
+  };
+}
+
+function offsetMsAt(instantMs: number, timeZone: string): number {
+  const wholeSecond = Math.floor(instantMs / 1000) * 1000;
+  return wallClockAsUtcMs(wallClockAt(new Date(wholeSecond), timeZone)) - wholeSecond;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The instant at which `timeZone` shows `clock`.
+ * DST rules (decisions §3): a wall clock inside a spring-forward gap maps to the first instant
+ * after the gap; a wall clock that happens twice maps to its first occurrence.
+ */
+export function instantOfWallClock(clock: WallClock, timeZone: string): Date {
+  const asUtc = wallClockAsUtcMs(clock);
+  const offsetBefore = offsetMsAt(asUtc - DAY_MS, timeZone);
+  const offsetAfter = offsetMsAt(asUtc + DAY_MS, timeZone);
+  const shows = (ms: number) => wallClockAsUtcMs(wallClockAt(new Date(ms), timeZone)) === asUtc;
+  const candidates = [asUtc - offsetBefore, asUtc - offsetAfter].filter(shows);
+  if (candidates.length > 0) return new Date(Math.min(...candidates));
+  // Also try the offset at the reading itself, for zones whose offset moved twice in two days.
+  const direct = asUtc - offsetMsAt(asUtc, timeZone);
+  if (shows(direct)) return new Date(direct);
+  return new Date(firstInstantWithOffset(asUtc - offsetAfter, asUtc - offsetBefore, offsetAfter, timeZone));
+}
+
+/** Binary search, to the second, for the transition into `offset` within [low, high]. */
+function firstInstantWithOffset(low: number, high: number, offset: number, timeZone: string): number {
+  let lo = Math.min(low, high);
+  let hi = Math.max(low, high);
+  while (hi - lo > 1000) {
+    const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+    if (offsetMsAt(mid, timeZone) === offset) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/** `YYYY-MM-DD HH:MM` in `timeZone`. */
+export function formatWallClock(instant: Date, timeZone: string): string {
+  const c = wallClockAt(instant, timeZone);
+  return `${c.year}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}`;
+}
+
+/** `YYYY-MM-DD_HH-MM-SS` in `timeZone`: sortable, safe as a file name. */
+export function formatFileStamp(instant: Date, timeZone: string): string {
+  const c = wallClockAt(instant, timeZone);
+  return `${c.year}-${pad(c.month)}-${pad(c.day)}_${pad(c.hour)}-${pad(c.minute)}-${pad(c.second)}`;
+}
+
+/** ISO 8601 in UTC ending in `Z`, without milliseconds (decisions §2). */
+export function toIsoUtc(instant: Date): string {
+  return new Date(Math.floor(instant.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
