@@ -13,3 +13,16 @@ export interface CronSettings {
   /** The configured default model, used when a job names none. */
   defaultModel: ModelSelection;
 }
+
+/** Where everything lives under `$AGENT_HOME` (absolute paths). */
+export interface AgentPaths {
+  home: string;
+  configFile: string;
+  cronDir: string;
+  jobsFile: string;
+  tickLockFile: string;
+  outputDir: string;
+  scriptsDir: string;
+  skillsDir: string;
+  memoriesDir: string;
+}

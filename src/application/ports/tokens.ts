@@ -9,11 +9,12 @@ import type { Logger } from './Logger.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
-import type { CronSettings } from './Settings.js';
+import type { AgentPaths, CronSettings } from './Settings.js';
 import type { TickLock } from './TickLock.js';
 
 /** Every injection token, typed so that `container.get` infers the port. */
 export const TOKENS = {
+  AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
   Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
