@@ -270,7 +270,7 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
     );
   }
   const next = nextRunTime(job.schedule, now, timeZone);
-  return { ...job, state: 'scheduled', enabled: true, paused_at: null, next_run_at: next ? toIsoUtc(next) : null };
+  return { ...job, state: 'scheduled', enabled: true, paused_at: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
 }
 
 /** Refuses a manual run of a job that is paused, running or completed (decisions §4). */

@@ -24,7 +24,7 @@ export class InMemoryJobRepository implements JobRepository {
       const current = structuredClone(this.jobs);
       const { jobs, result } = change(current);
       if (jobs !== current) {
-        this.jobs = structuredClone(jobs);
+        this.jobs = structuredClone([...jobs]);
         this.writes += 1;
       }
       return result;

@@ -10,7 +10,7 @@ export interface JobSnapshot {
 
 /** What a change to the store returns: the full new list of jobs and a result for the caller. */
 export interface JobChange<T> {
-  jobs: Job[];
+  jobs: readonly Job[];
   result: T;
 }
 

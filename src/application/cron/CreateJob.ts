@@ -1,0 +1,49 @@
+import { inject, injectable } from 'inversify';
+import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
+import { createJob, type Job, type JobOrigin } from '../../domain/Job.js';
+import { parseSchedule } from '../../domain/Schedule.js';
+import type { Clock } from '../ports/Clock.js';
+import type { IdGenerator } from '../ports/IdGenerator.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+
+export interface CreateJobInput {
+  schedule: string;
+  prompt: string;
+  name?: string | null;
+  deliver?: string | null;
+  skills?: readonly string[];
+  script?: string | null;
+  repeat?: number | null;
+  model?: string | null;
+  provider?: string | null;
+  origin?: JobOrigin | null;
+}
+
+/** Creates a job in state `scheduled`; nothing is written when any input is invalid. */
+@injectable()
+export class CreateJob {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
+    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+  ) {}
+
+  async execute(input: CreateJobInput): Promise<Job> {
+    const now = this.clock.now();
+    const schedule = parseSchedule(input.schedule, now, this.settings.timeZone);
+    if (input.deliver) parseDeliveryTargets(input.deliver);
+    const script = input.script ? await this.scripts.check(input.script) : null;
+    const job = createJob(
+      { ...input, id: this.ids.jobId(), schedule, script, skills: input.skills ?? [] },
+      now,
+      this.settings.timeZone,
+    );
+    await this.repository.modify((jobs) => ({ jobs: [...jobs, job], result: undefined }));
+    return job;
+  }
+}

@@ -1,0 +1,261 @@
+import { inject, injectable } from 'inversify';
+import { describeTarget, parseDeliveryTargets, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
+import { finishRun, type Job } from '../../domain/Job.js';
+import {
+  buildRunContext,
+  scriptErrorBlock,
+  scriptOutputBlock,
+  scriptSaysSleep,
+} from '../../domain/RunContext.js';
+import { renderRunReport, runReportFileName } from '../../domain/RunReport.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
+import { failureNotice, isSilentResponse, wrapResponse } from '../../domain/response.js';
+import { cronRunToolsets } from '../../domain/toolsets.js';
+import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
+import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
+import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { Logger } from '../ports/Logger.js';
+import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+
+/** What one run produced, for the caller to show; the job record gets `outcome`. */
+export interface JobRunReport {
+  outcome: RunOutcome;
+  response: string | null;
+  outputPath: string | null;
+  answeredBy: string | null;
+}
+
+type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
+
+/**
+ * The run path shared by the tick and `agent cron run` (decisions §5): pre-dispatch validation,
+ * the pre-run script, a fresh agent session, the output file, delivery. It never throws: every
+ * ending is a RunOutcome, so the marking step always has something to write.
+ */
+@injectable()
+export class JobExecution {
+  constructor(
+    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
+    @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
+    @inject(TOKENS.SkillLibrary) private readonly skills: SkillLibrary,
+    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+  ) {}
+
+  /**
+   * Runs a job already claimed as `running` and then marks it (decisions §4): the run is counted
+   * and `last_status` written on the job as it is stored now, so a pause made meanwhile holds.
+   * Returns the report and the job as stored afterwards (null if it was removed meanwhile).
+   */
+  async runClaimed(job: Job, startedAt: Date): Promise<{ report: JobRunReport; job: Job | null }> {
+    const report = await this.execute(job, startedAt);
+    const stored = await this.repository.modify((jobs) => {
+      const index = jobs.findIndex((candidate) => candidate.id === job.id);
+      if (index < 0) return { jobs, result: null };
+      const finished = finishRun(jobs[index]!, report.outcome, startedAt);
+      return { jobs: jobs.map((candidate, at) => (at === index ? finished : candidate)), result: finished };
+    });
+    return { report, job: stored };
+  }
+
+  async execute(job: Job, startedAt: Date): Promise<JobRunReport> {
+    const preflight = await this.preflight(job);
+    if (!preflight.ok) {
+      const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
+      await this.notifyFailure(job, preflight.targets, preflight.error);
+      return this.finish(job, startedAt, outcome, { error: preflight.error });
+    }
+    try {
+      const scriptBlock = await this.runScript(job);
+      if (scriptBlock === 'sleep') {
+        return this.finish(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
+      }
+      const context = buildRunContext({
+        memories: await this.memory.load(),
+        skills: await Promise.all(job.skills.map(async (name) => ({ name, content: await this.findSkill(job, name) }))),
+        prompt: job.prompt,
+        scriptBlock,
+      });
+      const result = await this.agent.run({
+        context,
+        selection: this.selectionFor(job),
+        toolsets: cronRunToolsets(),
+        idleTimeoutMs: this.settings.idleTimeoutMs,
+      });
+      if (result.text.trim() === '') {
+        const error = 'agent produced an empty response';
+        await this.notifyFailure(job, preflight.targets, error);
+        return this.finish(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
+      }
+      return await this.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy);
+    } catch (error) {
+      const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
+      if (!(error instanceof AgentRunError)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
+      await this.notifyFailure(job, preflight.targets, message);
+      return this.finish(job, startedAt, { status: 'error', error: message }, { error: message });
+    }
+  }
+
+  private selectionFor(job: Job): ModelSelection {
+    return {
+      provider: job.provider ?? this.settings.defaultModel.provider,
+      model: job.model ?? this.settings.defaultModel.model,
+    };
+  }
+
+  /** Nothing is spent when this fails (decisions §5). */
+  private async preflight(job: Job): Promise<Preflight> {
+    let targets: DeliveryTarget[];
+    try {
+      targets = parseDeliveryTargets(job.deliver).map((target) => this.resolveOrigin(job, target));
+    } catch (error) {
+      return { ok: false, error: errorText(error), targets: [] };
+    }
+    const problems: string[] = [];
+    const modelProblem = this.agent.problemWith(this.selectionFor(job));
+    if (modelProblem) problems.push(modelProblem);
+    for (const target of targets) {
+      if (target.kind === 'platform' && !this.channel.isConfigured(target.platform)) {
+        problems.push(
+          `Delivery platform "${target.platform}" is not configured; add it under platforms.${target.platform} in config.yaml or change the job's delivery.`,
+        );
+      }
+    }
+    if (job.script) {
+      try {
+        await this.scripts.check(job.script);
+      } catch (error) {
+        problems.push(errorText(error));
+      }
+    }
+    const deliverable = targets.filter((target) => target.kind !== 'platform' || this.channel.isConfigured(target.platform));
+    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
+  }
+
+  /** `origin` is the chat that created the job; without one it behaves as `local`. */
+  private resolveOrigin(job: Job, target: DeliveryTarget): DeliveryTarget {
+    if (target.kind !== 'origin') return target;
+    if (!job.origin) return { kind: 'local' };
+    return {
+      kind: 'platform',
+      platform: job.origin.platform,
+      destination: job.origin.chat_id,
+      threadId: job.origin.thread_id ?? null,
+    };
+  }
+
+  private async runScript(job: Job): Promise<string | 'sleep' | null> {
+    if (!job.script) return null;
+    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs });
+    if (result.timedOut) {
+      return scriptErrorBlock(`The script timed out after ${Math.round(this.settings.scriptTimeoutMs / 1000)} s.`, result.stderr);
+    }
+    if (result.exitCode !== 0) {
+      return scriptErrorBlock(`The script exited with code ${result.exitCode}.`, result.stderr);
+    }
+    return scriptSaysSleep(result.stdout) ? 'sleep' : scriptOutputBlock(result.stdout);
+  }
+
+  private async findSkill(job: Job, name: string): Promise<string | null> {
+    const content = await this.skills.find(name);
+    if (content === null) this.log.warn(`skill "${name}" of job '${job.name}' was not found`, { job: job.id });
+    return content;
+  }
+
+  private async deliverAnswer(
+    job: Job,
+    startedAt: Date,
+    targets: DeliveryTarget[],
+    text: string,
+    answeredBy: string,
+  ): Promise<JobRunReport> {
+    if (isSilentResponse(text)) {
+      return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
+    }
+    const failures: string[] = [];
+    const message = this.settings.wrapResponse ? wrapResponse(job, text) : text;
+    for (const target of targets) {
+      try {
+        await this.deliverTo(target, message);
+      } catch (error) {
+        failures.push(`${describeTarget(target)}: ${errorText(error)}`);
+      }
+    }
+    const delivered: RunOutcome =
+      failures.length === 0 ? { status: 'ok' } : { status: 'delivery_failed', deliveryError: failures.join('; ') };
+    const report = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
+    if (report.outputPath === null && targets.some((target) => target.kind === 'local')) {
+      failures.push('local: the output file could not be written');
+    }
+    if (failures.length === 0) return report;
+    const deliveryError = failures.join('; ');
+    this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: deliveryError });
+    return { ...report, outcome: { status: 'delivery_failed', deliveryError } };
+  }
+
+  private async deliverTo(target: DeliveryTarget, message: string): Promise<void> {
+    switch (target.kind) {
+      case 'local':
+      case 'origin':
+        return;
+      case 'platform':
+        return this.channel.deliver(target, message);
+      case 'bot-chat':
+        throw new Error('bot-chat delivery is not available in this version');
+    }
+  }
+
+  /** Best effort: a failure notice that cannot be sent is only logged. */
+  private async notifyFailure(job: Job, targets: DeliveryTarget[], reason: string): Promise<void> {
+    const platforms = targets.filter((target): target is PlatformTarget => target.kind === 'platform');
+    for (const target of platforms) {
+      try {
+        await this.channel.deliver(target, failureNotice(job.name, reason));
+      } catch (error) {
+        this.log.warn(`could not send the failure notice of job '${job.name}'`, { job: job.id, error: errorText(error) });
+      }
+    }
+  }
+
+  /** Writes the run's output file; a failure to write it is logged, not fatal. */
+  private async finish(
+    job: Job,
+    startedAt: Date,
+    outcome: RunOutcome,
+    details: { response?: string; error?: string; answeredBy?: string },
+  ): Promise<JobRunReport> {
+    const content = renderRunReport({
+      job,
+      startedAt,
+      timeZone: this.settings.timeZone,
+      status: outcome.status,
+      response: details.response ?? null,
+      error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
+      answeredBy: details.answeredBy ?? null,
+    });
+    let outputPath: string | null = null;
+    try {
+      outputPath = await this.outputs.save(
+        job.id,
+        runReportFileName(startedAt, this.settings.timeZone),
+        content,
+        this.settings.outputRetention,
+      );
+    } catch (error) {
+      this.log.warn(`could not write the output file of job '${job.name}'`, { job: job.id, error: errorText(error) });
+    }
+    return { outcome, response: details.response ?? null, outputPath, answeredBy: details.answeredBy ?? null };
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,19 @@
+import { inject, injectable } from 'inversify';
+import { pauseJob, type Job } from '../../domain/Job.js';
+import type { Clock } from '../ports/Clock.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import { TOKENS } from '../ports/tokens.js';
+import { changeJob } from './changeJobState.js';
+
+/** Pauses a job (a run in progress finishes); pausing a paused job changes nothing. */
+@injectable()
+export class PauseJob {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  execute(input: { job: string }): Promise<Job> {
+    return changeJob(this.repository, input.job, (job) => pauseJob(job, this.clock.now()));
+  }
+}

@@ -1,0 +1,37 @@
+import { inject, injectable } from 'inversify';
+import { claimForManualRun, findJob, type Job } from '../../domain/Job.js';
+import type { Clock } from '../ports/Clock.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import { TOKENS } from '../ports/tokens.js';
+import { JobExecution, type JobRunReport } from './JobExecution.js';
+
+export interface RunJobNowOutput {
+  job: Job;
+  report: JobRunReport;
+}
+
+/**
+ * Runs a job now in the calling process (decisions §4). It counts as a run; a paused, running or
+ * completed job is refused. The job is claimed first so no tick runs it at the same time.
+ */
+@injectable()
+export class RunJobNow {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(JobExecution) private readonly execution: JobExecution,
+  ) {}
+
+  async execute(input: { job: string }): Promise<RunJobNowOutput> {
+    const startedAt = this.clock.now();
+    const claimed = await this.repository.modify((jobs) => {
+      const target = findJob(jobs, input.job);
+      const running = claimForManualRun(target, this.identity.claimant(), startedAt);
+      return { jobs: jobs.map((job) => (job.id === target.id ? running : job)), result: running };
+    });
+    const { report, job } = await this.execution.runClaimed(claimed, startedAt);
+    return { job: job ?? claimed, report };
+  }
+}

@@ -1,0 +1,177 @@
+import { cronHarness } from '../support/cronHarness.js';
+
+describe('creating a job', () => {
+  it('stores a scheduled, enabled job with the defaults of its schedule form', async () => {
+    const h = cronHarness();
+
+    const job = await h.createJob.execute({ schedule: '0 9 * * 1-5', prompt: 'Plan the day' });
+
+    expect(job).toMatchObject({
+      id: '000000000001',
+      name: 'Plan the day',
+      schedule: { kind: 'cron', expr: '0 9 * * 1-5', display: '0 9 * * 1-5' },
+      deliver: 'origin',
+      state: 'scheduled',
+      enabled: true,
+      repeat: { times: null, completed: 0 },
+      next_run_at: '2026-06-01T09:00:00Z',
+      created_at: '2026-06-01T08:00:00Z',
+    });
+    expect((await h.listJobs.execute()).jobs).toEqual([job]);
+  });
+
+  it('writes nothing when the schedule is invalid', async () => {
+    const h = cronHarness();
+
+    await expect(h.createJob.execute({ schedule: 'every fortnight', prompt: 'x' })).rejects.toThrow(/not a valid interval/);
+    expect(h.repository.writes).toBe(0);
+  });
+
+  it('refuses a delivery target that does not parse', async () => {
+    const h = cronHarness();
+
+    await expect(h.createJob.execute({ schedule: '1h', prompt: 'x', deliver: 'pigeon:roof' })).rejects.toThrow(
+      /unknown platform "pigeon"/,
+    );
+  });
+
+  it('refuses a script outside the scripts directory', async () => {
+    const h = cronHarness();
+
+    await expect(h.createJob.execute({ schedule: '1h', prompt: 'x', script: '../etc/passwd' })).rejects.toThrow(
+      /not in the scripts directory/,
+    );
+    expect(h.repository.writes).toBe(0);
+  });
+});
+
+describe('naming a job', () => {
+  it('finds a job by its name, ignoring case', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Morning Digest' });
+
+    await expect(h.pauseJob.execute({ job: 'morning digest' })).resolves.toMatchObject({ id: job.id, state: 'paused' });
+  });
+
+  it('refuses an ambiguous name and lists the matching ids', async () => {
+    const h = cronHarness();
+    const a = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    const b = await h.createJob.execute({ schedule: 'every 2h', prompt: 'y', name: 'digest' });
+
+    await expect(h.pauseJob.execute({ job: 'Digest' })).rejects.toThrow(`${a.id}, ${b.id}`);
+  });
+
+  it('reports an unknown job', async () => {
+    const h = cronHarness();
+
+    await expect(h.removeJob.execute({ job: 'nope' })).rejects.toMatchObject({ code: 'JOB.NOT_FOUND' });
+  });
+});
+
+describe('pause and resume', () => {
+  it('keeps a paused job from firing and resumes it from now', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+    await h.pauseJob.execute({ job: job.id });
+    h.clock.advance(5 * 3_600_000);
+
+    expect((await h.runDueJobs.execute()).ran).toHaveLength(0);
+    const resumed = await h.resumeJob.execute({ job: job.id });
+
+    expect(resumed).toMatchObject({ state: 'scheduled', enabled: true, paused_at: null, next_run_at: '2026-06-01T14:00:00Z' });
+  });
+
+  it('refuses to resume a job that is not paused', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    await expect(h.resumeJob.execute({ job: job.id })).rejects.toThrow(/only a paused job can be resumed/);
+  });
+
+  it('refuses to resume a one-shot whose time has passed', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
+    await h.pauseJob.execute({ job: job.id });
+    h.clock.advance(60 * 60_000);
+
+    await expect(h.resumeJob.execute({ job: job.id })).rejects.toThrow(/has passed/);
+  });
+
+  it('lets a run in progress finish but keeps the job paused', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+    h.clock.advance(3_600_000);
+    h.agent.reply(async () => {
+      await h.pauseJob.execute({ job: job.id });
+      return 'done';
+    });
+
+    await h.runDueJobs.execute();
+
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', last_status: 'ok', repeat: { completed: 1 } });
+  });
+});
+
+describe('editing a job', () => {
+  it('changes only the given fields and reschedules on a new schedule', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', skills: ['a'], name: 'Job' });
+
+    const edited = await h.editJob.execute({ job: 'Job', schedule: 'every 2h', skills: [] });
+
+    expect(edited).toMatchObject({ id: job.id, prompt: 'x', name: 'Job', skills: [], next_run_at: '2026-06-01T10:00:00Z' });
+  });
+
+  it('clears the script', async () => {
+    const h = cronHarness();
+    h.scripts.scripts['a.sh'] = {};
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', script: 'a.sh' });
+
+    await expect(h.editJob.execute({ job: job.id, script: null })).resolves.toMatchObject({ script: null });
+  });
+});
+
+describe('running a job now', () => {
+  it('runs it in this process, counts the run and keeps its schedule', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    const { report, job: after } = await h.runJobNow.execute({ job: job.id });
+
+    expect(report.outcome).toEqual({ status: 'ok' });
+    expect(after).toMatchObject({ state: 'scheduled', repeat: { completed: 1 }, next_run_at: job.next_run_at, claim: null });
+  });
+
+  it('refuses a paused job', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+    await h.pauseJob.execute({ job: job.id });
+
+    await expect(h.runJobNow.execute({ job: job.id })).rejects.toThrow(/paused and cannot be run now; resume it first/);
+    expect(h.agent.requests).toHaveLength(0);
+  });
+
+  it('completes a one-shot run early', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '2h', prompt: 'x' });
+
+    const { job: after } = await h.runJobNow.execute({ job: job.id });
+
+    expect(after).toMatchObject({ state: 'completed', enabled: false });
+    await expect(h.runJobNow.execute({ job: job.id })).rejects.toThrow(/completed/);
+  });
+});
+
+describe('removing a job', () => {
+  it('deletes the record and its output files', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+    await h.runJobNow.execute({ job: job.id });
+    expect(h.outputs.files.has(job.id)).toBe(true);
+
+    await h.removeJob.execute({ job: job.id });
+
+    expect((await h.listJobs.execute()).jobs).toEqual([]);
+    expect(h.outputs.files.has(job.id)).toBe(false);
+  });
+});

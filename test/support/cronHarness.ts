@@ -1,0 +1,62 @@
+import { CreateJob } from '../../src/application/cron/CreateJob.js';
+import { EditJob } from '../../src/application/cron/EditJob.js';
+import { JobExecution } from '../../src/application/cron/JobExecution.js';
+import { ListJobs } from '../../src/application/cron/ListJobs.js';
+import { PauseJob } from '../../src/application/cron/PauseJob.js';
+import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
+import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
+import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
+import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
+import type { CronSettings } from '../../src/application/ports/Settings.js';
+import type { Job } from '../../src/domain/Job.js';
+import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
+import { FakeMemoryStore, FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
+import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
+import { FakeScriptExecutor } from '../fakes/FakeScriptExecutor.js';
+import { FakeTickLock } from '../fakes/FakeTickLock.js';
+import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
+import { InMemoryRunOutputStore } from '../fakes/InMemoryRunOutputStore.js';
+import { ManualClock } from '../fakes/ManualClock.js';
+import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { SequentialIds } from '../fakes/SequentialIds.js';
+
+export const T0 = '2026-06-01T08:00:00Z';
+
+/** Every cron use case built by hand on fakes, the way a unit test wants them. */
+export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSettings>; now?: string } = {}) {
+  const repository = new InMemoryJobRepository(options.jobs ?? []);
+  const clock = new ManualClock(options.now ?? T0);
+  const ids = new SequentialIds();
+  const agent = new FakeAgentRunner();
+  const channel = new RecordingDeliveryChannel();
+  const outputs = new InMemoryRunOutputStore();
+  const memory = new FakeMemoryStore();
+  const skills = new FakeSkillLibrary();
+  const scripts = new FakeScriptExecutor();
+  const tickLock = new FakeTickLock();
+  const identity = new FakeProcessIdentity();
+  const log = new RecordingLogger();
+  const settings: CronSettings = {
+    timeZone: 'UTC',
+    wrapResponse: true,
+    maxParallelJobs: 4,
+    outputRetention: 50,
+    idleTimeoutMs: 600_000,
+    scriptTimeoutMs: 3_600_000,
+    defaultModel: { provider: 'command', model: null },
+    ...options.settings,
+  };
+  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository);
+  return {
+    repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings,
+    createJob: new CreateJob(repository, clock, ids, scripts, settings),
+    editJob: new EditJob(repository, clock, scripts, settings),
+    pauseJob: new PauseJob(repository, clock),
+    resumeJob: new ResumeJob(repository, clock, settings),
+    removeJob: new RemoveJob(repository, outputs),
+    listJobs: new ListJobs(repository),
+    runJobNow: new RunJobNow(repository, clock, identity, execution),
+    runDueJobs: new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution),
+  };
+}
