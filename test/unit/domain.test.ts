@@ -1,0 +1,93 @@
+import { parseDeliveryTargets } from '../../src/domain/DeliveryTarget.js';
+import { findJob } from '../../src/domain/Job.js';
+import { readJobRecord } from '../../src/domain/JobRecord.js';
+import { scriptSaysSleep } from '../../src/domain/RunContext.js';
+import { isSilentResponse } from '../../src/domain/response.js';
+import { assertTimeZone } from '../../src/domain/zonedTime.js';
+
+describe('[SILENT] detection', () => {
+  it.each([
+    ['[SILENT]', true],
+    ['  [silent]  ', true],
+    ['[SILENT] nothing new today', true],
+    ['Looked at 4 feeds.\nNothing new.\n[Silent]\n', true],
+    ['Nothing new. [SILENT] here', false],
+    ['All done.', false],
+  ])('%j → %s', (text, silent) => {
+    expect(isSilentResponse(text)).toBe(silent);
+  });
+});
+
+describe('delivery targets', () => {
+  it.each([
+    ['local', { kind: 'local' }],
+    ['origin', { kind: 'origin' }],
+    ['telegram', { kind: 'platform', platform: 'telegram', destination: null, threadId: null }],
+    ['telegram:-1001234:17', { kind: 'platform', platform: 'telegram', destination: '-1001234', threadId: '17' }],
+    ['telegram:@alerts', { kind: 'platform', platform: 'telegram', destination: '@alerts' }],
+    ['slack:#ops', { kind: 'platform', platform: 'slack', destination: '#ops' }],
+    ['discord:123456:789', { kind: 'platform', platform: 'discord', destination: '123456', threadId: '789' }],
+    ['matrix:!room:example.org', { kind: 'platform', platform: 'matrix', destination: '!room:example.org' }],
+    ['signal:group:abc=', { kind: 'platform', platform: 'signal', destination: 'group:abc=' }],
+    ['sms:+15551234567', { kind: 'platform', platform: 'sms', destination: '+15551234567' }],
+    ['email:ops@example.com', { kind: 'platform', platform: 'email', destination: 'ops@example.com' }],
+    ['mattermost:any thing', { kind: 'platform', platform: 'mattermost', destination: 'any thing' }],
+    ['bot-chat:work', { kind: 'bot-chat', profile: 'work' }],
+  ])('parses %j', (text, expected) => {
+    expect(parseDeliveryTargets(text)).toEqual([expect.objectContaining(expected)]);
+  });
+
+  it('parses several comma-separated targets', () => {
+    expect(parseDeliveryTargets('local, telegram').map((t) => t.kind)).toEqual(['local', 'platform']);
+  });
+
+  it.each([
+    ['pigeon', /unknown platform "pigeon"/],
+    ['sms:12345', /not a valid sms destination/],
+    ['telegram:abc', /not a valid telegram destination/],
+    ['email:not-an-address', /not a valid email destination/],
+  ])('rejects %j', (text, message) => {
+    expect(() => parseDeliveryTargets(text)).toThrow(message);
+  });
+});
+
+describe('stored records', () => {
+  const base = { id: 'abc123abc123', prompt: 'p', schedule: { kind: 'interval', expr: 'every 5m', display: 'every 5m', minutes: 5 } };
+
+  it('promotes a legacy skill to skills', () => {
+    const reading = readJobRecord({ ...base, skill: 'triage' }, 0);
+    expect(reading.ok && reading.job.skills).toEqual(['triage']);
+  });
+
+  it('reports a record without a usable schedule instead of guessing', () => {
+    expect(readJobRecord({ ...base, schedule: { kind: 'cron', expr: '99 * * * *' } }, 3)).toEqual({
+      ok: false,
+      problem: { index: 3, id: 'abc123abc123', reason: 'its schedule cannot be read' },
+    });
+  });
+
+  it('reports something that is not an object', () => {
+    expect(readJobRecord('hello', 0)).toMatchObject({ ok: false, problem: { reason: 'it is not an object' } });
+  });
+});
+
+describe('time zones', () => {
+  it('refuses an unknown zone with a clear sentence', () => {
+    expect(() => assertTimeZone('Mars/Olympus')).toThrow('"Mars/Olympus" is not a valid time zone; use an IANA name');
+  });
+});
+
+describe('the wakeAgent gate', () => {
+  it('reads only the last non-empty line', () => {
+    expect(scriptSaysSleep('x\n{"wakeAgent": false}\n\n')).toBe(true);
+    expect(scriptSaysSleep('{"wakeAgent": false}\nmore')).toBe(false);
+    expect(scriptSaysSleep('{"wakeAgent": true}')).toBe(false);
+  });
+});
+
+describe('finding a job', () => {
+  it('prefers an exact id', () => {
+    const jobs = [{ id: 'aaa', name: 'bbb' }, { id: 'bbb', name: 'x' }] as never[];
+    expect(findJob(jobs, 'bbb')).toMatchObject({ id: 'bbb' });
+  });
+});
