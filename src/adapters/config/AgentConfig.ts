@@ -1,0 +1,98 @@
+/**
+ * The validated contents of `$AGENT_HOME/config.yaml`. Keys keep the spelling of the file
+ * (decisions §1) so that an operator reading an error or the code sees the same names.
+ * Every key of the file is optional; the defaults below are filled in by the loader.
+ */
+export interface AgentConfig {
+  /** IANA zone for cron expressions and naive times; `AGENT_TIMEZONE` overrides it. */
+  timezone?: string;
+  /** The default model of every run that names none. */
+  model?: ModelConfig;
+  /** Named providers a model or a job can refer to by name. Default `{}`. */
+  providers: Record<string, ProviderConfig>;
+  /** Tried in order when the main provider fails (rule 8). Default `[]`. */
+  fallback_providers: FallbackProviderConfig[];
+  /** Legacy single fallback, kept as written (rule 8). */
+  fallback_model?: Record<string, unknown>;
+  cron: CronConfig;
+  /** Per-platform settings keyed by platform name (decisions §1). Default `{}`. */
+  platforms: PlatformsConfig;
+  toolsets?: Record<string, unknown> | string[];
+  memory?: Record<string, unknown>;
+  search?: Record<string, unknown>;
+}
+
+/** Provider kinds. Only `command` runs in this version; the others arrive with the LLM runtime. */
+export const PROVIDER_TYPES = ['command', 'openai', 'anthropic'] as const;
+
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export interface ModelConfig {
+  /** `command`, or the name of an entry under `providers`. */
+  provider?: string;
+  /** Model name, passed on to the provider. */
+  name?: string;
+  /** For `provider: command`: the program and its arguments, program first. */
+  command?: string[];
+  base_url?: string;
+  /** Name of the environment variable that holds the API key (never the key itself). */
+  api_key_env?: string;
+}
+
+export interface ProviderConfig {
+  type: ProviderType;
+  /** For `type: command`: the program and its arguments, program first. */
+  command?: string[];
+  base_url?: string;
+  api_key_env?: string;
+  /** Credential pool for same-provider key rotation on rate limits (rule 8). */
+  api_keys?: string[];
+}
+
+export interface FallbackProviderConfig {
+  provider: string;
+  model?: string;
+}
+
+export interface CronConfig {
+  /** Scheduler provider; absent means the built-in ticker. */
+  provider?: string;
+  /** Default true (rule 7). */
+  wrap_response: boolean;
+  /** Default 4. */
+  max_parallel_jobs: number;
+  /** Run reports kept per job; default 50. */
+  output_retention: number;
+  /** Pre-run script timeout; an invalid value is dropped with a warning (spec "Limits"). */
+  script_timeout_seconds?: number;
+  /** Default 600; bounds only the legacy bot-chat subprocess lane. */
+  bot_chat_delivery_timeout_seconds: number;
+  managed?: ManagedCronConfig;
+}
+
+export interface ManagedCronConfig {
+  portal_url?: string;
+  callback_url?: string;
+  expected_audience?: string;
+  jwks_url?: string;
+}
+
+/** Platforms are free-form for now; only the webhook listener's switch and settings are checked. */
+export interface PlatformsConfig {
+  webhook?: WebhookPlatformConfig;
+  [platform: string]: Record<string, unknown> | undefined;
+}
+
+export interface WebhookPlatformConfig {
+  enabled?: boolean;
+  /** Listener settings and `routes` (spec "Webhook route"). */
+  extra?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A loaded configuration and the non-fatal problems found in it. */
+export interface LoadedConfig {
+  config: AgentConfig;
+  /** One sentence each, naming the file and the key; for the caller to log or print. */
+  warnings: string[];
+}

@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { parse, YAMLParseError } from 'yaml';
+import type { z } from 'zod';
+import { AppError } from '../../domain/errors.js';
+import { displayPath } from '../shared/displayPath.js';
+import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
+import { agentConfigSchema } from './configSchema.js';
+
+/**
+ * Reads `$AGENT_HOME/config.yaml` once and returns it validated, with defaults filled in.
+ *
+ * - A missing file means every default.
+ * - A key written without a value (`timezone:`) counts as absent.
+ * - A wrong value stops start-up with an AppError `CONFIG.INVALID` whose message names the file,
+ *   the key path and what is expected; a YAML syntax error names the line and column.
+ * - An unknown key (usually a typo) is ignored with a warning, so that a config written for a
+ *   newer version still loads.
+ * - An invalid `cron.script_timeout_seconds` is dropped with a warning: the spec resolves the
+ *   script timeout from the next source instead (spec "Limits").
+ *
+ * It reads synchronously on purpose: every CLI command needs the config before doing anything
+ * else, and there is nothing to overlap the read with.
+ */
+export class YamlConfigLoader {
+  private loaded: LoadedConfig | null = null;
+
+  /** @param configFile absolute path of config.yaml (AgentPaths.configFile) */
+  constructor(private readonly configFile: string) {}
+
+  /** The configuration; the file is read on the first call only. Throws AppError `CONFIG.*`. */
+  load(): LoadedConfig {
+    this.loaded ??= this.readAndValidate();
+    return this.loaded;
+  }
+
+  private get shownPath(): string {
+    return displayPath(this.configFile);
+  }
+
+  private readAndValidate(): LoadedConfig {
+    const source = this.readSource();
+    const document = source === null ? null : this.parseYaml(source);
+    const raw = withoutEmptyValues(document ?? {});
+    if (!isMapping(raw)) {
+      throw new AppError(
+        'CONFIG.INVALID',
+        `${this.shownPath} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`,
+      );
+    }
+    const warnings: string[] = [];
+    this.dropInvalidScriptTimeout(raw, warnings);
+    return { config: this.validate(raw, warnings), warnings };
+  }
+
+  private readSource(): string | null {
+    try {
+      return readFileSync(this.configFile, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
+      const reason = code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? error);
+      throw new AppError(
+        'CONFIG.UNREADABLE',
+        `${this.shownPath} could not be read (${reason}); fix the file or its permissions and try again.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private parseYaml(source: string): unknown {
+    try {
+      return parse(source);
+    } catch (error) {
+      if (error instanceof YAMLParseError) {
+        const at = error.linePos?.[0];
+        const where = at ? ` at line ${at.line}, column ${at.col}` : '';
+        throw new AppError(
+          'CONFIG.INVALID',
+          `${this.shownPath}: invalid YAML${where}: ${yamlReason(error)}.`,
+          { cause: error },
+        );
+      }
+      throw new AppError(
+        'CONFIG.INVALID',
+        `${this.shownPath}: invalid YAML: ${error instanceof Error ? error.message : String(error)}.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private dropInvalidScriptTimeout(raw: Record<string, unknown>, warnings: string[]): void {
+    const cron = raw.cron;
+    if (!isMapping(cron) || !('script_timeout_seconds' in cron)) return;
+    const value = cron.script_timeout_seconds;
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return;
+    delete cron.script_timeout_seconds;
+    warnings.push(
+      `${this.shownPath}: cron.script_timeout_seconds must be a positive number of seconds ` +
+        `(got ${describeValue(value)}); it is ignored and the next source is used.`,
+    );
+  }
+
+  /**
+   * Validates in two passes: the first finds wrong values (fatal) and unknown keys; the second
+   * validates again without the unknown keys, so that they are ignored rather than kept.
+   */
+  private validate(raw: Record<string, unknown>, warnings: string[]): AgentConfig {
+    const first = agentConfigSchema.safeParse(raw);
+    if (first.success) return first.data;
+    const unknownKeys = first.error.issues.filter(
+      (issue): issue is z.core.$ZodIssueUnrecognizedKeys => issue.code === 'unrecognized_keys',
+    );
+    const wrongValue = first.error.issues.find((issue) => issue.code !== 'unrecognized_keys');
+    if (wrongValue) throw this.invalidValue(raw, wrongValue);
+    const unknownKeyPaths: string[] = [];
+    for (const issue of unknownKeys) {
+      const owner = valueAt(raw, issue.path);
+      for (const key of issue.keys) {
+        unknownKeyPaths.push(formatKeyPath([...issue.path, key]));
+        if (isMapping(owner)) delete owner[key];
+      }
+    }
+    for (const keyPath of unknownKeyPaths.sort()) {
+      warnings.push(`${this.shownPath}: unknown key "${keyPath}" ignored`);
+    }
+    const second = agentConfigSchema.safeParse(raw);
+    if (second.success) return second.data;
+    throw this.invalidValue(raw, second.error.issues[0]!);
+  }
+
+  private invalidValue(raw: unknown, issue: z.core.$ZodIssue): AppError {
+    const key = formatKeyPath(issue.path) || 'the top level';
+    const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));
+    return new AppError('CONFIG.INVALID', `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
+  }
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy in which mapping entries without a value are gone, at every depth. */
+function withoutEmptyValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyValues);
+  if (!isMapping(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry !== null && entry !== undefined) copy[key] = withoutEmptyValues(entry);
+  }
+  return copy;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const segment of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
+}
+
+/** `cron.managed.portal_url`, `fallback_providers[0].provider`. */
+function formatKeyPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((segment, index) => {
+      if (typeof segment === 'number') return `[${segment}]`;
+      return index === 0 ? String(segment) : `.${String(segment)}`;
+    })
+    .join('');
+}
+
+/** Values under such keys may be credentials: error messages end up in terminals and logs. */
+function looksSecret(path: readonly PropertyKey[]): boolean {
+  return path.some((segment) => typeof segment === 'string' && /(api_keys?|secret|token|password)$/i.test(segment));
+}
+
+const MAX_SHOWN_CHARS = 60;
+
+/** A short, safe rendering of what the file holds at a key, for "(got …)". */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (isMapping(value)) return 'a mapping';
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return shown.length <= MAX_SHOWN_CHARS ? shown : `${shown.slice(0, MAX_SHOWN_CHARS - 1)}…`;
+}
+
+/** The parser's reason without its position suffix and the code excerpt it appends. */
+function yamlReason(error: YAMLParseError): string {
+  const firstLine = error.message.split('\n')[0] ?? error.message;
+  return firstLine.replace(/ at line \d+, column \d+:?$/, '').replace(/[.:]$/, '');
+}

@@ -1,0 +1,82 @@
+import type { CronSettings } from '../../application/ports/Settings.js';
+import { AppError } from '../../domain/errors.js';
+import { assertTimeZone } from '../../domain/zonedTime.js';
+import type { AgentConfig } from './AgentConfig.js';
+
+/** Spec "Limits": default idle budget of an agent run. */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
+/** Spec "Limits": default pre-run script timeout. */
+export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
+
+/**
+ * The zone cron expressions and naive times are read in (decisions §3): `AGENT_TIMEZONE`, else
+ * `timezone` from the config, else the system zone. An invalid name throws the domain's
+ * `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
+ */
+export function resolveTimeZone(config: Pick<AgentConfig, 'timezone'>, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.AGENT_TIMEZONE?.trim();
+  const chosen = fromEnv || config.timezone?.trim() || systemTimeZone();
+  return assertTimeZone(chosen);
+}
+
+function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * The agent idle budget from `AGENT_CRON_TIMEOUT` (seconds; unset or blank = 600; 0 = no limit,
+ * returned as null). Anything else that is not a number of 0 or more is a `CONFIG.INVALID` error.
+ */
+export function idleTimeoutMsFrom(env: NodeJS.ProcessEnv): number | null {
+  const written = env.AGENT_CRON_TIMEOUT?.trim();
+  if (!written) return DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
+  const seconds = Number(written);
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new AppError(
+      'CONFIG.INVALID',
+      `AGENT_CRON_TIMEOUT must be a number of seconds, or 0 for no limit (got ${JSON.stringify(written)}).`,
+    );
+  }
+  return seconds === 0 ? null : Math.round(seconds * 1000);
+}
+
+/**
+ * The pre-run script timeout (spec "Limits"): `AGENT_CRON_SCRIPT_TIMEOUT`, then
+ * `cron.script_timeout_seconds`, then 3600 s. An invalid environment value is skipped with a
+ * warning pushed onto `warnings`, and the next source is used. (The loader already dropped an
+ * invalid config value with its own warning.)
+ */
+export function scriptTimeoutMsFrom(
+  config: Pick<AgentConfig, 'cron'>,
+  env: NodeJS.ProcessEnv,
+  warnings: string[] = [],
+): number {
+  const written = env.AGENT_CRON_SCRIPT_TIMEOUT?.trim();
+  if (written) {
+    const seconds = Number(written);
+    if (Number.isFinite(seconds) && seconds > 0) return Math.round(seconds * 1000);
+    warnings.push(
+      `AGENT_CRON_SCRIPT_TIMEOUT must be a positive number of seconds (got ${JSON.stringify(written)}); ` +
+        'it is ignored and cron.script_timeout_seconds or the default is used.',
+    );
+  }
+  const configured = config.cron.script_timeout_seconds;
+  return Math.round((configured ?? DEFAULT_SCRIPT_TIMEOUT_SECONDS) * 1000);
+}
+
+/**
+ * Everything the cron use cases read from configuration and environment, resolved once at
+ * start-up. Throws for an invalid time zone or `AGENT_CRON_TIMEOUT`; non-fatal problems are
+ * pushed onto `warnings` for the caller to log.
+ */
+export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, warnings: string[] = []): CronSettings {
+  return {
+    timeZone: resolveTimeZone(config, env),
+    wrapResponse: config.cron.wrap_response,
+    maxParallelJobs: config.cron.max_parallel_jobs,
+    outputRetention: config.cron.output_retention,
+    idleTimeoutMs: idleTimeoutMsFrom(env),
+    scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
+    defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },
+  };
+}

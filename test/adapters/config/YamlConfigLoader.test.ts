@@ -1,0 +1,221 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { YamlConfigLoader } from '../../../src/adapters/config/YamlConfigLoader.js';
+import { AppError } from '../../../src/domain/errors.js';
+
+let home: string;
+let configFile: string;
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'agent-config-'));
+  configFile = join(home, 'config.yaml');
+});
+
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function loadYaml(yaml: string) {
+  writeFileSync(configFile, yaml);
+  return new YamlConfigLoader(configFile).load();
+}
+
+function errorFrom(yaml: string): AppError {
+  try {
+    loadYaml(yaml);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+const DEFAULT_CRON = {
+  wrap_response: true,
+  max_parallel_jobs: 4,
+  output_retention: 50,
+  bot_chat_delivery_timeout_seconds: 600,
+};
+
+describe('YamlConfigLoader', () => {
+  it('gives every default when the file does not exist', () => {
+    const { config, warnings } = new YamlConfigLoader(configFile).load();
+
+    expect(config).toEqual({ providers: {}, fallback_providers: [], cron: DEFAULT_CRON, platforms: {} });
+    expect(warnings).toEqual([]);
+  });
+
+  it('gives every default for an empty file or one with only comments', () => {
+    expect(loadYaml('# nothing yet\n').config.cron).toEqual(DEFAULT_CRON);
+  });
+
+  it('reads a complete, valid file', () => {
+    const { config, warnings } = loadYaml(`
+timezone: Europe/Berlin
+model:
+  provider: command
+  name: small
+  command: ["my-agent", "--quiet"]
+providers:
+  local:
+    type: command
+    command: [local-agent]
+  cloud:
+    type: openai
+    base_url: https://api.example.com/v1
+    api_key_env: CLOUD_API_KEY
+    api_keys: [a, b]
+fallback_providers:
+  - provider: local
+    model: tiny
+fallback_model: {provider: cloud, model: big}
+cron:
+  provider: managed
+  wrap_response: false
+  max_parallel_jobs: 2
+  output_retention: 10
+  script_timeout_seconds: 90
+  bot_chat_delivery_timeout_seconds: 30
+  managed:
+    portal_url: https://portal.example.com
+    callback_url: https://agent.example.com
+    expected_audience: agent-1
+    jwks_url: https://portal.example.com/.well-known/jwks.json
+platforms:
+  telegram: {token_env: TELEGRAM_TOKEN, anything: [1, 2]}
+  webhook:
+    enabled: true
+    extra: {port: 9000, routes: {gh: {secret: s}}}
+toolsets: [web, terminal]
+memory: {enabled: true}
+search: {provider: none}
+`);
+
+    expect(warnings).toEqual([]);
+    expect(config.timezone).toBe('Europe/Berlin');
+    expect(config.model).toEqual({ provider: 'command', name: 'small', command: ['my-agent', '--quiet'] });
+    expect(config.providers.cloud).toEqual({
+      type: 'openai',
+      base_url: 'https://api.example.com/v1',
+      api_key_env: 'CLOUD_API_KEY',
+      api_keys: ['a', 'b'],
+    });
+    expect(config.fallback_providers).toEqual([{ provider: 'local', model: 'tiny' }]);
+    expect(config.cron).toEqual({
+      provider: 'managed',
+      wrap_response: false,
+      max_parallel_jobs: 2,
+      output_retention: 10,
+      script_timeout_seconds: 90,
+      bot_chat_delivery_timeout_seconds: 30,
+      managed: {
+        portal_url: 'https://portal.example.com',
+        callback_url: 'https://agent.example.com',
+        expected_audience: 'agent-1',
+        jwks_url: 'https://portal.example.com/.well-known/jwks.json',
+      },
+    });
+    expect(config.platforms.telegram).toEqual({ token_env: 'TELEGRAM_TOKEN', anything: [1, 2] });
+    expect(config.platforms.webhook).toEqual({ enabled: true, extra: { port: 9000, routes: { gh: { secret: 's' } } } });
+  });
+
+  it('treats a key written without a value as absent', () => {
+    const { config } = loadYaml('timezone:\ncron:\n  max_parallel_jobs:\n');
+
+    expect(config.timezone).toBeUndefined();
+    expect(config.cron.max_parallel_jobs).toBe(4);
+  });
+
+  it('reads the file once', () => {
+    writeFileSync(configFile, 'cron: {max_parallel_jobs: 2}\n');
+    const loader = new YamlConfigLoader(configFile);
+    const first = loader.load();
+    writeFileSync(configFile, 'cron: {max_parallel_jobs: 3}\n');
+
+    expect(loader.load()).toBe(first);
+  });
+
+  describe('refuses a wrong value with one sentence naming the file, the key and what is expected', () => {
+    it.each([
+      ['cron: {max_parallel_jobs: four}', 'cron.max_parallel_jobs must be a whole number of 1 or more (got "four").'],
+      ['cron: {max_parallel_jobs: 0}', 'cron.max_parallel_jobs must be a whole number of 1 or more (got 0).'],
+      ['cron: {output_retention: 2.5}', 'cron.output_retention must be a whole number of 1 or more (got 2.5).'],
+      ['cron: {wrap_response: "yes"}', 'cron.wrap_response must be true or false (got "yes").'],
+      ['cron: {bot_chat_delivery_timeout_seconds: -1}', 'cron.bot_chat_delivery_timeout_seconds must be a positive number of seconds (got -1).'],
+      ['cron: {managed: {jwks_url: "ftp://x"}}', 'cron.managed.jwks_url must be an http:// or https:// URL (got "ftp://x").'],
+      ['cron: 5', 'cron must be a mapping of keys to values (got 5).'],
+      ['model: {command: my-agent}', 'model.command must be a list of strings, the program first, e.g. ["my-agent", "--quiet"] (got "my-agent").'],
+      ['providers: {x: {type: gemini}}', 'providers.x.type must be one of "command", "openai", "anthropic" (got "gemini").'],
+      ['fallback_providers: [{model: m}]', 'fallback_providers[0].provider must be a non-empty string (got nothing).'],
+      ['platforms: {webhook: {enabled: "on"}}', 'platforms.webhook.enabled must be true or false (got "on").'],
+      ['platforms: {webhook: {extra: [1]}}', 'platforms.webhook.extra must be a mapping of keys to values (got a list).'],
+      ['timezone: 3', 'timezone must be an IANA time zone name such as "Europe/Berlin" (got 3).'],
+    ])('%s', (yaml, expected) => {
+      const error = errorFrom(yaml);
+
+      expect(error.code).toBe('CONFIG.INVALID');
+      expect(error.message).toBe(`${configFile}: ${expected}`);
+    });
+  });
+
+  it('does not repeat a value that may be a credential', () => {
+    const error = errorFrom('providers: {x: {type: openai, api_keys: sk-very-secret}}');
+
+    expect(error.message).toBe(
+      `${configFile}: providers.x.api_keys must be a list of strings (got a value not shown here).`,
+    );
+  });
+
+  it('refuses a file that is not a mapping', () => {
+    expect(errorFrom('- a\n- b\n').message).toBe(
+      `${configFile} must hold a mapping of settings such as "cron:" and "model:" (got a list).`,
+    );
+  });
+
+  it('names the file, line and column of a YAML syntax error', () => {
+    const error = errorFrom('cron:\n  max_parallel_jobs: 2\n  max_parallel_jobs: 3\n');
+
+    expect(error.code).toBe('CONFIG.INVALID');
+    expect(error.message).toBe(`${configFile}: invalid YAML at line 3, column 3: Map keys must be unique.`);
+  });
+
+  it('warns about unknown keys at any depth and ignores them', () => {
+    const { config, warnings } = loadYaml(`
+cron:
+  wrap_respons: false
+  managed: {portal: https://x.example}
+modle: {provider: command}
+providers: {local: {type: command, comand: [x]}}
+`);
+
+    expect(warnings).toEqual([
+      `${configFile}: unknown key "cron.managed.portal" ignored`,
+      `${configFile}: unknown key "cron.wrap_respons" ignored`,
+      `${configFile}: unknown key "modle" ignored`,
+      `${configFile}: unknown key "providers.local.comand" ignored`,
+    ].sort());
+    expect(config.cron.wrap_response).toBe(true);
+    expect(config).not.toHaveProperty('modle');
+    expect(config.providers.local).toEqual({ type: 'command' });
+  });
+
+  it('refuses a wrong value even when unknown keys are present too', () => {
+    expect(errorFrom('typo: 1\ncron: {max_parallel_jobs: four}').message).toContain('cron.max_parallel_jobs');
+  });
+
+  it('drops an invalid cron.script_timeout_seconds with a warning instead of refusing the file', () => {
+    const { config, warnings } = loadYaml('cron: {script_timeout_seconds: soon}');
+
+    expect(config.cron.script_timeout_seconds).toBeUndefined();
+    expect(warnings).toEqual([
+      `${configFile}: cron.script_timeout_seconds must be a positive number of seconds (got "soon"); it is ignored and the next source is used.`,
+    ]);
+  });
+
+  it('reports a config path that cannot be read', () => {
+    mkdirSync(configFile);
+
+    expect(() => new YamlConfigLoader(configFile).load()).toThrow(
+      expect.objectContaining({ code: 'CONFIG.UNREADABLE', message: expect.stringContaining(configFile) }),
+    );
+  });
+});
