@@ -1,0 +1,221 @@
+import type { Argv } from 'yargs';
+import type { CreateJob, CreateJobInput } from '../../application/cron/CreateJob.js';
+import type { EditJob, EditJobInput } from '../../application/cron/EditJob.js';
+import type { ListJobs } from '../../application/cron/ListJobs.js';
+import type { PauseJob } from '../../application/cron/PauseJob.js';
+import type { RemoveJob } from '../../application/cron/RemoveJob.js';
+import type { ResumeJob } from '../../application/cron/ResumeJob.js';
+import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import type { RunJobNow } from '../../application/cron/RunJobNow.js';
+import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
+import { writeLine, type CliIO } from './CliIO.js';
+import { CliUsageError } from './CliUsageError.js';
+import {
+  createdLine,
+  jobSummary,
+  jobTable,
+  runLine,
+  tickLines,
+  unreadableWarning,
+} from './formatJobs.js';
+import { askForJob } from './askForJob.js';
+
+/** What the cron commands need, built on first use by the composition root. */
+export interface CronApp {
+  settings: CronSettings;
+  paths: AgentPaths;
+  createJob: CreateJob;
+  editJob: EditJob;
+  listJobs: ListJobs;
+  pauseJob: PauseJob;
+  resumeJob: ResumeJob;
+  removeJob: RemoveJob;
+  runJobNow: RunJobNow;
+  runDueJobs: RunDueJobs;
+}
+
+interface CommonFlags {
+  tick: boolean;
+}
+
+interface JobFlags {
+  name?: string;
+  deliver?: string;
+  skill?: string[];
+  script?: string;
+  repeat?: number;
+  model?: string;
+  provider?: string;
+}
+
+const JOB_FLAG_OPTIONS = {
+  name: { type: 'string', describe: 'Display name (default: the start of the prompt)' },
+  deliver: { type: 'string', describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several)' },
+  skill: { type: 'string', array: true, describe: 'Skill to load, in order (repeatable)' },
+  script: { type: 'string', describe: 'Pre-run script, relative to $AGENT_HOME/scripts' },
+  repeat: { type: 'number', describe: 'Stop after this many runs' },
+  model: { type: 'string', describe: 'Model for this job (overrides config)' },
+  provider: { type: 'string', describe: 'Provider for this job (overrides config)' },
+} as const;
+
+function emptyToNull(value: string | undefined): string | null | undefined {
+  return value === undefined ? undefined : value.trim() === '' ? null : value;
+}
+
+/**
+ * `agent cron …`. Every command but `tick` runs a tick first, as CLI mode fires due jobs when
+ * `agent cron` commands run (service-spec), unless `--no-tick` is given.
+ */
+export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, io: CliIO): Argv {
+  const tickFirst = async (flags: CommonFlags): Promise<CronApp> => {
+    const cron = await app();
+    if (flags.tick) await tick(cron, io, false);
+    return cron;
+  };
+
+  return yargs.command('cron', 'Manage and run scheduled jobs', (cron) =>
+    cron
+      .option('tick', { type: 'boolean', default: true, describe: 'Run due jobs before the command (--no-tick to skip)' })
+      .command(
+        'list',
+        'Show all jobs',
+        (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the job records as JSON' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const { jobs, unreadable } = await cron.listJobs.execute();
+          for (const problem of unreadable) writeLine(io.stderr, unreadableWarning(problem, cron.paths.jobsFile));
+          if (argv.json) writeLine(io.stdout, JSON.stringify(jobs, null, 2));
+          else if (jobs.length === 0) writeLine(io.stdout, 'No scheduled jobs.');
+          else writeLine(io.stdout, jobTable(jobs, cron.settings.timeZone, io.color));
+        },
+      )
+      .command(
+        ['create [schedule] [prompt]', 'add [schedule] [prompt]'],
+        'Create a job (asks for the details on a terminal when schedule and prompt are omitted)',
+        (y) =>
+          y
+            .positional('schedule', { type: 'string', describe: '"every 30m", "0 9 * * 1-5", "2027-01-15T14:00", "30m"' })
+            .positional('prompt', { type: 'string', describe: 'Self-contained task for the agent' })
+            .options(JOB_FLAG_OPTIONS),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const input = await createInput(argv, cron, io);
+          const job = await cron.createJob.execute(input);
+          writeLine(io.stdout, createdLine(job, cron.settings.timeZone));
+        },
+      )
+      .command(
+        'edit <job>',
+        'Change a job (named by id or name)',
+        (y) =>
+          y
+            .positional('job', { type: 'string', demandOption: true })
+            .option('schedule', { type: 'string', describe: 'New schedule' })
+            .option('prompt', { type: 'string', describe: 'New prompt' })
+            .options(JOB_FLAG_OPTIONS)
+            .option('repeat', { type: 'number', describe: 'Stop after this many runs in all (0 = no limit)' })
+            .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
+            .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const job = await cron.editJob.execute(editInput(argv));
+          writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
+        },
+      )
+      .command('pause <job>', 'Pause a job', jobPositional, async (argv) => {
+        const cron = await tickFirst(argv);
+        const job = await cron.pauseJob.execute({ job: argv.job });
+        writeLine(io.stdout, `Paused job ${job.id} '${job.name}'.`);
+      })
+      .command('resume <job>', 'Resume a paused job', jobPositional, async (argv) => {
+        const cron = await tickFirst(argv);
+        const job = await cron.resumeJob.execute({ job: argv.job });
+        writeLine(io.stdout, `Resumed job ${jobSummary(job, cron.settings.timeZone)}.`);
+      })
+      .command('run <job>', 'Run a job now, in this process', jobPositional, async (argv) => {
+        const cron = await tickFirst(argv);
+        if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
+        const { job, report } = await cron.runJobNow.execute({ job: argv.job });
+        writeLine(io.stdout, runLine(job, report));
+        if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
+        if (report.outcome.status === 'error' || report.outcome.status === 'blocked_config') process.exitCode = 1;
+      })
+      .command(['remove <job>', 'rm <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
+        const cron = await tickFirst(argv);
+        const job = await cron.removeJob.execute({ job: argv.job });
+        writeLine(io.stdout, `Removed job ${job.id} '${job.name}'.`);
+      })
+      .command('tick', 'Run the jobs that are due, wait for them and report', {}, async () => {
+        await tick(await app(), io, true);
+      })
+      .demandCommand(1, 'Name a cron command: list, create, edit, pause, resume, run, remove or tick.'),
+  );
+}
+
+function jobPositional(y: Argv<CommonFlags>) {
+  return y.positional('job', { type: 'string', demandOption: true, describe: 'Job id or name' });
+}
+
+/** Runs one tick. `explicit` (agent cron tick) reports to stdout; otherwise to stderr. */
+async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> {
+  const out = explicit ? io.stdout : io.stderr;
+  const report = await cron.runDueJobs.execute();
+  if (report.lockBusy) {
+    if (explicit) writeLine(out, 'Another tick is in progress; nothing was run.');
+    return;
+  }
+  const lines = tickLines(report);
+  for (const line of lines) writeLine(out, line);
+  if (explicit && lines.length === 0) writeLine(out, 'No jobs were due.');
+}
+
+async function createInput(
+  argv: JobFlags & { schedule?: string; prompt?: string },
+  cron: CronApp,
+  io: CliIO,
+): Promise<CreateJobInput> {
+  const flags = {
+    name: argv.name ?? null,
+    deliver: argv.deliver ?? null,
+    skills: argv.skill ?? [],
+    script: argv.script ?? null,
+    repeat: argv.repeat ?? null,
+    model: argv.model ?? null,
+    provider: argv.provider ?? null,
+  };
+  if (argv.schedule !== undefined && argv.prompt !== undefined) {
+    return { ...flags, schedule: argv.schedule, prompt: argv.prompt };
+  }
+  if (argv.schedule !== undefined) {
+    throw new CliUsageError('A job needs a schedule and a prompt: agent cron create "<schedule>" "<prompt>".');
+  }
+  if (!io.interactive) {
+    throw new CliUsageError(
+      'No schedule or prompt given and no terminal to ask on; run: agent cron create "<schedule>" "<prompt>".',
+    );
+  }
+  const answers = await askForJob(io, cron.settings.timeZone);
+  return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
+}
+
+function editInput(
+  argv: JobFlags & { job: string; schedule?: string; prompt?: string; clearSkills?: boolean; clearScript?: boolean },
+): EditJobInput {
+  if (argv.clearSkills && argv.skill) throw new CliUsageError('Give either --skill or --clear-skills, not both.');
+  if (argv.clearScript && argv.script) throw new CliUsageError('Give either --script or --clear-script, not both.');
+  const input: EditJobInput = { job: argv.job };
+  if (argv.schedule !== undefined) input.schedule = argv.schedule;
+  if (argv.prompt !== undefined) input.prompt = argv.prompt;
+  if (argv.name !== undefined) input.name = argv.name;
+  if (argv.deliver !== undefined) input.deliver = argv.deliver;
+  if (argv.skill !== undefined) input.skills = argv.skill;
+  if (argv.clearSkills) input.skills = [];
+  if (argv.script !== undefined) input.script = argv.script;
+  if (argv.clearScript) input.script = null;
+  if (argv.repeat !== undefined) input.repeat = argv.repeat === 0 ? null : argv.repeat;
+  const model = emptyToNull(argv.model);
+  if (model !== undefined) input.model = model;
+  const provider = emptyToNull(argv.provider);
+  if (provider !== undefined) input.provider = provider;
+  return input;
+}

@@ -1,0 +1,105 @@
+import type { TickReport } from '../../application/cron/RunDueJobs.js';
+import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { Job } from '../../domain/Job.js';
+import type { UnreadableRecord } from '../../domain/JobRecord.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
+import { formatWallClock } from '../../domain/zonedTime.js';
+
+const COLORS = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
+type Color = keyof typeof COLORS;
+
+export function paint(text: string, color: Color, enabled: boolean): string {
+  return enabled ? `\u001b[${COLORS[color]}m${text}\u001b[0m` : text;
+}
+
+function statusColor(status: string): Color | null {
+  switch (status) {
+    case 'ok':
+      return 'green';
+    case 'delivery_queued':
+      return 'dim';
+    case 'error':
+    case 'delivery_failed':
+    case 'blocked_config':
+      return 'red';
+    case 'paused':
+      return 'yellow';
+    default:
+      return null;
+  }
+}
+
+function when(iso: string | null, timeZone: string): string {
+  return iso ? formatWallClock(new Date(iso), timeZone) : '-';
+}
+
+/** The `agent cron list` table: id, name, schedule, state, next run, last status. */
+export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean): string {
+  const header = ['ID', 'NAME', 'SCHEDULE', 'STATE', `NEXT RUN (${timeZone})`, 'LAST STATUS'];
+  const rows = jobs.map((job) => [
+    job.id,
+    truncate(job.name, 32),
+    truncate(job.schedule.display, 28),
+    job.state,
+    when(job.next_run_at, timeZone),
+    job.last_status ?? '-',
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: string[], colorize: boolean) =>
+    cells
+      .map((cell, column) => {
+        const padded = column === cells.length - 1 ? cell : cell.padEnd(widths[column]!);
+        const tint = colorize && (column === 3 || column === 5) ? statusColor(cell) : null;
+        return tint ? paint(padded, tint, color) : padded;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(header, false), ...rows.map((row) => line(row, true))].join('\n');
+}
+
+function truncate(text: string, width: number): string {
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length <= width ? oneLine : `${oneLine.slice(0, width - 1)}…`;
+}
+
+export function unreadableWarning(problem: UnreadableRecord, file: string): string {
+  const which = problem.id ? `record ${problem.index + 1} (id ${problem.id})` : `record ${problem.index + 1}`;
+  return `warning: ${file}: ${which} could not be read because ${problem.reason}; it was kept as it is and does not run.`;
+}
+
+export function describeOutcome(outcome: RunOutcome): string {
+  switch (outcome.status) {
+    case 'ok':
+      return 'ok';
+    case 'error':
+    case 'blocked_config':
+      return `${outcome.status}: ${outcome.error}`;
+    case 'delivery_failed':
+      return `delivery_failed: ${outcome.deliveryError}`;
+    case 'delivery_queued':
+      return `delivery_queued: ${outcome.receipts.join(', ')}`;
+  }
+}
+
+export function runLine(job: Pick<Job, 'id' | 'name'>, report: JobRunReport): string {
+  const output = report.outputPath ? ` (output: ${report.outputPath})` : '';
+  return `Ran job ${job.id} '${job.name}': ${describeOutcome(report.outcome)}${output}`;
+}
+
+/** What a tick did, one line per fact; empty when nothing happened. */
+export function tickLines(report: TickReport): string[] {
+  const lines = report.recovered.map(
+    (job) => `Job ${job.id} '${job.name}' was interrupted earlier and is back in service (${job.last_error}).`,
+  );
+  lines.push(...report.missed.map((job) => `Job ${job.id} '${job.name}' was not run: ${job.last_error}.`));
+  lines.push(...report.ran.map((run) => runLine(run.job, run.report)));
+  return lines;
+}
+
+export function createdLine(job: Job, timeZone: string): string {
+  return `Created job ${job.id} '${job.name}': ${job.schedule.display}, next run ${when(job.next_run_at, timeZone)} (${timeZone}), delivers to ${job.deliver}.`;
+}
+
+export function jobSummary(job: Job, timeZone: string): string {
+  return `${job.id} '${job.name}': ${job.schedule.display}, ${job.state}, next run ${when(job.next_run_at, timeZone)} (${timeZone})`;
+}
