@@ -1,5 +1,5 @@
 // Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
-// chunks, keeps start-up to what a command needs (docs/adr/0002-bundled-cli.md).
+// chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
 import { chmod } from 'node:fs/promises';
 
