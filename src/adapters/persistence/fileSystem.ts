@@ -1,0 +1,88 @@
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { AppError } from '../../domain/errors.js';
+
+/** Only the owner may enter the directories under `$AGENT_HOME` (decisions §2). */
+export const PRIVATE_DIRECTORY_MODE = 0o700;
+/** Only the owner may read the files under `$AGENT_HOME`: they hold prompts and chat ids. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** The `code` of a Node system error (`ENOENT`, `EACCES`, …), or undefined for anything else. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Why a path cannot be used, in words, for the messages users read. */
+export function describeFileSystemProblem(code: string | undefined): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'this user lacks permission there';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'the disk is full';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'part of the path is a file where a directory should be';
+    case 'EISDIR':
+      return 'a directory is in the way of the file';
+    default:
+      return 'the file system refused';
+  }
+}
+
+/**
+ * Creates `directory` and any missing parents with mode 0700. Only directories created here are
+ * chmod-ed (mkdir's mode is filtered by the umask, chmod is not): an existing directory keeps the
+ * modes its owner gave it, because an operator may have opened it up on purpose (a shared group,
+ * a backup user) and silently tightening it would break their setup.
+ */
+export async function ensurePrivateDirectory(directory: string): Promise<void> {
+  const target = resolve(directory);
+  const firstCreated = await mkdir(target, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  if (firstCreated === undefined) return;
+  const created: string[] = [];
+  for (let current = target; ; current = dirname(current)) {
+    created.push(current);
+    if (current === resolve(firstCreated) || dirname(current) === current) break;
+  }
+  await Promise.all(created.map((path) => chmod(path, PRIVATE_DIRECTORY_MODE)));
+}
+
+/**
+ * Whether `name` can be used as one path segment: not empty, not `.` or `..`, and free of path
+ * separators and NUL, so that joining it to a directory can never leave that directory.
+ */
+export function isPlainPathSegment(name: string): boolean {
+  return (
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    !name.includes('/') &&
+    !name.includes('\\') &&
+    !name.includes('\0')
+  );
+}
+
+/**
+ * The text of `path`, or null when there is no such file (or a file stands where a directory
+ * should, or a directory where the file should). Other failures are reported as
+ * `CONTEXT.UNREADABLE` because the caller cannot tell them from a broken installation.
+ */
+export async function readTextIfPresent(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw new AppError(
+      'CONTEXT.UNREADABLE',
+      `Cannot read ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions or remove it.`,
+      { cause: error },
+    );
+  }
+}
