@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import {
+  AgentRunError,
+  type AgentRunRequest,
+  type AgentRunResult,
+} from '../../application/ports/AgentRunner.js';
+import type { RunContext } from '../../domain/RunContext.js';
+import { CappedOutput } from '../process/CappedOutput.js';
+import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
+
+/** An answer larger than this is refused rather than delivered cut off. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** Enough stderr to explain a failure; the end is kept because that is where programs say why. */
+const MAX_STDERR_BYTES = 64 * 1024;
+/** How much of stderr goes into the error message, and so into `last_error` and notices. */
+const MAX_STDERR_IN_MESSAGE = 2000;
+
+export interface CommandAgentOptions {
+  /** The program and its arguments, program first; run without a shell. */
+  command: readonly string[];
+  killer: ProcessTreeKiller;
+  /** What `answeredBy` reports, e.g. `command:my-agent`. Default `command:<program>`. */
+  answeredBy?: string;
+}
+
+/**
+ * Runs an agent as a local program: one process per run, so every run is a fresh session
+ * (rule 1). The context goes to the program's stdin (see {@link formatContextForStdin}); its
+ * stdout, without trailing whitespace, is the answer.
+ *
+ * The program's environment is this process's, plus:
+ * - `AGENT_PROVIDER` / `AGENT_MODEL`: the resolved selection, when set;
+ * - `AGENT_TOOLSETS`: the toolsets the session may use, comma-separated (rule 3: cron runs never
+ *   include `cronjob`, and it is up to the program to honour the list).
+ *
+ * Activity is anything written to stdout or stderr: the idle budget restarts with each chunk,
+ * which is the closest a plain program comes to "a tool call or a streamed token".
+ */
+export class CommandAgentRunner {
+  private readonly program: string;
+  private readonly args: readonly string[];
+
+  constructor(private readonly options: CommandAgentOptions) {
+    const [program, ...args] = options.command;
+    if (!program) throw new TypeError('CommandAgentRunner needs a command with at least the program.');
+    this.program = program;
+    this.args = args;
+  }
+
+  /**
+   * Runs the program to its answer. Throws AgentRunError: `failed` (cannot start, non-zero exit,
+   * answer too large), `idle_timeout` (no output for `request.idleTimeoutMs`; the whole process
+   * group is killed) or `aborted` (`request.signal` fired; killed likewise).
+   */
+  run(request: AgentRunRequest): Promise<AgentRunResult> {
+    if (request.signal?.aborted) {
+      return Promise.reject(new AgentRunError('aborted', `The run was cancelled before "${this.program}" started.`));
+    }
+    return new Promise<AgentRunResult>((resolve, reject) => {
+      const child = spawn(this.program, this.args, {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Its own process group, so that a timeout can kill everything it started.
+        detached: true,
+        windowsHide: true,
+        env: this.environmentFor(request),
+      });
+      const stdout = new CappedOutput(MAX_ANSWER_BYTES, 'start');
+      const stderr = new CappedOutput(MAX_STDERR_BYTES, 'end');
+      let idleTimer: NodeJS.Timeout | undefined;
+      /** Set the moment this runner decides to stop the program; wins over how it then exits. */
+      let failure: AgentRunError | null = null;
+      let settled = false;
+
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(idleTimer);
+        request.signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+
+      /** Kills the tree, stops waiting for its pipes (a survivor elsewhere may hold them), fails. */
+      const stopAndFail = (error: AgentRunError) => {
+        if (settled || failure) return;
+        failure = error;
+        clearTimeout(idleTimer);
+        const killed = child.pid === undefined ? Promise.resolve() : this.options.killer.killTree(child.pid);
+        void killed.finally(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          settle(() => reject(error));
+        });
+      };
+
+      const onAbort = () =>
+        stopAndFail(new AgentRunError('aborted', `The run was cancelled; the agent program "${this.program}" was stopped.`));
+
+      const restartIdleTimer = () => {
+        const idleTimeoutMs = request.idleTimeoutMs;
+        if (idleTimeoutMs === null || settled || failure) return;
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => stopAndFail(this.idleTimeoutError(idleTimeoutMs)), idleTimeoutMs);
+      };
+
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout.append(chunk);
+        restartIdleTimer();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr.append(chunk);
+        restartIdleTimer();
+      });
+      // A program that never reads its stdin closes the pipe early; its answer still counts.
+      child.stdin.on('error', () => undefined);
+      child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(this.startError(error))));
+      child.on('close', (code, signal) => {
+        settle(() => {
+          if (failure) reject(failure);
+          else if (code !== 0) reject(this.exitError(code, signal, stderr.text()));
+          else if (stdout.truncated) reject(this.tooLargeError());
+          else resolve({ text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}` });
+        });
+      });
+
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+      restartIdleTimer();
+      child.stdin.end(formatContextForStdin(request.context));
+    });
+  }
+
+  private environmentFor(request: AgentRunRequest): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_TOOLSETS: request.toolsets.join(',') };
+    delete env.AGENT_PROVIDER;
+    delete env.AGENT_MODEL;
+    if (request.selection.provider) env.AGENT_PROVIDER = request.selection.provider;
+    if (request.selection.model) env.AGENT_MODEL = request.selection.model;
+    return env;
+  }
+
+  private idleTimeoutError(idleTimeoutMs: number): AgentRunError {
+    const seconds = Number((idleTimeoutMs / 1000).toFixed(3));
+    return new AgentRunError(
+      'idle_timeout',
+      `idle timeout: no output for ${seconds} s; the agent program "${this.program}" and everything it started ` +
+        'were killed (raise AGENT_CRON_TIMEOUT, or set it to 0 for no limit).',
+    );
+  }
+
+  private startError(error: NodeJS.ErrnoException): AgentRunError {
+    const problem =
+      error.code === 'ENOENT'
+        ? `the agent program "${this.program}" was not found; check the configured command and PATH`
+        : error.code === 'EACCES'
+          ? `the agent program "${this.program}" may not be executed (permission denied); check its file mode`
+          : `the agent program "${this.program}" could not be started (${error.message})`;
+    return new AgentRunError('failed', `${capitalize(problem)}.`, { cause: error });
+  }
+
+  private exitError(code: number | null, signal: NodeJS.Signals | null, stderrText: string): AgentRunError {
+    const how = code !== null ? `exited with code ${code}` : `was killed by signal ${signal ?? 'unknown'}`;
+    const detail = lastCharacters(stderrText.trim(), MAX_STDERR_IN_MESSAGE);
+    return new AgentRunError(
+      'failed',
+      detail
+        ? `The agent program "${this.program}" ${how}: ${detail}`
+        : `The agent program "${this.program}" ${how} and wrote nothing to stderr.`,
+    );
+  }
+
+  private tooLargeError(): AgentRunError {
+    return new AgentRunError(
+      'failed',
+      `The agent program "${this.program}" wrote more than ${MAX_ANSWER_BYTES / (1024 * 1024)} MiB to stdout; ` +
+        'the answer was refused rather than delivered cut off.',
+    );
+  }
+}
+
+/**
+ * The context as the program reads it on stdin: memory documents, then each skill in list
+ * order, then the task (rules 1 and 4). Each section is a level-1 heading line, a blank line and
+ * the content without trailing whitespace; sections are separated by one blank line:
+ *
+ * ```text
+ * # Memory: MEMORY.md
+ *
+ * <content of MEMORY.md>
+ *
+ * # Skill: <skill name>
+ *
+ * <content of its SKILL.md>
+ *
+ * # Task
+ *
+ * <preamble, script block and job prompt>
+ * ```
+ *
+ * Programs that want the parts apart split on the lines that start with `# Memory: `,
+ * `# Skill: ` and the final `# Task`; content may contain headings of its own, so the last
+ * `# Task` line is the one that counts.
+ */
+export function formatContextForStdin(context: RunContext): string {
+  const sections = [
+    ...context.system.map((document) => section(`Memory: ${document.name}`, document.content)),
+    ...context.skills.map((skill) => section(`Skill: ${skill.name}`, skill.content)),
+    section('Task', context.task),
+  ];
+  return `${sections.join('\n\n')}\n`;
+}
+
+function section(heading: string, content: string): string {
+  return `# ${heading}\n\n${content.trimEnd()}`;
+}
+
+function lastCharacters(text: string, limit: number): string {
+  return text.length <= limit ? text : `…${text.slice(text.length - limit + 1)}`;
+}
+
+function capitalize(sentence: string): string {
+  return sentence.charAt(0).toUpperCase() + sentence.slice(1);
+}

@@ -1,0 +1,200 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters/agents/CommandAgentRunner.js';
+import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
+import type { RunContext } from '../../../src/domain/RunContext.js';
+import { eventually, isRunning } from '../../helpers/processLiveness.js';
+
+const context: RunContext = {
+  system: [
+    { name: 'MEMORY.md', content: 'The user likes short answers.\n' },
+    { name: 'USER.md', content: 'Name: Ada' },
+  ],
+  skills: [
+    { name: 'weather', content: 'Look at the sky.' },
+    { name: 'news', content: 'Read the paper.' },
+  ],
+  task: 'Report the weather.',
+};
+
+function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
+  return {
+    context,
+    selection: { provider: 'command', model: null },
+    toolsets: ['web', 'terminal'],
+    idleTimeoutMs: 10_000,
+    ...overrides,
+  };
+}
+
+/** A runner for `node -e <source>`. */
+function nodeAgent(source: string): CommandAgentRunner {
+  return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer: new ProcessGroupKiller() });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<AgentRunError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AgentRunError) return error;
+    throw error;
+  }
+  throw new Error('expected the run to fail');
+}
+
+let workDir: string;
+
+beforeEach(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'agent-runner-'));
+});
+
+afterEach(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe('CommandAgentRunner', () => {
+  it('writes memory, then each skill, then the task to stdin as headed sections', async () => {
+    const echo = nodeAgent('process.stdin.pipe(process.stdout)');
+
+    const result = await echo.run(request());
+
+    expect(result.text).toBe(
+      [
+        '# Memory: MEMORY.md',
+        '',
+        'The user likes short answers.',
+        '',
+        '# Memory: USER.md',
+        '',
+        'Name: Ada',
+        '',
+        '# Skill: weather',
+        '',
+        'Look at the sky.',
+        '',
+        '# Skill: news',
+        '',
+        'Read the paper.',
+        '',
+        '# Task',
+        '',
+        'Report the weather.',
+      ].join('\n'),
+    );
+    expect(formatContextForStdin(context)).toBe(`${result.text}\n`);
+  });
+
+  it('answers with stdout without its trailing whitespace', async () => {
+    const result = await nodeAgent("process.stdout.write('  It is sunny.\\n\\n  \\n')").run(request());
+
+    expect(result).toEqual({ text: '  It is sunny.', answeredBy: `command:${process.execPath}` });
+  });
+
+  it('tells the program the model and the toolsets through its environment', async () => {
+    const printEnv = nodeAgent(
+      'console.log(JSON.stringify([process.env.AGENT_PROVIDER, process.env.AGENT_MODEL, process.env.AGENT_TOOLSETS]))',
+    );
+
+    const result = await printEnv.run(request({ selection: { provider: 'local', model: 'tiny' } }));
+
+    expect(JSON.parse(result.text)).toEqual(['local', 'tiny', 'web,terminal']);
+  });
+
+  it('still answers when the program does not read its stdin', async () => {
+    const hugeTask = 'x'.repeat(4 * 1024 * 1024);
+
+    const result = await nodeAgent("console.log('done')").run(request({ context: { ...context, task: hugeTask } }));
+
+    expect(result.text).toBe('done');
+  });
+
+  it('fails with the exit code and stderr when the program exits non-zero', async () => {
+    const error = await failureOf(
+      nodeAgent("console.log('partial'); console.error('  model quota exhausted  '); process.exit(3)").run(request()),
+    );
+
+    expect(error.reason).toBe('failed');
+    expect(error.message).toBe(`The agent program "${process.execPath}" exited with code 3: model quota exhausted`);
+  });
+
+  it('keeps only the end of a long stderr in the message', async () => {
+    const error = await failureOf(nodeAgent("console.error('a'.repeat(5000) + 'THE END'); process.exit(1)").run(request()));
+
+    expect(error.message.length).toBeLessThan(2200);
+    expect(error.message).toMatch(/: …a+THE END$/);
+  });
+
+  it('fails with a sentence naming the program when it does not exist', async () => {
+    const missing = new CommandAgentRunner({ command: ['no-such-agent-program', '--x'], killer: new ProcessGroupKiller() });
+
+    const error = await failureOf(missing.run(request()));
+
+    expect(error.reason).toBe('failed');
+    expect(error.message).toBe('The agent program "no-such-agent-program" was not found; check the configured command and PATH.');
+    expect(error.cause).toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('kills the program and everything it started after the idle budget passes without output', async () => {
+    const pidFile = join(workDir, 'pids');
+    const script = join(workDir, 'agent.sh');
+    writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho "$$ $!" > "${pidFile}"\nwait\n`);
+    chmodSync(script, 0o755);
+    const runner = new CommandAgentRunner({ command: [script], killer: new ProcessGroupKiller() });
+
+    const error = await failureOf(runner.run(request({ idleTimeoutMs: 300 })));
+
+    expect(error.reason).toBe('idle_timeout');
+    expect(error.message).toMatch(/^idle timeout: no output for 0\.3 s; /);
+    expect(existsSync(pidFile)).toBe(true);
+    const [shellPid, sleepPid] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number) as [number, number];
+    expect(await eventually(() => !isRunning(shellPid) && !isRunning(sleepPid))).toBe(true);
+  });
+
+  it('counts any output on stdout or stderr as activity', async () => {
+    const chatty = nodeAgent(`
+      let ticks = 0;
+      const timer = setInterval(() => {
+        process.stderr.write('thinking\\n');
+        if (++ticks === 6) { clearInterval(timer); console.log('finished'); }
+      }, 150);
+    `);
+
+    const result = await chatty.run(request({ idleTimeoutMs: 500 }));
+
+    expect(result.text).toBe('finished');
+  });
+
+  it('waits without limit when the idle budget is null', async () => {
+    const result = await nodeAgent("setTimeout(() => console.log('late'), 300)").run(request({ idleTimeoutMs: null }));
+
+    expect(result.text).toBe('late');
+  });
+
+  it('kills the program when the run is cancelled', async () => {
+    const pidFile = join(workDir, 'pid');
+    const controller = new AbortController();
+    const sleeper = nodeAgent(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 30000)`);
+
+    const running = failureOf(sleeper.run(request({ signal: controller.signal })));
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '')).toBe(true);
+    controller.abort();
+    const error = await running;
+
+    expect(error.reason).toBe('aborted');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(await eventually(() => !isRunning(pid))).toBe(true);
+  });
+
+  it('does not start the program when the run was cancelled before', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const marker = join(workDir, 'started');
+
+    const error = await failureOf(
+      nodeAgent(`require('fs').writeFileSync(${JSON.stringify(marker)}, '')`).run(request({ signal: controller.signal })),
+    );
+
+    expect(error.reason).toBe('aborted');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
