@@ -1,0 +1,83 @@
+import { chmod, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inject, injectable } from 'inversify';
+import { AppError, InvalidInputError } from '../../domain/errors.js';
+import type { RunOutputStore } from '../../application/ports/RunOutputStore.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import {
+  PRIVATE_FILE_MODE,
+  describeFileSystemProblem,
+  ensurePrivateDirectory,
+  errnoCode,
+  isPlainPathSegment,
+} from './fileSystem.js';
+
+/**
+ * Run reports in `$AGENT_HOME/cron/output/<jobId>/<fileName>` (decisions §5): directories 0700,
+ * files 0600. File names are timestamps that sort in time order, so "newest" is "last by name".
+ */
+@injectable()
+export class FileRunOutputStore implements RunOutputStore {
+  constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}
+
+  /**
+   * Writes the report (replacing one of the same name), then deletes the job's oldest reports
+   * until `keep` remain. The report just written always survives, even if a clock set back made
+   * its name sort before older ones, so the returned path always exists; `keep` below 1 counts
+   * as 1. Throws InvalidInputError for a job id or file name that could leave the directory.
+   */
+  async save(jobId: string, fileName: string, content: string, keep: number): Promise<string> {
+    const directory = this.directoryOf(jobId);
+    if (!isPlainPathSegment(fileName)) {
+      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The report name "${fileName}" is not a plain file name.`);
+    }
+    const path = join(directory, fileName);
+    try {
+      await ensurePrivateDirectory(directory);
+      await writeFile(path, content, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
+      // `mode` applies only when the file is created; a report rewritten in place keeps its old mode.
+      await chmod(path, PRIVATE_FILE_MODE);
+      await this.pruneOlderThanNewest(directory, fileName, Math.max(1, Math.floor(keep)));
+    } catch (error) {
+      throw this.unavailable(directory, error);
+    }
+    return path;
+  }
+
+  /** Deletes the job's report directory and everything in it; nothing happens when it is absent. */
+  async removeAll(jobId: string): Promise<void> {
+    const directory = this.directoryOf(jobId);
+    try {
+      await rm(directory, { recursive: true, force: true });
+    } catch (error) {
+      throw this.unavailable(directory, error);
+    }
+  }
+
+  private directoryOf(jobId: string): string {
+    if (!isPlainPathSegment(jobId)) {
+      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The job id "${jobId}" is not a plain file name.`);
+    }
+    return join(this.paths.outputDir, jobId);
+  }
+
+  private async pruneOlderThanNewest(directory: string, justWritten: string, keep: number): Promise<void> {
+    const entries = await readdir(directory, { withFileTypes: true });
+    const others = entries
+      .filter((entry) => entry.isFile() && entry.name !== justWritten)
+      .map((entry) => entry.name)
+      .sort();
+    const surplus = others.slice(0, Math.max(0, others.length - (keep - 1)));
+    await Promise.all(surplus.map((name) => rm(join(directory, name), { force: true })));
+  }
+
+  private unavailable(directory: string, error: unknown): AppError {
+    const code = errnoCode(error);
+    return new AppError(
+      'OUTPUT.UNAVAILABLE',
+      `Cannot write run reports in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+      { cause: error },
+    );
+  }
+}
