@@ -1,0 +1,226 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { inject, injectable, optional } from 'inversify';
+import { ScriptPathError, type ScriptExecutor, type ScriptResult } from '../../application/ports/ScriptExecutor.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { displayPath } from '../shared/displayPath.js';
+import { CappedOutput } from './CappedOutput.js';
+import { ProcessGroupKiller, type ProcessTreeKiller } from './ProcessTreeKiller.js';
+import { PROCESS_TOKENS } from './tokens.js';
+
+/** Output kept per stream; the rest is dropped and a marker says so. */
+const MAX_OUTPUT_BYTES = 1024 * 1024;
+/**
+ * After a timeout kill, how long to wait for the pipes to close. A process that left the group
+ * can keep them open; the result must not wait for it.
+ */
+const PIPE_CLOSE_GRACE_MS = 2000;
+
+/** Interpreters for scripts that are not executable themselves (decisions §6). */
+const INTERPRETERS: Readonly<Record<string, string>> = {
+  '.sh': 'bash',
+  '.bash': 'bash',
+  '.py': 'python3',
+  '.js': process.execPath,
+  '.mjs': process.execPath,
+  '.cjs': process.execPath,
+};
+
+/** A script that passed the checks: where it was named and where it really is. */
+interface LocatedScript {
+  /** As stored in the job: relative to the scripts directory. */
+  relativePath: string;
+  /** After following every symbolic link; inside the real scripts directory. */
+  realPath: string;
+  scriptsDir: string;
+}
+
+type Launch = { program: string; args: string[] } | { problem: string };
+
+/**
+ * Runs pre-run scripts as child processes (decisions §6). Scripts live under
+ * `$AGENT_HOME/scripts/`; a path is checked when a job is saved and again before each run, and a
+ * path that leaves the directory, lexically or through a symbolic link, is refused.
+ *
+ * Each script runs in its own process group with the scripts directory as working directory and
+ * without provider secrets in its environment; on timeout the whole group is killed.
+ */
+@injectable()
+export class ProcessScriptExecutor implements ScriptExecutor {
+  constructor(
+    @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
+    // Optional so that wiring works before a better tree killer exists (spec rule 10).
+    @inject(PROCESS_TOKENS.ProcessTreeKiller)
+    @optional()
+    private readonly killer: ProcessTreeKiller = new ProcessGroupKiller(),
+  ) {}
+
+  /**
+   * Returns `path` relative to the scripts directory when it names an existing file inside it
+   * (an absolute path is accepted only inside it). Throws ScriptPathError otherwise.
+   */
+  async check(path: string): Promise<string> {
+    return (await this.locate(path)).relativePath;
+  }
+
+  /**
+   * Checks the path again, then runs the script: directly when it is executable (its shebang
+   * line decides), else by its extension with bash, python3 or node. Throws ScriptPathError when
+   * the path no longer passes the check. Everything the script itself does wrong — cannot be
+   * started, non-zero exit, timeout — is in the result: `exitCode` null and a sentence in
+   * `stderr` when it could not start; `timedOut` true when it was killed for the timeout.
+   */
+  async run(path: string, options: { timeoutMs: number }): Promise<ScriptResult> {
+    const script = await this.locate(path);
+    const launch = await launchFor(script);
+    if ('problem' in launch) return { exitCode: null, stdout: '', stderr: launch.problem, timedOut: false };
+    return this.execute(script, launch, options.timeoutMs);
+  }
+
+  private get shownScriptsDir(): string {
+    return displayPath(this.paths.scriptsDir);
+  }
+
+  private async locate(path: string): Promise<LocatedScript> {
+    const written = path.trim();
+    if (written === '' || written.includes('\0')) {
+      throw new ScriptPathError(`The script path ${JSON.stringify(path)} is not valid; give a file name relative to ${this.shownScriptsDir}.`);
+    }
+    const scriptsDir = resolve(this.paths.scriptsDir);
+    const realScriptsDir = await realPathOrNull(scriptsDir);
+    const candidate = isAbsolute(written) ? resolve(written) : resolve(scriptsDir, written);
+    // An absolute path may be written through the directory's real location too.
+    const namedFrom = [scriptsDir, realScriptsDir].find((dir) => dir !== null && isWithin(dir, candidate));
+    if (!namedFrom) {
+      throw new ScriptPathError(
+        `The script "${written}" is outside the scripts directory ${this.shownScriptsDir}; put it there and give its path relative to it.`,
+      );
+    }
+    if (realScriptsDir === null) {
+      throw new ScriptPathError(
+        `The script "${written}" does not exist: the scripts directory ${this.shownScriptsDir} has not been created yet.`,
+      );
+    }
+    const realPath = await realPathOrNull(candidate);
+    if (realPath === null) {
+      throw new ScriptPathError(`The script "${written}" does not exist in ${this.shownScriptsDir}.`);
+    }
+    if (!isWithin(realScriptsDir, realPath)) {
+      throw new ScriptPathError(
+        `The script "${written}" leads through a symbolic link to ${displayPath(realPath)}, outside the scripts directory ${this.shownScriptsDir}; scripts must stay inside it.`,
+      );
+    }
+    if (!(await stat(realPath)).isFile()) {
+      throw new ScriptPathError(`The script "${written}" is not a file; name a script file inside ${this.shownScriptsDir}.`);
+    }
+    return { relativePath: relative(namedFrom, candidate), realPath, scriptsDir: realScriptsDir };
+  }
+
+  private execute(script: LocatedScript, launch: { program: string; args: string[] }, timeoutMs: number): Promise<ScriptResult> {
+    return new Promise<ScriptResult>((resolvePromise) => {
+      const child = spawn(launch.program, launch.args, {
+        cwd: script.scriptsDir,
+        env: scriptEnvironment(process.env),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so that a timeout can kill everything the script started.
+        detached: true,
+        windowsHide: true,
+      });
+      const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
+      const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
+      let timedOut = false;
+      let settled = false;
+      let graceTimer: NodeJS.Timeout | undefined;
+
+      const finish = (exitCode: number | null, note: string | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeoutTimer);
+        clearTimeout(graceTimer);
+        const stderrText = [withTruncationMarker(stderr), note].filter(Boolean).join('\n');
+        resolvePromise({ exitCode, stdout: withTruncationMarker(stdout), stderr: stderrText, timedOut });
+      };
+
+      const timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        if (child.pid !== undefined) void this.killer.killTree(child.pid);
+        graceTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish(null, null);
+        }, PIPE_CLOSE_GRACE_MS);
+      }, timeoutMs);
+
+      child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
+      child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
+      child.on('error', (error: NodeJS.ErrnoException) => finish(null, startProblem(launch.program, script, error)));
+      child.on('close', (code, signal) => {
+        const note = signal && !timedOut ? `The script was killed by signal ${signal}.` : null;
+        finish(timedOut ? null : code, note);
+      });
+    });
+  }
+}
+
+/** This process's environment without provider secrets (decisions §6). */
+export function scriptEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/_API_KEYS?$/i.test(name) && name !== 'AGENT_CRON_SCHEDULER_TOKEN'),
+  );
+}
+
+async function launchFor(script: LocatedScript): Promise<Launch> {
+  if (await isExecutable(script.realPath)) return { program: script.realPath, args: [] };
+  const interpreter = INTERPRETERS[extname(script.realPath).toLowerCase()];
+  if (interpreter) return { program: interpreter, args: [script.realPath] };
+  return {
+    problem:
+      `The script "${script.relativePath}" is not executable and its extension is not one of ` +
+      `${Object.keys(INTERPRETERS).join(', ')}; make it executable (chmod +x, with a shebang line) or rename it.`,
+  };
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  // Windows has no execute bit; there scripts always go through their interpreter.
+  if (process.platform === 'win32') return false;
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function startProblem(program: string, script: LocatedScript, error: NodeJS.ErrnoException): string {
+  if (program === script.realPath) {
+    return `The script "${script.relativePath}" could not be started (${error.code ?? error.message}); check its shebang line.`;
+  }
+  if (error.code === 'ENOENT') {
+    return `The script "${script.relativePath}" could not be started because ${program} was not found on PATH.`;
+  }
+  return `The script "${script.relativePath}" could not be started with ${program} (${error.code ?? error.message}).`;
+}
+
+function withTruncationMarker(output: CappedOutput): string {
+  const text = output.text();
+  return output.truncated ? `${text}\n[output cut off after ${MAX_OUTPUT_BYTES / (1024 * 1024)} MiB]` : text;
+}
+
+/** Whether `target` is `directory` or lies below it; a directory is refused later as not a file. */
+function isWithin(directory: string, target: string): boolean {
+  const path = relative(directory, target);
+  return path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+async function realPathOrNull(path: string): Promise<string | null> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP') return null;
+    throw new ScriptPathError(`The script path ${displayPath(path)} could not be examined (${code ?? String(error)}).`);
+  }
+}

@@ -1,0 +1,253 @@
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Container } from 'inversify';
+import { join } from 'node:path';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { ProcessScriptExecutor, scriptEnvironment } from '../../../src/adapters/process/ProcessScriptExecutor.js';
+import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
+import { TOKENS } from '../../../src/application/ports/tokens.js';
+import { eventually, isRunning } from '../../helpers/processLiveness.js';
+
+let home: string;
+let scriptsDir: string;
+let executor: ProcessScriptExecutor;
+
+beforeEach(() => {
+  home = realpathSync(mkdtempSync(join(tmpdir(), 'agent-scripts-')));
+  const paths = agentPathsFor(home);
+  scriptsDir = paths.scriptsDir;
+  mkdirSync(scriptsDir);
+  executor = new ProcessScriptExecutor(paths, new ProcessGroupKiller());
+});
+
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function writeScript(name: string, content: string, mode = 0o644): string {
+  const path = join(scriptsDir, name);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, content);
+  chmodSync(path, mode);
+  return path;
+}
+
+async function refusal(path: string): Promise<ScriptPathError> {
+  try {
+    await executor.check(path);
+  } catch (error) {
+    if (error instanceof ScriptPathError) return error;
+    throw error;
+  }
+  throw new Error(`expected "${path}" to be refused`);
+}
+
+const TEN_SECONDS = 10_000;
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+describe('ProcessScriptExecutor.check', () => {
+  it('returns the path relative to the scripts directory', async () => {
+    writeScript('reports/daily.sh', 'echo hi\n');
+
+    expect(await executor.check('reports/daily.sh')).toBe(join('reports', 'daily.sh'));
+    expect(await executor.check('reports/../reports/daily.sh')).toBe(join('reports', 'daily.sh'));
+  });
+
+  it('accepts an absolute path inside the scripts directory', async () => {
+    const absolute = writeScript('daily.sh', 'echo hi\n');
+
+    expect(await executor.check(absolute)).toBe('daily.sh');
+  });
+
+  it('accepts a symbolic link that stays inside the scripts directory', async () => {
+    writeScript('real.sh', 'echo hi\n');
+    symlinkSync(join(scriptsDir, 'real.sh'), join(scriptsDir, 'alias.sh'));
+
+    expect(await executor.check('alias.sh')).toBe('alias.sh');
+  });
+
+  it('refuses a path that climbs out with ..', async () => {
+    writeFileSync(join(home, 'x'), 'echo escaped\n');
+
+    const error = await refusal('../x');
+
+    expect(error.code).toBe('SCRIPT.INVALID');
+    expect(error.message).toBe(
+      `The script "../x" is outside the scripts directory ${scriptsDir}; put it there and give its path relative to it.`,
+    );
+  });
+
+  it('refuses an absolute path outside the scripts directory', async () => {
+    writeFileSync(join(home, 'outside.sh'), 'echo escaped\n');
+
+    expect((await refusal(join(home, 'outside.sh'))).message).toContain('is outside the scripts directory');
+  });
+
+  it('refuses a symbolic link that leads outside the scripts directory', async () => {
+    writeFileSync(join(home, 'secret.sh'), 'echo escaped\n');
+    symlinkSync(join(home, 'secret.sh'), join(scriptsDir, 'innocent.sh'));
+
+    expect((await refusal('innocent.sh')).message).toBe(
+      `The script "innocent.sh" leads through a symbolic link to ${join(home, 'secret.sh')}, outside the scripts directory ${scriptsDir}; scripts must stay inside it.`,
+    );
+  });
+
+  it('refuses a path through a linked directory that leads outside', async () => {
+    mkdirSync(join(home, 'elsewhere'));
+    writeFileSync(join(home, 'elsewhere', 'run.sh'), 'echo escaped\n');
+    symlinkSync(join(home, 'elsewhere'), join(scriptsDir, 'linked'));
+
+    expect((await refusal('linked/run.sh')).message).toContain('leads through a symbolic link');
+  });
+
+  it('refuses a missing file', async () => {
+    expect((await refusal('nope.sh')).message).toBe(`The script "nope.sh" does not exist in ${scriptsDir}.`);
+  });
+
+  it('refuses a directory, including the scripts directory itself', async () => {
+    mkdirSync(join(scriptsDir, 'folder'));
+
+    expect((await refusal('folder')).message).toContain('is not a file');
+    expect((await refusal('.')).message).toBe(`The script "." is not a file; name a script file inside ${scriptsDir}.`);
+  });
+
+  it('refuses every path while the scripts directory does not exist', async () => {
+    rmSync(scriptsDir, { recursive: true });
+
+    expect((await refusal('daily.sh')).message).toBe(
+      `The script "daily.sh" does not exist: the scripts directory ${scriptsDir} has not been created yet.`,
+    );
+  });
+
+  it('refuses an empty path', async () => {
+    expect((await refusal('  ')).message).toContain('is not valid');
+  });
+});
+
+describe('ProcessScriptExecutor.run', () => {
+  it('runs an executable file directly, honouring its shebang, in the scripts directory', async () => {
+    writeScript('where.js', `#!${process.execPath}\nconsole.log(process.cwd()); console.error('note')\n`, 0o755);
+
+    const result = await executor.run('where.js', { timeoutMs: TEN_SECONDS });
+
+    expect(result).toEqual({ exitCode: 0, stdout: `${scriptsDir}\n`, stderr: 'note\n', timedOut: false });
+  });
+
+  it('runs a non-executable .sh with bash', async () => {
+    writeScript('shell.sh', 'echo "bash=${BASH_VERSION:+yes}"\n');
+
+    expect((await executor.run('shell.sh', { timeoutMs: TEN_SECONDS })).stdout).toBe('bash=yes\n');
+  });
+
+  it('runs a non-executable .js, .mjs or .cjs with node', async () => {
+    writeScript('a.js', "console.log('js ' + process.version)\n");
+    writeScript('b.mjs', "console.log('mjs ' + typeof import.meta.url)\n");
+    writeScript('c.cjs', "console.log('cjs ' + typeof require)\n");
+
+    expect((await executor.run('a.js', { timeoutMs: TEN_SECONDS })).stdout).toBe(`js ${process.version}\n`);
+    expect((await executor.run('b.mjs', { timeoutMs: TEN_SECONDS })).stdout).toBe('mjs string\n');
+    expect((await executor.run('c.cjs', { timeoutMs: TEN_SECONDS })).stdout).toBe('cjs function\n');
+  });
+
+  (hasPython ? it : it.skip)('runs a non-executable .py with python3', async () => {
+    writeScript('p.py', 'import sys\nprint("python", sys.version_info[0])\n');
+
+    expect((await executor.run('p.py', { timeoutMs: TEN_SECONDS })).stdout).toBe('python 3\n');
+  });
+
+  it('reports a non-executable file of another kind in the result without running it', async () => {
+    writeScript('notes.txt', 'echo should not run\n');
+
+    expect(await executor.run('notes.txt', { timeoutMs: TEN_SECONDS })).toEqual({
+      exitCode: null,
+      stdout: '',
+      stderr:
+        'The script "notes.txt" is not executable and its extension is not one of .sh, .bash, .py, .js, .mjs, .cjs; ' +
+        'make it executable (chmod +x, with a shebang line) or rename it.',
+      timedOut: false,
+    });
+  });
+
+  it('returns a failing script’s exit code and output instead of throwing', async () => {
+    writeScript('fail.sh', 'echo partial\necho broken >&2\nexit 7\n');
+
+    expect(await executor.run('fail.sh', { timeoutMs: TEN_SECONDS })).toEqual({
+      exitCode: 7,
+      stdout: 'partial\n',
+      stderr: 'broken\n',
+      timedOut: false,
+    });
+  });
+
+  it('removes provider secrets and the scheduler token from the script environment', async () => {
+    const secrets = { OPENAI_API_KEY: 'sk-1', ROTATION_API_KEYS: 'a,b', AGENT_CRON_SCHEDULER_TOKEN: 'bearer' };
+    Object.assign(process.env, secrets, { HARMLESS_SETTING: 'kept' });
+    try {
+      writeScript('env.js', 'console.log(JSON.stringify(process.env))\n');
+
+      const seen = JSON.parse((await executor.run('env.js', { timeoutMs: TEN_SECONDS })).stdout) as Record<string, string>;
+
+      for (const name of Object.keys(secrets)) expect(seen).not.toHaveProperty(name);
+      expect(seen.HARMLESS_SETTING).toBe('kept');
+    } finally {
+      for (const name of [...Object.keys(secrets), 'HARMLESS_SETTING']) delete process.env[name];
+    }
+  });
+
+  it('kills the script and everything it started when it runs too long', async () => {
+    const pidFile = join(home, 'pids');
+    writeScript('slow.sh', `sleep 30 &\necho "$$ $!" > "${pidFile}"\necho started\nwait\n`);
+
+    const result = await executor.run('slow.sh', { timeoutMs: 300 });
+
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, stdout: 'started\n' });
+    expect(existsSync(pidFile)).toBe(true);
+    const [shellPid, sleepPid] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number) as [number, number];
+    expect(await eventually(() => !isRunning(shellPid) && !isRunning(sleepPid))).toBe(true);
+  });
+
+  it('returns after a timeout even when a process outside the group keeps the output open', async () => {
+    const pidFile = join(home, 'escaped');
+    writeScript('escape.sh', `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' &\nsleep 30\n`);
+    try {
+      const result = await executor.run('escape.sh', { timeoutMs: 300 });
+
+      expect(result.timedOut).toBe(true);
+    } finally {
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  });
+
+  it('can be resolved from a container that binds only the paths', async () => {
+    const container = new Container();
+    container.bind(TOKENS.AgentPaths).toConstantValue(agentPathsFor(home));
+    container.bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor);
+    writeScript('hello.sh', 'echo hello\n');
+
+    expect((await container.get(TOKENS.ScriptExecutor).run('hello.sh', { timeoutMs: TEN_SECONDS })).stdout).toBe('hello\n');
+  });
+
+  it('keeps at most 1 MiB of output and says it cut the rest', async () => {
+    writeScript('loud.js', "process.stdout.write('y'.repeat(3 * 1024 * 1024))\n");
+
+    const { stdout } = await executor.run('loud.js', { timeoutMs: TEN_SECONDS });
+
+    expect(stdout).toBe(`${'y'.repeat(1024 * 1024)}\n[output cut off after 1 MiB]`);
+  });
+
+  it('checks the path again before running', async () => {
+    writeFileSync(join(home, 'secret.sh'), 'echo escaped\n');
+    symlinkSync(join(home, 'secret.sh'), join(scriptsDir, 'swapped.sh'));
+
+    await expect(executor.run('swapped.sh', { timeoutMs: TEN_SECONDS })).rejects.toBeInstanceOf(ScriptPathError);
+  });
+});
+
+describe('scriptEnvironment', () => {
+  it('keeps everything but *_API_KEY, *_API_KEYS and AGENT_CRON_SCHEDULER_TOKEN', () => {
+    expect(
+      scriptEnvironment({ PATH: '/bin', X_API_KEY: '1', X_API_KEYS: '2', API_KEY_FILE: 'kept', AGENT_CRON_SCHEDULER_TOKEN: '3' }),
+    ).toEqual({ PATH: '/bin', API_KEY_FILE: 'kept' });
+  });
+});
