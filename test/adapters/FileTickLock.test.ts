@@ -70,11 +70,16 @@ describe('FileTickLock', () => {
   });
 
   describe('against another process', () => {
+    let bundleDirectory: string;
     let child: string;
 
     beforeAll(async () => {
-      const out = await mkdtemp(join(tmpdir(), 'agent-tick-child-'));
-      child = await bundleScript(fileURLToPath(new URL('../helpers/holdTickLockChild.ts', import.meta.url)), out);
+      bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-tick-child-'));
+      child = await bundleScript(fileURLToPath(new URL('../helpers/holdTickLockChild.ts', import.meta.url)), bundleDirectory);
+    });
+
+    afterAll(async () => {
+      await rm(bundleDirectory, { recursive: true, force: true });
     });
 
     function startHolder() {
