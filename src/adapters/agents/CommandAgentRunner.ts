@@ -6,6 +6,7 @@ import {
 } from '../../application/ports/AgentRunner.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
+import { whenChildFinished } from '../process/childFinished.js';
 import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 
 /** An answer larger than this is refused rather than delivered cut off. */
@@ -113,7 +114,7 @@ export class CommandAgentRunner {
       // A program that never reads its stdin closes the pipe early; its answer still counts.
       child.stdin.on('error', () => undefined);
       child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(this.startError(error))));
-      child.on('close', (code, signal) => {
+      whenChildFinished(child, (code, signal) => {
         settle(() => {
           if (failure) reject(failure);
           else if (code !== 0) reject(this.exitError(code, signal, stderr.text()));

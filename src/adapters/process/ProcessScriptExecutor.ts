@@ -8,16 +8,12 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
+import { whenChildFinished } from './childFinished.js';
 import { ProcessGroupKiller, type ProcessTreeKiller } from './ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from './tokens.js';
 
 /** Output kept per stream; the rest is dropped and a marker says so. */
 const MAX_OUTPUT_BYTES = 1024 * 1024;
-/**
- * After a timeout kill, how long to wait for the pipes to close. A process that left the group
- * can keep them open; the result must not wait for it.
- */
-const PIPE_CLOSE_GRACE_MS = 2000;
 
 /** Interpreters for scripts that are not executable themselves (decisions §6). */
 const INTERPRETERS: Readonly<Record<string, string>> = {
@@ -133,13 +129,11 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
       let timedOut = false;
       let settled = false;
-      let graceTimer: NodeJS.Timeout | undefined;
 
       const finish = (exitCode: number | null, note: string | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(timeoutTimer);
-        clearTimeout(graceTimer);
         const stderrText = [withTruncationMarker(stderr), note].filter(Boolean).join('\n');
         resolvePromise({ exitCode, stdout: withTruncationMarker(stdout), stderr: stderrText, timedOut });
       };
@@ -147,17 +141,12 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       const timeoutTimer = setTimeout(() => {
         timedOut = true;
         if (child.pid !== undefined) void this.killer.killTree(child.pid);
-        graceTimer = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish(null, null);
-        }, PIPE_CLOSE_GRACE_MS);
       }, timeoutMs);
 
       child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
       child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
       child.on('error', (error: NodeJS.ErrnoException) => finish(null, startProblem(launch.program, script, error)));
-      child.on('close', (code, signal) => {
+      whenChildFinished(child, (code, signal) => {
         const note = signal && !timedOut ? `The script was killed by signal ${signal}.` : null;
         finish(timedOut ? null : code, note);
       });

@@ -150,6 +150,21 @@ describe('CommandAgentRunner', () => {
     expect(await eventually(() => !isRunning(shellPid) && !isRunning(sleepPid))).toBe(true);
   });
 
+  it('answers soon after the program exits even when something it left behind holds its output open', async () => {
+    const pidFile = join(workDir, 'leftover');
+    const runner = new CommandAgentRunner({
+      command: ['/bin/sh', '-c', `sleep 30 & echo $! > "${pidFile}"; echo answer`],
+      killer: new ProcessGroupKiller(),
+    });
+    try {
+      const result = await runner.run(request({ idleTimeoutMs: 20_000 }));
+
+      expect(result.text).toBe('answer');
+    } finally {
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  });
+
   it('counts any output on stdout or stderr as activity', async () => {
     const chatty = nodeAgent(`
       let ticks = 0;

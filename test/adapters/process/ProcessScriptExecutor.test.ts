@@ -207,6 +207,21 @@ describe('ProcessScriptExecutor.run', () => {
     expect(await eventually(() => !isRunning(shellPid) && !isRunning(sleepPid))).toBe(true);
   });
 
+  it('returns soon after the script exits even when something it left behind holds its output open', async () => {
+    const pidFile = join(home, 'leftover');
+    writeScript('background.sh', `sleep 30 &\necho $! > "${pidFile}"\necho done\n`);
+    try {
+      expect(await executor.run('background.sh', { timeoutMs: 20_000 })).toEqual({
+        exitCode: 0,
+        stdout: 'done\n',
+        stderr: '',
+        timedOut: false,
+      });
+    } finally {
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    }
+  });
+
   it('returns after a timeout even when a process outside the group keeps the output open', async () => {
     const pidFile = join(home, 'escaped');
     writeScript('escape.sh', `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' &\nsleep 30\n`);
