@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse, YAMLParseError } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { AppError } from '../../domain/errors.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
