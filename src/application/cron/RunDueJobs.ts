@@ -60,6 +60,7 @@ export class RunDueJobs {
   ) {}
 
   async execute(): Promise<TickReport> {
+    if (!(await this.anythingToDo())) return { lockBusy: false, ran: [], missed: [], recovered: [] };
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ran: [], missed: [], recovered: [] };
     let claims: Claims;
@@ -78,6 +79,16 @@ export class RunDueJobs {
       return { job: stored ?? job, report };
     });
     return { lockBusy: false, ran, missed: claims.missed, recovered: claims.recovered };
+  }
+
+  /**
+   * A lock-free look first: most ticks find nothing due, and then they need neither lock nor
+   * write. Anything that becomes due after this look is the next tick's business.
+   */
+  private async anythingToDo(): Promise<boolean> {
+    const now = this.clock.now();
+    const { jobs } = await this.repository.load();
+    return jobs.some((job) => isDue(job, now) || (job.state === 'running' && this.abandonment(job, now) !== null));
   }
 
   private claimDueJobs(now: Date): Promise<Claims> {
