@@ -17,6 +17,9 @@ await build({
   banner: {
     js: "import { createRequire as __agentCreateRequire } from 'node:module'; const require = __agentCreateRequire(import.meta.url);",
   },
+  minify: process.env.AGENT_BUILD_MINIFY !== '0',
+  keepNames: true,
+  legalComments: 'linked',
   logLevel: 'warning',
 });
 await chmod('dist/agent.js', 0o755);

@@ -1,0 +1,78 @@
+// `agent cron list` with 100 jobs against `node -e 0`, run side by side, medians of N runs.
+// Target (issue 2): at most 3x the time of `node -e 0`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+const agent = new URL('../dist/agent.js', import.meta.url).pathname;
+
+function jobsFile(count) {
+  const now = Date.now();
+  const jobs = Array.from({ length: count }, (_, i) => ({
+    id: i.toString(16).padStart(12, '0'),
+    name: `job ${i}`,
+    prompt: `Prompt number ${i}: summarise the state of project ${i}.`,
+    schedule: { kind: 'interval', expr: 'every 1d', display: 'every 1d', minutes: 1440 },
+    skills: [],
+    deliver: 'local',
+    repeat: { times: null, completed: 0 },
+    state: 'scheduled',
+    enabled: true,
+    next_run_at: new Date(now + 86_400_000 + i * 1000).toISOString(),
+    last_run_at: null,
+    last_status: null,
+    last_error: null,
+    last_delivery_error: null,
+    last_delivery_queued: null,
+    created_at: new Date(now).toISOString(),
+    model: null,
+    provider: null,
+    script: null,
+    origin: null,
+    paused_at: null,
+    claim: null,
+  }));
+  return JSON.stringify({ jobs, updated_at: new Date(now).toISOString() }, null, 2);
+}
+
+function time(command, args, env) {
+  const start = performance.now();
+  const result = spawnSync(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const elapsed = performance.now() - start;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
+  return elapsed;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const home = mkdtempSync(join(tmpdir(), 'agent-bench-'));
+try {
+  mkdirSync(join(home, 'cron'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(home, 'cron', 'jobs.json'), jobsFile(100), { mode: 0o600 });
+  // A typical config, so that reading and validating it is part of the figure.
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'timezone: Europe/Berlin\nmodel:\n  provider: command\n  command: ["my-agent", "--quiet"]\ncron:\n  max_parallel_jobs: 4\n',
+  );
+  const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1' };
+  const baseline = [];
+  const list = [];
+  time(process.execPath, [agent, 'cron', 'list'], env); // warm the file cache
+  for (let i = 0; i < RUNS; i += 1) {
+    baseline.push(time(process.execPath, ['-e', '0'], env));
+    list.push(time(process.execPath, [agent, 'cron', 'list'], env));
+  }
+  const b = median(baseline);
+  const l = median(list);
+  console.log(`cli start-up (median of ${RUNS}, interleaved)`);
+  console.log(`  node -e 0                    ${b.toFixed(1)} ms`);
+  console.log(`  agent cron list (100 jobs)   ${l.toFixed(1)} ms   = ${(l / b).toFixed(2)}x   (target <= 3.00x)`);
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { CreateJob } from '../../application/cron/CreateJob.js';
+import { EditJob } from '../../application/cron/EditJob.js';
+import { ListJobs } from '../../application/cron/ListJobs.js';
+import { PauseJob } from '../../application/cron/PauseJob.js';
+import { RemoveJob } from '../../application/cron/RemoveJob.js';
+import { ResumeJob } from '../../application/cron/ResumeJob.js';
+import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
+import { CliUsageError } from '../../adapters/cli/CliUsageError.js';
+import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
+import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
+import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
+import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
+import { buildCronContainer } from '../cronContainer.js';
+
+/** The `agent` executable's composition root. */
+async function main(argv: string[]): Promise<number> {
+  const env = process.env;
+  const io = systemIO(env);
+  const debug = argv.includes('--debug');
+  const logger = new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn');
+  let cronApp: CronApp | undefined;
+  const app = async (): Promise<CronApp> => {
+    if (cronApp) return cronApp;
+    const paths = agentPathsFor(agentHomeFrom(env));
+    const { container, settings } = buildCronContainer(paths, env, logger);
+    cronApp = {
+      settings,
+      paths,
+      createJob: container.get(CreateJob),
+      editJob: container.get(EditJob),
+      listJobs: container.get(ListJobs),
+      pauseJob: container.get(PauseJob),
+      resumeJob: container.get(ResumeJob),
+      removeJob: container.get(RemoveJob),
+      runJobNow: container.get(RunJobNow),
+      runDueJobs: container.get(RunDueJobs),
+    };
+    return cronApp;
+  };
+
+  const cli = yargs(argv)
+    .scriptName('agent')
+    .usage('$0 <command>\n\nRuns saved prompts as fresh agent sessions on a schedule.')
+    .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces and debug logs' })
+    .strict()
+    .demandCommand(1, 'Name a command, for example: agent cron list')
+    .recommendCommands()
+    .help()
+    .version(false)
+    // Laying out help is costly; only do it when help is asked for (docs/adr/0003).
+    .wrap(argv.includes('--help') || argv.includes('-h') ? Math.min(100, process.stdout.columns || 100) : null)
+    .fail((message, error) => {
+      throw error ?? new CliUsageError(`${message} (see "agent --help").`);
+    });
+  registerCronCommands(cli, app, io);
+
+  try {
+    await cli.parseAsync();
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    writeLine(io.stderr, messageFor(error, debug));
+    return exitCodeFor(error);
+  }
+}
+
+void main(hideBin(process.argv)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import type { Logger } from '../application/ports/Logger.js';
+import type { AgentPaths, CronSettings } from '../application/ports/Settings.js';
+import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
+import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
+import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
+import { filePersistenceModule } from './modules/persistenceModule.js';
+import { runtimeModule } from './modules/runtimeModule.js';
+import { settingsModule } from './modules/settingsModule.js';
+import { systemModule } from './modules/systemModule.js';
+
+export interface CronContainer {
+  container: Container;
+  settings: CronSettings;
+  /** Non-fatal configuration problems, one sentence each, already given to the logger. */
+  warnings: string[];
+}
+
+/**
+ * Wires the cron capability on the embedded defaults: config.yaml is loaded and validated once,
+ * jobs live in the JSON file store under `$AGENT_HOME`. Throws AppError `CONFIG.*` on bad config.
+ */
+export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, logger: Logger): CronContainer {
+  const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
+  const settingsWarnings: string[] = [];
+  const settings = cronSettingsFrom(config, env, settingsWarnings);
+  const allWarnings = [...warnings, ...settingsWarnings];
+  for (const warning of allWarnings) logger.warn(warning);
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.load(
+    settingsModule({ paths, config, settings, logger }),
+    systemModule,
+    filePersistenceModule,
+    runtimeModule,
+    cronUseCaseModule,
+  );
+  return { container, settings, warnings: allWarnings };
+}

@@ -1,0 +1,11 @@
+import { ContainerModule } from 'inversify';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { HostProcessIdentity } from '../../adapters/system/HostProcessIdentity.js';
+import { RandomIdGenerator } from '../../adapters/system/RandomIdGenerator.js';
+import { SystemClock } from '../../adapters/system/SystemClock.js';
+
+export const systemModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.Clock).to(SystemClock).inSingletonScope();
+  bind(TOKENS.IdGenerator).to(RandomIdGenerator).inSingletonScope();
+  bind(TOKENS.ProcessIdentity).to(HostProcessIdentity).inSingletonScope();
+});
