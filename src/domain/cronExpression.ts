@@ -79,6 +79,8 @@ export function looksLikeCron(input: string): boolean {
  * standard (Vixie) syntax and returns it with single spaces. The error names the offending field.
  */
 export function parseCronExpression(input: string): string {
+  const known = validExpressions.get(input);
+  if (known !== undefined) return known;
   const fields = input.trim().split(/\s+/);
   if (fields.length !== 5) {
     throw new InvalidInputError(
@@ -87,8 +89,17 @@ export function parseCronExpression(input: string): string {
     );
   }
   fields.forEach((text, index) => validateField(FIELDS[index]!, text));
-  return fields.join(' ');
+  const normalized = fields.join(' ');
+  validExpressions.set(input, normalized);
+  return normalized;
 }
+
+/**
+ * Expressions already validated, as written → normalized. A store of thousands of jobs shares a
+ * handful of expressions, and every load reads them all; only valid ones are kept, so the cache
+ * is bounded by the distinct valid expressions in use.
+ */
+const validExpressions = new Map<string, string>();
 
 const patterns = new Map<string, Cron>();
 

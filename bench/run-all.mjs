@@ -1,0 +1,4 @@
+// npm run bench: every figure of bench/README.md, in one run.
+await import('./cli-startup.mjs');
+console.log('');
+await import('./tick.mjs');
