@@ -5,38 +5,10 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { jobStoreText } from './jobStore.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const agent = new URL('../dist/agent.js', import.meta.url).pathname;
-
-function jobsFile(count) {
-  const now = Date.now();
-  const jobs = Array.from({ length: count }, (_, i) => ({
-    id: i.toString(16).padStart(12, '0'),
-    name: `job ${i}`,
-    prompt: `Prompt number ${i}: summarise the state of project ${i}.`,
-    schedule: { kind: 'interval', expr: 'every 1d', display: 'every 1d', minutes: 1440 },
-    skills: [],
-    deliver: 'local',
-    repeat: { times: null, completed: 0 },
-    state: 'scheduled',
-    enabled: true,
-    next_run_at: new Date(now + 86_400_000 + i * 1000).toISOString(),
-    last_run_at: null,
-    last_status: null,
-    last_error: null,
-    last_delivery_error: null,
-    last_delivery_queued: null,
-    created_at: new Date(now).toISOString(),
-    model: null,
-    provider: null,
-    script: null,
-    origin: null,
-    paused_at: null,
-    claim: null,
-  }));
-  return JSON.stringify({ jobs, updated_at: new Date(now).toISOString() }, null, 2);
-}
 
 function time(command, args, env) {
   const start = performance.now();
@@ -54,7 +26,7 @@ const median = (values) => {
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-'));
 try {
   mkdirSync(join(home, 'cron'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(home, 'cron', 'jobs.json'), jobsFile(100), { mode: 0o600 });
+  writeFileSync(join(home, 'cron', 'jobs.json'), jobStoreText(100), { mode: 0o600 });
   // A typical config, so that reading and validating it is part of the figure.
   writeFileSync(
     join(home, 'config.yaml'),

@@ -6,45 +6,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { jobStoreText } from './jobStore.mjs';
 
 const SIZES = (process.env.BENCH_TICK_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RUNS = 6;
 const root = new URL('..', import.meta.url).pathname;
-
-const SCHEDULES = [
-  { kind: 'interval', expr: 'every 1d', display: 'every 1d', minutes: 1440 },
-  { kind: 'cron', expr: '0 9 * * 1-5', display: '0 9 * * 1-5' },
-  { kind: 'cron', expr: '*/15 * * * *', display: '*/15 * * * *' },
-];
-
-function store(count) {
-  const now = Date.now();
-  const jobs = Array.from({ length: count }, (_, i) => ({
-    id: i.toString(16).padStart(12, '0'),
-    name: `job ${i}`,
-    prompt: `Prompt number ${i}: summarise the state of project ${i} and report anything unusual.`,
-    schedule: SCHEDULES[i % SCHEDULES.length],
-    skills: i % 2 ? ['triage'] : [],
-    deliver: 'local',
-    repeat: { times: null, completed: i % 7 },
-    state: i % 10 === 0 ? 'paused' : 'scheduled',
-    enabled: i % 10 !== 0,
-    next_run_at: new Date(now + 3_600_000 + i * 1000).toISOString(),
-    last_run_at: null,
-    last_status: i % 3 ? 'ok' : null,
-    last_error: null,
-    last_delivery_error: null,
-    last_delivery_queued: null,
-    created_at: new Date(now).toISOString(),
-    model: null,
-    provider: null,
-    script: null,
-    origin: null,
-    paused_at: null,
-    claim: null,
-  }));
-  return JSON.stringify({ jobs, updated_at: new Date(now).toISOString() }, null, 2);
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -66,7 +32,7 @@ try {
   for (const size of SIZES) {
     const home = join(work, `home-${size}`);
     mkdirSync(join(home, 'cron'), { recursive: true, mode: 0o700 });
-    const text = store(size);
+    const text = jobStoreText(size);
     writeFileSync(join(home, 'cron', 'jobs.json'), text, { mode: 0o600 });
     const result = spawnSync(process.execPath, [entry, home, String(RUNS)], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (result.status !== 0) throw new Error(`bench process failed: ${result.stderr}`);

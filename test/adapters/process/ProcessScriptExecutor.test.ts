@@ -150,6 +150,7 @@ describe('ProcessScriptExecutor.run', () => {
     expect((await executor.run('c.cjs', { timeoutMs: TEN_SECONDS })).stdout).toBe('cjs function\n');
   });
 
+  // Skipped only on a machine without python3: there is no interpreter to choose then.
   (hasPython ? it : it.skip)('runs a non-executable .py with python3', async () => {
     writeScript('p.py', 'import sys\nprint("python", sys.version_info[0])\n');
 
