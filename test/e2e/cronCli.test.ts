@@ -1,0 +1,342 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isRunning, eventually } from '../helpers/processLiveness.js';
+import {
+  createJob,
+  hungModelPids,
+  invocations,
+  makeAgentHome,
+  makeDue,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  storedJob,
+  storedJobs,
+  writeHomeFile,
+} from './agentCli.js';
+
+/** `agent cron …` as a user meets it: the real executable, a scratch AGENT_HOME, a stand-in model. */
+describe('agent cron, end to end', () => {
+  let home: string;
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    home = await makeAgentHome();
+  });
+
+  afterEach(async () => {
+    await removeAgentHome(home);
+  });
+
+  const agent = (...args: string[]) => runAgent(['cron', ...args], { home });
+
+  function outputFilesOf(id: string): string[] {
+    const directory = join(home, 'cron', 'output', id);
+    return existsSync(directory) ? readdirSync(directory) : [];
+  }
+
+  describe('creating and listing', () => {
+    it('says "No scheduled jobs." when there are none, and writes no store', async () => {
+      const run = await agent('list');
+
+      expect(run).toEqual({ code: 0, stdout: 'No scheduled jobs.\n', stderr: '' });
+      expect(existsSync(join(home, 'cron', 'jobs.json'))).toBe(false);
+    });
+
+    it('create takes the schedule and prompt as positionals and stores every flag', async () => {
+      await writeHomeFile(home, 'scripts/prepare.mjs', 'console.log("figures for today");\n');
+
+      const run = await agent(
+        'create', 'every 2h', 'Summarise what changed in the repo',
+        '--name', 'Digest', '--deliver', 'local', '--skill', 'triage', '--skill', 'tone',
+        '--script', 'prepare.mjs', '--repeat', '3', '--model', 'small', '--provider', 'command',
+      );
+
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+      const [, id] = /^Created job ([0-9a-f]{12}) 'Digest': every 2h, next run \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), delivers to local\.\n$/.exec(run.stdout) ?? [];
+      expect(id).toBeDefined();
+      const job = storedJob(home, id!);
+      expect(job).toMatchObject({
+        name: 'Digest',
+        prompt: 'Summarise what changed in the repo',
+        schedule: { kind: 'interval', expr: 'every 2h', display: 'every 2h', minutes: 120 },
+        skills: ['triage', 'tone'],
+        deliver: 'local',
+        script: 'prepare.mjs',
+        repeat: { times: 3, completed: 0 },
+        model: 'small',
+        provider: 'command',
+        state: 'scheduled',
+        enabled: true,
+        last_status: null,
+      });
+      expect(Date.parse(job.next_run_at!) - Date.parse(job.created_at)).toBe(2 * 3600_000);
+    });
+
+    it('"add" is an alias of create, and a naive ISO time is read in AGENT_TIMEZONE', async () => {
+      const run = await runAgent(['cron', 'add', '2099-01-15T14:00', 'Wish Ada a happy birthday'], {
+        home,
+        env: { AGENT_TIMEZONE: 'Europe/Berlin' },
+      });
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(
+        /^Created job [0-9a-f]{12} 'Wish Ada a happy birthday': once at 2099-01-15 14:00, next run 2099-01-15 14:00 \(Europe\/Berlin\), delivers to origin\.\n$/,
+      );
+      expect(storedJobs(home)).toEqual([
+        expect.objectContaining({
+          schedule: expect.objectContaining({ kind: 'once', run_at: '2099-01-15T13:00:00Z' }),
+          next_run_at: '2099-01-15T13:00:00Z',
+          repeat: { times: 1, completed: 0 },
+          deliver: 'origin',
+        }),
+      ]);
+    });
+
+    it('list prints a table with id, name, schedule, state, next run and last status', async () => {
+      const digest = await createJob(home, ['every 2h', 'Summarise', '--name', 'Digest']);
+      const planner = await createJob(home, ['0 9 * * 1-5', 'Plan my day', '--name', 'Planner']);
+      await agent('pause', 'planner', '--no-tick');
+
+      const run = await agent('list');
+
+      expect(run.code).toBe(0);
+      const [header, ...rows] = run.stdout.trimEnd().split('\n');
+      expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'SCHEDULE', 'STATE', 'NEXT RUN (UTC)', 'LAST STATUS']);
+      expect(rows.map((row) => row.split(/\s{2,}/))).toEqual([
+        [digest, 'Digest', 'every 2h', 'scheduled', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), '-'],
+        [planner, 'Planner', '0 9 * * 1-5', 'paused', expect.stringMatching(/^\d{4}-\d\d-\d\d 09:00$/), '-'],
+      ]);
+      expect(run.stdout).not.toMatch(/\u001b\[/);
+    });
+
+    it('list --json prints the stored records as JSON', async () => {
+      await createJob(home, ['every 2h', 'Summarise', '--name', 'Digest']);
+      await createJob(home, ['30m', 'Stretch']);
+
+      const run = await agent('list', '--json');
+
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(storedJobs(home));
+      expect(storedJobs(home).map((job) => job.name)).toEqual(['Digest', 'Stretch']);
+    });
+
+    it('list --json keeps stdout pure JSON when its tick runs a job; the tick report goes to stderr', async () => {
+      const id = await createJob(home, ['every 1h', 'Count the stars', '--deliver', 'local']);
+      await makeDue(home, id, 3600_000);
+
+      const run = await agent('list', '--json');
+
+      expect(run.code).toBe(0);
+      const listed = JSON.parse(run.stdout) as Array<{ id: string; last_status: string }>;
+      expect(listed).toEqual([expect.objectContaining({ id, last_status: 'ok' })]);
+      expect(run.stderr).toMatch(new RegExp(`^Ran job ${id} 'Count the stars': ok \\(output: .+\\.md\\)\\n$`));
+      expect(invocations(home)).toEqual(['Count the stars']);
+    });
+  });
+
+  describe('changing jobs', () => {
+    it('edit changes each field it is given and leaves the others alone', async () => {
+      await writeHomeFile(home, 'scripts/first.mjs', 'console.log(1);\n');
+      await writeHomeFile(home, 'scripts/second.mjs', 'console.log(2);\n');
+      const id = await createJob(home, ['every 2h', 'Summarise', '--name', 'Digest', '--skill', 'triage', '--script', 'first.mjs']);
+      const before = storedJob(home, id);
+
+      const run = await agent(
+        'edit', id, '--schedule', '0 9 * * 1-5', '--prompt', 'Summarise the week', '--name', 'Weekly',
+        '--deliver', 'local', '--skill', 'tone', '--skill', 'brevity', '--script', 'second.mjs',
+        '--repeat', '5', '--model', 'large', '--provider', 'command',
+      );
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^Updated job ${id} 'Weekly': 0 9 \\* \\* 1-5, scheduled, next run \\d{4}-\\d\\d-\\d\\d 09:00 \\(UTC\\)\\.\\n$`));
+      expect(storedJob(home, id)).toEqual({
+        ...before,
+        schedule: { kind: 'cron', expr: '0 9 * * 1-5', display: '0 9 * * 1-5' },
+        next_run_at: expect.stringMatching(/T09:00:00Z$/),
+        prompt: 'Summarise the week',
+        name: 'Weekly',
+        deliver: 'local',
+        skills: ['tone', 'brevity'],
+        script: 'second.mjs',
+        repeat: { times: 5, completed: 0 },
+        model: 'large',
+        provider: 'command',
+      });
+    });
+
+    it('edit --clear-skills, --clear-script, --repeat 0 and empty --model/--provider remove those settings', async () => {
+      await writeHomeFile(home, 'scripts/first.mjs', 'console.log(1);\n');
+      const id = await createJob(home, [
+        'every 2h', 'Summarise', '--skill', 'triage', '--script', 'first.mjs', '--repeat', '3', '--model', 'small', '--provider', 'command',
+      ]);
+
+      const run = await agent('edit', id, '--clear-skills', '--clear-script', '--repeat', '0', '--model', '', '--provider', '');
+
+      expect(run.code).toBe(0);
+      expect(storedJob(home, id)).toMatchObject({
+        skills: [],
+        script: null,
+        repeat: { times: null, completed: 0 },
+        model: null,
+        provider: null,
+        prompt: 'Summarise',
+      });
+    });
+
+    it('pause stops a job from being scheduled; resume puts it back with its next run counted from now', async () => {
+      const id = await createJob(home, ['every 1h', 'Check the feeds', '--name', 'Feeds']);
+      await makeDue(home, id, 3600_000);
+
+      const paused = await agent('pause', 'feeds', '--no-tick');
+      expect(paused).toMatchObject({ code: 0, stdout: `Paused job ${id} 'Feeds'.\n` });
+      expect(storedJob(home, id)).toMatchObject({ state: 'paused', enabled: false });
+
+      const tick = await agent('tick');
+      expect(tick.stdout).toBe('No jobs were due.\n');
+      expect(invocations(home)).toEqual([]);
+
+      const beforeResume = Date.now();
+      const resumed = await agent('resume', id);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toMatch(new RegExp(`^Resumed job ${id} 'Feeds': every 1h, scheduled, next run .+ \\(UTC\\)\\.\\n$`));
+      const job = storedJob(home, id);
+      expect(job).toMatchObject({ state: 'scheduled', enabled: true, paused_at: null });
+      expect(Date.parse(job.next_run_at!)).toBeGreaterThanOrEqual(Math.floor(beforeResume / 1000) * 1000 + 3600_000);
+      expect(invocations(home)).toEqual([]);
+    });
+
+    it('remove deletes the record and its output directory', async () => {
+      const id = await createJob(home, ['every 1h', 'Keep me', '--name', 'Keeper']);
+      const gone = await createJob(home, ['every 1h', 'Forget me', '--name', 'Goner']);
+      await agent('run', gone, '--no-tick');
+      expect(outputFilesOf(gone)).toHaveLength(1);
+
+      const run = await agent('remove', gone);
+
+      expect(run).toMatchObject({ code: 0, stdout: `Removed job ${gone} 'Goner'.\n` });
+      expect(storedJobs(home).map((job) => job.id)).toEqual([id]);
+      expect(existsSync(join(home, 'cron', 'output', gone))).toBe(false);
+    });
+
+    it('"rm" is an alias of remove and takes a name', async () => {
+      const id = await createJob(home, ['every 1h', 'Forget me', '--name', 'Goner']);
+
+      const run = await agent('rm', 'GONER');
+
+      expect(run).toMatchObject({ code: 0, stdout: `Removed job ${id} 'Goner'.\n` });
+      expect(storedJobs(home)).toEqual([]);
+    });
+  });
+
+  describe('running jobs', () => {
+    it('run by id runs the job now, writes its output file under cron/output/<id>/ and prints the answer', async () => {
+      const id = await createJob(home, ['every 1h', 'Say hello', '--name', 'Greeter', '--deliver', 'local']);
+
+      const run = await agent('run', id);
+
+      expect(run.code).toBe(0);
+      const [, outputPath] = new RegExp(`^Ran job ${id} 'Greeter': ok \\(output: (.+)\\)\\n\\nAnswer to: Say hello\\n$`).exec(run.stdout) ?? [];
+      expect(outputPath).toBeDefined();
+      expect(outputPath!.startsWith(join(home, 'cron', 'output', id, ''))).toBe(true);
+      expect(outputPath).toMatch(/\/\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.md$/);
+      const report = readFileSync(outputPath!, 'utf8');
+      expect(report).toContain('# Cron job: Greeter');
+      expect(report).toContain(`- Job id: ${id}`);
+      expect(report).toContain('Answer to: Say hello');
+      expect(storedJob(home, id)).toMatchObject({ state: 'scheduled', last_status: 'ok', repeat: { completed: 1 } });
+      expect(invocations(home)).toEqual(['Say hello']);
+    });
+
+    it('run finds a job by its name, ignoring case', async () => {
+      const id = await createJob(home, ['every 1h', 'Plan my day', '--name', 'Morning Planner']);
+
+      const run = await agent('run', 'morning PLANNER');
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^Ran job ${id} 'Morning Planner': ok`));
+      expect(outputFilesOf(id)).toHaveLength(1);
+      expect(invocations(home)).toEqual(['Plan my day']);
+    });
+
+    it('tick runs the due jobs, prints what ran, and completes a one-shot', async () => {
+      const recurring = await createJob(home, ['every 1h', 'Water the plants', '--name', 'Plants']);
+      const oneShot = await createJob(home, ['30m', 'Stretch', '--name', 'Stretch']);
+      const notDue = await createJob(home, ['every 1h', 'Not yet', '--name', 'Later']);
+      await makeDue(home, recurring, 3 * 3600_000);
+      await makeDue(home, oneShot, 5_000);
+      const started = Date.now();
+
+      const run = await agent('tick');
+
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`^Ran job ${oneShot} 'Stretch': ok \\(output: .+\\.md\\)$`)),
+          expect.stringMatching(new RegExp(`^Ran job ${recurring} 'Plants': ok \\(output: .+\\.md\\)$`)),
+        ]),
+      );
+      expect(invocations(home).sort()).toEqual(['Stretch', 'Water the plants']);
+      expect(storedJob(home, oneShot)).toMatchObject({ state: 'completed', enabled: false, next_run_at: null, last_status: 'ok' });
+      const plants = storedJob(home, recurring);
+      expect(plants).toMatchObject({ state: 'scheduled', last_status: 'ok', repeat: { times: null, completed: 1 } });
+      // Missed slots are not replayed: the next run is an hour after this tick.
+      expect(Date.parse(plants.next_run_at!)).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000 + 3600_000);
+      expect(storedJob(home, notDue)).toMatchObject({ last_status: null, repeat: { completed: 0 } });
+    });
+
+    it('tick says "No jobs were due." when nothing is due', async () => {
+      await createJob(home, ['every 1h', 'Not yet']);
+
+      const run = await agent('tick');
+
+      expect(run).toEqual({ code: 0, stdout: 'No jobs were due.\n', stderr: '' });
+      expect(invocations(home)).toEqual([]);
+    });
+
+    it('every command but tick runs a tick first: a due job fires when "agent cron list" runs', async () => {
+      const id = await createJob(home, ['every 1h', 'Fire on list', '--name', 'Eager']);
+      await makeDue(home, id, 3600_000);
+
+      const run = await agent('list');
+
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(new RegExp(`^Ran job ${id} 'Eager': ok`));
+      expect(run.stdout).toMatch(new RegExp(`^${id}\\s+Eager\\s+every 1h\\s+scheduled\\s+\\S+ \\S+\\s+ok$`, 'm'));
+      expect(invocations(home)).toEqual(['Fire on list']);
+    });
+
+    it('--no-tick skips that tick: the due job stays due', async () => {
+      const id = await createJob(home, ['every 1h', 'Wait for it', '--name', 'Patient']);
+      await makeDue(home, id, 3600_000);
+
+      const list = await agent('list', '--no-tick');
+      const pause = await agent('pause', id, '--no-tick');
+
+      expect([list.code, pause.code]).toEqual([0, 0]);
+      expect(list.stderr + pause.stderr).toBe('');
+      expect(invocations(home)).toEqual([]);
+      expect(storedJob(home, id)).toMatchObject({ last_status: null, repeat: { completed: 0 } });
+    });
+
+    it('a run that prints nothing for AGENT_CRON_TIMEOUT seconds is killed: run exits 1 with an "idle timeout" error', async () => {
+      const id = await createJob(home, ['every 1h', 'Think forever [hang]', '--name', 'Mute']);
+
+      const run = await runAgent(['cron', 'run', id], { home, env: { AGENT_CRON_TIMEOUT: '1' } });
+
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(new RegExp(`^Ran job ${id} 'Mute': error: idle timeout: no output for 1 s`));
+      const job = storedJob(home, id);
+      expect(job.last_status).toBe('error');
+      expect(job.last_error).toMatch(/^idle timeout/);
+      expect(job).toMatchObject({ state: 'scheduled', claim: null, repeat: { completed: 1 } });
+      const [model] = hungModelPids(home);
+      expect(model).toBeDefined();
+      expect(await eventually(() => !isRunning(model!))).toBe(true);
+    });
+  });
+});
