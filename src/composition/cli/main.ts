@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
     .strict()
     .demandCommand(1, 'Name a command, for example: agent cron list')
     .recommendCommands()
+    // yargs would say only "Did you mean run?", which does not say what was wrong.
+    .updateStrings({ 'Did you mean %s?': 'Unknown command; did you mean "%s"?' })
     .help()
     .version(false)
     // Laying out help is costly; only do it when help is asked for (docs/adr/0003).
