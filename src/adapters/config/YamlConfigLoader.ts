@@ -9,7 +9,8 @@ import { agentConfigSchema } from './configSchema.js';
 /**
  * Reads `$AGENT_HOME/config.yaml` once and returns it validated, with defaults filled in.
  *
- * - A missing file means every default.
+ * - A missing file means every default; so does a path through a regular file (no config can be
+ *   there, and whatever else uses that home names the real problem).
  * - A key written without a value (`timezone:`) counts as absent.
  * - A wrong value stops start-up with an AppError `CONFIG.INVALID` whose message names the file,
  *   the key path and what is expected; a YAML syntax error names the line and column.
@@ -57,7 +58,7 @@ export class YamlConfigLoader {
       return readFileSync(this.configFile, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return null;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
       const reason = code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? error);
       throw new AppError(
         'CONFIG.UNREADABLE',

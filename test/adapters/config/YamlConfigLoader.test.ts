@@ -44,6 +44,14 @@ describe('YamlConfigLoader', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('gives every default when a regular file stands where a directory of the path should be', () => {
+    writeFileSync(join(home, 'plain-file'), '');
+
+    const { config } = new YamlConfigLoader(join(home, 'plain-file', 'config.yaml')).load();
+
+    expect(config.cron).toEqual(DEFAULT_CRON);
+  });
+
   it('gives every default for an empty file or one with only comments', () => {
     expect(loadYaml('# nothing yet\n').config.cron).toEqual(DEFAULT_CRON);
   });
