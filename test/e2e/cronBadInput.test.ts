@@ -1,0 +1,221 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createJob,
+  errorSentence,
+  invocations,
+  jobsFileOf,
+  makeAgentHome,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  writeHomeFile,
+  type AgentRun,
+} from './agentCli.js';
+
+/**
+ * What a user sees when something is wrong (decisions §9): exit code 1 for a failure and 2 for a
+ * usage error, one `error:` sentence on stderr (errorSentence fails the test on more, including
+ * any stack trace), nothing on stdout, and the store left as it was.
+ */
+describe('agent cron given bad input', () => {
+  let home: string;
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    home = await makeAgentHome();
+  });
+
+  afterEach(async () => {
+    await removeAgentHome(home);
+  });
+
+  const agent = (...args: string[]) => runAgent(['cron', ...args], { home });
+
+  function failure(run: AgentRun, code: number): string {
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code, stdout: '' });
+    return errorSentence(run);
+  }
+
+  const storeBytes = () => readFileSync(jobsFileOf(home));
+
+  describe('schedules', () => {
+    it('refuses a schedule of no known form, lists the four forms, and writes nothing', async () => {
+      const message = failure(await agent('create', 'next tuesday', 'Plan the week'), 1);
+
+      expect(message).toMatch(/"next tuesday" is not a schedule/);
+      expect(message).toMatch(/every 30m.*0 9 \* \* 1-5.*2027-01-15T14:00.*30m/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
+    it('leaves an existing store byte for byte as it was when a schedule is refused', async () => {
+      await createJob(home, ['every 1h', 'Keep me']);
+      const before = storeBytes();
+
+      failure(await agent('create', 'every fortnight', 'Plan the week'), 1);
+
+      expect(storeBytes()).toEqual(before);
+    });
+
+    it('names the cron field that is out of range', async () => {
+      const [minute, hour] = await Promise.all([agent('create', '61 * * * *', 'x'), agent('create', '0 25 * * *', 'x')]);
+
+      expect(failure(minute, 1)).toMatch(/minute field "61"/);
+      expect(failure(hour, 1)).toMatch(/hour field "25"/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
+    it('refuses a one-shot in the past', async () => {
+      const message = failure(await agent('create', '2020-01-01T09:00', 'Too late'), 1);
+
+      expect(message).toMatch(/"2020-01-01T09:00" is in the past; give a future time/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+  });
+
+  describe('time zones', () => {
+    it('refuses an invalid timezone in config.yaml on every command', async () => {
+      const mars = await makeAgentHome({ timezone: 'Mars/Olympus' });
+      try {
+        const runs = await Promise.all([
+          runAgent(['cron', 'list'], { home: mars }),
+          runAgent(['cron', 'create', '0 9 * * *', 'Plan'], { home: mars }),
+          runAgent(['cron', 'tick'], { home: mars }),
+        ]);
+
+        for (const run of runs) expect(failure(run, 1)).toMatch(/"Mars\/Olympus" is not a valid time zone; use an IANA name/);
+        expect(existsSync(jobsFileOf(mars))).toBe(false);
+      } finally {
+        await removeAgentHome(mars);
+      }
+    });
+
+    it('refuses an invalid AGENT_TIMEZONE even when config.yaml names a valid zone', async () => {
+      const run = await runAgent(['cron', 'create', '0 9 * * *', 'Plan'], { home, env: { AGENT_TIMEZONE: 'Nope/Nope' } });
+
+      expect(failure(run, 1)).toMatch(/"Nope\/Nope" is not a valid time zone/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+  });
+
+  describe('naming jobs', () => {
+    it('says so when no job has the id or name given', async () => {
+      await createJob(home, ['every 1h', 'Keep me']);
+      const before = storeBytes();
+
+      const runs = await Promise.all(
+        ['pause', 'resume', 'run', 'remove', 'edit'].map((command) => agent(command, 'nosuchjob', ...(command === 'edit' ? ['--name', 'x'] : []))),
+      );
+
+      for (const run of runs) expect(failure(run, 1)).toBe('error: No job has the id or name "nosuchjob"; see "agent cron list".');
+      expect(storeBytes()).toEqual(before);
+    });
+
+    it('refuses a name that several jobs share and lists their ids', async () => {
+      const first = await createJob(home, ['every 1h', 'One', '--name', 'Digest']);
+      const second = await createJob(home, ['every 2h', 'Two', '--name', 'digest']);
+
+      const message = failure(await agent('run', 'DIGEST'), 1);
+
+      expect(message).toContain(`The name "DIGEST" matches 2 jobs (${first}, ${second}); name one by its id.`);
+      expect(invocations(home)).toEqual([]);
+    });
+  });
+
+  describe('usage errors', () => {
+    it('exits 2 for an unknown command, saying it is unknown', async () => {
+      const runs = await Promise.all([agent('frob'), agent('lst'), runAgent(['crn', 'list'], { home })]);
+
+      for (const run of runs) expect(failure(run, 2)).toMatch(/unknown (command|argument)/i);
+      expect(failure(runs[1]!, 2)).toMatch(/list/);
+    });
+
+    it('exits 2 for an unknown flag and names it', async () => {
+      const [list, create] = await Promise.all([agent('list', '--jsno'), agent('create', 'every 1h', 'x', '--nmae', 'y')]);
+
+      expect(failure(list, 2)).toMatch(/Unknown argument: jsno/);
+      expect(failure(create, 2)).toMatch(/Unknown argument: nmae/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
+    it('exits 2 when create gets no schedule and prompt and there is no terminal to ask on', async () => {
+      const [bare, scheduleOnly] = await Promise.all([agent('create'), agent('create', 'every 1h')]);
+
+      expect(failure(bare, 2)).toMatch(/no terminal to ask on; run: agent cron create "<schedule>" "<prompt>"/);
+      expect(failure(scheduleOnly, 2)).toMatch(/needs a schedule and a prompt/);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+  });
+
+  describe('a damaged store', () => {
+    it('stops every command with a message that the file is damaged, and never rewrites it', async () => {
+      const damaged = Buffer.from('{"jobs": [ {"id": "abc", oops\n');
+      await writeHomeFile(home, 'cron/jobs.json', damaged.toString());
+
+      const commands = [
+        ['list'], ['list', '--json'], ['create', 'every 1h', 'x'], ['create', 'every 1h', 'x', '--no-tick'],
+        ['edit', 'abc', '--name', 'y'], ['pause', 'abc'], ['resume', 'abc'], ['run', 'abc'], ['remove', 'abc'], ['tick'],
+      ];
+      const runs = await Promise.all(commands.map((args) => agent(...args)));
+
+      for (const run of runs) {
+        expect(failure(run, 1)).toMatch(
+          new RegExp(`^error: The job store ${jobsFileOf(home)} is damaged \\(it is not valid JSON: .+\\); it was left untouched`),
+        );
+      }
+      expect(storeBytes()).toEqual(damaged);
+    });
+  });
+
+  describe('an unusable home', () => {
+    it('reports a cron directory that is a regular file, naming the path, on every command', async () => {
+      await writeFile(join(home, 'cron'), 'not a directory');
+
+      const runs = await Promise.all([agent('list'), agent('create', 'every 1h', 'x', '--no-tick'), agent('tick')]);
+
+      for (const run of runs) expect(failure(run, 1)).toContain(`make ${join(home, 'cron')} a directory this user can write to`);
+      expect(readFileSync(join(home, 'cron'), 'utf8')).toBe('not a directory');
+    });
+
+    it('reports an AGENT_HOME below a regular file, naming the path', async () => {
+      const parent = await mkdtemp(join(tmpdir(), 'agent-e2e-file-'));
+      try {
+        const file = join(parent, 'plain-file');
+        await writeFile(file, '');
+        const homeBelowFile = join(file, 'home');
+
+        const runs = await Promise.all([
+          runAgent(['cron', 'list'], { home: homeBelowFile }),
+          runAgent(['cron', 'create', 'every 1h', 'x'], { home: homeBelowFile }),
+          runAgent(['cron', 'tick'], { home: homeBelowFile }),
+        ]);
+
+        for (const run of runs) {
+          const message = failure(run, 1);
+          expect(message).toContain(homeBelowFile);
+          expect(message).toMatch(/part of the path is a file where a directory should be/);
+        }
+      } finally {
+        await rm(parent, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe('config.yaml', () => {
+    it('names the file and the key of a wrong value', async () => {
+      const wrong = await makeAgentHome({ extraConfig: 'cron:\n  max_parallel_jobs: four' });
+      try {
+        const message = failure(await runAgent(['cron', 'list'], { home: wrong }), 1);
+
+        expect(message).toBe(
+          `error: ${join(wrong, 'config.yaml')}: cron.max_parallel_jobs must be a whole number of 1 or more (got "four").`,
+        );
+      } finally {
+        await removeAgentHome(wrong);
+      }
+    });
+  });
+});
