@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { parseSchedule } from '../../domain/Schedule.js';
 import { AppError } from '../../domain/errors.js';
 import { writeLine, type CliIO } from './CliIO.js';
@@ -12,13 +12,27 @@ export interface JobAnswers {
 
 const ATTEMPTS = 3;
 
-/** Asks for a new job's details on the terminal; re-asks a schedule that does not parse. */
+/**
+ * Asks for a new job's details on the terminal; re-asks a schedule that does not parse. Answers
+ * typed ahead or pasted several lines at once are kept for the questions that follow.
+ */
 export async function askForJob(io: CliIO, timeZone: string): Promise<JobAnswers> {
   const terminal = createInterface({ input: io.stdin, output: io.stdout, terminal: true });
+  // `question()` drops lines that arrive before it is called; the iterator buffers them.
+  const lines = terminal[Symbol.asyncIterator]();
+  const ask = async (question: string): Promise<string> => {
+    terminal.setPrompt(question);
+    terminal.prompt();
+    const line = await lines.next();
+    if (line.done) {
+      throw new AppError('CLI.INPUT_ENDED', 'The input ended before every question was answered; no job was created.');
+    }
+    return line.value.trim();
+  };
   try {
     let schedule = '';
     for (let attempt = 1; schedule === ''; attempt += 1) {
-      const answer = (await terminal.question('Schedule (every 30m | 0 9 * * 1-5 | 2027-01-15T14:00 | 30m): ')).trim();
+      const answer = await ask('Schedule (every 30m | 0 9 * * 1-5 | 2027-01-15T14:00 | 30m): ');
       try {
         parseSchedule(answer, new Date(), timeZone);
         schedule = answer;
@@ -28,9 +42,9 @@ export async function askForJob(io: CliIO, timeZone: string): Promise<JobAnswers
       }
     }
     let prompt = '';
-    while (prompt === '') prompt = (await terminal.question('Prompt (a self-contained task): ')).trim();
-    const name = (await terminal.question('Name (Enter for the start of the prompt): ')).trim();
-    const deliver = (await terminal.question('Deliver to (Enter for origin; local, telegram:<chat_id>, …): ')).trim();
+    while (prompt === '') prompt = await ask('Prompt (a self-contained task): ');
+    const name = await ask('Name (Enter for the start of the prompt): ');
+    const deliver = await ask('Deliver to (Enter for origin; local, telegram:<chat_id>, …): ');
     return { schedule, prompt, name: name || null, deliver: deliver || null };
   } finally {
     terminal.close();
