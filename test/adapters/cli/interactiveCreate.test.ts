@@ -1,0 +1,118 @@
+import { PassThrough } from 'node:stream';
+import yargs from 'yargs';
+import type { CliIO } from '../../../src/adapters/cli/CliIO.js';
+import { registerCronCommands, type CronApp } from '../../../src/adapters/cli/cronCommands.js';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { eventually } from '../../helpers/processLiveness.js';
+import { cronHarness } from '../../support/cronHarness.js';
+
+const SCHEDULE_QUESTION = 'Schedule (';
+const PROMPT_QUESTION = 'Prompt (';
+const NAME_QUESTION = 'Name (';
+const DELIVER_QUESTION = 'Deliver to (';
+
+/**
+ * `agent cron create` without arguments, on a terminal: the CLI adapter is driven in-process
+ * with a CliIO that says a person is at the keyboard and whose stdin is a stream the test types
+ * into; the use cases run on fakes.
+ */
+function interactiveCreate(args: string[] = []) {
+  const h = cronHarness();
+  const app: CronApp = { ...h, paths: agentPathsFor('/nonexistent/agent-home') };
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const io: CliIO = { stdin, stdout, stderr, interactive: true, color: false };
+  const cli = yargs(['cron', 'create', ...args]).strict().fail((message, error) => {
+    throw error ?? new Error(message);
+  });
+  registerCronCommands(cli, async () => app, io);
+  return {
+    h,
+    stdin,
+    done: cli.parseAsync(),
+    stdout: () => out,
+    stderr: () => err,
+    /** How many times a question has been shown so far. */
+    asked: (question: string) => out.split(question).length - 1,
+  };
+}
+
+describe('agent cron create on a terminal', () => {
+  it('asks for schedule, prompt, name and delivery, and creates the job from the answers', async () => {
+    const session = interactiveCreate();
+
+    for (const [question, answer] of [
+      [SCHEDULE_QUESTION, 'every 2h'],
+      [PROMPT_QUESTION, 'Summarise what changed in the repo'],
+      [NAME_QUESTION, 'Digest'],
+      [DELIVER_QUESTION, 'local'],
+    ] as const) {
+      expect(await eventually(() => session.asked(question) === 1)).toBe(true);
+      session.stdin.write(`${answer}\n`);
+    }
+    await session.done;
+
+    expect((await session.h.listJobs.execute()).jobs).toEqual([
+      expect.objectContaining({
+        schedule: expect.objectContaining({ kind: 'interval', expr: 'every 2h' }),
+        prompt: 'Summarise what changed in the repo',
+        name: 'Digest',
+        deliver: 'local',
+        state: 'scheduled',
+      }),
+    ]);
+    expect(session.stdout()).toContain("Created job 000000000001 'Digest': every 2h");
+    expect(session.stderr()).toBe('');
+  });
+
+  it('keeps answers pasted all at once for the questions that follow', async () => {
+    const session = interactiveCreate();
+
+    session.stdin.write('0 9 * * 1-5\nPlan my day\nPlanner\nlocal\n');
+    await session.done;
+
+    expect((await session.h.listJobs.execute()).jobs).toEqual([
+      expect.objectContaining({ schedule: expect.objectContaining({ kind: 'cron' }), prompt: 'Plan my day', name: 'Planner', deliver: 'local' }),
+    ]);
+  });
+
+  it('asks for the schedule again after an answer that does not parse', async () => {
+    const session = interactiveCreate();
+
+    expect(await eventually(() => session.asked(SCHEDULE_QUESTION) === 1)).toBe(true);
+    session.stdin.write('every fortnight\n');
+    expect(await eventually(() => session.asked(SCHEDULE_QUESTION) === 2)).toBe(true);
+    expect(session.stderr()).toMatch(/"every fortnight" is not a valid interval/);
+    session.stdin.write('every 1d\nWater the plants\n\n\n');
+    await session.done;
+
+    expect((await session.h.listJobs.execute()).jobs).toEqual([
+      expect.objectContaining({ schedule: expect.objectContaining({ expr: 'every 1d' }), prompt: 'Water the plants' }),
+    ]);
+  });
+
+  it('an empty name and delivery keep the defaults, or what the flags said', async () => {
+    const session = interactiveCreate(['--deliver', 'local']);
+
+    session.stdin.write('30m\nStretch your legs\n\n\n');
+    await session.done;
+
+    expect((await session.h.listJobs.execute()).jobs).toEqual([
+      expect.objectContaining({ name: 'Stretch your legs', deliver: 'local', schedule: expect.objectContaining({ kind: 'once' }) }),
+    ]);
+  });
+
+  it('creates nothing when the input ends before every question is answered', async () => {
+    const session = interactiveCreate();
+
+    session.stdin.end('every 1h\nHalf a job\n');
+
+    await expect(session.done).rejects.toMatchObject({ code: 'CLI.INPUT_ENDED' });
+    expect((await session.h.listJobs.execute()).jobs).toEqual([]);
+  });
+});
