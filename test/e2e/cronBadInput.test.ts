@@ -11,6 +11,7 @@ import {
   removeAgentHome,
   requireBuiltAgent,
   runAgent,
+  storedJobs,
   writeHomeFile,
   type AgentRun,
 } from './agentCli.js';
@@ -115,8 +116,11 @@ describe('agent cron given bad input', () => {
     });
 
     it('refuses a name that several jobs share and lists their ids', async () => {
-      const first = await createJob(home, ['every 1h', 'One', '--name', 'Digest']);
-      const second = await createJob(home, ['every 2h', 'Two', '--name', 'digest']);
+      await Promise.all([
+        createJob(home, ['every 1h', 'One', '--name', 'Digest']),
+        createJob(home, ['every 2h', 'Two', '--name', 'digest']),
+      ]);
+      const [first, second] = storedJobs(home).map((job) => job.id);
 
       const message = failure(await agent('run', 'DIGEST'), 1);
 

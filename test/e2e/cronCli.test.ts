@@ -113,14 +113,13 @@ describe('agent cron, end to end', () => {
     });
 
     it('list --json prints the stored records as JSON', async () => {
-      await createJob(home, ['every 2h', 'Summarise', '--name', 'Digest']);
-      await createJob(home, ['30m', 'Stretch']);
+      await Promise.all([createJob(home, ['every 2h', 'Summarise', '--name', 'Digest']), createJob(home, ['30m', 'Stretch'])]);
 
       const run = await agent('list', '--json');
 
       expect(run.code).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual(storedJobs(home));
-      expect(storedJobs(home).map((job) => job.name)).toEqual(['Digest', 'Stretch']);
+      expect(storedJobs(home).map((job) => job.name).sort()).toEqual(['Digest', 'Stretch']);
     });
 
     it('list --json keeps stdout pure JSON when its tick runs a job; the tick report goes to stderr', async () => {
@@ -209,8 +208,10 @@ describe('agent cron, end to end', () => {
     });
 
     it('remove deletes the record and its output directory', async () => {
-      const id = await createJob(home, ['every 1h', 'Keep me', '--name', 'Keeper']);
-      const gone = await createJob(home, ['every 1h', 'Forget me', '--name', 'Goner']);
+      const [id, gone] = await Promise.all([
+        createJob(home, ['every 1h', 'Keep me', '--name', 'Keeper']),
+        createJob(home, ['every 1h', 'Forget me', '--name', 'Goner']),
+      ]);
       await agent('run', gone, '--no-tick');
       expect(outputFilesOf(gone)).toHaveLength(1);
 
@@ -262,9 +263,11 @@ describe('agent cron, end to end', () => {
     });
 
     it('tick runs the due jobs, prints what ran, and completes a one-shot', async () => {
-      const recurring = await createJob(home, ['every 1h', 'Water the plants', '--name', 'Plants']);
-      const oneShot = await createJob(home, ['30m', 'Stretch', '--name', 'Stretch']);
-      const notDue = await createJob(home, ['every 1h', 'Not yet', '--name', 'Later']);
+      const [recurring, oneShot, notDue] = await Promise.all([
+        createJob(home, ['every 1h', 'Water the plants', '--name', 'Plants']),
+        createJob(home, ['30m', 'Stretch', '--name', 'Stretch']),
+        createJob(home, ['every 1h', 'Not yet', '--name', 'Later']),
+      ]);
       await makeDue(home, recurring, 3 * 3600_000);
       await makeDue(home, oneShot, 5_000);
       const started = Date.now();
@@ -314,8 +317,7 @@ describe('agent cron, end to end', () => {
       const id = await createJob(home, ['every 1h', 'Wait for it', '--name', 'Patient']);
       await makeDue(home, id, 3600_000);
 
-      const list = await agent('list', '--no-tick');
-      const pause = await agent('pause', id, '--no-tick');
+      const [list, pause] = await Promise.all([agent('list', '--no-tick'), agent('pause', id, '--no-tick')]);
 
       expect([list.code, pause.code]).toEqual([0, 0]);
       expect(list.stderr + pause.stderr).toBe('');
