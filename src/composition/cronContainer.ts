@@ -4,6 +4,7 @@ import type { Logger } from '../application/ports/Logger.js';
 import type { AgentPaths, CronSettings } from '../application/ports/Settings.js';
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
+import { displayPath } from '../adapters/shared/displayPath.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { filePersistenceModule } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
@@ -24,7 +25,7 @@ export interface CronContainer {
 export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, logger: Logger): CronContainer {
   const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
   const settingsWarnings: string[] = [];
-  const settings = cronSettingsFrom(config, env, settingsWarnings);
+  const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];
   for (const warning of allWarnings) logger.warn(warning);
   const container = new Container({ defaultScope: 'Singleton' });

@@ -87,7 +87,7 @@ describe('agent cron given bad input', () => {
           runAgent(['cron', 'tick'], { home: mars }),
         ]);
 
-        for (const run of runs) expect(failure(run, 1)).toMatch(/"Mars\/Olympus" is not a valid time zone; use an IANA name/);
+        for (const run of runs) expect(failure(run, 1)).toMatch(/config\.yaml: timezone: "Mars\/Olympus" is not a valid time zone; use an IANA name/);
         expect(existsSync(jobsFileOf(mars))).toBe(false);
       } finally {
         await removeAgentHome(mars);
@@ -97,7 +97,7 @@ describe('agent cron given bad input', () => {
     it('refuses an invalid AGENT_TIMEZONE even when config.yaml names a valid zone', async () => {
       const run = await runAgent(['cron', 'create', '0 9 * * *', 'Plan'], { home, env: { AGENT_TIMEZONE: 'Nope/Nope' } });
 
-      expect(failure(run, 1)).toMatch(/"Nope\/Nope" is not a valid time zone/);
+      expect(failure(run, 1)).toMatch(/AGENT_TIMEZONE: "Nope\/Nope" is not a valid time zone/);
       expect(existsSync(jobsFileOf(home))).toBe(false);
     });
   });

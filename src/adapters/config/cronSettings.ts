@@ -13,10 +13,22 @@ export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
  * `timezone` from the config, else the system zone. An invalid name throws the domain's
  * `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
  */
-export function resolveTimeZone(config: Pick<AgentConfig, 'timezone'>, env: NodeJS.ProcessEnv): string {
+export function resolveTimeZone(
+  config: Pick<AgentConfig, 'timezone'>,
+  env: NodeJS.ProcessEnv,
+  configFile = 'config.yaml',
+): string {
   const fromEnv = env.AGENT_TIMEZONE?.trim();
-  const chosen = fromEnv || config.timezone?.trim() || systemTimeZone();
-  return assertTimeZone(chosen);
+  const fromConfig = config.timezone?.trim();
+  const chosen = fromEnv || fromConfig || systemTimeZone();
+  try {
+    return assertTimeZone(chosen);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    // Say where the bad name came from, so the user knows what to fix.
+    const source = fromEnv ? 'AGENT_TIMEZONE' : fromConfig ? `${configFile}: timezone` : 'the system time zone';
+    throw new AppError(error.code, `${source}: ${error.message}`);
+  }
 }
 
 function systemTimeZone(): string {
@@ -69,9 +81,14 @@ export function scriptTimeoutMsFrom(
  * start-up. Throws for an invalid time zone or `AGENT_CRON_TIMEOUT`; non-fatal problems are
  * pushed onto `warnings` for the caller to log.
  */
-export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, warnings: string[] = []): CronSettings {
+export function cronSettingsFrom(
+  config: AgentConfig,
+  env: NodeJS.ProcessEnv,
+  warnings: string[] = [],
+  configFile?: string,
+): CronSettings {
   return {
-    timeZone: resolveTimeZone(config, env),
+    timeZone: resolveTimeZone(config, env, configFile),
     wrapResponse: config.cron.wrap_response,
     maxParallelJobs: config.cron.max_parallel_jobs,
     outputRetention: config.cron.output_retention,
