@@ -133,6 +133,22 @@ describe('a tick', () => {
     expect(peak).toBe(2);
   });
 
+  it('records when each run really started when runs wait for a free slot', async () => {
+    const h = cronHarness({ settings: { maxParallelJobs: 1 } });
+    const first = await h.createJob.execute({ schedule: '1m', prompt: 'first' });
+    const second = await h.createJob.execute({ schedule: '1m', prompt: 'second' });
+    h.clock.advance(MINUTE);
+    h.agent.defaultReply = () => {
+      h.clock.advance(5 * MINUTE);
+      return 'done';
+    };
+
+    await h.runDueJobs.execute();
+
+    expect(h.repository.get(first.id)!.last_run_at).toBe('2026-06-01T08:01:00Z');
+    expect(h.repository.get(second.id)!.last_run_at).toBe('2026-06-01T08:06:00Z');
+  });
+
   it('returns a running job whose process is gone to service with an interrupted error', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Hourly' });

@@ -66,7 +66,7 @@ export class JobExecution {
     return { report, job: stored };
   }
 
-  async execute(job: Job, startedAt: Date): Promise<JobRunReport> {
+  private async execute(job: Job, startedAt: Date): Promise<JobRunReport> {
     const preflight = await this.preflight(job);
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };

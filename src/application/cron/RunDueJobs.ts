@@ -64,10 +64,8 @@ export class RunDueJobs {
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ran: [], missed: [], recovered: [] };
     let claims: Claims;
-    let startedAt: Date;
     try {
-      startedAt = this.clock.now();
-      claims = await this.claimDueJobs(startedAt);
+      claims = await this.claimDueJobs(this.clock.now());
     } finally {
       await lease.release();
     }
@@ -75,7 +73,8 @@ export class RunDueJobs {
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     const ran = await runWithConcurrency(claims.due, this.settings.maxParallelJobs, async (job) => {
       this.log.info(`running job '${job.name}'`, { job: job.id });
-      const { report, job: stored } = await this.execution.runClaimed(job, startedAt);
+      // A job that waited for a free slot started when its run began, not when the tick did.
+      const { report, job: stored } = await this.execution.runClaimed(job, this.clock.now());
       return { job: stored ?? job, report };
     });
     return { lockBusy: false, ran, missed: claims.missed, recovered: claims.recovered };
