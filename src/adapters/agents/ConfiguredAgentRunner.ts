@@ -72,7 +72,9 @@ export class ConfiguredAgentRunner implements AgentRunner {
 
   private resolve(selection: ModelSelection): Resolution {
     const provider = selection.provider ?? this.config.model?.provider ?? null;
-    const model = selection.model ?? this.config.model?.name ?? null;
+    // The configured model name belongs to the configured provider; another provider gets its own default.
+    const inheritsModel = selection.provider === null || selection.provider === this.config.model?.provider;
+    const model = selection.model ?? (inheritsModel ? this.config.model?.name : null) ?? null;
     if (provider === null) return { ready: false, problem: this.noModelProblem() };
 
     const named = Object.hasOwn(this.config.providers, provider) ? this.config.providers[provider] : undefined;

@@ -104,11 +104,10 @@ export class JobExecution {
     }
   }
 
+  /** A job that names its own provider does not inherit the default provider's model name. */
   private selectionFor(job: Job): ModelSelection {
-    return {
-      provider: job.provider ?? this.settings.defaultModel.provider,
-      model: job.model ?? this.settings.defaultModel.model,
-    };
+    if (job.provider) return { provider: job.provider, model: job.model };
+    return { provider: this.settings.defaultModel.provider, model: job.model ?? this.settings.defaultModel.model };
   }
 
   /** Nothing is spent when this fails (decisions §5). */
