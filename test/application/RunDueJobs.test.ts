@@ -18,6 +18,17 @@ describe('a tick', () => {
     expect(stored.last_run_at).toBe('2026-06-01T08:30:00Z');
   });
 
+  it('says when each job starts, for progress on a terminal', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '1m', prompt: 'Ping', name: 'ping' });
+    h.clock.advance(MINUTE);
+    const started: string[] = [];
+
+    await h.runDueJobs.execute({ onRunStart: (j) => started.push(j.name) });
+
+    expect(started).toEqual([job.name]);
+  });
+
   it('does nothing and writes nothing when no job is due', async () => {
     const h = cronHarness();
     await h.createJob.execute({ schedule: 'every 30m', prompt: 'Check the queue' });

@@ -159,7 +159,10 @@ function jobPositional(y: Argv<CommonFlags>) {
 /** Runs one tick. `explicit` (agent cron tick) reports to stdout; otherwise to stderr. */
 async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> {
   const out = explicit ? io.stdout : io.stderr;
-  const report = await cron.runDueJobs.execute();
+  const onRunStart = io.interactive
+    ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
+    : undefined;
+  const report = await cron.runDueJobs.execute({ onRunStart });
   if (report.lockBusy) {
     if (explicit) writeLine(out, 'Another tick is in progress; nothing was run.');
     return;

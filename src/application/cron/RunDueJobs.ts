@@ -32,6 +32,11 @@ export interface TickReport {
   recovered: Job[];
 }
 
+export interface TickInput {
+  /** Called as each claimed job starts to run, e.g. to show progress on a terminal. */
+  onRunStart?: (job: Job) => void;
+}
+
 interface Claims {
   due: Job[];
   missed: Job[];
@@ -59,7 +64,7 @@ export class RunDueJobs {
     @inject(JobExecution) private readonly execution: JobExecution,
   ) {}
 
-  async execute(): Promise<TickReport> {
+  async execute(input: TickInput = {}): Promise<TickReport> {
     if (!(await this.anythingToDo())) return { lockBusy: false, ran: [], missed: [], recovered: [] };
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ran: [], missed: [], recovered: [] };
@@ -73,6 +78,7 @@ export class RunDueJobs {
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     const ran = await runWithConcurrency(claims.due, this.settings.maxParallelJobs, async (job) => {
       this.log.info(`running job '${job.name}'`, { job: job.id });
+      input.onRunStart?.(job);
       // A job that waited for a free slot started when its run began, not when the tick did.
       const { report, job: stored } = await this.execution.runClaimed(job, this.clock.now());
       return { job: stored ?? job, report };
