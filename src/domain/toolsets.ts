@@ -1,10 +1,60 @@
+/**
+ * Toolsets: named groups of tools a session may be given. A run's request carries toolset
+ * names; the agent runtime expands them to tools with `toolsInToolsets`.
+ */
+
 /** The model-facing job tool; never offered inside a cron-run session (rule 3). */
 export const JOB_TOOLSET = 'cronjob';
 
-/** Toolsets a scheduled run gets by default: everything but the job tool. */
-export const DEFAULT_CRON_TOOLSETS: readonly string[] = ['terminal', 'web', 'vision', 'clarify'];
+/** The tools each plain toolset holds. `vision` is the model's own image input, not a tool. */
+export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
+  cronjob: ['cronjob'],
+  terminal: ['terminal'],
+  web: ['web_search', 'web_extract'],
+  web_search: ['web_search'],
+  web_extract: ['web_extract'],
+  clarify: ['clarify'],
+  vision: [],
+};
 
-/** The recursion guard: whatever was asked for, a cron run cannot create or change jobs. */
+/** Presets that name several toolsets at once. */
+export const TOOLSET_PRESETS: Readonly<Record<string, readonly string[]>> = {
+  /** Scheduled runs: everything but the job tool. */
+  'agent-cron': ['terminal', 'web', 'vision', 'clarify'],
+  /** Interactive chat: everything, the job tool included. */
+  'agent-chat': ['cronjob', 'terminal', 'web', 'vision', 'clarify'],
+  /**
+   * Webhook runs: deliberately constrained, no terminal, because payloads carry untrusted
+   * content (service-spec "Webhook route").
+   */
+  'agent-webhook': ['web', 'vision', 'clarify'],
+};
+
+/** Toolsets a scheduled run gets by default. */
+export const DEFAULT_CRON_TOOLSETS: readonly string[] = ['agent-cron'];
+
+/** Whether `name` is a toolset or preset this version knows. */
+export function isKnownToolset(name: string): boolean {
+  return name in TOOLSETS || name in TOOLSET_PRESETS;
+}
+
+/** The distinct tool names the given toolsets and presets hold, in a stable order; unknown names are skipped. */
+export function toolsInToolsets(names: readonly string[]): string[] {
+  const tools = new Set<string>();
+  const visit = (name: string, depth: number): void => {
+    const preset = TOOLSET_PRESETS[name];
+    if (preset && depth < 2) preset.forEach((member) => visit(member, depth + 1));
+    for (const tool of TOOLSETS[name] ?? []) tools.add(tool);
+  };
+  names.forEach((name) => visit(name, 0));
+  return [...tools];
+}
+
+/**
+ * The recursion guard: whatever was asked for, a cron run cannot create or change jobs. Presets
+ * are expanded so that a preset holding the job tool cannot smuggle it in.
+ */
 export function cronRunToolsets(requested: readonly string[] = DEFAULT_CRON_TOOLSETS): string[] {
-  return requested.filter((toolset) => toolset !== JOB_TOOLSET);
+  const expanded = requested.flatMap((name) => TOOLSET_PRESETS[name] ?? [name]);
+  return [...new Set(expanded)].filter((toolset) => toolset !== JOB_TOOLSET);
 }

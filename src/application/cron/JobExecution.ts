@@ -89,6 +89,7 @@ export class JobExecution {
         selection: this.selectionFor(job),
         toolsets: cronRunToolsets(),
         idleTimeoutMs: this.settings.idleTimeoutMs,
+        unattended: true,
       });
       if (result.text.trim() === '') {
         const error = 'agent produced an empty response';

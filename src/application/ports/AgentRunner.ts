@@ -7,13 +7,31 @@ export interface ModelSelection {
   model: string | null;
 }
 
+/** One earlier exchange of an interactive conversation. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
 export interface AgentRunRequest {
   context: RunContext;
   selection: ModelSelection;
-  /** Toolsets this session may use; cron runs never include `cronjob` (rule 3). */
+  /**
+   * Toolsets this session may use (names from src/domain/toolsets.ts); cron runs never include
+   * `cronjob` (rule 3).
+   */
   toolsets: readonly string[];
-  /** Milliseconds without any sign of activity before the run is cancelled; null = no limit. */
+  /** Milliseconds without a streamed token or tool call before the run is cancelled; null = no limit. */
   idleTimeoutMs: number | null;
+  /** True for cron and webhook runs: nobody can answer a question (rule 2). */
+  unattended: boolean;
+  /**
+   * Earlier turns of an interactive conversation, oldest first, placed between the skills and
+   * the task. Cron and webhook runs never have any (rule 1).
+   */
+  conversation?: readonly ConversationTurn[];
+  /** Receives the answer's text as it streams, for a terminal to show. */
+  onText?: (delta: string) => void;
   signal?: AbortSignal;
 }
 

@@ -25,6 +25,7 @@ function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
     selection: { provider: 'command', model: null },
     toolsets: ['web', 'terminal'],
     idleTimeoutMs: 10_000,
+    unattended: true,
     ...overrides,
   };
 }

@@ -39,7 +39,7 @@ function runnerFor(config: AgentConfig): ConfiguredAgentRunner {
 }
 
 function request(selection: AgentRunRequest['selection']): AgentRunRequest {
-  return { context: { system: [], skills: [], task: 'Hello.' }, selection, toolsets: [], idleTimeoutMs: 10_000 };
+  return { context: { system: [], skills: [], task: 'Hello.' }, selection, toolsets: [], idleTimeoutMs: 10_000, unattended: true };
 }
 
 describe('ConfiguredAgentRunner.problemWith', () => {

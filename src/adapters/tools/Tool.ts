@@ -1,0 +1,43 @@
+import { AppError } from '../../domain/errors.js';
+
+/** What the model is told about a tool: its name, what it does, and its arguments as JSON Schema. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** A JSON Schema of `type: "object"` describing the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCallContext {
+  /** Aborted when the run is cancelled (idle timeout, shutdown); long tools must stop then. */
+  signal: AbortSignal;
+  /** True for cron and webhook runs, where nobody can answer a question. */
+  unattended: boolean;
+}
+
+/**
+ * A tool the agent runtime offers to a model. Tools are driving adapters of their own kind: the
+ * model is the user, and a tool translates its call into use cases or outside effects.
+ */
+export interface Tool {
+  readonly spec: ToolSpec;
+  /**
+   * Runs one call. `args` is what the model sent, already parsed from JSON. Returns the text the
+   * model gets back (JSON text for structured results). Throws ToolInputError when the arguments
+   * are wrong, so the runtime can tell the model; any other failure is a result, not a throw.
+   */
+  call(args: Record<string, unknown>, context: ToolCallContext): Promise<string>;
+}
+
+/** The model called a tool with arguments it cannot take; the message goes back to the model. */
+export class ToolInputError extends AppError {
+  constructor(message: string) {
+    super('TOOL.INVALID_INPUT', message);
+  }
+}
+
+/** The tools a session may use, resolved from toolset names (src/domain/toolsets.ts). */
+export interface ToolCatalog {
+  /** The tools the named toolsets hold and this host can offer; tools it cannot offer are left out. */
+  toolsFor(toolsets: readonly string[]): Tool[];
+}
