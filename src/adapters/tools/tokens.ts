@@ -1,0 +1,7 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { ToolCatalog } from './Tool.js';
+
+/** Adapter-level tokens of the agent runtime's tools. */
+export const TOOL_TOKENS = {
+  ToolCatalog: Symbol.for('agent.tools.ToolCatalog') as ServiceIdentifier<ToolCatalog>,
+} as const;
