@@ -5,6 +5,7 @@ import type { AgentPaths, CronSettings } from '../application/ports/Settings.js'
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
+import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { filePersistenceModule } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
@@ -19,7 +20,7 @@ export interface CronContainer {
 }
 
 /**
- * Wires the cron capability on the embedded defaults: config.yaml is loaded and validated once,
+ * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once,
  * jobs live in the JSON file store under `$AGENT_HOME`. Throws AppError `CONFIG.*` on bad config.
  */
 export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, logger: Logger): CronContainer {
@@ -35,6 +36,7 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
     filePersistenceModule,
     runtimeModule,
     cronUseCaseModule,
+    chatUseCaseModule,
   );
   return { container, settings, warnings: allWarnings };
 }

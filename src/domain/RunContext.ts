@@ -39,6 +39,11 @@ export function buildRunContext(input: RunContextInput): RunContext {
   return { system: [...input.memories], skills, task };
 }
 
+/** An interactive question: memory as system context, no skills unless asked for, the question as the task. */
+export function buildChatContext(input: { memories: readonly ContextDocument[]; question: string }): RunContext {
+  return { system: [...input.memories], skills: [], task: input.question };
+}
+
 /** Block a pre-run script adds to the task (decisions §6). */
 export function scriptOutputBlock(stdout: string): string {
   return `## Script Output\n\n${stdout.trimEnd()}`;

@@ -1,3 +1,4 @@
+import { AskAgent } from '../../src/application/chat/AskAgent.js';
 import { CreateJob } from '../../src/application/cron/CreateJob.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
@@ -58,5 +59,6 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     listJobs: new ListJobs(repository),
     runJobNow: new RunJobNow(repository, clock, identity, execution),
     runDueJobs: new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution),
+    askAgent: new AskAgent(agent, memory, settings),
   };
 }

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { describeTarget, parseDeliveryTargets, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { finishRun, type Job } from '../../domain/Job.js';
+import { chooseModel } from '../../domain/modelChoice.js';
 import {
   buildRunContext,
   scriptErrorBlock,
@@ -105,10 +106,8 @@ export class JobExecution {
     }
   }
 
-  /** A job that names its own provider does not inherit the default provider's model name. */
   private selectionFor(job: Job): ModelSelection {
-    if (job.provider) return { provider: job.provider, model: job.model };
-    return { provider: this.settings.defaultModel.provider, model: job.model ?? this.settings.defaultModel.model };
+    return chooseModel({ provider: job.provider, model: job.model }, this.settings.defaultModel);
   }
 
   /** Nothing is spent when this fails (decisions §5). */

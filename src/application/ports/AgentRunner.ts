@@ -1,11 +1,9 @@
 import { AppError } from '../../domain/errors.js';
+import type { ModelChoice } from '../../domain/modelChoice.js';
 import type { RunContext } from '../../domain/RunContext.js';
 
 /** Which model a run asks for; null fields fall back to the configured default. */
-export interface ModelSelection {
-  provider: string | null;
-  model: string | null;
-}
+export type ModelSelection = ModelChoice;
 
 /** One earlier exchange of an interactive conversation. */
 export interface ConversationTurn {

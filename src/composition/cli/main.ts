@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { AskAgent } from '../../application/chat/AskAgent.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
@@ -11,11 +12,14 @@ import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { CliUsageError } from '../../adapters/cli/CliUsageError.js';
+import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
-import { buildCronContainer } from '../cronContainer.js';
+import { profileHome } from '../../adapters/persistence/profiles.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { buildCronContainer, type CronContainer } from '../cronContainer.js';
 
 /** The `agent` executable's composition root. */
 async function main(argv: string[]): Promise<number> {
@@ -23,12 +27,20 @@ async function main(argv: string[]): Promise<number> {
   const io = systemIO(env);
   const debug = argv.includes('--debug');
   const logger = new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn');
-  let cronApp: CronApp | undefined;
-  const app = async (): Promise<CronApp> => {
-    if (cronApp) return cronApp;
-    const paths = agentPathsFor(agentHomeFrom(env));
-    const { container, settings } = buildCronContainer(paths, env, logger);
-    cronApp = {
+  const containers = new Map<string, CronContainer & { paths: AgentPaths }>();
+  /** One container per home, built on first use: a command that needs none loads nothing. */
+  const containerFor = (home: string) => {
+    let built = containers.get(home);
+    if (!built) {
+      const paths = agentPathsFor(home);
+      built = { ...buildCronContainer(paths, env, logger), paths };
+      containers.set(home, built);
+    }
+    return built;
+  };
+  const cronApp = async (): Promise<CronApp> => {
+    const { container, settings, paths } = containerFor(agentHomeFrom(env));
+    return {
       settings,
       paths,
       createJob: container.get(CreateJob),
@@ -40,7 +52,12 @@ async function main(argv: string[]): Promise<number> {
       runJobNow: container.get(RunJobNow),
       runDueJobs: container.get(RunDueJobs),
     };
-    return cronApp;
+  };
+  const chatApp = async (choice: ChatHomeChoice): Promise<ChatApp> => {
+    const base = agentHomeFrom(env);
+    const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
+    const { container } = containerFor(home);
+    return { askAgent: container.get(AskAgent), runDueJobs: container.get(RunDueJobs) };
   };
 
   const cli = yargs(argv)
@@ -59,7 +76,8 @@ async function main(argv: string[]): Promise<number> {
     .fail((message, error) => {
       throw error ?? new CliUsageError(`${message} (see "agent --help").`);
     });
-  registerCronCommands(cli, app, io);
+  registerCronCommands(cli, cronApp, io);
+  registerChatCommand(cli, chatApp, io);
 
   try {
     await cli.parseAsync();

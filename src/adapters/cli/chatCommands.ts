@@ -1,0 +1,171 @@
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Argv } from 'yargs';
+import type { AskAgent } from '../../application/chat/AskAgent.js';
+import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
+import { AppError } from '../../domain/errors.js';
+import { MinuteTicker } from '../scheduling/MinuteTicker.js';
+import { writeLine, type CliIO } from './CliIO.js';
+import { CliUsageError } from './CliUsageError.js';
+import { messageFor } from './errorReport.js';
+import { tickLines } from './formatJobs.js';
+
+/** What `agent chat` needs, built for the chosen home (or profile) on first use. */
+export interface ChatApp {
+  askAgent: AskAgent;
+  runDueJobs: RunDueJobs;
+}
+
+export interface ChatHomeChoice {
+  profile: string | null;
+  createIfMissing: boolean;
+}
+
+interface ChatFlags {
+  q?: string;
+  queryFile?: string;
+  profile?: string;
+  createIfMissing: boolean;
+  provider?: string;
+  model?: string;
+  tick: boolean;
+}
+
+const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
+
+/**
+ * `agent chat`: one question (`-q`, `--query-file`) or, on a terminal, a conversation. The
+ * session has every toolset, the job tool included. While it is open, due jobs fire: a tick at
+ * the start and one every minute (CLI mode, service-spec "What the service does" 5).
+ */
+export function registerChatCommand(
+  yargs: Argv,
+  app: (choice: ChatHomeChoice) => Promise<ChatApp>,
+  io: CliIO,
+): Argv {
+  return yargs.command(
+    'chat',
+    'Talk to the agent: one question with -q, or a conversation on a terminal',
+    (y) =>
+      y
+        .option('q', { alias: 'query', type: 'string', describe: 'Ask one question, print the answer and exit' })
+        .option('query-file', { type: 'string', describe: 'Read the question from a file ("-" for stdin)' })
+        .option('profile', { type: 'string', describe: 'Use $AGENT_HOME/profiles/<name> as the home' })
+        .option('create-if-missing', { type: 'boolean', default: false, describe: 'Create the profile when it does not exist' })
+        .option('provider', { type: 'string', describe: 'Provider for this session (overrides config)' })
+        .option('model', { type: 'string', describe: 'Model for this session (overrides config)' })
+        .option('tick', { type: 'boolean', default: true, describe: 'Fire due jobs during the session (--no-tick to skip)' })
+        .conflicts('q', 'query-file'),
+    async (argv) => {
+      const flags = argv as unknown as ChatFlags;
+      const question = await questionFrom(flags, io);
+      if (question === null && !io.interactive) {
+        throw new CliUsageError('agent chat needs a terminal for a conversation; give a question with -q "…" or --query-file FILE.');
+      }
+      const chat = await app({ profile: flags.profile ?? null, createIfMissing: flags.createIfMissing });
+      const session = new ChatSession(chat, io, flags);
+      if (question !== null) await session.answerOnce(question);
+      else await session.converse();
+    },
+  );
+}
+
+async function questionFrom(flags: ChatFlags, io: CliIO): Promise<string | null> {
+  if (flags.q !== undefined) return flags.q;
+  if (flags.queryFile === undefined) return null;
+  if (flags.queryFile === '-') return readAll(io.stdin);
+  try {
+    return await readFile(flags.queryFile, 'utf8');
+  } catch (error) {
+    throw new AppError(
+      'CHAT.QUERY_FILE',
+      `Could not read the question from ${flags.queryFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}); check the path.`,
+    );
+  }
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+class ChatSession {
+  private readonly conversation: ConversationTurn[] = [];
+
+  constructor(
+    private readonly chat: ChatApp,
+    private readonly io: CliIO,
+    private readonly flags: ChatFlags,
+  ) {}
+
+  /** One question: the answer on stdout; a failure is thrown (exit 1). */
+  async answerOnce(question: string): Promise<void> {
+    if (this.flags.tick) await this.tick();
+    await this.ask(question, this.io.interactive);
+  }
+
+  /** A conversation on the terminal until /exit or end of input; failures are shown, not fatal. */
+  async converse(): Promise<void> {
+    const ticker = new MinuteTicker(
+      () => this.tick(),
+      (error) => writeLine(this.io.stderr, messageFor(error, false)),
+    );
+    if (this.flags.tick) {
+      await this.tick();
+      ticker.start();
+    }
+    writeLine(this.io.stderr, 'Chatting with the agent. Type /exit or press Ctrl-D to leave.');
+    const terminal = createInterface({ input: this.io.stdin, output: this.io.stdout, terminal: true, prompt: 'you> ' });
+    try {
+      terminal.prompt();
+      for await (const line of terminal) {
+        const question = line.trim();
+        if (EXIT_WORDS.has(question)) break;
+        if (question !== '') await this.turn(question);
+        terminal.prompt();
+      }
+    } finally {
+      terminal.close();
+      await ticker.stop();
+    }
+  }
+
+  private async turn(question: string): Promise<void> {
+    try {
+      const answer = await this.ask(question, true);
+      this.conversation.push({ role: 'user', content: question }, { role: 'assistant', content: answer });
+    } catch (error) {
+      writeLine(this.io.stderr, messageFor(error, false));
+    }
+  }
+
+  /**
+   * Asks and shows the answer on stdout: streamed as it comes when `streaming` and the runner
+   * streams, else printed whole at the end. Returns the answer.
+   */
+  private async ask(question: string, streaming: boolean): Promise<string> {
+    let streamed = false;
+    const { answer } = await this.chat.askAgent.execute({
+      question,
+      conversation: [...this.conversation],
+      provider: this.flags.provider ?? null,
+      model: this.flags.model ?? null,
+      onText: streaming
+        ? (delta) => {
+            streamed = true;
+            this.io.stdout.write(delta);
+          }
+        : undefined,
+    });
+    writeLine(this.io.stdout, streamed ? '' : answer);
+    return answer;
+  }
+
+  /** Fires due jobs; what ran goes to stderr so answers on stdout stay clean. */
+  private async tick(): Promise<void> {
+    const report = await this.chat.runDueJobs.execute();
+    for (const line of tickLines(report)) writeLine(this.io.stderr, line);
+  }
+}

@@ -1,0 +1,67 @@
+import { inject, injectable } from 'inversify';
+import { AppError } from '../../domain/errors.js';
+import { chooseModel } from '../../domain/modelChoice.js';
+import { buildChatContext } from '../../domain/RunContext.js';
+import type { AgentRunner, ConversationTurn, ModelSelection } from '../ports/AgentRunner.js';
+import type { MemoryStore } from '../ports/ContextFiles.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+
+/** Toolsets of an interactive session: everything, the job tool included. */
+export const CHAT_TOOLSETS: readonly string[] = ['agent-chat'];
+
+export interface AskAgentInput {
+  question: string;
+  /** Earlier turns of this session, oldest first; empty for a one-shot question. */
+  conversation?: readonly ConversationTurn[];
+  /** Overrides of the configured model for this session. */
+  provider?: string | null;
+  model?: string | null;
+  /** Receives the answer as it streams. */
+  onText?: (delta: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface AskAgentOutput {
+  answer: string;
+  answeredBy: string;
+}
+
+/**
+ * One turn of `agent chat`: the question, with memory and the session's earlier turns, goes to
+ * the agent with every toolset, the job tool included — a person is there to see what it does.
+ * Throws AppError `CHAT.NOT_CONFIGURED` before anything is spent when no model can run, and the
+ * runner's AgentRunError when the run fails.
+ */
+@injectable()
+export class AskAgent {
+  constructor(
+    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+  ) {}
+
+  async execute(input: AskAgentInput): Promise<AskAgentOutput> {
+    if (input.question.trim() === '') {
+      throw new AppError('CHAT.EMPTY_QUESTION', 'The question is empty; type what you want the agent to do.');
+    }
+    const selection = this.selectionFor(input);
+    const problem = this.agent.problemWith(selection);
+    if (problem) throw new AppError('CHAT.NOT_CONFIGURED', problem);
+    const result = await this.agent.run({
+      context: buildChatContext({ memories: await this.memory.load(), question: input.question }),
+      selection,
+      toolsets: CHAT_TOOLSETS,
+      idleTimeoutMs: this.settings.idleTimeoutMs,
+      unattended: false,
+      conversation: input.conversation ?? [],
+      onText: input.onText,
+      signal: input.signal,
+    });
+    return { answer: result.text, answeredBy: result.answeredBy };
+  }
+
+  private selectionFor(input: AskAgentInput): ModelSelection {
+    return chooseModel({ provider: input.provider ?? null, model: input.model ?? null }, this.settings.defaultModel);
+  }
+}

@@ -1,0 +1,102 @@
+import { PassThrough } from 'node:stream';
+import yargs from 'yargs';
+import type { CliIO } from '../../../src/adapters/cli/CliIO.js';
+import { registerChatCommand, type ChatHomeChoice } from '../../../src/adapters/cli/chatCommands.js';
+import { eventually } from '../../helpers/processLiveness.js';
+import { cronHarness } from '../../support/cronHarness.js';
+
+/** `agent chat` driven in-process: a CliIO whose stdin the test types into, use cases on fakes. */
+function chat(args: string[], interactive = true) {
+  const h = cronHarness();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const io: CliIO = { stdin, stdout, stderr, interactive, color: false };
+  const choices: ChatHomeChoice[] = [];
+  const cli = yargs(['chat', ...args]).strict().fail((message, error) => {
+    throw error ?? new Error(message);
+  });
+  registerChatCommand(
+    cli,
+    async (choice) => {
+      choices.push(choice);
+      return h;
+    },
+    io,
+  );
+  return { h, stdin, choices, run: () => cli.parseAsync(), stdout: () => out, stderr: () => err };
+}
+
+describe('agent chat', () => {
+  it('answers one question with -q and prints the answer', async () => {
+    const session = chat(['-q', 'What is due today?'], false);
+    session.h.agent.reply('Nothing is due.');
+
+    await session.run();
+
+    expect(session.stdout()).toBe('Nothing is due.\n');
+    expect(session.h.agent.requests[0]!.context.task).toBe('What is due today?');
+  });
+
+  it('fires due jobs before answering, reporting them on stderr', async () => {
+    const session = chat(['-q', 'hi'], false);
+    await session.h.createJob.execute({ schedule: '1m', prompt: 'Ping', name: 'ping' });
+    session.h.clock.advance(60_000);
+
+    await session.run();
+
+    expect(session.stderr()).toMatch(/Ran job \w+ 'ping': ok/);
+    expect(session.h.agent.requests).toHaveLength(2);
+  });
+
+  it('passes the profile choice on', async () => {
+    const session = chat(['--profile', 'work', '--create-if-missing', '-q', 'hi'], false);
+
+    await session.run();
+
+    expect(session.choices).toEqual([{ profile: 'work', createIfMissing: true }]);
+  });
+
+  it('keeps the conversation across turns on a terminal and ends on /exit', async () => {
+    const session = chat(['--no-tick']);
+    session.h.agent.reply('First answer.', 'Second answer.');
+    const done = session.run();
+
+    expect(await eventually(() => session.stdout().includes('you> '))).toBe(true);
+    session.stdin.write('first question\n');
+    expect(await eventually(() => session.stdout().includes('First answer.'))).toBe(true);
+    session.stdin.write('second question\n');
+    expect(await eventually(() => session.stdout().includes('Second answer.'))).toBe(true);
+    session.stdin.write('/exit\n');
+    await done;
+
+    const second = session.h.agent.requests[1]!;
+    expect(second.conversation).toEqual([
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: 'First answer.' },
+    ]);
+    expect(second.toolsets).toContain('agent-chat');
+  });
+
+  it('shows a failed turn and carries on', async () => {
+    const session = chat(['--no-tick']);
+    session.h.agent.configured = false;
+    const done = session.run();
+
+    expect(await eventually(() => session.stdout().includes('you> '))).toBe(true);
+    session.stdin.write('hello\n');
+    expect(await eventually(() => session.stderr().includes('No model is configured'))).toBe(true);
+    session.stdin.end();
+    await done;
+  });
+
+  it('refuses a conversation without a terminal', async () => {
+    const session = chat([], false);
+
+    await expect(session.run()).rejects.toMatchObject({ code: 'CLI.USAGE' });
+  });
+});
