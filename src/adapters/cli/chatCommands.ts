@@ -50,7 +50,7 @@ export function registerChatCommand(
     (y) =>
       y
         .option('q', { alias: 'query', type: 'string', describe: 'Ask one question, print the answer and exit' })
-        .option('query-file', { type: 'string', describe: 'Read the question from a file ("-" for stdin)' })
+        .option('query-file', { type: 'string', nargs: 1, describe: 'Read the question from a file ("-" for stdin)' })
         .option('profile', { type: 'string', describe: 'Use $AGENT_HOME/profiles/<name> as the home' })
         .option('create-if-missing', { type: 'boolean', default: false, describe: 'Create the profile when it does not exist' })
         .option('provider', { type: 'string', describe: 'Provider for this session (overrides config)' })
