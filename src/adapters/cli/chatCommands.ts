@@ -5,7 +5,6 @@ import type { AskAgent } from '../../application/chat/AskAgent.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import { AppError } from '../../domain/errors.js';
-import { MinuteTicker } from '../scheduling/MinuteTicker.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
@@ -108,6 +107,8 @@ class ChatSession {
 
   /** A conversation on the terminal until /exit or end of input; failures are shown, not fatal. */
   async converse(): Promise<void> {
+    // Loaded only for a conversation, so other commands do not pay for node-cron.
+    const { MinuteTicker } = await import('../scheduling/MinuteTicker.js');
     const ticker = new MinuteTicker(
       () => this.tick(),
       (error) => writeLine(this.io.stderr, messageFor(error, false)),
