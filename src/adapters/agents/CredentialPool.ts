@@ -1,0 +1,77 @@
+/** One key of a pool, as handed out for one call. The value is never logged or shown. */
+export interface PooledKey {
+  readonly value: string;
+  /** 1-based position in the pool, for messages ("key 2 of 3"). */
+  readonly position: number;
+}
+
+/**
+ * The API keys of one provider, for same-provider rotation on rate limits (rule 8). Keys are
+ * tried in list order: the first one that is not cooling down is used, so a pool behaves like a
+ * single key until that key is rate-limited. A rate-limited key cools down until the time the
+ * provider named (`Retry-After`) and is skipped until then.
+ *
+ * One pool lives as long as the process, so a key that cooled down in one run is still skipped
+ * by the next.
+ */
+export class CredentialPool {
+  private readonly keys: readonly string[];
+  /** Epoch milliseconds until which each key is cooling down; 0 when it is not. */
+  private readonly coolingUntil: number[];
+
+  /**
+   * @param keys the keys, in the order they are tried; at least one
+   * @param source where the keys came from, for messages: `OPENAI_API_KEYS`, `providers.x.api_keys`
+   * @param now the current time in epoch milliseconds
+   */
+  constructor(
+    keys: readonly string[],
+    readonly source: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (keys.length === 0) throw new TypeError('A credential pool needs at least one key.');
+    this.keys = [...keys];
+    this.coolingUntil = keys.map(() => 0);
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The first key that is not cooling down, or null when every key is. */
+  nextAvailable(): PooledKey | null {
+    const now = this.now();
+    const index = this.coolingUntil.findIndex((until) => until <= now);
+    return index < 0 ? null : { value: this.keys[index]!, position: index + 1 };
+  }
+
+  /** Skips `key` for `durationMs` from now. A longer cool-down already running is kept. */
+  coolDown(key: PooledKey, durationMs: number): void {
+    const index = key.position - 1;
+    const until = this.now() + Math.max(0, durationMs);
+    this.coolingUntil[index] = Math.max(this.coolingUntil[index] ?? 0, until);
+  }
+
+  /** Milliseconds until some key can be used again; 0 when one can be now. */
+  msUntilAvailable(): number {
+    const now = this.now();
+    return Math.max(0, Math.min(...this.coolingUntil) - now);
+  }
+
+  /** "key 2 of 3 from OPENAI_API_KEYS", or "the key from OPENAI_API_KEY" for a pool of one. */
+  describe(key: PooledKey): string {
+    return this.size === 1 ? `the key from ${this.source}` : `key ${key.position} of ${this.size} from ${this.source}`;
+  }
+}
+
+/**
+ * How long a `Retry-After` header asks to wait, in milliseconds: delay-seconds (`30`, also
+ * fractional) or an HTTP date. Null when the header is absent or unreadable.
+ */
+export function retryAfterMs(header: string | null | undefined, nowMs: number): number | null {
+  const written = header?.trim();
+  if (!written) return null;
+  if (/^\d+(\.\d+)?$/.test(written)) return Math.round(Number(written) * 1000);
+  const at = Date.parse(written);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
+}
