@@ -12,8 +12,8 @@ export interface AgentConfig {
   providers: Record<string, ProviderConfig>;
   /** Tried in order when the main provider fails (rule 8). Default `[]`. */
   fallback_providers: FallbackProviderConfig[];
-  /** Legacy single fallback, kept as written (rule 8). */
-  fallback_model?: Record<string, unknown>;
+  /** Legacy single fallback (rule 8), tried after `fallback_providers`. */
+  fallback_model?: FallbackModelConfig;
   cron: CronConfig;
   /** Per-platform settings keyed by platform name (decisions §1). Default `{}`. */
   platforms: PlatformsConfig;
@@ -22,7 +22,11 @@ export interface AgentConfig {
   search?: Record<string, unknown>;
 }
 
-/** Provider kinds. Only `command` runs in this version; the others arrive with the LLM runtime. */
+/**
+ * Provider kinds: a local program (`command`), the OpenAI Chat Completions API and everything that
+ * speaks it (`openai`: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio …), and the
+ * Anthropic Messages API (`anthropic`).
+ */
 export const PROVIDER_TYPES = ['command', 'openai', 'anthropic'] as const;
 
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -34,24 +38,48 @@ export interface ModelConfig {
   name?: string;
   /** For `provider: command`: the program and its arguments, program first. */
   command?: string[];
+  /** Overrides the base URL of `provider` for runs with this default model. */
   base_url?: string;
-  /** Name of the environment variable that holds the API key (never the key itself). */
+  /** Overrides the variable that holds `provider`'s API key (never the key itself). */
   api_key_env?: string;
 }
 
+/**
+ * A named provider. An entry named like a built-in provider (`openai`, `anthropic`,
+ * `openrouter`, `ollama`, `command`) overrides that built-in's settings one by one and may leave
+ * `type` out.
+ */
 export interface ProviderConfig {
-  type: ProviderType;
+  /** Required unless the entry overrides a built-in provider. */
+  type?: ProviderType;
   /** For `type: command`: the program and its arguments, program first. */
   command?: string[];
   base_url?: string;
+  /** Name of the environment variable that holds the API key (never the key itself). */
   api_key_env?: string;
   /** Credential pool for same-provider key rotation on rate limits (rule 8). */
   api_keys?: string[];
+  /**
+   * Whether a run needs a key. Default true, except for `ollama` and for base URLs on this
+   * machine (localhost, 127.0.0.1, ::1), where local servers usually need none.
+   */
+  api_key_required?: boolean;
+  /** The model name used when a run names none for this provider. */
+  model?: string;
+  /** Upper bound of tokens per answer (Anthropic requires one; default 8192). */
+  max_tokens?: number;
 }
 
 export interface FallbackProviderConfig {
   provider: string;
   model?: string;
+}
+
+export interface FallbackModelConfig {
+  provider: string;
+  model?: string;
+  /** Accepted for `model`. */
+  name?: string;
 }
 
 export interface CronConfig {

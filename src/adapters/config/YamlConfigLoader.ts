@@ -172,7 +172,8 @@ function formatKeyPath(path: readonly PropertyKey[]): string {
 
 /** Values under such keys may be credentials: error messages end up in terminals and logs. */
 function looksSecret(path: readonly PropertyKey[]): boolean {
-  return path.some((segment) => typeof segment === 'string' && /(api_keys?|secret|token|password)$/i.test(segment));
+  // api_key_env holds a variable's name, unless someone wrote the key itself there by mistake.
+  return path.some((segment) => typeof segment === 'string' && /(api_keys?|api_key_env|secret|token|password)$/i.test(segment));
 }
 
 const MAX_SHOWN_CHARS = 60;

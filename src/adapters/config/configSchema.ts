@@ -41,6 +41,12 @@ const mapping = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
 /** A mapping whose keys this version does not interpret yet: accepted as written. */
 const freeMapping = () => z.record(z.string(), z.unknown(), { error: 'must be a mapping of keys to values' });
 
+/** The name of a variable, never the key itself: a key written here would end up in messages. */
+const environmentVariableName = () => {
+  const expected = 'must be the name of an environment variable such as OPENAI_API_KEY, not the key itself';
+  return z.string({ error: expected }).check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: expected }));
+};
+
 const optional = z.optional;
 
 export const modelSchema = mapping({
@@ -48,22 +54,34 @@ export const modelSchema = mapping({
   name: optional(text()),
   command: optional(commandLine()),
   base_url: optional(httpUrl()),
-  api_key_env: optional(text()),
+  api_key_env: optional(environmentVariableName()),
 });
 
 export const providerSchema = mapping({
-  type: z.enum(PROVIDER_TYPES, {
-    error: `must be one of ${PROVIDER_TYPES.map((type) => `"${type}"`).join(', ')}`,
-  }),
+  type: optional(
+    z.enum(PROVIDER_TYPES, {
+      error: `must be one of ${PROVIDER_TYPES.map((type) => `"${type}"`).join(', ')}`,
+    }),
+  ),
   command: optional(commandLine()),
   base_url: optional(httpUrl()),
-  api_key_env: optional(text()),
+  api_key_env: optional(environmentVariableName()),
   api_keys: optional(z.array(text(), { error: 'must be a list of strings' })),
+  api_key_required: optional(flag()),
+  model: optional(text()),
+  max_tokens: optional(wholeNumberFrom(1)),
 });
 
 const fallbackProviderSchema = mapping({
   provider: text(),
   model: optional(text()),
+});
+
+/** The legacy single fallback; `name` is accepted for `model`, as in the `model` section. */
+const fallbackModelSchema = mapping({
+  provider: text(),
+  model: optional(text()),
+  name: optional(text()),
 });
 
 const managedSchema = mapping({
@@ -105,7 +123,7 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
     z.array(fallbackProviderSchema, { error: 'must be a list of {provider, model} entries' }),
     [],
   ),
-  fallback_model: optional(freeMapping()),
+  fallback_model: optional(fallbackModelSchema),
   cron: z.prefault(cronSchema, {}),
   platforms: z.prefault(platformsSchema, {}),
   toolsets: optional(z.union([freeMapping(), z.array(text())], { error: 'must be a mapping or a list of toolset names' })),

@@ -154,6 +154,10 @@ search: {provider: none}
       ['model: {command: my-agent}', 'model.command must be a list of strings, the program first, e.g. ["my-agent", "--quiet"] (got "my-agent").'],
       ['providers: {x: {type: gemini}}', 'providers.x.type must be one of "command", "openai", "anthropic" (got "gemini").'],
       ['fallback_providers: [{model: m}]', 'fallback_providers[0].provider must be a non-empty string (got nothing).'],
+      ['fallback_model: {model: m}', 'fallback_model.provider must be a non-empty string (got nothing).'],
+      ['fallback_model: openrouter', 'fallback_model must be a mapping of keys to values (got "openrouter").'],
+      ['providers: {x: {type: openai, max_tokens: 0}}', 'providers.x.max_tokens must be a whole number of 1 or more (got 0).'],
+      ['providers: {x: {type: openai, api_key_required: no}}', 'providers.x.api_key_required must be true or false (got "no").'],
       ['platforms: {webhook: {enabled: "on"}}', 'platforms.webhook.enabled must be true or false (got "on").'],
       ['platforms: {webhook: {extra: [1]}}', 'platforms.webhook.extra must be a mapping of keys to values (got a list).'],
       ['timezone: 3', 'timezone must be an IANA time zone name such as "Europe/Berlin" (got 3).'],
@@ -171,6 +175,35 @@ search: {provider: none}
     expect(error.message).toBe(
       `${configFile}: providers.x.api_keys must be a list of strings (got a value not shown here).`,
     );
+  });
+
+  it.each([
+    ['providers: {x: {type: openai, api_key_env: sk-proj-very-secret}}', 'providers.x.api_key_env'],
+    ['model: {provider: openai, api_key_env: sk-proj-very-secret}', 'model.api_key_env'],
+  ])('does not repeat a key written where the name of its variable belongs: %s', (yaml, key) => {
+    const error = errorFrom(yaml);
+
+    expect(error.message).toBe(
+      `${configFile}: ${key} must be the name of an environment variable such as OPENAI_API_KEY, not the key itself ` +
+        '(got a value not shown here).',
+    );
+  });
+
+  it('reads LLM provider settings, an entry that overrides a built-in without a type, and the legacy fallback', () => {
+    const { config, warnings } = loadYaml(`
+model: {provider: openrouter, name: meta-llama/llama-3.1-8b-instruct}
+providers:
+  openrouter: {api_key_env: MY_OPENROUTER_KEY}
+  vllm: {type: openai, base_url: "http://gpu-box:8000/v1", api_key_required: false, model: qwen, max_tokens: 2048}
+fallback_model: {provider: ollama, name: llama3.2}
+`);
+
+    expect(warnings).toEqual([]);
+    expect(config.providers).toEqual({
+      openrouter: { api_key_env: 'MY_OPENROUTER_KEY' },
+      vllm: { type: 'openai', base_url: 'http://gpu-box:8000/v1', api_key_required: false, model: 'qwen', max_tokens: 2048 },
+    });
+    expect(config.fallback_model).toEqual({ provider: 'ollama', name: 'llama3.2' });
   });
 
   it('refuses a file that is not a mapping', () => {
