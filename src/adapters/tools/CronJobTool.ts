@@ -1,0 +1,276 @@
+import { inject, injectable } from 'inversify';
+import { CreateJob, type CreateJobInput } from '../../application/cron/CreateJob.js';
+import { EditJob, type EditJobInput } from '../../application/cron/EditJob.js';
+import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import { ListJobs } from '../../application/cron/ListJobs.js';
+import { PauseJob } from '../../application/cron/PauseJob.js';
+import { RemoveJob } from '../../application/cron/RemoveJob.js';
+import { ResumeJob } from '../../application/cron/ResumeJob.js';
+import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import type { CronSettings } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { AppError } from '../../domain/errors.js';
+import type { Job } from '../../domain/Job.js';
+import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
+import { ToolArguments } from './ToolArguments.js';
+
+const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'remove'] as const;
+type Action = (typeof ACTIONS)[number];
+
+const ARGUMENTS = [
+  'action',
+  'job',
+  'schedule',
+  'prompt',
+  'name',
+  'deliver',
+  'skills',
+  'script',
+  'repeat',
+  'model',
+  'provider',
+] as const;
+
+type Outcome = Record<string, unknown>;
+
+/**
+ * `cronjob`, the model-facing job tool (service-spec "Job tool"): one tool whose `action` is
+ * create, list, update, pause, resume, run or remove, driving the same use cases as
+ * `agent cron`. Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
+ * with the use case's one sentence when it refuses. Arguments of the wrong shape throw
+ * ToolInputError before any use case runs.
+ *
+ * Cron-run sessions never get this tool (rule 3); jobs it creates carry no origin yet, so
+ * `deliver: origin` behaves as `local` until chat platforms pass one.
+ */
+@injectable()
+export class CronJobTool implements Tool {
+  readonly spec: ToolSpec;
+
+  constructor(
+    @inject(CreateJob) private readonly createJob: CreateJob,
+    @inject(ListJobs) private readonly listJobs: ListJobs,
+    @inject(EditJob) private readonly editJob: EditJob,
+    @inject(PauseJob) private readonly pauseJob: PauseJob,
+    @inject(ResumeJob) private readonly resumeJob: ResumeJob,
+    @inject(RunJobNow) private readonly runJobNow: RunJobNow,
+    @inject(RemoveJob) private readonly removeJob: RemoveJob,
+    @inject(TOKENS.CronSettings) settings: CronSettings,
+  ) {
+    this.spec = cronJobSpec(settings.timeZone);
+  }
+
+  async call(args: Record<string, unknown>, _context: ToolCallContext): Promise<string> {
+    const input = new ToolArguments('cronjob', args);
+    input.rejectUnknown(ARGUMENTS);
+    const operation = this.operationFor(readAction(input), input);
+    try {
+      return JSON.stringify({ success: true, ...(await operation()) });
+    } catch (error) {
+      return JSON.stringify({ success: false, error: sentenceOf(error) });
+    }
+  }
+
+  /** Reads every argument the action needs first, so that a wrong shape throws before anything runs. */
+  private operationFor(action: Action, input: ToolArguments): () => Promise<Outcome> {
+    switch (action) {
+      case 'create': {
+        const job = createInput(input);
+        return async () => ({ job: jobView(await this.createJob.execute(job)) });
+      }
+      case 'list':
+        return async () => {
+          const { jobs, unreadable } = await this.listJobs.execute();
+          return {
+            jobs: jobs.map(listView),
+            ...(unreadable.length > 0
+              ? { unreadable_records: unreadable.map(({ index, id, reason }) => ({ record: index + 1, id, reason })) }
+              : {}),
+          };
+        };
+      case 'update': {
+        const changes = editInput(input);
+        return async () => ({ job: jobView(await this.editJob.execute(changes)) });
+      }
+      case 'pause': {
+        const job = jobReference(input, action);
+        return async () => ({ job: jobView(await this.pauseJob.execute({ job })) });
+      }
+      case 'resume': {
+        const job = jobReference(input, action);
+        return async () => ({ job: jobView(await this.resumeJob.execute({ job })) });
+      }
+      case 'run': {
+        const job = jobReference(input, action);
+        return async () => {
+          const { job: ran, report } = await this.runJobNow.execute({ job });
+          return { job: jobView(ran), run: runView(report) };
+        };
+      }
+      case 'remove': {
+        const job = jobReference(input, action);
+        return async () => ({ job: jobView(await this.removeJob.execute({ job })) });
+      }
+    }
+  }
+}
+
+function readAction(input: ToolArguments): Action {
+  const action = input.string('action');
+  if (action === undefined) {
+    throw new ToolInputError(`cronjob needs "action": one of ${ACTIONS.join(', ')}.`);
+  }
+  if (!(ACTIONS as readonly string[]).includes(action)) {
+    throw new ToolInputError(`cronjob has no action "${action}"; use one of ${ACTIONS.join(', ')}.`);
+  }
+  return action as Action;
+}
+
+function jobReference(input: ToolArguments, action: Action): string {
+  return input.requiredString('job', `the id or name of the job to ${action} (see action "list")`);
+}
+
+/** An empty string clears a per-job override just as null does. */
+function clearable(value: string | null | undefined): string | null | undefined {
+  return value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
+}
+
+function createInput(input: ToolArguments): CreateJobInput {
+  return {
+    schedule: input.requiredString('schedule', 'when the job runs, e.g. "every 2h", "0 9 * * 1-5", "30m" or "2027-01-15T14:00:00"'),
+    prompt: input.requiredString('prompt', 'the self-contained task the agent does on each run'),
+    name: input.string('name') ?? null,
+    deliver: input.string('deliver') ?? null,
+    skills: input.stringList('skills') ?? [],
+    script: clearable(input.nullableString('script')) ?? null,
+    repeat: input.nullableInteger('repeat') ?? null,
+    model: clearable(input.nullableString('model')) ?? null,
+    provider: clearable(input.nullableString('provider')) ?? null,
+  };
+}
+
+function editInput(input: ToolArguments): EditJobInput {
+  const changes: EditJobInput = { job: jobReference(input, 'update') };
+  const schedule = input.string('schedule');
+  if (schedule !== undefined) changes.schedule = schedule;
+  const prompt = input.string('prompt');
+  if (prompt !== undefined) changes.prompt = prompt;
+  const name = input.string('name');
+  if (name !== undefined) changes.name = name;
+  const deliver = input.string('deliver');
+  if (deliver !== undefined) changes.deliver = deliver;
+  const skills = input.stringList('skills');
+  if (skills !== undefined) changes.skills = skills;
+  const script = clearable(input.nullableString('script'));
+  if (script !== undefined) changes.script = script;
+  const repeat = input.nullableInteger('repeat');
+  if (repeat !== undefined) changes.repeat = repeat;
+  const model = clearable(input.nullableString('model'));
+  if (model !== undefined) changes.model = model;
+  const provider = clearable(input.nullableString('provider'));
+  if (provider !== undefined) changes.provider = provider;
+  return changes;
+}
+
+/** A job as the model sees it after create, update, pause, resume, run or remove. */
+function jobView(job: Job): Outcome {
+  return {
+    id: job.id,
+    name: job.name,
+    schedule: job.schedule.display,
+    prompt: job.prompt,
+    deliver: job.deliver,
+    skills: job.skills,
+    script: job.script,
+    repeat: job.repeat,
+    model: job.model,
+    provider: job.provider,
+    state: job.state,
+    next_run_at: job.next_run_at,
+    last_run_at: job.last_run_at,
+    last_status: job.last_status,
+    last_error: job.last_error,
+    last_delivery_error: job.last_delivery_error,
+    created_at: job.created_at,
+  };
+}
+
+/** One line of `list`: enough to pick a job and see how it is doing. */
+function listView(job: Job): Outcome {
+  return {
+    id: job.id,
+    name: job.name,
+    schedule: job.schedule.display,
+    state: job.state,
+    next_run_at: job.next_run_at,
+    last_status: job.last_status,
+    deliver: job.deliver,
+  };
+}
+
+function runView(report: JobRunReport): Outcome {
+  const { outcome } = report;
+  switch (outcome.status) {
+    case 'ok':
+      return { last_status: 'ok', answer: report.response };
+    case 'error':
+    case 'blocked_config':
+      return { last_status: outcome.status, error: outcome.error };
+    case 'delivery_failed':
+      return { last_status: 'delivery_failed', answer: report.response, delivery_error: outcome.deliveryError };
+    case 'delivery_queued':
+      return { last_status: 'delivery_queued', answer: report.response, receipts: outcome.receipts };
+  }
+}
+
+function sentenceOf(error: unknown): string {
+  if (error instanceof AppError) return error.message;
+  const detail = error instanceof Error ? error.message : String(error);
+  return `Something unexpected went wrong: ${detail}`;
+}
+
+function cronJobSpec(timeZone: string): ToolSpec {
+  const nullableString = (description: string) => ({ type: ['string', 'null'], description });
+  return {
+    name: 'cronjob',
+    description:
+      'Create and manage scheduled jobs. Each run of a job is a fresh agent session with no memory of this ' +
+      'conversation, so its prompt must be self-contained. Actions: create (schedule and prompt required), ' +
+      'list, update, pause, resume, run (runs it now and returns the outcome), remove; all but create and ' +
+      'list take "job". Returns JSON: {"success": true, ...} or {"success": false, "error": "..."}.',
+    parameters: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: [...ACTIONS], description: 'What to do.' },
+        job: { type: 'string', description: 'Id or name of the job (all actions but create and list).' },
+        schedule: {
+          type: 'string',
+          description:
+            'When it runs: "every 30m" / "every 2h" (interval), "0 9 * * 1-5" (cron, 5 fields), ' +
+            '"30m" / "2h" / "1d" (once, after that delay) or "2027-01-15T14:00:00" (once, at that time). ' +
+            `Cron expressions and times without an offset are read in ${timeZone}.`,
+        },
+        prompt: { type: 'string', description: 'The self-contained task the agent does on each run.' },
+        name: { type: 'string', description: 'Display name; default: the start of the prompt.' },
+        deliver: {
+          type: 'string',
+          description: 'Where answers go: "local" (a file), "origin" (default), "telegram:<chat_id>", …; comma-separated for several.',
+        },
+        skills: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Skills loaded before the prompt, in order. On update it replaces the list; [] removes all.',
+        },
+        script: nullableString('Pre-run script, relative to the scripts directory; its output is given to the agent. On update null removes it.'),
+        repeat: {
+          type: ['integer', 'null'],
+          description: 'Runs in all before the job completes. Default: 1 for one-shots, no limit for recurring jobs; on update null means no limit.',
+        },
+        model: nullableString('Model for this job; null uses the configured default.'),
+        provider: nullableString('Provider for this job; null uses the configured default.'),
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+  };
+}

@@ -1,0 +1,247 @@
+import 'reflect-metadata';
+import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
+import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
+import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
+import { cronHarness } from '../../support/cronHarness.js';
+
+const interactive: ToolCallContext = { signal: new AbortController().signal, unattended: false };
+
+function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
+  const h = cronHarness(options);
+  const tool = new CronJobTool(
+    h.createJob,
+    h.listJobs,
+    h.editJob,
+    h.pauseJob,
+    h.resumeJob,
+    h.runJobNow,
+    h.removeJob,
+    h.settings,
+  );
+  const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
+  return { h, tool, call };
+}
+
+async function inputError(promise: Promise<unknown>): Promise<ToolInputError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolInputError) return error;
+    throw error;
+  }
+  throw new Error('expected a ToolInputError');
+}
+
+describe('CronJobTool', () => {
+  it('is the one tool named cronjob, its schedule help naming the configured time zone', () => {
+    const { tool } = setUp({ settings: { timeZone: 'Europe/Berlin' } });
+
+    expect(tool.spec.name).toBe('cronjob');
+    expect(tool.spec.parameters).toMatchObject({ type: 'object', required: ['action'] });
+    expect(JSON.stringify(tool.spec.parameters)).toContain('read in Europe/Berlin');
+  });
+
+  it('creates a job in the repository and returns it', async () => {
+    const { h, call } = setUp();
+
+    const result = await call({
+      action: 'create',
+      schedule: 'every 2h',
+      prompt: 'Summarise the inbox',
+      name: 'Inbox',
+      deliver: 'local',
+      skills: ['mail', 'tone'],
+      repeat: 3,
+    });
+
+    expect(result).toEqual({
+      success: true,
+      job: expect.objectContaining({
+        id: '000000000001',
+        name: 'Inbox',
+        schedule: 'every 2h',
+        prompt: 'Summarise the inbox',
+        deliver: 'local',
+        skills: ['mail', 'tone'],
+        repeat: { times: 3, completed: 0 },
+        state: 'scheduled',
+        next_run_at: '2026-06-01T10:00:00Z',
+      }),
+    });
+    expect(h.repository.get('000000000001')).toMatchObject({ name: 'Inbox', skills: ['mail', 'tone'], origin: null });
+  });
+
+  it('treats null optional fields of create as not given', async () => {
+    const { h, call } = setUp();
+
+    const result = await call({
+      action: 'create',
+      schedule: '30m',
+      prompt: 'Stretch',
+      name: null,
+      deliver: null,
+      skills: null,
+      script: null,
+      repeat: null,
+      model: null,
+      provider: null,
+    });
+
+    expect(result.success).toBe(true);
+    expect(h.repository.get(result.job.id)).toMatchObject({
+      name: 'Stretch',
+      deliver: 'origin',
+      skills: [],
+      script: null,
+      repeat: { times: 1, completed: 0 },
+    });
+  });
+
+  it('lists every job in a compact view', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: '0 9 * * *', prompt: 'Plan the day', deliver: 'local' });
+
+    expect(await call({ action: 'list' })).toEqual({
+      success: true,
+      jobs: [
+        {
+          id: job.id,
+          name: 'Plan the day',
+          schedule: '0 9 * * *',
+          state: 'scheduled',
+          next_run_at: '2026-06-01T09:00:00Z',
+          last_status: null,
+          deliver: 'local',
+        },
+      ],
+    });
+  });
+
+  it('updates a job named by its name, and clears its skills and script', async () => {
+    const { h, call } = setUp();
+    h.scripts.scripts['fetch.sh'] = {};
+    const job = await h.createJob.execute({
+      schedule: 'every 1h',
+      prompt: 'Check feeds',
+      name: 'Feeds',
+      skills: ['rss'],
+      script: 'fetch.sh',
+      model: 'big',
+    });
+
+    const result = await call({ action: 'update', job: 'feeds', schedule: 'every 3h', skills: [], script: null, model: '' });
+
+    expect(result).toMatchObject({ success: true, job: { id: job.id, schedule: 'every 3h', skills: [], script: null, model: null } });
+    expect(h.repository.get(job.id)).toMatchObject({ skills: [], script: null, model: null, prompt: 'Check feeds' });
+  });
+
+  it('leaves fields that update does not name as they were', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check feeds', skills: ['rss'] });
+
+    await call({ action: 'update', job: job.id, prompt: 'Check all feeds', skills: null, name: null });
+
+    expect(h.repository.get(job.id)).toMatchObject({ prompt: 'Check all feeds', skills: ['rss'], name: 'Check feeds' });
+  });
+
+  it('pauses and resumes a job', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    expect(await call({ action: 'pause', job: job.id })).toMatchObject({ success: true, job: { state: 'paused' } });
+    expect(h.repository.get(job.id)?.state).toBe('paused');
+    expect(await call({ action: 'resume', job: job.id })).toMatchObject({ success: true, job: { state: 'scheduled' } });
+    expect(h.repository.get(job.id)?.state).toBe('scheduled');
+  });
+
+  it('runs a job now and returns the outcome with the answer', async () => {
+    const { h, call } = setUp();
+    h.agent.reply('Three new mails.');
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check mail', deliver: 'local' });
+
+    const result = await call({ action: 'run', job: job.id });
+
+    expect(result).toMatchObject({
+      success: true,
+      job: { id: job.id, state: 'scheduled', last_status: 'ok', repeat: { completed: 1 } },
+      run: { last_status: 'ok', answer: 'Three new mails.' },
+    });
+    expect(h.agent.requests[0]?.toolsets).not.toContain('cronjob');
+  });
+
+  it('reports a failed run as the run outcome, not as a failed call', async () => {
+    const { h, call } = setUp();
+    h.agent.reply(new AgentRunError('failed', 'the model refused'));
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local' });
+
+    expect(await call({ action: 'run', job: job.id })).toMatchObject({
+      success: true,
+      run: { last_status: 'error', error: 'the model refused' },
+    });
+  });
+
+  it('removes a job', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    expect(await call({ action: 'remove', job: job.id })).toMatchObject({ success: true, job: { id: job.id } });
+    expect(h.repository.get(job.id)).toBeUndefined();
+  });
+
+  it('answers success false with the sentence of an ambiguous name', async () => {
+    const { h, call } = setUp();
+    const a = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    const b = await h.createJob.execute({ schedule: 'every 2h', prompt: 'y', name: 'digest' });
+
+    expect(await call({ action: 'pause', job: 'DIGEST' })).toEqual({
+      success: false,
+      error: `The name "DIGEST" matches 2 jobs (${a.id}, ${b.id}); name one by its id.`,
+    });
+  });
+
+  it('answers success false for an invalid schedule and writes nothing', async () => {
+    const { h, call } = setUp();
+
+    const result = await call({ action: 'create', schedule: 'every fortnight', prompt: 'x' });
+
+    expect(result.success).toBe(false);
+    expect(result.error).toMatch(/not a valid interval/);
+    expect(h.repository.writes).toBe(0);
+  });
+
+  it('answers success false for a job that does not exist and for refused state changes', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Feeds' });
+
+    expect(await call({ action: 'run', job: 'nope' })).toEqual({
+      success: false,
+      error: 'No job has the id or name "nope"; see "agent cron list".',
+    });
+    expect(await call({ action: 'resume', job: job.id })).toMatchObject({ success: false, error: expect.stringMatching(/not paused/) });
+    expect(await call({ action: 'update', job: job.id, repeat: 0 })).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/Repeat count 0 is not valid/),
+    });
+  });
+
+  it.each([
+    [{}, /needs "action"/],
+    [{ action: 'delete', job: 'x' }, /no action "delete"; use one of create, list, update/],
+    [{ action: 7 }, /"action" must be a string/],
+    [{ action: 'create', schedule: 'every 1h', prompt: 'x', repeat: 2.5 }, /"repeat" must be a whole number, not 2.5/],
+    [{ action: 'create', schedule: 'every 1h', prompt: 'x', repeat: '3' }, /"repeat" must be a whole number/],
+    [{ action: 'create', schedule: 'every 1h', prompt: 'x', skills: 'rss' }, /"skills" must be a list of non-empty strings/],
+    [{ action: 'update', job: 'x', skills: ['rss', 4] }, /"skills" must be a list of non-empty strings/],
+    [{ action: 'create', prompt: 'x' }, /needs "schedule"/],
+    [{ action: 'create', schedule: 'every 1h' }, /needs "prompt"/],
+    [{ action: 'pause' }, /needs "job": the id or name of the job to pause/],
+    [{ action: 'list', skill: 'rss' }, /no argument "skill"/],
+  ])('refuses the argument shape %j with a ToolInputError', async (args, message) => {
+    const { h, tool } = setUp();
+
+    const error = await inputError(tool.call(args, interactive));
+
+    expect(error.message).toMatch(message);
+    expect(h.repository.writes).toBe(0);
+  });
+});
