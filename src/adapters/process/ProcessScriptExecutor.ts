@@ -8,6 +8,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
+import { withoutProviderSecrets } from './childEnvironment.js';
 import { whenChildFinished } from './childFinished.js';
 import { ProcessGroupKiller, type ProcessTreeKiller } from './ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from './tokens.js';
@@ -119,7 +120,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     return new Promise<ScriptResult>((resolvePromise) => {
       const child = spawn(launch.program, launch.args, {
         cwd: script.scriptsDir,
-        env: scriptEnvironment(process.env),
+        env: withoutProviderSecrets(process.env),
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group, so that a timeout can kill everything the script started.
         detached: true,
@@ -152,13 +153,6 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       });
     });
   }
-}
-
-/** This process's environment without provider secrets (decisions §6). */
-export function scriptEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/_API_KEYS?$/i.test(name) && name !== 'AGENT_CRON_SCHEDULER_TOKEN'),
-  );
 }
 
 async function launchFor(script: LocatedScript): Promise<Launch> {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { Container } from 'inversify';
 import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
-import { ProcessScriptExecutor, scriptEnvironment } from '../../../src/adapters/process/ProcessScriptExecutor.js';
+import { withoutProviderSecrets } from '../../../src/adapters/process/childEnvironment.js';
+import { ProcessScriptExecutor } from '../../../src/adapters/process/ProcessScriptExecutor.js';
 import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
@@ -260,10 +261,10 @@ describe('ProcessScriptExecutor.run', () => {
   });
 });
 
-describe('scriptEnvironment', () => {
+describe('withoutProviderSecrets', () => {
   it('keeps everything but *_API_KEY, *_API_KEYS and AGENT_CRON_SCHEDULER_TOKEN', () => {
     expect(
-      scriptEnvironment({ PATH: '/bin', X_API_KEY: '1', X_API_KEYS: '2', API_KEY_FILE: 'kept', AGENT_CRON_SCHEDULER_TOKEN: '3' }),
+      withoutProviderSecrets({ PATH: '/bin', X_API_KEY: '1', X_API_KEYS: '2', API_KEY_FILE: 'kept', AGENT_CRON_SCHEDULER_TOKEN: '3' }),
     ).toEqual({ PATH: '/bin', API_KEY_FILE: 'kept' });
   });
 });
