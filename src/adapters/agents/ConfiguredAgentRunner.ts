@@ -7,6 +7,7 @@ import {
   type AgentRunner,
   type ModelSelection,
 } from '../../application/ports/AgentRunner.js';
+import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -14,37 +15,56 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 import { ProcessGroupKiller, type ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from '../process/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
+import type { ToolCatalog } from '../tools/Tool.js';
+import { TOOL_TOKENS } from '../tools/tokens.js';
+import type { ChatModel } from './ChatModel.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
+import { CredentialPool } from './CredentialPool.js';
+import { LlmAgentRunner, type LlmProviderTarget } from './LlmAgentRunner.js';
+import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
 
-/** The provider a selection comes down to, or why there is none. */
-type Resolution =
-  | { ready: true; provider: string; model: string | null; command: readonly string[] }
-  | { ready: false; problem: string };
+type LlmProvider = Extract<ResolvedProvider, { type: 'openai' | 'anthropic' }>;
 
-/** The provider name that means "the program in `model.command`". */
-const BUILT_IN_COMMAND_PROVIDER = 'command';
+/** Until the tool catalog is wired, runs get no tools. */
+const NO_TOOLS: ToolCatalog = { toolsFor: () => [] };
 
 /**
- * The AgentRunner of the whole configuration. A selection's null fields fall back to the
- * config's `model.provider` and `model.name`; the provider is then
- * - `command`: the program in `model.command`, unless `providers.command` is defined, which wins;
- * - a name under `providers` with `type: command`: the program in its `command`;
- * - a name under `providers` with `type: openai` or `anthropic`: not available in this version
- *   (those arrive with the LLM runtime), reported by `problemWith`.
- * Runs are delegated to a CommandAgentRunner, one fresh process per run.
+ * The AgentRunner of the whole configuration (docs/providers.md). A selection's null provider
+ * falls back to `model.provider`; its null model to `model.name` when the provider is the
+ * configured one, else to that provider's own default (`providers.<name>.model`). The provider is
+ * then resolved by name (see resolveProvider): a `providers` entry, or one of the built-ins
+ * `openai`, `anthropic`, `openrouter`, `ollama` and `command`.
+ *
+ * - `command` providers run as a CommandAgentRunner: one fresh process per run.
+ * - `openai` and `anthropic` providers run as an LlmAgentRunner over the official SDKs, with the
+ *   configured fallback providers behind them (`fallback_providers`, else the legacy
+ *   `fallback_model`; rule 8) and one credential pool per provider that lives as long as this
+ *   runner, so a key rate-limited in one run is skipped by the next. Each SDK is loaded on the
+ *   first run that needs it, so commands that run nothing never pay for it.
  */
 @injectable()
 export class ConfiguredAgentRunner implements AgentRunner {
+  private readonly pools = new Map<string, { fingerprint: string; pool: CredentialPool }>();
+  private readonly chatModels = new Map<string, Promise<ChatModel>>();
+
   constructor(
     @inject(CONFIG_TOKENS.AgentConfig) private readonly config: AgentConfig,
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    // Optional so that wiring works before a better tree killer exists (spec rule 10).
+    // The optional ones let wiring work before each exists and keep tests short.
     @inject(PROCESS_TOKENS.ProcessTreeKiller)
     @optional()
     private readonly killer: ProcessTreeKiller = new ProcessGroupKiller(),
+    @inject(TOOL_TOKENS.ToolCatalog) @optional() private readonly tools: ToolCatalog = NO_TOOLS,
+    @inject(CONFIG_TOKENS.Environment) @optional() private readonly env: NodeJS.ProcessEnv = process.env,
+    @inject(TOKENS.Logger) @optional() private readonly logger: Logger | null = null,
   ) {}
 
-  /** Why a run with this selection cannot start, as one sentence saying what to change; null when it can. */
+  /**
+   * Why a run with this selection cannot start, as one sentence saying what to change; null when
+   * it can: no model configured, unknown provider, an LLM provider without a key or a model name,
+   * a command provider without a program. Fallback providers are not checked here: one that
+   * cannot be used is left out, and named if every provider fails. Spends nothing.
+   */
   problemWith(selection: ModelSelection): string | null {
     const resolution = this.resolve(selection);
     return resolution.ready ? null : resolution.problem;
@@ -52,73 +72,123 @@ export class ConfiguredAgentRunner implements AgentRunner {
 
   /**
    * Runs one fresh session with the resolved provider. Throws AgentRunError `failed` with the
-   * `problemWith` sentence when the selection cannot run, else whatever the command run throws.
+   * `problemWith` sentence when the selection cannot run, else whatever the run throws.
    */
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
     const resolution = this.resolve(request.selection);
     if (!resolution.ready) throw new AgentRunError('failed', resolution.problem);
-    const program = basename(resolution.command[0]!);
-    const runner = new CommandAgentRunner({
-      command: resolution.command,
-      killer: this.killer,
-      answeredBy: `${resolution.provider}:${program}${resolution.model ? ` (${resolution.model})` : ''}`,
-    });
-    return runner.run({ ...request, selection: { provider: resolution.provider, model: resolution.model } });
+    const resolved = resolution.resolved;
+    if (resolved.type === 'command') {
+      const program = basename(resolved.command[0]!);
+      const runner = new CommandAgentRunner({
+        command: resolved.command,
+        killer: this.killer,
+        answeredBy: `${resolved.provider}:${program}${resolved.model ? ` (${resolved.model})` : ''}`,
+      });
+      return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
+    }
+    const { targets, skipped } = this.chainFrom(resolved);
+    return new LlmAgentRunner({ targets, tools: this.tools, logger: this.logger, skippedFallbacks: skipped }).run(request);
   }
 
-  private get configFile(): string {
-    return displayPath(this.paths.configFile);
+  private get lookup(): ProviderLookup {
+    return { config: this.config, env: this.env, configFile: displayPath(this.paths.configFile) };
   }
 
-  private resolve(selection: ModelSelection): Resolution {
+  private resolve(selection: ModelSelection): ProviderResolution {
     const provider = selection.provider ?? this.config.model?.provider ?? null;
+    if (provider === null) return { ready: false, problem: this.noModelProblem() };
     // The configured model name belongs to the configured provider; another provider gets its own default.
     const inheritsModel = selection.provider === null || selection.provider === this.config.model?.provider;
     const model = selection.model ?? (inheritsModel ? this.config.model?.name : null) ?? null;
-    if (provider === null) return { ready: false, problem: this.noModelProblem() };
+    return resolveProvider(this.lookup, provider, model);
+  }
 
-    const named = Object.hasOwn(this.config.providers, provider) ? this.config.providers[provider] : undefined;
-    if (named) {
-      if (named.type !== 'command') {
-        return {
-          ready: false,
-          problem:
-            `The provider "${provider}" has type "${named.type}", which arrives with the LLM runtime and is not ` +
-            `available in this version; use a provider of type "command" in ${this.configFile}.`,
-        };
+  /** The primary provider, then each usable fallback; the unusable ones as sentences. */
+  private chainFrom(primary: LlmProvider): { targets: LlmProviderTarget[]; skipped: string[] } {
+    const targets = [this.targetFor(primary)];
+    const skipped: string[] = [];
+    for (const fallback of this.fallbackEntries()) {
+      const resolution = this.resolve({ provider: fallback.provider, model: fallback.model });
+      if (!resolution.ready) {
+        skipped.push(`fallback "${fallback.provider}": ${resolution.problem}`);
+        continue;
       }
-      if (!named.command) {
-        return {
-          ready: false,
-          problem: `The provider "${provider}" has no command; add "command: [my-agent]" under providers.${provider} in ${this.configFile}.`,
-        };
+      const resolved = resolution.resolved;
+      if (resolved.type === 'command') {
+        skipped.push(`fallback "${fallback.provider}": a command provider cannot take over a model's conversation.`);
+        continue;
       }
-      return { ready: true, provider, model, command: named.command };
+      if (targets.some((target) => target.provider === resolved.provider && target.model === resolved.model)) continue;
+      targets.push(this.targetFor(resolved));
     }
+    return { targets, skipped };
+  }
 
-    if (provider === BUILT_IN_COMMAND_PROVIDER) {
-      const command = this.config.model?.command;
-      if (!command) {
-        return {
-          ready: false,
-          problem: `The provider "command" needs the program to run; add "command: [my-agent]" under model in ${this.configFile}.`,
-        };
-      }
-      return { ready: true, provider, model, command };
+  /** `fallback_providers` when it lists any, else the legacy `fallback_model` (rule 8). */
+  private fallbackEntries(): Array<{ provider: string; model: string | null }> {
+    if (this.config.fallback_providers.length > 0) {
+      return this.config.fallback_providers.map(({ provider, model }) => ({ provider, model: model ?? null }));
     }
+    const legacy = this.config.fallback_model;
+    return legacy ? [{ provider: legacy.provider, model: legacy.model ?? legacy.name ?? null }] : [];
+  }
 
+  private targetFor(resolved: LlmProvider): LlmProviderTarget {
     return {
-      ready: false,
-      problem:
-        `The provider "${provider}" is not defined; define it under providers.${provider} in ${this.configFile} ` +
-        '(for example with "type: command" and "command: [my-agent]").',
+      provider: resolved.provider,
+      model: resolved.model,
+      chatModel: () => this.chatModelFor(resolved),
+      credentials: this.poolFor(resolved),
+      keyHelp: resolved.keyHelp,
     };
   }
 
-  private noModelProblem(): string {
-    if (this.config.model) {
-      return `No model provider is configured; add "provider: command" and "command: [my-agent]" under model in ${this.configFile}.`;
-    }
-    return `No model is configured; add "model: {provider: command, command: [my-agent]}" to ${this.configFile}.`;
+  /** The provider's pool, kept across runs; a new one only when its keys changed. */
+  private poolFor(resolved: LlmProvider): CredentialPool | null {
+    const keys = resolved.keys;
+    if (!keys) return null;
+    const fingerprint = [keys.source, ...keys.values].join('\n');
+    const known = this.pools.get(resolved.provider);
+    if (known?.fingerprint === fingerprint) return known.pool;
+    const pool = new CredentialPool(keys.values, keys.source);
+    this.pools.set(resolved.provider, { fingerprint, pool });
+    return pool;
   }
+
+  private chatModelFor(resolved: LlmProvider): Promise<ChatModel> {
+    const cacheKey = `${resolved.type} ${resolved.baseUrl} ${resolved.maxTokens ?? ''}`;
+    let model = this.chatModels.get(cacheKey);
+    if (!model) {
+      model = loadChatModel(resolved);
+      this.chatModels.set(cacheKey, model);
+      // A failed load (a broken install) is not remembered, so the next run tries again.
+      model.catch(() => this.chatModels.delete(cacheKey));
+    }
+    return model;
+  }
+
+  private noModelProblem(): string {
+    const configFile = displayPath(this.paths.configFile);
+    if (this.config.model) {
+      return (
+        `No model provider is configured; add "provider: <name>" under model in ${configFile} ` +
+        '(openai, anthropic, openrouter, ollama, command, or a name under providers).'
+      );
+    }
+    return (
+      `No model is configured; add for example "model: {provider: openai, name: gpt-4o-mini}" or ` +
+      `"model: {provider: command, command: [my-agent]}" to ${configFile}.`
+    );
+  }
+}
+
+/** Each SDK is loaded with its own module, on first use (esbuild puts each in its own chunk). */
+async function loadChatModel(resolved: LlmProvider): Promise<ChatModel> {
+  if (resolved.type === 'openai') {
+    const { OpenAiChatModel } = await import('./OpenAiChatModel.js');
+    return new OpenAiChatModel({ endpoint: resolved.baseUrl, maxTokens: resolved.maxTokens });
+  }
+  const { AnthropicMessagesModel } = await import('./AnthropicMessagesModel.js');
+  return new AnthropicMessagesModel({ endpoint: resolved.baseUrl, maxTokens: resolved.maxTokens });
 }

@@ -7,4 +7,6 @@ import type { AgentConfig } from './AgentConfig.js';
  */
 export const CONFIG_TOKENS = {
   AgentConfig: Symbol.for('agent.config.AgentConfig') as ServiceIdentifier<AgentConfig>,
+  /** The environment provider keys are read from (`OPENAI_API_KEY`, `<NAME>_API_KEYS` …). */
+  Environment: Symbol.for('agent.config.Environment') as ServiceIdentifier<NodeJS.ProcessEnv>,
 } as const;
