@@ -24,7 +24,7 @@ export interface ScriptedToolCall {
 
 export type ScriptedReply =
   | { kind: 'text'; chunks: string[] }
-  | { kind: 'tool_calls'; text: string; calls: ScriptedToolCall[] }
+  | { kind: 'tool_calls'; text: string; calls: ScriptedToolCall[]; whole?: boolean }
   | { kind: 'error'; status: number; message: string; headers: Record<string, string> }
   | { kind: 'stall'; chunks: string[] };
 
@@ -33,6 +33,11 @@ export const replies = {
   text: (...chunks: string[]): ScriptedReply => ({ kind: 'text', chunks }),
   /** A streamed turn that calls tools (arguments arrive in two fragments each). */
   toolCalls: (...calls: ScriptedToolCall[]): ScriptedReply => ({ kind: 'tool_calls', text: '', calls }),
+  /**
+   * Tool calls the way older Ollama versions stream them in the OpenAI format: each call whole in
+   * one chunk, without `index`. (The Anthropic format sends them as `toolCalls` does.)
+   */
+  toolCallsWithoutIndex: (...calls: ScriptedToolCall[]): ScriptedReply => ({ kind: 'tool_calls', text: '', calls, whole: true }),
   /** An HTTP error with the format's error body. */
   error: (status: number, message = `error ${status}`, headers: Record<string, string> = {}): ScriptedReply => ({
     kind: 'error',
@@ -158,6 +163,10 @@ export class FakeLlmServer {
         const args = argumentsText(call);
         const half = Math.floor(args.length / 2);
         const callId = call.id ?? `call_${(this.ids += 1)}`;
+        if (reply.whole) {
+          events.push(chunk({ tool_calls: [{ id: callId, type: 'function', function: { name: call.name, arguments: args } }] }));
+          return;
+        }
         events.push(chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }));
         events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
         events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));

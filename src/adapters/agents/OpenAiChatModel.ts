@@ -64,12 +64,13 @@ export class OpenAiChatModel implements ChatModel {
           request.onText(delta.content);
         }
         for (const fragment of delta.tool_calls ?? []) {
-          const call = calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+          const index = slotOf(fragment, calls);
+          const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
           // Ids and names arrive whole (some servers repeat them); arguments arrive in pieces.
           if (fragment.id) call.id = fragment.id;
           if (fragment.function?.name) call.name = fragment.function.name;
           if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-          calls.set(fragment.index, call);
+          calls.set(index, call);
         }
       }
     } catch (error) {
@@ -100,6 +101,18 @@ export class OpenAiChatModel implements ChatModel {
     }
     return client;
   }
+}
+
+/**
+ * Which call a streamed fragment belongs to: its `index`. Some servers (older Ollama) leave the
+ * index out and send each call whole; then a new id starts a new call and anything else
+ * continues the last one.
+ */
+function slotOf(fragment: { index?: number; id?: string }, calls: ReadonlyMap<number, RequestedToolCall>): number {
+  if (typeof fragment.index === 'number') return fragment.index;
+  const last = calls.size - 1;
+  const continuesLast = last >= 0 && (!fragment.id || calls.get(last)?.id === fragment.id);
+  return continuesLast ? last : calls.size;
 }
 
 function toOpenAiMessages(system: string | null, messages: readonly TranscriptMessage[]): ChatCompletionMessageParam[] {

@@ -139,6 +139,22 @@ describe('LlmAgentRunner with the OpenAI Chat Completions format', () => {
     ]);
   });
 
+  it('reads tool calls streamed whole and without an index, as older Ollama versions send them', async () => {
+    const search = new RecordingTool('web_search');
+    server.reply(
+      replies.toolCallsWithoutIndex(
+        { id: 'call_a', name: 'web_search', arguments: { query: 'one' } },
+        { id: 'call_b', name: 'web_search', arguments: { query: 'two' } },
+      ),
+      replies.text('Done.'),
+    );
+
+    await runnerFor('openai', { tools: new FixedToolCatalog([search]) }).run(request());
+
+    expect(search.calls.map((call) => call.args)).toEqual([{ query: 'one' }, { query: 'two' }]);
+    expect(toolResultsOf(server.requests[1]!).map(([id]) => id)).toEqual(['call_a', 'call_b']);
+  });
+
   it('sends no system message when there is no memory, and no tools when none are offered', async () => {
     server.reply(replies.text('Hi.'));
 
