@@ -14,6 +14,9 @@ import type { Job } from '../../domain/Job.js';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 
+/** The job tool's name; the catalog needs it before it resolves the tool. */
+export const CRON_JOB_TOOL_NAME = 'cronjob';
+
 const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'remove'] as const;
 type Action = (typeof ACTIONS)[number];
 
@@ -232,7 +235,7 @@ function sentenceOf(error: unknown): string {
 function cronJobSpec(timeZone: string): ToolSpec {
   const nullableString = (description: string) => ({ type: ['string', 'null'], description });
   return {
-    name: 'cronjob',
+    name: CRON_JOB_TOOL_NAME,
     description:
       'Create and manage scheduled jobs. Each run of a job is a fresh agent session with no memory of this ' +
       'conversation, so its prompt must be self-contained. Actions: create (schedule and prompt required), ' +

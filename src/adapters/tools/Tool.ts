@@ -27,6 +27,11 @@ export interface Tool {
    * are wrong, so the runtime can tell the model; any other failure is a result, not a throw.
    */
   call(args: Record<string, unknown>, context: ToolCallContext): Promise<string>;
+  /**
+   * Whether this host can offer the tool now (web_search needs a configured backend). A tool
+   * without this method is always available; a catalog leaves unavailable tools out.
+   */
+  isAvailable?(): boolean;
 }
 
 /** The model called a tool with arguments it cannot take; the message goes back to the model. */
