@@ -91,15 +91,22 @@ export class OpenAiChatModel implements ChatModel {
       client = new OpenAI({
         apiKey: apiKey ?? NO_KEY,
         baseURL: this.endpoint,
-        // Organisation and project ids from the environment belong to OpenAI, not to other servers.
-        organization: null,
-        project: null,
+        // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI; other servers are not sent them.
+        ...(isOpenAi(this.endpoint) ? {} : { organization: null, project: null }),
         maxRetries: 0,
         ...(apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
       });
       this.clients.set(cacheKey, client);
     }
     return client;
+  }
+}
+
+function isOpenAi(endpoint: string): boolean {
+  try {
+    return new URL(endpoint).hostname === 'api.openai.com';
+  } catch {
+    return false;
   }
 }
 
