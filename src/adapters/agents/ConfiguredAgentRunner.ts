@@ -20,7 +20,7 @@ import { TOOL_TOKENS } from '../tools/tokens.js';
 import type { ChatModel } from './ChatModel.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
 import { CredentialPool } from './CredentialPool.js';
-import { LlmAgentRunner, type LlmProviderTarget } from './LlmAgentRunner.js';
+import type { LlmProviderTarget } from './LlmAgentRunner.js';
 import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
 
 type LlmProvider = Extract<ResolvedProvider, { type: 'openai' | 'anthropic' }>;
@@ -88,6 +88,8 @@ export class ConfiguredAgentRunner implements AgentRunner {
       return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
     }
     const { targets, skipped } = this.chainFrom(resolved);
+    // Loaded on first use like the SDKs: commands that run nothing do not parse the agent loop.
+    const { LlmAgentRunner } = await import('./LlmAgentRunner.js');
     return new LlmAgentRunner({ targets, tools: this.tools, logger: this.logger, skippedFallbacks: skipped }).run(request);
   }
 
