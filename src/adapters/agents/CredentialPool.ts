@@ -58,6 +58,11 @@ export class CredentialPool {
     return Math.max(0, Math.min(...this.coolingUntil) - now);
   }
 
+  /** `text` with every key of this pool replaced by `[key hidden]`: for provider messages that quote one. */
+  redact(text: string): string {
+    return this.keys.reduce((redacted, key) => redacted.split(key).join('[key hidden]'), text);
+  }
+
   /** "key 2 of 3 from OPENAI_API_KEYS", or "the key from OPENAI_API_KEY" for a pool of one. */
   describe(key: PooledKey): string {
     return this.size === 1 ? `the key from ${this.source}` : `key ${key.position} of ${this.size} from ${this.source}`;

@@ -193,8 +193,9 @@ class LlmSession {
           onActivity: () => this.watchdog.touch(),
           onText: (delta) => this.request.onText?.(delta),
         });
-      } catch (error) {
-        if (!(error instanceof ModelCallError)) throw error;
+      } catch (caught) {
+        if (!(caught instanceof ModelCallError)) throw caught;
+        const error = pool ? new ModelCallError(caught.kind, pool.redact(caught.message), caught.details) : caught;
         if (error.kind === 'rate_limited' && pool && key) {
           this.restKey(target, pool, key, error.details.retryAfterMs ?? null);
           continue;

@@ -74,7 +74,12 @@ function retryAfterFrom(headers: Headers | undefined): number | null {
 function detailOf(error: Error & { error?: unknown }): string {
   const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
   const fromBody = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : null;
-  const text = (fromBody ?? error.message).replace(/\s+/g, ' ').trim() || 'no details';
+  const text =
+    (fromBody ?? error.message)
+      .replace(/\s+/g, ' ')
+      // Providers quote the refused key, partly masked ("sk-proj-****abcd"); none of it goes further.
+      .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[key hidden]')
+      .trim() || 'no details';
   return text.length <= MAX_DETAIL_CHARS ? text : `${text.slice(0, MAX_DETAIL_CHARS - 1)}…`;
 }
 

@@ -45,6 +45,14 @@ describe('CredentialPool', () => {
     expect(pool.nextAvailable()).toBeNull();
   });
 
+  it('hides its keys in a text that quotes them', () => {
+    const pool = new CredentialPool(['sk-a1', 'sk-b2'], 'OPENAI_API_KEYS', clock);
+
+    expect(pool.redact('Incorrect API key provided: sk-b2; sk-a1 is fine')).toBe(
+      'Incorrect API key provided: [key hidden]; [key hidden] is fine',
+    );
+  });
+
   it('describes a key by its position and source, never by its value', () => {
     const pool = new CredentialPool(['sk-secret-1', 'sk-secret-2'], 'providers.x.api_keys', clock);
     const single = new CredentialPool(['sk-secret'], 'OPENAI_API_KEY', clock);

@@ -315,6 +315,15 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner failures (
     expect(server.requests).toHaveLength(1);
   });
 
+  it('never repeats a key the provider quotes in its error, whole or masked', async () => {
+    server.reply(replies.error(401, 'Incorrect API key provided: sk-bad-1. Keys look like sk-proj-****************abcd.'));
+    const credentials = new CredentialPool(['sk-bad-1'], 'TEST_API_KEY');
+
+    const error = await failureOf(runnerFor(format, { target: { credentials } }).run(request()));
+
+    expect(error.message).toContain('(HTTP 401: Incorrect API key provided: [key hidden]. Keys look like [key hidden].)');
+  });
+
   it('names the URL of an endpoint that cannot be reached', async () => {
     const endpoint = await unreachableBaseUrl(format === 'openai' ? '/v1' : '');
 
