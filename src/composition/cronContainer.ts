@@ -11,6 +11,7 @@ import { filePersistenceModule } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
+import { toolsModule } from './modules/toolsModule.js';
 
 export interface CronContainer {
   container: Container;
@@ -31,10 +32,11 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
   for (const warning of allWarnings) logger.warn(warning);
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(
-    settingsModule({ paths, config, settings, logger }),
+    settingsModule({ paths, config, settings, logger, env }),
     systemModule,
     filePersistenceModule,
     runtimeModule,
+    toolsModule,
     cronUseCaseModule,
     chatUseCaseModule,
   );

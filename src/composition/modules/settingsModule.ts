@@ -11,10 +11,12 @@ export function settingsModule(values: {
   config: AgentConfig;
   settings: CronSettings;
   logger: Logger;
+  env: NodeJS.ProcessEnv;
 }): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.AgentPaths).toConstantValue(values.paths);
     bind(CONFIG_TOKENS.AgentConfig).toConstantValue(values.config);
+    bind(CONFIG_TOKENS.Environment).toConstantValue(values.env);
     bind(TOKENS.CronSettings).toConstantValue(values.settings);
     bind(TOKENS.Logger).toConstantValue(values.logger);
   });
