@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import type { AskAgent } from '../../application/chat/AskAgent.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
@@ -107,8 +106,11 @@ class ChatSession {
 
   /** A conversation on the terminal until /exit or end of input; failures are shown, not fatal. */
   async converse(): Promise<void> {
-    // Loaded only for a conversation, so other commands do not pay for node-cron.
-    const { MinuteTicker } = await import('../scheduling/MinuteTicker.js');
+    // Loaded only for a conversation, so other commands do not pay for node-cron and readline.
+    const [{ MinuteTicker }, { createInterface }] = await Promise.all([
+      import('../scheduling/MinuteTicker.js'),
+      import('node:readline'),
+    ]);
     const ticker = new MinuteTicker(
       () => this.tick(),
       (error) => writeLine(this.io.stderr, messageFor(error, false)),

@@ -18,7 +18,6 @@ import {
   tickLines,
   unreadableWarning,
 } from './formatJobs.js';
-import { askForJob } from './askForJob.js';
 
 /** What the cron commands need, built on first use by the composition root. */
 export interface CronApp {
@@ -197,6 +196,8 @@ async function createInput(
       'No schedule or prompt given and no terminal to ask on; run: agent cron create "<schedule>" "<prompt>".',
     );
   }
+  // Loaded only when there is someone to ask, so other commands do not load readline.
+  const { askForJob } = await import('./askForJob.js');
   const answers = await askForJob(io, cron.settings.timeZone);
   return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
 }

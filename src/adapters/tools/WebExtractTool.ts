@@ -1,4 +1,4 @@
-import { compile, type SelectorDefinition } from 'html-to-text';
+import type { SelectorDefinition } from 'html-to-text';
 import { injectable } from 'inversify';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
@@ -19,7 +19,14 @@ const SELECTORS: SelectorDefinition[] = [
   { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
 ];
 
-const htmlToText = compile({ wordwrap: false, selectors: SELECTORS });
+type HtmlToText = (html: string) => string;
+let converter: Promise<HtmlToText> | null = null;
+
+/** html-to-text is loaded on the first page that needs it, so commands that never fetch a page do not pay for it. */
+function htmlConverter(): Promise<HtmlToText> {
+  converter ??= import('html-to-text').then(({ compile }) => compile({ wordwrap: false, selectors: SELECTORS }));
+  return converter;
+}
 
 /**
  * `web_extract`: fetches one http(s) page and returns its readable text, prefixed by the final
@@ -58,7 +65,7 @@ export class WebExtractTool implements Tool {
       const via = answer.url !== url.href ? ` (redirected to ${answer.url})` : '';
       return `Could not fetch ${url.href}${via}: the server answered HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}.`;
     }
-    const page = readable(answer);
+    const page = readable(answer, await htmlConverter());
     if (page === null) {
       return `${answer.url} is ${answer.mediaType}, which web_extract cannot turn into text.`;
     }
@@ -84,11 +91,11 @@ interface ReadablePage {
   text: string;
 }
 
-function readable(answer: HttpAnswer): ReadablePage | null {
+function readable(answer: HttpAnswer, htmlToText: HtmlToText): ReadablePage | null {
   const body = decodeBody(answer.body, answer.charset);
   const type = answer.mediaType || sniff(body);
   if (type === 'text/html' || type === 'application/xhtml+xml') {
-    return { title: titleOf(body), text: htmlToText(body).trim() };
+    return { title: titleOf(body, htmlToText), text: htmlToText(body).trim() };
   }
   if (type === 'application/json' || type.endsWith('+json')) {
     return { title: null, text: prettyJson(body) };
@@ -105,7 +112,7 @@ function sniff(body: string): string {
   return body.includes('\0') ? 'application/octet-stream' : 'text/plain';
 }
 
-function titleOf(html: string): string | null {
+function titleOf(html: string, htmlToText: HtmlToText): string | null {
   const inner = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
   if (inner === undefined) return null;
   // The title may hold entities; a one-element conversion decodes them.
