@@ -216,7 +216,7 @@ fallback_model: {provider: ollama, name: llama3.2}
     const error = errorFrom('cron:\n  max_parallel_jobs: 2\n  max_parallel_jobs: 3\n');
 
     expect(error.code).toBe('CONFIG.INVALID');
-    expect(error.message).toBe(`${configFile}: invalid YAML at line 3, column 3: Map keys must be unique.`);
+    expect(error.message).toBe(`${configFile}: invalid YAML at line 3, column 3: duplicated mapping key.`);
   });
 
   it('warns about unknown keys at any depth and ignores them', () => {
