@@ -1,0 +1,76 @@
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, storedJobs, writeHomeFile } from './agentCli.js';
+
+/**
+ * The real executable against a local server speaking the OpenAI wire format, through the real
+ * SDK: the model's tool calls reach the job use cases in a chat, and never in a cron run.
+ */
+describe('agent sessions with tools, end to end', () => {
+  let home: string;
+  let llm: FakeLlmServer;
+  const env = { TEST_LLM_KEY: 'test-key' };
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    llm = await FakeLlmServer.start();
+    home = await makeAgentHome();
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        'model:',
+        '  provider: local',
+        '  name: test-model',
+        'providers:',
+        '  local:',
+        '    type: openai',
+        `    base_url: ${llm.openAiBaseUrl}`,
+        '    api_key_env: TEST_LLM_KEY',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  afterEach(async () => {
+    await llm.close();
+    await removeAgentHome(home);
+  });
+
+  const offeredTools = (index: number): string[] =>
+    (llm.requests[index]!.body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name);
+
+  it('lets the model create a job with the cronjob tool in agent chat', async () => {
+    llm.reply(
+      replies.toolCalls({
+        name: 'cronjob',
+        arguments: { action: 'create', schedule: 'every 1h', prompt: 'Check the build and report failures', name: 'build-check' },
+      }),
+      replies.text('I created the job ', 'build-check.'),
+    );
+
+    const run = await runAgent(['chat', '-q', 'Check the build every hour'], { home, env });
+
+    expect(run).toMatchObject({ code: 0, stdout: 'I created the job build-check.\n' });
+    expect(offeredTools(0)).toContain('cronjob');
+    expect(storedJobs(home)).toEqual([
+      expect.objectContaining({ name: 'build-check', prompt: 'Check the build and report failures', state: 'scheduled' }),
+    ]);
+    const toolResult = llm.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'tool');
+    expect(JSON.parse(toolResult.content)).toMatchObject({ success: true, job: { name: 'build-check' } });
+  });
+
+  it('does not offer the cronjob tool to a cron run', async () => {
+    const created = await runAgent(['cron', 'create', 'every 1h', 'Report the weather', '--name', 'weather', '--deliver', 'local', '--no-tick'], { home, env });
+    llm.reply(replies.text('Sunny.'));
+
+    const run = await runAgent(['cron', 'run', 'weather', '--no-tick'], { home, env });
+
+    expect(created.code).toBe(0);
+    expect(run.code).toBe(0);
+    expect(offeredTools(0)).not.toContain('cronjob');
+    expect(offeredTools(0)).toEqual(expect.arrayContaining(['terminal', 'clarify']));
+    expect(storedJobs(home)[0]).toMatchObject({ last_status: 'ok' });
+  });
+});
