@@ -3,31 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters/agents/CommandAgentRunner.js';
 import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
-import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
-import type { RunContext } from '../../../src/domain/RunContext.js';
+import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
-
-const context: RunContext = {
-  system: [
-    { name: 'MEMORY.md', content: 'The user likes short answers.\n' },
-    { name: 'USER.md', content: 'Name: Ada' },
-  ],
-  skills: [
-    { name: 'weather', content: 'Look at the sky.' },
-    { name: 'news', content: 'Read the paper.' },
-  ],
-  task: 'Report the weather.',
-};
+import { SAMPLE_CONTEXT as context, failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 
 function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
-  return {
-    context,
-    selection: { provider: 'command', model: null },
-    toolsets: ['web', 'terminal'],
-    idleTimeoutMs: 10_000,
-    unattended: true,
-    ...overrides,
-  };
+  return sampleRunRequest({ selection: { provider: 'command', model: null }, toolsets: ['web', 'terminal'], ...overrides });
 }
 
 /** A runner for `node -e <source>`. */
@@ -35,15 +16,6 @@ function nodeAgent(source: string): CommandAgentRunner {
   return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer: new ProcessGroupKiller() });
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<AgentRunError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AgentRunError) return error;
-    throw error;
-  }
-  throw new Error('expected the run to fail');
-}
 
 let workDir: string;
 

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { failureOf } from '../../support/agentRuns.js';
 import { Container } from 'inversify';
 import { ConfiguredAgentRunner } from '../../../src/adapters/agents/ConfiguredAgentRunner.js';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
@@ -57,15 +58,6 @@ function request(selection: AgentRunRequest['selection'] = { provider: null, mod
   };
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<AgentRunError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AgentRunError) return error;
-    throw error;
-  }
-  throw new Error('expected the run to fail');
-}
 
 describe('ConfiguredAgentRunner.problemWith', () => {
   const runner = runnerFor(configured);

@@ -4,37 +4,14 @@ import { CredentialPool } from '../../../src/adapters/agents/CredentialPool.js';
 import { LlmAgentRunner, type LlmProviderTarget } from '../../../src/adapters/agents/LlmAgentRunner.js';
 import { OpenAiChatModel } from '../../../src/adapters/agents/OpenAiChatModel.js';
 import { ToolInputError, type ToolCatalog } from '../../../src/adapters/tools/Tool.js';
-import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
-import type { RunContext } from '../../../src/domain/RunContext.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
+import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FakeLlmServer, replies, unreachableBaseUrl, type LlmWireFormat, type RecordedRequest } from '../../support/fakeLlmServer.js';
 import { everyTool, FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 
-const context: RunContext = {
-  system: [
-    { name: 'MEMORY.md', content: 'The user likes short answers.\n' },
-    { name: 'USER.md', content: 'Name: Ada' },
-  ],
-  skills: [
-    { name: 'weather', content: 'Look at the sky.' },
-    { name: 'news', content: 'Read the paper.' },
-  ],
-  task: 'Report the weather.',
-};
 
-function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
-  return { context, selection: { provider: null, model: null }, toolsets: cronRunToolsets(), idleTimeoutMs: 10_000, unattended: true, ...overrides };
-}
+const request = sampleRunRequest;
 
-async function failureOf(promise: Promise<unknown>): Promise<AgentRunError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AgentRunError) return error;
-    throw error;
-  }
-  throw new Error('expected the run to fail');
-}
 
 let server: FakeLlmServer;
 

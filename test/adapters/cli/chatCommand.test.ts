@@ -1,21 +1,13 @@
-import { PassThrough } from 'node:stream';
 import yargs from 'yargs';
-import type { CliIO } from '../../../src/adapters/cli/CliIO.js';
 import { registerChatCommand, type ChatHomeChoice } from '../../../src/adapters/cli/chatCommands.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';
+import { fakeTerminal } from '../../support/fakeTerminal.js';
 
 /** `agent chat` driven in-process: a CliIO whose stdin the test types into, use cases on fakes. */
 function chat(args: string[], interactive = true) {
   const h = cronHarness();
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const io: CliIO = { stdin, stdout, stderr, interactive, color: false };
+  const { io, stdin, stdout, stderr } = fakeTerminal(interactive);
   const choices: ChatHomeChoice[] = [];
   const cli = yargs(['chat', ...args]).strict().fail((message, error) => {
     throw error ?? new Error(message);
@@ -28,7 +20,7 @@ function chat(args: string[], interactive = true) {
     },
     io,
   );
-  return { h, stdin, choices, run: () => cli.parseAsync(), stdout: () => out, stderr: () => err };
+  return { h, stdin, choices, run: () => cli.parseAsync(), stdout, stderr };
 }
 
 describe('agent chat', () => {

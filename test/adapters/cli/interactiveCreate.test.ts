@@ -1,10 +1,9 @@
-import { PassThrough } from 'node:stream';
 import yargs from 'yargs';
-import type { CliIO } from '../../../src/adapters/cli/CliIO.js';
 import { registerCronCommands, type CronApp } from '../../../src/adapters/cli/cronCommands.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';
+import { fakeTerminal } from '../../support/fakeTerminal.js';
 
 const SCHEDULE_QUESTION = 'Schedule (';
 const PROMPT_QUESTION = 'Prompt (';
@@ -19,14 +18,7 @@ const DELIVER_QUESTION = 'Deliver to (';
 function interactiveCreate(args: string[] = []) {
   const h = cronHarness();
   const app: CronApp = { ...h, paths: agentPathsFor('/nonexistent/agent-home') };
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const io: CliIO = { stdin, stdout, stderr, interactive: true, color: false };
+  const { io, stdin, stdout, stderr } = fakeTerminal();
   const cli = yargs(['cron', 'create', ...args]).strict().fail((message, error) => {
     throw error ?? new Error(message);
   });
@@ -35,10 +27,10 @@ function interactiveCreate(args: string[] = []) {
     h,
     stdin,
     done: cli.parseAsync(),
-    stdout: () => out,
-    stderr: () => err,
+    stdout,
+    stderr,
     /** How many times a question has been shown so far. */
-    asked: (question: string) => out.split(question).length - 1,
+    asked: (question: string) => stdout().split(question).length - 1,
   };
 }
 
