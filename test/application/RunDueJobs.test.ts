@@ -3,6 +3,12 @@ import { cronHarness } from '../support/cronHarness.js';
 
 const MINUTE = 60_000;
 
+/** Lets pending promise callbacks run until `condition` holds (no timers, no wall clock). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1000 && !condition(); turn += 1) await new Promise((resolve) => setImmediate(resolve));
+  if (!condition()) throw new Error('condition never held');
+}
+
 describe('a tick', () => {
   it('runs a job whose time has come and schedules its next run', async () => {
     const h = cronHarness();
@@ -158,6 +164,31 @@ describe('a tick', () => {
 
     expect(h.repository.get(first.id)!.last_run_at).toBe('2026-06-01T08:01:00Z');
     expect(h.repository.get(second.id)!.last_run_at).toBe('2026-06-01T08:06:00Z');
+  });
+
+  it('runs a slow script outside the tick lock: other jobs finish and another tick is not blocked', async () => {
+    const h = cronHarness();
+    let finishScript!: () => void;
+    h.scripts.scripts['slow.sh'] = { stdout: 'done slowly', until: new Promise<void>((resolve) => (finishScript = resolve)) };
+    const slow = await h.createJob.execute({ schedule: '1m', prompt: 'slow', script: 'slow.sh' });
+    const quick = await h.createJob.execute({ schedule: '1m', prompt: 'quick' });
+    h.clock.advance(MINUTE);
+
+    const firstTick = h.runDueJobs.execute();
+    await waitFor(() => h.repository.get(quick.id)!.last_status === 'ok');
+    const quickFinished = h.repository.get(quick.id)!;
+    const slowMeanwhile = h.repository.get(slow.id)!;
+    await h.createJob.execute({ schedule: '1m', prompt: 'later' });
+    h.clock.advance(MINUTE);
+    const secondTick = await h.runDueJobs.execute();
+    finishScript();
+    await firstTick;
+
+    expect(quickFinished.state).toBe('completed');
+    expect(slowMeanwhile.state).toBe('running');
+    expect(secondTick.lockBusy).toBe(false);
+    expect(secondTick.ran.map((run) => run.job.prompt)).toEqual(['later']);
+    expect(h.repository.get(slow.id)).toMatchObject({ state: 'completed', last_status: 'ok' });
   });
 
   it('returns a running job whose process is gone to service with an interrupted error', async () => {
