@@ -11,6 +11,8 @@ import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { AgentPaths, CronSettings } from './Settings.js';
 import type { TickLock } from './TickLock.js';
+import type { WebhookInbox } from './WebhookInbox.js';
+import type { WebhookRoutes } from './WebhookRoutes.js';
 
 /** Every injection token, typed so that `container.get` infers the port. */
 export const TOKENS = {
@@ -28,4 +30,6 @@ export const TOKENS = {
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
+  WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
+  WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
 } as const;

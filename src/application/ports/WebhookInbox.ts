@@ -1,0 +1,21 @@
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+
+/**
+ * Durable store of accepted webhook events. Promises:
+ * - `accept` returns only once the event would survive a crash (written and synced);
+ * - an event is handed out by `claimNext` to one worker at a time, in acceptance order;
+ * - `complete` removes it for good; an event claimed but never completed (crash, kill -9) is
+ *   handed out again after a restart (`recover`), so none is lost — and, because completion is
+ *   recorded before a run's effects are repeated, none runs twice to completion.
+ */
+export interface WebhookInbox {
+  accept(event: WebhookEvent): Promise<void>;
+  /** Returns claims of a process that is gone to the queue; returns how many. Call at start-up. */
+  recover(): Promise<number>;
+  /** The oldest unclaimed event, now claimed by this process; null when none is waiting. */
+  claimNext(): Promise<WebhookEvent | null>;
+  /** Marks a claimed event done (its run finished, successfully or not). Idempotent. */
+  complete(eventId: string): Promise<void>;
+  /** Events accepted and not yet completed (claimed or not). */
+  pending(): Promise<number>;
+}
