@@ -175,3 +175,17 @@ describe('removing a job', () => {
     expect(h.outputs.files.has(job.id)).toBe(false);
   });
 });
+
+describe('the next scheduled run', () => {
+  it('is the earliest next_run_at among scheduled, enabled jobs', async () => {
+    const h = cronHarness();
+    const { NextScheduledRun } = await import('../../src/application/cron/NextScheduledRun.js');
+    const next = new NextScheduledRun(h.repository);
+    expect(await next.execute()).toBeNull();
+    await h.createJob.execute({ schedule: 'every 2h', prompt: 'later' });
+    const soon = await h.createJob.execute({ schedule: 'every 1h', prompt: 'sooner' });
+    await h.createJob.execute({ schedule: 'every 10m', prompt: 'paused' }).then((job) => h.pauseJob.execute({ job: job.id }));
+
+    expect((await next.execute())?.toISOString()).toBe(new Date(soon.next_run_at!).toISOString());
+  });
+});

@@ -2,8 +2,8 @@ import cron, { type ScheduledTask } from 'node-cron';
 
 /**
  * Calls `onTick` at the start of every minute until stopped, never two at once (node-cron's
- * `noOverlap`). The timer does not keep the process alive on its own. Errors of `onTick` are
- * passed to `onError`; the ticker goes on.
+ * `noOverlap`). With `keepAlive` false (the default) the timer does not keep the process alive
+ * on its own. Errors of `onTick` are passed to `onError`; the ticker goes on.
  */
 export class MinuteTicker {
   private task: ScheduledTask | null = null;
@@ -11,6 +11,7 @@ export class MinuteTicker {
   constructor(
     private readonly onTick: () => Promise<void>,
     private readonly onError: (error: unknown) => void,
+    private readonly keepAlive = false,
   ) {}
 
   start(): void {
@@ -24,7 +25,7 @@ export class MinuteTicker {
           this.onError(error);
         }
       },
-      { noOverlap: true, unref: true, name: 'agent-minute-tick' },
+      { noOverlap: true, unref: !this.keepAlive, name: 'agent-minute-tick' },
     );
   }
 

@@ -3,6 +3,7 @@ import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
+import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
@@ -19,4 +20,5 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(RemoveJob).toSelf().inSingletonScope();
   bind(RunJobNow).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
+  bind(NextScheduledRun).toSelf().inSingletonScope();
 });
