@@ -1,8 +1,10 @@
 // Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
 // chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
-import { chmod } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 
+// Chunk names carry content hashes: start clean so stale chunks do not pile up.
+await rm('dist', { recursive: true, force: true });
 await build({
   entryPoints: { agent: 'src/composition/cli/main.ts' },
   outdir: 'dist',

@@ -78,6 +78,23 @@ async function main(argv: string[]): Promise<number> {
     });
   registerCronCommands(cli, cronApp, io);
   registerChatCommand(cli, chatApp, io);
+  cli.command(
+    'gateway',
+    'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',
+    (y) =>
+      y.option('log-format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Log as readable text or as JSON lines' }),
+    async (argv) => {
+      // Loaded only for the gateway, so other commands do not pay for winston, express and the rest.
+      const { runGateway } = await import('../gateway/runGateway.js');
+      process.exitCode = await runGateway({
+        env,
+        logFormat: argv.logFormat,
+        debug,
+        stopSignal: stopSignal(),
+        out: io.stdout,
+      });
+    },
+  );
 
   try {
     await cli.parseAsync();
@@ -86,6 +103,18 @@ async function main(argv: string[]): Promise<number> {
     writeLine(io.stderr, messageFor(error, debug));
     return exitCodeFor(error);
   }
+}
+
+/** The first SIGTERM or SIGINT; a second one while stopping ends the process at once. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      resolve(signal);
+      process.once(signal, () => process.exit(1));
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
 }
 
 void main(hideBin(process.argv)).then((code) => {

@@ -1,0 +1,69 @@
+import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
+import { tickLines } from '../../adapters/cli/formatJobs.js';
+import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLogger.js';
+import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
+import { GatewayCronTrigger } from '../../adapters/scheduling/GatewayCronTrigger.js';
+import { buildCronContainer } from '../cronContainer.js';
+
+export interface GatewayOptions {
+  env: NodeJS.ProcessEnv;
+  logFormat: LogFormat;
+  debug: boolean;
+  /** Resolves when the gateway should stop (SIGTERM or SIGINT in production). */
+  stopSignal: Promise<string>;
+  /** Where the listening line goes. */
+  out: NodeJS.WritableStream;
+}
+
+/** How long runs in progress may take to finish once a stop was asked for. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+
+/**
+ * `agent gateway`: the long-running process. Loads and validates the config, runs the built-in
+ * cron trigger (a tick every minute plus a timer for the earliest due job) and, when enabled,
+ * the webhook listener. On the stop signal it stops accepting, lets runs in progress finish for
+ * up to 30 s and returns the exit code (0).
+ */
+export async function runGateway(options: GatewayOptions): Promise<number> {
+  const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
+  const paths = agentPathsFor(agentHomeFrom(options.env));
+  const { container } = buildCronContainer(paths, options.env, logger);
+  const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
+  warnAboutSchedulerProvider(config, logger);
+
+  const runDueJobs = container.get(RunDueJobs);
+  const nextRun = container.get(NextScheduledRun);
+  const trigger = new GatewayCronTrigger(
+    async () => {
+      const report = await runDueJobs.execute();
+      for (const line of tickLines(report)) logger.info(line);
+    },
+    () => nextRun.execute(),
+    logger,
+  );
+
+  await trigger.start();
+  logger.info('gateway started', { home: paths.home, cron: 'built-in ticker' });
+
+  const signal = await options.stopSignal;
+  logger.info(`${signal} received; stopping`, { grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
+  const finished = await trigger.stop(SHUTDOWN_GRACE_MS);
+  if (!finished) logger.warn('runs still in progress after the grace period were abandoned; the next start recovers them');
+  logger.info('gateway stopped');
+  await logger.flush();
+  return 0;
+}
+
+/**
+ * Only the built-in ticker ships in this version; a named provider that is not available means
+ * the built-in one is used, with a warning (service-spec "Provider selection").
+ */
+function warnAboutSchedulerProvider(config: AgentConfig, logger: WinstonLogger): void {
+  const provider = config.cron.provider?.trim();
+  if (provider) {
+    logger.warn(`cron.provider "${provider}" is not available in this installation; using the built-in ticker`);
+  }
+}
