@@ -10,6 +10,7 @@ export function agentHomeFrom(env: NodeJS.ProcessEnv): string {
 
 export function agentPathsFor(home: string): AgentPaths {
   const cronDir = join(home, 'cron');
+  const webhooksDir = join(home, 'webhooks');
   return {
     home,
     configFile: join(home, 'config.yaml'),
@@ -20,5 +21,8 @@ export function agentPathsFor(home: string): AgentPaths {
     scriptsDir: join(home, 'scripts'),
     skillsDir: join(home, 'skills'),
     memoriesDir: join(home, 'memories'),
+    webhooksDir,
+    webhookInboxDir: join(webhooksDir, 'inbox'),
+    webhookSubscriptionsFile: join(home, 'webhook_subscriptions.json'),
   };
 }

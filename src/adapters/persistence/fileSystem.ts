@@ -1,5 +1,5 @@
-import { chmod, mkdir, readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../domain/errors.js';
 
 /** Only the owner may enter the directories under `$AGENT_HOME` (decisions §2). */
@@ -84,5 +84,56 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
       `Cannot read ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions or remove it.`,
       { cause: error },
     );
+  }
+}
+
+/** Makes temporary names unique among the writes of this process. */
+let temporaryCounter = 0;
+
+/** Whether `name` is one of the temporary files `writeFileDurably` leaves behind when it is killed mid-write. */
+export function isDurableWriteTemporary(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+/**
+ * Writes `text` to `path` so that a crash or power cut at any instant leaves the old file or
+ * the whole new one, never a torn one, and the new one is on disk when this resolves: a
+ * temporary file beside it (created 0600, so the text is never readable by others, unlike a
+ * chmod after the fact), synced, renamed over `path`, then the directory synced so the rename
+ * itself survives. steno's Writer renames but syncs nothing, which is enough for the job store
+ * but not for a file whose existence is a promise made to someone else (a 202 sent).
+ */
+export async function writeFileDurably(path: string, text: string): Promise<void> {
+  temporaryCounter += 1;
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  try {
+    const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+/**
+ * Flushes a directory's entries (a rename, a new or removed file) to disk. Systems that cannot
+ * open a directory for syncing (Windows) persist entries on their own and are skipped.
+ */
+export async function syncDirectory(directory: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch (error) {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF', 'EACCES'].includes(errnoCode(error) ?? '')) throw error;
+  } finally {
+    await handle?.close();
   }
 }

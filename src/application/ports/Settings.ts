@@ -25,4 +25,10 @@ export interface AgentPaths {
   scriptsDir: string;
   skillsDir: string;
   memoriesDir: string;
+  /** `webhooks/`: the listener's durable state. */
+  webhooksDir: string;
+  /** `webhooks/inbox/`: accepted events until their run finished (decisions §7). */
+  webhookInboxDir: string;
+  /** `webhook_subscriptions.json`: dynamic subscriptions by name (decisions §8). */
+  webhookSubscriptionsFile: string;
 }

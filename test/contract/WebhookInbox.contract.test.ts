@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbox.js';
+import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import { SystemClock } from '../../src/adapters/system/SystemClock.js';
+import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
+import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { describeWebhookInboxContract } from './WebhookInbox.contract.js';
+
+describeWebhookInboxContract('InMemoryWebhookInbox', async () => {
+  let current = new InMemoryWebhookInbox();
+  return {
+    inbox: current,
+    restart: async () => (current = current.restarted()),
+  };
+});
+
+describeWebhookInboxContract('FileWebhookInbox', async () => {
+  const home = await mkdtemp(join(tmpdir(), 'agent-inbox-contract-'));
+  const paths = agentPathsFor(home);
+  let generation = 1;
+  const dead = new Set<string>();
+  const open = () => {
+    const identity = new FakeProcessIdentity(`test-host:${generation}`);
+    for (const claimant of dead) identity.dead.add(claimant);
+    return new FileWebhookInbox(paths, identity, new SystemClock(), new RecordingLogger());
+  };
+  return {
+    inbox: open(),
+    restart: async () => {
+      dead.add(`test-host:${generation}`);
+      generation += 1;
+      return open();
+    },
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
+});

@@ -1,0 +1,138 @@
+import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
+import type { WebhookInbox } from '../../src/application/ports/WebhookInbox.js';
+
+export interface WebhookInboxSubject {
+  inbox: WebhookInbox;
+  /** The process holding `inbox` dies (kill -9) and a new one starts on the same storage. */
+  restart: () => Promise<WebhookInbox>;
+  cleanup?: () => Promise<void>;
+}
+
+/** An accepted event; `n` makes the id and the delivery id distinct. */
+export function anEvent(n: number, overrides: Partial<WebhookEvent> = {}): WebhookEvent {
+  return {
+    id: `event-${n}`,
+    route: 'pr-review',
+    event: 'pull_request',
+    deliveryId: `delivery-${n}`,
+    payload: { action: 'opened', number: n, pull_request: { title: `PR ${n}`, labels: [{ name: 'bug' }] } },
+    receivedAt: '2026-06-01T08:00:00.000Z',
+    ...overrides,
+  };
+}
+
+async function drain(inbox: WebhookInbox): Promise<string[]> {
+  const ids: string[] = [];
+  for (let event = await inbox.claimNext(); event !== null; event = await inbox.claimNext()) ids.push(event.id);
+  return ids;
+}
+
+/**
+ * What every WebhookInbox promises (src/application/ports/WebhookInbox.ts). Each test gets a
+ * fresh, empty inbox from `makeSubject`.
+ */
+export function describeWebhookInboxContract(name: string, makeSubject: () => Promise<WebhookInboxSubject>): void {
+  describe(`${name} (WebhookInbox contract)`, () => {
+    let subject: WebhookInboxSubject;
+    let inbox: WebhookInbox;
+
+    beforeEach(async () => {
+      subject = await makeSubject();
+      inbox = subject.inbox;
+    });
+
+    afterEach(async () => {
+      await subject.cleanup?.();
+    });
+
+    it('hands out nothing and has nothing pending when nothing was accepted', async () => {
+      expect(await inbox.claimNext()).toBeNull();
+      expect(await inbox.pending()).toBe(0);
+      expect(await inbox.recover()).toBe(0);
+    });
+
+    it('hands out an accepted event field for field', async () => {
+      const event = anEvent(1, { payload: { text: 'ünïcode ✓', nested: { list: [1, null, true] } } });
+      await inbox.accept(event);
+      expect(await inbox.claimNext()).toEqual(event);
+    });
+
+    it('hands out events in acceptance order, whatever their receivedAt says', async () => {
+      await inbox.accept(anEvent(1, { receivedAt: '2026-06-01T09:00:00.000Z' }));
+      await inbox.accept(anEvent(2, { receivedAt: '2026-06-01T07:00:00.000Z' }));
+      await inbox.accept(anEvent(3, { receivedAt: '2026-06-01T08:00:00.000Z' }));
+      expect(await drain(inbox)).toEqual(['event-1', 'event-2', 'event-3']);
+    });
+
+    it('hands each event out once, also to claims made at the same time', async () => {
+      for (const n of [1, 2, 3, 4, 5]) await inbox.accept(anEvent(n));
+      const claimed = await Promise.all(Array.from({ length: 8 }, () => inbox.claimNext()));
+      const ids = claimed.filter((event) => event !== null).map((event) => event!.id);
+      expect(ids.sort()).toEqual(['event-1', 'event-2', 'event-3', 'event-4', 'event-5']);
+    });
+
+    it('counts claimed and waiting events as pending until they are completed', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.accept(anEvent(2));
+      const first = await inbox.claimNext();
+      expect(await inbox.pending()).toBe(2);
+
+      await inbox.complete(first!.id);
+
+      expect(await inbox.pending()).toBe(1);
+      expect((await inbox.claimNext())!.id).toBe('event-2');
+    });
+
+    it('completes idempotently, and ignores an id it does not hold', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.claimNext();
+      await inbox.complete('event-1');
+      await inbox.complete('event-1');
+      await inbox.complete('never-accepted');
+      expect(await inbox.pending()).toBe(0);
+    });
+
+    it('does not hand a claimed event out again while its claimant lives', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.claimNext();
+      expect(await inbox.recover()).toBe(0);
+      expect(await inbox.claimNext()).toBeNull();
+    });
+
+    it('keeps waiting events across a restart, in order', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.accept(anEvent(2));
+
+      const after = await subject.restart();
+
+      expect(await after.recover()).toBe(0);
+      expect(await after.pending()).toBe(2);
+      expect(await drain(after)).toEqual(['event-1', 'event-2']);
+    });
+
+    it('hands out again after a restart an event whose run never completed, in its old place', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.accept(anEvent(2));
+      await inbox.accept(anEvent(3));
+      await inbox.claimNext();
+      const second = await inbox.claimNext();
+      await inbox.complete(second!.id);
+
+      const after = await subject.restart();
+
+      expect(await after.recover()).toBe(1);
+      expect(await drain(after)).toEqual(['event-1', 'event-3']);
+    });
+
+    it('never hands out again an event completed before a restart', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.claimNext();
+      await inbox.complete('event-1');
+
+      const after = await subject.restart();
+
+      expect(await after.recover()).toBe(0);
+      expect(await after.claimNext()).toBeNull();
+    });
+  });
+}

@@ -1,0 +1,15 @@
+// Run as a child process by FileWebhookInbox.test.ts: claims the next event of the inbox under the
+// AGENT_HOME given as the first argument, prints its id (or "none"), and waits to be killed.
+import 'reflect-metadata';
+import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbox.js';
+import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import { HostProcessIdentity } from '../../src/adapters/system/HostProcessIdentity.js';
+import { SystemClock } from '../../src/adapters/system/SystemClock.js';
+
+const [home] = process.argv.slice(2);
+if (!home) throw new Error('usage: claimWebhookEventChild <home>');
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const inbox = new FileWebhookInbox(agentPathsFor(home), new HostProcessIdentity(), new SystemClock(), silent);
+const event = await inbox.claimNext();
+process.stdout.write(`${event ? event.id : 'none'}\n`);
+setInterval(() => undefined, 60_000);
