@@ -1,0 +1,120 @@
+import { isJsonObject } from './payloadPath.js';
+
+/** Request headers by lower-case name; a header sent twice arrives joined by `, `. */
+export type WebhookHeaders = Readonly<Record<string, string>>;
+
+/** The header's value, or null when it is absent or empty. `name` is lower case. */
+export function headerValue(headers: WebhookHeaders, name: string): string | null {
+  if (!Object.hasOwn(headers, name)) return null;
+  const value = headers[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** Event headers, real name before its neutral alias (decisions §1). */
+const EVENT_HEADERS = ['x-github-event', 'x-hosta-event', 'x-gitlab-event', 'x-hostb-event'];
+/** Payload fields that name the event when no header does (Stripe-like, Standard Webhooks, GitLab). */
+const EVENT_FIELDS = ['type', 'event_type', 'object_kind'];
+
+/**
+ * The event kind: the first event header present, else the payload's `type`, `event_type` or
+ * `object_kind` (a non-empty string), else `unknown`.
+ */
+export function eventKindOf(headers: WebhookHeaders, payload: Record<string, unknown>): string {
+  for (const name of EVENT_HEADERS) {
+    const value = headerValue(headers, name);
+    if (value !== null) return value;
+  }
+  for (const field of EVENT_FIELDS) {
+    const value = Object.hasOwn(payload, field) ? payload[field] : undefined;
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return 'unknown';
+}
+
+/** Delivery-id headers in order of preference (decisions §7). */
+const DELIVERY_HEADERS = ['x-github-delivery', 'x-hosta-delivery', 'x-request-id', 'webhook-id'];
+
+/** Who a delivery is; `fromSender` false means a timestamp stands in and nothing is deduplicated. */
+export interface DeliveryId {
+  value: string;
+  fromSender: boolean;
+}
+
+/**
+ * The sender's delivery id from `X-GitHub-Delivery` / `X-Hosta-Delivery`, else `X-Request-ID`,
+ * else `webhook-id`; without any, the receipt time in milliseconds since the epoch.
+ */
+export function deliveryIdOf(headers: WebhookHeaders, receivedAtMs: number): DeliveryId {
+  for (const name of DELIVERY_HEADERS) {
+    const value = headerValue(headers, name);
+    if (value !== null) return { value, fromSender: true };
+  }
+  return { value: String(receivedAtMs), fromSender: false };
+}
+
+/**
+ * Deeper payloads are refused as malformed: nothing a real sender posts comes near, and
+ * rendering or storing a payload nested thousands deep would exhaust the stack.
+ */
+export const MAX_PAYLOAD_DEPTH = 256;
+
+export type ParsedBody = { ok: true; payload: Record<string, unknown> } | { ok: false };
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * The payload of a request body (decisions §7). The body must be valid UTF-8. A form body
+ * (`application/x-www-form-urlencoded`) whose `payload` field is present must hold a JSON object
+ * there (the first code host's form mode); any other form body becomes an object of its fields
+ * (a field sent more than once becomes a list of its values). Every other body, whatever its
+ * content type says, must be a JSON object. Anything else is `{ ok: false }`; this never throws.
+ */
+export function parseWebhookBody(body: Uint8Array, contentType: string | null): ParsedBody {
+  const text = decodeUtf8(body);
+  if (text === null) return { ok: false };
+  if (mediaTypeOf(contentType) !== FORM) return parseJsonObject(text);
+  const form = new URLSearchParams(text);
+  const embedded = form.get('payload');
+  if (embedded !== null) return parseJsonObject(embedded);
+  const fields = [...new Set(form.keys())].map((key): [string, string | string[]] => {
+    const values = form.getAll(key);
+    return [key, values.length === 1 ? values[0]! : values];
+  });
+  // fromEntries defines own properties, so a field named __proto__ is just a field.
+  return { ok: true, payload: Object.fromEntries(fields) };
+}
+
+function mediaTypeOf(contentType: string | null): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+function decodeUtf8(body: Uint8Array): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return null;
+  }
+}
+
+function parseJsonObject(text: string): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false };
+  }
+  if (!isJsonObject(value) || depthExceeds(value, MAX_PAYLOAD_DEPTH)) return { ok: false };
+  return { ok: true, payload: value };
+}
+
+/** Whether objects and lists nest deeper than `limit`; iterative, so depth cannot hurt it. */
+function depthExceeds(root: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
