@@ -7,6 +7,7 @@ import type { IdGenerator } from './IdGenerator.js';
 import type { JobRepository } from './JobRepository.js';
 import type { Logger } from './Logger.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
+import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { AgentPaths, CronSettings } from './Settings.js';
@@ -26,6 +27,7 @@ export const TOKENS = {
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
+  RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,

@@ -1,0 +1,35 @@
+import { AppError } from '../../domain/errors.js';
+
+/** A comment to post on a pull request of a code-host repository. */
+export interface RepoComment {
+  /** `owner/name`. */
+  repo: string;
+  /** A positive integer. */
+  prNumber: number;
+  body: string;
+}
+
+/**
+ * Why a comment was not posted: the code-host CLI is missing (not installed, not on PATH), it is
+ * not logged in, or the code host refused (unknown repository or pull request, no permission …).
+ */
+export type RepoCommentFailure = 'cli_missing' | 'unauthenticated' | 'failed';
+
+export class RepoCommentError extends AppError {
+  constructor(
+    readonly reason: RepoCommentFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`REPO_COMMENT.${reason.toUpperCase()}`, message, options);
+  }
+}
+
+/** Posts answers as pull-request comments (delivery `repo_comment`). */
+export interface RepoCommenter {
+  /**
+   * Posts `comment.body` on the pull request; resolves once the code host accepted it. Throws
+   * RepoCommentError, whose message says what to do; never retries.
+   */
+  comment(comment: RepoComment): Promise<void>;
+}
