@@ -14,6 +14,18 @@ export interface CronSettings {
   defaultModel: ModelSelection;
 }
 
+/** What the webhook worker reads from configuration and environment. */
+export interface WebhookWorkerSettings {
+  /** `platforms.webhook.extra.max_concurrent_runs`, default 4. */
+  maxConcurrentRuns: number;
+  /** Agent idle budget (`AGENT_CRON_TIMEOUT`, as for cron runs); null = unlimited. */
+  idleTimeoutMs: number | null;
+  /** The configured default model: routes name none. */
+  defaultModel: ModelSelection;
+  /** How often the inbox is looked at between notifications of new events. */
+  pollIntervalMs: number;
+}
+
 /** Where everything lives under `$AGENT_HOME` (absolute paths). */
 export interface AgentPaths {
   home: string;

@@ -10,7 +10,7 @@ import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
-import type { AgentPaths, CronSettings } from './Settings.js';
+import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
 import type { TickLock } from './TickLock.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
@@ -34,4 +34,5 @@ export const TOKENS = {
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
+  WebhookWorkerSettings: Symbol.for('agent.WebhookWorkerSettings') as ServiceIdentifier<WebhookWorkerSettings>,
 } as const;

@@ -1,0 +1,125 @@
+import { inject, injectable } from 'inversify';
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import type { Logger } from '../ports/Logger.js';
+import type { WebhookWorkerSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import type { WebhookInbox } from '../ports/WebhookInbox.js';
+import { WebhookEventExecution } from './WebhookEventExecution.js';
+
+/**
+ * The gateway's webhook worker (decisions §7): takes accepted events from the inbox in order and
+ * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
+ * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
+ * (the accept path calls it after each accept) and every `pollIntervalMs`.
+ *
+ * Every finished event is completed, whatever its outcome, so a failing event is never retried
+ * forever. Only a run cut short by `stop()` stays claimed: the next start runs it again.
+ */
+@injectable()
+export class ProcessWebhookEvents {
+  private state: 'idle' | 'running' | 'stopping' = 'idle';
+  private readonly inProgress = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  private poller: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
+    @inject(WebhookEventExecution) private readonly execution: WebhookEventExecution,
+    @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  /**
+   * Recovers abandoned claims, starts claiming and polling; resolves once the first claims are
+   * under way, with how many events were recovered. Throws when the inbox cannot be read at all.
+   */
+  async start(): Promise<number> {
+    if (this.state !== 'idle') return 0;
+    const recovered = await this.inbox.recover();
+    if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
+    this.state = 'running';
+    this.poller = setInterval(() => this.notify(), this.settings.pollIntervalMs);
+    this.poller.unref?.();
+    await this.notify();
+    return recovered;
+  }
+
+  /** Claims as many waiting events as there are free slots. Safe to call any time; never throws. */
+  notify(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = this.claimWhileFree().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  /** Resolves once no event is running and nothing more could be claimed (for tests and shutdown). */
+  async whenIdle(): Promise<void> {
+    while (this.claiming || this.inProgress.size > 0) {
+      await Promise.all([this.claiming, ...[...this.inProgress.values()].map((run) => run.done)]);
+    }
+  }
+
+  /**
+   * Stops claiming and lets the runs in progress finish for up to `graceMs`; runs still going
+   * then are aborted and stay claimed for the next start. Resolves true when all finished.
+   */
+  async stop(graceMs: number): Promise<boolean> {
+    if (this.state === 'idle') return true;
+    this.state = 'stopping';
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), graceMs);
+    });
+    const finished = await Promise.race([this.whenIdle().then(() => 'finished' as const), graceOver]);
+    clearTimeout(timer);
+    if (finished === 'late') {
+      for (const run of this.inProgress.values()) run.abort.abort();
+      await this.whenIdle();
+    }
+    this.state = 'idle';
+    return finished === 'finished';
+  }
+
+  private async claimWhileFree(): Promise<void> {
+    do {
+      this.claimAgain = false;
+      while (this.state === 'running' && this.inProgress.size < this.settings.maxConcurrentRuns) {
+        let event: WebhookEvent | null;
+        try {
+          event = await this.inbox.claimNext();
+        } catch (error) {
+          this.log.error(`cannot take webhook events from the inbox: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+        if (event === null) break;
+        this.launch(event);
+      }
+    } while (this.claimAgain && this.state === 'running');
+  }
+
+  private launch(event: WebhookEvent): void {
+    const abort = new AbortController();
+    const done = this.runAndComplete(event, abort.signal).finally(() => {
+      this.inProgress.delete(event.id);
+      if (this.state === 'running') void this.notify();
+    });
+    this.inProgress.set(event.id, { done, abort });
+  }
+
+  private async runAndComplete(event: WebhookEvent, signal: AbortSignal): Promise<void> {
+    const report = await this.execution.run(event, signal);
+    if (report.status === 'abandoned') return;
+    try {
+      await this.inbox.complete(event.id);
+    } catch (error) {
+      this.log.error(`webhook event ${event.id} finished but could not be removed from the inbox: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,178 @@
+import { inject, injectable } from 'inversify';
+import { describeTarget } from '../../domain/DeliveryTarget.js';
+import type { ContextDocument } from '../../domain/RunContext.js';
+import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import {
+  EMPTY_ANSWER_NOTICE,
+  buildWebhookRunContext,
+  planWebhookDelivery,
+  type WebhookDelivery,
+} from '../../domain/webhook/webhookRun.js';
+import { AgentRunError, type AgentRunner } from '../ports/AgentRunner.js';
+import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
+import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
+import type { Logger } from '../ports/Logger.js';
+import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
+import type { WebhookWorkerSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
+
+/**
+ * How one event ended:
+ * - `delivered` — the agent answered and the answer reached the route's target;
+ * - `delivery_failed` — the agent answered, the delivery did not get through;
+ * - `run_failed` — the agent run failed;
+ * - `not_run` — nothing was spent: the route is gone, no model is usable, or the delivery
+ *   cannot be resolved (a `repo_comment` without `owner/name` and a PR number, an unconfigured
+ *   platform);
+ * - `abandoned` — the run was aborted because the worker is stopping; the event is to be run
+ *   again after the restart.
+ */
+export type WebhookRunStatus = 'delivered' | 'delivery_failed' | 'run_failed' | 'not_run' | 'abandoned';
+
+export interface WebhookRunReport {
+  status: WebhookRunStatus;
+  /** The sentence logged for every status but `delivered`. */
+  error: string | null;
+}
+
+/**
+ * The run path of one accepted webhook event (decisions §7): resolve the route and its delivery,
+ * render the prompt, load the first skill found, run a fresh unattended session with the
+ * route's toolsets, deliver the answer (an empty one too). Every ending is logged; it never
+ * throws.
+ */
+@injectable()
+export class WebhookEventExecution {
+  constructor(
+    @inject(TOKENS.WebhookRoutes) private readonly routes: WebhookRoutes,
+    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
+    @inject(TOKENS.SkillLibrary) private readonly skills: SkillLibrary,
+    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
+    @inject(TOKENS.RepoCommenter) private readonly commenter: RepoCommenter,
+    @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  async run(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
+    const about = { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
+    try {
+      const prepared = await this.prepare(event);
+      if ('error' in prepared) {
+        this.log.error(`webhook event not run: ${prepared.error}`, about);
+        return { status: 'not_run', error: prepared.error };
+      }
+      const { route, delivery } = prepared;
+      this.log.info(`running webhook event ${event.event} on route '${route.name}'`, about);
+      let answer: string;
+      try {
+        answer = await this.runAgent(route, event, signal);
+      } catch (error) {
+        if (signal?.aborted) return { status: 'abandoned', error: 'the worker stopped before the run finished' };
+        const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
+        this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
+        return { status: 'run_failed', error: message };
+      }
+      if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
+      return await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
+    } catch (error) {
+      // A port that broke its promise not to throw (a skill file that cannot be read …).
+      const message = `webhook event failed unexpectedly: ${errorText(error)}`;
+      this.log.error(message, about);
+      return { status: 'run_failed', error: message };
+    }
+  }
+
+  /** Everything that can be checked before a token is spent. */
+  private async prepare(event: WebhookEvent): Promise<{ route: WebhookRoute; delivery: WebhookDelivery } | { error: string }> {
+    const route = await this.routes.find(event.route);
+    if (route === null) return { error: `the route '${event.route}' no longer exists` };
+    const modelProblem = this.agent.problemWith(this.settings.defaultModel);
+    if (modelProblem) return { error: modelProblem };
+    const plan = planWebhookDelivery(route, event.payload);
+    if (!plan.ok) return { error: `route '${route.name}' cannot deliver with ${route.deliver}: ${plan.error}` };
+    if (plan.delivery.kind === 'platform' && !this.channel.isConfigured(plan.delivery.target.platform)) {
+      const platform = plan.delivery.target.platform;
+      return {
+        error: `delivery to ${platform} failed: the platform "${platform}" is not configured on this host; add it under platforms.${platform} in config.yaml or change the route's deliver`,
+      };
+    }
+    return { route, delivery: plan.delivery };
+  }
+
+  private async runAgent(route: WebhookRoute, event: WebhookEvent, signal?: AbortSignal): Promise<string> {
+    const context = buildWebhookRunContext({
+      memories: await this.memory.load(),
+      skill: await this.firstSkillFound(route),
+      prompt: webhookPrompt(route, event.event, event.payload),
+    });
+    const result = await this.agent.run({
+      context,
+      selection: this.settings.defaultModel,
+      toolsets: route.toolsets,
+      idleTimeoutMs: this.settings.idleTimeoutMs,
+      unattended: true,
+      signal,
+    });
+    return result.text;
+  }
+
+  /** Only the first skill of the list that exists is loaded; the rest are ignored (spec "Limits"). */
+  private async firstSkillFound(route: WebhookRoute): Promise<ContextDocument | null> {
+    for (const name of route.skills) {
+      const content = await this.skills.find(name);
+      if (content !== null) return { name, content };
+    }
+    if (route.skills.length > 0) {
+      this.log.warn(`none of the skills of route '${route.name}' was found (${route.skills.join(', ')}); running without one`);
+    }
+    return null;
+  }
+
+  private async deliver(
+    route: WebhookRoute,
+    delivery: WebhookDelivery,
+    answer: string,
+    about: Record<string, string>,
+  ): Promise<WebhookRunReport> {
+    const where = describeDelivery(delivery);
+    try {
+      switch (delivery.kind) {
+        case 'log':
+          this.log.info(`webhook answer on route '${route.name}':\n${answer}`, about);
+          break;
+        case 'repo_comment':
+          await this.commenter.comment({ repo: delivery.repo, prNumber: delivery.prNumber, body: answer });
+          break;
+        case 'platform':
+          await this.channel.deliver(delivery.target, answer);
+          break;
+      }
+    } catch (error) {
+      const reason = error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
+      const message = `delivery to ${where} failed: ${reason}`;
+      this.log.error(`webhook ${message}`, about);
+      return { status: 'delivery_failed', error: message };
+    }
+    if (delivery.kind !== 'log') this.log.info(`webhook answer on route '${route.name}' delivered to ${where}`, about);
+    return { status: 'delivered', error: null };
+  }
+}
+
+function describeDelivery(delivery: WebhookDelivery): string {
+  switch (delivery.kind) {
+    case 'log':
+      return 'the log';
+    case 'repo_comment':
+      return `${delivery.repo}#${delivery.prNumber}`;
+    case 'platform':
+      return describeTarget(delivery.target);
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
