@@ -51,7 +51,7 @@ export class CommandAgentRunner {
   /**
    * Runs the program to its answer. Throws AgentRunError: `failed` (cannot start, non-zero exit,
    * answer too large), `idle_timeout` (no output for `request.idleTimeoutMs`; the whole process
-   * group is killed) or `aborted` (`request.signal` fired; killed likewise).
+   * tree is killed) or `aborted` (`request.signal` fired; killed likewise).
    */
   run(request: AgentRunRequest): Promise<AgentRunResult> {
     if (request.signal?.aborted) {

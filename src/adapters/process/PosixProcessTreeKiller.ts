@@ -1,5 +1,5 @@
 import type { Logger } from '../../application/ports/Logger.js';
-import type { GracefulSignal, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
 import { hasProcStat, ProcStatListing, PsTreeListing, type ProcessEntry, type ProcessListing } from './processTable.js';
 
 /** Sends one signal (0 only probes); throws like `process.kill` (ESRCH, EPERM). */
@@ -44,7 +44,7 @@ type Delivery = 'sent' | 'gone' | 'refused';
  *
  * `signalTree` delivers a graceful signal to the same members and never stops anyone.
  */
-export class PosixProcessTreeKiller {
+export class PosixProcessTreeKiller implements ProcessTreeKiller {
   private readonly logger: Logger | null;
   private readonly listing: ProcessListing;
   private readonly sendSignal: SendSignal;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable } from 'inversify';
 import { ScriptPathError, type ScriptExecutor, type ScriptResult } from '../../application/ports/ScriptExecutor.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -10,7 +10,7 @@ import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
 import { withoutProviderSecrets } from './childEnvironment.js';
 import { whenChildFinished } from './childFinished.js';
-import { ProcessGroupKiller, type ProcessTreeKiller } from './ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from './tokens.js';
 
 /** Output kept per stream; the rest is dropped and a marker says so. */
@@ -42,17 +42,15 @@ type Launch = { program: string; args: string[] } | { problem: string };
  * `$AGENT_HOME/scripts/`; a path is checked when a job is saved and again before each run, and a
  * path that leaves the directory, lexically or through a symbolic link, is refused.
  *
- * Each script runs in its own process group with the scripts directory as working directory and
- * without provider secrets in its environment; on timeout the whole group is killed.
+ * Each script runs in its own session and process group with the scripts directory as working
+ * directory and without provider secrets in its environment; on timeout its whole process tree is
+ * killed (spec rule 10).
  */
 @injectable()
 export class ProcessScriptExecutor implements ScriptExecutor {
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    // Optional so that wiring works before a better tree killer exists (spec rule 10).
-    @inject(PROCESS_TOKENS.ProcessTreeKiller)
-    @optional()
-    private readonly killer: ProcessTreeKiller = new ProcessGroupKiller(),
+    @inject(PROCESS_TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
   ) {}
 
   /**
@@ -122,7 +120,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
         cwd: script.scriptsDir,
         env: withoutProviderSecrets(process.env),
         stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so that a timeout can kill everything the script started.
+        // Its own session and process group, which the tree killer sweeps as well.
         detached: true,
         windowsHide: true,
       });

@@ -1,15 +1,23 @@
 /**
- * Hard-kills a process together with everything it started. Runners and the script executor
- * start their child as the leader of its own process group (`detached: true`) and call this on
- * timeout or cancellation.
+ * Ends a process together with everything it started (spec rule 10, docs/processes.md). Runners
+ * and the script executor start their child as the leader of its own session and process group
+ * (`detached: true`) and call `killTree` on timeout or cancellation.
  *
- * This is the seam for spec rule 10: a later implementation stops the live tree, rescans it and
- * signals descendants in other sessions too. Until then ProcessGroupKiller covers every
- * descendant that stayed in the child's process group.
+ * Implementations: PosixProcessTreeKiller (stop the live tree, rescan, kill) and
+ * WindowsProcessTreeKiller (taskkill /T /F); the composition root picks one by platform.
  */
 export interface ProcessTreeKiller {
-  /** Sends SIGKILL to the tree rooted at `rootPid`; resolves once signalled. Never throws. */
-  killTree(rootPid: number): Promise<void>;
+  /**
+   * Hard-kills the tree rooted at `rootPid` and resolves once it is gone or a bounded wait has
+   * passed; the report says which members survived and whether only best-effort cleanup was
+   * possible. Never throws. A root that is this process or contains it is refused.
+   */
+  killTree(rootPid: number): Promise<TreeKillReport>;
+  /**
+   * Asks every member of the tree to end with `signal`; suspends no one and waits for no one.
+   * Never throws.
+   */
+  signalTree(rootPid: number, signal: GracefulSignal): Promise<TreeSignalReport>;
 }
 
 /** What a hard kill of a tree did, for logs and tests. Pids ascending. */
@@ -35,20 +43,4 @@ export interface TreeSignalReport {
   refused: number[];
   /** Discovery failed, so the signal went to the root's process group instead. */
   fallback: boolean;
-}
-
-/** Kills the process group led by the root, then the root itself in case it left the group. */
-export class ProcessGroupKiller implements ProcessTreeKiller {
-  async killTree(rootPid: number): Promise<void> {
-    if (process.platform !== 'win32') signal(-rootPid);
-    signal(rootPid);
-  }
-}
-
-function signal(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone (ESRCH) or not ours (EPERM): either way there is nothing more this can do.
-  }
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { win32 } from 'node:path';
 import type { Logger } from '../../application/ports/Logger.js';
-import type { GracefulSignal, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
 
 /** Runs a program without a shell and resolves with its exit code (null: it could not run). */
 export type RunProgram = (argv: readonly string[]) => Promise<{ exitCode: number | null; output: string }>;
@@ -34,7 +34,7 @@ export function taskkillArgv(rootPid: number, mode: 'force' | 'graceful', system
  * `taskkill /T /F /PID <pid>`. Windows has no stop signal, so nothing is suspended, and taskkill
  * does not say which processes it ended: the report names the root only.
  */
-export class WindowsProcessTreeKiller {
+export class WindowsProcessTreeKiller implements ProcessTreeKiller {
   private readonly logger: Logger | null;
   private readonly systemRoot: string;
   private readonly run: RunProgram;

@@ -7,7 +7,7 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { withoutProviderSecrets } from '../process/childEnvironment.js';
 import { whenChildFinished } from '../process/childFinished.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
-import { ProcessGroupKiller, type ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from '../process/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
@@ -64,10 +64,7 @@ export class TerminalTool implements Tool {
 
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
-    // Optional as in ProcessScriptExecutor, until the full tree killer of rule 10 is bound.
-    @inject(PROCESS_TOKENS.ProcessTreeKiller)
-    @optional()
-    private readonly killer: ProcessTreeKiller = new ProcessGroupKiller(),
+    @inject(PROCESS_TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
   ) {
     this.workingDirectory = workingDirectory ?? join(paths.home, 'workspace');

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters/agents/CommandAgentRunner.js';
-import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 import { SAMPLE_CONTEXT as context, failureOf, sampleRunRequest } from '../../support/agentRuns.js';
@@ -13,7 +13,7 @@ function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
 
 /** A runner for `node -e <source>`. */
 function nodeAgent(source: string): CommandAgentRunner {
-  return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer: new ProcessGroupKiller() });
+  return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer: new PosixProcessTreeKiller() });
 }
 
 
@@ -98,7 +98,7 @@ describe('CommandAgentRunner', () => {
   });
 
   it('fails with a sentence naming the program when it does not exist', async () => {
-    const missing = new CommandAgentRunner({ command: ['no-such-agent-program', '--x'], killer: new ProcessGroupKiller() });
+    const missing = new CommandAgentRunner({ command: ['no-such-agent-program', '--x'], killer: new PosixProcessTreeKiller() });
 
     const error = await failureOf(missing.run(request()));
 
@@ -112,7 +112,7 @@ describe('CommandAgentRunner', () => {
     const script = join(workDir, 'agent.sh');
     writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho "$$ $!" > "${pidFile}"\nwait\n`);
     chmodSync(script, 0o755);
-    const runner = new CommandAgentRunner({ command: [script], killer: new ProcessGroupKiller() });
+    const runner = new CommandAgentRunner({ command: [script], killer: new PosixProcessTreeKiller() });
 
     const error = await failureOf(runner.run(request({ idleTimeoutMs: 300 })));
 
@@ -127,7 +127,7 @@ describe('CommandAgentRunner', () => {
     const pidFile = join(workDir, 'leftover');
     const runner = new CommandAgentRunner({
       command: ['/bin/sh', '-c', `sleep 30 & echo $! > "${pidFile}"; echo answer`],
-      killer: new ProcessGroupKiller(),
+      killer: new PosixProcessTreeKiller(),
     });
     try {
       const result = await runner.run(request({ idleTimeoutMs: 20_000 }));

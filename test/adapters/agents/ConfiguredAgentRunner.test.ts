@@ -5,7 +5,8 @@ import { ConfiguredAgentRunner } from '../../../src/adapters/agents/ConfiguredAg
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../../src/adapters/config/tokens.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
-import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
+import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import type { ToolCatalog } from '../../../src/adapters/tools/Tool.js';
 import { TOOL_TOKENS } from '../../../src/adapters/tools/tokens.js';
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
@@ -45,7 +46,7 @@ function runnerFor(
   tools: ToolCatalog = new FixedToolCatalog([]),
   logger = new RecordingLogger(),
 ): ConfiguredAgentRunner {
-  return new ConfiguredAgentRunner(config, paths, new ProcessGroupKiller(), tools, env, logger);
+  return new ConfiguredAgentRunner(config, paths, new PosixProcessTreeKiller(), tools, env, logger);
 }
 
 function request(selection: AgentRunRequest['selection'] = { provider: null, model: null }): AgentRunRequest {
@@ -209,10 +210,11 @@ describe('ConfiguredAgentRunner with command providers', () => {
     });
   });
 
-  it('can be resolved from a container that binds only the config and the paths', async () => {
+  it('can be resolved from a container that binds only the config, the paths and the tree killer', async () => {
     const container = new Container();
     container.bind(CONFIG_TOKENS.AgentConfig).toConstantValue(configured);
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);
+    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner);
 
     const fromContainer = container.get(TOKENS.AgentRunner);
@@ -374,6 +376,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     container.bind(CONFIG_TOKENS.Environment).toConstantValue({ OPENAI_API_KEY: 'sk-wired' });
     container.bind(TOOL_TOKENS.ToolCatalog).toConstantValue(new FixedToolCatalog([]));
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);
+    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner);
 
     const result = await container.get(TOKENS.AgentRunner).run(request());

@@ -7,10 +7,12 @@ import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { withoutProviderSecrets } from '../../../src/adapters/process/childEnvironment.js';
 import { ProcessScriptExecutor } from '../../../src/adapters/process/ProcessScriptExecutor.js';
-import { ProcessGroupKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
+import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { newSession, writeTreeScripts } from '../../helpers/processTrees.js';
 
 let home: string;
 let scriptsDir: string;
@@ -21,7 +23,7 @@ beforeEach(() => {
   const paths = agentPathsFor(home);
   scriptsDir = paths.scriptsDir;
   mkdirSync(scriptsDir);
-  executor = new ProcessScriptExecutor(paths, new ProcessGroupKiller());
+  executor = new ProcessScriptExecutor(paths, new PosixProcessTreeKiller());
 });
 
 afterEach(() => rmSync(home, { recursive: true, force: true }));
@@ -224,21 +226,32 @@ describe('ProcessScriptExecutor.run', () => {
     }
   });
 
-  it('returns after a timeout even when a process outside the group keeps the output open', async () => {
-    const pidFile = join(home, 'escaped');
-    writeScript('escape.sh', `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' &\nsleep 30\n`);
+  it('kills a child that left the script’s session with setsid, and what it started, when the script times out', async () => {
+    const pidFile = join(home, 'pids');
+    writeTreeScripts(home);
+    writeScript(
+      'escape.sh',
+      `echo $$ >> "${pidFile}"\n` +
+        `${newSession(home)} sh -c 'echo $$ >> "${pidFile}"; sleep 30 & echo $! >> "${pidFile}"; wait' &\n` +
+        'sleep 30\n',
+    );
+    const recorded = () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split('\n').map(Number) : []);
     try {
-      const result = await executor.run('escape.sh', { timeoutMs: 300 });
+      const result = await executor.run('escape.sh', { timeoutMs: 1000 });
 
       expect(result.timedOut).toBe(true);
+      const [scriptPid, escapedPid, sleepPid] = recorded() as [number, number, number];
+      expect(recorded()).toHaveLength(3);
+      expect(await eventually(() => [scriptPid, escapedPid, sleepPid].every((pid) => !isRunning(pid)))).toBe(true);
     } finally {
-      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+      for (const pid of recorded()) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 
-  it('can be resolved from a container that binds only the paths', async () => {
+  it('can be resolved from a container that binds only the paths and the tree killer', async () => {
     const container = new Container();
     container.bind(TOKENS.AgentPaths).toConstantValue(agentPathsFor(home));
+    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor);
     writeScript('hello.sh', 'echo hello\n');
 

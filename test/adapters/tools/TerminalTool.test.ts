@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
-import { ProcessGroupKiller, type ProcessTreeKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/adapters/process/ProcessTreeKiller.js';
 import { TerminalTool, type TerminalResult } from '../../../src/adapters/tools/TerminalTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
@@ -11,11 +12,15 @@ import { eventually, isRunning } from '../../helpers/processLiveness.js';
 /** Kills like the real thing and remembers whom. */
 class RecordingKiller implements ProcessTreeKiller {
   readonly roots: number[] = [];
-  private readonly inner = new ProcessGroupKiller();
+  private readonly inner = new PosixProcessTreeKiller();
 
-  async killTree(rootPid: number): Promise<void> {
+  async killTree(rootPid: number): Promise<TreeKillReport> {
     this.roots.push(rootPid);
-    await this.inner.killTree(rootPid);
+    return this.inner.killTree(rootPid);
+  }
+
+  signalTree(rootPid: number, signal: GracefulSignal): Promise<TreeSignalReport> {
+    return this.inner.signalTree(rootPid, signal);
   }
 }
 

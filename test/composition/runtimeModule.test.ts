@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Container } from 'inversify';
+import { PosixProcessTreeKiller } from '../../src/adapters/process/PosixProcessTreeKiller.js';
+import { PROCESS_TOKENS } from '../../src/adapters/process/tokens.js';
+import { TOKENS } from '../../src/application/ports/tokens.js';
+import { runtimeModule } from '../../src/composition/modules/runtimeModule.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+
+describe('runtimeModule', () => {
+  it('binds the POSIX process-tree killer on this platform, once for every user', () => {
+    const container = new Container();
+    container.bind(TOKENS.Logger).toConstantValue(new RecordingLogger());
+    container.load(runtimeModule);
+
+    const killer = container.get(PROCESS_TOKENS.ProcessTreeKiller);
+
+    expect(killer).toBeInstanceOf(PosixProcessTreeKiller);
+    expect(container.get(PROCESS_TOKENS.ProcessTreeKiller)).toBe(killer);
+  });
+});
