@@ -1,8 +1,6 @@
 import { chmod, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { inject, injectable } from 'inversify';
-import lockfile from 'proper-lockfile';
 import { Writer } from 'steno';
 import type { Job } from '../../domain/Job.js';
 import { SUPERSEDED_FIELDS, readJobRecord, type UnreadableRecord } from '../../domain/JobRecord.js';
@@ -15,47 +13,13 @@ import {
 } from '../../application/ports/JobRepository.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
 import {
   PRIVATE_FILE_MODE,
   describeFileSystemProblem,
   ensurePrivateDirectory,
   errnoCode,
 } from './fileSystem.js';
-
-/**
- * How long `modify` waits for other processes before giving up. Twenty processes queueing for a
- * lock that each holds for milliseconds get through in well under a second; the margin is for
- * slow disks and loaded machines.
- */
-const LOCK_WAIT_MS = 30_000;
-/**
- * A lock not refreshed for this long belongs to a process that died holding it and is taken
- * over. The holder refreshes it every LOCK_REFRESH_MS, so only a process stalled for longer
- * than the difference loses a lock it still holds.
- */
-const LOCK_STALE_MS = 10_000;
-const LOCK_REFRESH_MS = 2_000;
-/** Backoff between attempts: doubles up to the cap, each wait randomized to ±50 % so contenders spread out. */
-const FIRST_BACKOFF_MS = 5;
-const MAX_BACKOFF_MS = 250;
-
-/**
- * `modify` calls on one jobs file in this process, chained so that they take the cross-process
- * lock one after the other instead of polling for it against each other. Shared by every
- * repository instance because proper-lockfile keeps one lock per path per process.
- */
-const inProcessQueues = new Map<string, Promise<unknown>>();
-
-function runInTurn<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const previous = inProcessQueues.get(key) ?? Promise.resolve();
-  const run = previous.then(task);
-  const tail = run.catch(() => undefined);
-  inProcessQueues.set(key, tail);
-  void tail.then(() => {
-    if (inProcessQueues.get(key) === tail) inProcessQueues.delete(key);
-  });
-  return run;
-}
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };
@@ -158,13 +122,6 @@ function serialize(stored: StoredJobs | null, jobs: readonly Job[], now: Date): 
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-/** The cross-process lock as held by one `modify`. */
-interface HeldLock {
-  /** Set when proper-lockfile found the lock taken over while we held it. */
-  readonly lost: boolean;
-  release(): Promise<void>;
-}
-
 /**
  * Jobs in `$AGENT_HOME/cron/jobs.json` (decisions §2). Reads need no lock because every write
  * replaces the file atomically (steno writes a temporary file and renames it over the old one);
@@ -252,50 +209,15 @@ export class FileJobRepository implements JobRepository {
     }
   }
 
-  /**
-   * proper-lockfile's own `retries` would also retry EACCES or ENOTDIR for the whole wait, so
-   * the waiting is done here and only for a lock that another process holds (ELOCKED).
-   */
   private async acquireLock(): Promise<HeldLock> {
-    const state = { lost: false };
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (let backoff = FIRST_BACKOFF_MS; ; backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)) {
-      try {
-        const release = await lockfile.lock(this.paths.jobsFile, {
-          lockfilePath: this.lockPath,
-          realpath: false,
-          retries: 0,
-          stale: LOCK_STALE_MS,
-          update: LOCK_REFRESH_MS,
-          // The default handler throws from a timer and kills the process; a lost lock only
-          // has to stop this modify from writing.
-          onCompromised: () => {
-            state.lost = true;
-          },
-        });
-        return {
-          get lost() {
-            return state.lost;
-          },
-          release: async () => {
-            try {
-              await release();
-            } catch {
-              // Already released because it was lost, or the directory could not be removed:
-              // either way others take it over once it is stale; the change itself is done.
-            }
-          },
-        };
-      } catch (error) {
-        if (errnoCode(error) !== 'ELOCKED') throw this.unavailable('lock', error);
-        if (Date.now() >= deadline) {
-          throw new JobStoreUnavailableError(
-            `Cannot change the job store ${this.paths.jobsFile}: other agent processes kept its lock ${this.lockPath} for more than ${LOCK_WAIT_MS / 1000} seconds; if no agent process is running, remove ${this.lockPath} and try again.`,
-            { cause: error },
-          );
-        }
-        await delay(backoff * (0.5 + Math.random()));
-      }
+    try {
+      return await acquireFileLock(this.paths.jobsFile, this.lockPath);
+    } catch (error) {
+      if (!(error instanceof LockWaitExpired)) throw this.unavailable('lock', error);
+      throw new JobStoreUnavailableError(
+        `Cannot change the job store ${this.paths.jobsFile}: other agent processes kept its lock ${this.lockPath} for more than ${LOCK_WAIT_MS / 1000} seconds; if no agent process is running, remove ${this.lockPath} and try again.`,
+        { cause: error },
+      );
     }
   }
 
