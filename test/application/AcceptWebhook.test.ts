@@ -1,0 +1,303 @@
+import { AcceptWebhook, type AcceptWebhookInput } from '../../src/application/webhook/AcceptWebhook.js';
+import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
+import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
+import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
+import { FakeSignatureVerifier } from '../fakes/FakeSignatureVerifier.js';
+import { aRoute } from '../fakes/FakeWebhookRoutes.js';
+import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
+import { ManualClock } from '../fakes/ManualClock.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { SequentialIds } from '../fakes/SequentialIds.js';
+
+const T0 = '2026-11-22T10:00:00.000Z';
+
+/** An inbox whose next `failures` accepts fail, as a full disk would. */
+class FlakyInbox extends InMemoryWebhookInbox {
+  failures = 0;
+
+  override async accept(event: WebhookEvent): Promise<void> {
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error('ENOSPC: no space left on device');
+    }
+    return super.accept(event);
+  }
+}
+
+function setUp(rateLimitPerMinute = 30) {
+  const inbox = new FlakyInbox();
+  const clock = new ManualClock(T0);
+  const logger = new RecordingLogger();
+  const verifier = new FakeSignatureVerifier();
+  const accept = new AcceptWebhook(verifier, inbox, clock, new SequentialIds(), logger, {
+    ...DEFAULT_WEBHOOK_LISTENER_SETTINGS,
+    rateLimitPerMinute,
+  });
+  const stored = async () => {
+    const events: WebhookEvent[] = [];
+    for (let event = await inbox.claimNext(); event; event = await inbox.claimNext()) events.push(event);
+    return events;
+  };
+  return { inbox, clock, logger, verifier, accept, stored };
+}
+
+function post(
+  route: WebhookRoute,
+  options: { body?: string | Uint8Array; headers?: Record<string, string>; contentType?: string | null } = {},
+): AcceptWebhookInput {
+  const body = options.body ?? '{"action":"opened"}';
+  return {
+    route,
+    rawBody: typeof body === 'string' ? Buffer.from(body) : body,
+    headers: { 'x-test-signature': 's3cret', ...options.headers },
+    contentType: options.contentType === undefined ? 'application/json' : options.contentType,
+  };
+}
+
+const unsigned = { 'x-test-signature': 'wrong' };
+
+describe('AcceptWebhook', () => {
+  it('stores an authenticated event and answers 202 with the route, event and delivery id', async () => {
+    const { accept, stored } = setUp();
+    const route = aRoute('ci');
+    const result = await accept.execute(
+      post(route, { headers: { 'x-github-event': 'pull_request', 'x-github-delivery': 'd-1' }, body: '{"action":"opened","number":7}' }),
+    );
+    expect(result).toEqual({
+      status: 202,
+      body: { status: 'accepted', route: 'ci', event: 'pull_request', delivery_id: 'd-1' },
+      headers: {},
+    });
+    expect(await stored()).toEqual([
+      {
+        id: '000000000001',
+        route: 'ci',
+        event: 'pull_request',
+        deliveryId: 'd-1',
+        payload: { action: 'opened', number: 7 },
+        receivedAt: T0,
+      },
+    ]);
+  });
+
+  it('checks the signature against the route\'s secrets, every one of a rotation list', async () => {
+    const { accept, verifier } = setUp();
+    const route = aRoute('ci', { secrets: { kind: 'secrets', values: ['new', 'old'] } });
+    expect((await accept.execute(post(route, { headers: { 'x-test-signature': 'old' } }))).status).toBe(202);
+    expect(verifier.checks[0]!.secrets).toEqual(['new', 'old']);
+    expect(Buffer.from(verifier.checks[0]!.request.rawBody).toString()).toBe('{"action":"opened"}');
+  });
+
+  it('refuses a bad signature with 401 and stores nothing', async () => {
+    const { accept, inbox, logger } = setUp();
+    const result = await accept.execute(post(aRoute('ci'), { headers: unsigned }));
+    expect(result).toEqual({ status: 401, body: { error: 'Invalid signature' }, headers: {} });
+    expect(await inbox.pending()).toBe(0);
+    expect(JSON.stringify(logger.entries)).not.toContain('s3cret');
+    expect(JSON.stringify(logger.entries)).not.toContain('wrong');
+  });
+
+  it('skips the check for a route with INSECURE_NO_AUTH', async () => {
+    const { accept, verifier } = setUp();
+    const route = aRoute('dev', { secrets: { kind: 'insecure_no_auth' } });
+    expect((await accept.execute(post(route, { headers: {} }))).status).toBe(202);
+    expect(verifier.checks).toEqual([]);
+  });
+
+  describe('rate limit', () => {
+    it('answers 429 with Retry-After over the limit, and lets requests through again after the window', async () => {
+      const { accept, clock } = setUp(2);
+      const route = aRoute('ci');
+      expect((await accept.execute(post(route))).status).toBe(202);
+      clock.advance(15_000);
+      expect((await accept.execute(post(route))).status).toBe(202);
+      clock.advance(15_000);
+      expect(await accept.execute(post(route))).toEqual({
+        status: 429,
+        body: { error: 'Rate limit exceeded' },
+        headers: { 'Retry-After': '30' },
+      });
+      clock.advance(30_000);
+      expect((await accept.execute(post(route))).status).toBe(202);
+    });
+
+    it('counts only requests that passed authentication, and a bad signature over the limit is still 401', async () => {
+      const { accept } = setUp(2);
+      const route = aRoute('ci');
+      for (let i = 0; i < 5; i += 1) expect((await accept.execute(post(route, { headers: unsigned }))).status).toBe(401);
+      expect((await accept.execute(post(route))).status).toBe(202);
+      expect((await accept.execute(post(route))).status).toBe(202);
+      expect((await accept.execute(post(route, { headers: unsigned }))).status).toBe(401);
+      expect((await accept.execute(post(route))).status).toBe(429);
+    });
+
+    it('counts each route separately', async () => {
+      const { accept } = setUp(1);
+      expect((await accept.execute(post(aRoute('a')))).status).toBe(202);
+      expect((await accept.execute(post(aRoute('b')))).status).toBe(202);
+      expect((await accept.execute(post(aRoute('a')))).status).toBe(429);
+    });
+
+    it('comes before the body: a malformed body over the limit is 429, and a malformed body counts', async () => {
+      const { accept } = setUp(1);
+      const route = aRoute('ci');
+      expect((await accept.execute(post(route, { body: 'nope' }))).status).toBe(400);
+      expect((await accept.execute(post(route, { body: 'nope' }))).status).toBe(429);
+    });
+  });
+
+  describe('body', () => {
+    it.each([
+      ['not JSON', 'nope'],
+      ['a JSON list', '[1,2]'],
+      ['a JSON string', '"x"'],
+      ['not UTF-8', Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d])],
+    ])('answers 400 Malformed JSON for %s, after a valid signature', async (_name, body) => {
+      const { accept, inbox } = setUp();
+      expect(await accept.execute(post(aRoute('ci'), { body }))).toEqual({ status: 400, body: { error: 'Malformed JSON' }, headers: {} });
+      expect(await inbox.pending()).toBe(0);
+    });
+
+    it('takes the JSON of a form body\'s payload field', async () => {
+      const { accept, stored } = setUp();
+      const body = `payload=${encodeURIComponent('{"zen":"Keep it simple."}')}`;
+      const result = await accept.execute(post(aRoute('ci'), { body, contentType: 'application/x-www-form-urlencoded', headers: { 'x-github-event': 'ping' } }));
+      expect(result.status).toBe(202);
+      expect((await stored())[0]!.payload).toEqual({ zen: 'Keep it simple.' });
+    });
+
+    it('turns another form body into an object of its fields', async () => {
+      const { accept, stored } = setUp();
+      const result = await accept.execute(post(aRoute('alerts'), { body: 'type=disk_full&host=db1', contentType: 'application/x-www-form-urlencoded' }));
+      expect(result.body).toMatchObject({ status: 'accepted', event: 'disk_full' });
+      expect((await stored())[0]!.payload).toEqual({ type: 'disk_full', host: 'db1' });
+    });
+  });
+
+  describe('event filter', () => {
+    it('ignores an event not in the route\'s list with 200, logged at debug only', async () => {
+      const { accept, inbox, logger } = setUp();
+      const route = aRoute('ci', { events: ['pull_request'] });
+      expect(await accept.execute(post(route, { headers: { 'x-github-event': 'ping' } }))).toEqual({
+        status: 200,
+        body: { status: 'ignored', event: 'ping' },
+        headers: {},
+      });
+      expect(await inbox.pending()).toBe(0);
+      expect(logger.entries.map((entry) => entry.level)).toEqual(['debug']);
+    });
+
+    it('matches the event kind exactly, from the header or else the payload', async () => {
+      const { accept } = setUp();
+      const route = aRoute('pay', { events: ['payment_intent.succeeded', 'Merge Request Hook'] });
+      expect((await accept.execute(post(route, { body: '{"type":"payment_intent.succeeded"}' }))).status).toBe(202);
+      expect((await accept.execute(post(route, { headers: { 'x-gitlab-event': 'Merge Request Hook' } }))).status).toBe(202);
+      expect((await accept.execute(post(route, { headers: { 'x-gitlab-event': 'merge request hook' } }))).body).toEqual({
+        status: 'ignored',
+        event: 'merge request hook',
+      });
+      expect((await accept.execute(post(route, { body: '{}' }))).body).toEqual({ status: 'ignored', event: 'unknown' });
+    });
+
+    it('accepts every event with an empty list', async () => {
+      const { accept } = setUp();
+      expect((await accept.execute(post(aRoute('ci'), { headers: { 'x-github-event': 'anything' } }))).status).toBe(202);
+    });
+
+    it('comes after the body: a malformed body of an ignored event is 400', async () => {
+      const { accept } = setUp();
+      const route = aRoute('ci', { events: ['push'] });
+      expect((await accept.execute(post(route, { body: '[]', headers: { 'x-github-event': 'ping' } }))).status).toBe(400);
+    });
+  });
+
+  describe('field filters', () => {
+    const route = aRoute('prs', { events: ['pull_request'], filters: [{ field: 'action', in: ['opened', 'reopened'] }] });
+
+    it('ignore a payload that does not match with 200 and the reason', async () => {
+      const { accept, inbox } = setUp();
+      const result = await accept.execute(post(route, { body: '{"action":"closed"}', headers: { 'x-github-event': 'pull_request' } }));
+      expect(result).toEqual({ status: 200, body: { status: 'ignored', reason: 'filter', route: 'prs' }, headers: {} });
+      expect(await inbox.pending()).toBe(0);
+    });
+
+    it('let a matching payload through', async () => {
+      const { accept } = setUp();
+      const result = await accept.execute(post(route, { body: '{"action":"reopened"}', headers: { 'x-github-event': 'pull_request' } }));
+      expect(result.status).toBe(202);
+    });
+
+    it('come after the event filter', async () => {
+      const { accept } = setUp();
+      const result = await accept.execute(post(route, { body: '{"action":"closed"}', headers: { 'x-github-event': 'push' } }));
+      expect(result.body).toEqual({ status: 'ignored', event: 'push' });
+    });
+  });
+
+  describe('idempotency', () => {
+    it('drops a repeated delivery id of the same route with 200 duplicate, for an hour', async () => {
+      const { accept, clock, inbox } = setUp();
+      const route = aRoute('ci');
+      const again = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
+      expect((await again()).status).toBe(202);
+      clock.advance(59 * 60 * 1000);
+      expect(await again()).toEqual({ status: 200, body: { status: 'duplicate', delivery_id: 'abc' }, headers: {} });
+      expect(await inbox.pending()).toBe(1);
+      clock.advance(60 * 1000);
+      expect((await again()).status).toBe(202);
+    });
+
+    it.each(['x-github-delivery', 'x-hosta-delivery', 'x-request-id', 'webhook-id'])('keys on %s', async (header) => {
+      const { accept } = setUp();
+      const route = aRoute('ci');
+      expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).status).toBe(202);
+      expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).body).toEqual({ status: 'duplicate', delivery_id: 'id-1' });
+    });
+
+    it('keys on the route too', async () => {
+      const { accept } = setUp();
+      const headers = { 'x-github-delivery': 'abc' };
+      expect((await accept.execute(post(aRoute('a'), { headers }))).status).toBe(202);
+      expect((await accept.execute(post(aRoute('b'), { headers }))).status).toBe(202);
+    });
+
+    it('does not deduplicate without a delivery id: the id is the receipt time in milliseconds', async () => {
+      const { accept } = setUp();
+      const route = aRoute('ci');
+      expect((await accept.execute(post(route))).body).toMatchObject({ status: 'accepted', delivery_id: String(Date.parse(T0)) });
+      expect((await accept.execute(post(route))).body).toMatchObject({ status: 'accepted', delivery_id: String(Date.parse(T0)) });
+    });
+
+    it('remembers only accepted events: an ignored or filtered delivery may come back and be taken', async () => {
+      const { accept } = setUp();
+      const headers = { 'x-github-delivery': 'abc' };
+      const route = aRoute('ci', { filters: [{ field: 'ready', in: [true] }] });
+      expect((await accept.execute(post(route, { headers, body: '{"ready":false}' }))).body).toMatchObject({ status: 'ignored' });
+      expect((await accept.execute(post(route, { headers, body: '{"ready":true}' }))).status).toBe(202);
+    });
+
+    it('takes one of two simultaneous copies of a delivery', async () => {
+      const { accept, inbox } = setUp();
+      const route = aRoute('ci');
+      const copy = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'same' } }));
+      const statuses = (await Promise.all([copy(), copy()])).map((result) => result.status).sort();
+      expect(statuses).toEqual([200, 202]);
+      expect(await inbox.pending()).toBe(1);
+    });
+  });
+
+  it('answers 503 when the inbox cannot store the event, and takes the retry', async () => {
+    const { accept, inbox, logger } = setUp();
+    inbox.failures = 1;
+    const route = aRoute('ci');
+    const send = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
+    expect(await send()).toEqual({
+      status: 503,
+      body: { error: 'Could not store the event; retry later' },
+      headers: { 'Retry-After': '30' },
+    });
+    expect(logger.entries.at(-1)).toMatchObject({ level: 'error', fields: { route: 'ci', delivery_id: 'abc' } });
+    expect((await send()).status).toBe(202);
+    expect(await inbox.pending()).toBe(1);
+  });
+});
