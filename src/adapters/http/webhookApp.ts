@@ -1,0 +1,221 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
+import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
+import type { AcceptWebhookInput, WebhookReply } from '../../application/webhook/AcceptWebhook.js';
+import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
+
+/** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
+export interface WebhookAppDependencies {
+  routes: WebhookRoutes;
+  acceptWebhook: { execute(input: AcceptWebhookInput): Promise<WebhookReply> };
+  settings: Pick<WebhookListenerSettings, 'maxBodyBytes' | 'bodyReadTimeoutMs'>;
+  logger: Logger;
+}
+
+/**
+ * After an early answer (404, 413, 408) the rest of a body is read and thrown away, up to this
+ * many bytes and for at most this long, so that a client still sending sees the answer instead
+ * of a reset connection; then the connection is cut.
+ */
+const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 5_000;
+
+type BodyRead = { kind: 'complete'; body: Buffer } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'aborted' };
+
+/**
+ * The webhook listener's HTTP face (decisions §7): `GET /health`, and `POST /webhooks/:route`
+ * checked in order — route (404) → size, from Content-Length before reading and while reading
+ * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose reply is
+ * sent as it is. The body is read here, as raw bytes, only once the route is known. Other paths
+ * are 404 and other methods on these paths 405, all with a JSON body `{"error": …}`; nothing a
+ * client sends leads to a 5xx, and no answer carries a stack trace.
+ *
+ * Serve it with `createWebhookServer` (webhookServer.ts), which sets the connection timeouts.
+ */
+export function createWebhookApp(dependencies: WebhookAppDependencies): express.Express {
+  const { routes, acceptWebhook, settings, logger } = dependencies;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+
+  app.get('/health', (_req, res) => {
+    res.status(200).json({ status: 'ok', platform: 'webhook' });
+  });
+
+  app.post('/webhooks/:route', async (req: Request<{ route: string }>, res) => {
+    const name = req.params.route;
+    let route;
+    try {
+      route = await routes.find(name);
+    } catch (error) {
+      logger.error('webhook routes could not be read', { error: messageOf(error) });
+      answerEarly(req, res, 503, { error: 'Routes unavailable; retry later' }, { 'Retry-After': '30' });
+      return;
+    }
+    if (!route) {
+      logger.debug('webhook refused: unknown route', { route: name });
+      answerEarly(req, res, 404, { error: 'Unknown route' });
+      return;
+    }
+
+    const declared = declaredLength(req);
+    if (declared !== null && declared > settings.maxBodyBytes) {
+      logger.warn('webhook refused: payload too large', { route: name, content_length: declared, max_body_bytes: settings.maxBodyBytes });
+      answerEarly(req, res, 413, { error: 'Payload too large' });
+      return;
+    }
+
+    const read = await readBody(req, settings.maxBodyBytes, settings.bodyReadTimeoutMs);
+    switch (read.kind) {
+      case 'too_large':
+        logger.warn('webhook refused: payload too large', { route: name, max_body_bytes: settings.maxBodyBytes });
+        answerEarly(req, res, 413, { error: 'Payload too large' });
+        return;
+      case 'timeout':
+        logger.warn('webhook refused: the body did not arrive in time', { route: name, timeout_ms: settings.bodyReadTimeoutMs });
+        answerEarly(req, res, 408, { error: 'Request timeout' });
+        return;
+      case 'aborted':
+        req.socket.destroy();
+        return;
+    }
+
+    const reply = await acceptWebhook.execute({
+      route,
+      rawBody: read.body,
+      headers: headersOf(req),
+      contentType: req.headers['content-type'] ?? null,
+    });
+    res.status(reply.status).set(reply.headers).json(reply.body);
+  });
+
+  app.all(['/health', '/webhooks/:route'], (req, res) => {
+    const allow = req.path === '/health' ? 'GET, HEAD' : 'POST';
+    answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: allow });
+  });
+
+  app.use((req, res) => {
+    answerEarly(req, res, 404, { error: 'Not found' });
+  });
+
+  app.use(errorHandler(logger));
+  return app;
+}
+
+/**
+ * Anything that escaped the handlers. Express's own client errors (a path whose percent-encoding
+ * is broken is a 400) keep their 4xx status; anything else is a 500 and is logged. The body
+ * names the status only: never a message or a stack trace.
+ */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const status = clientErrorStatus(error);
+    if (status === null) logger.error('webhook listener: unexpected error', { path: req.path, error: messageOf(error) });
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const code = status ?? 500;
+    answerEarly(req, res, code, { error: STATUS_CODES[code] ?? 'Error' });
+  };
+}
+
+function clientErrorStatus(error: unknown): number | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  const candidate = typeof status === 'number' ? status : statusCode;
+  return typeof candidate === 'number' && candidate >= 400 && candidate < 500 ? candidate : null;
+}
+
+/**
+ * Answers before the body was read (or when reading stopped): the connection is closed after
+ * the answer, and what the client is still sending is drained, within bounds, so that it gets
+ * to read the answer.
+ */
+function answerEarly(
+  req: Request,
+  res: Response,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): void {
+  if (!req.complete) {
+    res.set('Connection', 'close');
+    res.once('finish', () => drain(req));
+  }
+  res.status(status).set(headers).json(body);
+}
+
+function drain(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  let drained = 0;
+  const cut = () => {
+    clearTimeout(timer);
+    req.socket.destroy();
+  };
+  const timer = setTimeout(cut, DRAIN_LIMIT_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) cut();
+  });
+  req.on('end', () => clearTimeout(timer));
+  req.on('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+/** Reads the body up to `maxBytes`, stopping as soon as it is over; gives up after `timeoutMs`. */
+function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (read: BodyRead) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+      if (read.kind !== 'complete') req.pause();
+      resolve(read);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) settle({ kind: 'too_large' });
+      else chunks.push(chunk);
+    };
+    const onEnd = () => settle({ kind: 'complete', body: Buffer.concat(chunks, size) });
+    const onAbort = () => settle({ kind: 'aborted' });
+    const timer = setTimeout(() => settle({ kind: 'timeout' }), timeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onAbort);
+  });
+}
+
+/** The Content-Length the client declared, or null (chunked, or none). Node has checked its form. */
+function declaredLength(req: IncomingMessage): number | null {
+  const value = req.headers['content-length'];
+  if (value === undefined) return null;
+  const length = Number(value);
+  return Number.isSafeInteger(length) ? length : Number.POSITIVE_INFINITY;
+}
+
+/** Headers by lower-case name, a repeated header joined by `, ` (fromEntries: `__proto__` is only a name). */
+function headersOf(req: IncomingMessage): WebhookHeaders {
+  return Object.fromEntries(
+    Object.entries(req.headers)
+      .filter((entry): entry is [string, string | string[]] => entry[1] !== undefined)
+      .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
