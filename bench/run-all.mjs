@@ -2,3 +2,5 @@
 await import('./cli-startup.mjs');
 console.log('');
 await import('./tick.mjs');
+console.log('');
+await import('./tree-kill.mjs');
