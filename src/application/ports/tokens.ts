@@ -14,6 +14,7 @@ import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings
 import type { TickLock } from './TickLock.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from './WebhookSubscriptionRepository.js';
 
 /** Every injection token, typed so that `container.get` infers the port. */
 export const TOKENS = {
@@ -34,5 +35,6 @@ export const TOKENS = {
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
+  WebhookSubscriptionRepository: Symbol.for('agent.WebhookSubscriptionRepository') as ServiceIdentifier<WebhookSubscriptionRepository>,
   WebhookWorkerSettings: Symbol.for('agent.WebhookWorkerSettings') as ServiceIdentifier<WebhookWorkerSettings>,
 } as const;

@@ -1,0 +1,201 @@
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { inject, injectable } from 'inversify';
+import { WEBHOOK_DELIVERIES } from '../../domain/webhook/WebhookRoute.js';
+import { SUBSCRIPTION_NAME, type WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import {
+  SubscriptionStoreError,
+  type SubscriptionChange,
+  type SubscriptionSnapshot,
+  type WebhookSubscriptionRepository,
+} from '../../application/ports/WebhookSubscriptionRepository.js';
+import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn } from './fileLock.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, writeFileDurably } from './fileSystem.js';
+
+type Entries = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isStringList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** One stored entry as a subscription, or why it is not one. */
+function readEntry(name: string, value: unknown): { ok: true; subscription: WebhookSubscription } | { ok: false; problem: string } {
+  const problem = (why: string) => ({ ok: false as const, problem: `the subscription "${name}" ${why}` });
+  if (!SUBSCRIPTION_NAME.test(name)) return problem('has a name that is not lower-case letters, digits, "_" and "-"');
+  if (!isObject(value)) return problem('is not an object');
+  const { events = [], prompt = null, skills = [], deliver = 'log', deliver_extra: extra = {}, secret } = value;
+  if (!isStringList(events)) return problem('has "events" that are not a list of strings');
+  if (prompt !== null && typeof prompt !== 'string') return problem('has a "prompt" that is not a string');
+  if (!isStringList(skills)) return problem('has "skills" that are not a list of strings');
+  if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
+    return problem(`has a "deliver" that is not one of ${WEBHOOK_DELIVERIES.join(', ')}`);
+  }
+  if (!isObject(extra) || (extra.chat_id !== undefined && typeof extra.chat_id !== 'string')) {
+    return problem('has a "deliver_extra" that is not an object with a string "chat_id"');
+  }
+  if (typeof secret !== 'string' || secret === '') return problem('has no "secret"');
+  return {
+    ok: true,
+    subscription: {
+      name,
+      events,
+      prompt,
+      skills,
+      deliver,
+      deliverChatId: typeof extra.chat_id === 'string' ? extra.chat_id : null,
+      secret,
+      createdAt: typeof value.created_at === 'string' ? value.created_at : '',
+      updatedAt: typeof value.updated_at === 'string' ? value.updated_at : '',
+    },
+  };
+}
+
+function entryOf(subscription: WebhookSubscription): Record<string, unknown> {
+  return {
+    events: subscription.events,
+    prompt: subscription.prompt,
+    skills: subscription.skills,
+    deliver: subscription.deliver,
+    ...(subscription.deliverChatId !== null ? { deliver_extra: { chat_id: subscription.deliverChatId } } : {}),
+    secret: subscription.secret,
+    created_at: subscription.createdAt,
+    updated_at: subscription.updatedAt,
+  };
+}
+
+function snapshotOf(entries: Entries): SubscriptionSnapshot {
+  const subscriptions: WebhookSubscription[] = [];
+  const problems: string[] = [];
+  for (const [name, value] of Object.entries(entries)) {
+    const reading = readEntry(name, value);
+    if (reading.ok) subscriptions.push(reading.subscription);
+    else problems.push(reading.problem);
+  }
+  subscriptions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { subscriptions, problems };
+}
+
+/**
+ * Dynamic subscriptions in `$AGENT_HOME/webhook_subscriptions.json` (decisions §8): one object
+ * keyed by name, mode 0600, replaced atomically and synced on every write (it holds secrets).
+ * Updates hold `webhook_subscriptions.json.lock` (proper-lockfile) so that `agent webhook`
+ * commands in several terminals never lose one another's change; reads need no lock.
+ *
+ * `load` keeps the last snapshot with the file's identity (inode, size, modification time):
+ * every write renames a new file into place, so a changed file always looks different, and an
+ * unchanged one costs one `stat`.
+ */
+@injectable()
+export class FileSubscriptionRepository implements WebhookSubscriptionRepository {
+  private readonly file: string;
+  private cached: { identity: string; snapshot: SubscriptionSnapshot } | null = null;
+
+  constructor(@inject(TOKENS.AgentPaths) paths: AgentPaths) {
+    this.file = paths.webhookSubscriptionsFile;
+  }
+
+  async load(): Promise<SubscriptionSnapshot> {
+    const identity = await this.identity();
+    if (this.cached?.identity === identity) return this.cached.snapshot;
+    const snapshot = snapshotOf((await this.read()) ?? {});
+    this.cached = { identity, snapshot };
+    return snapshot;
+  }
+
+  update<T>(name: string, change: (current: WebhookSubscription | null) => SubscriptionChange<T>): Promise<T> {
+    return runInTurn(resolve(this.file), async () => {
+      await this.guard('write', () => ensurePrivateDirectory(dirname(this.file)));
+      const lock = await this.lock();
+      try {
+        const entries = (await this.read()) ?? {};
+        const reading = Object.hasOwn(entries, name) ? readEntry(name, entries[name]) : null;
+        const current = reading?.ok ? reading.subscription : null;
+        const { next, result } = change(current);
+        if (next === current) return result;
+        if (lock.lost) {
+          throw new SubscriptionStoreError(
+            'unavailable',
+            `Did not write ${this.file}: its lock was lost while the change was being made, so nothing was changed; try again.`,
+          );
+        }
+        const updated = { ...entries };
+        if (next === null) delete updated[name];
+        else updated[name] = entryOf(next);
+        await this.guard('write', () => writeFileDurably(this.file, `${JSON.stringify(updated, null, 2)}\n`));
+        return result;
+      } finally {
+        await lock.release();
+      }
+    });
+  }
+
+  /** What identifies this version of the file; `absent` when there is none. */
+  private async identity(): Promise<string> {
+    try {
+      const info = await stat(this.file);
+      return `${info.ino}:${info.size}:${info.mtimeMs}`;
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return 'absent';
+      throw this.unavailable('read', error);
+    }
+  }
+
+  /** The stored object, or null when there is no file. Throws when it is not a subscription store. */
+  private async read(): Promise<Entries | null> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw this.unavailable('read', error);
+    }
+    let document: unknown;
+    try {
+      document = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    } catch (error) {
+      throw new SubscriptionStoreError(
+        'damaged',
+        `${this.file} is not valid JSON (${(error as Error).message}); fix it or remove it, then try again.`,
+        { cause: error },
+      );
+    }
+    if (!isObject(document)) {
+      throw new SubscriptionStoreError('damaged', `${this.file} is not an object of subscriptions by name; fix it or remove it, then try again.`);
+    }
+    return document;
+  }
+
+  private async lock() {
+    try {
+      return await acquireFileLock(this.file, `${this.file}.lock`);
+    } catch (error) {
+      if (!(error instanceof LockWaitExpired)) throw this.unavailable('lock', error);
+      throw new SubscriptionStoreError(
+        'unavailable',
+        `Cannot change ${this.file}: other agent processes kept its lock ${this.file}.lock for more than ${LOCK_WAIT_MS / 1000} seconds; if no agent process is running, remove the lock and try again.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private async guard<T>(action: 'read' | 'write', work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.unavailable(action, error);
+    }
+  }
+
+  private unavailable(action: 'read' | 'write' | 'lock', error: unknown): SubscriptionStoreError {
+    const code = errnoCode(error);
+    return new SubscriptionStoreError(
+      'unavailable',
+      `Cannot ${action} the webhook subscriptions ${this.file}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${dirname(this.file)} a directory this user can write to, or set AGENT_HOME to one.`,
+      { cause: error },
+    );
+  }
+}
