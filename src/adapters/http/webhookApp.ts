@@ -22,6 +22,13 @@ export interface WebhookAppDependencies {
 const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
 const DRAIN_LIMIT_MS = 5_000;
 
+/**
+ * Requests that asked `Expect: 100-continue` and were not yet told to go on: the server
+ * (webhookServer.ts) puts them here instead of letting Node answer 100 at once, so that the
+ * route and size checks come first and a body that would be refused is never invited.
+ */
+export const awaitingContinue = new WeakSet<IncomingMessage>();
+
 type BodyRead = { kind: 'complete'; body: Buffer } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'aborted' };
 
 /**
@@ -68,6 +75,7 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): express.
       return;
     }
 
+    if (awaitingContinue.delete(req)) res.writeContinue();
     const read = await readBody(req, settings.maxBodyBytes, settings.bodyReadTimeoutMs);
     switch (read.kind) {
       case 'too_large':

@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestListener } from 'node:http';
+import { awaitingContinue } from './webhookApp.js';
 
 /**
  * Connection limits of the webhook listener. A slow client holds a socket and a timer, never a
@@ -12,6 +12,9 @@ import type { RequestListener } from 'node:http';
  *   deadline (`bodyReadTimeoutMs`, 10 s by default) comes first and answers 408 in JSON;
  * - an idle kept-alive connection is closed after 5 s (`keepAliveTimeout`);
  * - the timeouts are checked every second (`connectionsCheckingInterval`; Node's default is 30 s).
+ *
+ * A request with `Expect: 100-continue` gets its `100 Continue` only once the app has found the
+ * route and checked the declared size, rather than at once.
  */
 export const WEBHOOK_SERVER_LIMITS = {
   headersTimeoutMs: 10_000,
@@ -33,6 +36,10 @@ export function createWebhookServer(app: RequestListener, limits = WEBHOOK_SERVE
     app,
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.on('checkContinue', (req, res) => {
+    awaitingContinue.add(req);
+    app(req, res);
+  });
   return server;
 }
 

@@ -288,6 +288,31 @@ describe('webhook listener over HTTP', () => {
       expect((await request(listener.url).get('/health')).status).toBe(200);
     });
 
+    it('does not invite the body of an unknown route or of a declared oversize with 100 Continue', async () => {
+      const unknown = await rawExchange(listener.port, 'POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n');
+      expect(unknown).toMatch(/^HTTP\/1\.1 404 /);
+      const oversize = await rawExchange(listener.port, `POST /webhooks/ci HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`);
+      expect(oversize).toMatch(/^HTTP\/1\.1 413 /);
+    });
+
+    it('answers 100 Continue once the route and the size are right, then takes the body', async () => {
+      const body = '{"action":"opened"}';
+      const head = `POST /webhooks/dev HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(listener.port, '127.0.0.1', () => socket.write(head));
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => {
+          const before = text;
+          text += chunk;
+          if (!before.includes('100 Continue') && text.includes('100 Continue')) socket.write(body);
+        });
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+    });
+
     it('answers a very large header with 431, a 4xx', async () => {
       const response = await post('/webhooks/ci').set('X-Padding', 'p'.repeat(32 * 1024)).send(BODY);
       expect(response.status).toBe(431);
