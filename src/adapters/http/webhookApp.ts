@@ -100,9 +100,11 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): express.
     res.status(reply.status).set(reply.headers).json(reply.body);
   });
 
-  app.all(['/health', '/webhooks/:route'], (req, res) => {
-    const allow = req.path === '/health' ? 'GET, HEAD' : 'POST';
-    answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: allow });
+  app.all('/health', (req, res) => {
+    answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'GET, HEAD' });
+  });
+  app.all('/webhooks/:route', (req, res) => {
+    answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'POST' });
   });
 
   app.use((req, res) => {

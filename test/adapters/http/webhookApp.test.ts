@@ -333,7 +333,9 @@ describe('webhook listener over HTTP', () => {
       expect(response.status).toBe(405);
       expect(response.headers.allow).toBe('POST');
       expect(response.body).toEqual({ error: 'Method not allowed' });
-      expect((await request(listener.url).delete('/health')).status).toBe(405);
+      const health = await request(listener.url).delete('/HEALTH');
+      expect(health.status).toBe(405);
+      expect(health.headers.allow).toBe('GET, HEAD');
     });
 
     it('answers 400 JSON for a path with broken percent-encoding', async () => {
