@@ -99,10 +99,14 @@ export class PosixProcessTreeKiller implements ProcessTreeKiller {
     if (fallback || survivors.length > 0) {
       this.logger?.warn(
         `Cleanup of process tree ${rootPid} was best-effort: ` +
-          (survivors.length > 0 ? `${survivors.join(', ')} still running; ` : '') +
-          (tree.refused.size > 0 ? 'some processes refused the signal (not ours); ' : '') +
-          (tree.listingFailed ? 'the process list could not be read again; ' : '') +
-          'the members this cleanup stopped were continued.',
+          [
+            survivors.length > 0 ? `${survivors.join(', ')} still running, and the members this cleanup stopped were continued` : '',
+            tree.refused.size > 0 ? 'some processes refused the signal (not ours)' : '',
+            tree.listingFailed ? 'the process list could not be read again' : '',
+          ]
+            .filter(Boolean)
+            .join('; ') +
+          '.',
         { ...report },
       );
     } else {
