@@ -187,7 +187,7 @@ function looksSecret(path: readonly PropertyKey[]): boolean {
 const MAX_SHOWN_CHARS = 60;
 
 /** A short, safe rendering of what the file holds at a key, for "(got …)". */
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (isMapping(value)) return 'a mapping';

@@ -1,0 +1,201 @@
+import { isKnownToolset } from '../../domain/toolsets.js';
+import {
+  DEFAULT_WEBHOOK_TOOLSETS,
+  WEBHOOK_DELIVERIES,
+  type FieldFilter,
+  type RouteSecrets,
+  type WebhookRoute,
+} from '../../domain/webhook/WebhookRoute.js';
+import { describeValue } from './YamlConfigLoader.js';
+
+/** The secret value that turns authentication off; only for a listener on a loopback address (decisions §7). */
+export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
+
+/** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
+const ROUTE_NAME = /^[A-Za-z0-9._~-]+$/;
+
+const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'deliver', 'deliver_extra', 'filters'];
+
+/** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
+export interface ConfiguredRoutes {
+  /** Every route that passed, in the order of the file. */
+  routes: WebhookRoute[];
+  /** Every key under `routes`, usable or not: a subscription never takes one of these names. */
+  names: string[];
+  /** One sentence per problem that must stop the gateway, naming the file, the route and the key. */
+  problems: string[];
+  /** One sentence per key this version ignores. */
+  warnings: string[];
+}
+
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+type Secrets = { ok: true; values: string[] | null } | { ok: false; why: string };
+
+/** A `secret` as written: a string, or a list of them for rotation; null when none is set. */
+function readSecrets(value: unknown): Secrets {
+  if (value === undefined || value === null || value === '') return { ok: true, values: null };
+  if (typeof value === 'string') return { ok: true, values: [value] };
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item !== '')) {
+    return { ok: true, values: value as string[] };
+  }
+  // Never echo the value: it may be a secret.
+  return { ok: false, why: `must be a string or a list of strings (got ${Array.isArray(value) ? 'a list with something else in it' : `a ${typeof value}`})` };
+}
+
+/**
+ * Reads and checks `platforms.webhook.extra.routes` (service-spec "Webhook route", decisions §7):
+ * a route's `secret` falls back to `extra.secret`; a route with neither, or with
+ * `INSECURE_NO_AUTH` while the listener is not on a loopback address, is a problem naming it.
+ */
+export function readConfiguredRoutes(
+  extra: Record<string, unknown>,
+  listenerOnLoopback: boolean,
+  configFile = 'config.yaml',
+): ConfiguredRoutes {
+  const result: ConfiguredRoutes = { routes: [], names: [], problems: [], warnings: [] };
+  const at = (key: string) => `${configFile}: platforms.webhook.extra.${key}`;
+  const fallback = readSecrets(extra.secret);
+  if (!fallback.ok) result.problems.push(`${at('secret')} ${fallback.why}.`);
+  const routes = extra.routes ?? {};
+  if (!isMapping(routes)) {
+    result.problems.push(`${at('routes')} must be a mapping of route names to settings (got ${describeValue(routes)}).`);
+    return result;
+  }
+  for (const [name, settings] of Object.entries(routes)) {
+    result.names.push(name);
+    const before = result.problems.length;
+    const problem = (key: string | null, text: string) =>
+      result.problems.push(`${at(`routes.${name}${key ? `.${key}` : ''}`)} ${text}.`);
+    if (!ROUTE_NAME.test(name)) problem(null, 'is not a usable route name: use letters, digits, ".", "_", "~" and "-" only');
+    if (!isMapping(settings)) {
+      problem(null, `must be a mapping of route settings (got ${describeValue(settings)})`);
+      continue;
+    }
+    for (const key of Object.keys(settings).filter((key) => !ROUTE_KEYS.includes(key))) {
+      result.warnings.push(`${at(`routes.${name}.${key}`)} is not a route setting this version knows; it is ignored.`);
+    }
+    const route = readRoute(name, settings, fallback.ok ? fallback.values : null, listenerOnLoopback, problem);
+    if (route && result.problems.length === before) result.routes.push(route);
+  }
+  return result;
+}
+
+function readRoute(
+  name: string,
+  settings: Record<string, unknown>,
+  fallbackSecrets: string[] | null,
+  listenerOnLoopback: boolean,
+  problem: (key: string | null, text: string) => void,
+): WebhookRoute | null {
+  const secrets = readRouteSecrets(settings.secret, fallbackSecrets, listenerOnLoopback, problem);
+  const events = readStringList(settings.events, 'events', problem);
+  const skills = readStringList(settings.skills, 'skills', problem);
+  const toolsets = settings.toolsets === undefined ? [...DEFAULT_WEBHOOK_TOOLSETS] : readStringList(settings.toolsets, 'toolsets', problem);
+  for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
+    problem('toolsets', `names an unknown toolset "${unknown}"`);
+  }
+  const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {} } = settings;
+  if (prompt !== null && typeof prompt !== 'string') problem('prompt', `must be a template string (got ${describeValue(prompt)})`);
+  if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
+    problem('deliver', `must be one of ${WEBHOOK_DELIVERIES.join(', ')} (got ${describeValue(deliver)})`);
+  }
+  const extra = readDeliverExtra(deliverExtra, problem);
+  if (deliver === 'repo_comment') {
+    for (const key of ['repo', 'pr_number']) {
+      if (!extra[key]) problem(`deliver_extra.${key}`, 'must be set for deliver: repo_comment (a template such as "{repository.full_name}" or "{pull_request.number}")');
+    }
+  }
+  const filters = readFilters(settings.filters, problem);
+  if (secrets === null) return null;
+  return {
+    name,
+    source: 'config',
+    secrets,
+    events,
+    prompt: typeof prompt === 'string' && prompt.trim() !== '' ? prompt : null,
+    skills,
+    toolsets,
+    deliver: String(deliver),
+    deliverExtra: extra,
+    filters,
+  };
+}
+
+function readRouteSecrets(
+  value: unknown,
+  fallback: string[] | null,
+  listenerOnLoopback: boolean,
+  problem: (key: string | null, text: string) => void,
+): RouteSecrets | null {
+  const own = readSecrets(value);
+  if (!own.ok) {
+    problem('secret', own.why);
+    return null;
+  }
+  const values = own.values ?? fallback;
+  if (values === null) {
+    problem(null, 'has no secret and platforms.webhook.extra.secret is not set either; give the route a secret (or a list of them)');
+    return null;
+  }
+  if (!values.includes(INSECURE_NO_AUTH)) return { kind: 'secrets', values };
+  if (values.length > 1) {
+    problem('secret', `lists ${INSECURE_NO_AUTH} among other secrets; it must stand alone`);
+    return null;
+  }
+  if (!listenerOnLoopback) {
+    problem(
+      'secret',
+      `is ${INSECURE_NO_AUTH}, which is refused unless the listener is bound to a loopback address; set platforms.webhook.extra.host to 127.0.0.1 or give the route a real secret`,
+    );
+    return null;
+  }
+  return { kind: 'insecure_no_auth' };
+}
+
+function readStringList(value: unknown, key: string, problem: (key: string, text: string) => void): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item.trim() !== '')) {
+    return value.map((item: string) => item.trim());
+  }
+  problem(key, `must be a list of names (got ${describeValue(value)})`);
+  return [];
+}
+
+function readDeliverExtra(value: unknown, problem: (key: string, text: string) => void): Record<string, string> {
+  if (!isMapping(value)) {
+    problem('deliver_extra', `must be a mapping such as {chat_id: "…"} (got ${describeValue(value)})`);
+    return {};
+  }
+  const extra: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === 'string' || typeof item === 'number') extra[key] = String(item);
+    else problem(`deliver_extra.${key}`, `must be a string or a number (got ${describeValue(item)})`);
+  }
+  return extra;
+}
+
+function readFilters(value: unknown, problem: (key: string, text: string) => void): FieldFilter[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    problem('filters', `must be a list of {field, in} entries (got ${describeValue(value)})`);
+    return [];
+  }
+  const filters: FieldFilter[] = [];
+  value.forEach((filter: unknown, index) => {
+    const keys = isMapping(filter) ? Object.keys(filter) : [];
+    if (
+      !isMapping(filter) ||
+      typeof filter.field !== 'string' ||
+      filter.field.trim() === '' ||
+      !Array.isArray(filter.in) ||
+      keys.some((key) => key !== 'field' && key !== 'in')
+    ) {
+      problem(`filters[${index}]`, 'must be {field: "<dotted.path>", in: [<allowed values>]}; no other operator exists');
+      return;
+    }
+    filters.push({ field: filter.field.trim(), in: filter.in });
+  });
+  return filters;
+}

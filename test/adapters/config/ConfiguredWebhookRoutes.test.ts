@@ -1,0 +1,240 @@
+import 'reflect-metadata';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfiguredWebhookRoutes } from '../../../src/adapters/config/ConfiguredWebhookRoutes.js';
+import { YamlConfigLoader } from '../../../src/adapters/config/YamlConfigLoader.js';
+import { FileSubscriptionRepository } from '../../../src/adapters/persistence/FileSubscriptionRepository.js';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import type { AgentPaths } from '../../../src/application/ports/Settings.js';
+import { AppError } from '../../../src/domain/errors.js';
+import { aSubscription } from '../../contract/WebhookSubscriptionRepository.contract.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+
+describe('ConfiguredWebhookRoutes', () => {
+  let home: string;
+  let paths: AgentPaths;
+  let log: RecordingLogger;
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'agent-routes-'));
+    paths = agentPathsFor(home);
+    log = new RecordingLogger();
+  });
+
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  /** The routes source over a config.yaml holding `webhookYaml` under `platforms.webhook`. */
+  async function routesFrom(webhookYaml: string): Promise<ConfiguredWebhookRoutes> {
+    const indented = webhookYaml
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n');
+    await writeFile(paths.configFile, `platforms:\n  webhook:\n    enabled: true\n${indented}\n`);
+    const { config } = new YamlConfigLoader(paths.configFile).load();
+    return new ConfiguredWebhookRoutes(config, paths, new FileSubscriptionRepository(paths), log);
+  }
+
+  function startupError(routes: ConfiguredWebhookRoutes): string {
+    try {
+      routes.validate();
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'CONFIG.INVALID') return error.message;
+      throw error;
+    }
+    throw new Error('expected validate() to refuse the routes');
+  }
+
+  const subscribe = (name: string, overrides = {}) =>
+    new FileSubscriptionRepository(paths).update(name, () => ({ next: aSubscription(name, overrides), result: undefined }));
+
+  it('serves a config route with every setting read', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    pr-review:
+      secret: s3cret
+      events: [pull_request]
+      prompt: "Review #{number}"
+      skills: [review, triage]
+      toolsets: [web, terminal]
+      deliver: repo_comment
+      deliver_extra: {repo: "{repository.full_name}", pr_number: 12}
+      filters:
+        - {field: action, in: [opened, synchronize]}`);
+
+    expect(() => routes.validate()).not.toThrow();
+    expect(await routes.find('pr-review')).toEqual({
+      name: 'pr-review',
+      source: 'config',
+      secrets: { kind: 'secrets', values: ['s3cret'] },
+      events: ['pull_request'],
+      prompt: 'Review #{number}',
+      skills: ['review', 'triage'],
+      toolsets: ['web', 'terminal'],
+      deliver: 'repo_comment',
+      deliverExtra: { repo: '{repository.full_name}', pr_number: '12' },
+      filters: [{ field: 'action', in: ['opened', 'synchronize'] }],
+    });
+  });
+
+  it('fills in the defaults and falls back to extra.secret', async () => {
+    const routes = await routesFrom(`extra:
+  secret: global-secret
+  routes:
+    anything: {}`);
+
+    expect(await routes.find('anything')).toEqual({
+      name: 'anything',
+      source: 'config',
+      secrets: { kind: 'secrets', values: ['global-secret'] },
+      events: [],
+      prompt: null,
+      skills: [],
+      toolsets: ['agent-webhook'],
+      deliver: 'log',
+      deliverExtra: {},
+      filters: [],
+    });
+  });
+
+  it('takes a list of secrets for rotation', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    ci: {secret: [new-secret, old-secret]}`);
+
+    expect((await routes.find('ci'))!.secrets).toEqual({ kind: 'secrets', values: ['new-secret', 'old-secret'] });
+  });
+
+  it('stops start-up naming the route that has no secret and no extra.secret to fall back on', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    ok: {secret: s3cret}
+    open-door: {events: [push]}`);
+
+    expect(startupError(routes)).toBe(
+      `${paths.configFile}: platforms.webhook.extra.routes.open-door has no secret and platforms.webhook.extra.secret is not set either; give the route a secret (or a list of them).`,
+    );
+    expect(await routes.find('open-door')).toBeNull();
+  });
+
+  it('refuses INSECURE_NO_AUTH on a listener bound to every address, naming the route', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    dev: {secret: INSECURE_NO_AUTH}`);
+
+    expect(startupError(routes)).toContain(
+      `${paths.configFile}: platforms.webhook.extra.routes.dev.secret is INSECURE_NO_AUTH, which is refused unless the listener is bound to a loopback address; `,
+    );
+  });
+
+  it.each(['127.0.0.1', 'localhost', '::1'])('allows INSECURE_NO_AUTH on a listener bound to %s', async (host) => {
+    const routes = await routesFrom(`extra:
+  host: "${host}"
+  secret: INSECURE_NO_AUTH
+  routes:
+    dev: {}`);
+
+    routes.validate();
+    expect((await routes.find('dev'))!.secrets).toEqual({ kind: 'insecure_no_auth' });
+  });
+
+  it.each([
+    ['deliver: email', /routes\.r\.deliver must be one of log, repo_comment, sms, discord, slack, telegram, whatsapp, signal \(got "email"\)/],
+    ['events: push', /routes\.r\.events must be a list of names \(got "push"\)/],
+    ['toolsets: [web, shell]', /routes\.r\.toolsets names an unknown toolset "shell"/],
+    ['filters: [{field: action, equals: opened}]', /routes\.r\.filters\[0\] must be \{field: "<dotted\.path>", in: \[<allowed values>\]\}/],
+    ['deliver: repo_comment', /routes\.r\.deliver_extra\.repo must be set for deliver: repo_comment/],
+    ['deliver_extra: {chat_id: [1]}', /routes\.r\.deliver_extra\.chat_id must be a string or a number/],
+    ['secret: {value: hunter2}', /routes\.r\.secret must be a string or a list of strings \(got a object\)/],
+  ])('stops start-up for %s', async (setting, message) => {
+    const routes = await routesFrom(`extra:
+  secret: s3cret
+  routes:
+    r: {${setting}}`);
+
+    expect(startupError(routes)).toMatch(message);
+  });
+
+  it('never puts a secret into a message', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    r: {secret: [hunter2, 42]}`);
+
+    expect(startupError(routes)).not.toContain('hunter2');
+  });
+
+  it('warns about route settings it does not know', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    r: {secret: s3cret, colour: blue}`);
+
+    routes.validate();
+
+    expect(log.entries).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: `${paths.configFile}: platforms.webhook.extra.routes.r.colour is not a route setting this version knows; it is ignored.` }),
+    );
+  });
+
+  it('serves subscriptions added, changed and removed while it runs, without a restart', async () => {
+    const routes = await routesFrom('extra: {}');
+    expect(await routes.find('payments')).toBeNull();
+
+    await subscribe('payments');
+    expect(await routes.find('payments')).toMatchObject({
+      name: 'payments',
+      source: 'subscription',
+      secrets: { kind: 'secrets', values: [aSubscription('payments').secret] },
+      events: ['payment_intent.succeeded'],
+      toolsets: ['agent-webhook'],
+      deliver: 'telegram',
+      deliverExtra: { chat_id: '-1001234' },
+    });
+
+    await subscribe('payments', { events: ['charge.dispute.created'] });
+    expect((await routes.find('payments'))!.events).toEqual(['charge.dispute.created']);
+
+    await new FileSubscriptionRepository(paths).update('payments', () => ({ next: null, result: undefined }));
+    expect(await routes.find('payments')).toBeNull();
+  });
+
+  it('comments on the pull request of the event for a subscription delivering repo_comment', async () => {
+    const routes = await routesFrom('extra: {}');
+    await subscribe('reviews', { deliver: 'repo_comment', deliverChatId: null });
+
+    expect((await routes.find('reviews'))!.deliverExtra).toEqual({ repo: '{repository.full_name}', pr_number: '{pull_request.number}' });
+  });
+
+  it('lets a config route win over a subscription of the same name, and lists config routes first', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    shared: {secret: from-config}
+    broken: {}`);
+    await subscribe('shared');
+    await subscribe('broken');
+    await subscribe('alpha');
+
+    expect((await routes.find('shared'))!.source).toBe('config');
+    expect(await routes.find('broken')).toBeNull();
+    expect((await routes.all()).map((route) => [route.name, route.source])).toEqual([
+      ['shared', 'config'],
+      ['alpha', 'subscription'],
+    ]);
+  });
+
+  it('keeps serving config routes when the subscription file is damaged, and says so once', async () => {
+    const routes = await routesFrom(`extra:
+  routes:
+    ci: {secret: s3cret}`);
+    await writeFile(paths.webhookSubscriptionsFile, 'not json');
+
+    expect(await routes.find('ci')).not.toBeNull();
+    expect(await routes.find('anything')).toBeNull();
+    expect((await routes.all()).map((route) => route.name)).toEqual(['ci']);
+
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^webhook subscriptions are not served: .*webhook_subscriptions\.json is not valid JSON/) }),
+    ]);
+  });
+});
