@@ -1,5 +1,7 @@
 import type { WebhookRoutes } from '../../src/application/ports/WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from '../../src/application/ports/WebhookSubscriptionRepository.js';
 import { DEFAULT_WEBHOOK_TOOLSETS, type WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
+import { subscriptionRoute } from '../../src/domain/webhook/WebhookSubscription.js';
 
 /** A route as config.yaml would give it: secret `s3cret`, every event, delivery `log`; `overrides` replace fields. */
 export function aRoute(name: string, overrides: Partial<WebhookRoute> = {}): WebhookRoute {
@@ -18,11 +20,17 @@ export function aRoute(name: string, overrides: Partial<WebhookRoute> = {}): Web
   };
 }
 
-/** Routes a test sets directly; config routes first, as the port promises. */
+/**
+ * Routes a test sets directly, then the subscriptions of `subscriptions` when given; a route
+ * set directly wins over a subscription of its name, and comes first, as the port promises.
+ */
 export class FakeWebhookRoutes implements WebhookRoutes {
   readonly routes = new Map<string, WebhookRoute>();
 
-  constructor(routes: readonly WebhookRoute[] = []) {
+  constructor(
+    routes: readonly WebhookRoute[] = [],
+    private readonly subscriptions?: WebhookSubscriptionRepository,
+  ) {
     for (const route of routes) this.set(route);
   }
 
@@ -32,11 +40,12 @@ export class FakeWebhookRoutes implements WebhookRoutes {
   }
 
   async find(name: string): Promise<WebhookRoute | null> {
-    return this.routes.get(name) ?? null;
+    return (await this.all()).find((route) => route.name === name) ?? null;
   }
 
   async all(): Promise<WebhookRoute[]> {
     const routes = [...this.routes.values()];
-    return [...routes.filter((route) => route.source === 'config'), ...routes.filter((route) => route.source !== 'config')];
+    const subscribed = this.subscriptions ? (await this.subscriptions.load()).subscriptions.map(subscriptionRoute) : [];
+    return [...routes, ...subscribed.filter((route) => !this.routes.has(route.name))];
   }
 }

@@ -1,15 +1,13 @@
 import { isKnownToolset } from '../../domain/toolsets.js';
 import {
   DEFAULT_WEBHOOK_TOOLSETS,
+  INSECURE_NO_AUTH,
   WEBHOOK_DELIVERIES,
   type FieldFilter,
   type RouteSecrets,
   type WebhookRoute,
 } from '../../domain/webhook/WebhookRoute.js';
 import { describeValue } from './YamlConfigLoader.js';
-
-/** The secret value that turns authentication off; only for a listener on a loopback address (decisions §7). */
-export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
 
 /** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
 const ROUTE_NAME = /^[A-Za-z0-9._~-]+$/;

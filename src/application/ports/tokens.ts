@@ -5,11 +5,13 @@ import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
 import type { IdGenerator } from './IdGenerator.js';
 import type { JobRepository } from './JobRepository.js';
+import type { LocalWebhookClient } from './LocalWebhookClient.js';
 import type { Logger } from './Logger.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
+import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
 import type { TickLock } from './TickLock.js';
 import type { WebhookInbox } from './WebhookInbox.js';
@@ -25,12 +27,14 @@ export const TOKENS = {
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
   IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
   JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
+  LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
+  SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,

@@ -5,6 +5,12 @@ export interface FieldFilter {
   in: readonly unknown[];
 }
 
+/**
+ * The `secret` value that turns authentication off for a config.yaml route, for local
+ * development; refused unless the listener is bound to a loopback address (decisions §7).
+ */
+export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
+
 /** Secrets of a route: any one matching authenticates (rotation). */
 export type RouteSecrets = { kind: 'secrets'; values: readonly string[] } | { kind: 'insecure_no_auth' };
 

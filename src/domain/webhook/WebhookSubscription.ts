@@ -1,4 +1,6 @@
-import { DEFAULT_WEBHOOK_TOOLSETS, type WebhookRoute } from './WebhookRoute.js';
+import { parseDeliveryTargets } from '../DeliveryTarget.js';
+import { AppError, InvalidInputError } from '../errors.js';
+import { DEFAULT_WEBHOOK_TOOLSETS, INSECURE_NO_AUTH, WEBHOOK_DELIVERIES, type WebhookRoute } from './WebhookRoute.js';
 
 /**
  * A route created with `agent webhook subscribe` (decisions §8) rather than written in
@@ -53,5 +55,80 @@ export function subscriptionRoute(subscription: WebhookSubscription): WebhookRou
     deliver: subscription.deliver,
     deliverExtra,
     filters: [],
+  };
+}
+
+/** The options of `agent webhook subscribe`; absent ones take their defaults. */
+export interface SubscriptionOptions {
+  events?: readonly string[];
+  prompt?: string | null;
+  skills?: readonly string[];
+  deliver?: string | null;
+  deliverChatId?: string | null;
+  secret?: string | null;
+}
+
+/** Throws WEBHOOK.NAME_INVALID unless `name` matches SUBSCRIPTION_NAME. */
+export function checkSubscriptionName(name: string): void {
+  if (!SUBSCRIPTION_NAME.test(name)) {
+    throw new InvalidInputError(
+      'WEBHOOK.NAME_INVALID',
+      `The name "${name}" cannot be used for a subscription: use lower-case letters, digits, "_" and "-", starting with a letter or digit.`,
+    );
+  }
+}
+
+/** WEBHOOK.NOT_FOUND: no subscription has this name. */
+export function subscriptionNotFound(name: string): AppError {
+  return new AppError('WEBHOOK.NOT_FOUND', `No webhook subscription is named "${name}"; see "agent webhook list".`);
+}
+
+const names = (list: readonly string[] | undefined) => (list ?? []).map((item) => item.trim()).filter((item) => item !== '');
+
+/**
+ * The subscription `name` as these options define it (decisions §8). Subscribing again replaces
+ * every option with what is given now, but keeps the secret unless a new one is given, and the
+ * creation time. Without a secret, `newSecret()` makes one. Throws InvalidInputError for a bad
+ * name, delivery, chat id or secret.
+ */
+export function defineSubscription(
+  name: string,
+  options: SubscriptionOptions,
+  current: WebhookSubscription | null,
+  now: Date,
+  newSecret: () => string,
+): WebhookSubscription {
+  checkSubscriptionName(name);
+  const deliver = options.deliver?.trim() || 'log';
+  if (!WEBHOOK_DELIVERIES.includes(deliver)) {
+    throw new InvalidInputError('WEBHOOK.DELIVER_INVALID', `A subscription delivers to one of ${WEBHOOK_DELIVERIES.join(', ')}; "${deliver}" is none of them.`);
+  }
+  const deliverChatId = options.deliverChatId?.trim() || null;
+  if (deliverChatId !== null) {
+    if (deliver === 'log' || deliver === 'repo_comment') {
+      throw new InvalidInputError('WEBHOOK.DELIVER_INVALID', `--deliver-chat-id applies to chat platforms only, not to "${deliver}".`);
+    }
+    parseDeliveryTargets(`${deliver}:${deliverChatId}`);
+  }
+  const secret = options.secret ?? null;
+  if (secret !== null && (secret.trim() === '' || secret === INSECURE_NO_AUTH)) {
+    throw new InvalidInputError(
+      'WEBHOOK.SECRET_INVALID',
+      secret === INSECURE_NO_AUTH
+        ? `A subscription always checks signatures; ${INSECURE_NO_AUTH} is honoured only for routes in config.yaml on a loopback listener.`
+        : 'The secret must not be empty; leave --secret out to have one generated.',
+    );
+  }
+  const prompt = options.prompt?.trim() ? options.prompt : null;
+  return {
+    name,
+    events: names(options.events),
+    prompt,
+    skills: names(options.skills),
+    deliver,
+    deliverChatId,
+    secret: secret ?? current?.secret ?? newSecret(),
+    createdAt: current?.createdAt || now.toISOString(),
+    updatedAt: now.toISOString(),
   };
 }

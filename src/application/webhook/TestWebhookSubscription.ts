@@ -1,0 +1,58 @@
+import { inject, injectable } from 'inversify';
+import { InvalidInputError } from '../../domain/errors.js';
+import { subscriptionNotFound } from '../../domain/webhook/WebhookSubscription.js';
+import type { Clock } from '../ports/Clock.js';
+import type { ListenerResponse, LocalWebhookClient } from '../ports/LocalWebhookClient.js';
+import { TOKENS } from '../ports/tokens.js';
+import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from '../ports/WebhookSubscriptionRepository.js';
+
+export interface TestWebhookSubscriptionInput {
+  name: string;
+  /** The payload to send; a small sample when absent. */
+  payload?: Record<string, unknown> | null;
+}
+
+export interface TestWebhookSubscriptionResult extends ListenerResponse {
+  url: string;
+  payload: Record<string, unknown>;
+}
+
+/** The event kind every test delivery carries (decisions §8). */
+export const TEST_EVENT = 'test';
+
+/**
+ * `agent webhook test <name>` (decisions §8): signs a payload with the subscription's secret and
+ * sends it with event `test` to the listener configured on this machine, as a sender would, and
+ * returns what the listener answered. Only for dynamic subscriptions: the secrets of config.yaml
+ * routes are not this command's to use.
+ */
+@injectable()
+export class TestWebhookSubscription {
+  constructor(
+    @inject(TOKENS.WebhookSubscriptionRepository) private readonly subscriptions: WebhookSubscriptionRepository,
+    @inject(TOKENS.WebhookRoutes) private readonly routes: WebhookRoutes,
+    @inject(TOKENS.LocalWebhookClient) private readonly client: LocalWebhookClient,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(input: TestWebhookSubscriptionInput): Promise<TestWebhookSubscriptionResult> {
+    if ((await this.routes.find(input.name))?.source === 'config') {
+      throw new InvalidInputError(
+        'WEBHOOK.CONFIG_ROUTE',
+        `"agent webhook test" works only for dynamic subscriptions; "${input.name}" is a route of config.yaml, so send it a signed request from its sender instead.`,
+      );
+    }
+    const { subscriptions } = await this.subscriptions.load();
+    const subscription = subscriptions.find((each) => each.name === input.name);
+    if (!subscription) throw subscriptionNotFound(input.name);
+    const payload = input.payload ?? {
+      event: TEST_EVENT,
+      subscription: subscription.name,
+      message: 'A test delivery sent by "agent webhook test".',
+      sent_at: this.clock.now().toISOString(),
+    };
+    const response = await this.client.send({ route: subscription.name, event: TEST_EVENT, payload, secret: subscription.secret });
+    return { ...response, url: this.client.urlOf(subscription.name), payload };
+  }
+}
