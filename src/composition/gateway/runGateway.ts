@@ -6,7 +6,9 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { GatewayCronTrigger } from '../../adapters/scheduling/GatewayCronTrigger.js';
+import { displayPath } from '../../adapters/shared/displayPath.js';
 import { buildCronContainer } from '../cronContainer.js';
+import { startWebhookListener } from './webhookListener.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -22,17 +24,26 @@ export interface GatewayOptions {
 export const SHUTDOWN_GRACE_MS = 30_000;
 
 /**
- * `agent gateway`: the long-running process. Loads and validates the config, runs the built-in
- * cron trigger (a tick every minute plus a timer for the earliest due job) and, when enabled,
- * the webhook listener. On the stop signal it stops accepting, lets runs in progress finish for
+ * `agent gateway`: the long-running process. Loads and validates the config, starts the webhook
+ * listener when `platforms.webhook.enabled` is true, and runs the built-in cron trigger (a tick
+ * every minute plus a timer for the earliest due job). On the stop signal it stops accepting, lets runs in progress finish for
  * up to 30 s and returns the exit code (0).
  */
 export async function runGateway(options: GatewayOptions): Promise<number> {
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
-  const { container } = buildCronContainer(paths, options.env, logger);
+  const { container, settings } = buildCronContainer(paths, options.env, logger);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   warnAboutSchedulerProvider(config, logger);
+  // The listener first: a port in use or a route without a secret stops start-up before any job runs.
+  const webhooks =
+    config.platforms.webhook?.enabled === true
+      ? await startWebhookListener(container, config, settings, logger, displayPath(paths.configFile))
+      : null;
+  if (webhooks) {
+    options.out.write(`${webhooks.listeningLine}\n`);
+    logger.info(webhooks.listeningLine);
+  }
 
   const runDueJobs = container.get(RunDueJobs);
   const nextRun = container.get(NextScheduledRun);
@@ -50,7 +61,11 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
 
   const signal = await options.stopSignal;
   logger.info(`${signal} received; stopping`, { grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
-  const finished = await trigger.stop(SHUTDOWN_GRACE_MS);
+  const [cronFinished, webhooksFinished] = await Promise.all([
+    trigger.stop(SHUTDOWN_GRACE_MS),
+    webhooks ? webhooks.stop(SHUTDOWN_GRACE_MS) : Promise.resolve(true),
+  ]);
+  const finished = cronFinished && webhooksFinished;
   if (!finished) logger.warn('runs still in progress after the grace period were abandoned; the next start recovers them');
   logger.info('gateway stopped');
   await logger.flush();

@@ -1,0 +1,88 @@
+import type { Server } from 'node:http';
+import type { Container } from 'inversify';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { CronSettings } from '../../application/ports/Settings.js';
+import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
+import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
+import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
+import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
+import { webhookListenerSettingsFrom } from '../../adapters/config/webhookListenerSettings.js';
+import { webhookListenerAddress, webhookWorkerSettingsFrom } from '../../adapters/config/webhookSettings.js';
+import { createWebhookApp } from '../../adapters/http/webhookApp.js';
+import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
+import { AppError } from '../../domain/errors.js';
+import { webhookModule } from '../modules/webhookModule.js';
+
+export interface RunningWebhookListener {
+  /** The line the gateway prints once it listens (decisions §7). */
+  listeningLine: string;
+  port: number;
+  /** Stops accepting at once; returns when runs in progress ended or `graceMs` passed. */
+  stop(graceMs: number): Promise<boolean>;
+}
+
+/**
+ * Starts the webhook platform in `container`: checks the config routes, recovers and starts the
+ * worker, and listens. A port in use is an AppError naming the port and the config key.
+ */
+export async function startWebhookListener(
+  container: Container,
+  config: AgentConfig,
+  cron: CronSettings,
+  logger: Logger,
+  configFile: string,
+): Promise<RunningWebhookListener> {
+  const address = webhookListenerAddress(config, configFile);
+  const listener = webhookListenerSettingsFrom(config, configFile);
+  container.load(webhookModule({ listener, worker: webhookWorkerSettingsFrom(config, cron, configFile) }));
+  const routes = container.get(ConfiguredWebhookRoutes);
+  routes.validate();
+  const worker = container.get(ProcessWebhookEvents);
+  const accept = container.get(AcceptWebhook);
+  const recovered = await worker.start();
+  if (recovered > 0) logger.info(`${recovered} accepted webhook event(s) left unfinished by an earlier run are being processed`);
+
+  const app = createWebhookApp({
+    routes,
+    acceptWebhook: {
+      execute: async (input) => {
+        const reply = await accept.execute(input);
+        // Start the run at once instead of at the worker's next poll.
+        if (reply.status === 202) void worker.notify();
+        return reply;
+      },
+    },
+    settings: listener,
+    logger,
+  });
+  const server = createWebhookServer(app);
+  const bound = await listen(server, address.host, address.port, configFile);
+  const names = (await routes.all()).map((route) => route.name);
+  return {
+    listeningLine: `webhook listening on ${address.host}:${bound} — routes: ${names.length > 0 ? names.join(', ') : '(none)'}`,
+    port: bound,
+    stop: async (graceMs) => {
+      const [, finished] = await Promise.all([closeWebhookServer(server), worker.stop(graceMs)]);
+      return finished;
+    },
+  };
+}
+
+async function listen(server: Server, host: string, port: number, configFile: string): Promise<number> {
+  try {
+    return (await listenWebhookServer(server, host, port)).port;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new AppError(
+        'GATEWAY.PORT_IN_USE',
+        `Port ${port} on ${host} is already in use; stop the program using it or set platforms.webhook.extra.port in ${configFile} to a free port.`,
+      );
+    }
+    throw new AppError(
+      'GATEWAY.LISTEN_FAILED',
+      `The webhook listener could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import { ContainerModule } from 'inversify';
+import { WEBHOOK_TOKENS } from '../../application/ports/webhookTokens.js';
+import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
+import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
+import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
+import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
+import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
+import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
+import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
+import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
+
+/**
+ * The webhook platform on the embedded defaults: routes from config.yaml and subscriptions, the
+ * durable inbox under `$AGENT_HOME/webhooks/inbox`, the accept path (a singleton: it holds the
+ * rate-limit windows and the duplicate memory) and the worker.
+ */
+export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(WEBHOOK_TOKENS.WebhookListenerSettings).toConstantValue(settings.listener);
+    bind(TOKENS.WebhookWorkerSettings).toConstantValue(settings.worker);
+    bind(WEBHOOK_TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
+    bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
+    bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
+    bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
+    bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
+    bind(AcceptWebhook).toSelf().inSingletonScope();
+    bind(WebhookEventExecution).toSelf().inSingletonScope();
+    bind(ProcessWebhookEvents).toSelf().inSingletonScope();
+  });
+}
