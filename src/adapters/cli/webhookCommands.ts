@@ -1,0 +1,137 @@
+import type { Argv } from 'yargs';
+import type { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
+import type { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
+import type { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
+import type { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
+import { AppError } from '../../domain/errors.js';
+import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import { writeLine, type CliIO } from './CliIO.js';
+import { CliUsageError } from './CliUsageError.js';
+
+/** What the webhook commands need, built on first use by the composition root. */
+export interface WebhookApp {
+  subscribeWebhook: SubscribeWebhook;
+  listWebhooks: ListWebhooks;
+  removeWebhookSubscription: RemoveWebhookSubscription;
+  testWebhookSubscription: TestWebhookSubscription;
+  /** Where a route is reached on this machine's listener (a wildcard host shown as 127.0.0.1). */
+  urlOf(route: string): string;
+}
+
+/** `--events a,b` and `--skills a,b`: comma-separated, repeatable. */
+function commaList(values: readonly string[] | undefined): string[] | undefined {
+  return values?.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function deliveryOf(route: WebhookRoute): string {
+  const chatId = route.deliverExtra.chat_id;
+  return chatId ? `${route.deliver}:${chatId}` : route.deliver;
+}
+
+function routeTable(routes: readonly WebhookRoute[], urlOf: (route: string) => string): string {
+  const header = ['NAME', 'SOURCE', 'EVENTS', 'DELIVER', 'URL'];
+  const rows = routes.map((route) => [
+    route.name,
+    route.source === 'config' ? 'config.yaml' : 'subscription',
+    route.events.length > 0 ? route.events.join(',') : 'all',
+    deliveryOf(route),
+    urlOf(route.name),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  return [header, ...rows].map((cells) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}
+
+function parsePayload(text: string | undefined): Record<string, unknown> | null {
+  if (text === undefined) return null;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (error) {
+    throw new CliUsageError(`--payload is not valid JSON (${(error as Error).message}); give a JSON object such as '{"action":"opened"}'.`);
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new CliUsageError(`--payload must be a JSON object such as '{"action":"opened"}'.`);
+  }
+  return payload as Record<string, unknown>;
+}
+
+/** `agent webhook …`: dynamic subscriptions (decisions §8) and a look at every route served. */
+export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookApp>, io: CliIO): Argv {
+  return yargs.command('webhook', 'Manage webhook subscriptions', (webhook) =>
+    webhook
+      .command(
+        'subscribe <name>',
+        'Create or replace a dynamic subscription, served at /webhooks/<name> without a restart',
+        (y) =>
+          y
+            .positional('name', { type: 'string', demandOption: true, describe: 'Lower-case letters, digits, "_" and "-"' })
+            .option('events', { type: 'string', array: true, describe: 'Event kinds to accept, comma-separated (default: all)' })
+            .option('prompt', { type: 'string', describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
+            .option('skills', { type: 'string', array: true, describe: 'Skills, comma-separated; the first one found is loaded' })
+            .option('deliver', { type: 'string', describe: 'log (default), repo_comment, sms, discord, slack, telegram, whatsapp or signal' })
+            .option('deliver-chat-id', { type: 'string', describe: 'Chat to deliver to (default: the platform home channel)' })
+            .option('secret', { type: 'string', describe: 'Signing secret (default: generated, kept when replacing)' }),
+        async (argv) => {
+          const webhooks = await app();
+          const { subscription, created } = await webhooks.subscribeWebhook.execute({
+            name: argv.name,
+            events: commaList(argv.events),
+            prompt: argv.prompt ?? null,
+            skills: commaList(argv.skills),
+            deliver: argv.deliver ?? null,
+            deliverChatId: argv.deliverChatId ?? null,
+            secret: argv.secret ?? null,
+          });
+          writeLine(io.stdout, `${created ? 'Created' : 'Replaced'} webhook subscription '${subscription.name}'.`);
+          writeLine(io.stdout, `URL:     ${webhooks.urlOf(subscription.name)}`);
+          writeLine(io.stdout, `Secret:  ${subscription.secret}`);
+          writeLine(io.stdout, `Events:  ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
+          writeLine(io.stdout, `Deliver: ${subscription.deliverChatId ? `${subscription.deliver}:${subscription.deliverChatId}` : subscription.deliver}`);
+        },
+      )
+      .command(
+        ['list', 'ls'],
+        'Show every route served: config.yaml routes, then subscriptions',
+        (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the routes as JSON (without secrets)' }),
+        async (argv) => {
+          const webhooks = await app();
+          const routes = await webhooks.listWebhooks.execute();
+          if (argv.json) {
+            const shown = routes.map(({ secrets: _secrets, ...route }) => ({ ...route, url: webhooks.urlOf(route.name) }));
+            writeLine(io.stdout, JSON.stringify(shown, null, 2));
+          } else if (routes.length === 0) {
+            writeLine(io.stdout, 'No webhook routes. Add one with: agent webhook subscribe <name>');
+          } else {
+            writeLine(io.stdout, routeTable(routes, (name) => webhooks.urlOf(name)));
+          }
+        },
+      )
+      .command(
+        ['remove <name>', 'rm <name>'],
+        'Delete a dynamic subscription',
+        (y) => y.positional('name', { type: 'string', demandOption: true }),
+        async (argv) => {
+          const removed = await (await app()).removeWebhookSubscription.execute({ name: argv.name });
+          writeLine(io.stdout, `Removed webhook subscription '${removed.name}'.`);
+        },
+      )
+      .command(
+        'test <name>',
+        'Send a signed test event to a subscription on the running listener',
+        (y) =>
+          y
+            .positional('name', { type: 'string', demandOption: true })
+            .option('payload', { type: 'string', describe: 'JSON object to send (default: a small sample)' }),
+        async (argv) => {
+          const payload = parsePayload(argv.payload);
+          const result = await (await app()).testWebhookSubscription.execute({ name: argv.name, payload });
+          writeLine(io.stdout, `POST ${result.url} (event test): ${result.status}`);
+          if (result.body !== '') writeLine(io.stdout, result.body);
+          if (result.status >= 400) {
+            throw new AppError('WEBHOOK.TEST_REFUSED', `The listener refused the test event (${result.status}); see its answer above.`);
+          }
+        },
+      )
+      .demandCommand(1, 'Name a webhook command: subscribe, list, remove or test.'),
+  );
+}

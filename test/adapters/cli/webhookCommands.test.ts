@@ -1,0 +1,228 @@
+import 'reflect-metadata';
+import type { IncomingMessage } from 'node:http';
+import yargs from 'yargs';
+import { exitCodeFor, messageFor } from '../../../src/adapters/cli/errorReport.js';
+import { registerWebhookCommands, type WebhookApp } from '../../../src/adapters/cli/webhookCommands.js';
+import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
+import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.js';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
+import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
+import { ListWebhooks } from '../../../src/application/webhook/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../../src/application/webhook/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../../src/application/webhook/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../../src/application/webhook/TestWebhookSubscription.js';
+import { FakeWebhookRoutes, aRoute } from '../../fakes/FakeWebhookRoutes.js';
+import { InMemorySubscriptionRepository } from '../../fakes/InMemorySubscriptionRepository.js';
+import { ManualClock } from '../../fakes/ManualClock.js';
+import { SequentialSecrets } from '../../fakes/RecordingWebhookClient.js';
+import { fakeTerminal } from '../../support/fakeTerminal.js';
+import { LocalWebServer } from '../../support/localWebServer.js';
+
+/** A stand-in listener: checks the signature with the real verifier and answers as the listener does. */
+async function listener(secret: () => string) {
+  const received: Array<{ event: string | undefined; body: unknown }> = [];
+  const verifier = new WebhookSignatureVerifier(new SystemClock());
+  const server = await LocalWebServer.start({
+    '/webhooks/payments': (request: IncomingMessage, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const rawBody = Buffer.concat(chunks);
+        if (!verifier.verify({ rawBody, headers: request.headers as Record<string, string> }, [secret()]).valid) {
+          response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Invalid signature"}');
+          return;
+        }
+        received.push({ event: request.headers['x-github-event'] as string | undefined, body: JSON.parse(rawBody.toString('utf8')) });
+        response.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"accepted","route":"payments","event":"test"}');
+      });
+    },
+  });
+  return { server, received, port: Number(new URL(server.url()).port) };
+}
+
+/** `agent webhook …` driven in-process on fakes, with the real HTTP client aimed at 127.0.0.1:`port`. */
+function webhookCli(port = 8644) {
+  const repository = new InMemorySubscriptionRepository();
+  const routes = new FakeWebhookRoutes([aRoute('github', { events: ['pull_request'], deliver: 'repo_comment' })], repository);
+  const clock = new ManualClock('2026-06-01T08:00:00Z');
+  const client = new HttpWebhookClient(
+    { platforms: { webhook: { extra: { host: '0.0.0.0', port } } } } as unknown as AgentConfig,
+    agentPathsFor('/srv/agent'),
+  );
+  const app: WebhookApp = {
+    subscribeWebhook: new SubscribeWebhook(repository, routes, new SequentialSecrets(), clock),
+    listWebhooks: new ListWebhooks(routes),
+    removeWebhookSubscription: new RemoveWebhookSubscription(repository, routes),
+    testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
+    urlOf: (route) => client.urlOf(route),
+  };
+  /** Runs the command; `error` is what it threw, if anything. */
+  const attempt = async (args: string[]) => {
+    const { io, stdout } = fakeTerminal(false);
+    const cli = yargs(['webhook', ...args]).strict().fail((message, error) => {
+      throw error ?? new Error(message);
+    });
+    registerWebhookCommands(cli, async () => app, io);
+    try {
+      await cli.parseAsync();
+      return { stdout: stdout(), error: null };
+    } catch (error) {
+      return { stdout: stdout(), error };
+    }
+  };
+  const run = async (...args: string[]) => {
+    const { stdout, error } = await attempt(args);
+    if (error) throw error;
+    return { stdout };
+  };
+  /** What `agent` would print for a command that fails: stdout, the line on stderr and the exit code. */
+  const failure = async (...args: string[]) => {
+    const { stdout, error } = await attempt(args);
+    if (!error) throw new Error(`expected agent webhook ${args.join(' ')} to fail`);
+    return { stdout, message: messageFor(error, false), code: exitCodeFor(error) };
+  };
+  return { repository, run, failure };
+}
+
+describe('agent webhook', () => {
+  it('subscribe prints the URL, with 0.0.0.0 shown as 127.0.0.1, and the generated secret', async () => {
+    const cli = webhookCli();
+
+    const { stdout } = await cli.run('subscribe', 'payments', '--events', 'payment_intent.succeeded,charge.dispute.created', '--deliver', 'telegram', '--deliver-chat-id', '-1001234');
+
+    expect(stdout).toBe(
+      [
+        "Created webhook subscription 'payments'.",
+        'URL:     http://127.0.0.1:8644/webhooks/payments',
+        'Secret:  secret-1',
+        'Events:  payment_intent.succeeded, charge.dispute.created',
+        'Deliver: telegram:-1001234',
+        '',
+      ].join('\n'),
+    );
+    expect(cli.repository.get('payments')).toMatchObject({ deliver: 'telegram', deliverChatId: '-1001234' });
+  });
+
+  it('subscribe again keeps the secret unless --secret is given', async () => {
+    const cli = webhookCli();
+    await cli.run('subscribe', 'payments');
+
+    expect((await cli.run('subscribe', 'payments', '--prompt', 'Paid: {data.object.id}')).stdout).toMatch(/^Replaced .*\n.*\nSecret:  secret-1\n/);
+    expect((await cli.run('subscribe', 'payments', '--secret', 'whsec_given')).stdout).toContain('Secret:  whsec_given\n');
+    expect(cli.repository.get('payments')!.prompt).toBeNull();
+  });
+
+  it('subscribe refuses a bad name with a sentence and exit code 1', async () => {
+    expect(await webhookCli().failure('subscribe', 'Bad Name')).toMatchObject({
+      message: 'error: The name "Bad Name" cannot be used for a subscription: use lower-case letters, digits, "_" and "-", starting with a letter or digit.',
+      code: 1,
+    });
+  });
+
+  it('list shows config.yaml routes and subscriptions, without secrets', async () => {
+    const cli = webhookCli();
+    await cli.run('subscribe', 'payments', '--deliver', 'slack');
+
+    expect((await cli.run('list')).stdout).toBe(
+      [
+        'NAME      SOURCE        EVENTS        DELIVER       URL',
+        'github    config.yaml   pull_request  repo_comment  http://127.0.0.1:8644/webhooks/github',
+        'payments  subscription  all           slack         http://127.0.0.1:8644/webhooks/payments',
+        '',
+      ].join('\n'),
+    );
+    const json = (await cli.run('list', '--json')).stdout;
+    expect(JSON.parse(json).map((route: { name: string }) => route.name)).toEqual(['github', 'payments']);
+    expect(json).not.toContain('secret-1');
+  });
+
+  it('remove deletes a subscription, and says when there is none', async () => {
+    const cli = webhookCli();
+    await cli.run('subscribe', 'payments');
+
+    expect((await cli.run('remove', 'payments')).stdout).toBe("Removed webhook subscription 'payments'.\n");
+    expect(await cli.failure('rm', 'payments')).toMatchObject({
+      message: 'error: No webhook subscription is named "payments"; see "agent webhook list".',
+      code: 1,
+    });
+  });
+
+  describe('test', () => {
+    let stub: Awaited<ReturnType<typeof listener>> | null = null;
+
+    afterEach(async () => {
+      await stub?.server.close();
+      stub = null;
+    });
+
+    it('signs a sample payload with the subscription secret, sends it with event test, and prints status and body', async () => {
+      let secret = '';
+      stub = await listener(() => secret);
+      const cli = webhookCli(stub.port);
+      await cli.run('subscribe', 'payments');
+      secret = cli.repository.get('payments')!.secret;
+
+      const { stdout } = await cli.run('test', 'payments');
+
+      expect(stdout).toBe(
+        `POST http://127.0.0.1:${stub.port}/webhooks/payments (event test): 202\n{"status":"accepted","route":"payments","event":"test"}\n`,
+      );
+      expect(stub.received).toEqual([{ event: 'test', body: expect.objectContaining({ event: 'test', subscription: 'payments' }) }]);
+    });
+
+    it('sends the --payload given', async () => {
+      let secret = '';
+      stub = await listener(() => secret);
+      const cli = webhookCli(stub.port);
+      await cli.run('subscribe', 'payments', '--secret', 'whsec_given');
+      secret = 'whsec_given';
+
+      await cli.run('test', 'payments', '--payload', '{"type":"payment_intent.succeeded"}');
+
+      expect(stub.received[0]!.body).toEqual({ type: 'payment_intent.succeeded' });
+    });
+
+    it('prints a refusal and fails with exit code 1', async () => {
+      stub = await listener(() => 'another secret');
+      const cli = webhookCli(stub.port);
+      await cli.run('subscribe', 'payments');
+
+      expect(await cli.failure('test', 'payments')).toEqual({
+        stdout: `POST http://127.0.0.1:${stub.port}/webhooks/payments (event test): 401\n{"error":"Invalid signature"}\n`,
+        message: 'error: The listener refused the test event (401); see its answer above.',
+        code: 1,
+      });
+    });
+
+    it('fails for a config.yaml route, saying it works only for dynamic subscriptions', async () => {
+      const { message, code } = await webhookCli().failure('test', 'github');
+
+      expect(message).toMatch(/^error: "agent webhook test" works only for dynamic subscriptions; "github" is a route of config\.yaml/);
+      expect(code).toBe(1);
+    });
+
+    it('says in one sentence that no listener is running', async () => {
+      const closed = await LocalWebServer.start({});
+      const port = Number(new URL(closed.url()).port);
+      await closed.close();
+      const cli = webhookCli(port);
+      await cli.run('subscribe', 'payments');
+
+      expect(await cli.failure('test', 'payments')).toMatchObject({
+        message: `error: No webhook listener answers at http://127.0.0.1:${port} (ECONNREFUSED); start it with "agent gateway" (platforms.webhook.enabled: true) and try again.`,
+        code: 1,
+      });
+    });
+
+    it('refuses a --payload that is not a JSON object as a usage error', async () => {
+      const cli = webhookCli();
+      await cli.run('subscribe', 'payments');
+
+      expect(await cli.failure('test', 'payments', '--payload', '[1,2]')).toMatchObject({
+        message: `error: --payload must be a JSON object such as '{"action":"opened"}'.`,
+        code: 2,
+      });
+    });
+  });
+});
