@@ -1,0 +1,138 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { sign } from '@octokit/webhooks-methods';
+import { eventually } from '../helpers/processLiveness.js';
+import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
+
+const SECRET = 'it-is-a-secret';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function configWith(home: string, port: number, prompt: string): Promise<string> {
+  return writeHomeFile(
+    home,
+    'config.yaml',
+    [
+      'timezone: UTC',
+      'model:',
+      '  provider: command',
+      `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
+      'platforms:',
+      '  webhook:',
+      '    enabled: true',
+      '    extra:',
+      '      host: 127.0.0.1',
+      `      port: ${port}`,
+      `      secret: ${SECRET}`,
+      '      routes:',
+      '        github:',
+      '          events: [pull_request]',
+      `          prompt: ${JSON.stringify(prompt)}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Starts the gateway and resolves once it printed its listening line. */
+async function startGateway(home: string): Promise<{ gateway: ChildProcess; output: () => string }> {
+  const gateway = startAgent(['gateway'], { home });
+  let output = '';
+  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  if (!(await eventually(() => output.includes('webhook listening on'), 10_000))) {
+    gateway.kill('SIGKILL');
+    throw new Error(`the gateway did not start listening:\n${output}`);
+  }
+  return { gateway, output: () => output };
+}
+
+async function postSigned(port: number, delivery: string, payload: object): Promise<Response> {
+  const body = JSON.stringify(payload);
+  return fetch(`http://127.0.0.1:${port}/webhooks/github`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': await sign(SECRET, body),
+    },
+    body,
+  });
+}
+
+/** The gateway with its webhook listener, as an operator runs it. */
+describe('agent gateway with webhooks', () => {
+  let home: string;
+  let port: number;
+  const running: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    home = await makeAgentHome();
+    port = await freePort();
+  });
+
+  afterEach(async () => {
+    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    await removeAgentHome(home);
+  });
+
+  it('prints the listening line, accepts a signed event and logs the agent answer', async () => {
+    await configWith(home, port, 'Review PR #{number}: {pull_request.title}');
+    const { gateway, output } = await startGateway(home);
+    running.push(gateway);
+
+    const response = await postSigned(port, 'delivery-1', { action: 'opened', number: 42, pull_request: { title: 'Fix the flaky test' } });
+
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ status: 'accepted', route: 'github', event: 'pull_request', delivery_id: 'delivery-1' });
+    expect(output()).toContain(`webhook listening on 127.0.0.1:${port} — routes: github`);
+    expect(await eventually(() => output().includes('Answer to: Review PR #42: Fix the flaky test'), 10_000)).toBe(true);
+    gateway.kill('SIGTERM');
+    const [code] = await once(gateway, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('finishes an event exactly once after being killed with -9 in the middle of its run', async () => {
+    await configWith(home, port, 'Handle {number} [hang]');
+    const first = await startGateway(home);
+    running.push(first.gateway);
+    expect((await postSigned(port, 'delivery-crash', { action: 'opened', number: 7 })).status).toBe(202);
+    expect(await eventually(() => invocations(home).length === 1, 10_000)).toBe(true);
+
+    first.gateway.kill('SIGKILL');
+    await once(first.gateway, 'exit');
+    // The restarted gateway's model answers instead of hanging.
+    await configWith(home, port, 'Handle {number}');
+    const second = await startGateway(home);
+    running.push(second.gateway);
+
+    expect(await eventually(() => second.output().includes('Answer to: Handle 7'), 10_000)).toBe(true);
+    second.gateway.kill('SIGTERM');
+    await once(second.gateway, 'exit');
+    const completedRuns = second.output().split('Answer to: Handle 7').length - 1;
+    expect(completedRuns).toBe(1);
+  });
+
+  it('exits 1 naming the port and the config key when the port is in use', async () => {
+    await configWith(home, port, 'x');
+    const { gateway } = await startGateway(home);
+    running.push(gateway);
+
+    const second = await runAgent(['gateway'], { home });
+
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+    expect(second.stderr).toContain('platforms.webhook.extra.port');
+  });
+});
