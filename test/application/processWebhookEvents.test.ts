@@ -315,4 +315,14 @@ describe('the webhook worker', () => {
     const afterRestart = w.inbox.restarted();
     expect(await afterRestart.recover()).toBe(1);
   });
+
+  it('returns from stop even when a run ignores the abort', async () => {
+    const w = worker();
+    w.agent.reply(() => new Promise<string>(() => undefined));
+    await w.inbox.accept(anEvent(1));
+    await w.worker.start();
+
+    expect(await w.worker.stop(10, 10)).toBe(false);
+    expect(await w.inbox.pending()).toBe(1);
+  });
 });

@@ -6,6 +6,9 @@ import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
 import { WebhookEventExecution } from './WebhookEventExecution.js';
 
+/** How long aborted runs get to wind down before stop() returns without them. */
+const ABORT_WAIT_MS = 5000;
+
 /**
  * The gateway's webhook worker (decisions §7): takes accepted events from the inbox in order and
  * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
@@ -66,25 +69,32 @@ export class ProcessWebhookEvents {
 
   /**
    * Stops claiming and lets the runs in progress finish for up to `graceMs`; runs still going
-   * then are aborted and stay claimed for the next start. Resolves true when all finished.
+   * then are aborted and stay claimed for the next start, and get `abortWaitMs` more to wind
+   * down (a run that ignores the abort is left behind). Resolves true when all finished in time.
    */
-  async stop(graceMs: number): Promise<boolean> {
+  async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<boolean> {
     if (this.state === 'idle') return true;
     this.state = 'stopping';
     if (this.poller) clearInterval(this.poller);
     this.poller = null;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), graceMs);
-    });
-    const finished = await Promise.race([this.whenIdle().then(() => 'finished' as const), graceOver]);
-    clearTimeout(timer);
-    if (finished === 'late') {
+    const finished = await this.idleWithin(graceMs);
+    if (!finished) {
       for (const run of this.inProgress.values()) run.abort.abort();
-      await this.whenIdle();
+      await this.idleWithin(abortWaitMs);
     }
     this.state = 'idle';
-    return finished === 'finished';
+    return finished;
+  }
+
+  /** Whether every run ended within `ms`. */
+  private async idleWithin(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const idle = await Promise.race([this.whenIdle().then(() => true), late]);
+    clearTimeout(timer);
+    return idle;
   }
 
   private async claimWhileFree(): Promise<void> {
