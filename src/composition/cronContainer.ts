@@ -12,6 +12,7 @@ import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
 import { toolsModule } from './modules/toolsModule.js';
+import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
 
 export interface CronContainer {
   container: Container;
@@ -39,6 +40,7 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
     toolsModule,
     cronUseCaseModule,
     chatUseCaseModule,
+    webhookSubscriptionModule,
   );
   return { container, settings, warnings: allWarnings };
 }

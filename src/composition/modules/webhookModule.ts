@@ -6,15 +6,15 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
 import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
 import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
-import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
 import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
 
 /**
- * The webhook platform on the embedded defaults: routes from config.yaml and subscriptions, the
- * durable inbox under `$AGENT_HOME/webhooks/inbox`, the accept path (a singleton: it holds the
- * rate-limit windows and the duplicate memory) and the worker.
+ * The webhook platform on the embedded defaults: the durable inbox under
+ * `$AGENT_HOME/webhooks/inbox`, the accept path (a singleton: it holds the rate-limit windows and
+ * the duplicate memory) and the worker. The routes come from webhookSubscriptionModule, which
+ * every container loads.
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -22,8 +22,6 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     bind(TOKENS.WebhookWorkerSettings).toConstantValue(settings.worker);
     bind(WEBHOOK_TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
     bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
-    bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
-    bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
     bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();

@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfiguredWebhookRoutes } from '../../src/adapters/config/ConfiguredWebhookRoutes.js';
+import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import { TOKENS } from '../../src/application/ports/tokens.js';
+import { ListWebhooks } from '../../src/application/webhook/ListWebhooks.js';
+import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
+import { RemoveWebhookSubscription } from '../../src/application/webhook/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../src/application/webhook/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../src/application/webhook/TestWebhookSubscription.js';
+import { buildCronContainer } from '../../src/composition/cronContainer.js';
+import { webhookModule } from '../../src/composition/modules/webhookModule.js';
+import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+
+describe('webhookSubscriptionModule', () => {
+  let home: string;
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'agent-webhook-wiring-'));
+  });
+
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('gives every container the agent webhook commands, and a subscription they make is a route', async () => {
+    const { container } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+
+    const { subscription } = await container.get(SubscribeWebhook).execute({ name: 'payments' });
+
+    expect(subscription.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await container.get(ListWebhooks).execute()).map((route) => route.name)).toEqual(['payments']);
+    expect(container.get(TestWebhookSubscription)).toBeInstanceOf(TestWebhookSubscription);
+    expect(container.get(TOKENS.LocalWebhookClient).urlOf('payments')).toBe('http://127.0.0.1:8644/webhooks/payments');
+    await container.get(RemoveWebhookSubscription).execute({ name: 'payments' });
+  });
+
+  it('lets the gateway add its webhook module on top, sharing one routes source', () => {
+    const { container, settings } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+
+    container.load(
+      webhookModule({
+        listener: DEFAULT_WEBHOOK_LISTENER_SETTINGS,
+        worker: { maxConcurrentRuns: 4, idleTimeoutMs: settings.idleTimeoutMs, defaultModel: settings.defaultModel, pollIntervalMs: 1000 },
+      }),
+    );
+
+    expect(container.get(ProcessWebhookEvents)).toBeInstanceOf(ProcessWebhookEvents);
+    expect(container.get(TOKENS.WebhookRoutes)).toBe(container.get(ConfiguredWebhookRoutes));
+  });
+});
