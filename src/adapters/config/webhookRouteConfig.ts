@@ -1,4 +1,5 @@
 import { isKnownToolset } from '../../domain/toolsets.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import {
   DEFAULT_WEBHOOK_TOOLSETS,
   INSECURE_NO_AUTH,
@@ -25,9 +26,6 @@ export interface ConfiguredRoutes {
   /** One sentence per key this version ignores. */
   warnings: string[];
 }
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 type Secrets = { ok: true; values: string[] | null } | { ok: false; why: string };
 
@@ -57,7 +55,7 @@ export function readConfiguredRoutes(
   const fallback = readSecrets(extra.secret);
   if (!fallback.ok) result.problems.push(`${at('secret')} ${fallback.why}.`);
   const routes = extra.routes ?? {};
-  if (!isMapping(routes)) {
+  if (!isJsonObject(routes)) {
     result.problems.push(`${at('routes')} must be a mapping of route names to settings (got ${describeValue(routes)}).`);
     return result;
   }
@@ -67,7 +65,7 @@ export function readConfiguredRoutes(
     const problem = (key: string | null, text: string) =>
       result.problems.push(`${at(`routes.${name}${key ? `.${key}` : ''}`)} ${text}.`);
     if (!ROUTE_NAME.test(name)) problem(null, 'is not a usable route name: use letters, digits, ".", "_", "~" and "-" only');
-    if (!isMapping(settings)) {
+    if (!isJsonObject(settings)) {
       problem(null, `must be a mapping of route settings (got ${describeValue(settings)})`);
       continue;
     }
@@ -162,7 +160,7 @@ function readStringList(value: unknown, key: string, problem: (key: string, text
 }
 
 function readDeliverExtra(value: unknown, problem: (key: string, text: string) => void): Record<string, string> {
-  if (!isMapping(value)) {
+  if (!isJsonObject(value)) {
     problem('deliver_extra', `must be a mapping such as {chat_id: "…"} (got ${describeValue(value)})`);
     return {};
   }
@@ -182,9 +180,9 @@ function readFilters(value: unknown, problem: (key: string, text: string) => voi
   }
   const filters: FieldFilter[] = [];
   value.forEach((filter: unknown, index) => {
-    const keys = isMapping(filter) ? Object.keys(filter) : [];
+    const keys = isJsonObject(filter) ? Object.keys(filter) : [];
     if (
-      !isMapping(filter) ||
+      !isJsonObject(filter) ||
       typeof filter.field !== 'string' ||
       filter.field.trim() === '' ||
       !Array.isArray(filter.in) ||

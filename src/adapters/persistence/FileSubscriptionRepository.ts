@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { WEBHOOK_DELIVERIES } from '../../domain/webhook/WebhookRoute.js';
 import { SUBSCRIPTION_NAME, type WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import {
@@ -16,9 +17,6 @@ import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, writeFile
 
 type Entries = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isStringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
@@ -26,7 +24,7 @@ const isStringList = (value: unknown): value is string[] =>
 function readEntry(name: string, value: unknown): { ok: true; subscription: WebhookSubscription } | { ok: false; problem: string } {
   const problem = (why: string) => ({ ok: false as const, problem: `the subscription "${name}" ${why}` });
   if (!SUBSCRIPTION_NAME.test(name)) return problem('has a name that is not lower-case letters, digits, "_" and "-"');
-  if (!isObject(value)) return problem('is not an object');
+  if (!isJsonObject(value)) return problem('is not an object');
   const { events = [], prompt = null, skills = [], deliver = 'log', deliver_extra: extra = {}, secret } = value;
   if (!isStringList(events)) return problem('has "events" that are not a list of strings');
   if (prompt !== null && typeof prompt !== 'string') return problem('has a "prompt" that is not a string');
@@ -34,7 +32,7 @@ function readEntry(name: string, value: unknown): { ok: true; subscription: Webh
   if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
     return problem(`has a "deliver" that is not one of ${WEBHOOK_DELIVERIES.join(', ')}`);
   }
-  if (!isObject(extra) || (extra.chat_id !== undefined && typeof extra.chat_id !== 'string')) {
+  if (!isJsonObject(extra) || (extra.chat_id !== undefined && typeof extra.chat_id !== 'string')) {
     return problem('has a "deliver_extra" that is not an object with a string "chat_id"');
   }
   if (typeof secret !== 'string' || secret === '') return problem('has no "secret"');
@@ -163,7 +161,7 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
         { cause: error },
       );
     }
-    if (!isObject(document)) {
+    if (!isJsonObject(document)) {
       throw new SubscriptionStoreError('damaged', `${this.file} is not an object of subscriptions by name; fix it or remove it, then try again.`);
     }
     return document;

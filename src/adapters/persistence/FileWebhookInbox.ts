@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { AppError } from '../../domain/errors.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
@@ -222,15 +223,12 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** What makes `value` not a stored WebhookEvent, or null when it is one. */
 function eventProblem(value: unknown): string | null {
-  if (!isObject(value)) return 'it is not a JSON object';
+  if (!isJsonObject(value)) return 'it is not a JSON object';
   for (const field of ['id', 'route', 'event', 'deliveryId', 'receivedAt'] as const) {
     if (typeof value[field] !== 'string') return `its "${field}" is not a string`;
   }
-  if (!isObject(value.payload)) return 'its "payload" is not an object';
+  if (!isJsonObject(value.payload)) return 'its "payload" is not an object';
   return null;
 }
