@@ -124,6 +124,24 @@ describe('agent gateway with webhooks', () => {
     expect(completedRuns).toBe(1);
   });
 
+  it('serves a subscription made while it runs, and agent webhook test reaches it', async () => {
+    await configWith(home, port, 'Review PR #{number}');
+    const { gateway, output } = await startGateway(home);
+    running.push(gateway);
+
+    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployment {status}', '--deliver', 'log'], { home });
+    const tested = await runAgent(['webhook', 'test', 'deploys', '--payload', '{"status": "green"}'], { home });
+    const configRoute = await runAgent(['webhook', 'test', 'github'], { home });
+
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.stdout).toContain(`http://127.0.0.1:${port}/webhooks/deploys`);
+    expect(tested.code).toBe(0);
+    expect(tested.stdout).toContain('202');
+    expect(await eventually(() => output().includes('Answer to: Deployment green'), 10_000)).toBe(true);
+    expect(configRoute.code).toBe(1);
+    expect(configRoute.stderr).toMatch(/only for dynamic subscriptions/);
+  });
+
   it('exits 1 naming the port and the config key when the port is in use', async () => {
     await configWith(home, port, 'x');
     const { gateway } = await startGateway(home);

@@ -10,10 +10,16 @@ import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
 import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { CliUsageError } from '../../adapters/cli/CliUsageError.js';
 import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
+import { registerWebhookCommands, type WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
@@ -76,8 +82,20 @@ async function main(argv: string[]): Promise<number> {
     .fail((message, error) => {
       throw error ?? new CliUsageError(`${message} (see "agent --help").`);
     });
+  const webhookApp = async (): Promise<WebhookApp> => {
+    const { container } = containerFor(agentHomeFrom(env));
+    const client = container.get(TOKENS.LocalWebhookClient);
+    return {
+      subscribeWebhook: container.get(SubscribeWebhook),
+      listWebhooks: container.get(ListWebhooks),
+      removeWebhookSubscription: container.get(RemoveWebhookSubscription),
+      testWebhookSubscription: container.get(TestWebhookSubscription),
+      urlOf: (route) => client.urlOf(route),
+    };
+  };
   registerCronCommands(cli, cronApp, io);
   registerChatCommand(cli, chatApp, io);
+  registerWebhookCommands(cli, webhookApp, io);
   cli.command(
     'gateway',
     'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',

@@ -39,8 +39,8 @@ export async function startWebhookListener(
   routes.validate();
   const worker = container.get(ProcessWebhookEvents);
   const accept = container.get(AcceptWebhook);
-  const recovered = await worker.start();
-  if (recovered > 0) logger.info(`${recovered} accepted webhook event(s) left unfinished by an earlier run are being processed`);
+  // Recovers what an earlier run left unfinished (the worker logs how many) and starts draining.
+  await worker.start();
 
   const app = createWebhookApp({
     routes,
