@@ -17,6 +17,7 @@ import {
   isDurableWriteTemporary,
   syncDirectory,
   writeFileDurably,
+  CoalescingDirectorySync,
 } from './fileSystem.js';
 
 /** `<15-digit ms>-<6-digit counter>-<event id>.json`: the name sorts in acceptance order. */
@@ -48,6 +49,9 @@ export class FileWebhookInbox implements WebhookInbox {
   private readonly ownClaimDir: string;
   /** Events this instance claimed and has not completed, by id, with where their file is. */
   private readonly claims = new Map<string, string>();
+  /** Concurrent accepts and completions share directory fsyncs (one per batch, not per event). */
+  private readonly directorySync = new CoalescingDirectorySync();
+  private readonly ensured = new Set<string>();
   private lastMs = 0;
   private counter = 0;
 
@@ -66,9 +70,18 @@ export class FileWebhookInbox implements WebhookInbox {
   /** Writes the event into `queued/` (0600, directories 0700) and syncs it. Throws WEBHOOK.INBOX_UNAVAILABLE. */
   async accept(event: WebhookEvent): Promise<void> {
     await this.guard('write', async () => {
-      await ensurePrivateDirectory(this.queuedDir);
-      await writeFileDurably(join(this.queuedDir, this.nextFileName(event.id)), `${JSON.stringify(event)}\n`);
+      await this.ensureDirectory(this.queuedDir);
+      await writeFileDurably(join(this.queuedDir, this.nextFileName(event.id)), `${JSON.stringify(event)}\n`, (directory) =>
+        this.directorySync.request(directory),
+      );
     });
+  }
+
+  /** Creates a directory once per instance; later calls cost nothing. */
+  private async ensureDirectory(directory: string): Promise<void> {
+    if (this.ensured.has(directory)) return;
+    await ensurePrivateDirectory(directory);
+    this.ensured.add(directory);
   }
 
   /**
@@ -107,9 +120,10 @@ export class FileWebhookInbox implements WebhookInbox {
     return this.guard('claim from', async () => {
       for (const name of (await this.entries(this.queuedDir)).filter((entry) => EVENT_FILE.test(entry)).sort()) {
         const claimed = join(this.ownClaimDir, name);
-        await ensurePrivateDirectory(this.ownClaimDir);
+        await this.ensureDirectory(this.ownClaimDir);
         if (!(await this.move(join(this.queuedDir, name), claimed))) continue;
-        await syncDirectory(this.ownClaimDir);
+        // No directory sync here: after a crash the file is found in queued/ or in the claim
+        // directory, and recover() returns it to the queue either way.
         const event = await this.readEvent(claimed);
         if (event === null) continue;
         this.claims.set(event.id, claimed);
@@ -126,7 +140,7 @@ export class FileWebhookInbox implements WebhookInbox {
       if (path === null) return;
       await rm(path, { force: true });
       this.claims.delete(eventId);
-      await syncDirectory(dirname(path));
+      await this.directorySync.request(dirname(path));
     });
   }
 

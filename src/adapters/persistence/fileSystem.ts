@@ -103,7 +103,11 @@ export function isDurableWriteTemporary(name: string): boolean {
  * itself survives. steno's Writer renames but syncs nothing, which is enough for the job store
  * but not for a file whose existence is a promise made to someone else (a 202 sent).
  */
-export async function writeFileDurably(path: string, text: string): Promise<void> {
+export async function writeFileDurably(
+  path: string,
+  text: string,
+  syncParent: (directory: string) => Promise<void> = syncDirectory,
+): Promise<void> {
   temporaryCounter += 1;
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
   try {
@@ -119,7 +123,41 @@ export async function writeFileDurably(path: string, text: string): Promise<void
     await rm(temporary, { force: true }).catch(() => undefined);
     throw error;
   }
-  await syncDirectory(dirname(path));
+  await syncParent(dirname(path));
+}
+
+/**
+ * Directory syncs shared between concurrent callers: a caller waits for a sync that started
+ * after its call, so its own change is covered, but any number of callers arriving during one
+ * sync share the next. Under load this turns one fsync per change into one per batch.
+ */
+export class CoalescingDirectorySync {
+  private readonly states = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
+
+  constructor(private readonly sync: (directory: string) => Promise<void> = syncDirectory) {}
+
+  request(directory: string): Promise<void> {
+    let state = this.states.get(directory);
+    if (!state) {
+      state = { running: null, next: null };
+      this.states.set(directory, state);
+    }
+    const current = state;
+    if (!current.running) return this.start(directory, current);
+    current.next ??= current.running.catch(() => undefined).then(() => {
+      current.next = null;
+      return this.start(directory, current);
+    });
+    return current.next;
+  }
+
+  private start(directory: string, state: { running: Promise<void> | null }): Promise<void> {
+    const running = this.sync(directory).finally(() => {
+      if (state.running === running) state.running = null;
+    });
+    state.running = running;
+    return running;
+  }
 }
 
 /**
