@@ -5,29 +5,18 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleBenchEntry } from './bundleEntry.mjs';
 import { jobStoreText } from './jobStore.mjs';
 
 const SIZES = (process.env.BENCH_TICK_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RUNS = 6;
-const root = new URL('..', import.meta.url).pathname;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const work = mkdtempSync(join(tmpdir(), 'agent-tick-bench-'));
 try {
   const entry = join(work, 'tickBench.mjs');
-  await build({
-    entryPoints: [join(root, 'bench/tickBench.ts')],
-    outfile: entry,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    nodePaths: [join(root, 'node_modules')],
-    logLevel: 'warning',
-  });
+  await bundleBenchEntry('tickBench', entry);
   console.log('tick over N jobs, none due (fresh process per size)');
   for (const size of SIZES) {
     const home = join(work, `home-${size}`);

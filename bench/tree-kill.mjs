@@ -5,11 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleBenchEntry } from './bundleEntry.mjs';
 
 const SIZES = (process.env.BENCH_TREE_SIZES ?? '1,10,50').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_TREE_RUNS ?? 7);
-const root = new URL('..', import.meta.url).pathname;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -19,17 +18,7 @@ if (process.platform === 'win32') {
   const work = mkdtempSync(join(tmpdir(), 'agent-tree-kill-bench-'));
   try {
     const entry = join(work, 'treeKillBench.mjs');
-    await build({
-      entryPoints: [join(root, 'bench/treeKillBench.ts')],
-      outfile: entry,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-      nodePaths: [join(root, 'node_modules')],
-      logLevel: 'warning',
-    });
+    await bundleBenchEntry('treeKillBench', entry);
     for (const [listing, label] of [
       ['proc', '/proc'],
       ['ps', 'ps-tree, the listing of systems without /proc'],

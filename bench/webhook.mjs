@@ -7,12 +7,11 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { bundleBenchEntry } from './bundleEntry.mjs';
 
 const DURATION = process.env.BENCH_SECONDS ?? '10';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '16';
 const SECRET = 'bench-secret';
-const root = new URL('..', import.meta.url).pathname;
 
 function ensureInstalled(program, debianPackage) {
   if (spawnSync('sh', ['-c', `command -v ${program}`]).status === 0) return true;
@@ -140,17 +139,7 @@ try {
     ].join('\n'),
   );
   const entry = join(work, 'webhookBench.mjs');
-  await build({
-    entryPoints: [join(root, 'bench/webhookBench.ts')],
-    outfile: entry,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    nodePaths: [join(root, 'node_modules')],
-    logLevel: 'warning',
-  });
+  await bundleBenchEntry('webhookBench', entry);
   const ours = spawn(process.execPath, [entry, home], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(ours);
   const [, port] = await waitForLine(ours, /ready (\d+)/);

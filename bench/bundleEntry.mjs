@@ -1,0 +1,21 @@
+// Bundles one TypeScript bench entry (bench/<name>.ts) into `outfile`, so a bench process loads
+// the project's code the way the CLI bundle does: one ESM file, packages from node_modules.
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+
+export async function bundleBenchEntry(name, outfile) {
+  await build({
+    entryPoints: [join(root, 'bench', `${name}.ts`)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    nodePaths: [join(root, 'node_modules')],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
