@@ -5,8 +5,9 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
  * - `accept` returns only once the event would survive a crash (written and synced);
  * - an event is handed out by `claimNext` to one worker at a time, in acceptance order;
  * - `complete` removes it for good; an event claimed but never completed (crash, kill -9) is
- *   handed out again after a restart (`recover`), so none is lost — and, because completion is
- *   recorded before a run's effects are repeated, none runs twice to completion.
+ *   handed out again after a restart (`recover`), so none is lost and none is run twice while
+ *   its process lives. The one window left is between a run's delivery and its `complete`: a
+ *   crash exactly there runs the event again (at-least-once at that boundary).
  */
 export interface WebhookInbox {
   accept(event: WebhookEvent): Promise<void>;
