@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import {
   AgentRunError,
   type AgentRunRequest,
@@ -7,6 +6,7 @@ import {
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { whenChildFinished } from '../process/childFinished.js';
+import { childProcesses } from '../process/childProcesses.js';
 import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 
 /** An answer larger than this is refused rather than delivered cut off. */
@@ -53,10 +53,11 @@ export class CommandAgentRunner {
    * answer too large), `idle_timeout` (no output for `request.idleTimeoutMs`; the whole process
    * tree is killed) or `aborted` (`request.signal` fired; killed likewise).
    */
-  run(request: AgentRunRequest): Promise<AgentRunResult> {
+  async run(request: AgentRunRequest): Promise<AgentRunResult> {
     if (request.signal?.aborted) {
-      return Promise.reject(new AgentRunError('aborted', `The run was cancelled before "${this.program}" started.`));
+      throw new AgentRunError('aborted', `The run was cancelled before "${this.program}" started.`);
     }
+    const { spawn } = await childProcesses();
     return new Promise<AgentRunResult>((resolve, reject) => {
       const child = spawn(this.program, this.args, {
         stdio: ['pipe', 'pipe', 'pipe'],

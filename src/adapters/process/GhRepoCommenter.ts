@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcesses } from './childProcesses.js';
 import { inject, injectable } from 'inversify';
 import { RepoCommentError, type RepoComment, type RepoCommenter } from '../../application/ports/RepoCommenter.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
@@ -24,8 +24,9 @@ const NOT_LOGGED_IN = /gh auth login|not logged in|authentication required|bad c
 export class GhRepoCommenter implements RepoCommenter {
   constructor(@inject(CONFIG_TOKENS.Environment) private readonly env: NodeJS.ProcessEnv) {}
 
-  comment({ repo, prNumber, body }: RepoComment): Promise<void> {
+  async comment({ repo, prNumber, body }: RepoComment): Promise<void> {
     const args = ['pr', 'comment', String(prNumber), '--repo', repo, '--body-file', '-'];
+    const { spawn } = await childProcesses();
     return new Promise<void>((resolve, reject) => {
       const child = spawn('gh', args, {
         env: { ...withoutProviderSecrets(this.env), GH_PROMPT_DISABLED: '1', NO_COLOR: '1' },

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcesses } from './childProcesses.js';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -114,7 +114,8 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     return { relativePath: relative(namedFrom, candidate), realPath, scriptsDir: realScriptsDir };
   }
 
-  private execute(script: LocatedScript, launch: { program: string; args: string[] }, timeoutMs: number): Promise<ScriptResult> {
+  private async execute(script: LocatedScript, launch: { program: string; args: string[] }, timeoutMs: number): Promise<ScriptResult> {
+    const { spawn } = await childProcesses();
     return new Promise<ScriptResult>((resolvePromise) => {
       const child = spawn(launch.program, launch.args, {
         cwd: script.scriptsDir,

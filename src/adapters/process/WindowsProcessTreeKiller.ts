@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcesses } from './childProcesses.js';
 import { win32 } from 'node:path';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
@@ -79,11 +79,13 @@ export class WindowsProcessTreeKiller implements ProcessTreeKiller {
   }
 }
 
-const runHidden: RunProgram = ([program, ...args]) =>
-  new Promise((resolve) => {
+const runHidden: RunProgram = async ([program, ...args]) => {
+  const { execFile } = await childProcesses();
+  return new Promise((resolve) => {
     execFile(program!, args, { windowsHide: true, encoding: 'utf8' }, (error, stdout, stderr) => {
       // execFile's error carries the exit code, or a string such as ENOENT when it did not run.
       const code: unknown = error ? (error as { code?: unknown }).code : 0;
       resolve({ exitCode: typeof code === 'number' ? code : null, output: `${stdout}${stderr}` || (error?.message ?? '') });
     });
   });
+};

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
@@ -6,6 +5,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { withoutProviderSecrets } from '../process/childEnvironment.js';
 import { whenChildFinished } from '../process/childFinished.js';
+import { childProcesses } from '../process/childProcesses.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
 import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from '../process/tokens.js';
@@ -94,7 +94,8 @@ export class TerminalTool implements Tool {
     return this.execute(command, timeoutSeconds, signal);
   }
 
-  private execute(command: string, timeoutSeconds: number, signal: AbortSignal): Promise<TerminalResult> {
+  private async execute(command: string, timeoutSeconds: number, signal: AbortSignal): Promise<TerminalResult> {
+    const { spawn } = await childProcesses();
     return new Promise<TerminalResult>((resolve) => {
       const child = spawn('/bin/sh', ['-c', command], {
         cwd: this.workingDirectory,
