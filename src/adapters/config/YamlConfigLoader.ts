@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type * as z from 'zod/mini';
 import { AppError } from '../../domain/errors.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
 import { agentConfigSchema } from './configSchema.js';
@@ -44,7 +45,7 @@ export class YamlConfigLoader {
     const source = this.readSource();
     const document = source === null ? null : this.parseYaml(source);
     const raw = withoutEmptyValues(document ?? {});
-    if (!isMapping(raw)) {
+    if (!isJsonObject(raw)) {
       throw new AppError(
         'CONFIG.INVALID',
         `${this.shownPath} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`,
@@ -99,7 +100,7 @@ export class YamlConfigLoader {
 
   private dropInvalidScriptTimeout(raw: Record<string, unknown>, warnings: string[]): void {
     const cron = raw.cron;
-    if (!isMapping(cron) || !('script_timeout_seconds' in cron)) return;
+    if (!isJsonObject(cron) || !('script_timeout_seconds' in cron)) return;
     const value = cron.script_timeout_seconds;
     if (typeof value === 'number' && Number.isFinite(value) && value > 0) return;
     delete cron.script_timeout_seconds;
@@ -126,7 +127,7 @@ export class YamlConfigLoader {
       const owner = valueAt(raw, issue.path);
       for (const key of issue.keys) {
         unknownKeyPaths.push(formatKeyPath([...issue.path, key]));
-        if (isMapping(owner)) delete owner[key];
+        if (isJsonObject(owner)) delete owner[key];
       }
     }
     for (const keyPath of unknownKeyPaths.sort()) {
@@ -144,14 +145,10 @@ export class YamlConfigLoader {
   }
 }
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A copy in which mapping entries without a value are gone, at every depth. */
 function withoutEmptyValues(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutEmptyValues);
-  if (!isMapping(value)) return value;
+  if (!isJsonObject(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(value)) {
     if (entry !== null && entry !== undefined) copy[key] = withoutEmptyValues(entry);
@@ -190,7 +187,7 @@ const MAX_SHOWN_CHARS = 60;
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
-  if (isMapping(value)) return 'a mapping';
+  if (isJsonObject(value)) return 'a mapping';
   const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
   return shown.length <= MAX_SHOWN_CHARS ? shown : `${shown.slice(0, MAX_SHOWN_CHARS - 1)}…`;
 }

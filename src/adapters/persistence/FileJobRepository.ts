@@ -4,6 +4,7 @@ import { inject, injectable } from 'inversify';
 import { Writer } from 'steno';
 import type { Job } from '../../domain/Job.js';
 import { SUPERSEDED_FIELDS, readJobRecord, type UnreadableRecord } from '../../domain/JobRecord.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import {
   JobStoreDamagedError,
   JobStoreUnavailableError,
@@ -19,6 +20,7 @@ import {
   describeFileSystemProblem,
   ensurePrivateDirectory,
   errnoCode,
+  withoutByteOrderMark,
 } from './fileSystem.js';
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
@@ -35,14 +37,10 @@ interface StoredJobs {
   otherFields: Record<string, unknown>;
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function parseStoredJobs(text: string, location: string): StoredJobs {
   let document: unknown;
   try {
-    // A byte-order mark is how some editors save; it is not damage.
-    document = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    document = JSON.parse(withoutByteOrderMark(text));
   } catch (error) {
     throw new JobStoreDamagedError(location, `it is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
@@ -50,7 +48,7 @@ function parseStoredJobs(text: string, location: string): StoredJobs {
   let otherFields: Record<string, unknown> = {};
   if (Array.isArray(document)) {
     records = document;
-  } else if (isPlainObject(document) && Array.isArray(document.jobs)) {
+  } else if (isJsonObject(document) && Array.isArray(document.jobs)) {
     records = document.jobs;
     otherFields = { ...document };
     delete otherFields.jobs;

@@ -13,7 +13,7 @@ import {
   type WebhookSubscriptionRepository,
 } from '../../application/ports/WebhookSubscriptionRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn } from './fileLock.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, writeFileDurably } from './fileSystem.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 type Entries = Record<string, unknown>;
 
@@ -153,7 +153,7 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
     }
     let document: unknown;
     try {
-      document = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      document = JSON.parse(withoutByteOrderMark(text));
     } catch (error) {
       throw new SubscriptionStoreError(
         'damaged',

@@ -175,3 +175,8 @@ export async function syncDirectory(directory: string): Promise<void> {
     await handle?.close();
   }
 }
+
+/** A file's text without the byte-order mark some editors save first; the mark is not damage. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
