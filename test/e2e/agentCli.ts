@@ -206,3 +206,19 @@ export async function writeHomeFile(home: string, relativePath: string, content:
   await writeFile(path, content);
   return path;
 }
+
+/**
+ * For a describe block: the built executable is required, and every test runs in a fresh scratch
+ * home (made before it, removed after it, stand-in model processes included) handed to `use`.
+ */
+export function inAScratchHomeEachTest(use: (home: string) => void, options: HomeOptions = {}): void {
+  let current: string;
+  beforeAll(requireBuiltAgent);
+  beforeEach(async () => {
+    current = await makeAgentHome(options);
+    use(current);
+  });
+  afterEach(async () => {
+    await removeAgentHome(current);
+  });
+}

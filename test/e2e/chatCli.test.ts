@@ -1,20 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorSentence, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile } from './agentCli.js';
+import { errorSentence, inAScratchHomeEachTest, runAgent, writeHomeFile } from './agentCli.js';
 
 /** `agent chat` as a user meets it: the real executable, a scratch home, the stand-in model. */
 describe('agent chat, end to end', () => {
   let home: string;
 
-  beforeAll(requireBuiltAgent);
-
-  beforeEach(async () => {
-    home = await makeAgentHome();
-  });
-
-  afterEach(async () => {
-    await removeAgentHome(home);
-  });
+  inAScratchHomeEachTest((fresh) => (home = fresh));
 
   it('answers one question given with -q and exits 0', async () => {
     const run = await runAgent(['chat', '-q', 'What time is it?'], { home });

@@ -3,17 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type AgentRun,
   createJob,
   errorSentence,
+  inAScratchHomeEachTest,
   invocations,
   jobsFileOf,
   makeAgentHome,
   removeAgentHome,
-  requireBuiltAgent,
   runAgent,
   storedJobs,
   writeHomeFile,
-  type AgentRun,
 } from './agentCli.js';
 
 /**
@@ -24,15 +24,7 @@ import {
 describe('agent cron given bad input', () => {
   let home: string;
 
-  beforeAll(requireBuiltAgent);
-
-  beforeEach(async () => {
-    home = await makeAgentHome();
-  });
-
-  afterEach(async () => {
-    await removeAgentHome(home);
-  });
+  inAScratchHomeEachTest((fresh) => (home = fresh));
 
   const agent = (...args: string[]) => runAgent(['cron', ...args], { home });
 

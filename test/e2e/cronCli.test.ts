@@ -4,11 +4,9 @@ import { isRunning, eventually } from '../helpers/processLiveness.js';
 import {
   createJob,
   hungModelPids,
+  inAScratchHomeEachTest,
   invocations,
-  makeAgentHome,
   makeDue,
-  removeAgentHome,
-  requireBuiltAgent,
   runAgent,
   storedJob,
   storedJobs,
@@ -19,15 +17,7 @@ import {
 describe('agent cron, end to end', () => {
   let home: string;
 
-  beforeAll(requireBuiltAgent);
-
-  beforeEach(async () => {
-    home = await makeAgentHome();
-  });
-
-  afterEach(async () => {
-    await removeAgentHome(home);
-  });
+  inAScratchHomeEachTest((fresh) => (home = fresh));
 
   const agent = (...args: string[]) => runAgent(['cron', ...args], { home });
 

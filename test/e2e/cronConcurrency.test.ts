@@ -1,12 +1,10 @@
 import { eventually } from '../helpers/processLiveness.js';
 import {
   createJob,
+  inAScratchHomeEachTest,
   invocations,
-  makeAgentHome,
   makeDue,
   outcomeOf,
-  removeAgentHome,
-  requireBuiltAgent,
   runAgent,
   startAgent,
   storedJob,
@@ -17,15 +15,7 @@ import {
 describe('agent cron under concurrency', () => {
   let home: string;
 
-  beforeAll(requireBuiltAgent);
-
-  beforeEach(async () => {
-    home = await makeAgentHome();
-  });
-
-  afterEach(async () => {
-    await removeAgentHome(home);
-  });
+  inAScratchHomeEachTest((fresh) => (home = fresh));
 
   it('20 creates started at once all succeed and leave exactly 20 jobs with 20 distinct ids', async () => {
     const runs = await Promise.all(

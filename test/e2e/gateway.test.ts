@@ -1,20 +1,12 @@
 import { once } from 'node:events';
 import { eventually } from '../helpers/processLiveness.js';
-import { createJob, editStoredJob, makeAgentHome, removeAgentHome, requireBuiltAgent, startAgent, storedJob } from './agentCli.js';
+import { createJob, editStoredJob, inAScratchHomeEachTest, startAgent, storedJob } from './agentCli.js';
 
 /** `agent gateway` as an operator runs it: the real executable, a scratch home, SIGTERM to stop. */
 describe('agent gateway', () => {
   let home: string;
 
-  beforeAll(requireBuiltAgent);
-
-  beforeEach(async () => {
-    home = await makeAgentHome();
-  });
-
-  afterEach(async () => {
-    await removeAgentHome(home);
-  });
+  inAScratchHomeEachTest((fresh) => (home = fresh));
 
   it('fires a job within a second of its time, and stops cleanly on SIGTERM', async () => {
     const id = await createJob(home, ['every 1h', 'Gateway job', '--name', 'gw', '--deliver', 'local']);
