@@ -13,8 +13,10 @@ import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
+import type { SignatureVerifier } from './SignatureVerifier.js';
 import type { TickLock } from './TickLock.js';
 import type { WebhookInbox } from './WebhookInbox.js';
+import type { WebhookListenerSettings } from './WebhookSettings.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
 import type { WebhookSubscriptionRepository } from './WebhookSubscriptionRepository.js';
 
@@ -36,8 +38,10 @@ export const TOKENS = {
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
+  SignatureVerifier: Symbol.for('agent.SignatureVerifier') as ServiceIdentifier<SignatureVerifier>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
+  WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
   WebhookSubscriptionRepository: Symbol.for('agent.WebhookSubscriptionRepository') as ServiceIdentifier<WebhookSubscriptionRepository>,
   WebhookWorkerSettings: Symbol.for('agent.WebhookWorkerSettings') as ServiceIdentifier<WebhookWorkerSettings>,

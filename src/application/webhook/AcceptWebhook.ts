@@ -16,7 +16,6 @@ import type { Logger } from '../ports/Logger.js';
 import type { SignatureVerifier } from '../ports/SignatureVerifier.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
-import { WEBHOOK_TOKENS } from '../ports/webhookTokens.js';
 import type { WebhookListenerSettings } from '../ports/WebhookSettings.js';
 
 export interface AcceptWebhookInput {
@@ -59,12 +58,12 @@ export class AcceptWebhook {
   private readonly deliveries = new DeliveryMemory();
 
   constructor(
-    @inject(WEBHOOK_TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
+    @inject(TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(WEBHOOK_TOKENS.WebhookListenerSettings) private readonly settings: WebhookListenerSettings,
+    @inject(TOKENS.WebhookListenerSettings) private readonly settings: WebhookListenerSettings,
   ) {}
 
   async execute(input: AcceptWebhookInput): Promise<WebhookReply> {

@@ -1,5 +1,4 @@
 import { ContainerModule } from 'inversify';
-import { WEBHOOK_TOKENS } from '../../application/ports/webhookTokens.js';
 import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
 import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -18,9 +17,9 @@ import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatu
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(WEBHOOK_TOKENS.WebhookListenerSettings).toConstantValue(settings.listener);
+    bind(TOKENS.WebhookListenerSettings).toConstantValue(settings.listener);
     bind(TOKENS.WebhookWorkerSettings).toConstantValue(settings.worker);
-    bind(WEBHOOK_TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
+    bind(TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
     bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
     bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
