@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbox.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import { acceptRecord, claimRecord, doneRecord, journalName } from '../../src/adapters/persistence/webhookJournal.js';
 import { HostProcessIdentity } from '../../src/adapters/system/HostProcessIdentity.js';
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
@@ -20,9 +21,22 @@ describe('FileWebhookInbox', () => {
   let paths: AgentPaths;
   let log: RecordingLogger;
   const clock = new ManualClock('2026-06-01T08:00:00Z');
-  const queued = () => join(paths.webhookInboxDir, 'queued');
+  const inboxFile = (name: string) => join(paths.webhookInboxDir, name);
+  const journalOf = (claimant: string) => inboxFile(journalName(claimant));
+  const linesOf = async (path: string) => (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
 
   const open = (identity = new FakeProcessIdentity()) => new FileWebhookInbox(paths, identity, clock, log);
+  /** An identity for `claimant` that knows the listed claimants are gone. */
+  const identity = (claimant: string, ...dead: string[]) => {
+    const fake = new FakeProcessIdentity(claimant);
+    for (const gone of dead) fake.dead.add(gone);
+    return fake;
+  };
+  async function drainIds(inbox: FileWebhookInbox): Promise<string[]> {
+    const ids: string[] = [];
+    for (let event = await inbox.claimNext(); event !== null; event = await inbox.claimNext()) ids.push(event.id);
+    return ids;
+  }
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'agent-inbox-'));
@@ -34,121 +48,196 @@ describe('FileWebhookInbox', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  it('keeps one JSON file per event under $AGENT_HOME/webhooks/inbox/, files 0600 in directories 0700', async () => {
-    await open().accept(anEvent(1));
-    await open().accept(anEvent(2));
+  it('journals accepts, claims and completions in a file of its own process under $AGENT_HOME/webhooks/inbox/, 0600 in 0700 directories', async () => {
+    const inbox = open();
+    await inbox.accept(anEvent(1));
+    await inbox.accept(anEvent(2));
+    await inbox.claimNext();
+    await inbox.complete('event-1');
 
-    const files = await readdir(queued());
-    expect(files).toHaveLength(2);
-    expect(JSON.parse(await readFile(join(queued(), files[0]!), 'utf8'))).toEqual(anEvent(1));
-    expect((await stat(join(queued(), files[0]!))).mode & 0o777).toBe(0o600);
-    for (const directory of [paths.webhooksDir, paths.webhookInboxDir, queued()]) {
+    expect(await readdir(paths.webhookInboxDir)).toEqual(['journal-test-host%3A1.ndjson']);
+    expect(await linesOf(journalOf('test-host:1'))).toEqual([
+      acceptRecord(anEvent(1)).trim(),
+      acceptRecord(anEvent(2)).trim(),
+      claimRecord('event-1').trim(),
+      doneRecord('event-1').trim(),
+    ]);
+    expect((await stat(journalOf('test-host:1'))).mode & 0o777).toBe(0o600);
+    for (const directory of [paths.webhooksDir, paths.webhookInboxDir]) {
       expect((await stat(directory)).mode & 0o777).toBe(0o700);
     }
   });
 
-  it('names files by acceptance time and a counter, so the order holds when the clock stands still', async () => {
+  it('keeps acceptance order for events accepted at the same moment', async () => {
     const inbox = open();
-    for (const n of [1, 2, 3]) await inbox.accept(anEvent(n));
+    await Promise.all([1, 2, 3, 4, 5].map((n) => inbox.accept(anEvent(n))));
 
-    expect(await readdir(queued())).toEqual([
-      '001780300800000-000000-event-1.json',
-      '001780300800000-000001-event-2.json',
-      '001780300800000-000002-event-3.json',
-    ]);
+    expect(await drainIds(inbox)).toEqual(['event-1', 'event-2', 'event-3', 'event-4', 'event-5']);
   });
 
-  it('serves events accepted by an instance to a new instance on the same home (a restart)', async () => {
-    await open().accept(anEvent(1));
-
-    const restarted = open(new FakeProcessIdentity('test-host:2'));
-
-    expect(await restarted.recover()).toBe(0);
-    expect(await restarted.claimNext()).toEqual(anEvent(1));
-  });
-
-  it('gives back claims of a process that was killed with SIGKILL while running the event', async () => {
+  it('gives back the events of a process that was killed with SIGKILL while running one', async () => {
     const bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-inbox-child-'));
     try {
       const script = await bundleScript(fileURLToPath(new URL('../helpers/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
-      const inbox = new FileWebhookInbox(paths, new HostProcessIdentity(), clock, log);
-      await inbox.accept(anEvent(1));
       const child = spawn(process.execPath, [script, home], { stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = exitOf(child);
       expect(await firstLineOf(child)).toBe('event-1');
-      expect(await inbox.claimNext()).toBeNull();
+
+      const whileItRuns = new FileWebhookInbox(paths, new HostProcessIdentity(), clock, log);
+      expect(await whileItRuns.recover()).toBe(0);
+      expect(await whileItRuns.claimNext()).toBeNull();
 
       child.kill('SIGKILL');
       expect((await exited).signal).toBe('SIGKILL');
 
-      const afterRestart = new FileWebhookInbox(paths, new HostProcessIdentity(), clock, log);
-      expect(await afterRestart.recover()).toBe(1);
-      expect(await afterRestart.claimNext()).toEqual(anEvent(1));
+      expect(await whileItRuns.recover()).toBe(1);
+      expect(await whileItRuns.claimNext()).toEqual(anEvent(1));
+      expect(await whileItRuns.pending()).toBe(1);
     } finally {
       await rm(bundleDirectory, { recursive: true, force: true });
     }
   });
 
-  it('gives back claims made under its own host and pid by an earlier process (a container restart)', async () => {
-    await open().accept(anEvent(1));
-    await open().claimNext();
+  it('takes over the journal an earlier process left under its own host and pid (a container restart)', async () => {
+    const earlier = open();
+    await earlier.accept(anEvent(1));
+    await earlier.accept(anEvent(2));
+    await earlier.claimNext();
 
     const sameClaimant = open();
 
     expect(await sameClaimant.recover()).toBe(1);
-    expect((await sameClaimant.claimNext())!.id).toBe('event-1');
+    expect(await drainIds(sameClaimant)).toEqual(['event-1', 'event-2']);
+    expect(await readdir(paths.webhookInboxDir)).toEqual(['journal-test-host%3A1.ndjson']);
   });
 
-  it('leaves claims of another host alone: it cannot tell whether that process lives', async () => {
-    await open().accept(anEvent(1));
-    await open(new FakeProcessIdentity('other-host:7')).claimNext();
+  it('leaves the journals of live processes and of other hosts alone', async () => {
+    await open(identity('test-host:2')).accept(anEvent(1));
+    await open(identity('other-host:7')).accept(anEvent(2));
 
     const inbox = open();
 
     expect(await inbox.recover()).toBe(0);
     expect(await inbox.claimNext()).toBeNull();
-    expect(await inbox.pending()).toBe(1);
+    expect(await linesOf(journalOf('test-host:2'))).toEqual([acceptRecord(anEvent(1)).trim()]);
+    expect(await linesOf(journalOf('other-host:7'))).toEqual([acceptRecord(anEvent(2)).trim()]);
   });
 
-  it('moves a file that is not an event aside, reports it, and hands out the next one', async () => {
+  it('lets only one of two processes recovering at once take over a dead journal', async () => {
+    const dead = open(identity('test-host:9'));
+    for (const n of [1, 2, 3]) await dead.accept(anEvent(n));
+    await dead.complete('event-2');
+    const first = open(identity('test-host:1', 'test-host:9'));
+    const second = open(identity('test-host:2', 'test-host:9'));
+
+    await Promise.all([first.recover(), second.recover()]);
+
+    const taken = [...(await drainIds(first)), ...(await drainIds(second))];
+    expect(taken.sort()).toEqual(['event-1', 'event-3']);
+    expect((await readdir(paths.webhookInboxDir)).sort()).toEqual(['journal-test-host%3A1.ndjson', 'journal-test-host%3A2.ndjson']);
+  });
+
+  it('hands out once an event found twice, as after a crash in the middle of a takeover', async () => {
+    await mkdir(paths.webhookInboxDir, { recursive: true });
+    await writeFile(journalOf('test-host:9'), acceptRecord(anEvent(1)) + acceptRecord(anEvent(2)) + doneRecord('event-2'));
+    await writeFile(inboxFile(journalName('test-host:9', '1780300800000-1')), acceptRecord(anEvent(1)) + acceptRecord(anEvent(2)));
+
+    const inbox = open(identity('test-host:1', 'test-host:9'));
+
+    expect(await inbox.recover()).toBe(0);
+    expect(await drainIds(inbox)).toEqual(['event-1']);
+  });
+
+  it('ignores a record cut short at the end of a journal, with a warning, and keeps the rest', async () => {
+    await mkdir(paths.webhookInboxDir, { recursive: true });
+    await writeFile(journalOf('test-host:1'), acceptRecord(anEvent(1)) + acceptRecord(anEvent(2)).slice(0, 40));
+
     const inbox = open();
-    await mkdir(queued(), { recursive: true });
-    await writeFile(join(queued(), '000000000000001-000000-torn.json'), '{"id": "torn", "rou');
-    await writeFile(join(queued(), '000000000000002-000000-shapeless.json'), '{"id": 5}');
-    await inbox.accept(anEvent(1));
 
-    expect((await inbox.claimNext())!.id).toBe('event-1');
-
-    expect((await readdir(join(paths.webhookInboxDir, 'damaged'))).sort()).toEqual([
-      '000000000000001-000000-torn.json',
-      '000000000000002-000000-shapeless.json',
+    expect(await drainIds(inbox)).toEqual(['event-1']);
+    expect(log.entries).toEqual([
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/ends in a record cut short/) }),
     ]);
-    expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => entry.message)).toEqual([
-      expect.stringMatching(/torn\.json is not an accepted event: it is not valid JSON/),
-      expect.stringMatching(/shapeless\.json is not an accepted event: its "id" is not a string/),
-    ]);
-    expect(await inbox.pending()).toBe(1);
   });
 
-  it('removes on recovery the temporary file of an accept that died mid-write, once it is old', async () => {
-    await mkdir(queued(), { recursive: true });
-    const old = join(queued(), '.001780300700000-000000-event-9.json.123.1.tmp');
-    const fresh = join(queued(), '.001780300800000-000000-event-10.json.124.1.tmp');
-    await writeFile(old, '{"id":');
-    await writeFile(fresh, '{"id":');
+  it('copies a line that is no record to damaged/, reports it, and hands out the events around it', async () => {
+    await mkdir(paths.webhookInboxDir, { recursive: true });
+    const shapeless = '{"accept":{"id":5}}';
+    await writeFile(journalOf('test-host:1'), `${acceptRecord(anEvent(1))}not json\n${shapeless}\n${acceptRecord(anEvent(2))}`);
+
+    const inbox = open();
+
+    expect(await drainIds(inbox)).toEqual(['event-1', 'event-2']);
+    const aside = join(paths.webhookInboxDir, 'damaged', 'journal-test-host%3A1.ndjson.lines');
+    expect(await readFile(aside, 'utf8')).toBe(`not json\n${shapeless}\n`);
+    expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => entry.message)).toEqual([
+      expect.stringMatching(/line 2 of .*journal-test-host%3A1\.ndjson is not an inbox record: it is not valid JSON/),
+      expect.stringMatching(/line 3 of .*journal-test-host%3A1\.ndjson is not an inbox record: its "id" is not a string/),
+    ]);
+  });
+
+  it('takes over the events of the earlier one-file-per-event layout, and removes its files', async () => {
+    const queued = join(paths.webhookInboxDir, 'queued');
+    const deadClaims = join(paths.webhookInboxDir, 'claimed', encodeURIComponent('test-host:9'));
+    const liveClaims = join(paths.webhookInboxDir, 'claimed', encodeURIComponent('test-host:2'));
+    for (const directory of [queued, deadClaims, liveClaims]) await mkdir(directory, { recursive: true });
+    await writeFile(join(queued, '001780300800000-000002-event-3.json'), JSON.stringify(anEvent(3)));
+    await writeFile(join(queued, '001780300800000-000003-torn.json'), '{"id": "torn", "rou');
+    await writeFile(join(deadClaims, '001780300800000-000000-event-1.json'), JSON.stringify(anEvent(1)));
+    await writeFile(join(liveClaims, '001780300800000-000001-event-2.json'), JSON.stringify(anEvent(2)));
+
+    const inbox = open(identity('test-host:1', 'test-host:9'));
+
+    expect(await inbox.recover()).toBe(1);
+    expect(await drainIds(inbox)).toEqual(['event-1', 'event-3']);
+    expect((await readdir(paths.webhookInboxDir)).sort()).toEqual(['claimed', 'damaged', 'journal-test-host%3A1.ndjson']);
+    expect(await readdir(join(paths.webhookInboxDir, 'claimed'))).toEqual([encodeURIComponent('test-host:2')]);
+    expect(await readdir(join(paths.webhookInboxDir, 'damaged'))).toEqual(['001780300800000-000003-torn.json']);
+  });
+
+  it('rewrites its journal with only the live events and claims once it has grown past 4 MiB of finished ones', async () => {
+    const inbox = open();
+    const big = (n: number) => anEvent(n, { payload: { text: 'x'.repeat(8 * 1024) } });
+    await inbox.accept(big(0));
+    await inbox.claimNext();
+    for (let round = 0; round < 12; round += 1) {
+      const ids = Array.from({ length: 50 }, (_, n) => 1 + round * 50 + n);
+      await Promise.all(ids.map((n) => inbox.accept(big(n))));
+      for (const n of ids) await inbox.claimNext();
+      await Promise.all(ids.map((n) => inbox.complete(`event-${n}`)));
+    }
+
+    expect((await stat(journalOf('test-host:1'))).size).toBeLessThan(4 * 1024 * 1024);
+    const restarted = open(identity('test-host:2', 'test-host:1'));
+    // The claim of the one event still running survived the rewrites too.
+    expect(await restarted.recover()).toBe(1);
+    expect(await drainIds(restarted)).toEqual(['event-0']);
+  });
+
+  it('removes on first use the temporary file of a process that died while replacing its journal, once it is old', async () => {
+    await mkdir(paths.webhookInboxDir, { recursive: true });
+    const old = inboxFile('.journal-test-host%3A9.ndjson.123.1.tmp');
+    const fresh = inboxFile('.journal-test-host%3A8.ndjson.124.1.tmp');
+    await writeFile(old, '{"accept":');
+    await writeFile(fresh, '{"accept":');
     const longAgo = new Date(clock.now().getTime() - 10 * 60_000);
     await utimes(old, longAgo, longAgo);
     await utimes(fresh, clock.now(), clock.now());
 
     await open().recover();
 
-    expect(await readdir(queued())).toEqual(['.001780300800000-000000-event-10.json.124.1.tmp']);
+    expect((await readdir(paths.webhookInboxDir)).sort()).toEqual(['.journal-test-host%3A8.ndjson.124.1.tmp', 'journal-test-host%3A1.ndjson']);
   });
 
-  it('reports an inbox it cannot create as WEBHOOK.INBOX_UNAVAILABLE', async () => {
+  it('reports an inbox it cannot create as WEBHOOK.INBOX_UNAVAILABLE, and works once the way is clear', async () => {
     await mkdir(paths.webhooksDir, { recursive: true });
     await writeFile(paths.webhookInboxDir, 'a file where the inbox should be');
+    const inbox = open();
 
-    await expect(open().accept(anEvent(1))).rejects.toMatchObject({ code: 'WEBHOOK.INBOX_UNAVAILABLE' });
+    await expect(inbox.accept(anEvent(1))).rejects.toMatchObject({ code: 'WEBHOOK.INBOX_UNAVAILABLE' });
+
+    await rm(paths.webhookInboxDir);
+    await inbox.accept(anEvent(1));
+    expect(await inbox.pending()).toBe(1);
   });
 });

@@ -66,24 +66,3 @@ describe('HostProcessIdentity', () => {
     },
   );
 });
-
-describe('CoalescingDirectorySync', () => {
-  it('shares one sync among callers arriving during a sync, and always covers a caller with a sync that started after it', async () => {
-    const { CoalescingDirectorySync } = await import('../../src/adapters/persistence/fileSystem.js');
-    const started: Array<() => void> = [];
-    const sync = new CoalescingDirectorySync(() => new Promise<void>((resolve) => started.push(resolve)));
-
-    const first = sync.request('/d');
-    const second = sync.request('/d');
-    const third = sync.request('/d');
-    expect(started).toHaveLength(1);
-    started[0]!();
-    await first;
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(started).toHaveLength(2);
-    started[1]!();
-    await Promise.all([second, third]);
-
-    expect(started).toHaveLength(2);
-  });
-});

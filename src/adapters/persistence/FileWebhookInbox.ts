@@ -1,9 +1,8 @@
-import { readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { appendFile, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { AppError } from '../../domain/errors.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
-import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
@@ -15,45 +14,72 @@ import {
   ensurePrivateDirectory,
   errnoCode,
   isDurableWriteTemporary,
+  PRIVATE_FILE_MODE,
   syncDirectory,
-  writeFileDurably,
-  CoalescingDirectorySync,
 } from './fileSystem.js';
+import { GroupCommitLog } from './GroupCommitLog.js';
+import {
+  acceptRecord,
+  claimRecord,
+  doneRecord,
+  eventOfAcceptRecord,
+  eventProblem,
+  journalName,
+  journalOwner,
+  JournalReader,
+  type JournalState,
+} from './webhookJournal.js';
 
-/** `<15-digit ms>-<6-digit counter>-<event id>.json`: the name sorts in acceptance order. */
-const EVENT_FILE = /^\d{15}-\d{6}-.+\.json$/;
-/** A temporary file older than this belongs to an accept that died before it answered. */
+/** A temporary file older than this belongs to a process that died while it wrote it. */
 const ABANDONED_TEMPORARY_MS = 60_000;
+/** The journal is rewritten with only its live records once it is this large and mostly dead records. */
+const COMPACT_AT_BYTES = 4 * 1024 * 1024;
+
+/** An event accepted and not done, as this instance holds it. */
+interface LiveEvent {
+  /** Its accept record: the event is parsed from it when it is handed out. */
+  line: string;
+  bytes: number;
+  claimed: boolean;
+}
 
 /**
- * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (decisions §7), one JSON file per
- * event, in three directories:
+ * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (decisions §7), kept as an
+ * append-only journal per process (format in webhookJournal.ts):
  *
- * - `queued/` — accepted, waiting; names sort in acceptance order;
- * - `claimed/<claimant>/` — being run by the process `<host>:<pid>` (URI-encoded); a claim is
- *   one atomic rename out of `queued/`, so two workers, in one process or in two, never get the
- *   same event, and no lock is needed;
- * - `damaged/` — files that are not events, moved aside so that they stop nobody.
+ * - `accept` appends the event's record and returns once it is on disk. Appends arriving while a
+ *   write is under way go out together with one `fdatasync` (GroupCommitLog), so a busy
+ *   listener pays a share of one sync per event, not a file, a sync and a directory sync each.
+ * - Claims are made in memory (the journal has one writer, this process, so no two workers can
+ *   take the same event) and noted in the journal without waiting for the disk; `complete`
+ *   appends a `done` record and waits for it.
+ * - When the journal has grown past 4 MiB and is mostly records of finished events, it is
+ *   rewritten with the live ones only, before the next append.
  *
- * `accept` returns once the file and its directory entry are synced. A claimed event is removed
- * by `complete`; one whose claimant died (kill -9, power cut) goes back to `queued/` under its
- * old name, so its place in the order, when `recover` runs at the next start. Bind one instance
- * per process: an instance treats claims under its own claimant that it did not make as left by
- * an earlier process with the same pid.
+ * Taking over what others left: on first use an instance reads the journals under its own
+ * claimant (an earlier process with the same host and pid, as after a container restart) and
+ * the inbox's earlier layout (one file per event in `queued/` and `claimed/<claimant>/`), and
+ * starts a fresh journal holding the events none of them marked done. `recover()` also takes
+ * over the journals of dead processes on this host: each is renamed into this process's name
+ * first (a rename succeeds for one taker only), its pending events are appended here, then it
+ * is removed. Journals of other hosts are left alone: whether their process lives cannot be
+ * told. A line that is no record is copied to `damaged/`, logged, and skipped.
+ *
+ * Everything not done is held in memory (as its accept record) until it is done. Bind one
+ * instance per process.
  */
 @injectable()
 export class FileWebhookInbox implements WebhookInbox {
-  private readonly queuedDir: string;
-  private readonly claimedDir: string;
+  private readonly directory: string;
   private readonly damagedDir: string;
-  private readonly ownClaimDir: string;
-  /** Events this instance claimed and has not completed, by id, with where their file is. */
-  private readonly claims = new Map<string, string>();
-  /** Concurrent accepts and completions share directory fsyncs (one per batch, not per event). */
-  private readonly directorySync = new CoalescingDirectorySync();
-  private readonly ensured = new Set<string>();
-  private lastMs = 0;
-  private counter = 0;
+  private readonly claimant: string;
+  /** Accepted and not done, in acceptance order. */
+  private readonly live = new Map<string, LiveEvent>();
+  private liveBytes = 0;
+  private opening: Promise<GroupCommitLog> | null = null;
+  /** Claims left by an earlier process under this claimant, reported by the first `recover()`. */
+  private unreportedClaims = 0;
+  private adoptions = 0;
 
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
@@ -61,154 +87,228 @@ export class FileWebhookInbox implements WebhookInbox {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {
-    this.queuedDir = join(paths.webhookInboxDir, 'queued');
-    this.claimedDir = join(paths.webhookInboxDir, 'claimed');
-    this.damagedDir = join(paths.webhookInboxDir, 'damaged');
-    this.ownClaimDir = join(this.claimedDir, encodeURIComponent(identity.claimant()));
+    this.directory = paths.webhookInboxDir;
+    this.damagedDir = join(this.directory, 'damaged');
+    this.claimant = identity.claimant();
   }
 
-  /** Writes the event into `queued/` (0600, directories 0700) and syncs it. Throws WEBHOOK.INBOX_UNAVAILABLE. */
+  /** Appends the event's accept record and waits until it is synced. Throws WEBHOOK.INBOX_UNAVAILABLE. */
   async accept(event: WebhookEvent): Promise<void> {
     await this.guard('write', async () => {
-      await this.ensureDirectory(this.queuedDir);
-      await writeFileDurably(join(this.queuedDir, this.nextFileName(event.id)), `${JSON.stringify(event)}\n`, (directory) =>
-        this.directorySync.request(directory),
-      );
+      const journal = await this.journal();
+      const line = acceptRecord(event);
+      await journal.append(line, true, () => this.hold(event.id, line));
     });
   }
 
-  /** Creates a directory once per instance; later calls cost nothing. */
-  private async ensureDirectory(directory: string): Promise<void> {
-    if (this.ensured.has(directory)) return;
-    await ensurePrivateDirectory(directory);
-    this.ensured.add(directory);
-  }
-
   /**
-   * Returns to `queued/` every claim whose claimant is gone: a process on this host that no
-   * longer runs, or this very claimant (same host and pid, as after a container restart) for
-   * events this instance never claimed. Claims of other hosts are left alone. Also removes
-   * temporary files of accepts that died mid-write.
+   * Takes over the journals of processes on this host that are gone; returns how many events
+   * whose runs those processes (or an earlier process under this claimant) had started are
+   * waiting again.
    */
   async recover(): Promise<number> {
     return this.guard('recover', async () => {
-      await ensurePrivateDirectory(this.queuedDir);
-      await this.removeAbandonedTemporaries();
-      const claimedHere = new Set(this.claims.values());
-      let returned = 0;
-      for (const directory of await this.entries(this.claimedDir)) {
-        const claimDir = join(this.claimedDir, directory);
-        const own = claimDir === this.ownClaimDir;
-        if (!own && this.identity.isAlive(decodeURIComponent(directory)) !== false) continue;
-        for (const name of await this.entries(claimDir)) {
-          if (claimedHere.has(join(claimDir, name))) continue;
-          if (await this.move(join(claimDir, name), join(this.queuedDir, name))) returned += 1;
-        }
-        if (!own) await rmdir(claimDir).catch(() => undefined);
+      const journal = await this.journal();
+      let returned = this.unreportedClaims;
+      this.unreportedClaims = 0;
+      const adopted = await this.adoptJournalsOfGone();
+      if (adopted.paths.length === 0) return returned;
+      const { entries } = await this.readJournals(adopted);
+      const fresh = entries.filter((entry) => !this.live.has(entry.event.id));
+      if (fresh.length > 0) {
+        await journal.append(fresh.map((entry) => entry.line).join(''), true, () => {
+          for (const entry of fresh) this.hold(entry.event.id, entry.line);
+        });
       }
-      if (returned > 0) await syncDirectory(this.queuedDir);
+      returned += fresh.filter((entry) => entry.claimed).length;
+      await this.removeAll(adopted.paths);
       return returned;
     });
   }
 
-  /**
-   * Claims the oldest file of `queued/` by renaming it into this process's claim directory; a
-   * file another worker renamed first is skipped. A file that is not an event is moved to
-   * `damaged/`, logged, and the next one is tried.
-   */
+  /** The oldest event not claimed, now claimed; null when none is waiting. */
   async claimNext(): Promise<WebhookEvent | null> {
     return this.guard('claim from', async () => {
-      for (const name of (await this.entries(this.queuedDir)).filter((entry) => EVENT_FILE.test(entry)).sort()) {
-        const claimed = join(this.ownClaimDir, name);
-        await this.ensureDirectory(this.ownClaimDir);
-        if (!(await this.move(join(this.queuedDir, name), claimed))) continue;
-        // No directory sync here: after a crash the file is found in queued/ or in the claim
-        // directory, and recover() returns it to the queue either way.
-        const event = await this.readEvent(claimed);
-        if (event === null) continue;
-        this.claims.set(event.id, claimed);
-        return event;
+      const journal = await this.journal();
+      for (const [id, event] of this.live) {
+        if (event.claimed) continue;
+        event.claimed = true;
+        // Losing this note costs nothing: after a crash the event runs again either way.
+        journal.append(claimRecord(id), false).catch(() => undefined);
+        return eventOfAcceptRecord(event.line);
       }
       return null;
     });
   }
 
-  /** Removes the event's file wherever it is (claimed by anyone, or still queued); nothing when it is gone. */
+  /** Appends the event's done record and waits for it; nothing for an id this inbox does not hold. */
   async complete(eventId: string): Promise<void> {
     await this.guard('complete in', async () => {
-      const path = this.claims.get(eventId) ?? (await this.locate(eventId));
-      if (path === null) return;
-      await rm(path, { force: true });
-      this.claims.delete(eventId);
-      await this.directorySync.request(dirname(path));
+      const journal = await this.journal();
+      const event = this.live.get(eventId);
+      if (!event) return;
+      await journal.append(doneRecord(eventId), true, () => {
+        if (this.live.delete(eventId)) this.liveBytes -= event.bytes;
+      });
     });
   }
 
-  /** Files in `queued/` and in every claim directory. */
+  /** Events accepted (or taken over) and not done, claimed or not. */
   async pending(): Promise<number> {
     return this.guard('read', async () => {
-      let count = (await this.entries(this.queuedDir)).filter((name) => EVENT_FILE.test(name)).length;
-      for (const directory of await this.entries(this.claimedDir)) {
-        count += (await this.entries(join(this.claimedDir, directory))).length;
-      }
-      return count;
+      await this.journal();
+      return this.live.size;
     });
   }
 
-  /** Strictly increasing within this instance, in clock order across restarts. */
-  private nextFileName(eventId: string): string {
-    const ms = Math.max(this.clock.now().getTime(), this.lastMs);
-    this.counter = ms === this.lastMs ? this.counter + 1 : 0;
-    this.lastMs = ms;
-    return `${String(ms).padStart(15, '0')}-${String(this.counter).padStart(6, '0')}-${encodeURIComponent(eventId)}.json`;
+  /** Called once the event's accept record is on disk (never before: compaction writes what is held). */
+  private hold(id: string, line: string): void {
+    const bytes = Buffer.byteLength(line, 'utf8');
+    this.live.set(id, { line, bytes, claimed: false });
+    this.liveBytes += bytes;
   }
 
-  private async locate(eventId: string): Promise<string | null> {
-    const suffix = `-${encodeURIComponent(eventId)}.json`;
-    const directories = [this.queuedDir, ...(await this.entries(this.claimedDir)).map((name) => join(this.claimedDir, name))];
-    for (const directory of directories) {
-      const name = (await this.entries(directory)).find((entry) => EVENT_FILE.test(entry) && entry.endsWith(suffix));
-      if (name) return join(directory, name);
+  /** This process's journal, started on first use from what earlier processes under this claimant left. */
+  private journal(): Promise<GroupCommitLog> {
+    this.opening ??= this.start().catch((error: unknown) => {
+      this.opening = null;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  private async start(): Promise<GroupCommitLog> {
+    await ensurePrivateDirectory(this.directory);
+    const names = await this.entries(this.directory);
+    await this.removeAbandonedTemporaries(names);
+    const own = names.filter((name) => journalOwner(name) === this.claimant).map((name) => join(this.directory, name));
+    const earlier = await this.earlierLayout();
+    const { entries } = await this.readJournals({ paths: own, extra: earlier.events });
+    const ownPath = join(this.directory, journalName(this.claimant));
+    const journal = await GroupCommitLog.create(ownPath, entries.map((entry) => entry.line).join(''), (fileBytes) =>
+      fileBytes > COMPACT_AT_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
+    );
+    for (const entry of entries) this.hold(entry.event.id, entry.line);
+    this.unreportedClaims = entries.filter((entry) => entry.claimed).length;
+    await this.removeAll([...own.filter((path) => path !== ownPath), ...earlier.files]);
+    if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
+    return journal;
+  }
+
+  /** The records that say everything this instance holds, for a compacted journal. */
+  private liveRecords(): string {
+    let text = '';
+    for (const [id, event] of this.live) text += event.claimed ? event.line + claimRecord(id) : event.line;
+    return text;
+  }
+
+  /**
+   * Renames every journal of a process on this host that is gone into this process's name
+   * (a journal someone else renamed first is skipped) and returns the new paths.
+   */
+  private async adoptJournalsOfGone(): Promise<{ paths: string[] }> {
+    const paths: string[] = [];
+    for (const name of await this.entries(this.directory)) {
+      const owner = journalOwner(name);
+      if (owner === null || owner === this.claimant || this.identity.isAlive(owner) !== false) continue;
+      this.adoptions += 1;
+      const adopted = join(this.directory, journalName(this.claimant, `${this.clock.now().getTime()}-${this.adoptions}`));
+      try {
+        await rename(join(this.directory, name), adopted);
+        paths.push(adopted);
+      } catch (error) {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      }
     }
-    return null;
+    return { paths };
   }
 
-  /** The event in `path`, or null after moving a file that is not one to `damaged/`. */
-  private async readEvent(path: string): Promise<WebhookEvent | null> {
-    const text = await readFile(path, 'utf8');
-    let problem: string | null;
-    let event: unknown;
-    try {
-      event = JSON.parse(text);
-      problem = eventProblem(event);
-    } catch (error) {
-      problem = `it is not valid JSON (${(error as Error).message})`;
+  /** Reads journals and loose events together, sets damaged lines aside and reports torn ends. */
+  private async readJournals(sources: { paths: string[]; extra?: Array<{ event: WebhookEvent; claimed: boolean }> }): Promise<JournalState> {
+    const reader = new JournalReader();
+    for (const path of sources.paths) reader.read(path, await readFile(path, 'utf8'));
+    for (const { event, claimed } of sources.extra ?? []) reader.addEvent(event, claimed);
+    const state = reader.state();
+    for (const source of state.torn) {
+      this.log.warn(`webhook inbox: ${source} ends in a record cut short (a write interrupted before it was acknowledged); it is ignored`);
     }
-    if (problem === null) return event as WebhookEvent;
-    await ensurePrivateDirectory(this.damagedDir);
-    const aside = join(this.damagedDir, basename(path));
-    await rename(path, aside);
-    this.log.error(`webhook inbox: ${path} is not an accepted event: ${problem}; moved it to ${aside}`, { file: aside });
-    return null;
+    for (const damaged of state.damaged) {
+      await ensurePrivateDirectory(this.damagedDir);
+      const aside = join(this.damagedDir, `${damaged.source.slice(this.directory.length + 1)}.lines`);
+      await appendFile(aside, `${damaged.line}\n`, { mode: PRIVATE_FILE_MODE });
+      this.log.error(`webhook inbox: line ${damaged.lineNumber} of ${damaged.source} is not an inbox record: ${damaged.problem}; copied it to ${aside}`, {
+        file: aside,
+      });
+    }
+    return state;
   }
 
-  private async removeAbandonedTemporaries(): Promise<void> {
+  /**
+   * Events in the inbox's earlier layout (one JSON file per event in `queued/`, and in
+   * `claimed/<claimant>/` for those whose run had started), in acceptance order: those that are
+   * not waiting on a live process of this host. A file that is no event is moved to `damaged/`.
+   */
+  private async earlierLayout(): Promise<{ events: Array<{ event: WebhookEvent; claimed: boolean }>; files: string[] }> {
+    const found: Array<{ name: string; path: string; claimed: boolean }> = [];
+    const queued = join(this.directory, 'queued');
+    for (const name of await this.entries(queued)) found.push({ name, path: join(queued, name), claimed: false });
+    const claimedDir = join(this.directory, 'claimed');
+    for (const directory of await this.entries(claimedDir)) {
+      const claimant = decodeURIComponent(directory);
+      if (claimant !== this.claimant && this.identity.isAlive(claimant) !== false) continue;
+      for (const name of await this.entries(join(claimedDir, directory))) {
+        found.push({ name, path: join(claimedDir, directory, name), claimed: true });
+      }
+    }
+    const events: Array<{ event: WebhookEvent; claimed: boolean }> = [];
+    const files: string[] = [];
+    for (const file of found.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (isDurableWriteTemporary(file.name)) {
+        files.push(file.path);
+        continue;
+      }
+      const text = await readFile(file.path, 'utf8');
+      let problem: string | null;
+      let event: unknown;
+      try {
+        event = JSON.parse(text);
+        problem = eventProblem(event);
+      } catch (error) {
+        problem = `it is not valid JSON (${(error as Error).message})`;
+      }
+      if (problem === null) {
+        events.push({ event: event as WebhookEvent, claimed: file.claimed });
+        files.push(file.path);
+      } else {
+        await ensurePrivateDirectory(this.damagedDir);
+        const aside = join(this.damagedDir, file.name);
+        await rename(file.path, aside);
+        this.log.error(`webhook inbox: ${file.path} is not an accepted event: ${problem}; moved it to ${aside}`, { file: aside });
+      }
+    }
+    return { events, files };
+  }
+
+  /** Removes files whose content is now in this process's journal. */
+  private async removeAll(paths: string[]): Promise<void> {
+    if (paths.length === 0) return;
+    for (const path of paths) await rm(path, { force: true });
+    await syncDirectory(this.directory);
+  }
+
+  /** The directories of the earlier layout, where empty (a live process's claims stay). */
+  private async removeEarlierLayoutDirectories(): Promise<void> {
+    const claimedDir = join(this.directory, 'claimed');
+    for (const claimant of await this.entries(claimedDir)) await rmdir(join(claimedDir, claimant)).catch(() => undefined);
+    for (const directory of [claimedDir, join(this.directory, 'queued')]) await rmdir(directory).catch(() => undefined);
+  }
+
+  private async removeAbandonedTemporaries(names: string[]): Promise<void> {
     const now = this.clock.now().getTime();
-    for (const name of (await this.entries(this.queuedDir)).filter(isDurableWriteTemporary)) {
-      const path = join(this.queuedDir, name);
+    for (const name of names.filter(isDurableWriteTemporary)) {
+      const path = join(this.directory, name);
       const modified = await stat(path).then((info) => info.mtimeMs, () => now);
       if (now - modified > ABANDONED_TEMPORARY_MS) await rm(path, { force: true });
-    }
-  }
-
-  /** Renames `from` to `to`; false when `from` is gone because another worker moved it first. */
-  private async move(from: string, to: string): Promise<boolean> {
-    try {
-      await rename(from, to);
-      return true;
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return false;
-      throw error;
     }
   }
 
@@ -235,14 +335,4 @@ export class FileWebhookInbox implements WebhookInbox {
       );
     }
   }
-}
-
-/** What makes `value` not a stored WebhookEvent, or null when it is one. */
-function eventProblem(value: unknown): string | null {
-  if (!isJsonObject(value)) return 'it is not a JSON object';
-  for (const field of ['id', 'route', 'event', 'deliveryId', 'receivedAt'] as const) {
-    if (typeof value[field] !== 'string') return `its "${field}" is not a string`;
-  }
-  if (!isJsonObject(value.payload)) return 'its "payload" is not an object';
-  return null;
 }

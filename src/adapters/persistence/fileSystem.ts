@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../domain/errors.js';
 
@@ -103,60 +103,35 @@ export function isDurableWriteTemporary(name: string): boolean {
  * itself survives. steno's Writer renames but syncs nothing, which is enough for the job store
  * but not for a file whose existence is a promise made to someone else (a 202 sent).
  */
-export async function writeFileDurably(
-  path: string,
-  text: string,
-  syncParent: (directory: string) => Promise<void> = syncDirectory,
-): Promise<void> {
-  temporaryCounter += 1;
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+export async function writeFileDurably(path: string, text: string): Promise<void> {
+  const handle = await replaceFileKeepingItOpen(path, text);
   try {
-    const handle = await open(temporary, 'wx', PRIVATE_FILE_MODE);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw error;
+    await syncDirectory(dirname(path));
+  } finally {
+    await handle.close();
   }
-  await syncParent(dirname(path));
 }
 
 /**
- * Directory syncs shared between concurrent callers: a caller waits for a sync that started
- * after its call, so its own change is covered, but any number of callers arriving during one
- * sync share the next. Under load this turns one fsync per change into one per batch.
+ * The first half of `writeFileDurably`: the new file is synced and renamed over `path`, and is
+ * returned still open (for reading and writing), so that a caller appending to it afterwards
+ * holds the very file now at `path`. The caller syncs the directory. On failure `path` is
+ * untouched and the temporary file is gone.
  */
-export class CoalescingDirectorySync {
-  private readonly states = new Map<string, { running: Promise<void> | null; next: Promise<void> | null }>();
-
-  constructor(private readonly sync: (directory: string) => Promise<void> = syncDirectory) {}
-
-  request(directory: string): Promise<void> {
-    let state = this.states.get(directory);
-    if (!state) {
-      state = { running: null, next: null };
-      this.states.set(directory, state);
-    }
-    const current = state;
-    if (!current.running) return this.start(directory, current);
-    current.next ??= current.running.catch(() => undefined).then(() => {
-      current.next = null;
-      return this.start(directory, current);
-    });
-    return current.next;
-  }
-
-  private start(directory: string, state: { running: Promise<void> | null }): Promise<void> {
-    const running = this.sync(directory).finally(() => {
-      if (state.running === running) state.running = null;
-    });
-    state.running = running;
-    return running;
+export async function replaceFileKeepingItOpen(path: string, text: string): Promise<FileHandle> {
+  temporaryCounter += 1;
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temporary, 'wx+', PRIVATE_FILE_MODE);
+    await handle.writeFile(text, 'utf8');
+    await handle.datasync();
+    await rename(temporary, path);
+    return handle;
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
   }
 }
 

@@ -1,0 +1,30 @@
+// The gateway's webhook listener on a scratch home with the agent replaced by a no-op runner:
+// the full accept path (routing, size, HMAC, rate limit, parsing, idempotency, the synced
+// inbox write, the worker) with nothing behind it. Run by bench/webhook.mjs; argv: <AGENT_HOME>.
+import type { AgentRunner } from '../src/application/ports/AgentRunner.js';
+import { TOKENS } from '../src/application/ports/tokens.js';
+import type { AgentConfig } from '../src/adapters/config/AgentConfig.js';
+import { CONFIG_TOKENS } from '../src/adapters/config/tokens.js';
+import { ConsoleLogger } from '../src/adapters/logging/ConsoleLogger.js';
+import { agentPathsFor } from '../src/adapters/persistence/agentPaths.js';
+import { buildCronContainer } from '../src/composition/cronContainer.js';
+import { startWebhookListener } from '../src/composition/gateway/webhookListener.js';
+
+const noOpAgent: AgentRunner = {
+  problemWith: () => null,
+  run: async () => ({ text: '[SILENT]', answeredBy: 'no-op' }),
+};
+
+const home = process.argv[2]!;
+const logger = new ConsoleLogger(process.stderr, 'error');
+const paths = agentPathsFor(home);
+const { container, settings } = buildCronContainer(paths, process.env, logger);
+container.rebind(TOKENS.AgentRunner).toConstantValue(noOpAgent);
+import { InMemoryWebhookInbox } from '../test/fakes/InMemoryWebhookInbox.js';
+const origLoad = container.load.bind(container); (container as any).load = (...m: any[]) => { const r = origLoad(...m); container.rebind(TOKENS.WebhookInbox).toConstantValue(new InMemoryWebhookInbox()); return r; };
+const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
+const listener = await startWebhookListener(container, config, settings, logger, paths.configFile);
+process.stdout.write(`ready ${listener.port}\n`);
+process.once('SIGTERM', () => {
+  void listener.stop(5_000).then(() => process.exit(0));
+});

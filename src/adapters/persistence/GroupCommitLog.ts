@@ -1,0 +1,153 @@
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { replaceFileKeepingItOpen, syncDirectory } from './fileSystem.js';
+
+/** One line (or several) waiting to be appended, and who waits for it. */
+interface PendingAppend {
+  text: string;
+  durable: boolean;
+  written: (() => void) | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * What the log asks its owner before each batch: the whole live content when the file is worth
+ * rewriting (it has grown and most of it is dead records), or null to keep appending.
+ */
+export type CompactionPlan = (fileBytes: number) => string | null;
+
+/**
+ * An append-only text file written with group commit: appends made while a write is under way
+ * wait and go out together in the next one, as one positional write followed by one
+ * `fdatasync` for the whole batch. Under load the cost of a durable append is a share of one
+ * sync instead of a sync of its own, which is what lets an HTTP accept path promise durability
+ * and still keep up.
+ *
+ * - An append marked `durable` resolves only once its batch is synced; one that is not (a
+ *   record whose loss costs nothing) is written with the next batch and synced only if that
+ *   batch holds a durable one.
+ * - A batch that fails rejects every append in it and the file is cut back to where the batch
+ *   began, so a half-written batch never stands in front of later ones (until the cut succeeds,
+ *   every further batch fails the same way, rather than writing after the debris).
+ * - Before a batch, `compaction` may hand over the live content: it is written to a temporary
+ *   file, synced and renamed over the log, then the directory is synced, and appends go on in
+ *   the new file. A crash at any point leaves the old file or the new one, whole.
+ *
+ * One writer per file: nothing here guards against another process appending to the same path.
+ */
+export class GroupCommitLog {
+  private queue: PendingAppend[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  /** Set from the first append of an idle log until the flush loop finds nothing more queued. */
+  private flushRunning = false;
+  /** Bytes known to be good: the next batch is written here. */
+  private size: number;
+  /** A failed batch may have left bytes after `size`; they are cut before the next write. */
+  private debris = false;
+  private closed = false;
+
+  /** A log on `handle`, the open file at `path` holding `size` good bytes; see `create`. */
+  constructor(
+    private readonly path: string,
+    private handle: FileHandle,
+    size: number,
+    private readonly compaction: CompactionPlan,
+  ) {
+    this.size = size;
+  }
+
+  /**
+   * Makes `text` the whole content of `path`, durably (a crash leaves the old file or this one;
+   * a new file is 0600), and opens the log on it for appending after it.
+   */
+  static async create(path: string, text: string, compaction: CompactionPlan = () => null): Promise<GroupCommitLog> {
+    const handle = await replaceFileKeepingItOpen(path, text);
+    try {
+      await syncDirectory(dirname(path));
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return new GroupCommitLog(path, handle, Buffer.byteLength(text, 'utf8'), compaction);
+  }
+
+  /**
+   * Appends `text` (whole lines, each ending in a newline); see the class comment for `durable`.
+   * `written` is called as soon as the batch is on disk, before the next batch is planned: state
+   * that the compaction plan reads must change there, not after the returned promise settles.
+   */
+  append(text: string, durable: boolean, written?: () => void): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`the log ${this.path} is closed`));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ text, durable, written, resolve, reject });
+      if (!this.flushRunning) {
+        this.flushRunning = true;
+        this.flushing = this.flush();
+      }
+    });
+  }
+
+  /** Waits for everything appended so far, then closes the file. Later appends are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flushing;
+    await this.handle.close();
+  }
+
+  private async flush(): Promise<void> {
+    // Ends in the same turn as its last check of the queue, so an append made after that check
+    // (say, by a caller resuming from the batch just settled) always starts a new loop.
+    for (;;) {
+      if (this.queue.length === 0) {
+        this.flushRunning = false;
+        return;
+      }
+      const batch = this.queue;
+      this.queue = [];
+      try {
+        await this.writeBatch(batch);
+        for (const append of batch) append.written?.();
+        for (const append of batch) append.resolve();
+      } catch (error) {
+        for (const append of batch) append.reject(error);
+      }
+    }
+  }
+
+  private async writeBatch(batch: PendingAppend[]): Promise<void> {
+    if (this.debris) {
+      await this.handle.truncate(this.size);
+      this.debris = false;
+    }
+    const live = this.compaction(this.size);
+    if (live !== null) await this.rewrite(live);
+    const bytes = Buffer.from(batch.length === 1 ? batch[0]!.text : batch.map((append) => append.text).join(''), 'utf8');
+    try {
+      await writeAll(this.handle, bytes, this.size);
+      if (batch.some((append) => append.durable)) await this.handle.datasync();
+    } catch (error) {
+      this.debris = true;
+      throw error;
+    }
+    this.size += bytes.length;
+  }
+
+  /** Swaps in a file holding only `text`; appends go on in it. */
+  private async rewrite(text: string): Promise<void> {
+    const handle = await replaceFileKeepingItOpen(this.path, text);
+    const previous = this.handle;
+    this.handle = handle;
+    this.size = Buffer.byteLength(text, 'utf8');
+    await previous.close().catch(() => undefined);
+    await syncDirectory(dirname(this.path));
+  }
+}
+
+/** Writes all of `bytes` at `position` (a regular file may take a write in parts). */
+async function writeAll(handle: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, position + offset);
+    offset += bytesWritten;
+  }
+}

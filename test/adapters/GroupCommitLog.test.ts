@@ -1,0 +1,99 @@
+import { mkdtemp, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GroupCommitLog } from '../../src/adapters/persistence/GroupCommitLog.js';
+
+describe('GroupCommitLog', () => {
+  let directory: string;
+  let path: string;
+
+  beforeEach(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'agent-log-'));
+    path = join(directory, 'journal.ndjson');
+  });
+
+  afterEach(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  /** A log on `path` whose file handle is `wrap`ped, to make writes fail on purpose. */
+  async function logWith(wrap: (handle: FileHandle) => FileHandle): Promise<GroupCommitLog> {
+    const created = await GroupCommitLog.create(path, '');
+    await created.close();
+    const handle = await open(path, 'r+');
+    return new GroupCommitLog(path, wrap(handle), 0, () => null);
+  }
+
+  it('creates the file 0600 with the given content and appends after it, in the order of the calls', async () => {
+    const log = await GroupCommitLog.create(path, 'first\n');
+    await Promise.all([log.append('second\n', true), log.append('third\n', false), log.append('fourth\n', true)]);
+    await log.close();
+
+    expect(await readFile(path, 'utf8')).toBe('first\nsecond\nthird\nfourth\n');
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
+  });
+
+  it('writes the appends that arrive during a write together, as one batch, and says so before settling any', async () => {
+    const log = await GroupCommitLog.create(path, '');
+    const seen: string[] = [];
+    const lines = Array.from({ length: 100 }, (_, n) => `line ${n}\n`);
+
+    await Promise.all(lines.map((line, n) => log.append(line, true, () => seen.push(`written ${n}`)).then(() => seen.push(`settled ${n}`))));
+    await log.close();
+
+    expect(await readFile(path, 'utf8')).toBe(lines.join(''));
+    // The first append starts a write at once; the 99 made while it runs share the next one.
+    const rest = Array.from({ length: 99 }, (_, n) => n + 1);
+    expect(seen).toEqual(['written 0', 'settled 0', ...rest.map((n) => `written ${n}`), ...rest.map((n) => `settled ${n}`)]);
+  });
+
+  it('rejects the appends of a batch that fails, cuts off what it wrote, and goes on after it', async () => {
+    let failNext = false;
+    const log = await logWith((handle) => {
+      const write = handle.write.bind(handle) as (...args: unknown[]) => Promise<{ bytesWritten: number }>;
+      return new Proxy(handle, {
+        get: (target, property) =>
+          property === 'write'
+            ? async (bytes: Buffer, offset: number, length: number, position: number) => {
+                if (!failNext) return write(bytes, offset, length, position);
+                failNext = false;
+                // Half of the batch reaches the file, then the disk is full.
+                await write(bytes, offset, Math.floor(length / 2), position);
+                throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+              }
+            : Reflect.get(target, property, target),
+      });
+    });
+
+    await log.append('kept 1\n', true);
+    failNext = true;
+    await expect(log.append('refused 1\nrefused 2\n', true)).rejects.toMatchObject({ code: 'ENOSPC' });
+    await log.append('kept 2\n', true);
+    await log.close();
+
+    expect(await readFile(path, 'utf8')).toBe('kept 1\nkept 2\n');
+  });
+
+  it('rewrites the file with what the compaction plan returns, then appends after it', async () => {
+    const plannedAt: number[] = [];
+    const log = await GroupCommitLog.create(path, 'old 1\nold 2\nold 3\n', (fileBytes) => {
+      plannedAt.push(fileBytes);
+      return fileBytes > 20 ? 'live\n' : null;
+    });
+
+    await log.append('new 1\n', true);
+    await log.append('new 2\n', true);
+    await log.close();
+
+    expect(plannedAt).toEqual([18, 24]);
+    expect(await readFile(path, 'utf8')).toBe('live\nnew 2\n');
+    expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
+  });
+
+  it('refuses appends once closed', async () => {
+    const log = await GroupCommitLog.create(path, '');
+    await log.close();
+    await expect(log.append('late\n', true)).rejects.toThrow(/closed/);
+  });
+});
