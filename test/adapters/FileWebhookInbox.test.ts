@@ -214,6 +214,25 @@ describe('FileWebhookInbox', () => {
     expect(await drainIds(restarted)).toEqual(['event-0']);
   });
 
+  it('lets the journal grow while more than 1 MiB of events wait, and rewrites it once the backlog is smaller', async () => {
+    const inbox = open();
+    const big = (n: number) => anEvent(n, { payload: { text: 'x'.repeat(8 * 1024) } });
+    const ids = Array.from({ length: 600 }, (_, n) => n);
+    await Promise.all(ids.map((n) => inbox.accept(big(n))));
+    await Promise.all(ids.slice(0, 400).map((n) => inbox.complete(`event-${n}`)));
+    const size = async () => (await stat(journalOf('test-host:1'))).size;
+
+    // 200 events (1.6 MiB) still wait in a file of 4.8 MiB: no rewrite.
+    const before = await size();
+    await inbox.accept(big(600));
+    expect(await size()).toBeGreaterThan(before);
+
+    await Promise.all(ids.slice(400, 550).map((n) => inbox.complete(`event-${n}`)));
+    await inbox.accept(big(601));
+    expect(await size()).toBeLessThan(1024 * 1024);
+    expect(await inbox.pending()).toBe(52);
+  });
+
   it('removes on first use the temporary file of a process that died while replacing its journal, once it is old', async () => {
     await mkdir(paths.webhookInboxDir, { recursive: true });
     const old = inboxFile('.journal-test-host%3A9.ndjson.123.1.tmp');

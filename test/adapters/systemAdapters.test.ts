@@ -18,7 +18,8 @@ describe('SystemClock', () => {
 describe('RandomIdGenerator', () => {
   it('makes ids of 12 lowercase hexadecimal characters that do not repeat', () => {
     const ids = new RandomIdGenerator();
-    const made = Array.from({ length: 1000 }, () => ids.jobId());
+    // More than one pool of random bytes' worth (682 ids per pool).
+    const made = Array.from({ length: 3000 }, () => ids.jobId());
     for (const id of made) expect(id).toMatch(/^[0-9a-f]{12}$/);
     expect(new Set(made).size).toBe(made.length);
   });

@@ -275,11 +275,22 @@ describe('delivery memory', () => {
     expect(memory.remember(deliveryKey('b', 'x'), 0)).toBe(true);
   });
 
-  it('forgets a key on request', () => {
-    const memory = new DeliveryMemory();
+  it('forgets a key on request, and counts a later remembering from its own time', () => {
+    const memory = new DeliveryMemory(1000, 10);
     memory.remember('k', 0);
     memory.forget('k');
-    expect(memory.remember('k', 1)).toBe(true);
+    expect(memory.remember('k', 500)).toBe(true);
+    expect(memory.remember('other', 1200)).toBe(true);
+    expect(memory.remember('k', 1400)).toBe(false);
+    expect(memory.remember('k', 1500)).toBe(true);
+  });
+
+  it('keeps its bound over many more keys than it holds', () => {
+    const memory = new DeliveryMemory(60_000, 100);
+    for (let n = 0; n < 5000; n += 1) expect(memory.remember(`key-${n}`, n)).toBe(true);
+    expect(memory.size).toBe(100);
+    expect(memory.remember('key-4999', 5000)).toBe(false);
+    expect(memory.remember('key-4899', 5000)).toBe(true);
   });
 
   it('drops expired keys and holds at most its bound, the oldest going first', () => {

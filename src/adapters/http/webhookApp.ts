@@ -97,7 +97,7 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): express.
       headers: headersOf(req),
       contentType: req.headers['content-type'] ?? null,
     });
-    res.status(reply.status).set(reply.headers).json(reply.body);
+    sendJson(res, reply.status, reply.body, reply.headers);
   });
 
   app.all('/health', (req, res) => {
@@ -156,7 +156,18 @@ function answerEarly(
     res.set('Connection', 'close');
     res.once('finish', () => drain(req));
   }
-  res.status(status).set(headers).json(body);
+  sendJson(res, status, body, headers);
+}
+
+/**
+ * Sends a JSON answer straight through Node's response, as Express's `res.json` would (same
+ * headers), without its content negotiation and header bookkeeping, which cost more per request
+ * than the rest of the answer.
+ */
+function sendJson(res: Response, status: number, body: Record<string, unknown>, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
 }
 
 function drain(req: IncomingMessage): void {

@@ -32,8 +32,14 @@ import {
 
 /** A temporary file older than this belongs to a process that died while it wrote it. */
 const ABANDONED_TEMPORARY_MS = 60_000;
-/** The journal is rewritten with only its live records once it is this large and mostly dead records. */
+/** The journal is rewritten with only its live records once it is this large and mostly dead records… */
 const COMPACT_AT_BYTES = 4 * 1024 * 1024;
+/**
+ * …and its live records are at most this many bytes: a rewrite holds up every append while it
+ * runs, so while a backlog is larger the journal grows instead, and is rewritten once the
+ * worker has caught up.
+ */
+const COMPACT_LIVE_MAX_BYTES = 1024 * 1024;
 
 /** An event accepted and not done, as this instance holds it. */
 interface LiveEvent {
@@ -54,7 +60,8 @@ interface LiveEvent {
  *   take the same event) and noted in the journal without waiting for the disk; `complete`
  *   appends a `done` record and waits for it.
  * - When the journal has grown past 4 MiB and is mostly records of finished events, it is
- *   rewritten with the live ones only, before the next append.
+ *   rewritten with the live ones only, before the next append, provided they are at most 1 MiB
+ *   (a rewrite holds up the appends while it runs; a larger backlog waits for the worker).
  *
  * Taking over what others left: on first use an instance reads the journals under its own
  * claimant (an earlier process with the same host and pid, as after a container restart) and
@@ -186,7 +193,7 @@ export class FileWebhookInbox implements WebhookInbox {
     const { entries } = await this.readJournals({ paths: own, extra: earlier.events });
     const ownPath = join(this.directory, journalName(this.claimant));
     const journal = await GroupCommitLog.create(ownPath, entries.map((entry) => entry.line).join(''), (fileBytes) =>
-      fileBytes > COMPACT_AT_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
+      fileBytes > COMPACT_AT_BYTES && this.liveBytes <= COMPACT_LIVE_MAX_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
     );
     for (const entry of entries) this.hold(entry.event.id, entry.line);
     this.unreportedClaims = entries.filter((entry) => entry.claimed).length;

@@ -15,11 +15,16 @@ export function deliveryKey(route: string, deliveryId: string): string {
 /**
  * Keys seen in the last `ttlMs`, for dropping repeated deliveries. Times are passed in, in
  * milliseconds. At most `maxEntries` keys are held: expired keys are dropped as time passes, and
- * when the memory is full the oldest key is forgotten early.
+ * when the memory is full the oldest key is forgotten early. Each call costs the same however
+ * many keys are held: the keys wait in a queue in the order they were remembered, and only its
+ * head is ever looked at.
  */
 export class DeliveryMemory {
-  /** Key → when it was remembered; Map order is insertion order, so the oldest come first. */
+  /** Key → when it was remembered. */
   private readonly seen = new Map<string, number>();
+  /** Every remembering, oldest first, from `head` on; an entry whose time no longer matches `seen` is stale. */
+  private queue: Array<{ key: string; at: number }> = [];
+  private head = 0;
 
   constructor(
     private readonly ttlMs = DELIVERY_MEMORY_MS,
@@ -31,12 +36,16 @@ export class DeliveryMemory {
    * is already remembered and has not expired.
    */
   remember(key: string, nowMs: number): boolean {
-    this.expire(nowMs);
+    while (this.head < this.queue.length && nowMs - this.queue[this.head]!.at >= this.ttlMs) this.dropOldest();
     const since = this.seen.get(key);
     if (since !== undefined && nowMs - since < this.ttlMs) return false;
-    this.seen.delete(key);
     this.seen.set(key, nowMs);
-    while (this.seen.size > this.maxEntries) this.seen.delete(this.seen.keys().next().value!);
+    this.queue.push({ key, at: nowMs });
+    while (this.seen.size > this.maxEntries) this.dropOldest();
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
     return true;
   }
 
@@ -49,10 +58,9 @@ export class DeliveryMemory {
     return this.seen.size;
   }
 
-  private expire(nowMs: number): void {
-    for (const [key, since] of this.seen) {
-      if (nowMs - since < this.ttlMs) return;
-      this.seen.delete(key);
-    }
+  private dropOldest(): void {
+    const { key, at } = this.queue[this.head]!;
+    this.head += 1;
+    if (this.seen.get(key) === at) this.seen.delete(key);
   }
 }
