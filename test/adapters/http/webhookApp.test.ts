@@ -344,6 +344,20 @@ describe('webhook listener over HTTP', () => {
       expect(response).toContain('{"error":"Bad Request"}');
     });
 
+    it.each(['/webhooks/ci', '/webhooks/ci?source=github', '/webhooks/ci/', '/WEBHOOKS/ci', '/webhooks/%63i'])(
+      'answers alike however the path %s is written (the plain shape skips Express\'s dispatch, the rest goes through it)',
+      async (path) => {
+        const accepted = await post(path).set('X-Hub-Signature-256', await hub(BODY)).set('X-GitHub-Delivery', `d-${path}`).send(BODY);
+        expect(accepted.status).toBe(202);
+        expect(accepted.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(accepted.body).toMatchObject({ status: 'accepted', route: 'ci' });
+
+        const refused = await post(path).set('X-Hub-Signature-256', 'sha256=00').send(BODY);
+        expect(refused.status).toBe(401);
+        expect(refused.body).toEqual({ error: 'Invalid signature' });
+      },
+    );
+
     it('serves a route added while running, by its percent-encoded name too', async () => {
       listener.routes.set(aRoute('new route'));
       const response = await post('/webhooks/new%20route').set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
