@@ -48,6 +48,30 @@ describe('FileMemoryStore', () => {
   it('gives nothing when the memories directory does not exist', async () => {
     expect(await new FileMemoryStore(paths).load()).toEqual([]);
   });
+
+  it('gives each load the files as they are then: edited, created, emptied, removed', async () => {
+    const store = new FileMemoryStore(paths);
+    await put(memory(), 'v1');
+    expect(await store.load()).toEqual([{ name: 'MEMORY.md', content: 'v1' }]);
+
+    // Same size, so only the change time tells the two apart.
+    await put(memory(), 'v2');
+    await put(user(), 'new');
+    expect(await store.load()).toEqual([
+      { name: 'MEMORY.md', content: 'v2' },
+      { name: 'USER.md', content: 'new' },
+    ]);
+
+    await put(memory(), '');
+    await rm(user());
+    expect(await store.load()).toEqual([]);
+  });
+
+  it('leaves out a directory standing where a memory file should be', async () => {
+    await put(memory(), 'kept');
+    await mkdir(join(paths.memoriesDir, 'USER.md', 'x'), { recursive: true });
+    expect(await new FileMemoryStore(paths).load()).toEqual([{ name: 'MEMORY.md', content: 'kept' }]);
+  });
 });
 
 describe('FileSkillLibrary', () => {

@@ -96,6 +96,13 @@ describe('prompt templates', () => {
     expect(rawPayload({ text: 'x'.repeat(10) })).toBe('{\n  "text": "xxxxxxxxxx"\n}');
   });
 
+  it('cuts {__raw__} exactly where splitting it into characters would, with escapes and emoji mixed', () => {
+    const text = `${'\ud800x'.repeat(1000)}${'😀'.repeat(3000)}`;
+    const raw = rawPayload({ text });
+    expect(Array.from(raw)).toHaveLength(4000);
+    expect(raw).toBe(Array.from(JSON.stringify({ text }, null, 2)).slice(0, 4000).join(''));
+  });
+
   it('without a template gives the event name, the route name and the raw payload', () => {
     const prompt = defaultPrompt('push', 'ci', { ref: 'main' });
     expect(prompt).toContain('"push"');

@@ -4,14 +4,20 @@ import type { ContextDocument } from '../../domain/RunContext.js';
 import type { MemoryStore } from '../../application/ports/ContextFiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import { readTextIfPresent } from './fileSystem.js';
+import { ChangeAwareTextReader } from './fileSystem.js';
 
 /** The memory files, in the order a run is given them (decisions §5). */
 const MEMORY_FILE_NAMES = ['MEMORY.md', 'USER.md'] as const;
 
-/** Memory files in `$AGENT_HOME/memories/`. */
+/**
+ * Memory files in `$AGENT_HOME/memories/`, read before every run: a file is read again only when
+ * it has changed since the last run (its stat tells), so a busy webhook worker does not re-read
+ * unchanged files for every event; an edit is seen by the next run.
+ */
 @injectable()
 export class FileMemoryStore implements MemoryStore {
+  private readonly reader = new ChangeAwareTextReader();
+
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}
 
   /**
@@ -22,7 +28,7 @@ export class FileMemoryStore implements MemoryStore {
   async load(): Promise<ContextDocument[]> {
     const documents: ContextDocument[] = [];
     for (const name of MEMORY_FILE_NAMES) {
-      const content = await readTextIfPresent(join(this.paths.memoriesDir, name));
+      const content = await this.reader.read(join(this.paths.memoriesDir, name));
       if (content !== null && content.trim() !== '') documents.push({ name, content });
     }
     return documents;

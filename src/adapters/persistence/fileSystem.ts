@@ -1,3 +1,4 @@
+import { stat, type Stats } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../domain/errors.js';
@@ -84,6 +85,34 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
       `Cannot read ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions or remove it.`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * Text files read again only when they change: each read costs one `stat` (through the callback
+ * API, several times cheaper than a promise-based read, and cheaper still for a missing file)
+ * while the file's inode, size, mtime and ctime stay the same. For small files read before every
+ * run, such as the memory files. Results and errors are those of `readTextIfPresent`.
+ */
+export class ChangeAwareTextReader {
+  private readonly cache = new Map<string, { signature: string; text: string }>();
+
+  async read(path: string): Promise<string | null> {
+    const info = await new Promise<Stats | NodeJS.ErrnoException>((resolve) => {
+      stat(path, (error, stats) => resolve(error ?? stats));
+    });
+    if (info instanceof Error) {
+      this.cache.delete(path);
+      const code = errnoCode(info);
+      return code === 'ENOENT' || code === 'ENOTDIR' ? null : readTextIfPresent(path);
+    }
+    const signature = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+    const cached = this.cache.get(path);
+    if (cached?.signature === signature) return cached.text;
+    const text = await readTextIfPresent(path);
+    if (text === null) this.cache.delete(path);
+    else this.cache.set(path, { signature, text });
+    return text;
   }
 }
 

@@ -27,8 +27,20 @@ export function renderTemplate(template: string, payload: Record<string, unknown
 /** The payload as 2-space JSON, cut at 4000 characters (never in the middle of a character). */
 export function rawPayload(payload: Record<string, unknown>): string {
   const json = JSON.stringify(payload, null, 2);
-  // Two UTF-16 units per character at most, so this prefix holds the first 4000 characters.
-  return Array.from(json.slice(0, RAW_PAYLOAD_LIMIT * 2)).slice(0, RAW_PAYLOAD_LIMIT).join('');
+  // Every character is one or two UTF-16 units, so a text this short holds at most the limit.
+  if (json.length <= RAW_PAYLOAD_LIMIT) return json;
+  let end = 0;
+  for (let characters = 0; characters < RAW_PAYLOAD_LIMIT && end < json.length; characters += 1) {
+    end += isSurrogatePair(json, end) ? 2 : 1;
+  }
+  return json.slice(0, end);
+}
+
+/** Whether `text` holds a high and a low surrogate at `index` (one character in two units). */
+function isSurrogatePair(text: string, index: number): boolean {
+  const high = text.charCodeAt(index);
+  const low = text.charCodeAt(index + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
 
 /** The prompt without a `prompt` template: which event reached which route, and the payload. */
