@@ -1,24 +1,25 @@
-import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import type { MemoryStore } from '../../application/ports/ContextFiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import { ChangeAwareTextReader } from './fileSystem.js';
+import { ChangeAwareTextFiles } from './fileSystem.js';
 
 /** The memory files, in the order a run is given them (decisions §5). */
 const MEMORY_FILE_NAMES = ['MEMORY.md', 'USER.md'] as const;
 
 /**
  * Memory files in `$AGENT_HOME/memories/`, read before every run: a file is read again only when
- * it has changed since the last run (its stat tells), so a busy webhook worker does not re-read
- * unchanged files for every event; an edit is seen by the next run.
+ * it has changed since the last run (ChangeAwareTextFiles), so a busy webhook worker does not
+ * re-read unchanged files for every event; an edit is seen by the next run.
  */
 @injectable()
 export class FileMemoryStore implements MemoryStore {
-  private readonly reader = new ChangeAwareTextReader();
+  private readonly files: ChangeAwareTextFiles;
 
-  constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}
+  constructor(@inject(TOKENS.AgentPaths) paths: AgentPaths) {
+    this.files = new ChangeAwareTextFiles(paths.memoriesDir, MEMORY_FILE_NAMES);
+  }
 
   /**
    * MEMORY.md then USER.md, each named by its file name and given as written; a file that is
@@ -26,11 +27,10 @@ export class FileMemoryStore implements MemoryStore {
    * exists but cannot be read.
    */
   async load(): Promise<ContextDocument[]> {
-    const documents: ContextDocument[] = [];
-    for (const name of MEMORY_FILE_NAMES) {
-      const content = await this.reader.read(join(this.paths.memoriesDir, name));
-      if (content !== null && content.trim() !== '') documents.push({ name, content });
-    }
-    return documents;
+    const contents = await this.files.read();
+    return MEMORY_FILE_NAMES.flatMap((name, index) => {
+      const content = contents[index];
+      return content != null && content.trim() !== '' ? [{ name, content }] : [];
+    });
   }
 }

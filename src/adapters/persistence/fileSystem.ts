@@ -89,31 +89,84 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
 }
 
 /**
- * Text files read again only when they change: each read costs one `stat` (through the callback
- * API, several times cheaper than a promise-based read, and cheaper still for a missing file)
- * while the file's inode, size, mtime and ctime stay the same. For small files read before every
- * run, such as the memory files. Results and errors are those of `readTextIfPresent`.
+ * A change younger than this is not trusted to show in a `stat`: file times come from a coarse
+ * clock, so two changes within one tick of it look alike (the "racy git" problem). Files and
+ * directories changed this recently are always read again.
  */
-export class ChangeAwareTextReader {
-  private readonly cache = new Map<string, { signature: string; text: string }>();
+const RACY_CHANGE_MS = 1000;
 
-  async read(path: string): Promise<string | null> {
-    const info = await new Promise<Stats | NodeJS.ErrnoException>((resolve) => {
-      stat(path, (error, stats) => resolve(error ?? stats));
-    });
-    if (info instanceof Error) {
-      this.cache.delete(path);
-      const code = errnoCode(info);
-      return code === 'ENOENT' || code === 'ENOTDIR' ? null : readTextIfPresent(path);
+export type StatResult = { ok: true; stats: Stats } | { ok: false; code: string | undefined };
+
+export function statOf(path: string): Promise<StatResult> {
+  // The callback API: several times cheaper than fs/promises, above all for a missing file.
+  return new Promise((resolve) => {
+    stat(path, (error, stats) => resolve(error ? { ok: false, code: errnoCode(error) } : { ok: true, stats }));
+  });
+}
+
+/**
+ * A few named text files in one directory, read before every run (the memory files), read
+ * again only when they change. While nothing changes a read costs a `stat` of the directory
+ * and one of each file that exists: a missing file stays missing until the directory changes,
+ * and a file is re-read only when its inode, size, mtime or ctime differ, or when it or the
+ * directory changed less than a second ago. Results and errors are those of
+ * `readTextIfPresent`, file by file, in the order of `names`.
+ */
+export class ChangeAwareTextFiles {
+  private directorySignature: string | null = null;
+  private readonly texts = new Map<string, { signature: string; text: string }>();
+  private readonly missing = new Set<string>();
+
+  /** `io` is for tests: the clock, and the stat and read calls, to count or to move in time. */
+  constructor(
+    private readonly directory: string,
+    private readonly names: readonly string[],
+    private readonly io = { now: Date.now, stat: statOf, read: readTextIfPresent },
+  ) {}
+
+  async read(): Promise<Array<string | null>> {
+    const startedAt = this.io.now();
+    const directory = await this.io.stat(this.directory);
+    if (!directory.ok) {
+      this.forget();
+      if (directory.code === 'ENOENT' || directory.code === 'ENOTDIR') return this.names.map(() => null);
+      return Promise.all(this.names.map((name) => this.io.read(join(this.directory, name))));
     }
-    const signature = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-    const cached = this.cache.get(path);
-    if (cached?.signature === signature) return cached.text;
-    const text = await readTextIfPresent(path);
-    if (text === null) this.cache.delete(path);
-    else this.cache.set(path, { signature, text });
+    const signature = trustedSignature(directory.stats, startedAt);
+    if (signature === null || signature !== this.directorySignature) this.missing.clear();
+    this.directorySignature = signature;
+    return Promise.all(this.names.map((name) => this.readFile(name, startedAt)));
+  }
+
+  private async readFile(name: string, startedAt: number): Promise<string | null> {
+    if (this.missing.has(name)) return null;
+    const path = join(this.directory, name);
+    const file = await this.io.stat(path);
+    if (!file.ok && (file.code === 'ENOENT' || file.code === 'ENOTDIR')) {
+      this.texts.delete(name);
+      if (this.directorySignature !== null) this.missing.add(name);
+      return null;
+    }
+    const signature = file.ok ? trustedSignature(file.stats, startedAt) : null;
+    const cached = this.texts.get(name);
+    if (signature !== null && cached?.signature === signature) return cached.text;
+    const text = await this.io.read(path);
+    if (text === null || signature === null) this.texts.delete(name);
+    else this.texts.set(name, { signature, text });
     return text;
   }
+
+  private forget(): void {
+    this.directorySignature = null;
+    this.texts.clear();
+    this.missing.clear();
+  }
+}
+
+/** What identifies this version of a file or directory, or null when it changed too recently to tell. */
+function trustedSignature(stats: Stats, now: number): string | null {
+  if (now - Math.max(stats.mtimeMs, stats.ctimeMs) < RACY_CHANGE_MS) return null;
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** Makes temporary names unique among the writes of this process. */
