@@ -1,4 +1,5 @@
-import { mkdtemp, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, open, readdir, readFile, readlink, rm, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GroupCommitLog } from '../../src/adapters/persistence/GroupCommitLog.js';
@@ -89,6 +90,20 @@ describe('GroupCommitLog', () => {
     expect(plannedAt).toEqual([18, 24]);
     expect(await readFile(path, 'utf8')).toBe('live\nnew 2\n');
     expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
+  });
+
+  // /proc tells a descriptor's open flags; elsewhere there is nothing to look at.
+  (process.platform === 'linux' ? it : it.skip)('opens the file O_DSYNC, so that a batch is synced by its one write', async () => {
+    const log = await GroupCommitLog.create(path, '');
+    try {
+      const descriptors = await readdir('/proc/self/fd');
+      const targets = await Promise.all(descriptors.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      const fd = descriptors[targets.indexOf(path)];
+      const flags = /^flags:\s+([0-7]+)$/m.exec(await readFile(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!;
+      expect(parseInt(flags, 8) & constants.O_DSYNC).toBe(constants.O_DSYNC);
+    } finally {
+      await log.close();
+    }
   });
 
   it('refuses appends once closed', async () => {

@@ -1,4 +1,4 @@
-import { stat, type Stats } from 'node:fs';
+import { constants, stat, type Stats } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppError } from '../../domain/errors.js';
@@ -197,15 +197,15 @@ export async function writeFileDurably(path: string, text: string): Promise<void
 /**
  * The first half of `writeFileDurably`: the new file is synced and renamed over `path`, and is
  * returned still open (for reading and writing), so that a caller appending to it afterwards
- * holds the very file now at `path`. The caller syncs the directory. On failure `path` is
- * untouched and the temporary file is gone.
+ * holds the very file now at `path`, opened with `extraFlags` besides (`O_DSYNC`, say). The
+ * caller syncs the directory. On failure `path` is untouched and the temporary file is gone.
  */
-export async function replaceFileKeepingItOpen(path: string, text: string): Promise<FileHandle> {
+export async function replaceFileKeepingItOpen(path: string, text: string, extraFlags = 0): Promise<FileHandle> {
   temporaryCounter += 1;
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
   let handle: FileHandle | undefined;
   try {
-    handle = await open(temporary, 'wx+', PRIVATE_FILE_MODE);
+    handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | extraFlags, PRIVATE_FILE_MODE);
     await handle.writeFile(text, 'utf8');
     await handle.datasync();
     await rename(temporary, path);
