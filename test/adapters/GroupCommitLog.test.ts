@@ -49,6 +49,21 @@ describe('GroupCommitLog', () => {
     expect(seen).toEqual(['written 0', 'settled 0', ...rest.map((n) => `written ${n}`), ...rest.map((n) => `settled ${n}`)]);
   });
 
+  it('writes an append that is not durable with a durable one made in the same turn, else on its own', async () => {
+    const log = await GroupCommitLog.create(path, '');
+    const seen: string[] = [];
+    const append = (name: string, durable: boolean) =>
+      log.append(`${name}\n`, durable, () => seen.push(`written ${name}`)).then(() => seen.push(`settled ${name}`));
+
+    await Promise.all([append('note 1', false), append('durable', true)]);
+    await append('note 2', false);
+    await log.close();
+
+    expect(await readFile(path, 'utf8')).toBe('note 1\ndurable\nnote 2\n');
+    // One batch for the first two: the note did not make the durable record wait for a write of its own.
+    expect(seen).toEqual(['written note 1', 'written durable', 'settled note 1', 'settled durable', 'written note 2', 'settled note 2']);
+  });
+
   it('rejects the appends of a batch that fails, cuts off what it wrote, and goes on after it', async () => {
     let failNext = false;
     const log = await logWith((handle) => {

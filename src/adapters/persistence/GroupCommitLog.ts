@@ -30,13 +30,15 @@ export type CompactionPlan = (fileBytes: number) => string | null;
 /**
  * An append-only text file written with group commit: appends made while a write is under way
  * wait and go out together in the next one, as one positional write followed by one
- * `fdatasync` for the whole batch (or one write on a file opened `O_DSYNC`, which is the same). Under load the cost of a durable append is a share of one
- * sync instead of a sync of its own, which is what lets an HTTP accept path promise durability
- * and still keep up.
+ * `fdatasync` for the whole batch (or one write on a file opened `O_DSYNC`, which is the same).
+ * Under load the cost of a durable append is a share of one sync instead of a sync of its own,
+ * which is what lets an HTTP accept path promise durability and still keep up.
  *
- * - An append marked `durable` resolves only once its batch is synced; one that is not (a
- *   record whose loss costs nothing) is written with the next batch and synced only if that
- *   batch holds a durable one (on a file opened `O_DSYNC` every write is synced).
+ * - An append marked `durable` resolves only once its batch is synced. One that is not (a
+ *   record whose loss costs nothing) starts no write at once: it joins the batch of a durable
+ *   append made meanwhile or already waiting, and only when none has come by the end of the
+ *   event loop's turn is it written on its own. Under load it so rides along with the records
+ *   that matter instead of holding them up behind a write of its own.
  * - A batch that fails rejects every append in it and the file is cut back to where the batch
  *   began, so a half-written batch never stands in front of later ones (until the cut succeeds,
  *   every further batch fails the same way, rather than writing after the debris).
@@ -95,18 +97,23 @@ export class GroupCommitLog {
     if (this.closed) return Promise.reject(new Error(`the log ${this.path} is closed`));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ text, durable, written, resolve, reject });
-      if (!this.flushRunning) {
-        this.flushRunning = true;
-        this.flushing = this.flush();
-      }
+      if (durable) this.startFlush();
+      else setImmediate(() => this.startFlush());
     });
   }
 
   /** Waits for everything appended so far, then closes the file. Later appends are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    this.startFlush();
     await this.flushing;
     await this.handle.close();
+  }
+
+  private startFlush(): void {
+    if (this.flushRunning || this.queue.length === 0) return;
+    this.flushRunning = true;
+    this.flushing = this.flush();
   }
 
   private async flush(): Promise<void> {
