@@ -4,7 +4,7 @@
 // equivalent HMAC rule. Load from wrk (Debian package `wrk`). Installs both when missing.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleBenchEntry } from './bundleEntry.mjs';
@@ -118,7 +118,7 @@ try {
   const script = wrkScript(work, body, signature);
   console.log(`webhook accept path, signed ${Buffer.byteLength(body)}-byte pull_request, wrk -t2 -c${CONNECTIONS} -d${DURATION}s on loopback`);
 
-  // Ours: the gateway's listener in a process of its own, agent replaced by a no-op.
+  // Ours: the gateway's listener in a process of its own, agent replaced by a no-op, logging at info.
   const home = join(work, 'home');
   mkdirSync(home, { recursive: true });
   writeFileSync(
@@ -140,7 +140,8 @@ try {
   );
   const entry = join(work, 'webhookBench.mjs');
   await bundleBenchEntry('webhookBench', entry);
-  const ours = spawn(process.execPath, [entry, home], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = openSync(join(work, 'gateway.log'), 'a');
+  const ours = spawn(process.execPath, [entry, home], { stdio: ['ignore', log, 'pipe'] });
   children.push(ours);
   const [, port] = await waitForLine(ours, /ready (\d+)/);
   const oursResult = runWrk(`http://127.0.0.1:${port}/webhooks/bench`, script);
@@ -165,7 +166,7 @@ try {
       ]),
     );
     const peerPort = Number(port) + 1;
-    const peer = spawn('webhook', ['-hooks', hooks, '-ip', '127.0.0.1', '-port', String(peerPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const peer = spawn('webhook', ['-hooks', hooks, '-ip', '127.0.0.1', '-port', String(peerPort)], { stdio: 'ignore' });
     children.push(peer);
     await waitForHttp(`http://127.0.0.1:${peerPort}/`);
     const peerResult = runWrk(`http://127.0.0.1:${peerPort}/hooks/bench`, script);

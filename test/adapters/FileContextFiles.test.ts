@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { FileMemoryStore } from '../../src/adapters/persistence/FileMemoryStore.js';
 import { ChangeAwareTextFiles, readTextIfPresent, statOf } from '../../src/adapters/persistence/fileSystem.js';
 import { FileSkillLibrary } from '../../src/adapters/persistence/FileSkillLibrary.js';
@@ -76,17 +76,20 @@ describe('FileMemoryStore', () => {
 });
 
 describe('ChangeAwareTextFiles', () => {
-  /** Files in a directory, read with a clock `ahead` ms in the future; every stat and read is counted. */
+  const fileA = () => join(paths.memoriesDir, 'A.md');
+  const fileB = () => join(paths.memoriesDir, 'B.md');
+
+  /** A.md and B.md, read with a clock `ahead` ms in the future; every stat and read is counted. */
   function watched(ahead: number) {
     const calls: string[] = [];
-    const files = new ChangeAwareTextFiles(paths.memoriesDir, ['A.md', 'B.md'], {
+    const files = new ChangeAwareTextFiles([fileA(), fileB()], {
       now: () => Date.now() + ahead,
-      stat: (path) => {
-        calls.push(`stat ${path.slice(paths.memoriesDir.length) || '/'}`);
+      stat: (path: string) => {
+        calls.push(`stat ${relative(home, path)}`);
         return statOf(path);
       },
-      read: (path) => {
-        calls.push(`read ${path.slice(paths.memoriesDir.length)}`);
+      read: (path: string) => {
+        calls.push(`read ${relative(home, path)}`);
         return readTextIfPresent(path);
       },
     });
@@ -95,40 +98,38 @@ describe('ChangeAwareTextFiles', () => {
   /** Gives `path` distinct, old times, as a change made long ago would have. */
   const age = (path: string, secondsAgo: number) => utimes(path, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000));
 
-  it('once things have settled, stats the directory and the files that exist, and reads nothing again', async () => {
-    await put(join(paths.memoriesDir, 'A.md'), 'alpha');
+  it('once things have settled, only stats the files, and reads nothing again', async () => {
+    await put(fileA(), 'alpha');
     const { files, calls } = watched(5_000);
 
     expect(await files.read()).toEqual(['alpha', null]);
     calls.length = 0;
     expect(await files.read()).toEqual(['alpha', null]);
 
-    expect(calls).toEqual(['stat /', 'stat /A.md']);
+    expect(calls).toEqual(['stat memories/A.md', 'stat memories/B.md']);
   });
 
   it('reads again a file whose times changed, and finds a file created since', async () => {
-    await put(join(paths.memoriesDir, 'A.md'), 'one');
-    await age(join(paths.memoriesDir, 'A.md'), 60);
-    await age(paths.memoriesDir, 60);
+    await put(fileA(), 'one');
+    await age(fileA(), 60);
     const { files } = watched(5_000);
     expect(await files.read()).toEqual(['one', null]);
 
-    await put(join(paths.memoriesDir, 'A.md'), 'two');
-    await put(join(paths.memoriesDir, 'B.md'), 'beta');
-    await age(join(paths.memoriesDir, 'A.md'), 30);
-    await age(paths.memoriesDir, 30);
+    await put(fileA(), 'two');
+    await put(fileB(), 'beta');
+    await age(fileA(), 30);
 
     expect(await files.read()).toEqual(['two', 'beta']);
   });
 
   it('does not trust a stat of a file changed less than a second ago: it reads it every time', async () => {
-    await put(join(paths.memoriesDir, 'A.md'), 'fresh');
+    await put(fileA(), 'fresh');
     const { files, calls } = watched(0);
 
     await files.read();
     await files.read();
 
-    expect(calls.filter((call) => call === 'read /A.md')).toHaveLength(2);
+    expect(calls.filter((call) => call === 'read memories/A.md')).toHaveLength(2);
   });
 });
 

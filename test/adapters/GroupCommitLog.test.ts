@@ -49,6 +49,17 @@ describe('GroupCommitLog', () => {
     expect(seen).toEqual(['written 0', 'settled 0', ...rest.map((n) => `written ${n}`), ...rest.map((n) => `settled ${n}`)]);
   });
 
+  it('hands each append its own bytes as written, multi-byte characters included', async () => {
+    const log = await GroupCommitLog.create(path, '');
+    const texts = ['ünïcode ✓\n', 'plain\n', '😀 emoji\n'];
+    const written: Buffer[] = [];
+    await Promise.all(texts.map((text) => log.append(text, true, (bytes) => written.push(bytes))));
+    await log.close();
+
+    expect(written.map((bytes) => bytes.toString('utf8'))).toEqual(texts);
+    expect(Buffer.concat(written)).toEqual(await readFile(path));
+  });
+
   it('writes an append that is not durable with a durable one made in the same turn, else on its own', async () => {
     const log = await GroupCommitLog.create(path, '');
     const seen: string[] = [];
@@ -95,7 +106,7 @@ describe('GroupCommitLog', () => {
     const plannedAt: number[] = [];
     const log = await GroupCommitLog.create(path, 'old 1\nold 2\nold 3\n', (fileBytes) => {
       plannedAt.push(fileBytes);
-      return fileBytes > 20 ? 'live\n' : null;
+      return fileBytes > 20 ? Buffer.from('live\n') : null;
     });
 
     await log.append('new 1\n', true);

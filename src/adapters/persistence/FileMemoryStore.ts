@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import type { MemoryStore } from '../../application/ports/ContextFiles.js';
@@ -18,7 +19,7 @@ export class FileMemoryStore implements MemoryStore {
   private readonly files: ChangeAwareTextFiles;
 
   constructor(@inject(TOKENS.AgentPaths) paths: AgentPaths) {
-    this.files = new ChangeAwareTextFiles(paths.memoriesDir, MEMORY_FILE_NAMES);
+    this.files = new ChangeAwareTextFiles(MEMORY_FILE_NAMES.map((name) => join(paths.memoriesDir, name)));
   }
 
   /**

@@ -43,9 +43,12 @@ const COMPACT_LIVE_MAX_BYTES = 1024 * 1024;
 
 /** An event accepted and not done, as this instance holds it. */
 interface LiveEvent {
-  /** Its accept record: the event is parsed from it when it is handed out. */
-  line: string;
-  bytes: number;
+  /**
+   * Its accept record, as written: the event is parsed from it when it is handed out. Kept as
+   * bytes outside the JavaScript heap, so that a backlog of events costs the garbage collector
+   * nothing (as strings, every young-generation collection copied them).
+   */
+  record: Buffer;
   claimed: boolean;
 }
 
@@ -103,8 +106,7 @@ export class FileWebhookInbox implements WebhookInbox {
   async accept(event: WebhookEvent): Promise<void> {
     await this.guard('write', async () => {
       const journal = await this.journal();
-      const line = acceptRecord(event);
-      await journal.append(line, true, () => this.hold(event.id, line));
+      await journal.append(acceptRecord(event), true, (record) => this.hold(event.id, record));
     });
   }
 
@@ -123,9 +125,7 @@ export class FileWebhookInbox implements WebhookInbox {
       const { entries } = await this.readJournals(adopted);
       const fresh = entries.filter((entry) => !this.live.has(entry.event.id));
       if (fresh.length > 0) {
-        await journal.append(fresh.map((entry) => entry.line).join(''), true, () => {
-          for (const entry of fresh) this.hold(entry.event.id, entry.line);
-        });
+        await Promise.all(fresh.map((entry) => journal.append(entry.line, true, (record) => this.hold(entry.event.id, record))));
       }
       returned += fresh.filter((entry) => entry.claimed).length;
       await this.removeAll(adopted.paths);
@@ -142,7 +142,7 @@ export class FileWebhookInbox implements WebhookInbox {
         event.claimed = true;
         // Losing this note costs nothing: after a crash the event runs again either way.
         journal.append(claimRecord(id), false).catch(() => undefined);
-        return eventOfAcceptRecord(event.line);
+        return eventOfAcceptRecord(event.record.toString('utf8'));
       }
       return null;
     });
@@ -155,7 +155,7 @@ export class FileWebhookInbox implements WebhookInbox {
       const event = this.live.get(eventId);
       if (!event) return;
       await journal.append(doneRecord(eventId), true, () => {
-        if (this.live.delete(eventId)) this.liveBytes -= event.bytes;
+        if (this.live.delete(eventId)) this.liveBytes -= event.record.length;
       });
     });
   }
@@ -169,10 +169,9 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   /** Called once the event's accept record is on disk (never before: compaction writes what is held). */
-  private hold(id: string, line: string): void {
-    const bytes = Buffer.byteLength(line, 'utf8');
-    this.live.set(id, { line, bytes, claimed: false });
-    this.liveBytes += bytes;
+  private hold(id: string, record: Buffer): void {
+    this.live.set(id, { record, claimed: false });
+    this.liveBytes += record.length;
   }
 
   /** This process's journal, started on first use from what earlier processes under this claimant left. */
@@ -195,7 +194,7 @@ export class FileWebhookInbox implements WebhookInbox {
     const journal = await GroupCommitLog.create(ownPath, entries.map((entry) => entry.line).join(''), (fileBytes) =>
       fileBytes > COMPACT_AT_BYTES && this.liveBytes <= COMPACT_LIVE_MAX_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
     );
-    for (const entry of entries) this.hold(entry.event.id, entry.line);
+    for (const entry of entries) this.hold(entry.event.id, Buffer.from(entry.line, 'utf8'));
     this.unreportedClaims = entries.filter((entry) => entry.claimed).length;
     await this.removeAll([...own.filter((path) => path !== ownPath), ...earlier.files]);
     if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
@@ -203,10 +202,13 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   /** The records that say everything this instance holds, for a compacted journal. */
-  private liveRecords(): string {
-    let text = '';
-    for (const [id, event] of this.live) text += event.claimed ? event.line + claimRecord(id) : event.line;
-    return text;
+  private liveRecords(): Buffer {
+    const chunks: Buffer[] = [];
+    for (const [id, event] of this.live) {
+      chunks.push(event.record);
+      if (event.claimed) chunks.push(Buffer.from(claimRecord(id), 'utf8'));
+    }
+    return Buffer.concat(chunks);
   }
 
   /**

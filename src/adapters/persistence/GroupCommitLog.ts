@@ -16,7 +16,7 @@ const SYNC_ON_WRITE: number = constants.O_DSYNC ?? 0;
 interface PendingAppend {
   text: string;
   durable: boolean;
-  written: (() => void) | undefined;
+  written: ((bytes: Buffer) => void) | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -25,7 +25,7 @@ interface PendingAppend {
  * What the log asks its owner before each batch: the whole live content when the file is worth
  * rewriting (it has grown and most of it is dead records), or null to keep appending.
  */
-export type CompactionPlan = (fileBytes: number) => string | null;
+export type CompactionPlan = (fileBytes: number) => Buffer | null;
 
 /**
  * An append-only text file written with group commit: appends made while a write is under way
@@ -77,7 +77,7 @@ export class GroupCommitLog {
    * Makes `text` the whole content of `path`, durably (a crash leaves the old file or this one;
    * a new file is 0600), and opens the log on it for appending after it.
    */
-  static async create(path: string, text: string, compaction: CompactionPlan = () => null): Promise<GroupCommitLog> {
+  static async create(path: string, text: string | Buffer, compaction: CompactionPlan = () => null): Promise<GroupCommitLog> {
     const handle = await replaceFileKeepingItOpen(path, text, SYNC_ON_WRITE);
     try {
       await syncDirectory(dirname(path));
@@ -85,15 +85,17 @@ export class GroupCommitLog {
       await handle.close();
       throw error;
     }
-    return new GroupCommitLog(path, handle, Buffer.byteLength(text, 'utf8'), compaction, SYNC_ON_WRITE !== 0);
+    return new GroupCommitLog(path, handle, Buffer.byteLength(text), compaction, SYNC_ON_WRITE !== 0);
   }
 
   /**
    * Appends `text` (whole lines, each ending in a newline); see the class comment for `durable`.
-   * `written` is called as soon as the batch is on disk, before the next batch is planned: state
-   * that the compaction plan reads must change there, not after the returned promise settles.
+   * `written` is called as soon as the batch is on disk, before the next batch is planned (state
+   * that the compaction plan reads must change there, not after the returned promise settles),
+   * with the bytes written for `text`: a view of the batch's buffer, outside the JavaScript
+   * heap, so that a caller keeping records for a while costs the garbage collector nothing.
    */
-  append(text: string, durable: boolean, written?: () => void): Promise<void> {
+  append(text: string, durable: boolean, written?: (bytes: Buffer) => void): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`the log ${this.path} is closed`));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ text, durable, written, resolve, reject });
@@ -127,8 +129,8 @@ export class GroupCommitLog {
       const batch = this.queue;
       this.queue = [];
       try {
-        await this.writeBatch(batch);
-        for (const append of batch) append.written?.();
+        const records = await this.writeBatch(batch);
+        batch.forEach((append, index) => append.written?.(records[index]!));
         for (const append of batch) append.resolve();
       } catch (error) {
         for (const append of batch) append.reject(error);
@@ -136,14 +138,15 @@ export class GroupCommitLog {
     }
   }
 
-  private async writeBatch(batch: PendingAppend[]): Promise<void> {
+  /** Writes the batch; returns the bytes of each append, in order. */
+  private async writeBatch(batch: PendingAppend[]): Promise<Buffer[]> {
     if (this.debris) {
       await this.handle.truncate(this.size);
       this.debris = false;
     }
     const live = this.compaction(this.size);
     if (live !== null) await this.rewrite(live);
-    const bytes = Buffer.from(batch.length === 1 ? batch[0]!.text : batch.map((append) => append.text).join(''), 'utf8');
+    const { bytes, records } = encode(batch);
     try {
       await writeAll(this.handle, bytes, this.size);
       if (!this.syncsOnWrite && batch.some((append) => append.durable)) await this.handle.datasync();
@@ -152,17 +155,32 @@ export class GroupCommitLog {
       throw error;
     }
     this.size += bytes.length;
+    return records;
   }
 
   /** Swaps in a file holding only `text`; appends go on in it. */
-  private async rewrite(text: string): Promise<void> {
+  private async rewrite(text: Buffer): Promise<void> {
     const handle = await replaceFileKeepingItOpen(this.path, text, this.syncsOnWrite ? SYNC_ON_WRITE : 0);
     const previous = this.handle;
     this.handle = handle;
-    this.size = Buffer.byteLength(text, 'utf8');
+    this.size = text.length;
     await previous.close().catch(() => undefined);
     await syncDirectory(dirname(this.path));
   }
+}
+
+/** The batch as one buffer, and each append's part of it. */
+function encode(batch: PendingAppend[]): { bytes: Buffer; records: Buffer[] } {
+  const lengths = batch.map((append) => Buffer.byteLength(append.text, 'utf8'));
+  const bytes = Buffer.allocUnsafeSlow(lengths.reduce((sum, length) => sum + length, 0));
+  const records: Buffer[] = [];
+  let offset = 0;
+  batch.forEach((append, index) => {
+    bytes.write(append.text, offset, 'utf8');
+    records.push(bytes.subarray(offset, offset + lengths[index]!));
+    offset += lengths[index]!;
+  });
+  return { bytes, records };
 }
 
 /** Writes all of `bytes` at `position` (a regular file may take a write in parts). */

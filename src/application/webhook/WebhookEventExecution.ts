@@ -66,7 +66,7 @@ export class WebhookEventExecution {
         return { status: 'not_run', error: prepared.error };
       }
       const { route, delivery } = prepared;
-      this.log.info(`running webhook event ${event.event} on route '${route.name}'`, about);
+      this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
       let answer: string;
       try {
         answer = await this.runAgent(route, event, signal);
