@@ -25,7 +25,12 @@ describe('FileWebhookInbox', () => {
   const journalOf = (claimant: string) => inboxFile(journalName(claimant));
   const linesOf = async (path: string) => (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '');
 
-  const open = (identity = new FakeProcessIdentity()) => new FileWebhookInbox(paths, identity, clock, log);
+  let opened: FileWebhookInbox[] = [];
+  const open = (identity = new FakeProcessIdentity()) => {
+    const inbox = new FileWebhookInbox(paths, identity, clock, log);
+    opened.push(inbox);
+    return inbox;
+  };
   /** An identity for `claimant` that knows the listed claimants are gone. */
   const identity = (claimant: string, ...dead: string[]) => {
     const fake = new FakeProcessIdentity(claimant);
@@ -45,6 +50,8 @@ describe('FileWebhookInbox', () => {
   });
 
   afterEach(async () => {
+    await Promise.all(opened.map((inbox) => inbox.close()));
+    opened = [];
     await rm(home, { recursive: true, force: true });
   });
 
@@ -84,6 +91,7 @@ describe('FileWebhookInbox', () => {
       expect(await firstLineOf(child)).toBe('event-1');
 
       const whileItRuns = new FileWebhookInbox(paths, new HostProcessIdentity(), clock, log);
+      opened.push(whileItRuns);
       expect(await whileItRuns.recover()).toBe(0);
       expect(await whileItRuns.claimNext()).toBeNull();
 

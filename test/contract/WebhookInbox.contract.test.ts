@@ -23,10 +23,13 @@ describeWebhookInboxContract('FileWebhookInbox', async () => {
   const paths = agentPathsFor(home);
   let generation = 1;
   const dead = new Set<string>();
+  const opened: FileWebhookInbox[] = [];
   const open = () => {
     const identity = new FakeProcessIdentity(`test-host:${generation}`);
     for (const claimant of dead) identity.dead.add(claimant);
-    return new FileWebhookInbox(paths, identity, new SystemClock(), new RecordingLogger());
+    const inbox = new FileWebhookInbox(paths, identity, new SystemClock(), new RecordingLogger());
+    opened.push(inbox);
+    return inbox;
   };
   return {
     inbox: open(),
@@ -35,6 +38,9 @@ describeWebhookInboxContract('FileWebhookInbox', async () => {
       generation += 1;
       return open();
     },
-    cleanup: () => rm(home, { recursive: true, force: true }),
+    cleanup: async () => {
+      await Promise.all(opened.map((inbox) => inbox.close()));
+      await rm(home, { recursive: true, force: true });
+    },
   };
 });

@@ -124,6 +124,18 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await drain(after)).toEqual(['event-1', 'event-3']);
     });
 
+    it('after close, starts afresh from what it stored when it is used again', async () => {
+      await inbox.accept(anEvent(1));
+      await inbox.accept(anEvent(2));
+      await inbox.claimNext();
+      await inbox.complete('event-1');
+
+      await inbox.close();
+
+      expect(await inbox.pending()).toBe(1);
+      expect((await inbox.claimNext())!.id).toBe('event-2');
+    });
+
     it('never hands out again an event completed before a restart', async () => {
       await inbox.accept(anEvent(1));
       await inbox.claimNext();

@@ -51,6 +51,8 @@ export class InMemoryWebhookInbox implements WebhookInbox {
     return this.storage.entries.length;
   }
 
+  async close(): Promise<void> {}
+
   /** Test helper: the ids of the events not yet completed, claimed or not, in acceptance order. */
   ids(): string[] {
     return this.storage.entries.map((entry) => entry.event.id);

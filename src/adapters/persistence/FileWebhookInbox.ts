@@ -168,6 +168,14 @@ export class FileWebhookInbox implements WebhookInbox {
     });
   }
 
+  /** Waits for the journal's writes under way and closes it; a later call starts afresh from the files. */
+  async close(): Promise<void> {
+    const opening = this.opening;
+    this.opening = null;
+    const journal = await opening?.catch(() => null);
+    await journal?.close();
+  }
+
   /** Called once the event's accept record is on disk (never before: compaction writes what is held). */
   private hold(id: string, record: Buffer): void {
     this.live.set(id, { record, claimed: false });
@@ -184,6 +192,8 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   private async start(): Promise<GroupCommitLog> {
+    this.live.clear();
+    this.liveBytes = 0;
     await ensurePrivateDirectory(this.directory);
     const names = await this.entries(this.directory);
     await this.removeAbandonedTemporaries(names);

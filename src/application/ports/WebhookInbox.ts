@@ -19,4 +19,10 @@ export interface WebhookInbox {
   complete(eventId: string): Promise<void>;
   /** Events accepted and not yet completed (claimed or not). */
   pending(): Promise<number>;
+  /**
+   * Waits for the writes under way and lets go of what the inbox holds open. Call it once
+   * nothing uses the inbox any more (the gateway's stop); a later call of another method starts
+   * it afresh from what is stored.
+   */
+  close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Container } from 'inversify';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
 import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
@@ -63,6 +64,7 @@ export async function startWebhookListener(
     port: bound,
     stop: async (graceMs) => {
       const [, finished] = await Promise.all([closeWebhookServer(server), worker.stop(graceMs)]);
+      await container.get(TOKENS.WebhookInbox).close();
       return finished;
     },
   };
