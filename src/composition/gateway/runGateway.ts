@@ -41,6 +41,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       ? await startWebhookListener(container, config, settings, logger, displayPath(paths.configFile))
       : null;
   if (webhooks) {
+    // Lines logged while starting come first.
+    await logger.flush();
     options.out.write(`${webhooks.listeningLine}\n`);
     logger.info(webhooks.listeningLine);
   }
