@@ -182,6 +182,17 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), null).ok).toBe(false);
   });
 
+  it('counts nesting through lists and through a key named __proto__', () => {
+    const nested = (depth: number) => `{"__proto__":${'[{"b":'.repeat((depth - 2) / 2)}1${'}]'.repeat((depth - 2) / 2)}}`;
+    expect(parseWebhookBody(bytes(nested(MAX_PAYLOAD_DEPTH)), null).ok).toBe(true);
+    expect(parseWebhookBody(bytes(nested(MAX_PAYLOAD_DEPTH + 2)), null).ok).toBe(false);
+  });
+
+  it('decodes a good body after refusing one that is not UTF-8', () => {
+    expect(parseWebhookBody(new Uint8Array([0x7b, 0xff, 0x7d]), null)).toEqual({ ok: false });
+    expect(parseWebhookBody(bytes('{"ok":"ünï"}'), null)).toEqual({ ok: true, payload: { ok: 'ünï' } });
+  });
+
   it('takes the JSON in the payload field of a form body (the first code host\'s form mode)', () => {
     const body = `payload=${encodeURIComponent('{"action":"opened","n":1}')}`;
     expect(parseWebhookBody(bytes(body), 'application/x-www-form-urlencoded')).toEqual({

@@ -258,13 +258,17 @@ function declaredLength(req: IncomingMessage): number | null {
   return Number.isSafeInteger(length) ? length : Number.POSITIVE_INFINITY;
 }
 
-/** Headers by lower-case name, a repeated header joined by `, ` (fromEntries: `__proto__` is only a name). */
+/** Headers by lower-case name, a repeated header joined by `, `; a header named `__proto__` is only a name. */
 function headersOf(req: IncomingMessage): WebhookHeaders {
-  return Object.fromEntries(
-    Object.entries(req.headers)
-      .filter((entry): entry is [string, string | string[]] => entry[1] !== undefined)
-      .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
-  );
+  const headers: Record<string, string> = {};
+  for (const name in req.headers) {
+    const raw = req.headers[name];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (name === '__proto__') Object.defineProperty(headers, name, { value, enumerable: true, writable: true, configurable: true });
+    else headers[name] = value;
+  }
+  return headers;
 }
 
 function messageOf(error: unknown): string {

@@ -88,9 +88,12 @@ function mediaTypeOf(contentType: string | null): string {
   return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
+/** One decoder for every body: a fatal decoder keeps no state between whole-buffer calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function decodeUtf8(body: Uint8Array): string | null {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(body);
+    return UTF8.decode(body);
   } catch {
     return null;
   }
@@ -107,14 +110,25 @@ function parseJsonObject(text: string): ParsedBody {
   return { ok: true, payload: value };
 }
 
-/** Whether objects and lists nest deeper than `limit`; iterative, so depth cannot hurt it. */
-function depthExceeds(root: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 1]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
+/**
+ * Whether objects and lists nest deeper than `limit`; iterative, so depth cannot hurt it. Only
+ * objects and lists are visited (a payload is mostly strings and numbers), with their depths
+ * kept in a second stack rather than a pair allocated per value.
+ */
+function depthExceeds(root: object, limit: number): boolean {
+  const values: object[] = [root];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const value = values.pop() as Record<string, unknown>;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    for (const key in value) {
+      const child = value[key];
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }
