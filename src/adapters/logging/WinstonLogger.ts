@@ -72,7 +72,7 @@ export class WinstonLogger implements Logger {
 
   private write(level: Level, message: string, fields?: Record<string, unknown>): void {
     if (SEVERITY[level]! > this.threshold) return;
-    const entry = this.format.transform({ ...masked(fields), level, message, [LEVEL]: level });
+    const entry = this.format.transform(entryOf(level, message, fields));
     if (!entry) return;
     if (this.pending === '') {
       setImmediate(() => this.writePending());
@@ -98,9 +98,17 @@ process.on('exit', () => {
 
 const SECRET_FIELD = /(secret|signature|token|password|api_?key|authorization)/i;
 
-function masked(fields?: Record<string, unknown>): Record<string, unknown> {
-  if (!fields) return {};
-  const safe: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(fields)) safe[name] = SECRET_FIELD.test(name) ? '[hidden]' : value;
-  return safe;
+/**
+ * The object winston's formats take: the fields, masked where their names look secret, then
+ * the level and the message, which no field may replace. Built in one object (this runs for
+ * every line; a masked copy spread into another was a tenth of what a busy listener allocated).
+ */
+function entryOf(level: Level, message: string, fields?: Record<string, unknown>): winston.Logform.TransformableInfo {
+  const entry: winston.Logform.TransformableInfo = { level, message, [LEVEL]: level };
+  if (!fields) return entry;
+  for (const name of Object.keys(fields)) {
+    if (name === 'level' || name === 'message') continue;
+    entry[name] = SECRET_FIELD.test(name) ? '[hidden]' : fields[name];
+  }
+  return entry;
 }
