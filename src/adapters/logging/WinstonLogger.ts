@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import winston from 'winston';
-import type { Logger } from '../../application/ports/Logger.js';
+import { LevelLogger, type LogLevel } from './LevelLogger.js';
 
 export type LogFormat = 'json' | 'text';
-type Level = 'debug' | 'info' | 'warn' | 'error';
 
 /** Where winston's formats leave the finished line (triple-beam's MESSAGE). */
 const MESSAGE = Symbol.for('message');
@@ -27,7 +26,7 @@ const SEVERITY = winston.config.npm.levels;
  * process that exits writes what is left first (`flush`, or the `exit` event); one killed with
  * SIGKILL loses at most the lines of the turn it was killed in.
  */
-export class WinstonLogger implements Logger {
+export class WinstonLogger extends LevelLogger {
   private readonly format: winston.Logform.Format;
   private readonly threshold: number;
   private pending = '';
@@ -37,6 +36,7 @@ export class WinstonLogger implements Logger {
     level: 'debug' | 'info' = 'info',
     private readonly stream: NodeJS.WritableStream = process.stdout,
   ) {
+    super();
     this.threshold = SEVERITY[level]!;
     this.format =
       format === 'json'
@@ -50,19 +50,6 @@ export class WinstonLogger implements Logger {
           );
   }
 
-  debug(message: string, fields?: Record<string, unknown>): void {
-    this.write('debug', message, fields);
-  }
-  info(message: string, fields?: Record<string, unknown>): void {
-    this.write('info', message, fields);
-  }
-  warn(message: string, fields?: Record<string, unknown>): void {
-    this.write('warn', message, fields);
-  }
-  error(message: string, fields?: Record<string, unknown>): void {
-    this.write('error', message, fields);
-  }
-
   /** Resolves once every entry written so far has left for the stream's destination. */
   async flush(): Promise<void> {
     this.writePending();
@@ -70,7 +57,7 @@ export class WinstonLogger implements Logger {
     if (stream.writableNeedDrain) await once(stream, 'drain');
   }
 
-  private write(level: Level, message: string, fields?: Record<string, unknown>): void {
+  protected write(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
     if (SEVERITY[level]! > this.threshold) return;
     const entry = this.format.transform(entryOf(level, message, fields));
     if (!entry) return;
@@ -103,7 +90,7 @@ const SECRET_FIELD = /(secret|signature|token|password|api_?key|authorization)/i
  * the level and the message, which no field may replace. Built in one object (this runs for
  * every line; a masked copy spread into another was a tenth of what a busy listener allocated).
  */
-function entryOf(level: Level, message: string, fields?: Record<string, unknown>): winston.Logform.TransformableInfo {
+function entryOf(level: LogLevel, message: string, fields?: Record<string, unknown>): winston.Logform.TransformableInfo {
   const entry: winston.Logform.TransformableInfo = { level, message, [LEVEL]: level };
   if (!fields) return entry;
   for (const name of Object.keys(fields)) {
