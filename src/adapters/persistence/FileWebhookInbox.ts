@@ -121,14 +121,14 @@ export class FileWebhookInbox implements WebhookInbox {
       let returned = this.unreportedClaims;
       this.unreportedClaims = 0;
       const adopted = await this.adoptJournalsOfGone();
-      if (adopted.paths.length === 0) return returned;
-      const { entries } = await this.readJournals(adopted);
+      if (adopted.length === 0) return returned;
+      const { entries } = await this.readJournals({ paths: adopted });
       const fresh = entries.filter((entry) => !this.live.has(entry.event.id));
       if (fresh.length > 0) {
         await Promise.all(fresh.map((entry) => journal.append(entry.line, true, (record) => this.hold(entry.event.id, record))));
       }
       returned += fresh.filter((entry) => entry.claimed).length;
-      await this.removeAll(adopted.paths);
+      await this.removeAll(adopted);
       return returned;
     });
   }
@@ -201,10 +201,11 @@ export class FileWebhookInbox implements WebhookInbox {
     const earlier = await this.earlierLayout();
     const { entries } = await this.readJournals({ paths: own, extra: earlier.events });
     const ownPath = join(this.directory, journalName(this.claimant));
-    const journal = await GroupCommitLog.create(ownPath, entries.map((entry) => entry.line).join(''), (fileBytes) =>
+    const records = entries.map((entry) => Buffer.from(entry.line, 'utf8'));
+    const journal = await GroupCommitLog.create(ownPath, Buffer.concat(records), (fileBytes) =>
       fileBytes > COMPACT_AT_BYTES && this.liveBytes <= COMPACT_LIVE_MAX_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
     );
-    for (const entry of entries) this.hold(entry.event.id, Buffer.from(entry.line, 'utf8'));
+    entries.forEach((entry, index) => this.hold(entry.event.id, records[index]!));
     this.unreportedClaims = entries.filter((entry) => entry.claimed).length;
     await this.removeAll([...own.filter((path) => path !== ownPath), ...earlier.files]);
     if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
@@ -225,7 +226,7 @@ export class FileWebhookInbox implements WebhookInbox {
    * Renames every journal of a process on this host that is gone into this process's name
    * (a journal someone else renamed first is skipped) and returns the new paths.
    */
-  private async adoptJournalsOfGone(): Promise<{ paths: string[] }> {
+  private async adoptJournalsOfGone(): Promise<string[]> {
     const paths: string[] = [];
     for (const name of await this.entries(this.directory)) {
       const owner = journalOwner(name);
@@ -239,7 +240,7 @@ export class FileWebhookInbox implements WebhookInbox {
         if (errnoCode(error) !== 'ENOENT') throw error;
       }
     }
-    return { paths };
+    return paths;
   }
 
   /** Reads journals and loose events together, sets damaged lines aside and reports torn ends. */
