@@ -4,7 +4,7 @@
 // equivalent HMAC rule. Load from wrk (Debian package `wrk`). Installs both when missing.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleBenchEntry } from './bundleEntry.mjs';
@@ -12,6 +12,11 @@ import { bundleBenchEntry } from './bundleEntry.mjs';
 const DURATION = process.env.BENCH_SECONDS ?? '10';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '16';
 const SECRET = 'bench-secret';
+// Ours runs with the Node options `npm start` gives the gateway (package.json), so that the
+// figures are those of the gateway as shipped (docs/gateway.md, "Running it").
+const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 function ensureInstalled(program, debianPackage) {
   if (spawnSync('sh', ['-c', `command -v ${program}`]).status === 0) return true;
@@ -117,6 +122,7 @@ try {
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
   const script = wrkScript(work, body, signature);
   console.log(`webhook accept path, signed ${Buffer.byteLength(body)}-byte pull_request, wrk -t2 -c${CONNECTIONS} -d${DURATION}s on loopback`);
+  console.log(`  ours runs as \`npm start\` runs the gateway: node ${GATEWAY_NODE_OPTIONS.join(' ')}`);
 
   // Ours: the gateway's listener in a process of its own, agent replaced by a no-op, logging at info.
   const home = join(work, 'home');
@@ -141,7 +147,7 @@ try {
   const entry = join(work, 'webhookBench.mjs');
   await bundleBenchEntry('webhookBench', entry);
   const log = openSync(join(work, 'gateway.log'), 'a');
-  const ours = spawn(process.execPath, [entry, home], { stdio: ['ignore', log, 'pipe'] });
+  const ours = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, entry, home], { stdio: ['ignore', log, 'pipe'] });
   children.push(ours);
   const [, port] = await waitForLine(ours, /ready (\d+)/);
   const oursResult = runWrk(`http://127.0.0.1:${port}/webhooks/bench`, script);
