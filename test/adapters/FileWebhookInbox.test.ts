@@ -75,6 +75,18 @@ describe('FileWebhookInbox', () => {
     }
   });
 
+  it('journals the payload as the JSON text it came as when that fits on one line, and encodes it otherwise', async () => {
+    const inbox = open();
+    const sent = '{ "action" : "opened", "number":1 , "pull_request":{"title":"PR 1","labels":[{"name":"bug"}]}}';
+    await inbox.accept(anEvent(1), sent);
+    await inbox.accept(anEvent(2), JSON.stringify(anEvent(2).payload, null, 2));
+
+    const [first, second] = await linesOf(journalOf('test-host:1'));
+    expect(first).toContain(`"payload":${sent}}}`);
+    expect(JSON.parse(first!)).toEqual({ accept: anEvent(1) });
+    expect(second).toBe(acceptRecord(anEvent(2)).trim());
+  });
+
   it('keeps acceptance order for events accepted at the same moment', async () => {
     const inbox = open();
     await Promise.all([1, 2, 3, 4, 5].map((n) => inbox.accept(anEvent(n))));

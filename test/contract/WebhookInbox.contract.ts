@@ -57,6 +57,22 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await inbox.claimNext()).toEqual(event);
     });
 
+    it('hands out an event accepted with the JSON text of its payload as that payload, also after a restart', async () => {
+      const compact = anEvent(1, { payload: { text: 'ünïcode ✓ \u2028', list: [1, { b: null }] } });
+      const pretty = anEvent(2, { payload: { a: { b: [1, 2] } } });
+      await inbox.accept(compact, ' {"text":"ünïcode ✓ \\u2028","list":[1,{"b":null}]} ');
+      await inbox.accept(pretty, '{\n  "a": {\n    "b": [1, 2]\n  }\n}\n');
+
+      expect(await inbox.claimNext()).toEqual(compact);
+      const after = await subject.restart();
+      await after.recover();
+      expect(await drain(after)).toEqual(['event-1', 'event-2']);
+      const again = await subject.restart();
+      await again.recover();
+      expect(await again.claimNext()).toEqual(compact);
+      expect(await again.claimNext()).toEqual(pretty);
+    });
+
     it('hands out events in acceptance order, whatever their receivedAt says', async () => {
       await inbox.accept(anEvent(1, { receivedAt: '2026-06-01T09:00:00.000Z' }));
       await inbox.accept(anEvent(2, { receivedAt: '2026-06-01T07:00:00.000Z' }));

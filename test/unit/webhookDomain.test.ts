@@ -157,12 +157,13 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes('{"a":[1,{"b":null}]}'), 'application/json; charset=utf-8')).toEqual({
       ok: true,
       payload: { a: [1, { b: null }] },
+      json: '{"a":[1,{"b":null}]}',
     });
   });
 
   it('reads a body without a content type, or with another one, as JSON', () => {
-    expect(parseWebhookBody(bytes('{"a":1}'), null)).toEqual({ ok: true, payload: { a: 1 } });
-    expect(parseWebhookBody(bytes('{"a":1}'), 'text/plain')).toEqual({ ok: true, payload: { a: 1 } });
+    expect(parseWebhookBody(bytes('{"a":1}'), null)).toEqual({ ok: true, payload: { a: 1 }, json: '{"a":1}' });
+    expect(parseWebhookBody(bytes('{"a":1}'), 'text/plain')).toEqual({ ok: true, payload: { a: 1 }, json: '{"a":1}' });
   });
 
   it.each(['', 'nope', '[1,2]', '"text"', '42', 'null', '{"a":1', '{"a":1}}'])('refuses %j as JSON', (text) => {
@@ -190,7 +191,7 @@ describe('request bodies', () => {
 
   it('decodes a good body after refusing one that is not UTF-8', () => {
     expect(parseWebhookBody(new Uint8Array([0x7b, 0xff, 0x7d]), null)).toEqual({ ok: false });
-    expect(parseWebhookBody(bytes('{"ok":"ünï"}'), null)).toEqual({ ok: true, payload: { ok: 'ünï' } });
+    expect(parseWebhookBody(bytes('{"ok":"ünï"}'), null)).toEqual({ ok: true, payload: { ok: 'ünï' }, json: '{"ok":"ünï"}' });
   });
 
   it('takes the JSON in the payload field of a form body (the first code host\'s form mode)', () => {
@@ -198,6 +199,7 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes(body), 'application/x-www-form-urlencoded')).toEqual({
       ok: true,
       payload: { action: 'opened', n: 1 },
+      json: '{"action":"opened","n":1}',
     });
     expect(parseWebhookBody(bytes('payload=%5B1%5D'), 'application/x-www-form-urlencoded')).toEqual({ ok: false });
     expect(parseWebhookBody(bytes('payload=oops'), 'Application/X-WWW-Form-Urlencoded; charset=utf-8')).toEqual({ ok: false });
@@ -207,8 +209,9 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes('status=ok&tag=a&tag=b+c&__proto__=x'), 'application/x-www-form-urlencoded')).toEqual({
       ok: true,
       payload: JSON.parse('{"status":"ok","tag":["a","b c"],"__proto__":"x"}'),
+      json: null,
     });
-    expect(parseWebhookBody(bytes(''), 'application/x-www-form-urlencoded')).toEqual({ ok: true, payload: {} });
+    expect(parseWebhookBody(bytes(''), 'application/x-www-form-urlencoded')).toEqual({ ok: true, payload: {}, json: null });
   });
 });
 

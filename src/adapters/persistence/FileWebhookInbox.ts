@@ -103,10 +103,10 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   /** Appends the event's accept record and waits until it is synced. Throws WEBHOOK.INBOX_UNAVAILABLE. */
-  async accept(event: WebhookEvent): Promise<void> {
+  async accept(event: WebhookEvent, payloadJson?: string): Promise<void> {
     await this.guard('write', async () => {
       const journal = await this.journal();
-      await journal.append(acceptRecord(event), true, (record) => this.hold(event.id, record));
+      await journal.append(acceptRecord(event, payloadJson), true, (record) => this.hold(event.id, record));
     });
   }
 

@@ -32,7 +32,15 @@ export function journalOwner(name: string): string | null {
   }
 }
 
-export const acceptRecord = (event: WebhookEvent): string => `{"accept":${JSON.stringify(event)}}\n`;
+/**
+ * The accept record of `event`. With `payloadJson`, the text its payload was parsed from, that
+ * text is written in place of the payload encoded again, when it fits on the record's line.
+ */
+export function acceptRecord(event: WebhookEvent, payloadJson?: string): string {
+  if (payloadJson === undefined || payloadJson.includes('\n')) return `{"accept":${JSON.stringify(event)}}\n`;
+  const { payload: _encodedBelow, ...envelope } = event;
+  return `{"accept":${JSON.stringify(envelope).slice(0, -1)},"payload":${payloadJson}}}\n`;
+}
 export const claimRecord = (eventId: string): string => `{"claim":${JSON.stringify(eventId)}}\n`;
 export const doneRecord = (eventId: string): string => `{"done":${JSON.stringify(eventId)}}\n`;
 

@@ -10,7 +10,11 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
  *   crash exactly there runs the event again (at-least-once at that boundary).
  */
 export interface WebhookInbox {
-  accept(event: WebhookEvent): Promise<void>;
+  /**
+   * `payloadJson`, when given, is the JSON text `event.payload` was parsed from; a store may
+   * keep it as it is instead of encoding the payload again.
+   */
+  accept(event: WebhookEvent, payloadJson?: string): Promise<void>;
   /** Returns claims of a process that is gone to the queue; returns how many. Call at start-up. */
   recover(): Promise<number>;
   /** The oldest unclaimed event, now claimed by this process; null when none is waiting. */

@@ -89,7 +89,7 @@ export class AcceptWebhook {
       this.logger.warn('webhook refused: malformed body', { route: route.name });
       return reply(400, { error: 'Malformed JSON' });
     }
-    const { payload } = body;
+    const { payload, json } = body;
 
     const event = eventKindOf(input.headers, payload);
     if (route.events.length > 0 && !route.events.includes(event)) {
@@ -118,7 +118,7 @@ export class AcceptWebhook {
       receivedAt: now.toISOString(),
     };
     try {
-      await this.inbox.accept(accepted);
+      await this.inbox.accept(accepted, json ?? undefined);
     } catch (error) {
       // Not stored, so not accepted: a retry of this delivery must get through.
       if (key !== null) this.deliveries.forget(key);

@@ -58,7 +58,11 @@ export function deliveryIdOf(headers: WebhookHeaders, receivedAtMs: number): Del
  */
 export const MAX_PAYLOAD_DEPTH = 256;
 
-export type ParsedBody = { ok: true; payload: Record<string, unknown> } | { ok: false };
+/**
+ * `json` is the JSON text the payload was parsed from (the body, or a form body's `payload`
+ * field), null for a form body made an object of its fields.
+ */
+export type ParsedBody = { ok: true; payload: Record<string, unknown>; json: string | null } | { ok: false };
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -81,7 +85,7 @@ export function parseWebhookBody(body: Uint8Array, contentType: string | null): 
     return [key, values.length === 1 ? values[0]! : values];
   });
   // fromEntries defines own properties, so a field named __proto__ is just a field.
-  return { ok: true, payload: Object.fromEntries(fields) };
+  return { ok: true, payload: Object.fromEntries(fields), json: null };
 }
 
 function mediaTypeOf(contentType: string | null): string {
@@ -107,7 +111,7 @@ function parseJsonObject(text: string): ParsedBody {
     return { ok: false };
   }
   if (!isJsonObject(value) || depthExceeds(value, MAX_PAYLOAD_DEPTH)) return { ok: false };
-  return { ok: true, payload: value };
+  return { ok: true, payload: value, json: text };
 }
 
 /**
