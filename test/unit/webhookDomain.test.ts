@@ -1,4 +1,5 @@
 import { DeliveryMemory, deliveryKey } from '../../src/domain/webhook/DeliveryMemory.js';
+import { Fifo } from '../../src/domain/webhook/Fifo.js';
 import { passesFilters } from '../../src/domain/webhook/fieldFilters.js';
 import { jsonEqual, lookUpPath } from '../../src/domain/webhook/payloadPath.js';
 import { defaultPrompt, rawPayload, renderTemplate, webhookPrompt } from '../../src/domain/webhook/promptTemplate.js';
@@ -271,12 +272,40 @@ describe('sliding-window rate limit', () => {
     expect(limit.take('a', 1, 1)).toMatchObject({ allowed: false });
   });
 
+  it('stays exact with a large limit over many windows', () => {
+    const limit = new SlidingWindowRateLimit(10_000);
+    const allowedAt: number[] = [];
+    for (let t = 0; t < 50_000; t += 1) if (limit.take('r', 3000, t).allowed) allowedAt.push(t);
+    const expected = [0, 10_000, 20_000, 30_000, 40_000].flatMap((start) => Array.from({ length: 3000 }, (_, i) => start + i));
+    expect(allowedAt).toEqual(expected);
+    expect(limit.take('r', 3000, 45_000)).toEqual({ allowed: false, retryAfterSeconds: 5 });
+  });
+
   it('forgets keys whose window has emptied', () => {
     const limit = new SlidingWindowRateLimit();
     for (let i = 0; i < 100; i += 1) limit.take(`route-${i}`, 30, 0);
     expect(limit.size).toBe(100);
     limit.take('other', 30, 120_000);
     expect(limit.size).toBe(1);
+  });
+});
+
+describe('first-in first-out queue', () => {
+  it('gives items back in the order they came, through many more than it compacts at', () => {
+    const queue = new Fifo<number>();
+    const out: number[] = [];
+    for (let n = 0; n < 10_000; n += 1) {
+      queue.push(n);
+      if (n % 3 !== 0) out.push(queue.shift()!);
+    }
+    expect(queue.size).toBe(10_000 - out.length);
+    expect(queue.at(0)).toBe(out.length);
+    expect(queue.last()).toBe(9999);
+    expect(queue.at(queue.size)).toBeUndefined();
+    while (queue.size > 0) out.push(queue.shift()!);
+    expect(out).toEqual(Array.from({ length: 10_000 }, (_, n) => n));
+    expect(queue.shift()).toBeUndefined();
+    expect(queue.last()).toBeUndefined();
   });
 });
 

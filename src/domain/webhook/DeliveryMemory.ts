@@ -1,3 +1,5 @@
+import { Fifo } from './Fifo.js';
+
 /** How long an accepted delivery is remembered (decisions §7). */
 export const DELIVERY_MEMORY_MS = 60 * 60 * 1000;
 
@@ -17,14 +19,13 @@ export function deliveryKey(route: string, deliveryId: string): string {
  * milliseconds. At most `maxEntries` keys are held: expired keys are dropped as time passes, and
  * when the memory is full the oldest key is forgotten early. Each call costs the same however
  * many keys are held: the keys wait in a queue in the order they were remembered, and only its
- * head is ever looked at.
+ * front is ever looked at.
  */
 export class DeliveryMemory {
   /** Key → when it was remembered. */
   private readonly seen = new Map<string, number>();
-  /** Every remembering, oldest first, from `head` on; an entry whose time no longer matches `seen` is stale. */
-  private queue: Array<{ key: string; at: number }> = [];
-  private head = 0;
+  /** Every remembering, oldest first; an entry whose time no longer matches `seen` is stale. */
+  private readonly queue = new Fifo<{ key: string; at: number }>();
 
   constructor(
     private readonly ttlMs = DELIVERY_MEMORY_MS,
@@ -36,16 +37,12 @@ export class DeliveryMemory {
    * is already remembered and has not expired.
    */
   remember(key: string, nowMs: number): boolean {
-    while (this.head < this.queue.length && nowMs - this.queue[this.head]!.at >= this.ttlMs) this.dropOldest();
+    while (this.queue.size > 0 && nowMs - this.queue.at(0)!.at >= this.ttlMs) this.dropOldest();
     const since = this.seen.get(key);
     if (since !== undefined && nowMs - since < this.ttlMs) return false;
     this.seen.set(key, nowMs);
     this.queue.push({ key, at: nowMs });
     while (this.seen.size > this.maxEntries) this.dropOldest();
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
     return true;
   }
 
@@ -59,8 +56,7 @@ export class DeliveryMemory {
   }
 
   private dropOldest(): void {
-    const { key, at } = this.queue[this.head]!;
-    this.head += 1;
+    const { key, at } = this.queue.shift()!;
     if (this.seen.get(key) === at) this.seen.delete(key);
   }
 }

@@ -1,3 +1,5 @@
+import { Fifo } from './Fifo.js';
+
 /** A rate-limit answer: go ahead, or wait this many whole seconds before the next try can pass. */
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -5,9 +7,11 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
  * At most `limit` requests per key in any window of `windowMs` (a sliding log, not fixed
  * minutes): a request is counted only when it is allowed. Times are passed in, in milliseconds.
  * Memory: at most `limit` timestamps per key, and keys whose window has emptied are dropped.
+ * Each call costs the same however many timestamps a key holds.
  */
 export class SlidingWindowRateLimit {
-  private readonly hits = new Map<string, number[]>();
+  /** Per key, the times of the requests counted, oldest first. */
+  private readonly hits = new Map<string, Fifo<number>>();
   private lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly windowMs = 60_000) {}
@@ -15,10 +19,10 @@ export class SlidingWindowRateLimit {
   /** Counts one request of `key` at `nowMs` if fewer than `limit` were counted in the window. */
   take(key: string, limit: number, nowMs: number): RateDecision {
     this.sweep(nowMs);
-    const hits = this.hits.get(key) ?? [];
-    while (hits.length > 0 && hits[0]! <= nowMs - this.windowMs) hits.shift();
-    if (hits.length >= limit) {
-      const oldest = hits[hits.length - limit] ?? nowMs;
+    const hits = this.hits.get(key) ?? new Fifo<number>();
+    while (hits.size > 0 && hits.at(0)! <= nowMs - this.windowMs) hits.shift();
+    if (hits.size >= limit) {
+      const oldest = hits.at(hits.size - limit) ?? nowMs;
       const waitMs = Math.max(oldest + this.windowMs - nowMs, 0);
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
     }
@@ -37,7 +41,7 @@ export class SlidingWindowRateLimit {
     if (nowMs - this.lastSweepMs < this.windowMs) return;
     this.lastSweepMs = nowMs;
     for (const [key, hits] of this.hits) {
-      if ((hits.at(-1) ?? Number.NEGATIVE_INFINITY) <= nowMs - this.windowMs) this.hits.delete(key);
+      if ((hits.last() ?? Number.NEGATIVE_INFINITY) <= nowMs - this.windowMs) this.hits.delete(key);
     }
   }
 }
