@@ -64,9 +64,18 @@ describe('a webhook run', () => {
     expect(request).toMatchObject({
       toolsets: ['web', 'terminal'],
       unattended: true,
+      privateNetworks: false,
       idleTimeoutMs: 600_000,
       selection: { provider: 'command', model: null },
     });
+  });
+
+  it('lets the tools of a run reach private networks only when its route allows it', async () => {
+    const w = worker({ routes: [aRoute('internal-alerts', { allowPrivateNetworks: true })] });
+
+    await w.runAll(anEvent(1, { route: 'internal-alerts' }));
+
+    expect(w.agent.requests[0]!.privateNetworks).toBe(true);
   });
 
   it('gives the agent the event, the route and the payload when the route has no prompt', async () => {

@@ -13,6 +13,7 @@ export function aRoute(name: string, overrides: Partial<WebhookRoute> = {}): Web
     prompt: null,
     skills: [],
     toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+    allowPrivateNetworks: false,
     deliver: 'log',
     deliverExtra: {},
     filters: [],

@@ -5,7 +5,7 @@ type Answer = (args: Record<string, unknown>, context: ToolCallContext) => strin
 
 /** A tool that records its calls and answers with `answer` (default: "done"). */
 export class RecordingTool implements Tool {
-  readonly calls: Array<{ args: Record<string, unknown>; unattended: boolean }> = [];
+  readonly calls: Array<{ args: Record<string, unknown>; unattended: boolean; privateNetworks?: boolean }> = [];
   readonly spec: ToolSpec;
 
   constructor(name: string, private readonly answer: Answer = () => 'done') {
@@ -17,7 +17,7 @@ export class RecordingTool implements Tool {
   }
 
   async call(args: Record<string, unknown>, context: ToolCallContext): Promise<string> {
-    this.calls.push({ args, unattended: context.unattended });
+    this.calls.push({ args, unattended: context.unattended, privateNetworks: context.privateNetworks });
     return this.answer(args, context);
   }
 }

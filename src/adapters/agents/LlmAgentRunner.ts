@@ -256,7 +256,11 @@ class LlmSession {
     this.watchdog.touch();
     const signal = this.controller.signal;
     try {
-      const content = await untilAborted(tool.call(parsed.args, { signal, unattended: this.request.unattended }), signal);
+      const content = await untilAborted(tool.call(parsed.args, {
+            signal,
+            unattended: this.request.unattended,
+            privateNetworks: this.request.privateNetworks ?? true,
+          }), signal);
       return { callId: call.id, name: call.name, content, isError: false };
     } catch (error) {
       if (signal.aborted) throw error;

@@ -13,7 +13,7 @@ import { describeValue } from './YamlConfigLoader.js';
 /** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
 const ROUTE_NAME = /^[A-Za-z0-9._~-]+$/;
 
-const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'deliver', 'deliver_extra', 'filters'];
+const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver', 'deliver_extra', 'filters'];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
 export interface ConfiguredRoutes {
@@ -92,7 +92,10 @@ function readRoute(
   for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
     problem('toolsets', `names an unknown toolset "${unknown}"`);
   }
-  const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {} } = settings;
+  const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {}, allow_private_networks: allowPrivateNetworks = false } = settings;
+  if (typeof allowPrivateNetworks !== 'boolean') {
+    problem('allow_private_networks', `must be true or false (got ${describeValue(allowPrivateNetworks)})`);
+  }
   if (prompt !== null && typeof prompt !== 'string') problem('prompt', `must be a template string (got ${describeValue(prompt)})`);
   if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
     problem('deliver', `must be one of ${WEBHOOK_DELIVERIES.join(', ')} (got ${describeValue(deliver)})`);
@@ -113,6 +116,7 @@ function readRoute(
     prompt: typeof prompt === 'string' && prompt.trim() !== '' ? prompt : null,
     skills,
     toolsets,
+    allowPrivateNetworks: allowPrivateNetworks === true,
     deliver: String(deliver),
     deliverExtra: extra,
     filters,

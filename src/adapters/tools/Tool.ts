@@ -13,6 +13,11 @@ export interface ToolCallContext {
   signal: AbortSignal;
   /** True for cron and webhook runs, where nobody can answer a question. */
   unattended: boolean;
+  /**
+   * Whether tools may reach loopback, private and link-local addresses; false for runs driven
+   * by content from outside (webhook payloads). Absent: they may.
+   */
+  privateNetworks?: boolean;
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { SelectorDefinition } from 'html-to-text';
-import { injectable } from 'inversify';
+import { inject, injectable } from 'inversify';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
+import { TOOL_TOKENS } from './tokens.js';
 import { decodeBody, httpGet, type HttpAnswer } from './httpGet.js';
+import type { AddressPolicy } from './publicAddresses.js';
 
 const TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -33,9 +35,16 @@ function htmlConverter(): Promise<HtmlToText> {
  * URL and the title. HTML becomes text (menus, scripts and images left out), JSON is
  * pretty-printed, plain text stays as it is. At most 2 MB of the body is read and at most
  * 20,000 characters returned. A failed fetch or a non-2xx answer is a result that says so.
+ *
+ * In a session whose context says `privateNetworks: false` (webhook runs, unless their route
+ * allows it) only public addresses are fetched, each connection and redirect checked: a
+ * payload cannot send the agent to loopback services, the private network or a cloud metadata
+ * address. `publicAddresses` is that policy (publicAddressesOnly; tests put in their own).
  */
 @injectable()
 export class WebExtractTool implements Tool {
+  constructor(@inject(TOOL_TOKENS.PublicAddressPolicy) private readonly publicAddresses: AddressPolicy) {}
+
   readonly spec: ToolSpec = {
     name: 'web_extract',
     description:
@@ -58,8 +67,14 @@ export class WebExtractTool implements Tool {
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_BODY_BYTES,
       headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5' },
+      ...(context.privateNetworks === false ? { addressPolicy: this.publicAddresses } : {}),
     });
-    if (!result.ok) return `Could not fetch ${url.href}: ${result.problem}.`;
+    if (!result.ok) {
+      const hint = result.refusedAddress
+        ? ' Runs started by a webhook fetch only public addresses (a route allows more with allow_private_networks: true).'
+        : '';
+      return `Could not fetch ${url.href}: ${result.problem}.${hint}`;
+    }
     const { answer } = result;
     if (answer.status < 200 || answer.status > 299) {
       const via = answer.url !== url.href ? ` (redirected to ${answer.url})` : '';

@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { AddressPolicy } from './publicAddresses.js';
 import type { Tool, ToolCatalog } from './Tool.js';
 
 /** Adapter-level tokens of the agent runtime's tools. */
@@ -14,4 +15,6 @@ export const TOOL_TOKENS = {
   JobTool: Symbol.for('agent.tools.JobTool') as ServiceIdentifier<() => Tool>,
   /** Where `terminal` runs commands; default `$AGENT_HOME/workspace`. */
   TerminalWorkingDirectory: Symbol.for('agent.tools.TerminalWorkingDirectory') as ServiceIdentifier<string>,
+  /** The addresses `web_extract` keeps to in runs that may not reach private networks. */
+  PublicAddressPolicy: Symbol.for('agent.tools.PublicAddressPolicy') as ServiceIdentifier<AddressPolicy>,
 } as const;

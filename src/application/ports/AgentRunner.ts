@@ -24,6 +24,12 @@ export interface AgentRunRequest {
   /** True for cron and webhook runs: nobody can answer a question (rule 2). */
   unattended: boolean;
   /**
+   * Whether the session's tools may reach loopback, private and link-local addresses. Webhook
+   * runs set it from their route (false unless the route allows it): their task carries text
+   * from outside, which may try to steer the agent at internal services. Absent: they may.
+   */
+  privateNetworks?: boolean;
+  /**
    * Earlier turns of an interactive conversation, oldest first, placed between the skills and
    * the task. Cron and webhook runs never have any (rule 1).
    */

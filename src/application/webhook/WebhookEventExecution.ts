@@ -115,6 +115,7 @@ export class WebhookEventExecution {
       toolsets: route.toolsets,
       idleTimeoutMs: this.settings.idleTimeoutMs,
       unattended: true,
+      privateNetworks: route.allowPrivateNetworks,
       signal,
     });
     return result.text;

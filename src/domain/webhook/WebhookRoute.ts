@@ -31,6 +31,11 @@ export interface WebhookRoute {
   skills: readonly string[];
   /** Toolsets the agent may use; default `agent-webhook`. */
   toolsets: readonly string[];
+  /**
+   * Whether the run's web tools may reach loopback, private and link-local addresses; default
+   * false, since the payload (attacker-controlled text) may try to send the agent there.
+   */
+  allowPrivateNetworks: boolean;
   /** `log`, `repo_comment`, `sms`, `discord`, `slack`, `telegram`, `whatsapp` or `signal`. */
   deliver: string;
   /** For `repo_comment`: `repo`, `pr_number` (templates). For chat platforms: `chat_id`. */

@@ -52,6 +52,7 @@ export function subscriptionRoute(subscription: WebhookSubscription): WebhookRou
     prompt: subscription.prompt,
     skills: [...subscription.skills],
     toolsets: DEFAULT_WEBHOOK_TOOLSETS,
+    allowPrivateNetworks: false,
     deliver: subscription.deliver,
     deliverExtra,
     filters: [],

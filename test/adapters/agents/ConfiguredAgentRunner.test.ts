@@ -260,7 +260,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     const result = await runnerFor(config, {}, new FixedToolCatalog([search])).run(request());
 
     expect(result.text).toBe('Sunny.');
-    expect(search.calls).toEqual([{ args: { query: 'weather' }, unattended: true }]);
+    expect(search.calls).toEqual([{ args: { query: 'weather' }, unattended: true, privateNetworks: true }]);
     expect(server.requests[0]!.apiKey).toBeNull();
   });
 

@@ -169,9 +169,18 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner tool calls
     const result = await runnerFor(format, { tools: new FixedToolCatalog([search]) }).run(request());
 
     expect(result.text).toBe('Sunny, 21 °C.');
-    expect(search.calls).toEqual([{ args: { query: 'weather Berlin' }, unattended: true }]);
+    expect(search.calls).toEqual([{ args: { query: 'weather Berlin' }, unattended: true, privateNetworks: true }]);
     expect(server.requests).toHaveLength(2);
     expect(toolResultsOf(server.requests[1]!)).toEqual([['call_1', 'Berlin: sunny, 21 °C', false]]);
+  });
+
+  it('tells the tools of a run that may not reach private networks so', async () => {
+    const extract = new RecordingTool('web_extract');
+    server.reply(replies.toolCalls({ id: 'call_1', name: 'web_extract', arguments: { url: 'http://10.0.0.1/' } }), replies.text('Done.'));
+
+    await runnerFor(format, { tools: new FixedToolCatalog([extract]) }).run(request({ privateNetworks: false }));
+
+    expect(extract.calls).toEqual([{ args: { url: 'http://10.0.0.1/' }, unattended: true, privateNetworks: false }]);
   });
 
   it('never offers the job tool to a cron run', async () => {

@@ -59,6 +59,7 @@ describe('ConfiguredWebhookRoutes', () => {
       prompt: "Review #{number}"
       skills: [review, triage]
       toolsets: [web, terminal]
+      allow_private_networks: true
       deliver: repo_comment
       deliver_extra: {repo: "{repository.full_name}", pr_number: 12}
       filters:
@@ -73,6 +74,7 @@ describe('ConfiguredWebhookRoutes', () => {
       prompt: 'Review #{number}',
       skills: ['review', 'triage'],
       toolsets: ['web', 'terminal'],
+      allowPrivateNetworks: true,
       deliver: 'repo_comment',
       deliverExtra: { repo: '{repository.full_name}', pr_number: '12' },
       filters: [{ field: 'action', in: ['opened', 'synchronize'] }],
@@ -93,6 +95,7 @@ describe('ConfiguredWebhookRoutes', () => {
       prompt: null,
       skills: [],
       toolsets: ['agent-webhook'],
+      allowPrivateNetworks: false,
       deliver: 'log',
       deliverExtra: {},
       filters: [],
@@ -148,6 +151,7 @@ describe('ConfiguredWebhookRoutes', () => {
     ['deliver: repo_comment', /routes\.r\.deliver_extra\.repo must be set for deliver: repo_comment/],
     ['deliver_extra: {chat_id: [1]}', /routes\.r\.deliver_extra\.chat_id must be a string or a number/],
     ['secret: {value: hunter2}', /routes\.r\.secret must be a string or a list of strings \(got a object\)/],
+    ['allow_private_networks: "yes"', /routes\.r\.allow_private_networks must be true or false \(got "yes"\)/],
   ])('stops start-up for %s', async (setting, message) => {
     const routes = await routesFrom(`extra:
   secret: s3cret
@@ -188,6 +192,7 @@ describe('ConfiguredWebhookRoutes', () => {
       secrets: { kind: 'secrets', values: [aSubscription('payments').secret] },
       events: ['payment_intent.succeeded'],
       toolsets: ['agent-webhook'],
+      allowPrivateNetworks: false,
       deliver: 'telegram',
       deliverExtra: { chat_id: '-1001234' },
     });

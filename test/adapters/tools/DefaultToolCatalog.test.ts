@@ -13,6 +13,7 @@ import { DefaultToolCatalog } from '../../../src/adapters/tools/DefaultToolCatal
 import { TerminalTool } from '../../../src/adapters/tools/TerminalTool.js';
 import type { Tool, ToolCatalog, ToolSpec } from '../../../src/adapters/tools/Tool.js';
 import { TOOL_TOKENS } from '../../../src/adapters/tools/tokens.js';
+import { publicAddressesOnly } from '../../../src/adapters/tools/publicAddresses.js';
 import { WebExtractTool } from '../../../src/adapters/tools/WebExtractTool.js';
 import { WebSearchTool } from '../../../src/adapters/tools/WebSearchTool.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
@@ -129,6 +130,7 @@ describe('DefaultToolCatalog in a container', () => {
     container.bind(TOKENS.Logger).toConstantValue(new RecordingLogger());
     container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(CONFIG_TOKENS.AgentConfig).toConstantValue(config as unknown as AgentConfig);
+    container.bind(TOOL_TOKENS.PublicAddressPolicy).toConstantValue(publicAddressesOnly);
     for (const tool of [TerminalTool, WebSearchTool, WebExtractTool, ClarifyTool]) container.bind(TOOL_TOKENS.Tool).to(tool);
     container.bind(TOOL_TOKENS.JobTool).toFactory((context) => () => context.get(JobToolNeedingTheRunner));
     container.bind(JobToolNeedingTheRunner).toSelf();

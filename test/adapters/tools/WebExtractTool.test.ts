@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
 import { WebExtractTool } from '../../../src/adapters/tools/WebExtractTool.js';
+import { publicAddressesOnly } from '../../../src/adapters/tools/publicAddresses.js';
 import { answer, LocalWebServer } from '../../support/localWebServer.js';
 
 const PAGE = `<!doctype html>
@@ -21,16 +22,22 @@ const PAGE = `<!doctype html>
 </html>`;
 
 let web: LocalWebServer;
-const tool = new WebExtractTool();
+const tool = new WebExtractTool(publicAddressesOnly);
 
 function context(signal = new AbortController().signal): ToolCallContext {
   return { signal, unattended: true };
 }
 
+/** The context of a webhook run whose route does not allow private networks. */
+const publicOnly = (): ToolCallContext => ({ ...context(), privateNetworks: false });
+const REFUSAL_HINT = 'Runs started by a webhook fetch only public addresses (a route allows more with allow_private_networks: true).';
+
 beforeAll(async () => {
   web = await LocalWebServer.start({
     '/page.html': answer(200, 'text/html; charset=utf-8', PAGE),
     '/moved': (_request, response) => response.writeHead(302, { location: '/page.html' }).end(),
+    '/to-other-loopback': (request, response) =>
+      response.writeHead(302, { location: `http://127.0.0.2:${request.socket.localPort}/page.html` }).end(),
     '/notes.txt': answer(200, 'text/plain', '  line one\nline two\n'),
     '/data.json': answer(200, 'application/json', '{"a":1,"b":[true,null]}'),
     '/latin1': answer(200, 'text/plain; charset=iso-8859-1', Buffer.from([0x63, 0x61, 0x66, 0xe9])),
@@ -134,6 +141,49 @@ describe('WebExtractTool', () => {
     controller.abort();
 
     expect(await pending).toBe(`Could not fetch ${web.url('/never')}: the run was cancelled.`);
+  });
+
+  describe('in a run that may not reach private networks (webhook runs)', () => {
+    const requestsTo = (path: string) => web.requests.filter((request) => request.url === path).length;
+
+    it.each([
+      ['loopback', () => web.url('/page.html'), '127.0.0.1'],
+      ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+      ['private network', () => 'http://10.0.0.8:8080/admin', '10.0.0.8'],
+      ['IPv6 loopback', () => 'http://[::1]:9/', '::1'],
+    ])('refuses a %s address without connecting, and says why', async (_kind, url, address) => {
+      const before = requestsTo('/page.html');
+
+      expect(await tool.call({ url: url() }, publicOnly())).toBe(
+        `Could not fetch ${new URL(url()).href}: ${address} is a loopback, private or otherwise non-public address. ${REFUSAL_HINT}`,
+      );
+      expect(requestsTo('/page.html')).toBe(before);
+    });
+
+    it('refuses a name that resolves to a non-public address, checked when it connects', async () => {
+      const url = web.url('/page.html').replace('127.0.0.1', 'localhost');
+      const before = requestsTo('/page.html');
+
+      expect(await tool.call({ url }, publicOnly())).toMatch(
+        new RegExp(`^Could not fetch ${url}: localhost resolves to (127\\.0\\.0\\.1|::1), a loopback, private or otherwise non-public address\\. `),
+      );
+      expect(requestsTo('/page.html')).toBe(before);
+    });
+
+    it('checks every address a redirect leads to', async () => {
+      const testServerOnly = new WebExtractTool((address) => address === '127.0.0.1');
+
+      expect((await testServerOnly.call({ url: web.url('/moved') }, publicOnly())).split('\n')[0]).toBe(`URL: ${web.url('/page.html')}`);
+      expect(await testServerOnly.call({ url: web.url('/to-other-loopback') }, publicOnly())).toBe(
+        `Could not fetch ${web.url('/to-other-loopback')}: 127.0.0.2 is a loopback, private or otherwise non-public address. ${REFUSAL_HINT}`,
+      );
+    });
+
+    it('reaches private addresses as before in other runs', async () => {
+      expect(await tool.call({ url: web.url('/notes.txt') }, { ...context(), privateNetworks: true })).toBe(
+        `URL: ${web.url('/notes.txt')}\n\nline one\nline two`,
+      );
+    });
   });
 
   it.each([
