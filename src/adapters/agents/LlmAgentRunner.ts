@@ -256,11 +256,8 @@ class LlmSession {
     this.watchdog.touch();
     const signal = this.controller.signal;
     try {
-      const content = await untilAborted(tool.call(parsed.args, {
-            signal,
-            unattended: this.request.unattended,
-            privateNetworks: this.request.privateNetworks ?? true,
-          }), signal);
+      const context = { signal, unattended: this.request.unattended, privateNetworks: this.request.privateNetworks ?? true };
+      const content = await untilAborted(tool.call(parsed.args, context), signal);
       return { callId: call.id, name: call.name, content, isError: false };
     } catch (error) {
       if (signal.aborted) throw error;

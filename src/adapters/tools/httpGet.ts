@@ -107,11 +107,11 @@ export async function httpGet(url: URL, options: HttpGetOptions): Promise<HttpGe
     }
     return { ok: true, answer: { ...answer, ...(await readCapped(response, options.maxBytes)) } };
   } catch (error) {
-    if (error instanceof AddressRefused) return { ok: false, problem: error.message, refusedAddress: true };
+    // Refused before fetching (an address in the URL), or by the lookup, as fetch's cause.
+    const refused = [error, causeOf(error)].find((each) => each instanceof AddressRefused);
+    if (refused) return { ok: false, problem: refused.message, refusedAddress: true };
     if (options.signal.aborted) return { ok: false, problem: 'the run was cancelled' };
     if (timeout.aborted) return { ok: false, problem: `no complete answer within ${options.timeoutMs / 1000} s` };
-    const cause = causeOf(error);
-    if (cause instanceof AddressRefused) return { ok: false, problem: cause.message, refusedAddress: true };
     return { ok: false, problem: networkProblem(error) };
   }
 }
