@@ -20,3 +20,8 @@ export class InvalidInputError extends AppError {
     super(code, message);
   }
 }
+
+/** What went wrong, as text: an Error's message, or whatever else was thrown, as a string. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

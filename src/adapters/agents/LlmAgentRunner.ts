@@ -13,6 +13,7 @@ import {
 } from './ChatModel.js';
 import type { CredentialPool, PooledKey } from './CredentialPool.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
+import { errorText } from '../../domain/errors.js';
 
 /** Spec rule 8 leaves the rounds open; 25 lets a model work through a real task and stops a loop. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 25;
@@ -263,7 +264,7 @@ class LlmSession {
       if (signal.aborted) throw error;
       if (error instanceof ToolInputError) return errorResult(call, error.message);
       // Tools report failures as results; one that throws anyway does not end the run.
-      return errorResult(call, `the tool failed: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResult(call, `the tool failed: ${errorText(error)}`);
     } finally {
       this.watchdog.touch();
     }

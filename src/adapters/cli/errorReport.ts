@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors.js';
+import { AppError, errorText } from '../../domain/errors.js';
 
 /** Exit codes (decisions §9): 1 for a failure, 2 for a usage error. The only place they are chosen. */
 export function exitCodeFor(error: unknown): number {
@@ -9,6 +9,6 @@ export function exitCodeFor(error: unknown): number {
 export function messageFor(error: unknown, debug: boolean): string {
   const detail = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';
   if (error instanceof AppError) return `error: ${error.message}${detail}`;
-  const text = error instanceof Error ? error.message : String(error);
+  const text = errorText(error);
   return `error: something unexpected went wrong: ${text} (run again with --debug for details).${detail}`;
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { AppError } from '../../domain/errors.js';
+import { AppError, errorText } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -67,7 +67,7 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
     try {
       snapshot = await this.subscriptions.load();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       if (this.reported !== message) this.log.error(`webhook subscriptions are not served: ${message}`);
       this.reported = message;
       return [];

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 // config file is read on every command (docs/adr/0003-bundled-cli.md).
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type * as z from 'zod/mini';
-import { AppError } from '../../domain/errors.js';
+import { AppError, errorText } from '../../domain/errors.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
@@ -92,7 +92,7 @@ export class YamlConfigLoader {
       }
       throw new AppError(
         'CONFIG.INVALID',
-        `${this.shownPath}: invalid YAML: ${error instanceof Error ? error.message : String(error)}.`,
+        `${this.shownPath}: invalid YAML: ${errorText(error)}.`,
         { cause: error },
       );
     }

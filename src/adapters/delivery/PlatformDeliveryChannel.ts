@@ -1,5 +1,6 @@
 import type { PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { DeliveryError, type DeliveryChannel } from '../../application/ports/DeliveryChannel.js';
+import { errorText } from '../../domain/errors.js';
 
 /** One chat platform's sender, as each platform adapter provides it. */
 export interface PlatformSender {
@@ -32,7 +33,7 @@ export class PlatformDeliveryChannel implements DeliveryChannel {
       await sender.send(target, text);
     } catch (error) {
       if (error instanceof DeliveryError) throw error;
-      throw new DeliveryError(error instanceof Error ? error.message : String(error), { cause: error });
+      throw new DeliveryError(errorText(error), { cause: error });
     }
   }
 }

@@ -5,6 +5,7 @@ import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
 import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
 import type { AcceptWebhookInput, WebhookReply } from '../../application/webhook/AcceptWebhook.js';
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
+import { errorText } from '../../domain/errors.js';
 
 /** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
 export interface WebhookAppDependencies {
@@ -100,7 +101,7 @@ function webhookPostHandler(dependencies: WebhookAppDependencies) {
     try {
       route = await routes.find(name);
     } catch (error) {
-      logger.error('webhook routes could not be read', { error: messageOf(error) });
+      logger.error('webhook routes could not be read', { error: errorText(error) });
       answerEarly(req, res, 503, { error: 'Routes unavailable; retry later' }, { 'Retry-After': '30' });
       return;
     }
@@ -154,7 +155,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
 
 function answerUnexpected(logger: Logger, error: unknown, req: IncomingMessage, res: ServerResponse, path: string): void {
   const status = clientErrorStatus(error);
-  if (status === null) logger.error('webhook listener: unexpected error', { path, error: messageOf(error) });
+  if (status === null) logger.error('webhook listener: unexpected error', { path, error: errorText(error) });
   if (res.headersSent) {
     req.socket.destroy();
     return;
@@ -269,8 +270,4 @@ function headersOf(req: IncomingMessage): WebhookHeaders {
     else headers[name] = value;
   }
   return headers;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

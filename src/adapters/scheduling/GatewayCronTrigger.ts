@@ -1,5 +1,6 @@
 import type { Logger } from '../../application/ports/Logger.js';
 import { MinuteTicker } from './MinuteTicker.js';
+import { errorText } from '../../domain/errors.js';
 
 /** Timers, injectable so tests can run the trigger without waiting. */
 export interface TimerApi {
@@ -107,6 +108,6 @@ export class GatewayCronTrigger {
   }
 
   private reportError(error: unknown): void {
-    this.log.error('cron tick failed', { error: error instanceof Error ? error.message : String(error) });
+    this.log.error('cron tick failed', { error: errorText(error) });
   }
 }

@@ -9,7 +9,7 @@ import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, errorText } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
@@ -228,7 +228,7 @@ function runView(report: JobRunReport): Outcome {
 
 function sentenceOf(error: unknown): string {
   if (error instanceof AppError) return error.message;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   return `Something unexpected went wrong: ${detail}`;
 }
 

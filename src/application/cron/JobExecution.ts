@@ -21,6 +21,7 @@ import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import { errorText } from '../../domain/errors.js';
 
 /** What one run produced, for the caller to show; the job record gets `outcome`. */
 export interface JobRunReport {
@@ -253,8 +254,4 @@ export class JobExecution {
     }
     return { outcome, response: details.response ?? null, outputPath, answeredBy: details.answeredBy ?? null };
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

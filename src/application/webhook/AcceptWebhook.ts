@@ -17,6 +17,7 @@ import type { SignatureVerifier } from '../ports/SignatureVerifier.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
 import type { WebhookListenerSettings } from '../ports/WebhookSettings.js';
+import { errorText } from '../../domain/errors.js';
 
 export interface AcceptWebhookInput {
   /** The route the path named, already found. */
@@ -125,7 +126,7 @@ export class AcceptWebhook {
       this.logger.error('webhook not stored: the inbox failed', {
         route: route.name,
         delivery_id: delivery.value,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorText(error),
       });
       return reply(503, { error: 'Could not store the event; retry later' }, { 'Retry-After': '30' });
     }

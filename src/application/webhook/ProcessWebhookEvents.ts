@@ -5,6 +5,7 @@ import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
 import { WebhookEventExecution } from './WebhookEventExecution.js';
+import { errorText } from '../../domain/errors.js';
 
 /** How long aborted runs get to wind down before stop() returns without them. */
 const ABORT_WAIT_MS = 5000;
@@ -105,7 +106,7 @@ export class ProcessWebhookEvents {
         try {
           event = await this.inbox.claimNext();
         } catch (error) {
-          this.log.error(`cannot take webhook events from the inbox: ${error instanceof Error ? error.message : String(error)}`);
+          this.log.error(`cannot take webhook events from the inbox: ${errorText(error)}`);
           return;
         }
         if (event === null) break;
@@ -129,7 +130,7 @@ export class ProcessWebhookEvents {
     try {
       await this.inbox.complete(event.id);
     } catch (error) {
-      this.log.error(`webhook event ${event.id} finished but could not be removed from the inbox: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.error(`webhook event ${event.id} finished but could not be removed from the inbox: ${errorText(error)}`);
     }
   }
 }

@@ -18,6 +18,7 @@ import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js'
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
+import { errorText } from '../../domain/errors.js';
 
 /**
  * How one event ended:
@@ -172,8 +173,4 @@ function describeDelivery(delivery: WebhookDelivery): string {
     case 'platform':
       return describeTarget(delivery.target);
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
