@@ -26,8 +26,8 @@ export const SHUTDOWN_GRACE_MS = 30_000;
 /**
  * `agent gateway`: the long-running process. Loads and validates the config, starts the webhook
  * listener when `platforms.webhook.enabled` is true, and runs the built-in cron trigger (a tick
- * every minute plus a timer for the earliest due job). On the stop signal it stops accepting, lets runs in progress finish for
- * up to 30 s and returns the exit code (0).
+ * every minute plus a timer for the earliest due job). On the stop signal it stops accepting,
+ * lets runs in progress finish for up to 30 s and returns the exit code (0).
  */
 export async function runGateway(options: GatewayOptions): Promise<number> {
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
