@@ -7,6 +7,7 @@ import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
+import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
 import { filePersistenceModule } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
@@ -40,6 +41,7 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
     toolsModule,
     cronUseCaseModule,
     chatUseCaseModule,
+    deliveryUseCaseModule,
     webhookSubscriptionModule,
   );
   return { container, settings, warnings: allWarnings };

@@ -4,6 +4,8 @@ import { InvalidInputError } from './errors.js';
 export type DeliveryTarget =
   | { kind: 'local' }
   | { kind: 'origin' }
+  /** Every configured platform that has a home channel (bot-chat never). */
+  | { kind: 'all' }
   | { kind: 'bot-chat'; profile: string | null }
   | PlatformTarget;
 
@@ -46,7 +48,7 @@ const VALIDATED: Record<string, Rule> = {
   telegram: either(single(/^@\w{3,}$/), withThread(/^-?\d+$/)),
   discord: TEAM_CHAT,
   slack: TEAM_CHAT,
-  matrix: single(/^[!@][^:\s]+:[^\s]+$/),
+  matrix: either(single(/^[!@][^:\s]+:[^\s]+$/), single(/^#[^\s]+$/)),
   feishu: withThread(/^[\w-]+$/),
   whatsapp: either(single(E164), single(/^[\w.-]+@[\w.-]+$/)),
   signal: either(single(E164), single(/^group:[\w+/=-]+$/)),
@@ -66,7 +68,7 @@ function invalid(target: string, why: string): InvalidInputError {
 
 function parseOne(text: string): DeliveryTarget {
   const target = text.trim();
-  if (target === 'local' || target === 'origin') return { kind: target };
+  if (target === 'local' || target === 'origin' || target === 'all') return { kind: target };
   if (target === 'bot-chat' || target.startsWith('bot-chat:')) {
     const profile = target.slice('bot-chat:'.length) || null;
     if (profile !== null && !/^[\w.-]+$/.test(profile)) throw invalid(target, 'names a profile with characters that are not allowed');
@@ -77,7 +79,7 @@ function parseOne(text: string): DeliveryTarget {
   const rest = colon < 0 ? null : target.slice(colon + 1);
   const rule = VALIDATED[platform] ?? (VERBATIM.includes(platform) ? verbatim : undefined);
   if (!rule) {
-    throw invalid(target, `names an unknown platform "${platform}"; use local, origin, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
+    throw invalid(target, `names an unknown platform "${platform}"; use local, origin, all, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
   }
   if (rest === null) return { kind: 'platform', platform, destination: null, threadId: null };
   const parsed = VERBATIM.includes(platform) ? verbatim(rest) : rule(rest);
@@ -99,6 +101,7 @@ export function describeTarget(target: DeliveryTarget): string {
   switch (target.kind) {
     case 'local':
     case 'origin':
+    case 'all':
       return target.kind;
     case 'bot-chat':
       return target.profile ? `bot-chat:${target.profile}` : 'bot-chat';
@@ -106,3 +109,29 @@ export function describeTarget(target: DeliveryTarget): string {
       return [target.platform, target.destination, target.threadId].filter((part) => part !== null).join(':');
   }
 }
+
+/** What a raw channel id looks like on the platforms whose channels have names too. */
+const RAW_CHANNEL_ID: Record<string, RegExp> = {
+  slack: /^[CGDU][A-Z0-9]{6,}$/,
+  discord: /^\d{15,21}$/,
+  mattermost: /^[a-z0-9]{26}$/,
+  matrix: /^[!@][^:\s]+:\S+$/,
+};
+
+/**
+ * The channel name a destination asks for, to be looked up in the channel directory, or null
+ * when the destination is plainly a raw id. `#name` must be found (`required`); on the platforms
+ * whose channels have names, a friendly name without `#` is looked up too, and used as a raw id
+ * when the directory does not know it (raw ids always work).
+ */
+export function channelNameIn(platform: string, destination: string): { name: string; required: boolean } | null {
+  const pattern = RAW_CHANNEL_ID[platform];
+  if (pattern === undefined) return null;
+  // A Matrix room alias (#room:server) is resolved by the homeserver itself.
+  if (platform === 'matrix' && /^#[^:\s]+:\S+$/.test(destination)) return null;
+  if (destination.startsWith('#')) return { name: destination.slice(1), required: true };
+  return pattern.test(destination) ? null : { name: destination, required: false };
+}
+
+/** The platforms whose channels can be listed by name (the channel directory's sources). */
+export const NAMED_CHANNEL_PLATFORMS: readonly string[] = Object.keys(RAW_CHANNEL_ID);

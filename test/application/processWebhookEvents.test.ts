@@ -175,7 +175,7 @@ describe('a webhook run', () => {
     await w.runAll(anEvent(1));
 
     expect(w.agent.requests).toHaveLength(0);
-    expect(w.errors()).toEqual([expect.stringMatching(/delivery to signal failed: the platform "signal" is not configured/)]);
+    expect(w.errors()).toEqual([expect.stringMatching(/route 'pr-review' cannot deliver: Delivery platform "signal" is not configured: set platforms\.signal\./)]);
   });
 
   it('logs a delivery the platform refused', async () => {

@@ -1,3 +1,4 @@
+import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const HOUR = 3_600_000;
@@ -156,6 +157,57 @@ describe('the run path', () => {
       last_error: null,
       last_delivery_error: 'telegram: telegram refused the message',
     });
+  });
+
+  it('delivers "all" to the home channel of every configured platform', async () => {
+    const h = cronHarness({ platforms: ['telegram', 'slack', 'email'] });
+    h.channel.homes.set('email', null);
+    const job = await dueJob(h, { deliver: 'all' });
+
+    await h.runDueJobs.execute();
+
+    expect(h.channel.sent.map((sent) => sent.target.platform)).toEqual(['telegram', 'slack']);
+    expect(h.repository.get(job.id)!.last_status).toBe('ok');
+  });
+
+  it('refuses "all" when no platform has a home channel, spending nothing', async () => {
+    const h = cronHarness();
+    h.channel.homes.set('telegram', null);
+    const job = await dueJob(h, { deliver: 'all' });
+
+    await h.runDueJobs.execute();
+
+    expect(h.agent.requests).toHaveLength(0);
+    expect(h.repository.get(job.id)).toMatchObject({ last_status: 'blocked_config' });
+    expect(h.repository.get(job.id)!.last_error).toContain('"all" names no platform');
+  });
+
+  it('delivers to each of several targets on its own and writes one line per failed target', async () => {
+    const h = cronHarness({ platforms: ['telegram', 'slack', 'discord'] });
+    h.channel.failing.add('telegram');
+    h.channel.failing.add('discord');
+    const job = await dueJob(h, { deliver: 'telegram:1, slack:C0123456, discord:42' });
+
+    await h.runDueJobs.execute();
+
+    expect(h.channel.sent.map((sent) => sent.target.platform)).toEqual(['slack']);
+    expect(h.repository.get(job.id)).toMatchObject({
+      last_status: 'delivery_failed',
+      last_delivery_error: 'telegram:1: telegram refused the message\ndiscord:42: discord refused the message',
+    });
+  });
+
+  it('sends the failure notice of a failed run to every target', async () => {
+    const h = cronHarness({ platforms: ['telegram', 'slack'] });
+    h.agent.reply(new AgentRunError('failed', 'the model is down'));
+    await dueJob(h, { deliver: 'telegram:1,slack:C0123456' });
+
+    await h.runDueJobs.execute();
+
+    expect(h.channel.sent.map((sent) => [sent.target.platform, sent.text])).toEqual([
+      ['telegram', expect.stringMatching(/^⚠️ Cron job 'Inbox' failed: /)],
+      ['slack', expect.stringMatching(/^⚠️ Cron job 'Inbox' failed: /)],
+    ]);
   });
 
   it('delivers origin to the chat that created the job', async () => {

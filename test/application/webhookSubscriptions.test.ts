@@ -82,7 +82,7 @@ describe('agent webhook subscribe', () => {
     ['a name with capitals', { name: 'Payments' }, 'WEBHOOK.NAME_INVALID'],
     ['a name starting with a dash', { name: '-payments' }, 'WEBHOOK.NAME_INVALID'],
     ['a name with a slash', { name: 'a/b' }, 'WEBHOOK.NAME_INVALID'],
-    ['a delivery that is not allowed', { name: 'p', deliver: 'email' }, 'WEBHOOK.DELIVER_INVALID'],
+    ['a delivery that is not allowed', { name: 'p', deliver: 'pigeon' }, 'WEBHOOK.DELIVER_INVALID'],
     ['a chat id for the log', { name: 'p', deliver: 'log', deliverChatId: '42' }, 'WEBHOOK.DELIVER_INVALID'],
     ['a chat id the platform does not take', { name: 'p', deliver: 'telegram', deliverChatId: 'not a chat' }, 'DELIVERY.INVALID'],
     ['INSECURE_NO_AUTH as the secret', { name: 'p', secret: 'INSECURE_NO_AUTH' }, 'WEBHOOK.SECRET_INVALID'],

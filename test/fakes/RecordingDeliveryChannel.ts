@@ -1,19 +1,38 @@
 import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
-import { DeliveryError, type DeliveryChannel } from '../../src/application/ports/DeliveryChannel.js';
+import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../../src/application/ports/DeliveryChannel.js';
 
-/** Records deliveries to configured platforms; `failing` platforms throw DeliveryError. */
+/**
+ * Records deliveries to configured platforms; `failing` platforms throw DeliveryError. Every
+ * configured platform's home channel is `home`, unless `homes` says otherwise.
+ */
 export class RecordingDeliveryChannel implements DeliveryChannel {
   readonly sent: Array<{ target: PlatformTarget; text: string }> = [];
   readonly failing = new Set<string>();
+  readonly homes = new Map<string, string | null>();
 
   constructor(private readonly platforms: readonly string[] = ['telegram']) {}
 
-  isConfigured(platform: string): boolean {
-    return this.platforms.includes(platform);
+  problemWith(target: PlatformTarget): string | null {
+    if (!this.platforms.includes(target.platform)) {
+      return `Delivery platform "${target.platform}" is not configured: set platforms.${target.platform}.bot_token (or ${target.platform.toUpperCase()}_BOT_TOKEN) in config.yaml or the environment.`;
+    }
+    if (target.destination === null && this.homeOf(target.platform) === null) return `Delivery platform "${target.platform}" has no home channel.`;
+    return null;
   }
 
-  async deliver(target: PlatformTarget, text: string): Promise<void> {
+  homeTargets(): PlatformTarget[] {
+    return this.platforms
+      .filter((platform) => this.homeOf(platform) !== null)
+      .map((platform) => ({ kind: 'platform', platform, destination: this.homeOf(platform), threadId: null }));
+  }
+
+  async deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
     if (this.failing.has(target.platform)) throw new DeliveryError(`${target.platform} refused the message`);
     this.sent.push({ target, text });
+    return { platform: target.platform, chatId: target.destination ?? this.homeOf(target.platform) ?? '', threadId: target.threadId, messageIds: [String(this.sent.length)] };
+  }
+
+  private homeOf(platform: string): string | null {
+    return this.homes.has(platform) ? this.homes.get(platform)! : 'home';
   }
 }

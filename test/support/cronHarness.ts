@@ -25,12 +25,12 @@ import { SequentialIds } from '../fakes/SequentialIds.js';
 export const T0 = '2026-06-01T08:00:00Z';
 
 /** Every cron use case built by hand on fakes, the way a unit test wants them. */
-export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSettings>; now?: string } = {}) {
+export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSettings>; now?: string; platforms?: string[] } = {}) {
   const repository = new InMemoryJobRepository(options.jobs ?? []);
   const clock = new ManualClock(options.now ?? T0);
   const ids = new SequentialIds();
   const agent = new FakeAgentRunner();
-  const channel = new RecordingDeliveryChannel();
+  const channel = new RecordingDeliveryChannel(options.platforms);
   const outputs = new InMemoryRunOutputStore();
   const memory = new FakeMemoryStore();
   const skills = new FakeSkillLibrary();

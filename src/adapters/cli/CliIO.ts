@@ -25,3 +25,10 @@ export function systemIO(env: NodeJS.ProcessEnv): CliIO {
 export function writeLine(stream: Writable, text = ''): void {
   stream.write(`${text}\n`);
 }
+
+/** Everything a stream gives until it ends, as text. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}

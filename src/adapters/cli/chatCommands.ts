@@ -4,7 +4,7 @@ import type { AskAgent } from '../../application/chat/AskAgent.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import { AppError } from '../../domain/errors.js';
-import { writeLine, type CliIO } from './CliIO.js';
+import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
 import { tickLines } from './formatJobs.js';
@@ -81,12 +81,6 @@ async function questionFrom(flags: ChatFlags, io: CliIO): Promise<string | null>
       `Could not read the question from ${flags.queryFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}); check the path.`,
     );
   }
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += String(chunk);
-  return text;
 }
 
 class ChatSession {

@@ -137,7 +137,8 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         const { job, report } = await cron.runJobNow.execute({ job: argv.job });
         writeLine(io.stdout, runLine(job, report));
         if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
-        if (report.outcome.status === 'error' || report.outcome.status === 'blocked_config') process.exitCode = 1;
+        // A run whose answer never reached its target failed as far as the caller is concerned.
+        if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
       })
       .command(['remove <job>', 'rm <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);

@@ -3,6 +3,7 @@ import type { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
 import type { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
 import type { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
 import type { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
+import { KNOWN_PLATFORMS } from '../../domain/DeliveryTarget.js';
 import { AppError } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { writeLine, type CliIO } from './CliIO.js';
@@ -68,7 +69,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             .option('events', { type: 'string', array: true, describe: 'Event kinds to accept, comma-separated (default: all)' })
             .option('prompt', { type: 'string', describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
             .option('skills', { type: 'string', array: true, describe: 'Skills, comma-separated; the first one found is loaded' })
-            .option('deliver', { type: 'string', describe: 'log (default), repo_comment, sms, discord, slack, telegram, whatsapp or signal' })
+            .option('deliver', { type: 'string', describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')})` })
             .option('deliver-chat-id', { type: 'string', describe: 'Chat to deliver to (default: the platform home channel)' })
             .option('secret', { type: 'string', describe: 'Signing secret (default: generated, kept when replacing)' }),
         async (argv) => {

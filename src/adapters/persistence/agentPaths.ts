@@ -24,5 +24,6 @@ export function agentPathsFor(home: string): AgentPaths {
     webhooksDir,
     webhookInboxDir: join(webhooksDir, 'inbox'),
     webhookSubscriptionsFile: join(home, 'webhook_subscriptions.json'),
+    channelDirectoryFile: join(home, 'channel_directory.json'),
   };
 }

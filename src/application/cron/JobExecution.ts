@@ -122,12 +122,16 @@ export class JobExecution {
     const problems: string[] = [];
     const modelProblem = this.agent.problemWith(this.selectionFor(job));
     if (modelProblem) problems.push(modelProblem);
+    if (targets.some((target) => target.kind === 'all')) {
+      const homes = this.channel.homeTargets();
+      if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');
+      targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
+    }
+    const deliverable: DeliveryTarget[] = [];
     for (const target of targets) {
-      if (target.kind === 'platform' && !this.channel.isConfigured(target.platform)) {
-        problems.push(
-          `Delivery platform "${target.platform}" is not configured; add it under platforms.${target.platform} in config.yaml or change the job's delivery.`,
-        );
-      }
+      const problem = target.kind === 'platform' ? this.channel.problemWith(target) : null;
+      if (problem) problems.push(problem);
+      else deliverable.push(target);
     }
     if (job.script) {
       try {
@@ -136,7 +140,6 @@ export class JobExecution {
         problems.push(errorText(error));
       }
     }
-    const deliverable = targets.filter((target) => target.kind !== 'platform' || this.channel.isConfigured(target.platform));
     return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
   }
 
@@ -190,13 +193,14 @@ export class JobExecution {
       }
     }
     const delivered: RunOutcome =
-      failures.length === 0 ? { status: 'ok' } : { status: 'delivery_failed', deliveryError: failures.join('; ') };
+      failures.length === 0 ? { status: 'ok' } : { status: 'delivery_failed', deliveryError: failures.join('\n') };
     const report = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
     if (report.outputPath === null && targets.some((target) => target.kind === 'local')) {
       failures.push('local: the output file could not be written');
     }
     if (failures.length === 0) return report;
-    const deliveryError = failures.join('; ');
+    // One line per failed target (decisions §10).
+    const deliveryError = failures.join('\n');
     this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: deliveryError });
     return { ...report, outcome: { status: 'delivery_failed', deliveryError } };
   }
@@ -205,9 +209,11 @@ export class JobExecution {
     switch (target.kind) {
       case 'local':
       case 'origin':
+      case 'all':
         return;
       case 'platform':
-        return this.channel.deliver(target, message);
+        await this.channel.deliver(target, message);
+        return;
       case 'bot-chat':
         throw new Error('bot-chat delivery is not available in this version');
     }

@@ -8,13 +8,31 @@ export class DeliveryError extends AppError {
   }
 }
 
+/** What the platform confirmed for a whole delivery. */
+export interface DeliveryReceipt {
+  platform: string;
+  /** The destination the parts went to, after the home channel or a channel name was resolved. */
+  chatId: string;
+  threadId: string | null;
+  /** One message id per part, in order. */
+  messageIds: string[];
+}
+
 /** Sends finished answers to chat platforms. */
 export interface DeliveryChannel {
-  /** Whether `platform` has an adapter with credentials (credential preflight); contacts nobody. */
-  isConfigured(platform: string): boolean;
   /**
-   * Delivers `text` to `target`, resolving the destination at this moment (a null destination is
-   * the platform's home channel). Resolves once the platform confirmed; throws DeliveryError.
+   * Credential preflight, contacting nobody: null when a delivery to `target` can be attempted,
+   * else one sentence saying what is missing (the key and its environment variable) or why the
+   * platform cannot address the destination.
    */
-  deliver(target: PlatformTarget, text: string): Promise<void>;
+  problemWith(target: PlatformTarget): string | null;
+  /** The targets `all` stands for: every configured platform's home channel. */
+  homeTargets(): PlatformTarget[];
+  /**
+   * Delivers `text` to `target`, resolving the destination now (a null destination is the home
+   * channel, a `#name` goes through the channel directory), in as many parts as the platform
+   * needs. Resolves once the platform confirmed every part; throws DeliveryError otherwise, saying
+   * how many parts got through. A part already confirmed is never sent again.
+   */
+  deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt>;
 }

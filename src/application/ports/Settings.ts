@@ -43,4 +43,6 @@ export interface AgentPaths {
   webhookInboxDir: string;
   /** `webhook_subscriptions.json`: dynamic subscriptions by name (decisions §8). */
   webhookSubscriptionsFile: string;
+  /** `channel_directory.json`: the channels each chat platform listed at the last refresh. */
+  channelDirectoryFile: string;
 }

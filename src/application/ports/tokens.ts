@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { AgentRunner } from './AgentRunner.js';
+import type { ChannelDirectoryStore } from './ChannelDirectory.js';
 import type { Clock } from './Clock.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
@@ -7,6 +8,7 @@ import type { IdGenerator } from './IdGenerator.js';
 import type { JobRepository } from './JobRepository.js';
 import type { LocalWebhookClient } from './LocalWebhookClient.js';
 import type { Logger } from './Logger.js';
+import type { Platforms } from './Platforms.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
@@ -15,6 +17,7 @@ import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
 import type { SignatureVerifier } from './SignatureVerifier.js';
 import type { TickLock } from './TickLock.js';
+import type { Timer } from './Timer.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookListenerSettings } from './WebhookSettings.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
@@ -24,6 +27,7 @@ import type { WebhookSubscriptionRepository } from './WebhookSubscriptionReposit
 export const TOKENS = {
   AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
+  ChannelDirectoryStore: Symbol.for('agent.ChannelDirectoryStore') as ServiceIdentifier<ChannelDirectoryStore>,
   Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
@@ -32,6 +36,7 @@ export const TOKENS = {
   LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
+  Platforms: Symbol.for('agent.Platforms') as ServiceIdentifier<Platforms>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
@@ -40,6 +45,7 @@ export const TOKENS = {
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
   SignatureVerifier: Symbol.for('agent.SignatureVerifier') as ServiceIdentifier<SignatureVerifier>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
+  Timer: Symbol.for('agent.Timer') as ServiceIdentifier<Timer>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,

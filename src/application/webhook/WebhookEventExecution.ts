@@ -95,11 +95,9 @@ export class WebhookEventExecution {
     if (modelProblem) return { error: modelProblem };
     const plan = planWebhookDelivery(route, event.payload);
     if (!plan.ok) return { error: `route '${route.name}' cannot deliver with ${route.deliver}: ${plan.error}` };
-    if (plan.delivery.kind === 'platform' && !this.channel.isConfigured(plan.delivery.target.platform)) {
-      const platform = plan.delivery.target.platform;
-      return {
-        error: `delivery to ${platform} failed: the platform "${platform}" is not configured on this host; add it under platforms.${platform} in config.yaml or change the route's deliver`,
-      };
+    if (plan.delivery.kind === 'platform') {
+      const problem = this.channel.problemWith(plan.delivery.target);
+      if (problem) return { error: `route '${route.name}' cannot deliver: ${problem}` };
     }
     return { route, delivery: plan.delivery };
   }

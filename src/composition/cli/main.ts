@@ -11,6 +11,10 @@ import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { ListChannels } from '../../application/delivery/ListChannels.js';
+import { ListPlatforms } from '../../application/delivery/ListPlatforms.js';
+import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
+import { SendMessage } from '../../application/delivery/SendMessage.js';
 import { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
@@ -19,6 +23,7 @@ import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { CliUsageError } from '../../adapters/cli/CliUsageError.js';
 import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
+import { registerDeliveryCommands, type DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
 import { registerWebhookCommands, type WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -93,9 +98,19 @@ async function main(argv: string[]): Promise<number> {
       urlOf: (route) => client.urlOf(route),
     };
   };
+  const deliveryApp = async (): Promise<DeliveryApp> => {
+    const { container } = containerFor(agentHomeFrom(env));
+    return {
+      sendMessage: container.get(SendMessage),
+      listPlatforms: container.get(ListPlatforms),
+      listChannels: container.get(ListChannels),
+      refreshChannelDirectory: container.get(RefreshChannelDirectory),
+    };
+  };
   registerCronCommands(cli, cronApp, io);
   registerChatCommand(cli, chatApp, io);
   registerWebhookCommands(cli, webhookApp, io);
+  registerDeliveryCommands(cli, deliveryApp, io);
   cli.command(
     'gateway',
     'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',

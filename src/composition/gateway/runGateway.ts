@@ -1,4 +1,5 @@
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
 import { tickLines } from '../../adapters/cli/formatJobs.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
@@ -7,6 +8,7 @@ import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLog
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { GatewayCronTrigger } from '../../adapters/scheduling/GatewayCronTrigger.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
+import { errorText } from '../../domain/errors.js';
 import { buildCronContainer } from '../cronContainer.js';
 import { startWebhookListener } from './webhookListener.js';
 
@@ -59,10 +61,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   );
 
   await trigger.start();
+  const stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
   logger.info('gateway started', { home: paths.home, cron: 'built-in ticker' });
 
   const signal = await options.stopSignal;
   logger.info(`${signal} received; stopping`, { grace_seconds: SHUTDOWN_GRACE_MS / 1000 });
+  stopRefreshingChannels();
   const [cronFinished, webhooksFinished] = await Promise.all([
     trigger.stop(SHUTDOWN_GRACE_MS),
     webhooks ? webhooks.stop(SHUTDOWN_GRACE_MS) : Promise.resolve(true),
@@ -72,6 +76,21 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
+}
+
+/** How often the channel directory is rebuilt from the platforms (decisions §10). */
+export const CHANNEL_REFRESH_MS = 5 * 60_000;
+
+/**
+ * Builds the channel directory now, in the background (start-up does not wait for the platforms),
+ * and again every 5 minutes. A refresh that fails is logged by the use case; the next one tries again.
+ */
+function refreshChannelsPeriodically(refresh: RefreshChannelDirectory, logger: WinstonLogger): () => void {
+  const run = () => void refresh.execute().catch((error: unknown) => logger.warn(`could not refresh the channel directory: ${errorText(error)}`));
+  run();
+  const timer = setInterval(run, CHANNEL_REFRESH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { FileChannelDirectory } from '../../adapters/persistence/FileChannelDirectory.js';
 import { FileJobRepository } from '../../adapters/persistence/FileJobRepository.js';
 import { FileMemoryStore } from '../../adapters/persistence/FileMemoryStore.js';
 import { FileRunOutputStore } from '../../adapters/persistence/FileRunOutputStore.js';
@@ -15,4 +16,5 @@ export const filePersistenceModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
   bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
   bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
+  bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();
 });

@@ -1,7 +1,9 @@
 import { ContainerModule } from 'inversify';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ConfiguredAgentRunner } from '../../adapters/agents/ConfiguredAgentRunner.js';
-import { PlatformDeliveryChannel } from '../../adapters/delivery/PlatformDeliveryChannel.js';
+import { PlatformDelivery } from '../../application/delivery/PlatformDelivery.js';
+import { ConfiguredPlatforms } from '../../adapters/delivery/ConfiguredPlatforms.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { PosixProcessTreeKiller } from '../../adapters/process/PosixProcessTreeKiller.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
 import { PROCESS_TOKENS } from '../../adapters/process/tokens.js';
@@ -10,8 +12,8 @@ import { WindowsProcessTreeKiller } from '../../adapters/process/WindowsProcessT
 /**
  * How runs happen: the configured agent runner, pre-run scripts as child processes, the
  * process-tree killer of this platform (for scripts, command agents and the terminal tool), and
- * the delivery router. No chat-platform sender is registered yet, so platform targets fail the
- * credential preflight with a message naming the missing `platforms.<name>` section.
+ * the delivery path over the chat platforms of config.yaml and the environment (each platform's
+ * adapter loaded only when a delivery needs it).
  */
 export const runtimeModule = new ContainerModule(({ bind }) => {
   bind(PROCESS_TOKENS.ProcessTreeKiller)
@@ -22,5 +24,8 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner).inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
-  bind(TOKENS.DeliveryChannel).toConstantValue(new PlatformDeliveryChannel([]));
+  bind(TOKENS.Platforms)
+    .toDynamicValue((context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)))
+    .inSingletonScope();
+  bind(TOKENS.DeliveryChannel).to(PlatformDelivery).inSingletonScope();
 });

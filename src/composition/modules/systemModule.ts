@@ -3,9 +3,11 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { HostProcessIdentity } from '../../adapters/system/HostProcessIdentity.js';
 import { RandomIdGenerator } from '../../adapters/system/RandomIdGenerator.js';
 import { SystemClock } from '../../adapters/system/SystemClock.js';
+import { SystemTimer } from '../../adapters/system/SystemTimer.js';
 
 export const systemModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Clock).to(SystemClock).inSingletonScope();
   bind(TOKENS.IdGenerator).to(RandomIdGenerator).inSingletonScope();
   bind(TOKENS.ProcessIdentity).to(HostProcessIdentity).inSingletonScope();
+  bind(TOKENS.Timer).to(SystemTimer).inSingletonScope();
 });

@@ -1,3 +1,5 @@
+import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
+
 /** One field filter of a route: the payload value at `field` must equal one of `in` (JSON equality). */
 export interface FieldFilter {
   /** Dotted path into the payload; list indexes allowed (`pull_request.labels.0.name`). */
@@ -45,4 +47,4 @@ export interface WebhookRoute {
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];
 
-export const WEBHOOK_DELIVERIES: readonly string[] = ['log', 'repo_comment', 'sms', 'discord', 'slack', 'telegram', 'whatsapp', 'signal'];
+export const WEBHOOK_DELIVERIES: readonly string[] = ['log', 'repo_comment', ...KNOWN_PLATFORMS];

@@ -42,8 +42,9 @@ const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 /**
  * The delivery of `route` for this payload (decisions §7): `log`; `repo_comment` with
  * `deliver_extra.repo` rendered to `owner/name` and `deliver_extra.pr_number` rendered to a
- * positive integer; or a chat platform, at `deliver_extra.chat_id` (rendered) or its home
- * channel. Anything else is an error sentence, and nothing should run.
+ * positive integer; or a chat platform, at `deliver_extra.chat_id` (rendered; with
+ * `deliver_extra.thread_id`, rendered, as its thread) or its home channel. Anything else is an
+ * error sentence, and nothing should run.
  */
 export function planWebhookDelivery(route: WebhookRoute, payload: Record<string, unknown>): WebhookDeliveryPlan {
   const extra = (key: string): string | null => {
@@ -63,8 +64,13 @@ export function planWebhookDelivery(route: WebhookRoute, payload: Record<string,
     return { ok: true, delivery: { kind: 'repo_comment', repo, prNumber: Number(prNumber) } };
   }
   const chatId = extra('chat_id');
+  const threadId = extra('thread_id');
+  if (threadId !== null && chatId === null) {
+    return { ok: false, error: 'deliver_extra.thread_id needs deliver_extra.chat_id: a thread belongs to a chat' };
+  }
+  const destination = [chatId, threadId].filter((part) => part !== null).join(':');
   try {
-    const [target] = parseDeliveryTargets(chatId === null ? route.deliver : `${route.deliver}:${chatId}`);
+    const [target] = parseDeliveryTargets(chatId === null ? route.deliver : `${route.deliver}:${destination}`);
     if (target?.kind !== 'platform') return { ok: false, error: `"${route.deliver}" is not a chat platform` };
     return { ok: true, delivery: { kind: 'platform', target } };
   } catch (error) {

@@ -1,0 +1,82 @@
+import type { PlatformSender } from '../../application/ports/PlatformSender.js';
+import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
+import { AppError } from '../../domain/errors.js';
+import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
+import { environmentVariableFor, platformSettings, type PlatformSettings } from './PlatformSettings.js';
+
+/**
+ * The chat platforms of config.yaml (`platforms.<name>`) and the environment (`<NAME>_<KEY>`,
+ * which wins). A platform is configured when every required setting has a value. Senders are
+ * created on first use, their code loaded then, and kept for the life of the process.
+ */
+export class ConfiguredPlatforms implements Platforms {
+  private readonly settings = new Map<string, PlatformSettings>();
+  private readonly senders = new Map<string, Promise<PlatformSender>>();
+
+  constructor(
+    private readonly sections: Readonly<Record<string, unknown>>,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly specs: Readonly<Record<string, PlatformSpec>> = PLATFORM_SPECS,
+  ) {}
+
+  statuses(): PlatformStatus[] {
+    return Object.keys(this.specs).map((platform) => this.status(platform)!);
+  }
+
+  status(platform: string): PlatformStatus | null {
+    const spec = this.specs[platform];
+    if (spec === undefined) return null;
+    const settings = this.settingsOf(platform, spec);
+    const missing = spec.required
+      .filter((key) => settings.get(key) === undefined)
+      .map((key) => ({ key, variable: environmentVariableFor(platform, key) }));
+    return {
+      platform,
+      configured: missing.length === 0,
+      missing,
+      homeChannel: settings.get('home_channel') ?? null,
+      aliases: this.aliasesOf(platform),
+      listsChannels: spec.listsChannels,
+    };
+  }
+
+  sender(platform: string): Promise<PlatformSender> {
+    let sender = this.senders.get(platform);
+    if (sender === undefined) {
+      const status = this.status(platform);
+      if (status === null || !status.configured) {
+        return Promise.reject(new AppError('DELIVERY.BLOCKED', `Delivery platform "${platform}" is not configured on this host.`));
+      }
+      const spec = this.specs[platform]!;
+      sender = spec.load().then((module) => module.createSender(this.settingsOf(platform, spec)));
+      sender.catch(() => this.senders.delete(platform));
+      this.senders.set(platform, sender);
+    }
+    return sender;
+  }
+
+  private settingsOf(platform: string, spec: PlatformSpec): PlatformSettings {
+    let settings = this.settings.get(platform);
+    if (settings === undefined) {
+      settings = platformSettings(platform, this.sectionOf(platform), this.env, { ...spec.defaults });
+      this.settings.set(platform, settings);
+    }
+    return settings;
+  }
+
+  private sectionOf(platform: string): Record<string, unknown> {
+    const section = this.sections[platform];
+    return section !== null && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
+  }
+
+  /** `channels: {general: C0123}`; entries whose id is not text are ignored. */
+  private aliasesOf(platform: string): Record<string, string> {
+    const channels = this.sectionOf(platform).channels;
+    if (channels === null || typeof channels !== 'object' || Array.isArray(channels)) return {};
+    const aliases: Record<string, string> = {};
+    for (const [name, id] of Object.entries(channels)) {
+      if (typeof id === 'string' || typeof id === 'number') aliases[name.replace(/^#/, '')] = String(id);
+    }
+    return aliases;
+  }
+}
