@@ -4,3 +4,5 @@ console.log('');
 await import('./tick.mjs');
 console.log('');
 await import('./tree-kill.mjs');
+console.log('');
+await import('./delivery.mjs');
