@@ -112,7 +112,7 @@ export function describeTarget(target: DeliveryTarget): string {
 
 /** What a raw channel id looks like on the platforms whose channels have names too. */
 const RAW_CHANNEL_ID: Record<string, RegExp> = {
-  slack: /^[CGDU][A-Z0-9]{6,}$/,
+  slack: /^[CGDUW][A-Z0-9]{6,}$/,
   discord: /^\d{15,21}$/,
   mattermost: /^[a-z0-9]{26}$/,
   matrix: /^[!@][^:\s]+:\S+$/,

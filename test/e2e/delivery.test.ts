@@ -1,7 +1,6 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { sign } from '@octokit/webhooks-methods';
+import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { FakeTelegramServer, TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
@@ -18,16 +17,6 @@ import {
 
 function yamlSection(platform: string, settings: Record<string, string>): string {
   return [`  ${platform}:`, ...Object.entries(settings).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)].join('\n');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Delivery to chat platforms through the real executable, against local servers that speak their APIs. */

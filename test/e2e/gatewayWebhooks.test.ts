@@ -1,21 +1,11 @@
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { sign } from '@octokit/webhooks-methods';
+import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
 
 const SECRET = 'it-is-a-secret';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 function configWith(home: string, port: number, prompt: string): Promise<string> {
   return writeHomeFile(

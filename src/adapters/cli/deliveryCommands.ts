@@ -6,6 +6,7 @@ import type { SendMessage, SentMessage } from '../../application/delivery/SendMe
 import { AppError } from '../../domain/errors.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { textTable } from './textTable.js';
 
 /** What the delivery commands need, built on first use by the composition root. */
 export interface DeliveryApp {
@@ -13,11 +14,6 @@ export interface DeliveryApp {
   listPlatforms: ListPlatforms;
   listChannels: ListChannels;
   refreshChannelDirectory: RefreshChannelDirectory;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((cells) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }
 
 function confirmation({ target, receipt }: SentMessage): string {
@@ -67,7 +63,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
           status.configured ? 'configured' : `missing ${status.missing.map((setting) => `${setting.key} (${setting.variable})`).join(', ')}`,
           status.homeChannel ?? '-',
         ]);
-        writeLine(io.stdout, table(['PLATFORM', 'STATUS', 'HOME CHANNEL'], rows));
+        writeLine(io.stdout, textTable(['PLATFORM', 'STATUS', 'HOME CHANNEL'], rows));
       },
     )
     .command('channels', 'The channel directory used for named targets such as slack:#general', (channels) =>
@@ -98,7 +94,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
               writeLine(io.stdout, list.updatedAt === null ? 'No channels known yet: run "agent channels list --refresh", or start the gateway.' : 'No channels known.');
             } else {
               const rows = list.channels.map((channel) => [channel.platform, `#${channel.name}`, channel.id, channel.source === 'config' ? 'config.yaml' : 'listed']);
-              writeLine(io.stdout, table(['PLATFORM', 'NAME', 'ID', 'SOURCE'], rows));
+              writeLine(io.stdout, textTable(['PLATFORM', 'NAME', 'ID', 'SOURCE'], rows));
               if (list.updatedAt !== null) writeLine(io.stdout, `\nListed at ${list.updatedAt}.`);
             }
             if (failed.length > 0) {

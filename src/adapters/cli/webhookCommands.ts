@@ -8,6 +8,7 @@ import { AppError } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { textTable } from './textTable.js';
 
 /** What the webhook commands need, built on first use by the composition root. */
 export interface WebhookApp {
@@ -38,8 +39,7 @@ function routeTable(routes: readonly WebhookRoute[], urlOf: (route: string) => s
     deliveryOf(route),
     urlOf(route.name),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows].map((cells) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return textTable(header, rows);
 }
 
 function parsePayload(text: string | undefined): Record<string, unknown> | null {

@@ -2,7 +2,6 @@ import { inject, injectable } from 'inversify';
 import type { ChannelDirectoryStore } from '../ports/ChannelDirectory.js';
 import type { Platforms } from '../ports/Platforms.js';
 import { TOKENS } from '../ports/tokens.js';
-import type { ChannelListing } from './RefreshChannelDirectory.js';
 
 export interface ListedChannel {
   platform: string;
@@ -39,5 +38,3 @@ export class ListChannels {
     return { updatedAt: snapshot.updatedAt, channels };
   }
 }
-
-export type { ChannelListing };
