@@ -112,10 +112,14 @@ describe('delivery to chat platforms, end to end', () => {
     expect(run.stderr).not.toContain(TELEGRAM_TOKEN);
   });
 
-  it('agent send refuses an unconfigured platform and an unknown named channel with one sentence each', async () => {
+  it('agent send refuses an unconfigured platform, a destination the platform cannot address and an unknown named channel with one sentence each', async () => {
     const unconfigured = await runAgent(['send', 'matrix:!room:example.org', 'hello'], { home });
     expect(unconfigured.code).toBe(1);
     expect(errorSentence(unconfigured)).toMatch(/"matrix" is not configured: set platforms\.matrix\.homeserver \(or MATRIX_HOMESERVER\)/);
+
+    const unaddressable = await runAgent(['send', 'telegram:general-chat', 'hello'], { home });
+    expect(unaddressable.code).toBe(1);
+    expect(errorSentence(unaddressable)).toBe('error: Delivery target "telegram:general-chat" is not a valid telegram destination.');
 
     const unknown = await runAgent(['send', 'slack:#nowhere', 'hello'], { home });
     expect(unknown.code).toBe(1);
