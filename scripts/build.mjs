@@ -1,7 +1,9 @@
 // Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
 // chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, readFile, rm } from 'node:fs/promises';
+
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
 // Chunk names carry content hashes: start clean so stale chunks do not pile up.
 await rm('dist', { recursive: true, force: true });
@@ -22,6 +24,8 @@ await build({
   minify: process.env.AGENT_BUILD_MINIFY !== '0',
   keepNames: true,
   legalComments: 'linked',
+  // `agent --version` without reading package.json at every start (src/composition/cli/agentVersion.ts).
+  define: { __AGENT_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
 });
 await chmod('dist/agent.js', 0o755);

@@ -209,6 +209,7 @@ function statusFields(outcome: RunOutcome): Pick<
  * while it ran stays paused.
  */
 export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
+  if (outcome.status === 'blocked_config') return refuseRun(job, outcome.error, startedAt);
   const completed = job.repeat.completed + 1;
   const exhausted =
     job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
@@ -222,6 +223,25 @@ export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
   if (exhausted) return { ...finished, state: 'completed', enabled: false, next_run_at: null };
   if (job.state === 'paused') return finished;
   return { ...finished, state: 'scheduled' };
+}
+
+/**
+ * The marking step of a run that pre-dispatch validation refused (decisions §4): nothing ran, so
+ * nothing is spent. A recurring job keeps the next slot its claim moved it to; a one-shot is paused
+ * instead of used up, so that fixing the configuration and resuming it still delivers it.
+ */
+function refuseRun(job: Job, reason: string, startedAt: Date): Job {
+  const refused: Job = {
+    ...job,
+    ...statusFields({ status: 'blocked_config', error: reason }),
+    last_run_at: toIsoUtc(startedAt),
+    claim: null,
+  };
+  if (job.schedule.kind === 'once') {
+    return { ...refused, state: 'paused', enabled: false, paused_at: job.paused_at ?? toIsoUtc(startedAt) };
+  }
+  if (job.state === 'paused') return refused;
+  return { ...refused, state: 'scheduled' };
 }
 
 /** A one-shot found too late: completed without running, with a `missed:` error. */
@@ -263,13 +283,11 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
   if (job.state !== 'paused') {
     throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
   }
-  if (job.schedule.kind === 'once' && now.getTime() - Date.parse(job.schedule.run_at) > ONE_SHOT_GRACE_MS) {
-    throw new AppError(
-      'JOB.INVALID_STATE',
-      `Job '${job.name}' was a one-shot for ${job.schedule.run_at}, which has passed; give it a new schedule with "agent cron edit".`,
-    );
-  }
-  const next = nextRunTime(job.schedule, now, timeZone);
+  // A one-shot whose time has passed was asked for all the same: it becomes due at once.
+  const next =
+    job.schedule.kind === 'once'
+      ? new Date(Math.max(Date.parse(job.schedule.run_at), now.getTime()))
+      : nextRunTime(job.schedule, now, timeZone);
   return { ...job, state: 'scheduled', enabled: true, paused_at: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
 }
 

@@ -82,10 +82,24 @@ describe('FileRunOutputStore', () => {
   it.each(['..', '.', '', '../escape', 'a/b', 'a\\b'])('refuses the job id %j', async (jobId) => {
     await expect(store.save(jobId, reportName(0), 'x', 50)).rejects.toBeInstanceOf(InvalidInputError);
     await expect(store.removeAll(jobId)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.list(jobId)).rejects.toBeInstanceOf(InvalidInputError);
   });
 
   it.each(['..', '../../jobs.json', 'sub/report.md'])('refuses the file name %j', async (fileName) => {
     await expect(store.save(JOB, fileName, 'x', 50)).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(store.read(JOB, fileName)).rejects.toBeInstanceOf(InvalidInputError);
     await expect(readdir(home)).resolves.toEqual([]);
+  });
+
+  it('lists and reads without creating anything, and leaves out files that are not reports', async () => {
+    expect(await store.list(JOB)).toEqual([]);
+    await expect(readdir(home)).resolves.toEqual([]);
+
+    const path = await store.save(JOB, reportName(1), '# Report\n', 50);
+    await writeFile(join(jobDirectory(), 'notes.txt'), 'left by someone');
+    await writeFile(join(jobDirectory(), `.${reportName(2)}.tmp`), 'half');
+
+    expect(await store.list(JOB)).toEqual([reportName(1)]);
+    expect(await store.read(JOB, reportName(1))).toEqual({ fileName: reportName(1), location: path, content: '# Report\n' });
   });
 });

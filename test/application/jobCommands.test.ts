@@ -1,3 +1,4 @@
+import { anHourlyJob } from '../helpers/jobs.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 describe('creating a job', () => {
@@ -54,9 +55,10 @@ describe('naming a job', () => {
   });
 
   it('refuses an ambiguous name and lists the matching ids', async () => {
-    const h = cronHarness();
-    const a = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
-    const b = await h.createJob.execute({ schedule: 'every 2h', prompt: 'y', name: 'digest' });
+    // Names are unique now; a store written before that, or by hand, can still share one.
+    const a = { ...anHourlyJob('00000000000a'), name: 'Digest' };
+    const b = { ...anHourlyJob('00000000000b'), name: 'digest' };
+    const h = cronHarness({ jobs: [a, b] });
 
     await expect(h.pauseJob.execute({ job: 'Digest' })).rejects.toThrow(`${a.id}, ${b.id}`);
   });
@@ -88,13 +90,18 @@ describe('pause and resume', () => {
     await expect(h.resumeJob.execute({ job: job.id })).rejects.toThrow(/only a paused job can be resumed/);
   });
 
-  it('refuses to resume a one-shot whose time has passed', async () => {
+  it('makes a one-shot whose time has passed due at once when resumed, and the next tick runs it', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
     await h.pauseJob.execute({ job: job.id });
     h.clock.advance(60 * 60_000);
 
-    await expect(h.resumeJob.execute({ job: job.id })).rejects.toThrow(/has passed/);
+    const resumed = await h.resumeJob.execute({ job: job.id });
+    expect(resumed).toMatchObject({ state: 'scheduled', enabled: true, next_run_at: '2026-06-01T09:00:00Z' });
+    const report = await h.runDueJobs.execute();
+
+    expect(report.ran.map((run) => run.job.id)).toEqual([job.id]);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', repeat: { completed: 1 } });
   });
 
   it('lets a run in progress finish but keeps the job paused', async () => {

@@ -10,6 +10,8 @@ import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
 import { FakeMemoryStore, FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
 import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
 import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
+import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
+import { ManualClock } from '../fakes/ManualClock.js';
 import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
@@ -38,7 +40,8 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
     pollIntervalMs: 60_000,
     ...options.settings,
   };
-  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log);
+  const records = new InMemoryWebhookRunRecords();
+  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'));
   const subject = new ProcessWebhookEvents(inbox, execution, settings, log);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */
   const runAll = async (...events: ReturnType<typeof anEvent>[]) => {
@@ -48,7 +51,7 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
     await subject.stop(1000);
   };
   const errors = () => log.entries.filter((entry) => entry.level === 'error').map((entry) => entry.message);
-  return { inbox, routes, agent, skills, channel, commenter, log, settings, worker: subject, runAll, errors };
+  return { inbox, routes, agent, skills, channel, commenter, log, settings, records, worker: subject, runAll, errors };
 }
 
 describe('a webhook run', () => {

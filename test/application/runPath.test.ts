@@ -18,7 +18,7 @@ describe('the run path', () => {
     await h.runDueJobs.execute();
 
     expect(h.agent.requests).toHaveLength(0);
-    expect(h.repository.get(job.id)).toMatchObject({ last_status: 'blocked_config', repeat: { completed: 1 } });
+    expect(h.repository.get(job.id)).toMatchObject({ last_status: 'blocked_config', repeat: { completed: 0 } });
     expect(h.repository.get(job.id)!.last_error).toContain('No model is configured');
   });
 

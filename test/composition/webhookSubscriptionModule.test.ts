@@ -3,8 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfiguredWebhookRoutes } from '../../src/adapters/config/ConfiguredWebhookRoutes.js';
+import { FileWebhookRunRecords } from '../../src/adapters/persistence/FileWebhookRunRecords.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
+import { ListWebhookRuns } from '../../src/application/webhook/ListWebhookRuns.js';
 import { ListWebhooks } from '../../src/application/webhook/ListWebhooks.js';
 import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
 import { RemoveWebhookSubscription } from '../../src/application/webhook/RemoveWebhookSubscription.js';
@@ -50,5 +52,12 @@ describe('webhookSubscriptionModule', () => {
 
     expect(container.get(ProcessWebhookEvents)).toBeInstanceOf(ProcessWebhookEvents);
     expect(container.get(TOKENS.WebhookRoutes)).toBe(container.get(ConfiguredWebhookRoutes));
+  });
+
+  it('gives every container the webhook run records, so agent webhook runs needs no gateway', async () => {
+    const { container } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+
+    expect(await container.get(ListWebhookRuns).execute({ limit: 5 })).toEqual([]);
+    expect(container.get(TOKENS.WebhookRunRecords)).toBeInstanceOf(FileWebhookRunRecords);
   });
 });

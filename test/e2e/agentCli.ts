@@ -88,7 +88,9 @@ export function errorSentence(run: AgentRun): string {
  * The stand-in for a model, run by `agent` through `model.command`. It records every run by
  * appending the prompt (the last line of its stdin) to `invocations.log` beside itself, then
  * answers `Answer to: <prompt>`. A prompt containing `[hang]` gets no answer at all: the program
- * records its pid in `hung.pids` and stays alive until it is killed.
+ * records its pid in `hung.pids` and stays alive until it is killed. A prompt containing
+ * `[sleep N]` is answered N seconds later (its pid is recorded in `hung.pids` meanwhile). The
+ * value of AGENT_CRON_RUN it was started with, when set, goes to `cron-runs.log`.
  */
 const MODEL_PROGRAM = `
 import { appendFileSync } from 'node:fs';
@@ -99,9 +101,16 @@ process.stdin.on('data', (chunk) => (input += chunk));
 process.stdin.on('end', () => {
   const prompt = input.trimEnd().split('\\n').at(-1);
   appendFileSync(new URL('invocations.log', here), prompt + '\\n');
+  if (process.env.AGENT_CRON_RUN) appendFileSync(new URL('cron-runs.log', here), process.env.AGENT_CRON_RUN + '\\n');
   if (prompt.includes('[hang]')) {
     appendFileSync(new URL('hung.pids', here), process.pid + '\\n');
     setInterval(() => undefined, 60_000);
+    return;
+  }
+  const sleep = /\\[sleep (\\d+)\\]/.exec(prompt);
+  if (sleep) {
+    appendFileSync(new URL('hung.pids', here), process.pid + '\\n');
+    setTimeout(() => process.stdout.write('Answer to: ' + prompt + '\\n'), Number(sleep[1]) * 1000);
     return;
   }
   process.stdout.write('Answer to: ' + prompt + '\\n');

@@ -85,19 +85,19 @@ describe('agent cron, end to end', () => {
       ]);
     });
 
-    it('list prints a table with id, name, schedule, state, next run and last status', async () => {
+    it('list prints a table with id, name, schedule, state, next run, last status and target', async () => {
       const digest = await createJob(home, ['every 2h', 'Summarise', '--name', 'Digest']);
-      const planner = await createJob(home, ['0 9 * * 1-5', 'Plan my day', '--name', 'Planner']);
+      const planner = await createJob(home, ['0 9 * * 1-5', 'Plan my day', '--name', 'Planner', '--deliver', 'telegram:-100123']);
       await agent('pause', 'planner', '--no-tick');
 
       const run = await agent('list');
 
       expect(run.code).toBe(0);
       const [header, ...rows] = run.stdout.trimEnd().split('\n');
-      expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'SCHEDULE', 'STATE', 'NEXT RUN (UTC)', 'LAST STATUS']);
+      expect(header!.split(/\s{2,}/)).toEqual(['ID', 'NAME', 'SCHEDULE', 'STATE', 'NEXT RUN (UTC)', 'LAST STATUS', 'DELIVER']);
       expect(rows.map((row) => row.split(/\s{2,}/))).toEqual([
-        [digest, 'Digest', 'every 2h', 'scheduled', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), '-'],
-        [planner, 'Planner', '0 9 * * 1-5', 'paused', expect.stringMatching(/^\d{4}-\d\d-\d\d 09:00$/), '-'],
+        [digest, 'Digest', 'every 2h', 'scheduled', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d$/), '-', 'origin'],
+        [planner, 'Planner', '0 9 * * 1-5', 'paused', expect.stringMatching(/^\d{4}-\d\d-\d\d 09:00$/), '-', 'telegram:-100123'],
       ]);
       expect(run.stdout).not.toMatch(/\u001b\[/);
     });
@@ -299,7 +299,7 @@ describe('agent cron, end to end', () => {
 
       expect(run.code).toBe(0);
       expect(run.stderr).toMatch(new RegExp(`^Ran job ${id} 'Eager': ok`));
-      expect(run.stdout).toMatch(new RegExp(`^${id}\\s+Eager\\s+every 1h\\s+scheduled\\s+\\S+ \\S+\\s+ok$`, 'm'));
+      expect(run.stdout).toMatch(new RegExp(`^${id}\\s+Eager\\s+every 1h\\s+scheduled\\s+\\S+ \\S+\\s+ok\\s+origin$`, 'm'));
       expect(invocations(home)).toEqual(['Fire on list']);
     });
 

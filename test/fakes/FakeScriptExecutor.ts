@@ -2,6 +2,7 @@ import {
   ScriptPathError,
   type ScriptExecutor,
   type ScriptResult,
+  type ScriptRunOptions,
 } from '../../src/application/ports/ScriptExecutor.js';
 
 /** A canned result; `until` holds the script "running" until it settles. */
@@ -10,6 +11,8 @@ export type FakeScript = Partial<ScriptResult> & { until?: Promise<void> };
 /** Scripts by name with canned results; any other name is outside the scripts directory. */
 export class FakeScriptExecutor implements ScriptExecutor {
   readonly runs: string[] = [];
+  /** The options of each run, in order. */
+  readonly options: ScriptRunOptions[] = [];
 
   constructor(readonly scripts: Record<string, FakeScript> = {}) {}
 
@@ -18,8 +21,9 @@ export class FakeScriptExecutor implements ScriptExecutor {
     return path;
   }
 
-  async run(path: string): Promise<ScriptResult> {
+  async run(path: string, options: ScriptRunOptions = { timeoutMs: 0 }): Promise<ScriptResult> {
     this.runs.push(path);
+    this.options.push(options);
     const { until, ...result } = this.scripts[path] ?? {};
     await until;
     return { exitCode: 0, stdout: '', stderr: '', timedOut: false, ...result };

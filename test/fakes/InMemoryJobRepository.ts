@@ -33,6 +33,11 @@ export class InMemoryJobRepository implements JobRepository {
     return run;
   }
 
+  /** Test helper: every stored job. */
+  all(): Job[] {
+    return structuredClone(this.jobs);
+  }
+
   /** Test helper: the stored job with this id. */
   get(id: string): Job | undefined {
     return structuredClone(this.jobs.find((job) => job.id === id));

@@ -1,4 +1,4 @@
-import type { RunOutputStore } from '../../src/application/ports/RunOutputStore.js';
+import type { RunOutputStore, StoredRunReport } from '../../src/application/ports/RunOutputStore.js';
 
 /** Run reports in memory, keyed by job id, oldest first. */
 export class InMemoryRunOutputStore implements RunOutputStore {
@@ -14,6 +14,15 @@ export class InMemoryRunOutputStore implements RunOutputStore {
 
   async removeAll(jobId: string): Promise<void> {
     this.files.delete(jobId);
+  }
+
+  async list(jobId: string): Promise<string[]> {
+    return (this.files.get(jobId) ?? []).map((file) => file.name).reverse();
+  }
+
+  async read(jobId: string, fileName: string): Promise<StoredRunReport | null> {
+    const file = this.files.get(jobId)?.find((each) => each.name === fileName);
+    return file ? { fileName, location: `memory://${jobId}/${fileName}`, content: file.content } : null;
   }
 
   latest(jobId: string): string | undefined {

@@ -2,12 +2,15 @@ import { AskAgent } from '../../src/application/chat/AskAgent.js';
 import { CreateJob } from '../../src/application/cron/CreateJob.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
+import { ListJobRuns } from '../../src/application/cron/ListJobRuns.js';
 import { ListJobs } from '../../src/application/cron/ListJobs.js';
 import { PauseJob } from '../../src/application/cron/PauseJob.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
+import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
+import { ShowJob } from '../../src/application/cron/ShowJob.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import type { Job } from '../../src/domain/Job.js';
 import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
@@ -17,6 +20,7 @@ import { FakeScriptExecutor } from '../fakes/FakeScriptExecutor.js';
 import { FakeTickLock } from '../fakes/FakeTickLock.js';
 import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
 import { InMemoryRunOutputStore } from '../fakes/InMemoryRunOutputStore.js';
+import { ManualTimer } from '../fakes/ManualTimer.js';
 import { ManualClock } from '../fakes/ManualClock.js';
 import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
@@ -49,7 +53,10 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     ...options.settings,
   };
   const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository);
+  const timer = new ManualTimer();
+  const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
   return {
+    timer,
     repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings,
     createJob: new CreateJob(repository, clock, ids, scripts, settings),
     editJob: new EditJob(repository, clock, scripts, settings),
@@ -57,8 +64,11 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     resumeJob: new ResumeJob(repository, clock, settings),
     removeJob: new RemoveJob(repository, outputs),
     listJobs: new ListJobs(repository),
+    showJob: new ShowJob(repository, outputs, settings),
+    listJobRuns: new ListJobRuns(repository, outputs, settings),
     runJobNow: new RunJobNow(repository, clock, identity, execution),
-    runDueJobs: new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution),
+    runDueJobs,
+    dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log),
     askAgent: new AskAgent(agent, memory, settings),
   };
 }

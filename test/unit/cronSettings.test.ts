@@ -12,6 +12,7 @@ function configWith(overrides: Partial<AgentConfig> = {}, cron: Partial<AgentCon
     providers: {},
     fallback_providers: [],
     platforms: {},
+    gateway: { shutdown_grace_seconds: 30 },
     ...overrides,
     cron: { wrap_response: true, max_parallel_jobs: 4, output_retention: 50, bot_chat_delivery_timeout_seconds: 600, ...cron },
   };

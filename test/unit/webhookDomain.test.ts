@@ -206,6 +206,16 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes('payload=oops'), 'Application/X-WWW-Form-Urlencoded; charset=utf-8')).toEqual({ ok: false });
   });
 
+  it('reads a form body whose text is a JSON object as JSON (what curl -d sends)', () => {
+    const text = ' {"action":"opened","title":"a+b & c=d"}';
+    expect(parseWebhookBody(bytes(text), 'application/x-www-form-urlencoded')).toEqual({
+      ok: true,
+      payload: { action: 'opened', title: 'a+b & c=d' },
+      json: text,
+    });
+    expect(parseWebhookBody(bytes('{"a":1'), 'application/x-www-form-urlencoded')).toEqual({ ok: false });
+  });
+
   it('turns another form body into an object of its fields, repeated fields into lists', () => {
     expect(parseWebhookBody(bytes('status=ok&tag=a&tag=b+c&__proto__=x'), 'application/x-www-form-urlencoded')).toEqual({
       ok: true,

@@ -3,6 +3,8 @@ import {
   isLoopbackHost,
   localWebhookUrl,
   webhookListenerAddress,
+  webhookListenerEnabled,
+  webhookOutputRetention,
   webhookWorkerSettingsFrom,
 } from '../../src/adapters/config/webhookSettings.js';
 
@@ -27,6 +29,23 @@ describe('webhook listener settings', () => {
     expect(webhookWorkerSettingsFrom(withExtra(), cron)).toMatchObject({ maxConcurrentRuns: 4, ...cron });
     expect(webhookWorkerSettingsFrom(withExtra({ max_concurrent_runs: 2 }), cron).maxConcurrentRuns).toBe(2);
     expect(() => webhookWorkerSettingsFrom(withExtra({ max_concurrent_runs: 0 }), cron)).toThrow(/max_concurrent_runs must be a whole number of 1 or more \(got 0\)/);
+  });
+
+  it('keeps 50 webhook run records per route unless extra.output_retention says otherwise', () => {
+    expect(webhookOutputRetention(withExtra())).toBe(50);
+    expect(webhookOutputRetention(withExtra({ output_retention: 3 }))).toBe(3);
+  });
+
+  it.each([[0, '0'], [2.5, '2.5'], ['ten', '"ten"'], [-1, '-1']])('refuses extra.output_retention %j in one sentence naming the key', (value, shown) => {
+    expect(() => webhookOutputRetention(withExtra({ output_retention: value }), '~/.agent/config.yaml')).toThrow(
+      `~/.agent/config.yaml: platforms.webhook.extra.output_retention must be a whole number of 1 or more (got ${shown}).`,
+    );
+  });
+
+  it('says the listener is on only when platforms.webhook.enabled is true', () => {
+    expect(webhookListenerEnabled({ platforms: {} })).toBe(false);
+    expect(webhookListenerEnabled({ platforms: { webhook: { enabled: false } } })).toBe(false);
+    expect(webhookListenerEnabled({ platforms: { webhook: { enabled: true } } })).toBe(true);
   });
 
   it.each([

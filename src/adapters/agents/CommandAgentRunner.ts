@@ -136,7 +136,7 @@ export class CommandAgentRunner {
     delete env.AGENT_MODEL;
     if (request.selection.provider) env.AGENT_PROVIDER = request.selection.provider;
     if (request.selection.model) env.AGENT_MODEL = request.selection.model;
-    return env;
+    return { ...env, ...request.environment };
   }
 
   private idleTimeoutError(idleTimeoutMs: number): AgentRunError {

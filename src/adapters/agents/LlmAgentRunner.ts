@@ -257,7 +257,12 @@ class LlmSession {
     this.watchdog.touch();
     const signal = this.controller.signal;
     try {
-      const context = { signal, unattended: this.request.unattended, privateNetworks: this.request.privateNetworks ?? true };
+      const context = {
+        signal,
+        unattended: this.request.unattended,
+        privateNetworks: this.request.privateNetworks ?? true,
+        environment: this.request.environment,
+      };
       const content = await untilAborted(tool.call(parsed.args, context), signal);
       return { callId: call.id, name: call.name, content, isError: false };
     } catch (error) {

@@ -9,17 +9,44 @@ export interface CliIO {
   interactive: boolean;
   /** Whether to colour output: a terminal, and NO_COLOR unset. */
   color: boolean;
+  /**
+   * The id of the job whose cron run started this process (AGENT_CRON_RUN), if any: such a
+   * process may look at jobs but not change them, and fires no due jobs.
+   */
+  cronRun?: string | null;
 }
 
 export function systemIO(env: NodeJS.ProcessEnv): CliIO {
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  quietWhenClosed(process.stdout);
+  quietWhenClosed(process.stderr);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     interactive,
     color: Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined,
+    cronRun: env.AGENT_CRON_RUN || null,
   };
+}
+
+/** Write errors of a reader that went away (`agent cron list | head -1`). */
+const CLOSED_READER = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
+
+/**
+ * A reader that stops reading (`| head`) is not a failure of the command: what is still written
+ * is dropped and the command finishes its work (a job it started still gets its run recorded)
+ * instead of dying with a stack trace from an unhandled 'error' event. Any other write error
+ * (a full disk behind `> file`) is reported on stderr and fails the command.
+ */
+export function quietWhenClosed(stream: Writable): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (CLOSED_READER.has(error.code ?? '')) return;
+    process.exitCode = 1;
+    if (stream !== process.stderr && process.stderr.writable) {
+      process.stderr.write(`error: could not write the output (${error.code ?? error.message}); check where it goes.\n`);
+    }
+  });
 }
 
 export function writeLine(stream: Writable, text = ''): void {

@@ -8,6 +8,7 @@ import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
 import { tickLines } from './formatJobs.js';
+import { implicitTick } from './implicitTick.js';
 
 /** What `agent chat` needs, built for the chosen home (or profile) on first use. */
 export interface ChatApp {
@@ -162,7 +163,7 @@ class ChatSession {
 
   /** Fires due jobs; what ran goes to stderr so answers on stdout stay clean. */
   private async tick(): Promise<void> {
-    const report = await this.chat.runDueJobs.execute();
-    for (const line of tickLines(report)) writeLine(this.io.stderr, line);
+    const report = await implicitTick(this.chat.runDueJobs, this.io);
+    for (const line of report ? tickLines(report) : []) writeLine(this.io.stderr, line);
   }
 }

@@ -1,15 +1,21 @@
 import type { Argv } from 'yargs';
 import type { CreateJob, CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJob, EditJobInput } from '../../application/cron/EditJob.js';
+import type { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import type { ListJobs } from '../../application/cron/ListJobs.js';
 import type { PauseJob } from '../../application/cron/PauseJob.js';
 import type { RemoveJob } from '../../application/cron/RemoveJob.js';
 import type { ResumeJob } from '../../application/cron/ResumeJob.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { RunJobNow } from '../../application/cron/RunJobNow.js';
+import type { ShowJob } from '../../application/cron/ShowJob.js';
 import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { MISSING_COMMAND } from './commandLevel.js';
+import { wholeNumber } from './flagValues.js';
+import { implicitTick } from './implicitTick.js';
+import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import {
   createdLine,
   jobSummary,
@@ -31,7 +37,12 @@ export interface CronApp {
   removeJob: RemoveJob;
   runJobNow: RunJobNow;
   runDueJobs: RunDueJobs;
+  showJob: ShowJob;
+  listJobRuns: ListJobRuns;
 }
+
+/** How many runs `agent cron runs` lists without --limit. */
+const DEFAULT_RUNS_LIMIT = 20;
 
 interface CommonFlags {
   tick: boolean;
@@ -52,7 +63,7 @@ const JOB_FLAG_OPTIONS = {
   deliver: { type: 'string', describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several)' },
   skill: { type: 'string', array: true, describe: 'Skill to load, in order (repeatable)' },
   script: { type: 'string', describe: 'Pre-run script, relative to $AGENT_HOME/scripts' },
-  repeat: { type: 'number', describe: 'Stop after this many runs' },
+  repeat: { type: 'string', coerce: wholeNumber('--repeat', { min: 1 }), describe: 'Stop after this many runs (a whole number)' },
   model: { type: 'string', describe: 'Model for this job (overrides config)' },
   provider: { type: 'string', describe: 'Provider for this job (overrides config)' },
 } as const;
@@ -89,6 +100,31 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         },
       )
       .command(
+        'show <job>',
+        'Show one job in full: every field, its next runs and its last runs',
+        (y) => jobPositional(y).option('json', { type: 'boolean', default: false, describe: 'Print the record, next_runs and recent_runs as JSON' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const shown = await cron.showJob.execute({ job: argv.job });
+          writeLine(io.stdout, argv.json ? JSON.stringify(jobDetailsJson(shown), null, 2) : jobDetails(shown));
+        },
+      )
+      .command(
+        'runs <job>',
+        "List a job's past runs from its output files, newest first",
+        (y) =>
+          jobPositional(y)
+            .option('json', { type: 'boolean', default: false, describe: 'Print the runs as JSON' })
+            .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const { job, runs } = await cron.listJobRuns.execute({ job: argv.job, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
+          if (argv.json) writeLine(io.stdout, JSON.stringify(runs.map(runJson), null, 2));
+          else if (runs.length === 0) writeLine(io.stdout, `Job ${job.id} '${job.name}' has no recorded runs.`);
+          else writeLine(io.stdout, runTable(runs, cron.settings.timeZone));
+        },
+      )
+      .command(
         ['create [schedule] [prompt]', 'add [schedule] [prompt]'],
         'Create a job (asks for the details on a terminal when schedule and prompt are omitted)',
         (y) =>
@@ -112,7 +148,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('schedule', { type: 'string', describe: 'New schedule' })
             .option('prompt', { type: 'string', describe: 'New prompt' })
             .options(JOB_FLAG_OPTIONS)
-            .option('repeat', { type: 'number', describe: 'Stop after this many runs in all (0 = no limit)' })
+            .option('repeat', {
+              type: 'string',
+              coerce: wholeNumber('--repeat', { min: 0, note: '0 means no limit' }),
+              describe: 'Stop after this many runs in all (a whole number; 0 = no limit)',
+            })
             .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
             .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' }),
         async (argv) => {
@@ -148,7 +188,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       .command('tick', 'Run the jobs that are due, wait for them and report', {}, async () => {
         await tick(await app(), io, true);
       })
-      .demandCommand(1, 'Name a cron command: list, create, edit, pause, resume, run, remove or tick.'),
+      .demandCommand(1, MISSING_COMMAND),
   );
 }
 
@@ -162,7 +202,11 @@ async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> 
   const onRunStart = io.interactive
     ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
     : undefined;
-  const report = await cron.runDueJobs.execute({ onRunStart });
+  const report = explicit
+    ? await cron.runDueJobs.execute({ onRunStart })
+    : await implicitTick(cron.runDueJobs, io, { onRunStart }, cron.paths.cronDir);
+  // Skipped: inside a cron run, or in a home this user cannot write (implicitTick said so).
+  if (!report) return;
   if (report.lockBusy) {
     if (explicit) writeLine(out, 'Another tick is in progress; nothing was run.');
     return;

@@ -6,6 +6,7 @@ import type { SendMessage, SentMessage } from '../../application/delivery/SendMe
 import { AppError } from '../../domain/errors.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { MISSING_COMMAND } from './commandLevel.js';
 import { textTable } from './textTable.js';
 
 /** What the delivery commands need, built on first use by the composition root. */
@@ -102,6 +103,6 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
             }
           },
         )
-        .demandCommand(1, 'Name a channels command: list.'),
+        .demandCommand(1, MISSING_COMMAND),
     );
 }

@@ -3,6 +3,7 @@ import type { JobRunReport } from '../../application/cron/JobExecution.js';
 import type { Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
+import { compactTargets } from '../../domain/jobDetails.js';
 import { formatWallClock } from '../../domain/zonedTime.js';
 
 const COLORS = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
@@ -33,9 +34,12 @@ function when(iso: string | null, timeZone: string): string {
   return iso ? formatWallClock(new Date(iso), timeZone) : '-';
 }
 
-/** The `agent cron list` table: id, name, schedule, state, next run, last status. */
+/**
+ * The `agent cron list` table: id, name, schedule, state, next run, last status, and where the
+ * answers go (last, so that scripts reading the first six columns keep working).
+ */
 export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean): string {
-  const header = ['ID', 'NAME', 'SCHEDULE', 'STATE', `NEXT RUN (${timeZone})`, 'LAST STATUS'];
+  const header = ['ID', 'NAME', 'SCHEDULE', 'STATE', `NEXT RUN (${timeZone})`, 'LAST STATUS', 'DELIVER'];
   const rows = jobs.map((job) => [
     job.id,
     truncate(job.name, 32),
@@ -43,6 +47,7 @@ export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean)
     job.state,
     when(job.next_run_at, timeZone),
     job.last_status ?? '-',
+    truncate(compactTargets(job.deliver), 32),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[], colorize: boolean) =>

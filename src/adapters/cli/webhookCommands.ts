@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
 import type { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
 import type { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
 import type { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
@@ -8,6 +9,9 @@ import { AppError } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { MISSING_COMMAND } from './commandLevel.js';
+import { wholeNumber } from './flagValues.js';
+import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
 import { textTable } from './textTable.js';
 
 /** What the webhook commands need, built on first use by the composition root. */
@@ -18,6 +22,24 @@ export interface WebhookApp {
   testWebhookSubscription: TestWebhookSubscription;
   /** Where a route is reached on this machine's listener (a wildcard host shown as 127.0.0.1). */
   urlOf(route: string): string;
+  listWebhookRuns: ListWebhookRuns;
+  /** The zone run times are shown in (the configured one, as for cron). */
+  timeZone: string;
+  /** Whether config.yaml turns the listener on (`platforms.webhook.enabled: true`). */
+  listenerEnabled: boolean;
+}
+
+/** How many runs `agent webhook runs` lists without --limit. */
+const DEFAULT_RUNS_LIMIT = 20;
+
+/** An event kind is sent as a header: printable ASCII, no spaces at either end. */
+function eventKind(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = Array.isArray(value) ? null : String(value);
+  if (text === null || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(text)) {
+    throw new CliUsageError(`--event must be an event kind such as "pull_request" (printable characters, given once), not ${JSON.stringify(value)}.`);
+  }
+  return text;
 }
 
 /** `--events a,b` and `--skills a,b`: comma-separated, repeatable. */
@@ -88,6 +110,12 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           writeLine(io.stdout, `Secret:  ${subscription.secret}`);
           writeLine(io.stdout, `Events:  ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
           writeLine(io.stdout, `Deliver: ${subscription.deliverChatId ? `${subscription.deliver}:${subscription.deliverChatId}` : subscription.deliver}`);
+          if (!webhooks.listenerEnabled) {
+            writeLine(
+              io.stderr,
+              'warning: the webhook listener is disabled, so nothing answers at this URL yet; set "platforms.webhook.enabled: true" in config.yaml and (re)start "agent gateway".',
+            );
+          }
         },
       )
       .command(
@@ -122,17 +150,34 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         (y) =>
           y
             .positional('name', { type: 'string', demandOption: true })
-            .option('payload', { type: 'string', describe: 'JSON object to send (default: a small sample)' }),
+            .option('payload', { type: 'string', describe: 'JSON object to send (default: a small sample)' })
+            .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' }),
         async (argv) => {
           const payload = parsePayload(argv.payload);
-          const result = await (await app()).testWebhookSubscription.execute({ name: argv.name, payload });
-          writeLine(io.stdout, `POST ${result.url} (event test): ${result.status}`);
+          const result = await (await app()).testWebhookSubscription.execute({ name: argv.name, payload, event: argv.event ?? null });
+          writeLine(io.stdout, `POST ${result.url} (event ${result.event}): ${result.status}`);
           if (result.body !== '') writeLine(io.stdout, result.body);
           if (result.status >= 400) {
             throw new AppError('WEBHOOK.TEST_REFUSED', `The listener refused the test event (${result.status}); see its answer above.`);
           }
         },
       )
-      .demandCommand(1, 'Name a webhook command: subscribe, list, remove or test.'),
+      .command(
+        'runs [route]',
+        'List recent webhook runs, newest first: time, route, event, delivery id, outcome',
+        (y) =>
+          y
+            .positional('route', { type: 'string', describe: "Only this route's runs" })
+            .option('json', { type: 'boolean', default: false, describe: 'Print the run records as JSON' })
+            .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
+        async (argv) => {
+          const webhooks = await app();
+          const runs = await webhooks.listWebhookRuns.execute({ route: argv.route ?? null, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
+          if (argv.json) writeLine(io.stdout, JSON.stringify(runs.map(webhookRunJson), null, 2));
+          else if (runs.length === 0) writeLine(io.stdout, 'No webhook runs.');
+          else writeLine(io.stdout, webhookRunTable(runs, webhooks.timeZone));
+        },
+      )
+      .demandCommand(1, MISSING_COMMAND),
   );
 }

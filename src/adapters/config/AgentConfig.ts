@@ -15,6 +15,8 @@ export interface AgentConfig {
   /** Legacy single fallback (rule 8), tried after `fallback_providers`. */
   fallback_model?: FallbackModelConfig;
   cron: CronConfig;
+  /** The long-running gateway. Default `{ shutdown_grace_seconds: 30 }`. */
+  gateway: GatewayConfig;
   /** Per-platform settings keyed by platform name (decisions §1). Default `{}`. */
   platforms: PlatformsConfig;
   toolsets?: Record<string, unknown> | string[];
@@ -96,6 +98,14 @@ export interface CronConfig {
   /** Default 600; bounds only the legacy bot-chat subprocess lane. */
   bot_chat_delivery_timeout_seconds: number;
   managed?: ManagedCronConfig;
+}
+
+export interface GatewayConfig {
+  /**
+   * How long runs in progress may go on after SIGTERM or SIGINT before they are cancelled.
+   * Default 30; 0 cancels them at once.
+   */
+  shutdown_grace_seconds: number;
 }
 
 export interface ManagedCronConfig {

@@ -26,6 +26,11 @@ const positiveSeconds = () => {
   return z.number({ error: expected }).check(z.positive({ error: expected }));
 };
 
+const secondsFromZero = () => {
+  const expected = 'must be a number of seconds, 0 or more';
+  return z.number({ error: expected }).check(z.minimum(0, { error: expected }));
+};
+
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
 const commandLine = () => {
@@ -101,6 +106,10 @@ export const cronSchema = mapping({
   managed: optional(managedSchema),
 });
 
+const gatewaySchema = mapping({
+  shutdown_grace_seconds: z._default(secondsFromZero(), 30),
+});
+
 const webhookPlatformSchema = z.looseObject(
   {
     enabled: optional(flag()),
@@ -125,6 +134,7 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   ),
   fallback_model: optional(fallbackModelSchema),
   cron: z.prefault(cronSchema, {}),
+  gateway: z.prefault(gatewaySchema, {}),
   platforms: z.prefault(platformsSchema, {}),
   toolsets: optional(z.union([freeMapping(), z.array(text())], { error: 'must be a mapping or a list of toolset names' })),
   memory: optional(freeMapping()),

@@ -8,6 +8,8 @@ export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
 export const DEFAULT_WEBHOOK_PORT = 8644;
 /** Decisions §7: runs of accepted events at once. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
+/** Decisions §7: webhook run records kept per route. */
+export const DEFAULT_WEBHOOK_OUTPUT_RETENTION = 50;
 /** The worker looks at the inbox this often when no accept told it about a new event. */
 export const WEBHOOK_POLL_INTERVAL_MS = 1000;
 
@@ -52,6 +54,20 @@ export function webhookWorkerSettingsFrom(
     defaultModel: cron.defaultModel,
     pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
   };
+}
+
+/** `extra.output_retention` (default 50): run records kept per route. Throws CONFIG.INVALID naming the key. */
+export function webhookOutputRetention(config: Pick<AgentConfig, 'platforms'>, configFile = 'config.yaml'): number {
+  const { output_retention: keep = DEFAULT_WEBHOOK_OUTPUT_RETENTION } = webhookExtra(config);
+  if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 1) {
+    throw invalid(configFile, 'output_retention', 'must be a whole number of 1 or more', keep);
+  }
+  return keep;
+}
+
+/** Whether `agent gateway` starts the webhook listener (`platforms.webhook.enabled: true`). */
+export function webhookListenerEnabled(config: Pick<AgentConfig, 'platforms'>): boolean {
+  return config.platforms.webhook?.enabled === true;
 }
 
 /** Whether a bind address only this machine can reach: `localhost`, 127.0.0.0/8 or ::1. */

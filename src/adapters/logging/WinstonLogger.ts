@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import winston from 'winston';
 import { LevelLogger, type LogLevel } from './LevelLogger.js';
+import { oneLine } from './oneLine.js';
 
 export type LogFormat = 'json' | 'text';
 
@@ -45,7 +46,8 @@ export class WinstonLogger extends LevelLogger {
             winston.format.timestamp(),
             winston.format.printf(({ timestamp, level: entryLevel, message, ...fields }) => {
               const detail = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-              return `${String(timestamp)} ${entryLevel} ${String(message)}${detail}`;
+              // One entry, one line: a multi-line answer in a message must not pass for several entries.
+              return `${String(timestamp)} ${entryLevel} ${oneLine(String(message))}${detail}`;
             }),
           );
   }

@@ -1,8 +1,8 @@
-import { chmod, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { AppError, InvalidInputError } from '../../domain/errors.js';
-import type { RunOutputStore } from '../../application/ports/RunOutputStore.js';
+import type { RunOutputStore, StoredRunReport } from '../../application/ports/RunOutputStore.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import {
@@ -29,10 +29,7 @@ export class FileRunOutputStore implements RunOutputStore {
    */
   async save(jobId: string, fileName: string, content: string, keep: number): Promise<string> {
     const directory = this.directoryOf(jobId);
-    if (!isPlainPathSegment(fileName)) {
-      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The report name "${fileName}" is not a plain file name.`);
-    }
-    const path = join(directory, fileName);
+    const path = join(directory, this.plainName(fileName));
     try {
       await ensurePrivateDirectory(directory);
       await writeFile(path, content, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
@@ -55,6 +52,44 @@ export class FileRunOutputStore implements RunOutputStore {
     }
   }
 
+  /**
+   * The job's report names, newest first; empty when its directory is absent. Temporary and
+   * hidden files are not reports. Throws OUTPUT.UNREADABLE when the directory cannot be read.
+   */
+  async list(jobId: string): Promise<string[]> {
+    const directory = this.directoryOf(jobId);
+    try {
+      const entries = await readdir(directory, { withFileTypes: true });
+      return entries
+        .filter((entry) => entry.isFile() && entry.name.endsWith('.md') && !entry.name.startsWith('.'))
+        .map((entry) => entry.name)
+        .sort()
+        .reverse();
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return [];
+      throw this.unreadable(directory, error);
+    }
+  }
+
+  /** The report's text, or null when it is gone. Throws OUTPUT.UNREADABLE when it cannot be read. */
+  async read(jobId: string, fileName: string): Promise<StoredRunReport | null> {
+    const directory = this.directoryOf(jobId);
+    const path = join(directory, this.plainName(fileName));
+    try {
+      return { fileName, location: path, content: await readFile(path, 'utf8') };
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errnoCode(error) ?? '')) return null;
+      throw this.unreadable(path, error);
+    }
+  }
+
+  private plainName(fileName: string): string {
+    if (!isPlainPathSegment(fileName)) {
+      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The report name "${fileName}" is not a plain file name.`);
+    }
+    return fileName;
+  }
+
   private directoryOf(jobId: string): string {
     if (!isPlainPathSegment(jobId)) {
       throw new InvalidInputError('OUTPUT.INVALID_NAME', `The job id "${jobId}" is not a plain file name.`);
@@ -70,6 +105,15 @@ export class FileRunOutputStore implements RunOutputStore {
       .sort();
     const surplus = others.slice(0, Math.max(0, others.length - (keep - 1)));
     await Promise.all(surplus.map((name) => rm(join(directory, name), { force: true })));
+  }
+
+  private unreadable(path: string, error: unknown): AppError {
+    const code = errnoCode(error);
+    return new AppError(
+      'OUTPUT.UNREADABLE',
+      `Cannot read run reports in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
+      { cause: error },
+    );
   }
 
   private unavailable(directory: string, error: unknown): AppError {

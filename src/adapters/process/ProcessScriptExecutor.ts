@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { ScriptPathError, type ScriptExecutor, type ScriptResult } from '../../application/ports/ScriptExecutor.js';
+import { ScriptPathError, type ScriptExecutor, type ScriptResult, type ScriptRunOptions } from '../../application/ports/ScriptExecutor.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
@@ -15,6 +15,7 @@ import { PROCESS_TOKENS } from './tokens.js';
 
 /** Output kept per stream; the rest is dropped and a marker says so. */
 const MAX_OUTPUT_BYTES = 1024 * 1024;
+const CANCELLED = 'The script was stopped because its run was cancelled.';
 
 /** Interpreters for scripts that are not executable themselves (decisions §6). */
 const INTERPRETERS: Readonly<Record<string, string>> = {
@@ -68,11 +69,11 @@ export class ProcessScriptExecutor implements ScriptExecutor {
    * started, non-zero exit, timeout — is in the result: `exitCode` null and a sentence in
    * `stderr` when it could not start; `timedOut` true when it was killed for the timeout.
    */
-  async run(path: string, options: { timeoutMs: number }): Promise<ScriptResult> {
+  async run(path: string, options: ScriptRunOptions): Promise<ScriptResult> {
     const script = await this.locate(path);
     const launch = await launchFor(script);
     if ('problem' in launch) return { exitCode: null, stdout: '', stderr: launch.problem, timedOut: false };
-    return this.execute(script, launch, options.timeoutMs);
+    return this.execute(script, launch, options);
   }
 
   private get shownScriptsDir(): string {
@@ -114,12 +115,13 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     return { relativePath: relative(namedFrom, candidate), realPath, scriptsDir: realScriptsDir };
   }
 
-  private async execute(script: LocatedScript, launch: { program: string; args: string[] }, timeoutMs: number): Promise<ScriptResult> {
+  private async execute(script: LocatedScript, launch: { program: string; args: string[] }, options: ScriptRunOptions): Promise<ScriptResult> {
+    if (options.signal?.aborted) return { exitCode: null, stdout: '', stderr: CANCELLED, timedOut: false };
     const { spawn } = await childProcesses();
     return new Promise<ScriptResult>((resolvePromise) => {
       const child = spawn(launch.program, launch.args, {
         cwd: script.scriptsDir,
-        env: withoutProviderSecrets(process.env),
+        env: { ...withoutProviderSecrets(process.env), ...options.environment },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own session and process group, which the tree killer sweeps as well.
         detached: true,
@@ -128,12 +130,14 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
       const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
       let timedOut = false;
+      let cancelled = false;
       let settled = false;
 
       const finish = (exitCode: number | null, note: string | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(timeoutTimer);
+        options.signal?.removeEventListener('abort', onAbort);
         const stderrText = [withTruncationMarker(stderr), note].filter(Boolean).join('\n');
         resolvePromise({ exitCode, stdout: withTruncationMarker(stdout), stderr: stderrText, timedOut });
       };
@@ -141,13 +145,18 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       const timeoutTimer = setTimeout(() => {
         timedOut = true;
         if (child.pid !== undefined) void this.killer.killTree(child.pid);
-      }, timeoutMs);
+      }, options.timeoutMs);
+      const onAbort = () => {
+        cancelled = true;
+        if (child.pid !== undefined) void this.killer.killTree(child.pid);
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
 
       child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
       child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
       child.on('error', (error: NodeJS.ErrnoException) => finish(null, startProblem(launch.program, script, error)));
       whenChildFinished(child, (code, signal) => {
-        const note = signal && !timedOut ? `The script was killed by signal ${signal}.` : null;
+        const note = cancelled ? CANCELLED : signal && !timedOut ? `The script was killed by signal ${signal}.` : null;
         finish(timedOut ? null : code, note);
       });
     });

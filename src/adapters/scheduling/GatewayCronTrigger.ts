@@ -15,91 +15,109 @@ const REAL_TIMERS: TimerApi = {
   now: () => Date.now(),
 };
 
+/** What the trigger drives: claim and start due jobs; it never waits for their runs. */
+export interface TriggerTarget {
+  dispatch(): Promise<{ lockBusy: boolean }>;
+  /** The earliest `next_run_at` later than `after`, or null. */
+  nextRunAt(after: Date): Promise<Date | null>;
+  /** Calls `onChange` when the job store may have changed (another process wrote it); returns the unwatch. */
+  watchStore(onChange: () => void): () => void;
+  /** Calls `listener` when a run ends and its slot is free. */
+  onRunFinished(listener: () => void): void;
+}
+
 /** Timers further out than this are left to the minute tick, which re-arms them. */
 const ARM_HORIZON_MS = 60_000;
-/** How soon to look again at a job that is still due right after a tick. */
-const RETRY_OVERDUE_MS = 1_000;
+/** How soon to try again when another process held the tick lock. */
+const LOCK_BUSY_RETRY_MS = 250;
 
 /**
- * The gateway's built-in cron trigger: a tick every minute (node-cron), plus a timer armed for
- * the earliest `next_run_at`, so a job fires within a second of its time rather than up to a
- * minute late. Ticks never overlap: one asked for while another runs happens right after it.
- * Jobs created by other processes are picked up by the next minute tick, which re-arms the timer.
+ * The gateway's built-in cron trigger (decisions §4a): it decides *when* to look for due jobs,
+ * and looks whenever one may have become due —
+ * - a timer armed for the earliest `next_run_at`, so a job starts within a second of its time;
+ * - a change to the job store by another process (`agent cron create` while the gateway runs);
+ * - the end of a run, whose slot may take a job that waited for one;
+ * - a tick every minute (node-cron), the backstop for everything else.
+ * Each look only claims and starts runs, so it takes milliseconds whatever is running. Looks
+ * asked for while one is under way are folded into one more right after it.
  */
 export class GatewayCronTrigger {
   private readonly ticker: MinuteTicker;
   private timer: unknown = null;
-  private running: Promise<void> | null = null;
+  private looking: Promise<void> | null = null;
   private again = false;
-  private stopped = false;
+  private stopped = true;
+  private unwatch: (() => void) | null = null;
 
   constructor(
-    private readonly tick: () => Promise<void>,
-    private readonly nextRunAt: () => Promise<Date | null>,
+    private readonly target: TriggerTarget,
     private readonly log: Logger,
     private readonly timers: TimerApi = REAL_TIMERS,
   ) {
-    this.ticker = new MinuteTicker(() => this.runTick(), (error) => this.reportError(error), true);
+    this.ticker = new MinuteTicker(() => this.look(), (error) => this.reportError(error), true);
+    target.onRunFinished(() => void this.look());
   }
 
-  /** Ticks once now, then every minute and whenever a job is due. */
+  /** Looks once now (resolves when that look is done), then whenever a job may be due. */
   async start(): Promise<void> {
     this.stopped = false;
     this.ticker.start();
-    await this.runTick();
+    this.unwatch = this.target.watchStore(() => void this.look());
+    await this.look();
   }
 
-  /** Stops triggering and waits, up to `graceMs`, for the tick in progress (and its runs) to end. */
-  async stop(graceMs: number): Promise<boolean> {
+  /** Stops looking: no job is claimed after this resolves. Runs in progress are not touched. */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.disarm();
+    this.unwatch?.();
+    this.unwatch = null;
     await this.ticker.stop();
-    if (!this.running) return true;
-    let deadline: unknown = null;
-    const finished = await Promise.race([
-      this.running.then(() => true),
-      new Promise<boolean>((resolve) => (deadline = this.timers.set(() => resolve(false), graceMs))),
-    ]);
-    this.timers.clear(deadline);
-    return finished;
+    await this.looking;
   }
 
-  /** Runs a tick now, or right after the one in progress; then re-arms the timer. */
-  runTick(): Promise<void> {
-    if (this.running) {
+  /** Looks for due jobs now, or right after the look in progress; then re-arms the timer. */
+  look(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.looking) {
       this.again = true;
-      return this.running;
+      return this.looking;
     }
-    this.running = (async () => {
+    this.looking = (async () => {
       try {
         do {
           this.again = false;
-          await this.tick();
+          const { lockBusy } = await this.target.dispatch();
+          if (!this.again) await this.arm(lockBusy);
         } while (this.again && !this.stopped);
-        await this.arm();
       } catch (error) {
         this.reportError(error);
       } finally {
-        this.running = null;
+        this.looking = null;
       }
     })();
-    return this.running;
+    return this.looking;
   }
 
-  private async arm(): Promise<void> {
+  private async arm(lockBusy: boolean): Promise<void> {
     this.disarm();
     if (this.stopped) return;
-    const next = await this.nextRunAt();
-    if (!next) return;
-    const untilDue = next.getTime() - this.timers.now();
-    if (untilDue > ARM_HORIZON_MS) return;
-    // Still due right after a tick: another process holds the tick lock or is claiming it.
-    // Try again shortly rather than spinning.
-    const delay = untilDue > 0 ? untilDue : RETRY_OVERDUE_MS;
+    let delay: number;
+    if (lockBusy) {
+      // Another process is claiming; its claims are written in a moment.
+      delay = LOCK_BUSY_RETRY_MS;
+    } else {
+      const now = this.timers.now();
+      const next = await this.target.nextRunAt(new Date(now));
+      if (!next) return;
+      delay = next.getTime() - now;
+      if (delay > ARM_HORIZON_MS) return;
+    }
+    if (this.stopped) return;
     this.timer = this.timers.set(() => {
       this.timer = null;
-      void this.runTick();
-    }, delay);
+      void this.look();
+    }, Math.max(0, delay));
   }
 
   private disarm(): void {

@@ -1,7 +1,17 @@
 import type { Timer } from '../../application/ports/Timer.js';
 
 export class SystemTimer implements Timer {
-  wait(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+  wait(ms: number, cancel?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (cancel?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        cancel?.removeEventListener('abort', done);
+        resolve();
+      };
+      // A cancelled wait must not keep the process alive until it would have ended.
+      const timer = setTimeout(done, ms);
+      cancel?.addEventListener('abort', done, { once: true });
+    });
   }
 }

@@ -80,10 +80,11 @@ export class TerminalTool implements Tool {
         `terminal: "timeout_seconds" must be more than 0 and at most ${MAX_TIMEOUT_SECONDS}; split longer work into steps.`,
       );
     }
-    return JSON.stringify(await this.run(command, timeoutSeconds, context.signal));
+    return JSON.stringify(await this.run(command, timeoutSeconds, context));
   }
 
-  private async run(command: string, timeoutSeconds: number, signal: AbortSignal): Promise<TerminalResult> {
+  private async run(command: string, timeoutSeconds: number, context: ToolCallContext): Promise<TerminalResult> {
+    const { signal } = context;
     if (signal.aborted) return notRun('The run was cancelled before the command started.');
     try {
       await mkdir(this.workingDirectory, { recursive: true });
@@ -91,15 +92,20 @@ export class TerminalTool implements Tool {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       return notRun(`The working directory ${displayPath(this.workingDirectory)} could not be created (${code}).`);
     }
-    return this.execute(command, timeoutSeconds, signal);
+    return this.execute(command, timeoutSeconds, signal, context.environment);
   }
 
-  private async execute(command: string, timeoutSeconds: number, signal: AbortSignal): Promise<TerminalResult> {
+  private async execute(
+    command: string,
+    timeoutSeconds: number,
+    signal: AbortSignal,
+    environment: ToolCallContext['environment'],
+  ): Promise<TerminalResult> {
     const { spawn } = await childProcesses();
     return new Promise<TerminalResult>((resolve) => {
       const child = spawn('/bin/sh', ['-c', command], {
         cwd: this.workingDirectory,
-        env: withoutProviderSecrets(process.env),
+        env: { ...withoutProviderSecrets(process.env), ...environment },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group, so that a timeout or a cancellation can kill all it started.
         detached: true,

@@ -18,6 +18,8 @@ export interface ToolCallContext {
    * by content from outside (webhook payloads). Absent: they may.
    */
   privateNetworks?: boolean;
+  /** Variables added to the environment of every process a tool starts (a cron run's `AGENT_CRON_RUN`). */
+  environment?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
 import { createJob, type Job, type JobOrigin } from '../../domain/Job.js';
+import { withUniqueName } from '../../domain/jobNames.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -22,7 +23,11 @@ export interface CreateJobInput {
   origin?: JobOrigin | null;
 }
 
-/** Creates a job in state `scheduled`; nothing is written when any input is invalid. */
+/**
+ * Creates a job in state `scheduled`; nothing is written when any input is invalid. A chosen
+ * name another job has is refused; a default name another job has gets " (2)", " (3)" …,
+ * decided under the store's lock so that two creates at once cannot take the same name.
+ */
 @injectable()
 export class CreateJob {
   constructor(
@@ -43,7 +48,10 @@ export class CreateJob {
       now,
       this.settings.timeZone,
     );
-    await this.repository.modify((jobs) => ({ jobs: [...jobs, job], result: undefined }));
-    return job;
+    const nameWasChosen = Boolean(input.name?.trim());
+    return this.repository.modify((jobs) => {
+      const named = withUniqueName(jobs, job, nameWasChosen);
+      return { jobs: [...jobs, named], result: named };
+    });
   }
 }

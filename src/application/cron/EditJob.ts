@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
 import { editJob, findJob, type Job, type JobChanges } from '../../domain/Job.js';
+import { assertNameFree } from '../../domain/jobNames.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -23,7 +24,10 @@ export interface EditJobInput {
   provider?: string | null;
 }
 
-/** Changes a job's configuration; unspecified fields stay as they are. */
+/**
+ * Changes a job's configuration; unspecified fields stay as they are. A new name another job
+ * has is refused (checked under the store's lock, like a create).
+ */
 @injectable()
 export class EditJob {
   constructor(
@@ -43,6 +47,7 @@ export class EditJob {
     return this.repository.modify((jobs) => {
       const target = findJob(jobs, reference);
       const edited = editJob(target, changes, now, this.settings.timeZone);
+      if (edited.name !== target.name) assertNameFree(jobs, edited.name, target.id);
       return { jobs: jobs.map((job) => (job.id === target.id ? edited : job)), result: edited };
     });
   }

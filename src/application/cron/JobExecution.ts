@@ -31,6 +31,14 @@ export interface JobRunReport {
   answeredBy: string | null;
 }
 
+/**
+ * The variable every process a cron run starts carries, set to the job's id (the recursion
+ * guard): the command line refuses to change jobs when it is set.
+ */
+export const CRON_RUN_VARIABLE = 'AGENT_CRON_RUN';
+
+const RUN_CANCELLED = 'the gateway stopped before the run finished';
+
 type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
 
 /**
@@ -56,9 +64,12 @@ export class JobExecution {
    * Runs a job already claimed as `running` and then marks it (decisions §4): the run is counted
    * and `last_status` written on the job as it is stored now, so a pause made meanwhile holds.
    * Returns the report and the job as stored afterwards (null if it was removed meanwhile).
+   *
+   * `signal` cancels the run (the gateway stopping): the script's and the agent's process trees
+   * are killed and the run is recorded as `interrupted:`, which uses up its slot like any run.
    */
-  async runClaimed(job: Job, startedAt: Date): Promise<{ report: JobRunReport; job: Job | null }> {
-    const report = await this.execute(job, startedAt);
+  async runClaimed(job: Job, startedAt: Date, signal?: AbortSignal): Promise<{ report: JobRunReport; job: Job | null }> {
+    const report = await this.execute(job, startedAt, signal);
     const stored = await this.repository.modify((jobs) => {
       const index = jobs.findIndex((candidate) => candidate.id === job.id);
       if (index < 0) return { jobs, result: null };
@@ -68,15 +79,17 @@ export class JobExecution {
     return { report, job: stored };
   }
 
-  private async execute(job: Job, startedAt: Date): Promise<JobRunReport> {
+  private async execute(job: Job, startedAt: Date, signal?: AbortSignal): Promise<JobRunReport> {
     const preflight = await this.preflight(job);
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.notifyFailure(job, preflight.targets, preflight.error);
       return this.finish(job, startedAt, outcome, { error: preflight.error });
     }
+    // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
+    const environment = { [CRON_RUN_VARIABLE]: job.id };
     try {
-      const scriptBlock = await this.runScript(job);
+      const scriptBlock = await this.runScript(job, environment, signal);
       if (scriptBlock === 'sleep') {
         return this.finish(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
       }
@@ -92,6 +105,8 @@ export class JobExecution {
         toolsets: cronRunToolsets(),
         idleTimeoutMs: this.settings.idleTimeoutMs,
         unattended: true,
+        environment,
+        signal,
       });
       if (result.text.trim() === '') {
         const error = 'agent produced an empty response';
@@ -100,6 +115,11 @@ export class JobExecution {
       }
       return await this.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy);
     } catch (error) {
+      if (signal?.aborted) {
+        // No failure notice: the gateway is stopping and its grace period is over.
+        const interrupted = `interrupted: ${RUN_CANCELLED}`;
+        return this.finish(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
+      }
       const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
       if (!(error instanceof AgentRunError)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
       await this.notifyFailure(job, preflight.targets, message);
@@ -155,9 +175,10 @@ export class JobExecution {
     };
   }
 
-  private async runScript(job: Job): Promise<string | 'sleep' | null> {
+  private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {
     if (!job.script) return null;
-    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs });
+    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    if (signal?.aborted) throw new Error(RUN_CANCELLED);
     if (result.timedOut) {
       return scriptErrorBlock(`The script timed out after ${Math.round(this.settings.scriptTimeoutMs / 1000)} s.`, result.stderr);
     }

@@ -15,7 +15,6 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
 import { JobExecution, type JobRunReport } from './JobExecution.js';
-import { runWithConcurrency } from './runWithConcurrency.js';
 
 export interface TickRun {
   job: Job;
@@ -37,20 +36,50 @@ export interface TickInput {
   onRunStart?: (job: Job) => void;
 }
 
-interface Claims {
-  due: Job[];
+/** A job claimed for a run, and when its slot was due. */
+export interface ClaimedJob {
+  job: Job;
+  dueAt: Date;
+}
+
+export interface Claims {
+  /** True when another process held the tick lock; nothing was claimed. */
+  lockBusy: boolean;
+  claimed: ClaimedJob[];
+  /** Due jobs left as they are because no run slot was free. */
+  waiting: Job[];
   missed: Job[];
   recovered: Job[];
 }
 
+export interface ClaimInput {
+  /** How many jobs may be claimed: the run slots free right now. */
+  limit: number;
+  /**
+   * Only jobs due at or before this instant; default: now. A one-shot is judged missed as of this
+   * instant too: one that was due when a tick began and then waited for a slot is not missed.
+   */
+  dueBy?: Date;
+  /**
+   * Jobs the caller saw due while every slot was busy: late because of the bound, not because
+   * nothing was running, so never judged missed.
+   */
+  waitedForSlot?: ReadonlySet<string>;
+}
+
 const MIN_STALE_CLAIM_MS = 30 * 60_000;
+const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [] };
 
 /**
- * One tick of the scheduler (service-spec "Tick cycle", decisions §4). Under the cross-process
- * tick lock it recovers abandoned runs, settles missed one-shots and claims every due job —
- * persisted before any run starts. The lock is released once the claims are written: claimed
- * jobs are `running`, so no other tick can pick them, and a long run never holds up the next
- * tick. The claimed jobs then run, at most `maxParallelJobs` at a time.
+ * The scheduler's tick (service-spec "Tick cycle", decisions §4). `claim` is the step every
+ * trigger shares: under the cross-process tick lock it recovers abandoned runs, settles missed
+ * one-shots and claims due jobs, earliest first, as many as there are free run slots — persisted
+ * before any run starts. The lock is released once the claims are written: claimed jobs are
+ * `running`, so no other tick can pick them, and a long run never holds up the next tick. A due
+ * job beyond the free slots is left `scheduled`, so a crash can never lose a slot it never used.
+ *
+ * `execute` is the command line's tick: it runs the jobs due when it started, at most
+ * `maxParallelJobs` at a time, claiming the next as a run ends.
  */
 @injectable()
 export class RunDueJobs {
@@ -65,61 +94,84 @@ export class RunDueJobs {
   ) {}
 
   async execute(input: TickInput = {}): Promise<TickReport> {
-    if (!(await this.anythingToDo())) return { lockBusy: false, ran: [], missed: [], recovered: [] };
+    const dueBy = this.clock.now();
+    const report: TickReport = { lockBusy: false, ran: [], missed: [], recovered: [] };
+    const runs: Promise<TickRun>[] = [];
+    const running = new Map<string, Promise<void>>();
+    for (;;) {
+      const claims = await this.claim({ limit: this.settings.maxParallelJobs - running.size, dueBy });
+      if (claims.lockBusy && runs.length === 0) return { ...report, lockBusy: true };
+      report.missed.push(...claims.missed);
+      report.recovered.push(...claims.recovered);
+      for (const { job } of claims.claimed) {
+        this.log.info(`running job '${job.name}'`, { job: job.id });
+        input.onRunStart?.(job);
+        const run = this.execution
+          .runClaimed(job, this.clock.now())
+          .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
+        runs.push(run);
+        running.set(job.id, run.then(() => void running.delete(job.id)));
+      }
+      if (running.size === 0) return { ...report, ran: await Promise.all(runs) };
+      // A run ended: its slot may take a job that was waiting.
+      await Promise.race(running.values());
+    }
+  }
+
+  /** Claims up to `limit` due jobs (see the class comment). Reports, not logs, what it did. */
+  async claim(input: ClaimInput): Promise<Claims> {
+    const now = this.clock.now();
+    const dueBy = input.dueBy ?? now;
+    if (!(await this.anythingToDo(now, dueBy))) return { lockBusy: false, ...NOTHING };
     const lease = await this.tickLock.tryAcquire();
-    if (!lease) return { lockBusy: true, ran: [], missed: [], recovered: [] };
+    if (!lease) return { lockBusy: true, ...NOTHING };
     let claims: Claims;
     try {
-      claims = await this.claimDueJobs(this.clock.now());
+      claims = await this.claimDueJobs(this.clock.now(), dueBy, Math.max(0, input.limit), input.waitedForSlot);
     } finally {
       await lease.release();
     }
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
-    const ran = await runWithConcurrency(claims.due, this.settings.maxParallelJobs, async (job) => {
-      this.log.info(`running job '${job.name}'`, { job: job.id });
-      input.onRunStart?.(job);
-      // A job that waited for a free slot started when its run began, not when the tick did.
-      const { report, job: stored } = await this.execution.runClaimed(job, this.clock.now());
-      return { job: stored ?? job, report };
-    });
-    return { lockBusy: false, ran, missed: claims.missed, recovered: claims.recovered };
+    return claims;
   }
 
   /**
    * A lock-free look first: most ticks find nothing due, and then they need neither lock nor
    * write. Anything that becomes due after this look is the next tick's business.
    */
-  private async anythingToDo(): Promise<boolean> {
-    const now = this.clock.now();
+  private async anythingToDo(now: Date, dueBy: Date): Promise<boolean> {
     const { jobs } = await this.repository.load();
-    return jobs.some((job) => isDue(job, now) || (job.state === 'running' && this.abandonment(job, now) !== null));
+    return jobs.some((job) => isDue(job, dueBy) || (job.state === 'running' && this.abandonment(job, now) !== null));
   }
 
-  private claimDueJobs(now: Date): Promise<Claims> {
+  private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot?: ReadonlySet<string>): Promise<Claims> {
     const claimant = this.identity.claimant();
     return this.repository.modify((jobs) => {
-      const claims: Claims = { due: [], missed: [], recovered: [] };
-      let changed = false;
+      const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [] };
       const next = jobs.map((stored) => {
-        let job = stored;
-        const abandonment = job.state === 'running' ? this.abandonment(job, now) : null;
-        if (abandonment) {
-          job = recoverInterrupted(job, abandonment);
-          claims.recovered.push(job);
-        }
-        if (isDue(job, now)) {
-          if (isMissedOneShot(job, now)) {
-            job = markMissed(job, now);
-            claims.missed.push(job);
-          } else {
-            job = claimJob(job, claimant, now, this.settings.timeZone);
-            claims.due.push(job);
-          }
-        }
-        if (job !== stored) changed = true;
+        const abandonment = stored.state === 'running' ? this.abandonment(stored, now) : null;
+        if (!abandonment) return stored;
+        const job = recoverInterrupted(stored, abandonment);
+        claims.recovered.push(job);
         return job;
       });
+      const due = next
+        .map((job, index) => ({ job, index }))
+        .filter(({ job }) => isDue(job, dueBy))
+        .sort((a, b) => Date.parse(a.job.next_run_at!) - Date.parse(b.job.next_run_at!));
+      for (const { job, index } of due) {
+        if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy)) {
+          next[index] = markMissed(job, now);
+          claims.missed.push(next[index]!);
+        } else if (claims.claimed.length < limit) {
+          next[index] = claimJob(job, claimant, now, this.settings.timeZone);
+          claims.claimed.push({ job: next[index]!, dueAt: new Date(job.next_run_at!) });
+        } else {
+          claims.waiting.push(job);
+        }
+      }
+      const changed = next.some((job, index) => job !== jobs[index]);
       return { jobs: changed ? next : jobs, result: claims };
     });
   }

@@ -34,6 +34,11 @@ export interface AgentRunRequest {
    * the task. Cron and webhook runs never have any (rule 1).
    */
   conversation?: readonly ConversationTurn[];
+  /**
+   * Variables added to the environment of every process the run starts (the agent program, the
+   * commands of its terminal tool); a cron run sets `AGENT_CRON_RUN` (the recursion guard).
+   */
+  environment?: Readonly<Record<string, string>>;
   /** Receives the answer's text as it streams, for a terminal to show. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;

@@ -14,6 +14,14 @@ export interface ScriptResult {
   timedOut: boolean;
 }
 
+export interface ScriptRunOptions {
+  timeoutMs: number;
+  /** Variables added to the script's environment (a cron run's `AGENT_CRON_RUN`). */
+  environment?: Readonly<Record<string, string>>;
+  /** Cancels the run: the script's process tree is killed and the result says so. */
+  signal?: AbortSignal;
+}
+
 /** Runs a job's pre-run script (decisions §6). */
 export interface ScriptExecutor {
   /**
@@ -22,5 +30,5 @@ export interface ScriptExecutor {
    */
   check(path: string): Promise<string>;
   /** Runs the script; never throws for the script's own failure, which is in the result. */
-  run(path: string, options: { timeoutMs: number }): Promise<ScriptResult>;
+  run(path: string, options: ScriptRunOptions): Promise<ScriptResult>;
 }

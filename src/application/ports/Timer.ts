@@ -1,5 +1,5 @@
-/** Waiting, behind a port so that tests of retries and back-offs never sleep. */
+/** Waiting, behind a port so that tests of retries, back-offs and grace periods never sleep. */
 export interface Timer {
-  /** Resolves after `ms` milliseconds. */
-  wait(ms: number): Promise<void>;
+  /** Resolves after `ms` milliseconds, or as soon as `cancel` aborts (a wait nobody needs any more). */
+  wait(ms: number, cancel?: AbortSignal): Promise<void>;
 }

@@ -21,6 +21,7 @@ import type { Timer } from './Timer.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookListenerSettings } from './WebhookSettings.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
+import type { WebhookRunRecords } from './WebhookRunRecords.js';
 import type { WebhookSubscriptionRepository } from './WebhookSubscriptionRepository.js';
 
 /** Every injection token, typed so that `container.get` infers the port. */
@@ -49,6 +50,7 @@ export const TOKENS = {
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
+  WebhookRunRecords: Symbol.for('agent.WebhookRunRecords') as ServiceIdentifier<WebhookRunRecords>,
   WebhookSubscriptionRepository: Symbol.for('agent.WebhookSubscriptionRepository') as ServiceIdentifier<WebhookSubscriptionRepository>,
   WebhookWorkerSettings: Symbol.for('agent.WebhookWorkerSettings') as ServiceIdentifier<WebhookWorkerSettings>,
 } as const;

@@ -11,21 +11,25 @@ export interface TestWebhookSubscriptionInput {
   name: string;
   /** The payload to send; a small sample when absent. */
   payload?: Record<string, unknown> | null;
+  /** The event kind to send; `test` when absent. */
+  event?: string | null;
 }
 
 export interface TestWebhookSubscriptionResult extends ListenerResponse {
   url: string;
+  /** The event kind it was sent with. */
+  event: string;
   payload: Record<string, unknown>;
 }
 
-/** The event kind every test delivery carries (decisions §8). */
+/** The event kind a test delivery carries unless told otherwise (decisions §8). */
 export const TEST_EVENT = 'test';
 
 /**
  * `agent webhook test <name>` (decisions §8): signs a payload with the subscription's secret and
- * sends it with event `test` to the listener configured on this machine, as a sender would, and
- * returns what the listener answered. Only for dynamic subscriptions: the secrets of config.yaml
- * routes are not this command's to use.
+ * sends it with event `test`, or the kind asked for, to the listener configured on this machine,
+ * as a sender would, and returns what the listener answered. Only for dynamic subscriptions:
+ * the secrets of config.yaml routes are not this command's to use.
  */
 @injectable()
 export class TestWebhookSubscription {
@@ -46,13 +50,14 @@ export class TestWebhookSubscription {
     const { subscriptions } = await this.subscriptions.load();
     const subscription = subscriptions.find((each) => each.name === input.name);
     if (!subscription) throw subscriptionNotFound(input.name);
+    const event = input.event ?? TEST_EVENT;
     const payload = input.payload ?? {
-      event: TEST_EVENT,
+      event,
       subscription: subscription.name,
       message: 'A test delivery sent by "agent webhook test".',
       sent_at: this.clock.now().toISOString(),
     };
-    const response = await this.client.send({ route: subscription.name, event: TEST_EVENT, payload, secret: subscription.secret });
-    return { ...response, url: this.client.urlOf(subscription.name), payload };
+    const response = await this.client.send({ route: subscription.name, event, payload, secret: subscription.secret });
+    return { ...response, url: this.client.urlOf(subscription.name), event, payload };
   }
 }

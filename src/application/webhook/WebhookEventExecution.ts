@@ -3,6 +3,7 @@ import { describeTarget } from '../../domain/DeliveryTarget.js';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import {
   EMPTY_ANSWER_NOTICE,
@@ -11,6 +12,7 @@ import {
   type WebhookDelivery,
 } from '../../domain/webhook/webhookRun.js';
 import { AgentRunError, type AgentRunner } from '../ports/AgentRunner.js';
+import type { Clock } from '../ports/Clock.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
@@ -18,6 +20,7 @@ import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js'
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
+import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
 import { errorText } from '../../domain/errors.js';
 
 /**
@@ -44,6 +47,10 @@ export interface WebhookRunReport {
  * render the prompt, load the first skill found, run a fresh unattended session with the
  * route's toolsets, deliver the answer (an empty one too). Every ending is logged; it never
  * throws.
+ *
+ * Every run is recorded (WebhookRunRecords), and the answer is recorded before it is delivered.
+ * An event run again after a crash or a stop is looked up first: an answer already recorded is
+ * only delivered, never asked for again, and an event whose run had ended is not repeated.
  */
 @injectable()
 export class WebhookEventExecution {
@@ -56,34 +63,116 @@ export class WebhookEventExecution {
     @inject(TOKENS.RepoCommenter) private readonly commenter: RepoCommenter,
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
   async run(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
     const about = { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
+    const previous = await this.previousRecord(event, about);
+    let record: WebhookRunRecord = previous ?? {
+      eventId: event.id,
+      route: event.route,
+      event: event.event,
+      deliveryId: event.deliveryId,
+      receivedAt: event.receivedAt,
+      startedAt: this.clock.now().toISOString(),
+      outcome: 'running',
+      deliveredTo: null,
+      prompt: null,
+      answer: null,
+      error: null,
+    };
+    const note = async (changes: Partial<WebhookRunRecord>) => {
+      record = { ...record, ...changes };
+      await this.saveRecord(record, about);
+    };
     try {
+      if (previous && isFinalOutcome(previous.outcome)) {
+        this.log.info(`webhook event ${event.id} had already ended (${previous.outcome}) before the restart; it is not run again`, about);
+        return { status: previous.outcome as WebhookRunStatus, error: previous.error };
+      }
       const prepared = await this.prepare(event);
       if ('error' in prepared) {
         this.log.error(`webhook event not run: ${prepared.error}`, about);
+        await note({ outcome: 'not_run', error: prepared.error });
         return { status: 'not_run', error: prepared.error };
       }
       const { route, delivery } = prepared;
-      this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
       let answer: string;
-      try {
-        answer = await this.runAgent(route, event, signal);
-      } catch (error) {
-        if (signal?.aborted) return { status: 'abandoned', error: 'the worker stopped before the run finished' };
-        const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
-        this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
-        return { status: 'run_failed', error: message };
+      if (previous?.answer != null) {
+        this.log.info(`webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`, about);
+        answer = previous.answer;
+        await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), error: null });
+      } else {
+        // Saved with the prompt, once it is rendered.
+        record = { ...record, outcome: 'running', deliveredTo: describeDelivery(delivery), error: null };
+        const asked = await this.askAgent(route, event, note, about, signal);
+        if (typeof asked !== 'string') return asked;
+        answer = asked;
       }
       if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
-      return await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
+      const report = await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
+      await note({ outcome: report.status, error: report.error });
+      return report;
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
       const message = `webhook event failed unexpectedly: ${errorText(error)}`;
       this.log.error(message, about);
+      await note({ outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };
+    }
+  }
+
+  /**
+   * Runs the agent on the rendered prompt and records its answer before anything is delivered,
+   * so that a crash from then on redoes only the delivery. Returns the answer, or the report of
+   * a run that failed or was stopped.
+   */
+  private async askAgent(
+    route: WebhookRoute,
+    event: WebhookEvent,
+    note: (changes: Partial<WebhookRunRecord>) => Promise<void>,
+    about: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<string | WebhookRunReport> {
+    this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
+    const prompt = webhookPrompt(route, event.event, event.payload);
+    await note({ prompt });
+    let answer: string;
+    try {
+      answer = await this.runAgent(route, prompt, signal);
+    } catch (error) {
+      if (signal?.aborted) {
+        const stopped = 'the worker stopped before the run finished';
+        await note({ outcome: 'abandoned', error: stopped });
+        return { status: 'abandoned', error: stopped };
+      }
+      const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
+      this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
+      await note({ outcome: 'run_failed', error: message });
+      return { status: 'run_failed', error: message };
+    }
+    await note({ outcome: 'answered', answer });
+    return answer;
+  }
+
+  /** The record an earlier run of this event left, if any; a record that cannot be read counts as none. */
+  private async previousRecord(event: WebhookEvent, about: Record<string, string>): Promise<WebhookRunRecord | null> {
+    try {
+      return await this.records.find(event.route, event.id);
+    } catch (error) {
+      this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
+      return null;
+    }
+  }
+
+  /** A record that cannot be written is logged: the run and its delivery go on. */
+  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>): Promise<void> {
+    try {
+      await this.records.save(record);
+    } catch (error) {
+      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
     }
   }
 
@@ -102,11 +191,11 @@ export class WebhookEventExecution {
     return { route, delivery: plan.delivery };
   }
 
-  private async runAgent(route: WebhookRoute, event: WebhookEvent, signal?: AbortSignal): Promise<string> {
+  private async runAgent(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<string> {
     const context = buildWebhookRunContext({
       memories: await this.memory.load(),
       skill: await this.firstSkillFound(route),
-      prompt: webhookPrompt(route, event.event, event.payload),
+      prompt,
     });
     const result = await this.agent.run({
       context,

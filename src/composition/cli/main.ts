@@ -1,36 +1,46 @@
 #!/usr/bin/env node
+// First: for `agent gateway` a stop signal is heard from the very start (see the module).
+import { stopSignal } from './stopSignal.js';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { AskAgent } from '../../application/chat/AskAgent.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
+import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import { ShowJob } from '../../application/cron/ShowJob.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ListChannels } from '../../application/delivery/ListChannels.js';
 import { ListPlatforms } from '../../application/delivery/ListPlatforms.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import { SendMessage } from '../../application/delivery/SendMessage.js';
+import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
 import { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
 import { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
 import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
-import { CliUsageError } from '../../adapters/cli/CliUsageError.js';
+import { commandLevelOf, MISSING_COMMAND, usageErrorFor } from '../../adapters/cli/commandLevel.js';
+import { refuseChangesInsideCronRun } from '../../adapters/cli/cronRunGuard.js';
+import { oneOf } from '../../adapters/cli/flagValues.js';
 import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
 import { registerDeliveryCommands, type DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
 import { registerWebhookCommands, type WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { profileHome } from '../../adapters/persistence/profiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildCronContainer, type CronContainer } from '../cronContainer.js';
+import { agentVersion } from './agentVersion.js';
 
 /** The `agent` executable's composition root. */
 async function main(argv: string[]): Promise<number> {
@@ -62,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       removeJob: container.get(RemoveJob),
       runJobNow: container.get(RunJobNow),
       runDueJobs: container.get(RunDueJobs),
+      showJob: container.get(ShowJob),
+      listJobRuns: container.get(ListJobRuns),
     };
   };
   const chatApp = async (choice: ChatHomeChoice): Promise<ChatApp> => {
@@ -71,24 +83,29 @@ async function main(argv: string[]): Promise<number> {
     return { askAgent: container.get(AskAgent), runDueJobs: container.get(RunDueJobs) };
   };
 
-  const cli = yargs(argv)
+  const cli = yargs(argv);
+  cli
     .scriptName('agent')
     .usage('$0 <command>\n\nRuns saved prompts as fresh agent sessions on a schedule.')
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces and debug logs' })
+    // Unknown commands are told apart from unknown flags, so that their message can list the commands.
     .strict()
-    .demandCommand(1, 'Name a command, for example: agent cron list')
-    .recommendCommands()
-    // yargs would say only "Did you mean run?", which does not say what was wrong.
-    .updateStrings({ 'Did you mean %s?': 'Unknown command; did you mean "%s"?' })
+    .strictCommands()
+    .demandCommand(1, MISSING_COMMAND)
     .help()
-    .version(false)
+    .alias('help', 'h')
+    .version(agentVersion())
     // Laying out help is costly; only do it when help is asked for (docs/adr/0003).
     .wrap(argv.includes('--help') || argv.includes('-h') ? Math.min(100, process.stdout.columns || 100) : null)
+    .middleware(refuseChangesInsideCronRun(io))
     .fail((message, error) => {
-      throw error ?? new CliUsageError(`${message} (see "agent --help").`);
+      // A command's own failure, or a flag check's one sentence, goes on as it is; yargs' own
+      // complaints (its YError, or a bare message) become one sentence about the command concerned.
+      if (error && error.name !== 'YError') throw error;
+      throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli));
     });
   const webhookApp = async (): Promise<WebhookApp> => {
-    const { container } = containerFor(agentHomeFrom(env));
+    const { container, settings } = containerFor(agentHomeFrom(env));
     const client = container.get(TOKENS.LocalWebhookClient);
     return {
       subscribeWebhook: container.get(SubscribeWebhook),
@@ -96,6 +113,9 @@ async function main(argv: string[]): Promise<number> {
       removeWebhookSubscription: container.get(RemoveWebhookSubscription),
       testWebhookSubscription: container.get(TestWebhookSubscription),
       urlOf: (route) => client.urlOf(route),
+      listWebhookRuns: container.get(ListWebhookRuns),
+      timeZone: settings.timeZone,
+      listenerEnabled: webhookListenerEnabled(container.get(CONFIG_TOKENS.AgentConfig)),
     };
   };
   const deliveryApp = async (): Promise<DeliveryApp> => {
@@ -115,17 +135,25 @@ async function main(argv: string[]): Promise<number> {
     'gateway',
     'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',
     (y) =>
-      y.option('log-format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Log as readable text or as JSON lines' }),
+      y.option('log-format', {
+        choices: ['text', 'json'] as const,
+        coerce: oneOf('--log-format', ['text', 'json'] as const),
+        default: 'text' as const,
+        describe: 'Log as readable text or as JSON lines',
+      }),
     async (argv) => {
       // Loaded only for the gateway, so other commands do not pay for winston, express and the rest.
       const { runGateway } = await import('../gateway/runGateway.js');
-      process.exitCode = await runGateway({
+      const code = await runGateway({
         env,
         logFormat: argv.logFormat,
         debug,
         stopSignal: stopSignal(),
         out: io.stdout,
       });
+      process.exitCode = code;
+      // A stopped gateway exits: nothing a cancelled run left behind may keep it alive.
+      setTimeout(() => process.exit(code), 2000).unref();
     },
   );
 
@@ -136,18 +164,6 @@ async function main(argv: string[]): Promise<number> {
     writeLine(io.stderr, messageFor(error, debug));
     return exitCodeFor(error);
   }
-}
-
-/** The first SIGTERM or SIGINT; a second one while stopping ends the process at once. */
-function stopSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      resolve(signal);
-      process.once(signal, () => process.exit(1));
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  });
 }
 
 void main(hideBin(process.argv)).then((code) => {

@@ -2,13 +2,16 @@ import { ContainerModule } from 'inversify';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
+import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import { ShowJob } from '../../application/cron/ShowJob.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -20,5 +23,8 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(RemoveJob).toSelf().inSingletonScope();
   bind(RunJobNow).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
+  bind(DispatchDueJobs).toSelf().inSingletonScope();
   bind(NextScheduledRun).toSelf().inSingletonScope();
+  bind(ShowJob).toSelf().inSingletonScope();
+  bind(ListJobRuns).toSelf().inSingletonScope();
 });

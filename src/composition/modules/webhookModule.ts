@@ -12,8 +12,9 @@ import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatu
 /**
  * The webhook platform on the embedded defaults: the durable inbox under
  * `$AGENT_HOME/webhooks/inbox`, the accept path (a singleton: it holds the rate-limit windows and
- * the duplicate memory) and the worker. The routes come from webhookSubscriptionModule, which
- * every container loads.
+ * the duplicate memory) and the worker. The routes and the run records (which `agent webhook
+ * runs` reads without this module) come from webhookSubscriptionModule, which every container
+ * loads.
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
   return new ContainerModule(({ bind }) => {

@@ -68,15 +68,19 @@ const FORM = 'application/x-www-form-urlencoded';
 
 /**
  * The payload of a request body (decisions §7). The body must be valid UTF-8. A form body
- * (`application/x-www-form-urlencoded`) whose `payload` field is present must hold a JSON object
- * there (the first code host's form mode); any other form body becomes an object of its fields
- * (a field sent more than once becomes a list of its values). Every other body, whatever its
- * content type says, must be a JSON object. Anything else is `{ ok: false }`; this never throws.
+ * (`application/x-www-form-urlencoded`) whose text is a JSON object (what `curl -d '{…}'` sends,
+ * since curl labels every `-d` body a form) is read as JSON; one whose `payload` field is present
+ * must hold a JSON object there (the first code host's form mode); any other form body becomes an
+ * object of its fields (a field sent more than once becomes a list of its values). Every other
+ * body, whatever its content type says, must be a JSON object. Anything else is `{ ok: false }`;
+ * this never throws.
  */
 export function parseWebhookBody(body: Uint8Array, contentType: string | null): ParsedBody {
   const text = decodeUtf8(body);
   if (text === null) return { ok: false };
   if (mediaTypeOf(contentType) !== FORM) return parseJsonObject(text);
+  // A real form encodes "{" as %7B, so a body starting with one was meant as JSON.
+  if (text.trimStart().startsWith('{')) return parseJsonObject(text);
   const form = new URLSearchParams(text);
   const embedded = form.get('payload');
   if (embedded !== null) return parseJsonObject(embedded);

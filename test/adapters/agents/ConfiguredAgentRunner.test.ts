@@ -25,6 +25,7 @@ function configWith(overrides: Partial<AgentConfig> = {}): AgentConfig {
     fallback_providers: [],
     platforms: {},
     cron: { wrap_response: true, max_parallel_jobs: 4, output_retention: 50, bot_chat_delivery_timeout_seconds: 600 },
+    gateway: { shutdown_grace_seconds: 30 },
     ...overrides,
   };
 }

@@ -1,19 +1,23 @@
 import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
 import yargs from 'yargs';
+import { commandLevelOf, usageErrorFor } from '../../../src/adapters/cli/commandLevel.js';
 import { exitCodeFor, messageFor } from '../../../src/adapters/cli/errorReport.js';
 import { registerWebhookCommands, type WebhookApp } from '../../../src/adapters/cli/webhookCommands.js';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
+import type { WebhookRunRecord } from '../../../src/domain/webhook/webhookRunRecord.js';
 import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
+import { ListWebhookRuns } from '../../../src/application/webhook/ListWebhookRuns.js';
 import { ListWebhooks } from '../../../src/application/webhook/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../../src/application/webhook/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../../src/application/webhook/SubscribeWebhook.js';
 import { TestWebhookSubscription } from '../../../src/application/webhook/TestWebhookSubscription.js';
 import { FakeWebhookRoutes, aRoute } from '../../fakes/FakeWebhookRoutes.js';
 import { InMemorySubscriptionRepository } from '../../fakes/InMemorySubscriptionRepository.js';
+import { InMemoryWebhookRunRecords } from '../../fakes/InMemoryWebhookRunRecords.js';
 import { ManualClock } from '../../fakes/ManualClock.js';
 import { SequentialSecrets } from '../../fakes/RecordingWebhookClient.js';
 import { fakeTerminal } from '../../support/fakeTerminal.js';
@@ -42,10 +46,11 @@ async function listener(secret: () => string) {
 }
 
 /** `agent webhook …` driven in-process on fakes, with the real HTTP client aimed at 127.0.0.1:`port`. */
-function webhookCli(port = 8644) {
+function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
   const repository = new InMemorySubscriptionRepository();
   const routes = new FakeWebhookRoutes([aRoute('github', { events: ['pull_request'], deliver: 'repo_comment' })], repository);
   const clock = new ManualClock('2026-06-01T08:00:00Z');
+  const records = new InMemoryWebhookRunRecords();
   const client = new HttpWebhookClient(
     { platforms: { webhook: { extra: { host: '0.0.0.0', port } } } } as unknown as AgentConfig,
     agentPathsFor('/srv/agent'),
@@ -56,25 +61,31 @@ function webhookCli(port = 8644) {
     removeWebhookSubscription: new RemoveWebhookSubscription(repository, routes),
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
+    listWebhookRuns: new ListWebhookRuns(records),
+    timeZone: 'Europe/Berlin',
+    listenerEnabled: options.listenerEnabled ?? true,
   };
   /** Runs the command; `error` is what it threw, if anything. */
   const attempt = async (args: string[]) => {
-    const { io, stdout } = fakeTerminal(false);
-    const cli = yargs(['webhook', ...args]).strict().fail((message, error) => {
-      throw error ?? new Error(message);
+    const { io, stdout, stderr } = fakeTerminal(false);
+    const cli = yargs(['webhook', ...args]);
+    // As the executable does: a flag check's sentence becomes a usage error about the command.
+    cli.strict().fail((message, error) => {
+      if (error && error.name !== 'YError') throw error;
+      throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli));
     });
     registerWebhookCommands(cli, async () => app, io);
     try {
       await cli.parseAsync();
-      return { stdout: stdout(), error: null };
+      return { stdout: stdout(), stderr: stderr(), error: null };
     } catch (error) {
-      return { stdout: stdout(), error };
+      return { stdout: stdout(), stderr: stderr(), error };
     }
   };
   const run = async (...args: string[]) => {
-    const { stdout, error } = await attempt(args);
+    const { stdout, stderr, error } = await attempt(args);
     if (error) throw error;
-    return { stdout };
+    return { stdout, stderr };
   };
   /** What `agent` would print for a command that fails: stdout, the line on stderr and the exit code. */
   const failure = async (...args: string[]) => {
@@ -82,7 +93,7 @@ function webhookCli(port = 8644) {
     if (!error) throw new Error(`expected agent webhook ${args.join(' ')} to fail`);
     return { stdout, message: messageFor(error, false), code: exitCodeFor(error) };
   };
-  return { repository, run, failure };
+  return { repository, records, run, failure };
 }
 
 describe('agent webhook', () => {
@@ -102,6 +113,22 @@ describe('agent webhook', () => {
       ].join('\n'),
     );
     expect(cli.repository.get('payments')).toMatchObject({ deliver: 'telegram', deliverChatId: '-1001234' });
+  });
+
+  it('subscribe warns on stderr, in one line, when the listener is disabled in config, and still saves', async () => {
+    const cli = webhookCli(8644, { listenerEnabled: false });
+
+    const { stdout, stderr } = await cli.run('subscribe', 'payments');
+
+    expect(stdout).toMatch(/^Created webhook subscription 'payments'\.\n/);
+    expect(stderr).toBe(
+      'warning: the webhook listener is disabled, so nothing answers at this URL yet; set "platforms.webhook.enabled: true" in config.yaml and (re)start "agent gateway".\n',
+    );
+    expect(cli.repository.get('payments')).toBeDefined();
+  });
+
+  it('subscribe says nothing on stderr when the listener is enabled', async () => {
+    expect((await webhookCli().run('subscribe', 'payments')).stderr).toBe('');
   });
 
   it('subscribe again keeps the secret unless --secret is given', async () => {
@@ -171,6 +198,30 @@ describe('agent webhook', () => {
       expect(stub.received).toEqual([{ event: 'test', body: expect.objectContaining({ event: 'test', subscription: 'payments' }) }]);
     });
 
+    it('sends with the event kind given by --event instead of test', async () => {
+      let secret = '';
+      stub = await listener(() => secret);
+      const cli = webhookCli(stub.port);
+      await cli.run('subscribe', 'payments');
+      secret = cli.repository.get('payments')!.secret;
+
+      const { stdout } = await cli.run('test', 'payments', '--event', 'charge.dispute.created');
+
+      expect(stdout).toMatch(new RegExp(`^POST http://127\\.0\\.0\\.1:${stub.port}/webhooks/payments \\(event charge\\.dispute\\.created\\): 202\\n`));
+      expect(stub.received).toEqual([{ event: 'charge.dispute.created', body: expect.objectContaining({ event: 'charge.dispute.created' }) }]);
+    });
+
+    it.each([[''], ['two\nlines']])('refuses --event %j as a usage error', async (kind) => {
+      const cli = webhookCli();
+      await cli.run('subscribe', 'payments');
+
+      const { message, code } = await cli.failure('test', 'payments', '--event', kind);
+
+      expect(message).toMatch(/^error: --event must be an event kind such as "pull_request"/);
+      expect(message.split('\n')).toHaveLength(1);
+      expect(code).toBe(2);
+    });
+
     it('sends the --payload given', async () => {
       let secret = '';
       stub = await listener(() => secret);
@@ -221,6 +272,65 @@ describe('agent webhook', () => {
 
       expect(await cli.failure('test', 'payments', '--payload', '[1,2]')).toMatchObject({
         message: `error: --payload must be a JSON object such as '{"action":"opened"}'.`,
+        code: 2,
+      });
+    });
+  });
+
+  describe('runs', () => {
+    const record = (n: number, overrides: Partial<WebhookRunRecord> = {}): WebhookRunRecord => ({
+      eventId: `e${n}`,
+      route: 'github',
+      event: 'pull_request',
+      deliveryId: `d-${n}`,
+      receivedAt: `2026-06-01T08:0${n}:00.000Z`,
+      startedAt: `2026-06-01T08:0${n}:01.000Z`,
+      outcome: 'delivered',
+      deliveredTo: 'octo/widgets#12',
+      prompt: 'Review it.',
+      answer: 'LGTM',
+      error: null,
+      ...overrides,
+    });
+
+    it('says "No webhook runs." when there are none', async () => {
+      expect((await webhookCli().run('runs')).stdout).toBe('No webhook runs.\n');
+      expect((await webhookCli().run('runs', 'github', '--json')).stdout).toBe('[]\n');
+    });
+
+    it('lists time, route, event, delivery id and outcome, newest first, in the configured zone', async () => {
+      const cli = webhookCli();
+      await cli.records.save(record(1));
+      await cli.records.save(record(3, { route: 'payments', event: 'charge.dispute.created', outcome: 'run_failed', error: 'idle timeout: no output for 600 s\nmore', answer: null }));
+      await cli.records.save(record(2, { outcome: 'delivery_failed', error: 'delivery to octo/widgets#12 failed: gh is not logged in' }));
+
+      expect((await cli.run('runs')).stdout).toBe(
+        [
+          'TIME (Europe/Berlin)  ROUTE     EVENT                   DELIVERY ID  OUTCOME',
+          '2026-06-01 10:03:01   payments  charge.dispute.created  d-3          run_failed: idle timeout: no output for 600 s',
+          '2026-06-01 10:02:01   github    pull_request            d-2          delivery_failed: delivery to octo/widgets#12 failed: gh is not logged in',
+          '2026-06-01 10:01:01   github    pull_request            d-1          delivered to octo/widgets#12',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('lists only the route given, at most --limit runs, and everything as JSON with --json', async () => {
+      const cli = webhookCli();
+      for (const n of [1, 2, 3]) await cli.records.save(record(n));
+      await cli.records.save(record(4, { route: 'payments' }));
+
+      const json = JSON.parse((await cli.run('runs', 'github', '--json', '--limit', '2')).stdout);
+
+      expect(json).toEqual([
+        expect.objectContaining({ started_at: '2026-06-01T08:03:01.000Z', route: 'github', event: 'pull_request', delivery_id: 'd-3', event_id: 'e3', outcome: 'delivered', delivered_to: 'octo/widgets#12', answer: 'LGTM', prompt: 'Review it.', error: null }),
+        expect.objectContaining({ delivery_id: 'd-2' }),
+      ]);
+    });
+
+    it('refuses a --limit that is not a whole number of 1 or more as a usage error', async () => {
+      expect(await webhookCli().failure('runs', '--limit', 'ten')).toMatchObject({
+        message: expect.stringMatching(/^error: --limit must be a whole number of 1 or more, not "ten"/),
         code: 2,
       });
     });

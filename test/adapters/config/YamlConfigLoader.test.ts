@@ -40,7 +40,13 @@ describe('YamlConfigLoader', () => {
   it('gives every default when the file does not exist', () => {
     const { config, warnings } = new YamlConfigLoader(configFile).load();
 
-    expect(config).toEqual({ providers: {}, fallback_providers: [], cron: DEFAULT_CRON, platforms: {} });
+    expect(config).toEqual({
+      providers: {},
+      fallback_providers: [],
+      cron: DEFAULT_CRON,
+      gateway: { shutdown_grace_seconds: 30 },
+      platforms: {},
+    });
     expect(warnings).toEqual([]);
   });
 

@@ -112,6 +112,39 @@ describe('webhook listener over HTTP', () => {
       expect((await listener.stored())[0]!.payload).toEqual(JSON.parse(BODY));
     });
 
+    it('reads a JSON object sent form-encoded (as curl -d sends it) as JSON, signed over the bytes sent', async () => {
+      const response = await request(listener.url)
+        .post('/webhooks/ci')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .set('X-GitHub-Event', 'pull_request')
+        .set('X-Hub-Signature-256', await hub(BODY))
+        .send(BODY);
+      expect(response.status).toBe(202);
+      expect((await listener.stored())[0]!.payload).toEqual(JSON.parse(BODY));
+    });
+
+    it('still turns plain form fields into an object of fields', async () => {
+      const form = 'status=firing&alert=DiskFull+on+db1';
+      const response = await request(listener.url)
+        .post('/webhooks/ci')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .set('X-Hub-Signature-256', await hub(form))
+        .send(form);
+      expect(response.status).toBe(202);
+      expect((await listener.stored())[0]!.payload).toEqual({ status: 'firing', alert: 'DiskFull on db1' });
+    });
+
+    it('answers 400 Malformed JSON for a form-encoded body that starts like JSON but is not', async () => {
+      const body = '{"status": firing}';
+      const response = await request(listener.url)
+        .post('/webhooks/ci')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .set('X-Hub-Signature-256', await hub(body))
+        .send(body);
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'Malformed JSON' });
+    });
+
     it('accepts on a route with INSECURE_NO_AUTH without any signature', async () => {
       expect((await post('/webhooks/dev').send(BODY)).status).toBe(202);
     });

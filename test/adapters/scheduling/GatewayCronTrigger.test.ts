@@ -1,4 +1,4 @@
-import { GatewayCronTrigger, type TimerApi } from '../../../src/adapters/scheduling/GatewayCronTrigger.js';
+import { GatewayCronTrigger, type TimerApi, type TriggerTarget } from '../../../src/adapters/scheduling/GatewayCronTrigger.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 
 /** Timers that fire only when the test says so. */
@@ -39,110 +39,149 @@ class ManualTimers implements TimerApi {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function trigger(nextRunAt: () => Date | null) {
+/** What the trigger drives, recording what it was asked. */
+class FakeTarget implements TriggerTarget {
+  looks = 0;
+  lockBusy = false;
+  next: Date | null = null;
+  /** While set, a look waits for it. */
+  hold: Promise<void> | null = null;
+  active = 0;
+  peak = 0;
+  storeChanged: (() => void) | null = null;
+  runFinished: (() => void) | null = null;
+  unwatched = false;
+
+  async dispatch(): Promise<{ lockBusy: boolean }> {
+    this.looks += 1;
+    this.active += 1;
+    this.peak = Math.max(this.peak, this.active);
+    if (this.hold) await this.hold;
+    this.active -= 1;
+    return { lockBusy: this.lockBusy };
+  }
+
+  async nextRunAt(after: Date): Promise<Date | null> {
+    return this.next && this.next > after ? this.next : null;
+  }
+
+  watchStore(onChange: () => void): () => void {
+    this.storeChanged = onChange;
+    return () => (this.unwatched = true);
+  }
+
+  onRunFinished(listener: () => void): void {
+    this.runFinished = listener;
+  }
+}
+
+function trigger() {
   const timers = new ManualTimers();
-  let ticks = 0;
-  const cron = new GatewayCronTrigger(
-    async () => {
-      ticks += 1;
-    },
-    async () => nextRunAt(),
-    new RecordingLogger(),
-    timers,
-  );
-  return { cron, timers, ticks: () => ticks };
+  const target = new FakeTarget();
+  const cron = new GatewayCronTrigger(target, new RecordingLogger(), timers);
+  return { cron, timers, target };
 }
 
 describe('the gateway cron trigger', () => {
-  it('ticks at start and arms a timer for the earliest next run', async () => {
-    const { cron, timers, ticks } = trigger(() => new Date(5_000));
+  it('looks at start and arms a timer for the earliest next run', async () => {
+    const { cron, timers, target } = trigger();
+    target.next = new Date(5_000);
 
     await cron.start();
 
-    expect(ticks()).toBe(1);
+    expect(target.looks).toBe(1);
     expect(timers.delays()).toEqual([5_000]);
-    await cron.stop(1_000);
+    await cron.stop();
   });
 
-  it('ticks when the armed time comes, not a minute later', async () => {
-    let next: Date | null = new Date(5_000);
-    const { cron, timers, ticks } = trigger(() => next);
+  it('looks when the armed time comes, not a minute later', async () => {
+    const { cron, timers, target } = trigger();
+    target.next = new Date(5_000);
     await cron.start();
-    next = null;
+    target.next = null;
 
     timers.advance(5_000);
     await settle();
 
-    expect(ticks()).toBe(2);
+    expect(target.looks).toBe(2);
     expect(timers.delays()).toEqual([]);
-    await cron.stop(1_000);
+    await cron.stop();
   });
 
   it('leaves runs more than a minute away to the minute tick', async () => {
-    const { cron, timers } = trigger(() => new Date(3_600_000));
+    const { cron, timers, target } = trigger();
+    target.next = new Date(3_600_000);
 
     await cron.start();
 
     expect(timers.delays()).toEqual([]);
-    await cron.stop(1_000);
+    await cron.stop();
   });
 
-  it('looks again a second later at a job still due after a tick, instead of spinning', async () => {
-    const { cron, timers, ticks } = trigger(() => new Date(0));
+  it('looks again shortly when another process held the tick lock', async () => {
+    const { cron, timers, target } = trigger();
+    target.lockBusy = true;
 
     await cron.start();
 
-    expect(ticks()).toBe(1);
-    expect(timers.delays()).toEqual([1_000]);
-    await cron.stop(1_000);
+    expect(timers.delays()).toEqual([250]);
+    await cron.stop();
   });
 
-  it('runs a tick asked for during another one right after it, never two at once', async () => {
+  it('looks when another process changed the job store', async () => {
+    const { cron, target } = trigger();
+    await cron.start();
+
+    target.storeChanged!();
+    await settle();
+
+    expect(target.looks).toBe(2);
+    await cron.stop();
+    expect(target.unwatched).toBe(true);
+  });
+
+  it('looks when a run ends, so a job waiting for a slot starts at once', async () => {
+    const { cron, target } = trigger();
+    await cron.start();
+
+    target.runFinished!();
+    await settle();
+
+    expect(target.looks).toBe(2);
+    await cron.stop();
+  });
+
+  it('folds looks asked for during another into one right after it, never two at once', async () => {
+    const { cron, target } = trigger();
     let release!: () => void;
-    let active = 0;
-    let peak = 0;
-    let ticks = 0;
-    const cron = new GatewayCronTrigger(
-      async () => {
-        ticks += 1;
-        active += 1;
-        peak = Math.max(peak, active);
-        if (ticks === 1) await new Promise<void>((resolve) => (release = resolve));
-        active -= 1;
-      },
-      async () => null,
-      new RecordingLogger(),
-      new ManualTimers(),
-    );
+    target.hold = new Promise<void>((resolve) => (release = resolve));
 
     const first = cron.start();
     await settle();
-    const second = cron.runTick();
+    void cron.look();
+    void cron.look();
+    target.hold = null;
     release();
-    await Promise.all([first, second]);
+    await first;
+    await settle();
 
-    expect(ticks).toBe(2);
-    expect(peak).toBe(1);
-    await cron.stop(1_000);
+    expect(target.looks).toBe(2);
+    expect(target.peak).toBe(1);
+    await cron.stop();
   });
 
-  it('waits for the tick in progress when stopped, up to the grace period', async () => {
-    let release!: () => void;
-    const timers = new ManualTimers();
-    const cron = new GatewayCronTrigger(
-      () => new Promise<void>((resolve) => (release = resolve)),
-      async () => null,
-      new RecordingLogger(),
-      timers,
-    );
-    void cron.start();
+  it('claims nothing after stop, whatever asks it to look', async () => {
+    const { cron, timers, target } = trigger();
+    target.next = new Date(5_000);
+    await cron.start();
+
+    await cron.stop();
+    target.storeChanged?.();
+    target.runFinished!();
+    timers.advance(5_000);
     await settle();
 
-    const stopping = cron.stop(30_000);
-    await settle();
-    timers.advance(30_000);
-
-    await expect(stopping).resolves.toBe(false);
-    release();
+    expect(target.looks).toBe(1);
+    expect(timers.delays()).toEqual([]);
   });
 });

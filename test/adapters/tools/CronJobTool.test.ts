@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
 import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
+import { anHourlyJob } from '../../helpers/jobs.js';
 import { cronHarness } from '../../support/cronHarness.js';
 
 const interactive: ToolCallContext = { signal: new AbortController().signal, unattended: false };
@@ -189,9 +190,10 @@ describe('CronJobTool', () => {
   });
 
   it('answers success false with the sentence of an ambiguous name', async () => {
-    const { h, call } = setUp();
-    const a = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
-    const b = await h.createJob.execute({ schedule: 'every 2h', prompt: 'y', name: 'digest' });
+    // Names are unique now; a store written before that, or by hand, can still share one.
+    const a = { ...anHourlyJob('00000000000a'), name: 'Digest' };
+    const b = { ...anHourlyJob('00000000000b'), name: 'digest' };
+    const { call } = setUp({ jobs: [a, b] });
 
     expect(await call({ action: 'pause', job: 'DIGEST' })).toEqual({
       success: false,

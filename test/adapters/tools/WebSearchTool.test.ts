@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => web.close());
 
 function configWith(search: Record<string, unknown> | undefined): AgentConfig {
-  return { providers: {}, fallback_providers: [], platforms: {}, cron: {} as AgentConfig['cron'], search };
+  return { providers: {}, fallback_providers: [], platforms: {}, cron: {} as AgentConfig['cron'], gateway: { shutdown_grace_seconds: 30 }, search };
 }
 
 function toolFor(searxngUrl: unknown, log = new RecordingLogger()): WebSearchTool {

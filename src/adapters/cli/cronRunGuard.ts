@@ -1,0 +1,34 @@
+import type { Arguments } from 'yargs';
+import { AppError } from '../../domain/errors.js';
+import type { CliIO } from './CliIO.js';
+
+/**
+ * The commands a cron run may not use, by group, aliases included (yargs reports the word that
+ * was typed): a scheduled run cannot create, change or schedule jobs, however it reaches the
+ * command line. Looking (`cron list`, `webhook list` …) stays allowed.
+ */
+const CHANGING_COMMANDS: Readonly<Record<string, { changes: string; commands: readonly string[] }>> = {
+  cron: { changes: 'jobs', commands: ['create', 'add', 'edit', 'pause', 'resume', 'run', 'remove', 'rm', 'tick'] },
+  webhook: { changes: 'webhook subscriptions', commands: ['subscribe', 'remove', 'rm'] },
+};
+
+/** Whether `group command` (e.g. `cron create`) changes jobs or subscriptions. */
+export function changesJobs(group: string, command: string): boolean {
+  return CHANGING_COMMANDS[group]?.commands.includes(command) ?? false;
+}
+
+/**
+ * A yargs middleware, registered once for every command: inside a cron run (AGENT_CRON_RUN set)
+ * a command that changes jobs is refused before it loads or touches anything (exit 1).
+ */
+export function refuseChangesInsideCronRun(io: CliIO): (argv: Arguments) => void {
+  return (argv) => {
+    if (!io.cronRun) return;
+    const [group = '', command = ''] = argv._.map(String);
+    if (!changesJobs(group, command)) return;
+    throw new AppError(
+      'CLI.INSIDE_CRON_RUN',
+      `This command changes ${CHANGING_COMMANDS[group]!.changes} and cannot be used from inside a cron run (job ${io.cronRun}); scheduled runs may not create, change or schedule jobs.`,
+    );
+  };
+}

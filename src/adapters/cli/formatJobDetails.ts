@@ -1,0 +1,121 @@
+import type { JobRun } from '../../application/cron/jobRuns.js';
+import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
+import type { Job } from '../../domain/Job.js';
+import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
+import { describeSchedule } from '../../domain/scheduleWords.js';
+import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
+import { textTable } from './textTable.js';
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** `YYYY-MM-DD HH:MM:SS` in `timeZone`: runs a few seconds apart stay apart. */
+export function wallClockWithSeconds(instant: Date, timeZone: string): string {
+  const c = wallClockAt(instant, timeZone);
+  return `${c.year}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}`;
+}
+
+function when(iso: string | null, timeZone: string): string | null {
+  return iso === null || Number.isNaN(Date.parse(iso)) ? null : formatWallClock(new Date(iso), timeZone);
+}
+
+function weekday(instant: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-US', { weekday: 'short', timeZone }).format(instant);
+}
+
+function stateInWords(job: Job, timeZone: string): string {
+  const enabled = job.enabled ? 'enabled' : 'disabled';
+  if (job.state === 'paused' && job.paused_at) return `paused since ${when(job.paused_at, timeZone) ?? job.paused_at} (${enabled})`;
+  if (job.state === 'running' && job.claim) return `running since ${when(job.claim.at, timeZone) ?? job.claim.at}, in ${job.claim.by} (${enabled})`;
+  return `${job.state} (${enabled})`;
+}
+
+function modelInWords(job: Job): string {
+  if (job.model === null && job.provider === null) return 'the configured default';
+  if (job.provider === null) return `${job.model} (the configured provider)`;
+  if (job.model === null) return `the default model of provider ${job.provider}`;
+  return `${job.model} (provider ${job.provider})`;
+}
+
+function nextRunInWords(job: Job, timeZone: string): string {
+  const next = when(job.next_run_at, timeZone);
+  if (job.state === 'completed') return 'none: the job has completed';
+  if (job.state === 'paused') return 'none while paused ("agent cron resume" schedules it again)';
+  return next ?? 'none';
+}
+
+/** Label and value lines; a value of several lines continues under its first line. */
+function fieldLines(fields: ReadonlyArray<[string, string]>): string[] {
+  const width = Math.max(...fields.map(([label]) => label.length)) + 2;
+  return fields.flatMap(([label, value]) => {
+    const [first = '', ...rest] = value.split('\n');
+    return [`  ${`${label}:`.padEnd(width)}${first}`.trimEnd(), ...rest.map((line) => `  ${' '.repeat(width)}${line}`.trimEnd())];
+  });
+}
+
+/** The past runs as a table: time, status and the first line of the error or answer. */
+export function runTable(runs: readonly JobRun[], timeZone: string): string {
+  return textTable(
+    [`TIME (${timeZone})`, 'STATUS', 'ANSWER OR ERROR'],
+    runs.map((run) => [
+      run.startedAt ? wallClockWithSeconds(run.startedAt, timeZone) : '-',
+      run.status ?? '-',
+      truncate(run.headline ?? '-', 100),
+    ]),
+  );
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+}
+
+/** `agent cron show`: every field in words, the coming runs and the last runs. */
+export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutput): string {
+  const lines = [
+    `Job ${job.id} '${job.name}'`,
+    ...fieldLines([
+      ['Id', job.id],
+      ['Name', job.name],
+      ['State', stateInWords(job, timeZone)],
+      ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.expr})`],
+      ['Time zone', timeZone],
+      ['Prompt', job.prompt],
+      ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
+      ['Script', job.script ?? 'none'],
+      ['Model', modelInWords(job)],
+      ['Repeat', describeRepeat(job.repeat)],
+      ['Delivers to', describeTargets(job)],
+      ['Created', when(job.created_at, timeZone) ?? job.created_at],
+      ['Last run', when(job.last_run_at, timeZone) ?? 'never'],
+      ['Last status', job.last_status ?? '-'],
+      ['Last error', job.last_error ?? '-'],
+      ['Last delivery error', job.last_delivery_error ?? '-'],
+      ...(job.last_delivery_queued ? ([['Last delivery queued', job.last_delivery_queued.join(', ')]] as Array<[string, string]>) : []),
+      ['Next run', nextRunInWords(job, timeZone)],
+    ]),
+  ];
+  if (nextRuns.length > 0) {
+    lines.push('', `Next ${nextRuns.length} run${nextRuns.length === 1 ? '' : 's'} (${timeZone}):`);
+    lines.push(...nextRuns.map((run) => `  ${formatWallClock(run, timeZone)}  ${weekday(run, timeZone)}`));
+  }
+  lines.push('');
+  if (recentRuns.length === 0) lines.push('Recent runs: none yet.');
+  else lines.push('Recent runs (newest first):', ...runTable(recentRuns, timeZone).split('\n').map((line) => `  ${line}`));
+  return lines.join('\n');
+}
+
+/** A past run as `--json` shows it. */
+export function runJson(run: JobRun) {
+  return {
+    run_at: run.startedAt ? toIsoUtc(run.startedAt) : null,
+    status: run.status,
+    summary: run.headline,
+    error: run.error,
+    response: run.response,
+    file: run.location,
+  };
+}
+
+/** `agent cron show --json`: the stored record, plus the coming and the last runs. */
+export function jobDetailsJson({ job, nextRuns, recentRuns }: ShowJobOutput) {
+  return { ...job, next_runs: nextRuns.map(toIsoUtc), recent_runs: recentRuns.map(runJson) };
+}

@@ -1,0 +1,45 @@
+import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import { wallClockWithSeconds } from './formatJobDetails.js';
+import { textTable } from './textTable.js';
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((each) => each.trim() !== '')?.trim() ?? '';
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+/** How a run ended, in a few words: where it was delivered, or the first line of why not. */
+function outcomeOf(record: WebhookRunRecord): string {
+  if (record.outcome === 'delivered') return record.deliveredTo ? `delivered to ${record.deliveredTo}` : 'delivered';
+  return record.error ? `${record.outcome}: ${firstLine(record.error)}` : record.outcome;
+}
+
+/** The `agent webhook runs` table: time, route, event, delivery id, outcome. */
+export function webhookRunTable(records: readonly WebhookRunRecord[], timeZone: string): string {
+  return textTable(
+    [`TIME (${timeZone})`, 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME'],
+    records.map((record) => [
+      wallClockWithSeconds(new Date(record.startedAt), timeZone),
+      record.route,
+      firstLine(record.event),
+      record.deliveryId,
+      outcomeOf(record),
+    ]),
+  );
+}
+
+/** A run record as `agent webhook runs --json` shows it. */
+export function webhookRunJson(record: WebhookRunRecord) {
+  return {
+    started_at: record.startedAt,
+    received_at: record.receivedAt,
+    route: record.route,
+    event: record.event,
+    delivery_id: record.deliveryId,
+    event_id: record.eventId,
+    outcome: record.outcome,
+    delivered_to: record.deliveredTo,
+    error: record.error,
+    prompt: record.prompt,
+    answer: record.answer,
+  };
+}

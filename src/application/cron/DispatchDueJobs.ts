@@ -1,0 +1,159 @@
+import { inject, injectable } from 'inversify';
+import type { Job } from '../../domain/Job.js';
+import type { Clock } from '../ports/Clock.js';
+import type { Logger } from '../ports/Logger.js';
+import type { CronSettings } from '../ports/Settings.js';
+import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
+import { errorText } from '../../domain/errors.js';
+import { JobExecution } from './JobExecution.js';
+import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
+
+/** A start later than this after the slot was due is logged as late. */
+export const LATE_START_MS = 1000;
+/** How long cancelled runs get to record themselves as interrupted before stop() gives up on them. */
+export const ABORT_WAIT_MS = 5000;
+
+export interface DispatchResult {
+  /** Another process held the tick lock: nothing was claimed; look again shortly. */
+  lockBusy: boolean;
+  /** Due jobs left waiting because every run slot was busy; a run's end starts them. */
+  waiting: number;
+}
+
+interface RunInProgress {
+  job: Job;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * The gateway's side of the tick (decisions §4a): claims due jobs for the run slots that are free
+ * (`cron.max_parallel_jobs`) and starts their runs without waiting for them, so a long run never
+ * holds up a job that becomes due meanwhile. A due job beyond the slots stays `scheduled` until a
+ * run ends; when it starts more than a second late, its lateness is logged.
+ *
+ * Whoever decides *when* to look (the trigger: timers, the store watch, a run's end) calls
+ * `dispatch`; calls are serialised here. `stop` stops claiming at once, lets the runs finish for
+ * the grace period, then cancels the rest: their process trees are killed and their jobs
+ * recorded `interrupted:`.
+ */
+@injectable()
+export class DispatchDueJobs {
+  private readonly runs = new Map<string, RunInProgress>();
+  /** Jobs already reported as waiting for a slot, so the report is made once. */
+  private readonly reportedWaiting = new Set<string>();
+  private readonly finishedListeners: Array<(run: TickRun) => void> = [];
+  private claiming: Promise<DispatchResult> = Promise.resolve({ lockBusy: false, waiting: 0 });
+  private accepting = true;
+
+  constructor(
+    @inject(RunDueJobs) private readonly tick: RunDueJobs,
+    @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  /** How many runs are in progress. */
+  get inProgress(): number {
+    return this.runs.size;
+  }
+
+  /** Called with each run as it ends; its slot is then free for `dispatch`. */
+  onRunFinished(listener: (run: TickRun) => void): void {
+    this.finishedListeners.push(listener);
+  }
+
+  /** Claims due jobs for the free slots and starts them; resolves once they are started. */
+  dispatch(): Promise<DispatchResult> {
+    this.claiming = this.claiming.then(() => this.claimAndStart());
+    return this.claiming;
+  }
+
+  /**
+   * Stops claiming, waits up to `graceMs` for the runs in progress, then cancels the rest and
+   * waits up to `abortWaitMs` for them to be recorded. Resolves true when all finished in time.
+   */
+  async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<boolean> {
+    this.accepting = false;
+    // A claim already under way is written; its runs start and get the grace period like the rest.
+    await this.claiming;
+    if (await this.idleWithin(graceMs)) return true;
+    this.log.warn(`cancelling ${this.runs.size} cron run(s) still going after the ${Math.round(graceMs / 1000)} s grace period`, {
+      jobs: [...this.runs.keys()],
+    });
+    for (const run of this.runs.values()) run.abort.abort();
+    await this.idleWithin(abortWaitMs);
+    return false;
+  }
+
+  private async claimAndStart(): Promise<DispatchResult> {
+    if (!this.accepting) return { lockBusy: false, waiting: 0 };
+    const free = this.settings.maxParallelJobs - this.runs.size;
+    const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting });
+    for (const claimed of claims.claimed) this.start(claimed);
+    if (!claims.lockBusy) {
+      // Forget jobs that no longer wait (paused, removed, claimed by another gateway).
+      const waiting = new Set(claims.waiting.map((job) => job.id));
+      for (const id of this.reportedWaiting) if (!waiting.has(id)) this.reportedWaiting.delete(id);
+    }
+    for (const job of claims.waiting) {
+      if (this.reportedWaiting.has(job.id)) continue;
+      this.reportedWaiting.add(job.id);
+      this.log.info(
+        `job '${job.name}' is due and waits for a free run slot: ${this.runs.size} run(s) in progress, cron.max_parallel_jobs is ${this.settings.maxParallelJobs}`,
+        { job: job.id },
+      );
+    }
+    return { lockBusy: claims.lockBusy, waiting: claims.waiting.length };
+  }
+
+  private start({ job, dueAt }: ClaimedJob): void {
+    const startedAt = this.clock.now();
+    const lateMs = startedAt.getTime() - dueAt.getTime();
+    const waited = this.reportedWaiting.delete(job.id);
+    if (lateMs > LATE_START_MS) {
+      const why = waited ? `every run slot was busy (cron.max_parallel_jobs is ${this.settings.maxParallelJobs})` : 'it was not running on time';
+      this.log.warn(`job '${job.name}' started ${(lateMs / 1000).toFixed(1)} s late: ${why}`, { job: job.id, late_ms: lateMs });
+    }
+    this.log.info(`running job '${job.name}'`, { job: job.id });
+    const abort = new AbortController();
+    // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
+    const done = this.execution.runClaimed(job, startedAt, abort.signal).then(
+      ({ report, job: stored }) => {
+        this.runs.delete(job.id);
+        this.finished({ job: stored ?? job, report });
+      },
+      (error: unknown) => {
+        this.runs.delete(job.id);
+        this.log.error(`the run of job '${job.name}' could not be recorded: ${errorText(error)}`, { job: job.id });
+      },
+    );
+    this.runs.set(job.id, { job, abort, done });
+  }
+
+  private finished(run: TickRun): void {
+    for (const listener of this.finishedListeners) {
+      try {
+        listener(run);
+      } catch (error) {
+        this.log.error(`a listener of finished runs failed: ${errorText(error)}`);
+      }
+    }
+  }
+
+  /** Whether every run ended within `ms`. */
+  private async idleWithin(ms: number): Promise<boolean> {
+    if (this.runs.size === 0) return true;
+    const cancel = new AbortController();
+    const allDone = (async () => {
+      while (this.runs.size > 0) await Promise.all([...this.runs.values()].map((run) => run.done));
+      return true;
+    })();
+    const idle = await Promise.race([allDone, this.timer.wait(ms, cancel.signal).then(() => false)]);
+    cancel.abort();
+    return idle;
+  }
+}

@@ -1,0 +1,35 @@
+import { inject, injectable } from 'inversify';
+import { findJob, type Job } from '../../domain/Job.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import { recentRuns, type JobRun } from './jobRuns.js';
+
+export interface ListJobRunsInput {
+  /** Job id or name (case-insensitive). */
+  job: string;
+  /** How many runs at most, newest first. */
+  limit: number;
+}
+
+export interface ListJobRunsOutput {
+  job: Job;
+  runs: JobRun[];
+}
+
+/** `agent cron runs <job>`: the job's past runs from its reports, newest first. Reads only. */
+@injectable()
+export class ListJobRuns {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+  ) {}
+
+  /** Throws JOB.NOT_FOUND (or JOB.AMBIGUOUS) when `job` names no single job. */
+  async execute(input: ListJobRunsInput): Promise<ListJobRunsOutput> {
+    const job = findJob((await this.repository.load()).jobs, input.job);
+    return { job, runs: await recentRuns(this.outputs, job, this.settings.timeZone, input.limit) };
+  }
+}

@@ -1,0 +1,45 @@
+import { inject, injectable } from 'inversify';
+import { findJob, type Job } from '../../domain/Job.js';
+import { upcomingRuns } from '../../domain/jobDetails.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import { recentRuns, type JobRun } from './jobRuns.js';
+
+/** How many coming run times `agent cron show` lists for a recurring job. */
+export const SHOWN_NEXT_RUNS = 5;
+/** How many past runs `agent cron show` lists. */
+export const SHOWN_RECENT_RUNS = 5;
+
+export interface ShowJobOutput {
+  job: Job;
+  /** The zone the times are meant to be shown in (the configured one). */
+  timeZone: string;
+  /** The next run times of a recurring job that is scheduled; empty otherwise. */
+  nextRuns: Date[];
+  /** The newest runs, newest first, from the job's reports. */
+  recentRuns: JobRun[];
+}
+
+/** `agent cron show <job>`: one job in full, its coming runs and its last runs. Reads only. */
+@injectable()
+export class ShowJob {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+  ) {}
+
+  /** Throws JOB.NOT_FOUND (or JOB.AMBIGUOUS) when `job` names no single job. */
+  async execute(input: { job: string }): Promise<ShowJobOutput> {
+    const job = findJob((await this.repository.load()).jobs, input.job);
+    const { timeZone } = this.settings;
+    return {
+      job,
+      timeZone,
+      nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, timeZone),
+      recentRuns: await recentRuns(this.outputs, job, timeZone, SHOWN_RECENT_RUNS),
+    };
+  }
+}

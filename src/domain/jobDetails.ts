@@ -1,0 +1,76 @@
+import { describeTarget, parseDeliveryTargets, type DeliveryTarget } from './DeliveryTarget.js';
+import { errorText } from './errors.js';
+import type { Job } from './Job.js';
+import { isRecurring, nextRunTime } from './Schedule.js';
+
+/**
+ * A job's `deliver` value in its compact form (`telegram:-100123`, `local`, `origin`), for
+ * tables. A value that no longer parses is shown as it is stored.
+ */
+export function compactTargets(deliver: string): string {
+  try {
+    return parseDeliveryTargets(deliver).map(describeTarget).join(',');
+  } catch {
+    return deliver;
+  }
+}
+
+/**
+ * Where a job's answers go, in words: one phrase per target, `origin` resolved against the
+ * chat the job was created in. A value that no longer parses says so.
+ */
+export function describeTargets(job: Pick<Job, 'deliver' | 'origin'>): string {
+  let targets: DeliveryTarget[];
+  try {
+    targets = parseDeliveryTargets(job.deliver);
+  } catch (error) {
+    return `"${job.deliver}", which cannot be delivered to: ${errorText(error)}`;
+  }
+  return targets.map((target) => targetInWords(target, job.origin)).join('; ');
+}
+
+function targetInWords(target: DeliveryTarget, origin: Job['origin']): string {
+  switch (target.kind) {
+    case 'local':
+      return 'the output file only (local)';
+    case 'origin':
+      if (!origin) return 'the chat it was created in; created on the command line, so the output file only (origin)';
+      return `the chat it was created in: ${chatInWords(origin.platform, origin.chat_id, origin.thread_id ?? null)} (origin)`;
+    case 'all':
+      return 'the home channel of every configured platform (all)';
+    case 'bot-chat':
+      return target.profile ? `the chat of profile "${target.profile}" (bot-chat)` : 'the chat of this home (bot-chat)';
+    case 'platform':
+      return `${chatInWords(target.platform, target.destination, target.threadId)} (${describeTarget(target)})`;
+  }
+}
+
+function chatInWords(platform: string, destination: string | null, threadId: string | null): string {
+  if (destination === null) return `the ${platform} home channel`;
+  return `${platform} chat ${destination}${threadId ? `, thread ${threadId}` : ''}`;
+}
+
+/** The repeat count in words: "2 of 5 runs", or "no limit (3 runs so far)". */
+export function describeRepeat(repeat: Job['repeat']): string {
+  const done = `${repeat.completed} run${repeat.completed === 1 ? '' : 's'}`;
+  if (repeat.times === null) return `no limit (${done} so far)`;
+  return `${repeat.completed} of ${repeat.times} run${repeat.times === 1 ? '' : 's'}`;
+}
+
+/**
+ * The next `count` times a recurring job will fire, starting at its `next_run_at`, each slot
+ * computed from the one before as the trigger would (cron in `timeZone`). Fewer when its repeat
+ * count runs out first; none for a one-shot, or a job that is paused, completed or has no next
+ * run.
+ */
+export function upcomingRuns(job: Pick<Job, 'schedule' | 'state' | 'next_run_at' | 'repeat'>, count: number, timeZone: string): Date[] {
+  if (!isRecurring(job.schedule) || job.next_run_at === null || (job.state !== 'scheduled' && job.state !== 'running')) return [];
+  const remaining = job.repeat.times === null ? count : Math.max(0, job.repeat.times - job.repeat.completed - (job.state === 'running' ? 1 : 0));
+  const runs: Date[] = [];
+  let next: Date | null = new Date(job.next_run_at);
+  while (next !== null && !Number.isNaN(next.getTime()) && runs.length < Math.min(count, remaining)) {
+    runs.push(next);
+    next = nextRunTime(job.schedule, next, timeZone);
+  }
+  return runs;
+}

@@ -1,0 +1,43 @@
+import { InvalidInputError } from './errors.js';
+import type { Job } from './Job.js';
+
+/**
+ * Two jobs never share a name, ignoring case, so that a name always picks one job on the command
+ * line. A name someone chose is refused when taken; a default name (the start of the prompt)
+ * gets the first free " (2)", " (3)" … instead.
+ */
+
+function sameName(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** Refuses `name` when a job other than `ownId` has it already. */
+export function assertNameFree(jobs: readonly Job[], name: string, ownId: string | null): void {
+  const holder = jobs.find((job) => job.id !== ownId && sameName(job.name, name));
+  if (holder) {
+    throw new InvalidInputError(
+      'JOB.NAME_TAKEN',
+      `The name "${name}" is already used by job ${holder.id} ('${holder.name}'); choose another name, or edit or remove that job.`,
+    );
+  }
+}
+
+/** `base` when no job has it, else the first of "base (2)", "base (3)" … that none has. */
+export function freeDefaultName(jobs: readonly Job[], base: string): string {
+  const taken = new Set(jobs.map((job) => job.name.toLowerCase()));
+  if (!taken.has(base.toLowerCase())) return base;
+  for (let number = 2; ; number += 1) {
+    const candidate = `${base} (${number})`;
+    if (!taken.has(candidate.toLowerCase())) return candidate;
+  }
+}
+
+/** A new job as it joins `jobs`: its chosen name checked, or its default name made unique. */
+export function withUniqueName(jobs: readonly Job[], job: Job, nameWasChosen: boolean): Job {
+  if (nameWasChosen) {
+    assertNameFree(jobs, job.name, job.id);
+    return job;
+  }
+  const name = freeDefaultName(jobs, job.name);
+  return name === job.name ? job : { ...job, name };
+}

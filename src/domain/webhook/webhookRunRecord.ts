@@ -1,0 +1,158 @@
+import { formatFileStamp } from '../zonedTime.js';
+
+/**
+ * Where a webhook run stands, as its record says:
+ * - `running` — the agent was started;
+ * - `answered` — the agent answered and the answer is being delivered;
+ * - `delivered`, `delivery_failed`, `run_failed`, `not_run` — how the run ended (see
+ *   WebhookRunStatus);
+ * - `abandoned` — the gateway stopped before the run finished; it runs again after the restart.
+ */
+export const WEBHOOK_RUN_OUTCOMES = ['running', 'answered', 'delivered', 'delivery_failed', 'run_failed', 'not_run', 'abandoned'] as const;
+export type WebhookRunOutcome = (typeof WEBHOOK_RUN_OUTCOMES)[number];
+
+/** The outcomes after which the event is done: running it again would repeat it. */
+const FINAL_OUTCOMES: readonly WebhookRunOutcome[] = ['delivered', 'delivery_failed', 'run_failed', 'not_run'];
+
+export function isFinalOutcome(outcome: WebhookRunOutcome): boolean {
+  return FINAL_OUTCOMES.includes(outcome);
+}
+
+/** What is recorded of one webhook run (decisions §7). */
+export interface WebhookRunRecord {
+  /** The accepted event's own id (not the sender's delivery id). */
+  eventId: string;
+  route: string;
+  event: string;
+  deliveryId: string;
+  /** ISO 8601 UTC. */
+  receivedAt: string;
+  /** ISO 8601 UTC: when the first run of the event started; it names the file. */
+  startedAt: string;
+  outcome: WebhookRunOutcome;
+  /** Where the answer goes (`the log`, `octo/widgets#12`, `telegram:-100123`); null when not known. */
+  deliveredTo: string | null;
+  /** The rendered prompt; null when nothing ran. */
+  prompt: string | null;
+  /** The agent's answer, exactly as it gave it; null until it answered. */
+  answer: string | null;
+  /** Why the run did not run, failed, or was not delivered; null otherwise. */
+  error: string | null;
+}
+
+/** `<YYYY-MM-DD_HH-MM-SS>_<event id>.md`, the start time in `timeZone`, so names sort by time. */
+export function webhookRunFileName(record: Pick<WebhookRunRecord, 'startedAt' | 'eventId'>, timeZone: string): string {
+  return `${formatFileStamp(new Date(record.startedAt), timeZone)}_${record.eventId}.md`;
+}
+
+const FILE_NAME = /^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_(.+)\.md$/;
+
+/** The event id a record's file name carries, or null for a name that is not a record's. */
+export function eventIdOfFileName(name: string): string | null {
+  return FILE_NAME.exec(name)?.[1] ?? null;
+}
+
+const HEADER_FIELDS = [
+  ['Route', 'route'],
+  ['Event', 'event'],
+  ['Delivery id', 'deliveryId'],
+  ['Event id', 'eventId'],
+  ['Received', 'receivedAt'],
+  ['Started', 'startedAt'],
+  ['Outcome', 'outcome'],
+  ['Delivered to', 'deliveredTo'],
+] as const;
+
+const SECTIONS = [
+  ['Prompt', 'prompt'],
+  ['Error', 'error'],
+  ['Answer', 'answer'],
+] as const;
+
+/** A header value on one line: an event kind taken from a payload may hold a newline. */
+function escapeValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+}
+
+function unescapeValue(value: string): string {
+  return value.replace(/\\(\\|n|r)/g, (_match, code: string) => (code === 'n' ? '\n' : code === 'r' ? '\r' : '\\'));
+}
+
+/** A fence longer than any run of backticks in `text`, so the text comes back exactly. */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/**
+ * The record as Markdown: a header list, then the prompt, the error and the answer, each in a
+ * fenced block so that any text, Markdown included, reads back unchanged.
+ */
+export function renderWebhookRunRecord(record: WebhookRunRecord): string {
+  const lines = [`# Webhook run: ${escapeValue(record.route)}`, ''];
+  for (const [label, key] of HEADER_FIELDS) {
+    const value = record[key];
+    if (value !== null) lines.push(`- ${label}: ${escapeValue(value)}`);
+  }
+  for (const [title, key] of SECTIONS) {
+    const text = record[key];
+    if (text === null) continue;
+    const fence = fenceFor(text);
+    lines.push('', `## ${title}`, '', fence, text, fence);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+/** Reads a record written by `renderWebhookRunRecord`; null when it is not one. Never throws. */
+export function parseWebhookRunRecord(content: string): WebhookRunRecord | null {
+  const header = new Map<string, string>();
+  let at = 0;
+  while (at < content.length) {
+    const end = content.indexOf('\n', at);
+    const line = content.slice(at, end < 0 ? undefined : end);
+    if (line.startsWith('## ')) break;
+    const field = /^- ([^:]+): (.*)$/.exec(line);
+    if (field) header.set(field[1]!, unescapeValue(field[2]!));
+    at = end < 0 ? content.length : end + 1;
+  }
+  const sections = sectionsFrom(content, at);
+  if (sections === null) return null;
+  const value = (label: string) => header.get(label) ?? null;
+  const outcome = value('Outcome');
+  const [route, eventId, startedAt] = [value('Route'), value('Event id'), value('Started')];
+  if (route === null || eventId === null || startedAt === null || Number.isNaN(Date.parse(startedAt))) return null;
+  if (!(WEBHOOK_RUN_OUTCOMES as readonly string[]).includes(outcome ?? '')) return null;
+  return {
+    eventId,
+    route,
+    event: value('Event') ?? 'unknown',
+    deliveryId: value('Delivery id') ?? '',
+    receivedAt: value('Received') ?? startedAt,
+    startedAt,
+    outcome: outcome as WebhookRunOutcome,
+    deliveredTo: value('Delivered to'),
+    prompt: sections.get('Prompt') ?? null,
+    error: sections.get('Error') ?? null,
+    answer: sections.get('Answer') ?? null,
+  };
+}
+
+/** `## Title`, a blank line and a fenced block, as many times as there are; null when malformed. */
+function sectionsFrom(content: string, start: number): Map<string, string> | null {
+  const sections = new Map<string, string>();
+  const heading = /^## (.+)\n\n(`{3,})\n/gm;
+  heading.lastIndex = start;
+  let cursor = start;
+  for (let match = heading.exec(content); match !== null; match = heading.exec(content)) {
+    if (content.slice(cursor, match.index).trim() !== '') return null;
+    const fence = match[2]!;
+    const textStart = match.index + match[0].length;
+    const close = content.indexOf(`\n${fence}`, textStart - 1);
+    if (close < 0) return null;
+    sections.set(match[1]!, content.slice(textStart, Math.max(textStart, close)));
+    cursor = close + 1 + fence.length;
+    heading.lastIndex = cursor;
+  }
+  return content.slice(cursor).trim() === '' ? sections : null;
+}

@@ -1,0 +1,55 @@
+import { Writable } from 'node:stream';
+import { ConsoleLogger } from '../../../src/adapters/logging/ConsoleLogger.js';
+import { WinstonLogger } from '../../../src/adapters/logging/WinstonLogger.js';
+
+function capture(): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+const ANSWER = 'First line of the answer\nsecond line\r\nthird line\rend';
+const ANSWER_ESCAPED = 'First line of the answer\\nsecond line\\r\\nthird line\\rend';
+
+describe('a text log line never spans lines', () => {
+  it('ConsoleLogger writes line breaks in the message as \\n and \\r', () => {
+    const out = capture();
+    const logger = new ConsoleLogger(out.stream, 'debug');
+
+    logger.warn(ANSWER, { job: 'abc\ndef' });
+
+    expect(out.text()).toBe(`warn: ${ANSWER_ESCAPED} {"job":"abc\\ndef"}\n`);
+  });
+
+  it('WinstonLogger (text) writes line breaks in the message and in field values escaped, one line per entry', async () => {
+    const out = capture();
+    const logger = new WinstonLogger('text', 'info', out.stream);
+
+    logger.info(ANSWER, { answer: 'a\nb' });
+    logger.error('second entry');
+    await logger.flush();
+
+    const lines = out.text().split('\n').slice(0, -1);
+    expect(lines).toEqual([
+      expect.stringMatching(/^\S+Z info First line of the answer\\nsecond line\\r\\nthird line\\rend \{"answer":"a\\nb"\}$/),
+      expect.stringMatching(/^\S+Z error second entry$/),
+    ]);
+  });
+
+  it('WinstonLogger (json) keeps one JSON object per line with the message intact', async () => {
+    const out = capture();
+    const logger = new WinstonLogger('json', 'info', out.stream);
+
+    logger.info(ANSWER);
+    await logger.flush();
+
+    const lines = out.text().split('\n').slice(0, -1);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', message: ANSWER });
+  });
+});

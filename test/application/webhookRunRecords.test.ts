@@ -1,0 +1,175 @@
+import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
+import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
+import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
+import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
+import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
+import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
+import { WEBHOOK_PREAMBLE } from '../../src/domain/webhook/webhookRun.js';
+import type { WebhookRunRecord } from '../../src/domain/webhook/webhookRunRecord.js';
+import { anEvent } from '../contract/WebhookInbox.contract.js';
+import { aRunRecord } from '../contract/WebhookRunRecords.contract.js';
+import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
+import { FakeMemoryStore, FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
+import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
+import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
+import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
+import { ManualClock } from '../fakes/ManualClock.js';
+import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
+import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
+import { eventually } from '../helpers/processLiveness.js';
+
+const SETTINGS: WebhookWorkerSettings = {
+  maxConcurrentRuns: 4,
+  idleTimeoutMs: 600_000,
+  defaultModel: { provider: 'command', model: null },
+  pollIntervalMs: 60_000,
+};
+
+/** A delivery channel that notes, at each delivery, what the run's record said at that moment. */
+class WatchingChannel extends RecordingDeliveryChannel {
+  readonly recordAtDelivery: Array<WebhookRunRecord | null> = [];
+  /** When set, deliveries never finish: the gateway "crashes" during them. */
+  hang = false;
+
+  constructor(private readonly records: InMemoryWebhookRunRecords) {
+    super(['telegram']);
+  }
+
+  override async deliver(target: PlatformTarget, text: string) {
+    this.recordAtDelivery.push(await this.records.find('alerts', 'event-1'));
+    if (this.hang) return new Promise<never>(() => undefined);
+    return super.deliver(target, text);
+  }
+}
+
+/** One gateway process's worker, on storage (inbox, records) that outlives it. */
+function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhookRunRecords }, routes: WebhookRoute[] = [aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}' })]) {
+  const agent = new FakeAgentRunner();
+  const channel = new WatchingChannel(storage.records);
+  const log = new RecordingLogger();
+  const execution = new WebhookEventExecution(
+    new FakeWebhookRoutes(routes),
+    agent,
+    new FakeMemoryStore(),
+    new FakeSkillLibrary({}),
+    channel,
+    new RecordingRepoCommenter(),
+    SETTINGS,
+    log,
+    storage.records,
+    new ManualClock('2026-06-01T08:00:05Z'),
+  );
+  return { agent, channel, log, execution, worker: new ProcessWebhookEvents(storage.inbox, execution, SETTINGS, log) };
+}
+
+const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });
+
+describe('the record of a webhook run', () => {
+  it('holds the route, event, delivery id, rendered prompt, answer and delivery outcome', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    g.agent.reply('Free some space on db1.');
+
+    await g.execution.run(alert());
+
+    expect(await records.find('alerts', 'event-1')).toEqual({
+      eventId: 'event-1',
+      route: 'alerts',
+      event: 'alert',
+      deliveryId: 'delivery-1',
+      receivedAt: '2026-06-01T08:00:00.000Z',
+      startedAt: '2026-06-01T08:00:05.000Z',
+      outcome: 'delivered',
+      deliveredTo: 'telegram',
+      prompt: 'Alert: DiskFull',
+      answer: 'Free some space on db1.',
+      error: null,
+    });
+    expect(g.agent.requests[0]!.context.task).toBe(`${WEBHOOK_PREAMBLE}\n\nAlert: DiskFull`);
+  });
+
+  it('has the answer recorded before the answer is delivered', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    g.agent.reply('Free some space on db1.');
+
+    await g.execution.run(alert());
+
+    expect(g.channel.recordAtDelivery).toEqual([expect.objectContaining({ outcome: 'answered', answer: 'Free some space on db1.' })]);
+    expect(records.saves.map((record) => record.outcome)).toEqual(['running', 'answered', 'delivered']);
+  });
+
+  it.each([
+    ['a failed run', (g: ReturnType<typeof gateway>) => g.agent.reply(new AgentRunError('idle_timeout', 'idle timeout: no output for 600 s')), 'run_failed', /^idle timeout/],
+    ['a refused delivery', (g: ReturnType<typeof gateway>) => g.channel.failing.add('telegram'), 'delivery_failed', /^delivery to telegram failed: telegram refused the message/],
+    ['an event whose route is gone', (g: ReturnType<typeof gateway>) => g, 'not_run', /the route 'gone' no longer exists/],
+  ])('records %s with its reason', async (_case, arrange, outcome, reason) => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    arrange(g);
+    const event = outcome === 'not_run' ? anEvent(1, { route: 'gone' }) : alert();
+
+    await g.execution.run(event);
+
+    expect(await records.find(event.route, event.id)).toMatchObject({ outcome, error: expect.stringMatching(reason) });
+  });
+
+  it('goes on with the run, with a warning, when the record cannot be written', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    records.save = async () => {
+      throw new Error('disk full');
+    };
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+
+    expect(await g.execution.run(alert())).toEqual({ status: 'delivered', error: null });
+    expect(g.log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('could not write the run record of webhook event event-1: disk full') }));
+  });
+});
+
+describe('a webhook event run again after a crash', () => {
+  it('delivers the answer recorded before the crash and never runs the agent again', async () => {
+    const storage = { inbox: new InMemoryWebhookInbox(), records: new InMemoryWebhookRunRecords() };
+    const first = gateway(storage);
+    first.agent.reply('Free some space on db1.');
+    first.channel.hang = true;
+    await storage.inbox.accept(alert());
+    await first.worker.start();
+    expect(await eventually(() => first.channel.recordAtDelivery.length === 1)).toBe(true);
+
+    // The first process dies during the delivery; a new one starts on the same storage.
+    await first.worker.stop(0, 0);
+    storage.inbox = storage.inbox.restarted();
+    const second = gateway(storage);
+    await second.worker.start();
+    await second.worker.whenIdle();
+    await second.worker.stop(1000);
+
+    expect(second.agent.requests).toHaveLength(0);
+    expect(second.channel.sent).toEqual([{ target: expect.objectContaining({ platform: 'telegram' }), text: 'Free some space on db1.' }]);
+    expect(await storage.records.find('alerts', 'event-1')).toMatchObject({ outcome: 'delivered', answer: 'Free some space on db1.', prompt: 'Alert: DiskFull' });
+    expect(await storage.inbox.pending()).toBe(0);
+  });
+
+  it('runs the agent again when the crash came before the answer', async () => {
+    const storage = { inbox: new InMemoryWebhookInbox(), records: new InMemoryWebhookRunRecords() };
+    await storage.records.save(aRunRecord(1, { eventId: 'event-1', route: 'alerts', outcome: 'running', answer: null }));
+    const g = gateway(storage);
+    g.agent.reply('Second try.');
+
+    await g.execution.run(alert());
+
+    expect(g.agent.requests).toHaveLength(1);
+    expect(await storage.records.list({ limit: 10 })).toEqual([expect.objectContaining({ outcome: 'delivered', answer: 'Second try.' })]);
+  });
+
+  it('neither runs nor delivers again an event whose run had ended', async () => {
+    const storage = { inbox: new InMemoryWebhookInbox(), records: new InMemoryWebhookRunRecords() };
+    await storage.records.save(aRunRecord(1, { eventId: 'event-1', route: 'alerts', outcome: 'delivered' }));
+    const g = gateway(storage);
+
+    expect(await g.execution.run(alert())).toEqual({ status: 'delivered', error: null });
+    expect(g.agent.requests).toHaveLength(0);
+    expect(g.channel.sent).toHaveLength(0);
+  });
+});

@@ -1,0 +1,198 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { eventually, isRunning } from '../helpers/processLiveness.js';
+import {
+  AGENT_EXECUTABLE,
+  createJob,
+  editStoredJob,
+  hungModelPids,
+  inAScratchHomeEachTest,
+  invocations,
+  runAgent,
+  startAgent,
+  storedJob,
+  storedJobs,
+} from './agentCli.js';
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A gateway started on `home`, its stdout collected. */
+function startGateway(home: string, args: readonly string[] = []): { gateway: ChildProcess; output: () => string } {
+  const gateway = startAgent(['gateway', ...args], { home });
+  let output = '';
+  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return { gateway, output: () => output };
+}
+
+/** Waits for the exit, at most `withinMs`; the exit code, or 'still running'. */
+async function exitWithin(child: ChildProcess, withinMs: number): Promise<number | null | 'still running'> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([
+    once(child, 'exit').then(([code]) => code as number | null),
+    new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), withinMs))),
+  ]);
+  clearTimeout(timer);
+  if (result === 'still running') child.kill('SIGKILL');
+  return result;
+}
+
+describe('agent gateway: on time under long runs', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('starts one-shots due during a 25-second run within 2 s of their time, including one created while it runs', async () => {
+    const long = await createJob(home, ['every 1h', 'Long report [sleep 25]', '--name', 'long', '--deliver', 'local']);
+    await editStoredJob(home, long, (job) => (job.next_run_at = iso(Date.now() - 1_000)));
+    const start = Date.now();
+    const shots: Array<{ id: string; dueAt: number }> = [];
+    for (const [index, delay] of [6_000, 12_000].entries()) {
+      const id = await createJob(home, ['10m', `Quick ${index}`, '--name', `quick ${index}`, '--deliver', 'local']);
+      const dueAt = start + delay;
+      await editStoredJob(home, id, (job) => {
+        job.next_run_at = iso(dueAt);
+        if (job.schedule.kind === 'once') job.schedule.run_at = iso(dueAt);
+      });
+      shots.push({ id, dueAt: Date.parse(iso(dueAt)) });
+    }
+    const { gateway, output } = startGateway(home);
+    try {
+      expect(await eventually(() => hungModelPids(home).length > 0, 15_000)).toBe(true);
+      // Created by another process while the gateway runs, due 18 s after the start.
+      const thirdDue = Date.parse(iso(start + 18_000));
+      const created = await runAgent(['cron', 'create', iso(thirdDue), 'Quick 2', '--name', 'quick 2', '--deliver', 'local', '--no-tick'], { home });
+      expect(created.code).toBe(0);
+      shots.push({ id: /Created job (\w+)/.exec(created.stdout)![1]!, dueAt: thirdDue });
+
+      expect(await eventually(() => shots.every((shot) => storedJob(home, shot.id).last_status === 'ok'), 40_000)).toBe(true);
+      for (const shot of shots) {
+        const lateness = Date.parse(storedJob(home, shot.id).last_run_at!) - shot.dueAt;
+        expect(lateness).toBeLessThanOrEqual(2_000);
+      }
+      // The long run was still going while all three ran.
+      expect(storedJob(home, long).state).toBe('running');
+    } finally {
+      gateway.kill('SIGTERM');
+      await exitWithin(gateway, 45_000);
+    }
+    expect(output()).not.toMatch(/job 'quick \d' started [\d.]+ s late/);
+  }, 90_000);
+});
+
+describe('agent gateway: stopping when told', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh), { extraConfig: 'gateway:\n  shutdown_grace_seconds: 1' });
+
+  it('on SIGTERM during a run, waits the grace period, kills the run, records it interrupted and exits 0', async () => {
+    const id = await createJob(home, ['every 1h', 'Never answers [hang]', '--name', 'stuck', '--deliver', 'local']);
+    await editStoredJob(home, id, (job) => (job.next_run_at = iso(Date.now() - 1_000)));
+    const { gateway, output } = startGateway(home);
+    expect(await eventually(() => hungModelPids(home).length > 0, 15_000)).toBe(true);
+    const [agentPid] = hungModelPids(home);
+
+    const stopAt = Date.now();
+    gateway.kill('SIGTERM');
+    const code = await exitWithin(gateway, 11_000);
+
+    expect(code).toBe(0);
+    expect(Date.now() - stopAt).toBeLessThan(11_000);
+    expect(await eventually(() => !isRunning(agentPid!), 2_000)).toBe(true);
+    const job = storedJob(home, id);
+    expect(job).toMatchObject({ state: 'scheduled', last_status: 'error' });
+    expect(job.last_error).toMatch(/^interrupted: /);
+    expect(output()).toContain('SIGTERM received; stopping');
+  }, 30_000);
+
+  it('stops at once when the signal comes during start-up', async () => {
+    // A provider that does not exist: its warning is the first thing start-up says.
+    await appendFile(join(home, 'config.yaml'), 'cron:\n  provider: nonesuch\n');
+    const { gateway, output } = startGateway(home);
+    expect(await eventually(() => output().includes('nonesuch'), 10_000, 1)).toBe(true);
+    gateway.kill('SIGTERM');
+
+    expect(await exitWithin(gateway, 11_000)).toBe(0);
+    expect(output()).toContain('SIGTERM received; stopping');
+  });
+
+  it('exits at once with code 1 on a second signal', async () => {
+    const id = await createJob(home, ['every 1h', 'Never answers [hang]', '--name', 'stuck', '--deliver', 'local']);
+    await editStoredJob(home, id, (job) => (job.next_run_at = iso(Date.now() - 1_000)));
+    const { gateway, output } = startGateway(home);
+    expect(await eventually(() => hungModelPids(home).length > 0, 15_000)).toBe(true);
+    expect(await eventually(() => output().includes('gateway started'), 5_000)).toBe(true);
+
+    gateway.kill('SIGINT');
+    expect(await eventually(() => output().includes('SIGINT received'), 5_000)).toBe(true);
+    gateway.kill('SIGTERM');
+
+    expect(await exitWithin(gateway, 5_000)).toBe(1);
+  }, 30_000);
+});
+
+describe('from inside a cron run', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('gives the agent program of a cron run the job id in AGENT_CRON_RUN', async () => {
+    const id = await createJob(home, ['every 1h', 'Check', '--name', 'check', '--deliver', 'local']);
+
+    const run = await runAgent(['cron', 'run', id], { home });
+
+    expect(run.code).toBe(0);
+    expect(invocations(home)).toHaveLength(1);
+    expect(readFileSync(join(home, 'cron-runs.log'), 'utf8').trim()).toBe(id);
+  });
+
+  it('a pre-run script calling agent cron create is refused with one sentence, and no job is made', async () => {
+    await mkdir(join(home, 'scripts'), { recursive: true });
+    const report = join(home, 'inner.out');
+    await writeFile(
+      join(home, 'scripts', 'sneaky.sh'),
+      `#!/bin/sh\n"${process.execPath}" "${AGENT_EXECUTABLE}" cron create "every 1h" "made from inside" --name inner > "${report}" 2>&1\necho "exit=$?" >> "${report}"\n`,
+      { mode: 0o755 },
+    );
+    const id = await createJob(home, ['every 1h', 'Check', '--name', 'check', '--deliver', 'local', '--script', 'sneaky.sh']);
+
+    const run = await runAgent(['cron', 'run', id], { home });
+
+    expect(run.code).toBe(0);
+    const inner = readFileSync(report, 'utf8').trim().split('\n');
+    expect(inner).toHaveLength(2);
+    expect(inner[0]).toMatch(/^error: .*inside a cron run/);
+    expect(inner[1]).toBe('exit=1');
+    expect(storedJobs(home).map((job) => job.name)).toEqual(['check']);
+    // Listing still works from inside a run.
+    expect((await runAgent(['cron', 'list'], { home, env: { AGENT_CRON_RUN: id } })).code).toBe(0);
+  });
+});
+
+describe('a one-shot refused by pre-dispatch validation', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('is paused, not used up; fixed and resumed, it runs', async () => {
+    const id = await createJob(home, ['10m', 'Ping the team', '--name', 'ping', '--deliver', 'telegram:123']);
+    await editStoredJob(home, id, (job) => {
+      job.next_run_at = iso(Date.now() - 5_000);
+      if (job.schedule.kind === 'once') job.schedule.run_at = job.next_run_at;
+    });
+
+    await runAgent(['cron', 'tick'], { home });
+
+    expect(storedJob(home, id)).toMatchObject({ state: 'paused', enabled: false, last_status: 'blocked_config', repeat: { completed: 0 } });
+    expect(storedJob(home, id).last_error).toMatch(/telegram/i);
+    expect(invocations(home)).toEqual([]);
+
+    expect((await runAgent(['cron', 'edit', id, '--deliver', 'local', '--no-tick'], { home })).code).toBe(0);
+    expect((await runAgent(['cron', 'resume', id, '--no-tick'], { home })).code).toBe(0);
+    const tick = await runAgent(['cron', 'tick'], { home });
+
+    expect(tick.stdout).toMatch(/Ran job \w+ 'ping': ok/);
+    expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+  });
+});
+
