@@ -6,3 +6,5 @@ console.log('');
 await import('./tree-kill.mjs');
 console.log('');
 await import('./delivery.mjs');
+console.log('');
+await import('./firing.mjs');
