@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import 'reflect-metadata';
 import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -41,12 +42,16 @@ describe('FileRunOutputStore', () => {
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
-  it('replaces a report of the same name, and narrows its mode to 0600', async () => {
-    const path = await store.save(JOB, reportName(0), 'first', 50);
-    await chmod(path, 0o644);
-    await store.save(JOB, reportName(0), 'second', 50);
-    expect(await readFile(path, 'utf8')).toBe('second');
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  it('keeps a report of the same name (two runs in one second) and writes the new one beside it, 0600', async () => {
+    const first = await store.save(JOB, reportName(0), 'first', 50);
+    const second = await store.save(JOB, reportName(0), 'second', 50);
+
+    expect(second).not.toBe(first);
+    expect(await readFile(first, 'utf8')).toBe('first');
+    expect(await readFile(second, 'utf8')).toBe('second');
+    expect((await stat(second)).mode & 0o777).toBe(0o600);
+    // Newest first: the second run is listed before the first.
+    expect(await store.list(JOB)).toEqual([basename(second), basename(first)]);
   });
 
   it('keeps only the newest `keep` reports, by name', async () => {

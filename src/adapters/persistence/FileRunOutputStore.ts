@@ -1,4 +1,4 @@
-import { chmod, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { AppError, InvalidInputError } from '../../domain/errors.js';
@@ -17,29 +17,46 @@ import {
  * Run reports in `$AGENT_HOME/cron/output/<jobId>/<fileName>` (decisions §5): directories 0700,
  * files 0600. File names are timestamps that sort in time order, so "newest" is "last by name".
  */
+/** Reports of one job started within the same second that get names of their own. */
+const MAX_SAME_NAME = 100;
+
 @injectable()
 export class FileRunOutputStore implements RunOutputStore {
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}
 
   /**
-   * Writes the report (replacing one of the same name), then deletes the job's oldest reports
-   * until `keep` remain. The report just written always survives, even if a clock set back made
-   * its name sort before older ones, so the returned path always exists; `keep` below 1 counts
-   * as 1. Throws InvalidInputError for a job id or file name that could leave the directory.
+   * Writes the report, then deletes the job's oldest reports until `keep` remain. A report of
+   * the same name (two runs started within one second) is kept: the new one is written as
+   * `<name>_2.md`, `_3` …, which sorts after it. The report just written always survives, even
+   * if a clock set back made its name sort before older ones, so the returned path always
+   * exists; `keep` below 1 counts as 1. Throws InvalidInputError for a job id or file name that
+   * could leave the directory.
    */
   async save(jobId: string, fileName: string, content: string, keep: number): Promise<string> {
     const directory = this.directoryOf(jobId);
-    const path = join(directory, this.plainName(fileName));
+    this.plainName(fileName);
     try {
       await ensurePrivateDirectory(directory);
-      await writeFile(path, content, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
-      // `mode` applies only when the file is created; a report rewritten in place keeps its old mode.
-      await chmod(path, PRIVATE_FILE_MODE);
-      await this.pruneOlderThanNewest(directory, fileName, Math.max(1, Math.floor(keep)));
+      const written = await this.writeNew(directory, fileName, content);
+      await this.pruneOlderThanNewest(directory, written, Math.max(1, Math.floor(keep)));
+      return join(directory, written);
     } catch (error) {
       throw this.unavailable(directory, error);
     }
-    return path;
+  }
+
+  /** Creates the report under `fileName`, or the first free `<base>_<n>.md`; returns the name used. */
+  private async writeNew(directory: string, fileName: string, content: string): Promise<string> {
+    const base = fileName.endsWith('.md') ? fileName.slice(0, -3) : fileName;
+    for (let attempt = 1; ; attempt += 1) {
+      const name = attempt === 1 ? fileName : `${base}_${attempt}.md`;
+      try {
+        await writeFile(join(directory, name), content, { encoding: 'utf8', mode: PRIVATE_FILE_MODE, flag: 'wx' });
+        return name;
+      } catch (error) {
+        if (errnoCode(error) !== 'EEXIST' || attempt >= MAX_SAME_NAME) throw error;
+      }
+    }
   }
 
   /** Deletes the job's report directory and everything in it; nothing happens when it is absent. */
