@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
 import {
   AGENT_EXECUTABLE,
@@ -196,3 +197,32 @@ describe('a one-shot refused by pre-dispatch validation', () => {
   });
 });
 
+
+describe('agent gateway --log-format json', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('writes only JSON lines to stdout, the listening line and warnings included', async () => {
+    const port = await freePort();
+    await appendFile(
+      join(home, 'config.yaml'),
+      `timezon: UTC\nplatforms:\n  webhook:\n    enabled: true\n    extra: {host: 127.0.0.1, port: ${port}, secret: s3cret}\n`,
+    );
+    const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
+    await editStoredJob(home, id, (job) => (job.next_run_at = iso(Date.now() - 1_000)));
+    const gateway = startAgent(['gateway', '--log-format', 'json'], { home });
+    let stdout = '';
+    gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 15_000)).toBe(true);
+    gateway.kill('SIGTERM');
+    expect(await exitWithin(gateway, 11_000)).toBe(0);
+
+    const lines = stdout.trimEnd().split('\n');
+    const entries = lines.map((line) => JSON.parse(line) as { level: string; message: string });
+    const messages = entries.map((entry) => entry.message);
+    expect(messages).toContain(`webhook listening on 127.0.0.1:${port} — routes: (none)`);
+    expect(messages.some((message) => message.includes('unknown key "timezon"'))).toBe(true);
+    expect(messages.some((message) => /^Ran job \w+ 'report': ok/.test(message))).toBe(true);
+  }, 30_000);
+});
