@@ -27,5 +27,7 @@ await build({
   // `agent --version` without reading package.json at every start (src/composition/cli/agentVersion.ts).
   define: { __AGENT_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
+  // A native addon finds its prebuilt binary beside its own files: it is loaded from node_modules.
+  external: ['fs-native-extensions'],
 });
 await chmod('dist/agent.js', 0o755);

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import { pauseJob, type Job } from '../../src/domain/Job.js';
 import { bundleScript } from '../helpers/bundleScript.js';
 import { runNode } from '../helpers/childProcesses.js';
+import { eventually } from '../helpers/processLiveness.js';
 import { CREATED_AT, anHourlyJob, jobIdFor } from '../helpers/jobs.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -72,9 +74,9 @@ describe('FileJobRepository', () => {
       expect((await stat(paths.jobsFile)).mode & 0o777).toBe(0o600);
     });
 
-    it('leaves neither its lock nor a temporary file behind', async () => {
+    it('leaves no temporary file behind; the lock stays as an empty file', async () => {
       await repo.modify(append(anHourlyJob(jobIdFor(1))));
-      expect(await readdir(paths.cronDir)).toEqual(['jobs.json']);
+      expect((await readdir(paths.cronDir)).sort()).toEqual(['jobs.json', 'jobs.json.lock']);
     });
 
     it('does not create jobs.json for a change that returns the jobs it was given', async () => {
@@ -172,7 +174,7 @@ describe('FileJobRepository', () => {
       await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toBeInstanceOf(JobStoreDamagedError);
 
       expect(await storedText()).toBe(content);
-      expect(await readdir(paths.cronDir)).toEqual(['jobs.json']);
+      expect((await readdir(paths.cronDir)).sort()).toEqual(['jobs.json', 'jobs.json.lock']);
     });
 
     it('names the file in its message', async () => {
@@ -206,15 +208,57 @@ describe('FileJobRepository', () => {
   });
 
   describe('the cross-process lock', () => {
-    it('takes over a lock left behind by a process that died holding it', async () => {
+    it('replaces the lock directory an earlier version left behind', async () => {
       await mkdir(`${paths.jobsFile}.lock`, { recursive: true });
-      const longAgo = new Date(Date.now() - 60_000);
-      await utimes(`${paths.jobsFile}.lock`, longAgo, longAgo);
 
       await repo.modify(append(anHourlyJob(jobIdFor(1))));
 
       expect((await repo.load()).jobs).toHaveLength(1);
     });
+
+    /** A writer stalled inside its change, holding the lock with the snapshot it read. */
+    async function stalledWriter(id: string) {
+      const script = await bundleScript(fileURLToPath(new URL('../helpers/stallInModifyChild.ts', import.meta.url)), home);
+      const child = spawn(process.execPath, [script, home, id], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+      expect(await eventually(() => out.includes('holding'), 10_000)).toBe(true);
+      return { child, exit };
+    }
+
+    it('never lets a writer stopped while holding the lock lose another process\'s change', async () => {
+      await repo.modify(append(anHourlyJob(jobIdFor(1))));
+      const stalled = await stalledWriter(jobIdFor(2));
+      stalled.child.kill('SIGSTOP');
+      const appender = await bundleScript(fileURLToPath(new URL('../helpers/appendJobChild.ts', import.meta.url)), home);
+      const other = runNode(appender, [home, jobIdFor(3)]);
+      let otherDone = false;
+      void other.then(() => (otherDone = true));
+
+      // However long the holder is stopped (here longer than a lock-file staleness period of
+      // 10 s would allow), nobody takes its lock over.
+      expect(await eventually(() => otherDone, 12_000, 100)).toBe(false);
+      stalled.child.kill('SIGCONT');
+      await writeFile(join(home, 'go'), '');
+
+      expect(await stalled.exit).toBe(0);
+      expect((await other).code).toBe(0);
+      expect((await repo.load()).jobs.map((job) => job.id).sort()).toEqual([jobIdFor(1), jobIdFor(2), jobIdFor(3)]);
+    }, 45_000);
+
+    it('frees the lock the moment its holder is killed', async () => {
+      const stalled = await stalledWriter(jobIdFor(1));
+      stalled.child.kill('SIGKILL');
+      await stalled.exit;
+
+      const startedAt = Date.now();
+      await repo.modify(append(anHourlyJob(jobIdFor(2))));
+
+      // Not after a staleness period: at once (a generous bound for a loaded machine).
+      expect(Date.now() - startedAt).toBeLessThan(2_000);
+      expect((await repo.load()).jobs.map((job) => job.id)).toEqual([jobIdFor(2)]);
+    }, 30_000);
 
     it('loses no job when twenty processes each append one at the same moment', async () => {
       const child = await bundleScript(fileURLToPath(new URL('../helpers/appendJobChild.ts', import.meta.url)), home);

@@ -1,7 +1,6 @@
-import { chmod, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { Writer } from 'steno';
 import type { Job } from '../../domain/Job.js';
 import { SUPERSEDED_FIELDS, readJobRecord, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
@@ -16,11 +15,11 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
 import {
-  PRIVATE_FILE_MODE,
   describeFileSystemProblem,
   ensurePrivateDirectory,
   errnoCode,
   withoutByteOrderMark,
+  writeFileDurably,
 } from './fileSystem.js';
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
@@ -122,17 +121,17 @@ function serialize(stored: StoredJobs | null, jobs: readonly Job[], now: Date): 
 
 /**
  * Jobs in `$AGENT_HOME/cron/jobs.json` (decisions §2). Reads need no lock because every write
- * replaces the file atomically (steno writes a temporary file and renames it over the old one);
- * read-modify-writes hold a lock directory beside the file, `jobs.json.lock`, taken with
- * proper-lockfile, so that the gateway and any number of `agent` commands never lose an update.
+ * replaces the file atomically: a temporary file of the writer's own, created 0600, synced, and
+ * renamed over the old one, then the directory synced, all before the write is acknowledged (a
+ * claim written before a run survives a power cut). Read-modify-writes hold the kernel lock on
+ * `jobs.json.lock`, which a dead holder loses at once and a stalled one never loses, so the
+ * gateway and any number of `agent` commands never lose an update nor run a slot twice.
  */
 @injectable()
 export class FileJobRepository implements JobRepository {
-  private readonly writer: Writer;
   private readonly lockPath: string;
 
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {
-    this.writer = new Writer(paths.jobsFile);
     this.lockPath = `${paths.jobsFile}.lock`;
   }
 
@@ -165,11 +164,6 @@ export class FileJobRepository implements JobRepository {
       const current = stored ? stored.snapshot.jobs : [];
       const { jobs, result } = change(current);
       if (jobs === current) return result;
-      if (lock.lost) {
-        throw new JobStoreUnavailableError(
-          `Did not write the job store ${this.paths.jobsFile}: its lock ${this.lockPath} was lost while the change was being made (this process stalled or another one removed the lock), so nothing was changed; try again.`,
-        );
-      }
       await this.write(serialize(stored, jobs, new Date()));
       return result;
     } finally {
@@ -190,10 +184,7 @@ export class FileJobRepository implements JobRepository {
 
   private async write(text: string): Promise<void> {
     try {
-      await this.writer.write(text);
-      // The new file is created with the umask's mode; it sits in a 0700 directory until this
-      // chmod narrows it, and the next write repairs it should we crash in between.
-      await chmod(this.paths.jobsFile, PRIVATE_FILE_MODE);
+      await writeFileDurably(this.paths.jobsFile, text);
     } catch (error) {
       throw this.unavailable('write', error);
     }
@@ -209,11 +200,11 @@ export class FileJobRepository implements JobRepository {
 
   private async acquireLock(): Promise<HeldLock> {
     try {
-      return await acquireFileLock(this.paths.jobsFile, this.lockPath);
+      return await acquireFileLock(this.lockPath);
     } catch (error) {
       if (!(error instanceof LockWaitExpired)) throw this.unavailable('lock', error);
       throw new JobStoreUnavailableError(
-        `Cannot change the job store ${this.paths.jobsFile}: other agent processes kept its lock ${this.lockPath} for more than ${LOCK_WAIT_MS / 1000} seconds; if no agent process is running, remove ${this.lockPath} and try again.`,
+        `Cannot change the job store ${this.paths.jobsFile}: another agent process has held its lock ${this.lockPath} for more than ${LOCK_WAIT_MS / 1000} seconds (is one stopped, e.g. with Ctrl-Z?); let it go on or end it, then try again.`,
         { cause: error },
       );
     }

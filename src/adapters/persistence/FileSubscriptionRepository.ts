@@ -114,12 +114,6 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
         const current = reading?.ok ? reading.subscription : null;
         const { next, result } = change(current);
         if (next === current) return result;
-        if (lock.lost) {
-          throw new SubscriptionStoreError(
-            'unavailable',
-            `Did not write ${this.file}: its lock was lost while the change was being made, so nothing was changed; try again.`,
-          );
-        }
         const updated = { ...entries };
         if (next === null) delete updated[name];
         else updated[name] = entryOf(next);
@@ -169,12 +163,12 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
 
   private async lock() {
     try {
-      return await acquireFileLock(this.file, `${this.file}.lock`);
+      return await acquireFileLock(`${this.file}.lock`);
     } catch (error) {
       if (!(error instanceof LockWaitExpired)) throw this.unavailable('lock', error);
       throw new SubscriptionStoreError(
         'unavailable',
-        `Cannot change ${this.file}: other agent processes kept its lock ${this.file}.lock for more than ${LOCK_WAIT_MS / 1000} seconds; if no agent process is running, remove the lock and try again.`,
+        `Cannot change ${this.file}: another agent process has held its lock ${this.file}.lock for more than ${LOCK_WAIT_MS / 1000} seconds (is one stopped, e.g. with Ctrl-Z?); let it go on or end it, then try again.`,
         { cause: error },
       );
     }

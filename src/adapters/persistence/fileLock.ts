@@ -1,28 +1,22 @@
+import { open, rmdir, type FileHandle } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import lockfile from 'proper-lockfile';
-import { errnoCode } from './fileSystem.js';
+import { PRIVATE_FILE_MODE, errnoCode } from './fileSystem.js';
 
 /**
  * How long a read-modify-write waits for other processes before giving up. Twenty processes
  * queueing for a lock that each holds for milliseconds get through in well under a second; the
- * margin is for slow disks and loaded machines.
+ * margin is for slow disks and loaded machines. A holder that is stopped (Ctrl-Z, a paused VM)
+ * keeps its lock for as long as it is stopped: waiters give up with an error, never take it.
  */
 export const LOCK_WAIT_MS = 30_000;
-/**
- * A lock not refreshed for this long belongs to a process that died holding it and is taken
- * over. The holder refreshes it every LOCK_REFRESH_MS, so only a process stalled for longer
- * than the difference loses a lock it still holds.
- */
-const LOCK_STALE_MS = 10_000;
-const LOCK_REFRESH_MS = 2_000;
 /** Backoff between attempts: doubles up to the cap, each wait randomized to ±50 % so contenders spread out. */
-const FIRST_BACKOFF_MS = 5;
-const MAX_BACKOFF_MS = 250;
+const FIRST_BACKOFF_MS = 2;
+const MAX_BACKOFF_MS = 100;
 
 /**
  * Read-modify-writes of one file in this process, chained so that they take the cross-process
  * lock one after the other instead of polling for it against each other. Shared by every
- * store instance because proper-lockfile keeps one lock per path per process.
+ * store instance: their locks exclude each other as well, and polling for one another's is waste.
  */
 const inProcessQueues = new Map<string, Promise<unknown>>();
 
@@ -40,59 +34,70 @@ export function runInTurn<T>(key: string, task: () => Promise<T>): Promise<T> {
 
 /** A cross-process lock as held by one read-modify-write. */
 export interface HeldLock {
-  /** Set when proper-lockfile found the lock taken over while we held it. */
-  readonly lost: boolean;
-  /** Never throws: a lock that cannot be removed goes stale and is taken over. */
+  /** Never throws. */
   release(): Promise<void>;
 }
 
 /** Other processes kept the lock for longer than LOCK_WAIT_MS. */
 export class LockWaitExpired extends Error {
-  constructor(readonly lockPath: string, options: { cause: unknown }) {
-    super(`the lock ${lockPath} stayed taken for more than ${LOCK_WAIT_MS / 1000} seconds`, options);
+  constructor(readonly lockPath: string) {
+    super(`the lock ${lockPath} stayed taken for more than ${LOCK_WAIT_MS / 1000} seconds`);
   }
 }
 
+/** fs-native-extensions, loaded on the first lock: commands that only read never load it. */
+let nativeLocks: Promise<typeof import('fs-native-extensions')> | null = null;
+
 /**
- * Takes the lock directory `lockPath` for `file` with proper-lockfile, waiting up to
- * LOCK_WAIT_MS while another process holds it. Throws LockWaitExpired after that wait, and the
- * file system's own error at once for anything else (EACCES, ENOTDIR …): proper-lockfile's own
- * `retries` would retry those for the whole wait too.
+ * Takes an exclusive lock on the file `lockPath` (created 0600 if absent), waiting up to
+ * LOCK_WAIT_MS while another holder has it; throws LockWaitExpired after that, and the file
+ * system's own error at once for anything else (EACCES, EROFS …).
+ *
+ * The lock is the kernel's (an open-file-description lock through fs-native-extensions; flock
+ * where there are none): it lasts exactly as long as the holder's open file, so the kernel frees
+ * it the moment the holder dies, however it dies, and never while the holder lives. A holder
+ * stalled for minutes still holds it; nobody can take it over and then be overwritten by the
+ * holder's stale snapshot (docs/adr/0008-kernel-file-locks.md). Two holders in one process
+ * exclude each other too.
  */
-export async function acquireFileLock(file: string, lockPath: string): Promise<HeldLock> {
-  const state = { lost: false };
+export async function acquireFileLock(lockPath: string): Promise<HeldLock> {
+  const { tryLock, unlock } = await (nativeLocks ??= import('fs-native-extensions'));
+  const handle = await openLockFile(lockPath);
   const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let backoff = FIRST_BACKOFF_MS; ; backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)) {
-    try {
-      const release = await lockfile.lock(file, {
-        lockfilePath: lockPath,
-        realpath: false,
-        retries: 0,
-        stale: LOCK_STALE_MS,
-        update: LOCK_REFRESH_MS,
-        // The default handler throws from a timer and kills the process; a lost lock only
-        // has to stop the change from being written.
-        onCompromised: () => {
-          state.lost = true;
-        },
-      });
-      return {
-        get lost() {
-          return state.lost;
-        },
-        release: async () => {
-          try {
-            await release();
-          } catch {
-            // Already released because it was lost, or the directory could not be removed:
-            // either way others take it over once it is stale; the change itself is done.
-          }
-        },
-      };
-    } catch (error) {
-      if (errnoCode(error) !== 'ELOCKED') throw error;
-      if (Date.now() >= deadline) throw new LockWaitExpired(lockPath, { cause: error });
+  try {
+    for (let backoff = FIRST_BACKOFF_MS; !tryLock(handle.fd); backoff = Math.min(backoff * 2, MAX_BACKOFF_MS)) {
+      if (Date.now() >= deadline) throw new LockWaitExpired(lockPath);
       await delay(backoff * (0.5 + Math.random()));
     }
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+  let released = false;
+  return {
+    release: async () => {
+      if (released) return;
+      released = true;
+      try {
+        unlock(handle.fd);
+      } catch {
+        // Closing the file below releases it all the same.
+      }
+      await handle.close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Opens (creating 0600) the lock file. An empty directory in its place is the lock an earlier
+ * version of this program left (it locked with a directory); it is removed and the file made.
+ */
+async function openLockFile(lockPath: string): Promise<FileHandle> {
+  try {
+    return await open(lockPath, 'a+', PRIVATE_FILE_MODE);
+  } catch (error) {
+    if (errnoCode(error) !== 'EISDIR') throw error;
+    await rmdir(lockPath);
+    return open(lockPath, 'a+', PRIVATE_FILE_MODE);
   }
 }

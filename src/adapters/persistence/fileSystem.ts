@@ -166,8 +166,8 @@ export function isDurableWriteTemporary(name: string): boolean {
  * the whole new one, never a torn one, and the new one is on disk when this resolves: a
  * temporary file beside it (created 0600, so the text is never readable by others, unlike a
  * chmod after the fact), synced, renamed over `path`, then the directory synced so the rename
- * itself survives. steno's Writer renames but syncs nothing, which is enough for the job store
- * but not for a file whose existence is a promise made to someone else (a 202 sent).
+ * itself survives: a claim written before a run, or a file whose existence is a promise made to
+ * someone else (a 202 sent), is on disk before anyone is told.
  */
 export async function writeFileDurably(path: string, text: string): Promise<void> {
   const handle = await replaceFileKeepingItOpen(path, text);
