@@ -1,4 +1,5 @@
 import { AppError, InvalidInputError } from './errors.js';
+import type { UnreadableRecord } from './JobRecord.js';
 import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
 import { toIsoUtc } from './zonedTime.js';
@@ -300,14 +301,22 @@ export function assertRunnableNow(job: Job): void {
   }
 }
 
-/** Claim for a manual run: the job runs now; its scheduled slot is left as it was. */
-export function claimForManualRun(job: Job, claimant: string, now: Date): Job {
+/**
+ * Claim for a manual run: the job runs now. A slot still ahead is left as it was; a recurring
+ * job that is due already has its due slot used by this run (its next run computed from now, as
+ * a tick's claim does), so that the next tick does not run it again.
+ */
+export function claimForManualRun(job: Job, claimant: string, now: Date, timeZone: string): Job {
   assertRunnableNow(job);
+  if (isDue(job, now) && isRecurring(job.schedule)) return claimJob(job, claimant, now, timeZone);
   return { ...job, state: 'running', claim: { by: claimant, at: toIsoUtc(now) } };
 }
 
-/** Finds a job by id or by case-insensitive name; an ambiguous name lists the matching ids. */
-export function findJob(jobs: readonly Job[], reference: string): Job {
+/**
+ * Finds a job by id or by case-insensitive name; an ambiguous name lists the matching ids. A
+ * reference to a stored record that could not be read says what is wrong with that record.
+ */
+export function findJob(jobs: readonly Job[], reference: string, unreadable: readonly UnreadableRecord[] = []): Job {
   const wanted = reference.trim();
   const byId = jobs.find((job) => job.id === wanted);
   if (byId) return byId;
@@ -317,6 +326,13 @@ export function findJob(jobs: readonly Job[], reference: string): Job {
     throw new AppError(
       'JOB.AMBIGUOUS',
       `The name "${wanted}" matches ${byName.length} jobs (${byName.map((job) => job.id).join(', ')}); name one by its id.`,
+    );
+  }
+  const damaged = unreadable.find((record) => record.id === wanted);
+  if (damaged) {
+    throw new AppError(
+      'JOB.UNREADABLE',
+      `The stored record of job ${wanted} cannot be read (${damaged.reason}), so it was left untouched; correct or remove it in the job store (jobs.json) by hand.`,
     );
   }
   throw new AppError('JOB.NOT_FOUND', `No job has the id or name "${wanted}"; see "agent cron list".`);

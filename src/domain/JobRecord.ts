@@ -33,6 +33,15 @@ function claim(value: unknown): JobClaim | null {
   return by && at ? { by, at } : null;
 }
 
+const DATE_FIELDS = ['next_run_at', 'last_run_at', 'created_at', 'paused_at'] as const;
+
+/** Why a stored time field cannot be used, or null when it is absent, null or a readable time. */
+function dateProblem(field: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return null;
+  return `its ${field} ${JSON.stringify(value)} is not a date and time`;
+}
+
 /**
  * Reads one stored record into a Job, accepting the shapes older versions wrote: a legacy
  * `skill` becomes `skills: [skill]`, missing optional fields take their defaults. Records
@@ -59,6 +68,13 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
     string,
     unknown
   >;
+  // A time that is not a time would break every command that shows or schedules the job.
+  for (const field of DATE_FIELDS) {
+    const problem = dateProblem(field, record[field]);
+    if (problem) return fail(problem, id);
+  }
+  const claimProblem = typeof record.claim === 'object' && record.claim !== null ? dateProblem('claim.at', (record.claim as Record<string, unknown>).at) : null;
+  if (claimProblem) return fail(claimProblem, id);
   const lastStatus = isLastStatus(record.last_status) ? record.last_status : null;
   const createdAt = str(record.created_at) ?? new Date(0).toISOString();
   return {

@@ -1,4 +1,6 @@
 import { anHourlyJob } from '../helpers/jobs.js';
+import { EditJob } from '../../src/application/cron/EditJob.js';
+import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 describe('creating a job', () => {
@@ -158,6 +160,19 @@ describe('running a job now', () => {
     expect(h.agent.requests).toHaveLength(0);
   });
 
+  it('uses the due slot of an overdue recurring job, so the next tick does not run it again', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+    h.clock.advance(90 * 60_000);
+
+    const { job: after } = await h.runJobNow.execute({ job: job.id });
+    const tick = await h.runDueJobs.execute();
+
+    expect(after).toMatchObject({ state: 'scheduled', repeat: { completed: 1 }, next_run_at: '2026-06-01T10:30:00Z' });
+    expect(tick.ran).toEqual([]);
+    expect(h.agent.requests).toHaveLength(1);
+  });
+
   it('completes a one-shot run early', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: '2h', prompt: 'x' });
@@ -194,5 +209,19 @@ describe('the next scheduled run', () => {
     await h.createJob.execute({ schedule: 'every 10m', prompt: 'paused' }).then((job) => h.pauseJob.execute({ job: job.id }));
 
     expect((await next.execute())?.toISOString()).toBe(new Date(soon.next_run_at!).toISOString());
+  });
+});
+
+describe('a stored record that cannot be read', () => {
+  const damaged = { index: 1, id: 'bad000000001', reason: 'its next_run_at "soon" is not a date and time' };
+
+  it('is named with what is wrong with it when a command names it', async () => {
+    const h = cronHarness();
+    const repository = new InMemoryJobRepository([], [damaged]);
+    const edit = new EditJob(repository, h.clock, h.scripts, h.settings);
+
+    await expect(edit.execute({ job: 'bad000000001', prompt: 'y' })).rejects.toThrow(
+      /record of job bad000000001 cannot be read \(its next_run_at "soon" is not a date and time\)/,
+    );
   });
 });

@@ -56,8 +56,8 @@ describe('showing a job', () => {
 
     expect(shown.job).toMatchObject({ id: job.id, name: 'Inbox', repeat: { times: 5, completed: 3 }, last_status: 'ok' });
     expect(shown.timeZone).toBe('Europe/Berlin');
-    // Two runs are left of five; the next run is the job's own next_run_at.
-    expect(shown.nextRuns.map((run) => run.toISOString())).toEqual(['2026-06-01T09:00:00.000Z', '2026-06-01T10:00:00.000Z']);
+    // Two runs are left of five. The runs by hand at 09:00 and 10:00 used those due slots.
+    expect(shown.nextRuns.map((run) => run.toISOString())).toEqual(['2026-06-01T11:00:00.000Z', '2026-06-01T12:00:00.000Z']);
     expect(shown.recentRuns.map((run) => run.status)).toEqual(['ok', 'error', 'ok']);
     expect(h.repository.writes).toBe(writes);
   });

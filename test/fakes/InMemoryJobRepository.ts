@@ -19,10 +19,10 @@ export class InMemoryJobRepository implements JobRepository {
     return { jobs: structuredClone(this.jobs), unreadable: [...this.unreadable] };
   }
 
-  modify<T>(change: (jobs: readonly Job[]) => JobChange<T>): Promise<T> {
+  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T> {
     const run = this.queue.then(() => {
       const current = structuredClone(this.jobs);
-      const { jobs, result } = change(current);
+      const { jobs, result } = change(current, [...this.unreadable]);
       if (jobs !== current) {
         this.jobs = structuredClone([...jobs]);
         this.writes += 1;

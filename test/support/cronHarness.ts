@@ -66,7 +66,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     listJobs: new ListJobs(repository),
     showJob: new ShowJob(repository, outputs, settings),
     listJobRuns: new ListJobRuns(repository, outputs, settings),
-    runJobNow: new RunJobNow(repository, clock, identity, execution),
+    runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log),
     askAgent: new AskAgent(agent, memory, settings),

@@ -152,17 +152,19 @@ export class FileJobRepository implements JobRepository {
    * overwritten: JobStoreDamagedError. A throwing `change` writes nothing and its error is
    * passed on.
    */
-  modify<T>(change: (jobs: readonly Job[]) => JobChange<T>): Promise<T> {
+  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T> {
     return runInTurn(resolve(this.paths.jobsFile), () => this.modifyHoldingLock(change));
   }
 
-  private async modifyHoldingLock<T>(change: (jobs: readonly Job[]) => JobChange<T>): Promise<T> {
+  private async modifyHoldingLock<T>(
+    change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>,
+  ): Promise<T> {
     await this.ensureCronDirectory();
     const lock = await this.acquireLock();
     try {
       const stored = await this.read();
       const current = stored ? stored.snapshot.jobs : [];
-      const { jobs, result } = change(current);
+      const { jobs, result } = change(current, stored ? stored.snapshot.unreadable : []);
       if (jobs === current) return result;
       await this.write(serialize(stored, jobs, new Date()));
       return result;

@@ -44,8 +44,8 @@ export class EditJob {
     if (schedule !== undefined) changes.schedule = parseSchedule(schedule, now, this.settings.timeZone);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
-    return this.repository.modify((jobs) => {
-      const target = findJob(jobs, reference);
+    return this.repository.modify((jobs, unreadable) => {
+      const target = findJob(jobs, reference, unreadable);
       const edited = editJob(target, changes, now, this.settings.timeZone);
       if (edited.name !== target.name) assertNameFree(jobs, edited.name, target.id);
       return { jobs: jobs.map((job) => (job.id === target.id ? edited : job)), result: edited };

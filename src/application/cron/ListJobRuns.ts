@@ -29,7 +29,8 @@ export class ListJobRuns {
 
   /** Throws JOB.NOT_FOUND (or JOB.AMBIGUOUS) when `job` names no single job. */
   async execute(input: ListJobRunsInput): Promise<ListJobRunsOutput> {
-    const job = findJob((await this.repository.load()).jobs, input.job);
+    const { jobs, unreadable } = await this.repository.load();
+    const job = findJob(jobs, input.job, unreadable);
     return { job, runs: await recentRuns(this.outputs, job, this.settings.timeZone, input.limit) };
   }
 }

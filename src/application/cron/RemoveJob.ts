@@ -13,8 +13,8 @@ export class RemoveJob {
   ) {}
 
   async execute(input: { job: string }): Promise<Job> {
-    const removed = await this.repository.modify((jobs) => {
-      const target = findJob(jobs, input.job);
+    const removed = await this.repository.modify((jobs, unreadable) => {
+      const target = findJob(jobs, input.job, unreadable);
       return { jobs: jobs.filter((job) => job.id !== target.id), result: target };
     });
     await this.outputs.removeAll(removed.id);

@@ -3,6 +3,7 @@ import { claimForManualRun, findJob, type Job } from '../../domain/Job.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { JobExecution, type JobRunReport } from './JobExecution.js';
 
@@ -22,13 +23,14 @@ export class RunJobNow {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
   ) {}
 
   async execute(input: { job: string }): Promise<RunJobNowOutput> {
     const startedAt = this.clock.now();
-    const claimed = await this.repository.modify((jobs) => {
-      const target = findJob(jobs, input.job);
-      const running = claimForManualRun(target, this.identity.claimant(), startedAt);
+    const claimed = await this.repository.modify((jobs, unreadable) => {
+      const target = findJob(jobs, input.job, unreadable);
+      const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone);
       return { jobs: jobs.map((job) => (job.id === target.id ? running : job)), result: running };
     });
     const { report, job } = await this.execution.runClaimed(claimed, startedAt);

@@ -33,7 +33,8 @@ export class ShowJob {
 
   /** Throws JOB.NOT_FOUND (or JOB.AMBIGUOUS) when `job` names no single job. */
   async execute(input: { job: string }): Promise<ShowJobOutput> {
-    const job = findJob((await this.repository.load()).jobs, input.job);
+    const { jobs, unreadable } = await this.repository.load();
+    const job = findJob(jobs, input.job, unreadable);
     const { timeZone } = this.settings;
     return {
       job,

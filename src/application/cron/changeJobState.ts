@@ -7,8 +7,8 @@ export function changeJob(
   reference: string,
   change: (job: Job) => Job,
 ): Promise<Job> {
-  return repository.modify((jobs) => {
-    const target = findJob(jobs, reference);
+  return repository.modify((jobs, unreadable) => {
+    const target = findJob(jobs, reference, unreadable);
     const changed = change(target);
     if (changed === target) return { jobs, result: target };
     return { jobs: jobs.map((job) => (job.id === target.id ? changed : job)), result: changed };

@@ -27,9 +27,11 @@ export interface JobRepository {
   /**
    * Runs `change` on the current jobs while holding the store's lock and writes the list it
    * returns, unless it returns the very same array it was given (nothing is written then).
-   * `change` must not do slow I/O: other processes wait for the lock meanwhile.
+   * `change` must not do slow I/O: other processes wait for the lock meanwhile. It is also
+   * told which records could not be read (they are written back untouched), so that a command
+   * naming one can say what is wrong with it.
    */
-  modify<T>(change: (jobs: readonly Job[]) => JobChange<T>): Promise<T>;
+  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T>;
 }
 
 /** The stored file is not what we wrote: it is left as it is for a person to look at. */

@@ -1,0 +1,41 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { createJob, errorSentence, inAScratchHomeEachTest, jobsFileOf, runAgent, storedJobs } from './agentCli.js';
+
+/** A store holding one good job and, after it, a record whose next run is not a time. */
+async function storeWithABadRecord(home: string): Promise<{ good: string; badRecord: Record<string, unknown> }> {
+  const good = await createJob(home, ['every 1h', 'Good job', '--name', 'good', '--deliver', 'local']);
+  const document = JSON.parse(await readFile(jobsFileOf(home), 'utf8')) as { jobs: Array<Record<string, unknown>> };
+  const badRecord = { ...document.jobs[0]!, id: 'bad000000001', name: 'bad', next_run_at: 'soon', custom: 42 };
+  document.jobs.push(badRecord);
+  await writeFile(jobsFileOf(home), JSON.stringify(document, null, 2));
+  return { good, badRecord };
+}
+
+const storedBadRecord = async (home: string) =>
+  ((JSON.parse(await readFile(jobsFileOf(home), 'utf8')) as { jobs: Array<Record<string, unknown>> }).jobs).find(
+    (record) => record.id === 'bad000000001',
+  );
+
+describe('a stored record whose next run is not a date', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('is reported by list, kept untouched by list, tick and edits of other jobs, and explained when named', async () => {
+    const { good, badRecord } = await storeWithABadRecord(home);
+
+    const list = await runAgent(['cron', 'list'], { home });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('good');
+    expect(list.stderr).toMatch(/bad000000001.*next_run_at "soon" is not a date/);
+
+    expect((await runAgent(['cron', 'tick'], { home })).code).toBe(0);
+    expect((await runAgent(['cron', 'edit', good, '--prompt', 'Better job', '--no-tick'], { home })).code).toBe(0);
+    expect(storedJobs(home).find((job) => job.id === good)!.prompt).toBe('Better job');
+    expect(await storedBadRecord(home)).toEqual(badRecord);
+
+    const edit = await runAgent(['cron', 'edit', 'bad000000001', '--prompt', 'x', '--no-tick'], { home });
+    expect(edit.code).toBe(1);
+    expect(errorSentence(edit)).toMatch(/^error: The stored record of job bad000000001 cannot be read \(its next_run_at "soon" is not a date and time\)/);
+    expect(await storedBadRecord(home)).toEqual(badRecord);
+  });
+});
