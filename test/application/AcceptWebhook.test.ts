@@ -254,6 +254,17 @@ describe('AcceptWebhook', () => {
       expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).body).toEqual({ status: 'duplicate', delivery_id: 'id-1' });
     });
 
+    it('keys a Stripe-signed request on its payload id: a replay within the tolerance runs once', async () => {
+      const { accept, inbox } = setUp();
+      const route = aRoute('payments');
+      const replay = () =>
+        accept.execute(post(route, { headers: { 'stripe-signature': 't=1,v1=abc' }, body: '{"id":"evt_42","type":"charge.disputed"}' }));
+
+      expect((await replay()).body).toMatchObject({ status: 'accepted', delivery_id: 'evt_42' });
+      for (let i = 0; i < 9; i += 1) expect((await replay()).body).toEqual({ status: 'duplicate', delivery_id: 'evt_42' });
+      expect(await inbox.pending()).toBe(1);
+    });
+
     it('keys on the route too', async () => {
       const { accept } = setUp();
       const headers = { 'x-github-delivery': 'abc' };

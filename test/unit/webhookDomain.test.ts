@@ -149,6 +149,14 @@ describe('delivery id', () => {
   it('is the receipt time in milliseconds when the sender gives none', () => {
     expect(deliveryIdOf({}, 1700000000123)).toEqual({ value: '1700000000123', fromSender: false });
   });
+
+  it('names a Stripe-signed request by its payload id, even when a proxy added X-Request-ID', () => {
+    const stripe = { 'stripe-signature': 't=1,v1=abc', 'x-request-id': 'proxy-123' };
+
+    expect(deliveryIdOf(stripe, 1700000000123, { id: 'evt_1NG8', type: 'charge.disputed' })).toEqual({ value: 'evt_1NG8', fromSender: true });
+    // Without a usable id, the usual headers decide.
+    expect(deliveryIdOf(stripe, 1700000000123, { id: 7 })).toEqual({ value: 'proxy-123', fromSender: true });
+  });
 });
 
 describe('request bodies', () => {

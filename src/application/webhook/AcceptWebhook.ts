@@ -103,7 +103,7 @@ export class AcceptWebhook {
       return reply(200, { status: 'ignored', reason: 'filter', route: route.name });
     }
 
-    const delivery = deliveryIdOf(input.headers, now.getTime());
+    const delivery = deliveryIdOf(input.headers, now.getTime(), payload);
     const key = delivery.fromSender ? deliveryKey(route.name, delivery.value) : null;
     if (key !== null && !this.deliveries.remember(key, now.getTime())) {
       this.logger.info('webhook dropped: duplicate delivery', { route: route.name, event, delivery_id: delivery.value });

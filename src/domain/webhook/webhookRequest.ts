@@ -41,10 +41,17 @@ export interface DeliveryId {
 }
 
 /**
- * The sender's delivery id from `X-GitHub-Delivery` / `X-Hosta-Delivery`, else `X-Request-ID`,
- * else `webhook-id`; without any, the receipt time in milliseconds since the epoch.
+ * The sender's delivery id (decisions §7). A request signed with `Stripe-Signature` is named by
+ * its payload's `id`: Stripe sends no delivery-id header, and an `X-Request-ID` a proxy added
+ * would differ on every retry. Otherwise `X-GitHub-Delivery` / `X-Hosta-Delivery`, else
+ * `X-Request-ID`, else `webhook-id`; without any, the receipt time in milliseconds since the
+ * epoch, and nothing is deduplicated.
  */
-export function deliveryIdOf(headers: WebhookHeaders, receivedAtMs: number): DeliveryId {
+export function deliveryIdOf(headers: WebhookHeaders, receivedAtMs: number, payload: Record<string, unknown> = {}): DeliveryId {
+  if (headerValue(headers, 'stripe-signature') !== null) {
+    const id = Object.hasOwn(payload, 'id') ? payload.id : undefined;
+    if (typeof id === 'string' && id !== '') return { value: id, fromSender: true };
+  }
   for (const name of DELIVERY_HEADERS) {
     const value = headerValue(headers, name);
     if (value !== null) return { value, fromSender: true };
