@@ -14,17 +14,18 @@ interface FieldSpec {
   names?: Record<string, number>;
 }
 
-const MONTH_NAMES: Record<string, number> = {
+/** The names cron accepts for months and days of the week, by their numbers. */
+export const CRON_MONTH_NAMES: Readonly<Record<string, number>> = {
   JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12,
 };
-const DAY_NAMES: Record<string, number> = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
+export const CRON_DAY_NAMES: Readonly<Record<string, number>> = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
 
 const FIELDS: readonly FieldSpec[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day-of-month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: MONTH_NAMES },
-  { name: 'day-of-week', min: 0, max: 7, names: DAY_NAMES },
+  { name: 'month', min: 1, max: 12, names: CRON_MONTH_NAMES },
+  { name: 'day-of-week', min: 0, max: 7, names: CRON_DAY_NAMES },
 ];
 
 function invalid(field: FieldSpec, value: string, why: string): InvalidInputError {

@@ -1,3 +1,4 @@
+import { CRON_DAY_NAMES, CRON_MONTH_NAMES } from './cronExpression.js';
 import type { Schedule } from './Schedule.js';
 import { formatWallClock } from './zonedTime.js';
 
@@ -6,10 +7,6 @@ const MONTH_NAMES = [
   'January', 'February', 'March', 'April', 'May', 'June',
   'July', 'August', 'September', 'October', 'November', 'December',
 ];
-const DAY_NUMBERS: Record<string, number> = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
-const MONTH_NUMBERS: Record<string, number> = {
-  JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12,
-};
 
 /**
  * A schedule in words, for `agent cron show`: "every 2 hours", "at 09:00 on Monday through
@@ -40,7 +37,7 @@ interface Item {
   step: number | null;
 }
 
-function itemsOf(field: string, names: Record<string, number> = {}): Item[] | null {
+function itemsOf(field: string, names: Readonly<Record<string, number>> = {}): Item[] | null {
   const value = (token: string): number | null => names[token.toUpperCase()] ?? (/^\d+$/.test(token) ? Number(token) : null);
   const items: Item[] = [];
   for (const text of field.split(',')) {
@@ -85,8 +82,8 @@ function listOf(items: Item[], name: (value: number) => string): string | null {
 function describeCron(expression: string): string {
   const [minute = '', hour = '', dayOfMonth = '', month = '', dayOfWeek = ''] = expression.split(' ');
   const time = timeWords(itemsOf(minute), itemsOf(hour), minute, hour);
-  const days = dayWords(itemsOf(dayOfMonth), itemsOf(dayOfWeek, DAY_NUMBERS), dayOfMonth, dayOfWeek);
-  const months = itemsOf(month, MONTH_NUMBERS);
+  const days = dayWords(itemsOf(dayOfMonth), itemsOf(dayOfWeek, CRON_DAY_NAMES), dayOfMonth, dayOfWeek);
+  const months = itemsOf(month, CRON_MONTH_NAMES);
   const monthText = months === null || isEvery(months) ? '' : ` in ${listOf(months, (m) => MONTH_NAMES[m - 1] ?? String(m)) ?? `month ${month}`}`;
   return `${time}${days}${monthText}`;
 }

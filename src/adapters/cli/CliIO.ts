@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 
 /** The terminal a command talks to; tests give it strings. */
 export interface CliIO {
@@ -26,7 +27,7 @@ export function systemIO(env: NodeJS.ProcessEnv): CliIO {
     stdin: process.stdin,
     interactive,
     color: Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined,
-    cronRun: env.AGENT_CRON_RUN || null,
+    cronRun: env[CRON_RUN_VARIABLE] || null,
   };
 }
 

@@ -13,13 +13,13 @@ import {
   isPlainPathSegment,
 } from './fileSystem.js';
 
+/** Reports of one job started within the same second that get names of their own. */
+const MAX_SAME_NAME = 100;
+
 /**
  * Run reports in `$AGENT_HOME/cron/output/<jobId>/<fileName>` (decisions §5): directories 0700,
  * files 0600. File names are timestamps that sort in time order, so "newest" is "last by name".
  */
-/** Reports of one job started within the same second that get names of their own. */
-const MAX_SAME_NAME = 100;
-
 @injectable()
 export class FileRunOutputStore implements RunOutputStore {
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}

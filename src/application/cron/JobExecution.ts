@@ -21,6 +21,7 @@ import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
 
 /** What one run produced, for the caller to show; the job record gets `outcome`. */
@@ -30,12 +31,6 @@ export interface JobRunReport {
   outputPath: string | null;
   answeredBy: string | null;
 }
-
-/**
- * The variable every process a cron run starts carries, set to the job's id (the recursion
- * guard): the command line refuses to change jobs when it is set.
- */
-export const CRON_RUN_VARIABLE = 'AGENT_CRON_RUN';
 
 const RUN_CANCELLED = 'the gateway stopped before the run finished';
 
