@@ -41,6 +41,19 @@ describe('PlatformDelivery: preflight', () => {
     expect(delivery.problemWith(target('discord'))).toMatch(/home_channel "not a channel!" is not a valid discord destination/);
   });
 
+  it('refuses a destination the platform cannot address, before anything is sent, never falling back to the home channel', async () => {
+    const threads = new FakePlatforms([{ platform: 'slack', homeChannel: 'C0HOME01:1700000000.000100' }]);
+    threads.threadProblems.set('slack', 'this workspace takes no threads');
+    const { delivery } = harness(threads);
+    expect(delivery.problemWith(target('slack:C0123456:1700000000.000200'))).toBe(
+      'Delivery target "slack:C0123456:1700000000.000200" cannot be delivered: this workspace takes no threads',
+    );
+    expect(delivery.problemWith(target('slack'))).toMatch(/cannot be delivered: this workspace takes no threads$/);
+    expect(delivery.problemWith(target('slack:C0123456'))).toBeNull();
+    await expect(delivery.deliver(target('slack:C0123456:1700000000.000200'), 'hello')).rejects.toThrow(/takes no threads/);
+    expect(threads.senderOf('slack').sent).toEqual([]);
+  });
+
   it('stands "all" for the home channel of every configured platform that has one', () => {
     expect(delivery.homeTargets()).toEqual([{ kind: 'platform', platform: 'matrix', destination: '!ops:example.org', threadId: null }]);
   });

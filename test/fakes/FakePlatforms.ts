@@ -45,8 +45,15 @@ export class FakePlatforms implements Platforms {
     }
   }
 
+  /** Platform → why its API cannot address a thread; set by a test. */
+  readonly threadProblems = new Map<string, string>();
+
   statuses(): PlatformStatus[] {
     return [...this.table.values()];
+  }
+
+  addressProblem(platform: string, address: ChatAddress): string | null {
+    return address.threadId === null ? null : (this.threadProblems.get(platform) ?? null);
   }
 
   status(platform: string): PlatformStatus | null {

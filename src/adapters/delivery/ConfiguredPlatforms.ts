@@ -1,4 +1,4 @@
-import type { PlatformSender } from '../../application/ports/PlatformSender.js';
+import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
 import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
 import { AppError } from '../../domain/errors.js';
 import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
@@ -53,6 +53,12 @@ export class ConfiguredPlatforms implements Platforms {
       this.senders.set(platform, sender);
     }
     return sender;
+  }
+
+  addressProblem(platform: string, address: ChatAddress): string | null {
+    const spec = this.specs[platform];
+    if (spec?.addressProblem === undefined) return null;
+    return spec.addressProblem(address, this.settingsOf(platform, spec));
   }
 
   private settingsOf(platform: string, spec: PlatformSpec): PlatformSettings {

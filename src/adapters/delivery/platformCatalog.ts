@@ -1,4 +1,4 @@
-import type { PlatformSender } from '../../application/ports/PlatformSender.js';
+import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** What each platform's module exports; loaded only when a delivery or a listing needs it. */
@@ -14,6 +14,11 @@ export interface PlatformSpec {
   /** Whether its API lists channels for the channel directory. */
   listsChannels: boolean;
   load(): Promise<SenderModule>;
+  /**
+   * Why this platform's API cannot address `address` with these settings, as one sentence;
+   * null (or absent) when it can. Checked before anything is sent, never by contacting anyone.
+   */
+  addressProblem?(address: ChatAddress, settings: PlatformSettings): string | null;
 }
 
 /**

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { matchChannel, type DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
 import { retryDelayMs, MAX_SEND_ATTEMPTS } from '../../domain/delivery/deliveryRetry.js';
 import { splitMessage } from '../../domain/delivery/splitMessage.js';
-import { channelNameIn, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
+import { channelNameIn, describeTarget, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { ChannelDirectoryStore } from '../ports/ChannelDirectory.js';
 import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
@@ -42,11 +42,20 @@ export class PlatformDelivery implements DeliveryChannel {
         const variable = `${target.platform.toUpperCase()}_HOME_CHANNEL`;
         return `Delivery platform "${target.platform}" has no home channel: set platforms.${target.platform}.home_channel (or ${variable}), or name the destination as ${target.platform}:<chat_id>.`;
       }
-      if (homeTargetOf(status) === null) {
+      const home = homeTargetOf(status);
+      if (home === null) {
         return `platforms.${target.platform}.home_channel "${status.homeChannel}" is not a valid ${target.platform} destination; correct it in config.yaml or the environment.`;
       }
+      return this.addressProblem(home);
     }
-    return null;
+    return this.addressProblem(target);
+  }
+
+  /** What the platform's API cannot address, named with the target; a named channel is checked once resolved. */
+  private addressProblem(target: PlatformTarget): string | null {
+    if (target.destination === null || channelNameIn(target.platform, target.destination) !== null) return null;
+    const problem = this.platforms.addressProblem(target.platform, { chatId: target.destination, threadId: target.threadId });
+    return problem === null ? null : `Delivery target "${describeTarget(target)}" cannot be delivered: ${problem}`;
   }
 
   homeTargets(): PlatformTarget[] {
@@ -63,6 +72,8 @@ export class PlatformDelivery implements DeliveryChannel {
     const status = this.platforms.status(target.platform)!;
     const where = target.destination === null ? homeTargetOf(status)! : target;
     const address = await this.resolve(status, where.destination!, where.threadId);
+    const unaddressable = this.platforms.addressProblem(target.platform, address);
+    if (unaddressable !== null) throw new DeliveryError(unaddressable);
     const sender = await this.platforms.sender(target.platform);
     const parts = splitMessage(text, sender.partLimit);
     const delivery = this.ids.jobId();

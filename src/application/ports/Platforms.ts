@@ -1,4 +1,4 @@
-import type { PlatformSender } from './PlatformSender.js';
+import type { ChatAddress, PlatformSender } from './PlatformSender.js';
 
 /** A setting that a platform needs and does not have, and the variable that can give it. */
 export interface MissingSetting {
@@ -37,4 +37,10 @@ export interface Platforms {
    * AppError when the platform is not configured.
    */
   sender(platform: string): Promise<PlatformSender>;
+  /**
+   * Why the platform's API cannot address `address` (a thread where it has none, a kind of
+   * destination its configured credentials cannot reach), as one sentence; null when it can.
+   * Contacts nobody and loads no platform code.
+   */
+  addressProblem(platform: string, address: ChatAddress): string | null;
 }
