@@ -22,7 +22,7 @@ describe('GroupCommitLog', () => {
     const created = await GroupCommitLog.create(path, '');
     await created.close();
     const handle = await open(path, 'r+');
-    return new GroupCommitLog(path, wrap(handle), 0, () => null);
+    return new GroupCommitLog(path, wrap(handle), 0);
   }
 
   it('creates the file 0600 with the given content and appends after it, in the order of the calls', async () => {
@@ -104,9 +104,11 @@ describe('GroupCommitLog', () => {
 
   it('rewrites the file with what the compaction plan returns, then appends after it', async () => {
     const plannedAt: number[] = [];
-    const log = await GroupCommitLog.create(path, 'old 1\nold 2\nold 3\n', (fileBytes) => {
-      plannedAt.push(fileBytes);
-      return fileBytes > 20 ? Buffer.from('live\n') : null;
+    const log = await GroupCommitLog.create(path, 'old 1\nold 2\nold 3\n', {
+      compaction: (fileBytes) => {
+        plannedAt.push(fileBytes);
+        return fileBytes > 20 ? Buffer.from('live\n') : null;
+      },
     });
 
     await log.append('new 1\n', true);

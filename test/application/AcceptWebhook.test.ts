@@ -15,12 +15,12 @@ const T0 = '2026-11-22T10:00:00.000Z';
 class FlakyInbox extends InMemoryWebhookInbox {
   failures = 0;
 
-  override async accept(event: WebhookEvent): Promise<void> {
+  override async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
     if (this.failures > 0) {
       this.failures -= 1;
       throw new Error('ENOSPC: no space left on device');
     }
-    return super.accept(event);
+    return super.accept(event, payloadJson, deliveryKey);
   }
 }
 

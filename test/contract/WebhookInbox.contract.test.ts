@@ -8,6 +8,7 @@ import { SystemClock } from '../../src/adapters/system/SystemClock.js';
 import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
 import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
 import { describeWebhookInboxContract } from './WebhookInbox.contract.js';
 
 describeWebhookInboxContract('InMemoryWebhookInbox', async () => {
@@ -27,13 +28,15 @@ describeWebhookInboxContract('FileWebhookInbox', async () => {
   const open = () => {
     const identity = new FakeProcessIdentity(`test-host:${generation}`);
     for (const claimant of dead) identity.dead.add(claimant);
-    const inbox = new FileWebhookInbox(paths, identity, new SystemClock(), new RecordingLogger());
+    const inbox = new FileWebhookInbox(paths, identity, new SystemClock(), new RecordingLogger(), new RecordingOrphanProcesses());
     opened.push(inbox);
     return inbox;
   };
   return {
     inbox: open(),
     restart: async () => {
+      // A dead process's files are closed, and its journal's lock with them.
+      await opened.at(-1)!.close();
       dead.add(`test-host:${generation}`);
       generation += 1;
       return open();

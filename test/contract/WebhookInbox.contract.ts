@@ -152,6 +152,24 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect((await inbox.claimNext())!.id).toBe('event-2');
     });
 
+    it('stores a delivery the sender named once within the hour, also across a restart and after its run ended', async () => {
+      const now = new Date().toISOString();
+      const event = (n: number) => anEvent(n, { receivedAt: now });
+      expect(await inbox.accept(event(1), undefined, 'github:d-1')).toBe(true);
+      expect(await inbox.accept(event(2), undefined, 'github:d-1')).toBe(false);
+      expect(await inbox.accept(event(3), undefined, 'github:d-3')).toBe(true);
+      const first = await inbox.claimNext();
+      await inbox.complete(first!.id);
+
+      const restarted = await subject.restart();
+
+      expect(await restarted.accept(event(4), undefined, 'github:d-1')).toBe(false);
+      expect(await restarted.accept(event(5), undefined, 'github:d-3')).toBe(false);
+      expect(await restarted.accept(event(6), undefined, 'github:d-6')).toBe(true);
+      expect(await restarted.accept(event(7))).toBe(true);
+      expect(await drain(restarted)).toEqual(['event-3', 'event-6', 'event-7']);
+    });
+
     it('never hands out again an event completed before a restart', async () => {
       await inbox.accept(anEvent(1));
       await inbox.claimNext();

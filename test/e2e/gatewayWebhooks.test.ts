@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { sign } from '@octokit/webhooks-methods';
 import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
-import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
+import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
 
 const SECRET = 'it-is-a-secret';
 
@@ -100,14 +100,19 @@ describe('agent gateway with webhooks', () => {
     expect((await postSigned(port, 'delivery-crash', { action: 'opened', number: 7 })).status).toBe(202);
     expect(await eventually(() => invocations(home).length === 1, 10_000)).toBe(true);
 
+    const [orphan] = hungModelPids(home);
     first.gateway.kill('SIGKILL');
     await once(first.gateway, 'exit');
+    // Its agent goes on running without it, until the next gateway kills it.
+    expect(isRunning(orphan!)).toBe(true);
     // The restarted gateway's model answers instead of hanging.
     await configWith(home, port, 'Handle {number}');
     const second = await startGateway(home);
     running.push(second.gateway);
 
     expect(await eventually(() => second.output().includes('Answer to: Handle 7'), 10_000)).toBe(true);
+    expect(await eventually(() => !isRunning(orphan!), 5000)).toBe(true);
+    expect(second.output()).toMatch(/killed 1 process\(es\) left running by/);
     second.gateway.kill('SIGTERM');
     await once(second.gateway, 'exit');
     const completedRuns = second.output().split('Answer to: Handle 7').length - 1;

@@ -1,3 +1,4 @@
+import { DeliveryMemory } from '../../src/domain/webhook/DeliveryMemory.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookInbox } from '../../src/application/ports/WebhookInbox.js';
 
@@ -5,6 +6,7 @@ import type { WebhookInbox } from '../../src/application/ports/WebhookInbox.js';
 class InboxStorage {
   readonly entries: Array<{ event: WebhookEvent; claimedBy: string | null }> = [];
   readonly gone = new Set<string>();
+  readonly deliveries = new DeliveryMemory();
   processes = 0;
 }
 
@@ -25,8 +27,11 @@ export class InMemoryWebhookInbox implements WebhookInbox {
     return new InMemoryWebhookInbox(this.storage);
   }
 
-  async accept(event: WebhookEvent): Promise<void> {
+  /** Deliveries are remembered from the event's receivedAt, for an hour. */
+  async accept(event: WebhookEvent, _payloadJson?: string, deliveryKey?: string): Promise<boolean> {
+    if (deliveryKey !== undefined && !this.storage.deliveries.remember(deliveryKey, Date.parse(event.receivedAt))) return false;
     this.storage.entries.push({ event: structuredClone(event), claimedBy: null });
+    return true;
   }
 
   async recover(): Promise<number> {

@@ -1,14 +1,17 @@
-import { appendFile, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { appendFile, open, readdir, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { AppError } from '../../domain/errors.js';
+import { DeliveryMemory } from '../../domain/webhook/DeliveryMemory.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
+import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
 import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
+import { tryLockFile } from './fileLock.js';
 import {
   describeFileSystemProblem,
   ensurePrivateDirectory,
@@ -17,7 +20,7 @@ import {
   PRIVATE_FILE_MODE,
   syncDirectory,
 } from './fileSystem.js';
-import { GroupCommitLog } from './GroupCommitLog.js';
+import { GroupCommitLog, intactLength, LogInUse } from './GroupCommitLog.js';
 import {
   acceptRecord,
   claimRecord,
@@ -27,6 +30,7 @@ import {
   journalName,
   journalOwner,
   JournalReader,
+  seenRecord,
   type JournalState,
 } from './webhookJournal.js';
 
@@ -40,6 +44,20 @@ const COMPACT_AT_BYTES = 4 * 1024 * 1024;
  * worker has caught up.
  */
 const COMPACT_LIVE_MAX_BYTES = 1024 * 1024;
+/**
+ * Slack kept at the end of the journal (see GroupCommitLog): the claim and done records of the
+ * runs under way are written into it, so a full disk cannot keep a run's end from being recorded.
+ */
+const SLACK_BYTES = 64 * 1024;
+
+/** A journal taken over from a dead process (or left by an earlier one under this claimant), read and kept as it is. */
+interface Segment {
+  path: string;
+  /** Open and locked for as long as it is kept, so that nobody else takes it over. */
+  handle: FileHandle;
+  /** Its events not yet done; it is removed when none is left. */
+  live: number;
+}
 
 /** An event accepted and not done, as this instance holds it. */
 interface LiveEvent {
@@ -50,6 +68,10 @@ interface LiveEvent {
    */
   record: Buffer;
   claimed: boolean;
+  /** Its claim record is on disk: only its done record still needs room. */
+  claimWritten?: boolean;
+  /** The journal its accept record is in when that is not this process's own. */
+  segment: Segment | null;
 }
 
 /**
@@ -57,23 +79,28 @@ interface LiveEvent {
  * append-only journal per process (format in webhookJournal.ts):
  *
  * - `accept` appends the event's record and returns once it is on disk. Appends arriving while a
- *   write is under way go out together with one `fdatasync` (GroupCommitLog), so a busy
- *   listener pays a share of one sync per event, not a file, a sync and a directory sync each.
+ *   write is under way go out together with one sync (GroupCommitLog), so a busy listener pays
+ *   a share of one sync per event. A delivery the sender named is stored once an hour at most:
+ *   its key is in the record, and the keys of the last hour are read back at start (a journal
+ *   rewrite keeps those of finished events as `seen` records).
  * - Claims are made in memory (the journal has one writer, this process, so no two workers can
  *   take the same event) and noted in the journal without waiting for the disk; `complete`
- *   appends a `done` record and waits for it.
+ *   appends a `done` record and waits for it. Both go into slack kept at the end of the journal,
+ *   and an event is handed out only while the slack holds the records of every run under way
+ *   and its own: on a full disk no run starts whose end could not be recorded.
  * - When the journal has grown past 4 MiB and is mostly records of finished events, it is
- *   rewritten with the live ones only, before the next append, provided they are at most 1 MiB
- *   (a rewrite holds up the appends while it runs; a larger backlog waits for the worker).
+ *   rewritten with the live ones only, before the next append, provided they are at most 1 MiB.
  *
- * Taking over what others left: on first use an instance reads the journals under its own
- * claimant (an earlier process with the same host and pid, as after a container restart) and
- * the inbox's earlier layout (one file per event in `queued/` and `claimed/<claimant>/`), and
- * starts a fresh journal holding the events none of them marked done. `recover()` also takes
- * over the journals of dead processes on this host: each is renamed into this process's name
- * first (a rename succeeds for one taker only), its pending events are appended here, then it
- * is removed. Journals of other hosts are left alone: whether their process lives cannot be
- * told. A line that is no record is copied to `damaged/`, logged, and skipped.
+ * Each journal is held with the kernel's lock for as long as its process has it open, so a
+ * journal whose lock is free belongs to a dead process, however it died (zombies and reused
+ * pids included). Those are taken over on first use and at every `recover()`: each is locked,
+ * renamed into this process's name (`journal-<claimant>+<n>.ndjson`), the processes its owner
+ * started are killed (an orphaned agent must not finish a run that is about to run again), and
+ * its pending events are held from it where it lies: nothing is copied, so taking over needs no
+ * free space. It is removed once its events are done. A journal under this process's own
+ * claimant (an earlier process with the same host and pid, as after a container restart) is
+ * continued in place. The inbox's earlier layout (one file per event) is read once and moved in.
+ * A line that is no record is copied to `damaged/`, logged, and skipped.
  *
  * Everything not done is held in memory (as its accept record) until it is done. Bind one
  * instance per process.
@@ -86,62 +113,92 @@ export class FileWebhookInbox implements WebhookInbox {
   /** Accepted and not done, in acceptance order. */
   private readonly live = new Map<string, LiveEvent>();
   private liveBytes = 0;
+  /** Slack the claim and done records of the runs under way may need. */
+  private reservedBytes = 0;
+  private readonly segments = new Set<Segment>();
+  /** The segments a planned rewrite of the journal holds the events of. */
+  private segmentsBeingCompacted = new Set<Segment>();
+  private deliveries = new DeliveryMemory();
   private opening: Promise<GroupCommitLog> | null = null;
   /** Claims left by an earlier process under this claimant, reported by the first `recover()`. */
   private unreportedClaims = 0;
   private adoptions = 0;
+  private recovering: Promise<number> | null = null;
+  private readonly removals = new Set<Promise<void>>();
+  private diskFullReported = false;
 
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.OrphanProcesses) private readonly orphans: OrphanProcesses,
   ) {
     this.directory = paths.webhookInboxDir;
     this.damagedDir = join(this.directory, 'damaged');
     this.claimant = identity.claimant();
   }
 
-  /** Appends the event's accept record and waits until it is synced. Throws WEBHOOK.INBOX_UNAVAILABLE. */
-  async accept(event: WebhookEvent, payloadJson?: string): Promise<void> {
-    await this.guard('write', async () => {
+  /**
+   * Appends the event's accept record and waits until it is synced; false (storing nothing) when
+   * `deliveryKey` was accepted within the hour. Throws WEBHOOK.INBOX_UNAVAILABLE.
+   */
+  async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
+    return this.guard('write', async () => {
       const journal = await this.journal();
-      await journal.append(acceptRecord(event, payloadJson), true, (record) => this.hold(event.id, record));
+      if (deliveryKey !== undefined && !this.deliveries.remember(deliveryKey, this.clock.now().getTime())) return false;
+      try {
+        await journal.append(acceptRecord(event, payloadJson, deliveryKey), true, (record) => this.hold(event.id, record, false, null));
+      } catch (error) {
+        // Not stored, so not accepted: a retry of this delivery must get through.
+        if (deliveryKey !== undefined) this.deliveries.forget(deliveryKey);
+        throw error;
+      }
+      return true;
     });
   }
 
   /**
-   * Takes over the journals of processes on this host that are gone; returns how many events
-   * whose runs those processes (or an earlier process under this claimant) had started are
-   * waiting again.
+   * Takes over the journals of dead processes; returns how many events whose runs those
+   * processes (or an earlier process under this claimant) had started are waiting again.
+   * Calls made while one runs share it.
    */
-  async recover(): Promise<number> {
-    return this.guard('recover', async () => {
-      const journal = await this.journal();
-      let returned = this.unreportedClaims;
+  recover(): Promise<number> {
+    this.recovering ??= this.guard('recover', async () => {
+      await this.journal();
+      const returned = this.unreportedClaims + (await this.takeOverJournalsOfDead());
       this.unreportedClaims = 0;
-      const adopted = await this.adoptJournalsOfGone();
-      if (adopted.length === 0) return returned;
-      const { entries } = await this.readJournals({ paths: adopted });
-      const fresh = entries.filter((entry) => !this.live.has(entry.event.id));
-      if (fresh.length > 0) {
-        await Promise.all(fresh.map((entry) => journal.append(entry.line, true, (record) => this.hold(entry.event.id, record))));
-      }
-      returned += fresh.filter((entry) => entry.claimed).length;
-      await this.removeAll(adopted);
       return returned;
+    }).finally(() => {
+      this.recovering = null;
     });
+    return this.recovering;
   }
 
-  /** The oldest event not claimed, now claimed; null when none is waiting. */
+  /** The oldest event not claimed, now claimed; null when none is waiting or its end could not be recorded. */
   async claimNext(): Promise<WebhookEvent | null> {
     return this.guard('claim from', async () => {
       const journal = await this.journal();
       for (const [id, event] of this.live) {
         if (event.claimed) continue;
+        const room = recordRoom(id);
+        if (!(await this.slackFor(journal, room))) return null;
+        if (event.claimed) continue;
         event.claimed = true;
+        this.reservedBytes += room;
         // Losing this note costs nothing: after a crash the event runs again either way.
-        journal.append(claimRecord(id), false).catch(() => undefined);
+        const claim = claimRecord(id);
+        journal
+          .append(
+            claim,
+            false,
+            () => {
+              event.claimWritten = true;
+              this.reservedBytes -= Buffer.byteLength(claim);
+            },
+            true,
+          )
+          .catch(() => undefined);
         return eventOfAcceptRecord(event.record.toString('utf8'));
       }
       return null;
@@ -154,9 +211,18 @@ export class FileWebhookInbox implements WebhookInbox {
       const journal = await this.journal();
       const event = this.live.get(eventId);
       if (!event) return;
-      await journal.append(doneRecord(eventId), true, () => {
-        if (this.live.delete(eventId)) this.liveBytes -= event.record.length;
-      });
+      await journal.append(
+        doneRecord(eventId),
+        true,
+        () => {
+          if (this.live.get(eventId) !== event) return;
+          this.live.delete(eventId);
+          this.liveBytes -= event.record.length;
+          if (event.claimed) this.reservedBytes -= event.claimWritten ? Buffer.byteLength(doneRecord(eventId)) : recordRoom(eventId);
+          if (event.segment !== null) this.segmentEventDone(event.segment);
+        },
+        true,
+      );
     });
   }
 
@@ -172,14 +238,32 @@ export class FileWebhookInbox implements WebhookInbox {
   async close(): Promise<void> {
     const opening = this.opening;
     this.opening = null;
+    await this.recovering?.catch(() => undefined);
     const journal = await opening?.catch(() => null);
     await journal?.close();
+    await Promise.all(this.removals);
+    for (const segment of this.segments) await segment.handle.close().catch(() => undefined);
+    this.segments.clear();
   }
 
-  /** Called once the event's accept record is on disk (never before: compaction writes what is held). */
-  private hold(id: string, record: Buffer): void {
-    this.live.set(id, { record, claimed: false });
+  /** Whether the journal's slack holds `room` more bytes besides what the runs under way need; reported once when it does not. */
+  private async slackFor(journal: GroupCommitLog, room: number): Promise<boolean> {
+    if (journal.spareBytes() < this.reservedBytes + room) await journal.refillSlack();
+    const enough = journal.spareBytes() >= this.reservedBytes + room;
+    if (!enough && !this.diskFullReported) {
+      this.log.error(
+        `webhook inbox: the disk holding ${this.directory} is full; no webhook event starts until there is room to record its end (accepted events wait)`,
+      );
+    }
+    this.diskFullReported = !enough;
+    return enough;
+  }
+
+  private hold(id: string, record: Buffer, claimed: boolean, segment: Segment | null): void {
+    this.live.set(id, { record, claimed, segment });
     this.liveBytes += record.length;
+    if (segment !== null) segment.live += 1;
+    if (claimed) this.reservedBytes += recordRoom(id);
   }
 
   /** This process's journal, started on first use from what earlier processes under this claimant left. */
@@ -194,27 +278,178 @@ export class FileWebhookInbox implements WebhookInbox {
   private async start(): Promise<GroupCommitLog> {
     this.live.clear();
     this.liveBytes = 0;
+    this.reservedBytes = 0;
+    this.deliveries = new DeliveryMemory();
     await ensurePrivateDirectory(this.directory);
     const names = await this.entries(this.directory);
     await this.removeAbandonedTemporaries(names);
-    const own = names.filter((name) => journalOwner(name) === this.claimant).map((name) => join(this.directory, name));
-    const earlier = await this.earlierLayout();
-    const { entries } = await this.readJournals({ paths: own, extra: earlier.events });
     const ownPath = join(this.directory, journalName(this.claimant));
-    const records = entries.map((entry) => Buffer.from(entry.line, 'utf8'));
-    const journal = await GroupCommitLog.create(ownPath, Buffer.concat(records), (fileBytes) =>
-      fileBytes > COMPACT_AT_BYTES && this.liveBytes <= COMPACT_LIVE_MAX_BYTES && this.liveBytes * 2 < fileBytes ? this.liveRecords() : null,
+    const earlierParts = names
+      .filter((name) => journalOwner(name) === this.claimant && join(this.directory, name) !== ownPath)
+      .map((name) => join(this.directory, name));
+    const parts: Array<{ segment: Segment; records: Buffer; torn: boolean }> = [];
+    let journal: GroupCommitLog | null = null;
+    try {
+      for (const path of earlierParts) parts.push(await this.lockSegment(path));
+      const opened = await GroupCommitLog.open(ownPath, {
+        lock: true,
+        reserveBytes: SLACK_BYTES,
+        protectedBytes: () => this.reservedBytes,
+        compaction: (fileBytes) => this.compactionPlan(fileBytes),
+        onCompacted: () => this.compacted(),
+      });
+      journal = opened.log;
+      const earlier = await this.earlierLayout();
+      const state = await this.readJournals(
+        [{ path: ownPath, records: opened.records, torn: opened.torn }, ...parts.map((part) => ({ path: part.segment.path, records: part.records, torn: part.torn }))],
+        earlier.events,
+      );
+      const bySource = new Map(parts.map((part) => [part.segment.path, part.segment]));
+      for (const entry of state.entries) {
+        const record = Buffer.from(entry.line, 'utf8');
+        if (entry.source === null) {
+          // From the earlier layout: moved into the journal.
+          await journal.append(entry.line, true);
+        }
+        this.hold(entry.event.id, record, false, entry.source === null ? null : (bySource.get(entry.source) ?? null));
+      }
+      this.unreportedClaims = state.entries.filter((entry) => entry.claimed).length;
+      this.seedDeliveries(state);
+      for (const part of parts) this.keepOrRemove(part.segment);
+      await this.removeAll(earlier.files);
+      if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
+      // What dead processes left is part of the inbox from the first use on: their events, and
+      // the deliveries they accepted.
+      this.unreportedClaims += await this.takeOverJournalsOfDead();
+      return journal;
+    } catch (error) {
+      await journal?.close().catch(() => undefined);
+      for (const part of parts) await part.segment.handle.close().catch(() => undefined);
+      this.segments.clear();
+      if (error instanceof LogInUse) throw this.inUse(error.path);
+      throw error;
+    }
+  }
+
+  /**
+   * Locks every journal whose lock is free (its process is dead) and that is not this
+   * process's, renames it into this process's name, kills what its owner started, and holds
+   * its pending events from it.
+   */
+  private async takeOverJournalsOfDead(): Promise<number> {
+    let returned = 0;
+    const taken: Array<{ segment: Segment; records: Buffer; torn: boolean; owner: string }> = [];
+    for (const name of await this.entries(this.directory)) {
+      const owner = journalOwner(name);
+      if (owner === null || owner === this.claimant) continue;
+      const part = await this.lockSegment(join(this.directory, name), false).catch((error: unknown) => {
+        if (errnoCode(error) === 'ENOENT' || error instanceof LogInUse) return null;
+        throw error;
+      });
+      if (part === null) continue;
+      this.adoptions += 1;
+      const adopted = join(this.directory, journalName(this.claimant, `${this.clock.now().getTime()}-${this.adoptions}`));
+      try {
+        await rename(part.segment.path, adopted);
+      } catch (error) {
+        await part.segment.handle.close();
+        this.segments.delete(part.segment);
+        // Taken over and removed by another process between our open and our lock.
+        if (errnoCode(error) === 'ENOENT') continue;
+        throw error;
+      }
+      part.segment.path = adopted;
+      taken.push({ ...part, owner });
+    }
+    if (taken.length === 0) return returned;
+    await syncDirectory(this.directory);
+    for (const owner of new Set(taken.map((part) => part.owner))) {
+      const killed = await this.orphans.killOrphansOf(owner);
+      if (killed > 0) this.log.warn(`webhook inbox: killed ${killed} process(es) left running by ${owner}, which is gone, before running its events again`);
+    }
+    const state = await this.readJournals(taken.map((part) => ({ path: part.segment.path, records: part.records, torn: part.torn })));
+    const bySource = new Map(taken.map((part) => [part.segment.path, part.segment]));
+    for (const entry of state.entries) {
+      if (this.live.has(entry.event.id)) continue;
+      this.hold(entry.event.id, Buffer.from(entry.line, 'utf8'), false, bySource.get(entry.source ?? '') ?? null);
+      if (entry.claimed) returned += 1;
+    }
+    this.seedDeliveries(state);
+    for (const part of taken) this.keepOrRemove(part.segment);
+    return returned;
+  }
+
+  /** Opens and locks a journal for keeping as a segment, and reads its intact records. Throws LogInUse when its owner lives. */
+  private async lockSegment(path: string, ownClaimant = true): Promise<{ segment: Segment; records: Buffer; torn: boolean }> {
+    const handle = await open(path, 'r+');
+    try {
+      if (!(await tryLockFile(handle))) throw ownClaimant ? this.inUse(path) : new LogInUse(path);
+      const bytes = await handle.readFile();
+      const { length, torn } = intactLength(bytes);
+      const segment: Segment = { path, handle, live: 0 };
+      this.segments.add(segment);
+      return { segment, records: bytes.subarray(0, length), torn };
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private inUse(path: string): AppError {
+    return new AppError(
+      'WEBHOOK.INBOX_UNAVAILABLE',
+      `The webhook inbox journal ${path} is in use by another running process with this host name and process id; give each gateway its own AGENT_HOME or host name.`,
     );
-    entries.forEach((entry, index) => this.hold(entry.event.id, records[index]!));
-    this.unreportedClaims = entries.filter((entry) => entry.claimed).length;
-    await this.removeAll([...own.filter((path) => path !== ownPath), ...earlier.files]);
-    if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
-    return journal;
+  }
+
+  /** The delivery keys of the last hour found in journals, remembered again. */
+  private seedDeliveries(state: JournalState): void {
+    const now = this.clock.now().getTime();
+    for (const { key, atMs } of state.deliveries) {
+      if (now - atMs < 60 * 60 * 1000 && atMs <= now) this.deliveries.remember(key, atMs);
+    }
+  }
+
+  private segmentEventDone(segment: Segment): void {
+    segment.live -= 1;
+    this.keepOrRemove(segment);
+  }
+
+  /** Removes a segment none of whose events is pending any more (its done records are on disk). */
+  private keepOrRemove(segment: Segment): void {
+    if (segment.live > 0 || !this.segments.has(segment)) return;
+    this.segments.delete(segment);
+    const removal = (async () => {
+      await rm(segment.path, { force: true }).catch(() => undefined);
+      await segment.handle.close().catch(() => undefined);
+    })();
+    this.removals.add(removal);
+    void removal.finally(() => this.removals.delete(removal));
+  }
+
+  private compactionPlan(fileBytes: number): Buffer | null {
+    if (!(fileBytes > COMPACT_AT_BYTES && this.liveBytes <= COMPACT_LIVE_MAX_BYTES && this.liveBytes * 2 < fileBytes)) return null;
+    this.segmentsBeingCompacted = new Set(this.segments);
+    return this.liveRecords();
+  }
+
+  /** The rewritten journal holds the events of the segments it was planned with: they go. */
+  private compacted(): void {
+    const covered = this.segmentsBeingCompacted;
+    this.segmentsBeingCompacted = new Set();
+    for (const event of this.live.values()) {
+      if (event.segment !== null && covered.has(event.segment)) {
+        event.segment.live -= 1;
+        event.segment = null;
+      }
+    }
+    for (const segment of covered) this.keepOrRemove(segment);
   }
 
   /** The records that say everything this instance holds, for a compacted journal. */
   private liveRecords(): Buffer {
     const chunks: Buffer[] = [];
+    for (const { key, atMs } of this.deliveries.recent(this.clock.now().getTime())) chunks.push(Buffer.from(seenRecord(key, atMs), 'utf8'));
     for (const [id, event] of this.live) {
       chunks.push(event.record);
       if (event.claimed) chunks.push(Buffer.from(claimRecord(id), 'utf8'));
@@ -222,35 +457,17 @@ export class FileWebhookInbox implements WebhookInbox {
     return Buffer.concat(chunks);
   }
 
-  /**
-   * Renames every journal of a process on this host that is gone into this process's name
-   * (a journal someone else renamed first is skipped) and returns the new paths.
-   */
-  private async adoptJournalsOfGone(): Promise<string[]> {
-    const paths: string[] = [];
-    for (const name of await this.entries(this.directory)) {
-      const owner = journalOwner(name);
-      if (owner === null || owner === this.claimant || this.identity.isAlive(owner) !== false) continue;
-      this.adoptions += 1;
-      const adopted = join(this.directory, journalName(this.claimant, `${this.clock.now().getTime()}-${this.adoptions}`));
-      try {
-        await rename(join(this.directory, name), adopted);
-        paths.push(adopted);
-      } catch (error) {
-        if (errnoCode(error) !== 'ENOENT') throw error;
-      }
-    }
-    return paths;
-  }
-
   /** Reads journals and loose events together, sets damaged lines aside and reports torn ends. */
-  private async readJournals(sources: { paths: string[]; extra?: Array<{ event: WebhookEvent; claimed: boolean }> }): Promise<JournalState> {
+  private async readJournals(
+    journals: Array<{ path: string; records: Buffer; torn: boolean }>,
+    extra: Array<{ event: WebhookEvent; claimed: boolean }> = [],
+  ): Promise<JournalState> {
     const reader = new JournalReader();
-    for (const path of sources.paths) reader.read(path, await readFile(path, 'utf8'));
-    for (const { event, claimed } of sources.extra ?? []) reader.addEvent(event, claimed);
+    for (const journal of journals) reader.read(journal.path, journal.records.toString('utf8'));
+    for (const { event, claimed } of extra) reader.addEvent(event, claimed);
     const state = reader.state();
-    for (const source of state.torn) {
-      this.log.warn(`webhook inbox: ${source} ends in a record cut short (a write interrupted before it was acknowledged); it is ignored`);
+    for (const journal of journals.filter((each) => each.torn)) {
+      this.log.warn(`webhook inbox: ${journal.path} ends in a record cut short (a write interrupted before it was acknowledged); it is ignored`);
     }
     for (const damaged of state.damaged) {
       await ensurePrivateDirectory(this.damagedDir);
@@ -355,4 +572,9 @@ export class FileWebhookInbox implements WebhookInbox {
       );
     }
   }
+}
+
+/** The claim and done records of an event, which the slack must have room for while it runs. */
+function recordRoom(eventId: string): number {
+  return Buffer.byteLength(claimRecord(eventId)) + Buffer.byteLength(doneRecord(eventId));
 }

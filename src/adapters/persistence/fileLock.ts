@@ -89,6 +89,16 @@ export async function acquireFileLock(lockPath: string): Promise<HeldLock> {
 }
 
 /**
+ * Takes an exclusive kernel lock on an open file without waiting: true when taken (it lasts
+ * until the handle is closed or the process dies), false when another holder has it. The
+ * handle must be open for writing.
+ */
+export async function tryLockFile(handle: FileHandle): Promise<boolean> {
+  const { tryLock } = await (nativeLocks ??= import('fs-native-extensions'));
+  return tryLock(handle.fd);
+}
+
+/**
  * Opens (creating 0600) the lock file. An empty directory in its place is the lock an earlier
  * version of this program left (it locked with a directory); it is removed and the file made.
  */

@@ -182,9 +182,16 @@ export async function writeFileDurably(path: string, text: string): Promise<void
  * The first half of `writeFileDurably`: the new file is synced and renamed over `path`, and is
  * returned still open (for reading and writing), so that a caller appending to it afterwards
  * holds the very file now at `path`, opened with `extraFlags` besides (`O_DSYNC`, say). The
- * caller syncs the directory. On failure `path` is untouched and the temporary file is gone.
+ * caller syncs the directory. `beforeRename` runs on the new file before it takes the name (a
+ * lock taken there is held from the moment the file can be seen). On failure `path` is
+ * untouched and the temporary file is gone.
  */
-export async function replaceFileKeepingItOpen(path: string, text: string | Buffer, extraFlags = 0): Promise<FileHandle> {
+export async function replaceFileKeepingItOpen(
+  path: string,
+  text: string | Buffer,
+  extraFlags = 0,
+  beforeRename?: (handle: FileHandle) => Promise<void>,
+): Promise<FileHandle> {
   temporaryCounter += 1;
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
   let handle: FileHandle | undefined;
@@ -192,6 +199,7 @@ export async function replaceFileKeepingItOpen(path: string, text: string | Buff
     handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | extraFlags, PRIVATE_FILE_MODE);
     await handle.writeFile(text);
     await handle.datasync();
+    await beforeRename?.(handle);
     await rename(temporary, path);
     return handle;
   } catch (error) {

@@ -7,6 +7,11 @@ import { isJsonObject } from '../../domain/webhook/payloadPath.js';
  *     {"accept":{…the WebhookEvent…}}   the event was accepted (its 202 waited for this line)
  *     {"claim":"<event id>"}            a run of it started
  *     {"done":"<event id>"}             its run ended; it is never handed out again
+ *     {"seen":"<delivery key>","at":ms} a delivery accepted at `at`, remembered for an hour
+ *
+ * An accept record of a delivery the sender named carries its idempotency key as `"key"`;
+ * `seen` records carry the keys of events already done across a rewrite of the journal.
+ * Blank lines are slack (space kept for records to come) and mean nothing.
  *
  * Each process appends to a journal of its own, `journal-<claimant>.ndjson` with the claimant
  * (`<host>:<pid>`) URI-encoded. Journals a process takes over from a dead one are first renamed
@@ -36,13 +41,18 @@ export function journalOwner(name: string): string | null {
  * The accept record of `event`. With `payloadJson`, the text its payload was parsed from, that
  * text is written in place of the payload encoded again, when it fits on the record's line.
  */
-export function acceptRecord(event: WebhookEvent, payloadJson?: string): string {
-  if (payloadJson === undefined || payloadJson.includes('\n')) return `{"accept":${JSON.stringify(event)}}\n`;
-  const { payload: _encodedBelow, ...envelope } = event;
-  return `{"accept":${JSON.stringify(envelope).slice(0, -1)},"payload":${payloadJson}}}\n`;
+export function acceptRecord(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): string {
+  let accept: string;
+  if (payloadJson === undefined || payloadJson.includes('\n')) accept = JSON.stringify(event);
+  else {
+    const { payload: _encodedBelow, ...envelope } = event;
+    accept = `${JSON.stringify(envelope).slice(0, -1)},"payload":${payloadJson}}`;
+  }
+  return `{"accept":${accept}${deliveryKey === undefined ? '' : `,"key":${JSON.stringify(deliveryKey)}`}}\n`;
 }
 export const claimRecord = (eventId: string): string => `{"claim":${JSON.stringify(eventId)}}\n`;
 export const doneRecord = (eventId: string): string => `{"done":${JSON.stringify(eventId)}}\n`;
+export const seenRecord = (deliveryKey: string, atMs: number): string => `{"seen":${JSON.stringify(deliveryKey)},"at":${atMs}}\n`;
 
 /** The event of an accept record written by `acceptRecord`. */
 export function eventOfAcceptRecord(line: string): WebhookEvent {
@@ -54,6 +64,8 @@ export interface JournalEntry {
   event: WebhookEvent;
   /** Its accept record, as `acceptRecord` writes it. */
   line: string;
+  /** The journal its accept was read from; null for an event from elsewhere. */
+  source: string | null;
   /** A run of it started and did not end. */
   claimed: boolean;
 }
@@ -72,6 +84,8 @@ export interface JournalState {
   damaged: DamagedLine[];
   /** Sources whose last line has no newline: an append cut short, which nobody was told had succeeded. */
   torn: string[];
+  /** Delivery keys accepted, with when, oldest first (the caller drops those past their hour). */
+  deliveries: Array<{ key: string; atMs: number }>;
 }
 
 /**
@@ -85,6 +99,7 @@ export class JournalReader {
   private readonly done = new Set<string>();
   private readonly damaged: DamagedLine[] = [];
   private readonly torn: string[] = [];
+  private readonly deliveries = new Map<string, number>();
 
   /** Reads the text of one journal; `source` names it in reports. */
   read(source: string, text: string): void {
@@ -97,9 +112,9 @@ export class JournalReader {
   }
 
   /** An event kept outside any journal (the inbox's earlier one-file-per-event layout). */
-  addEvent(event: WebhookEvent, claimed: boolean, line = acceptRecord(event)): void {
+  addEvent(event: WebhookEvent, claimed: boolean, line = acceptRecord(event), source: string | null = null): void {
     if (this.accepted.has(event.id)) return;
-    this.accepted.set(event.id, { event, line, claimed: false });
+    this.accepted.set(event.id, { event, line, claimed: false, source });
     if (claimed) this.claimed.add(event.id);
   }
 
@@ -107,7 +122,13 @@ export class JournalReader {
     const entries = [...this.accepted.values()]
       .filter((entry) => !this.done.has(entry.event.id))
       .map((entry) => ({ ...entry, claimed: this.claimed.has(entry.event.id) }));
-    return { entries, damaged: this.damaged, torn: this.torn };
+    const deliveries = [...this.deliveries].map(([key, atMs]) => ({ key, atMs })).sort((a, b) => a.atMs - b.atMs);
+    return { entries, damaged: this.damaged, torn: this.torn, deliveries };
+  }
+
+  private noteDelivery(key: string, atMs: number): void {
+    if (!Number.isFinite(atMs)) return;
+    this.deliveries.set(key, Math.max(atMs, this.deliveries.get(key) ?? -Infinity));
   }
 
   private readLine(source: string, lineNumber: number, line: string): void {
@@ -120,10 +141,15 @@ export class JournalReader {
     }
     if (isJsonObject(record) && typeof record.claim === 'string') this.claimed.add(record.claim);
     else if (isJsonObject(record) && typeof record.done === 'string') this.done.add(record.done);
+    else if (isJsonObject(record) && typeof record.seen === 'string' && typeof record.at === 'number') this.noteDelivery(record.seen, record.at);
     else if (isJsonObject(record) && 'accept' in record) {
       const problem = eventProblem(record.accept);
       if (problem !== null) this.damaged.push({ source, lineNumber, line, problem });
-      else this.addEvent(record.accept as WebhookEvent, false, `${line}\n`);
+      else {
+        const event = record.accept as WebhookEvent;
+        this.addEvent(event, false, `${line}\n`, source);
+        if (typeof record.key === 'string') this.noteDelivery(record.key, Date.parse(event.receivedAt));
+      }
     } else {
       this.damaged.push({ source, lineNumber, line, problem: 'it is not an accept, claim or done record' });
     }

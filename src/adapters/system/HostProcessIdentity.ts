@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { injectable } from 'inversify';
 import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
@@ -16,8 +17,8 @@ export class HostProcessIdentity implements ProcessIdentity {
   }
 
   /**
-   * For a claimant on this host: whether a process with its pid exists (a recycled pid reads as
-   * alive, which errs towards leaving a job alone). 'unknown' for another host, a malformed
+   * For a claimant on this host: whether a process with its pid exists and has not exited (a
+   * zombie is dead; a recycled pid reads as alive, which errs towards leaving a job alone). 'unknown' for another host, a malformed
    * claimant, or a check the system refuses for another reason.
    */
   isAlive(claimant: string): boolean | 'unknown' {
@@ -31,7 +32,7 @@ export class HostProcessIdentity implements ProcessIdentity {
     try {
       // Signal 0 checks that the process exists without touching it.
       process.kill(pid, 0);
-      return true;
+      return !isZombie(pid);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ESRCH') return false;
@@ -40,4 +41,20 @@ export class HostProcessIdentity implements ProcessIdentity {
       return 'unknown';
     }
   }
+}
+
+/**
+ * A process that has exited and waits for its parent to collect it (state Z, or X while it is
+ * being removed) still answers signal 0, but is dead. Read from /proc where there is one.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  // The command name in parentheses may itself hold spaces and parentheses: the state follows the last ')'.
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }

@@ -2,7 +2,9 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 
 /**
  * Durable store of accepted webhook events. Promises:
- * - `accept` returns only once the event would survive a crash (written and synced);
+ * - `accept` returns only once the event would survive a crash (written and synced), and
+ *   stores a delivery the sender named (`deliveryKey`) once an hour at most, across restarts
+ *   and takeovers too;
  * - an event is handed out by `claimNext` to one worker at a time, in acceptance order;
  * - `complete` removes it for good; an event claimed but never completed (crash, kill -9) is
  *   handed out again after a restart (`recover`), so none is lost and none is run twice while
@@ -11,13 +13,21 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
  */
 export interface WebhookInbox {
   /**
-   * `payloadJson`, when given, is the JSON text `event.payload` was parsed from; a store may
-   * keep it as it is instead of encoding the payload again.
+   * Stores the event; false (storing nothing) when an event with the same `deliveryKey` was
+   * stored within the last hour. `payloadJson`, when given, is the JSON text `event.payload`
+   * was parsed from; a store may keep it as it is instead of encoding the payload again.
    */
-  accept(event: WebhookEvent, payloadJson?: string): Promise<void>;
-  /** Returns claims of a process that is gone to the queue; returns how many. Call at start-up. */
+  accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean>;
+  /**
+   * Takes over what processes that are gone left (their events, claimed ones included) and
+   * returns how many of their started runs are waiting again. Call at start-up, and now and then
+   * while running: a process may die at any time.
+   */
   recover(): Promise<number>;
-  /** The oldest unclaimed event, now claimed by this process; null when none is waiting. */
+  /**
+   * The oldest unclaimed event, now claimed by this process; null when none is waiting, or
+   * when the end of its run could not be recorded (a full disk): no run starts then.
+   */
   claimNext(): Promise<WebhookEvent | null>;
   /** Marks a claimed event done (its run finished, successfully or not). Idempotent. */
   complete(eventId: string): Promise<void>;

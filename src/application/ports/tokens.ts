@@ -9,6 +9,7 @@ import type { JobRepository } from './JobRepository.js';
 import type { LocalWebhookClient } from './LocalWebhookClient.js';
 import type { Logger } from './Logger.js';
 import type { Platforms } from './Platforms.js';
+import type { OrphanProcesses } from './OrphanProcesses.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
@@ -39,6 +40,7 @@ export const TOKENS = {
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
   Platforms: Symbol.for('agent.Platforms') as ServiceIdentifier<Platforms>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
+  OrphanProcesses: Symbol.for('agent.OrphanProcesses') as ServiceIdentifier<OrphanProcesses>,
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,

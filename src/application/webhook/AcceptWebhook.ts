@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { DeliveryMemory, deliveryKey } from '../../domain/webhook/DeliveryMemory.js';
+import { deliveryKey } from '../../domain/webhook/DeliveryMemory.js';
 import { passesFilters } from '../../domain/webhook/fieldFilters.js';
 import { SlidingWindowRateLimit } from '../../domain/webhook/SlidingWindowRateLimit.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
@@ -51,12 +51,12 @@ const reply = (status: number, body: Record<string, unknown>, headers: Record<st
  * the inbox. Never throws: whatever a client sends ends in a 2xx or 4xx reply; a failing inbox
  * is a 503 so that the sender retries.
  *
- * Holds the rate-limit window and the delivery memory, so bind it as a singleton.
+ * Holds the rate-limit window, so bind it as a singleton. Repeated deliveries are told apart by
+ * the inbox, which remembers them across restarts.
  */
 @injectable()
 export class AcceptWebhook {
   private readonly rateLimit = new SlidingWindowRateLimit();
-  private readonly deliveries = new DeliveryMemory();
 
   constructor(
     @inject(TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
@@ -104,11 +104,7 @@ export class AcceptWebhook {
     }
 
     const delivery = deliveryIdOf(input.headers, now.getTime(), payload);
-    const key = delivery.fromSender ? deliveryKey(route.name, delivery.value) : null;
-    if (key !== null && !this.deliveries.remember(key, now.getTime())) {
-      this.logger.info('webhook dropped: duplicate delivery', { route: route.name, event, delivery_id: delivery.value });
-      return reply(200, { status: 'duplicate', delivery_id: delivery.value });
-    }
+    const key = delivery.fromSender ? deliveryKey(route.name, delivery.value) : undefined;
 
     const accepted: WebhookEvent = {
       id: this.ids.jobId(),
@@ -118,11 +114,10 @@ export class AcceptWebhook {
       payload,
       receivedAt: now.toISOString(),
     };
+    let stored: boolean;
     try {
-      await this.inbox.accept(accepted, json ?? undefined);
+      stored = await this.inbox.accept(accepted, json ?? undefined, key);
     } catch (error) {
-      // Not stored, so not accepted: a retry of this delivery must get through.
-      if (key !== null) this.deliveries.forget(key);
       this.logger.error('webhook not stored: the inbox failed', {
         route: route.name,
         delivery_id: delivery.value,
@@ -131,6 +126,10 @@ export class AcceptWebhook {
       return reply(503, { error: 'Could not store the event; retry later' }, { 'Retry-After': '30' });
     }
 
+    if (!stored) {
+      this.logger.info('webhook dropped: duplicate delivery', { route: route.name, event, delivery_id: delivery.value });
+      return reply(200, { status: 'duplicate', delivery_id: delivery.value });
+    }
     this.logger.info('webhook accepted', { route: route.name, event, delivery_id: delivery.value, event_id: accepted.id });
     return reply(202, { status: 'accepted', route: route.name, event, delivery_id: delivery.value });
   }

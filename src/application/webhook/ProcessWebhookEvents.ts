@@ -14,7 +14,8 @@ const ABORT_WAIT_MS = 5000;
  * The gateway's webhook worker (decisions §7): takes accepted events from the inbox in order and
  * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
  * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
- * (the accept path calls it after each accept) and every `pollIntervalMs`.
+ * (the accept path calls it after each accept) and every `pollIntervalMs`, when it also takes
+ * over the events of gateways on this home that died meanwhile.
  *
  * Every finished event is completed, whatever its outcome, so a failing event is never retried
  * forever. Only a run cut short by `stop()` stays claimed: the next start runs it again.
@@ -43,10 +44,26 @@ export class ProcessWebhookEvents {
     const recovered = await this.inbox.recover();
     if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
     this.state = 'running';
-    this.poller = setInterval(() => this.notify(), this.settings.pollIntervalMs);
+    this.poller = setInterval(() => {
+      void this.takeOverFromDead();
+      void this.notify();
+    }, this.settings.pollIntervalMs);
     this.poller.unref?.();
     await this.notify();
     return recovered;
+  }
+
+  /**
+   * Takes over what gateways that died since the start left in the inbox (another gateway on
+   * this home may die at any time, not only before this one starts). Never throws.
+   */
+  private async takeOverFromDead(): Promise<void> {
+    try {
+      const recovered = await this.inbox.recover();
+      if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
+    } catch (error) {
+      this.log.error(`cannot take over webhook events of stopped processes: ${errorText(error)}`);
+    }
   }
 
   /** Claims as many waiting events as there are free slots. Safe to call any time; never throws. */

@@ -1,3 +1,4 @@
+import { TOKENS } from '../../application/ports/tokens.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
@@ -42,6 +43,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   warnAboutSchedulerProvider(config, logger);
+  // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
+  // its webhook events kills what it left running before running them again.
+  container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
 
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
   let webhooks: RunningWebhookListener | null = null;

@@ -51,6 +51,13 @@ export class DeliveryMemory {
     this.seen.delete(key);
   }
 
+  /** The keys remembered and not expired at `nowMs`, oldest first, with when each was remembered. */
+  recent(nowMs: number): Array<{ key: string; atMs: number }> {
+    const recent: Array<{ key: string; atMs: number }> = [];
+    for (const [key, atMs] of this.seen) if (nowMs - atMs < this.ttlMs) recent.push({ key, atMs });
+    return recent.sort((a, b) => a.atMs - b.atMs);
+  }
+
   get size(): number {
     return this.seen.size;
   }

@@ -1,0 +1,16 @@
+import type { OrphanProcesses } from '../../src/application/ports/OrphanProcesses.js';
+
+/** Records which claimants' orphans were asked for; kills nothing. */
+export class RecordingOrphanProcesses implements OrphanProcesses {
+  readonly marked: string[] = [];
+  readonly killedFor: string[] = [];
+
+  markChildrenOf(claimant: string): void {
+    this.marked.push(claimant);
+  }
+
+  async killOrphansOf(claimant: string): Promise<number> {
+    this.killedFor.push(claimant);
+    return 0;
+  }
+}
