@@ -1,3 +1,5 @@
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { eventually } from '../helpers/processLiveness.js';
 import {
   createJob,
@@ -85,5 +87,30 @@ describe('agent cron under concurrency', () => {
     const after = await runAgent(['cron', 'tick'], { home });
     expect(after.stdout).toBe('No jobs were due.\n');
     expect(invocations(home)).toEqual([prompt]);
+  }, 60_000);
+
+  it('a tick killed while one-shots wait for a run slot leaves them waiting, and the next tick runs each once', async () => {
+    await appendFile(join(home, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n');
+    const first = await createJob(home, ['30m', 'First [hang]', '--name', 'First']);
+    const waiting = [await createJob(home, ['30m', 'Second', '--name', 'Second']), await createJob(home, ['30m', 'Third', '--name', 'Third'])];
+    await makeDue(home, first, 30_000);
+    await makeDue(home, waiting[0]!, 20_000);
+    await makeDue(home, waiting[1]!, 10_000);
+
+    const tick = startAgent(['cron', 'tick'], { home });
+    const killed = outcomeOf(tick);
+    expect(await eventually(() => storedJob(home, first).state === 'running' && invocations(home).length === 1, 15_000)).toBe(true);
+    tick.kill('SIGKILL');
+    expect((await killed).code).toBeNull();
+
+    for (const id of waiting) {
+      expect(storedJob(home, id)).toMatchObject({ state: 'scheduled', enabled: true, last_status: null, claim: null, repeat: { completed: 0 } });
+    }
+
+    const next = await runAgent(['cron', 'tick'], { home });
+    expect(next.code).toBe(0);
+    expect(invocations(home)).toEqual(['First [hang]', 'Second', 'Third']);
+    for (const id of waiting) expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+    expect(storedJob(home, first).last_error).toMatch(/^interrupted:/);
   }, 60_000);
 });
