@@ -6,8 +6,9 @@ import { environmentVariableFor, platformSettings, type PlatformSettings } from 
 
 /**
  * The chat platforms of config.yaml (`platforms.<name>`) and the environment (`<NAME>_<KEY>`,
- * which wins). A platform is configured when every required setting has a value. Senders are
- * created on first use, their code loaded then, and kept for the life of the process.
+ * which wins). A platform is configured when every required setting has a value (and, where it
+ * takes one of several sets of credentials, every key of one set). Senders are created on first
+ * use, their code loaded then, and kept for the life of the process.
  */
 export class ConfiguredPlatforms implements Platforms {
   private readonly settings = new Map<string, PlatformSettings>();
@@ -27,14 +28,16 @@ export class ConfiguredPlatforms implements Platforms {
     const spec = this.specs[platform];
     if (spec === undefined) return null;
     const settings = this.settingsOf(platform, spec);
-    const missing = spec.required
-      .filter((key) => settings.get(key) === undefined)
-      .map((key) => ({ key, variable: environmentVariableFor(platform, key) }));
+    const absent = (keys: readonly string[]) => keys.filter((key) => settings.get(key) === undefined);
+    const missing = [...absent(spec.required), ...missingAlternative(spec.alternatives ?? [], absent)].map((key) => ({
+      key,
+      variable: environmentVariableFor(platform, key),
+    }));
     return {
       platform,
       configured: missing.length === 0,
       missing,
-      homeChannel: settings.get('home_channel') ?? null,
+      homeChannel: settings.get('home_channel') ?? spec.defaultHomeChannel?.(settings) ?? null,
       aliases: this.aliasesOf(platform),
       listsChannels: spec.listsChannels,
     };
@@ -85,4 +88,21 @@ export class ConfiguredPlatforms implements Platforms {
     }
     return aliases;
   }
+}
+
+/**
+ * The keys still missing from a platform's alternative credentials: none when one set is
+ * complete, else those of the set the user has gone furthest with, the first listed on a tie, so
+ * that a half-done set is named rather than another one.
+ */
+function missingAlternative(alternatives: ReadonlyArray<readonly string[]>, absent: (keys: readonly string[]) => string[]): string[] {
+  let closest: string[] | null = null;
+  let closestPresent = -1;
+  for (const keys of alternatives) {
+    const missing = absent(keys);
+    if (missing.length === 0) return [];
+    const present = keys.length - missing.length;
+    if (present > closestPresent) [closest, closestPresent] = [missing, present];
+  }
+  return closest ?? [];
 }

@@ -1,5 +1,13 @@
 import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
+import { blueBubblesAddressProblem } from './blueBubblesAddressing.js';
+import { dingTalkAddressProblem, dingTalkDefaultHome } from './dingTalkRoutes.js';
+import { feishuAddressProblem } from './feishuAddressing.js';
+import { homeAssistantAddressProblem } from './homeAssistantService.js';
 import type { PlatformSettings } from './PlatformSettings.js';
+import { qqbotAddressProblem } from './qqbotDestination.js';
+import { whatsAppAddressProblem } from './whatsAppRecipient.js';
+import { wecomAddressProblem } from './wecomDestination.js';
+import { weixinAddressProblem } from './weixinAddressing.js';
 
 /** What each platform's module exports; loaded only when a delivery or a listing needs it. */
 export interface SenderModule {
@@ -9,6 +17,14 @@ export interface SenderModule {
 export interface PlatformSpec {
   /** The settings without which nothing can be sent (decisions §10). */
   required: readonly string[];
+  /**
+   * Where a platform takes one of several sets of credentials (dingtalk: an app's client id and
+   * secret, or a robot webhook alone): it is configured only when every key of at least one set
+   * has a value, on top of `required`. Absent: `required` decides alone.
+   */
+  alternatives?: ReadonlyArray<readonly string[]>;
+  /** The home channel when `home_channel` is not set; null (or absent) for none. */
+  defaultHomeChannel?(settings: PlatformSettings): string | null;
   /** Values used when neither config nor environment sets the key. */
   defaults: Readonly<Record<string, string>>;
   /** Whether its API lists channels for the channel directory. */
@@ -73,5 +89,69 @@ export const PLATFORM_SPECS: Readonly<Record<string, PlatformSpec>> = {
     defaults: {},
     listsChannels: false,
     load: () => import('./SignalSender.js'),
+  },
+  whatsapp: {
+    required: ['phone_number_id', 'access_token'],
+    // The Graph API version is part of the root; v26.0 was the newest when this was written.
+    defaults: { base_url: 'https://graph.facebook.com/v26.0' },
+    listsChannels: false,
+    load: () => import('./WhatsAppSender.js'),
+    addressProblem: whatsAppAddressProblem,
+  },
+  homeassistant: {
+    required: ['url', 'token'],
+    // Home Assistant answers once the notify action finished, and mobile_app's push alone may take
+    // 10 s; giving up sooner would retry, and notify twice, a call that was about to succeed.
+    defaults: { timeout_seconds: '30' },
+    listsChannels: false,
+    load: () => import('./HomeAssistantSender.js'),
+    addressProblem: homeAssistantAddressProblem,
+  },
+  feishu: {
+    required: ['app_id', 'app_secret'],
+    // The API root follows `domain` (open.feishu.cn or open.larksuite.com) unless base_url is set.
+    defaults: { domain: 'feishu' },
+    listsChannels: false,
+    load: () => import('./FeishuSender.js'),
+    addressProblem: feishuAddressProblem,
+  },
+  dingtalk: {
+    required: [],
+    alternatives: [['client_id', 'client_secret'], ['webhook_url']],
+    defaults: { base_url: 'https://api.dingtalk.com' },
+    listsChannels: false,
+    load: () => import('./DingTalkSender.js'),
+    defaultHomeChannel: dingTalkDefaultHome,
+    addressProblem: dingTalkAddressProblem,
+  },
+  wecom: {
+    required: ['corp_id', 'secret', 'agent_id'],
+    defaults: { base_url: 'https://qyapi.weixin.qq.com' },
+    listsChannels: false,
+    load: () => import('./WecomSender.js'),
+    addressProblem: wecomAddressProblem,
+  },
+  qqbot: {
+    required: ['app_id', 'client_secret'],
+    defaults: { base_url: 'https://api.sgroup.qq.com', token_url: 'https://bots.qq.com/app/getAppAccessToken' },
+    listsChannels: false,
+    load: () => import('./QqBotSender.js'),
+    addressProblem: qqbotAddressProblem,
+  },
+  weixin: {
+    required: ['token'],
+    // Tencent's iLink host; a QR login may name another (`baseurl`), which then goes in base_url.
+    defaults: { base_url: 'https://ilinkai.weixin.qq.com' },
+    listsChannels: false,
+    load: () => import('./WeixinSender.js'),
+    addressProblem: weixinAddressProblem,
+  },
+  bluebubbles: {
+    required: ['url', 'password'],
+    // The server answers a send only once Messages confirmed it, which it waits up to 2 minutes for.
+    defaults: { timeout_seconds: '130' },
+    listsChannels: false,
+    load: () => import('./BlueBubblesSender.js'),
+    addressProblem: blueBubblesAddressProblem,
   },
 };

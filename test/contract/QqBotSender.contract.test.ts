@@ -1,0 +1,4 @@
+import { FakeQqBotServer } from '../support/platforms/FakeQqBotServer.js';
+import { describePlatformSenderContract } from './PlatformSender.contract.js';
+
+describePlatformSenderContract('QqBotSender', () => FakeQqBotServer.start());

@@ -1,0 +1,4 @@
+import { FakeWecomServer } from '../support/platforms/FakeWecomServer.js';
+import { describePlatformSenderContract } from './PlatformSender.contract.js';
+
+describePlatformSenderContract('WecomSender', () => FakeWecomServer.start());
