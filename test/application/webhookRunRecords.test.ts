@@ -98,6 +98,8 @@ describe('the record of a webhook run', () => {
 
     expect(g.channel.recordAtDelivery).toEqual([expect.objectContaining({ outcome: 'answered', answer: 'Free some space on db1.' })]);
     expect(records.saves.map((record) => record.outcome)).toEqual(['running', 'answered', 'delivered']);
+    // Only the answer waits for the disk: it is what a restart after a power cut must find.
+    expect(records.synced).toEqual([false, true, false]);
   });
 
   it.each([

@@ -14,8 +14,12 @@ export class InMemoryWebhookRunRecords implements WebhookRunRecords {
     return record ? structuredClone(record) : null;
   }
 
-  async save(record: WebhookRunRecord): Promise<void> {
+  /** Whether each save asked to be synced, in the order of the saves. */
+  readonly synced: boolean[] = [];
+
+  async save(record: WebhookRunRecord, synced = true): Promise<void> {
     this.saves.push(structuredClone(record));
+    this.synced.push(synced);
     const records = this.byRoute.get(record.route) ?? [];
     const index = records.findIndex((each) => each.eventId === record.eventId);
     if (index >= 0) {

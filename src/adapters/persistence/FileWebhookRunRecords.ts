@@ -16,7 +16,7 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { webhookOutputRetention } from '../config/webhookSettings.js';
 import { displayPath } from '../shared/displayPath.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileDurably } from './fileSystem.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
 
@@ -51,7 +51,7 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     return name === undefined ? null : this.readRecord(join(directory, name));
   }
 
-  async save(record: WebhookRunRecord): Promise<void> {
+  async save(record: WebhookRunRecord, synced = true): Promise<void> {
     const directory = this.routeDirectory(record.route);
     plain('event id', record.eventId);
     try {
@@ -59,7 +59,7 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
       const names = await this.namesIn(directory);
       const existing = names.find((name) => eventIdOfFileName(name) === record.eventId);
       const name = existing ?? webhookRunFileName(record, this.timeZone);
-      await writeFileDurably(join(directory, name), renderWebhookRunRecord(record));
+      await (synced ? writeFileDurably : writeFileAtomically)(join(directory, name), renderWebhookRunRecord(record));
       if (existing === undefined) await this.prune(directory, [...names, name], name);
     } catch (error) {
       if (error instanceof AppError) throw error;

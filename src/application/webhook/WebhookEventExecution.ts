@@ -83,9 +83,11 @@ export class WebhookEventExecution {
       answer: null,
       error: null,
     };
-    const note = async (changes: Partial<WebhookRunRecord>) => {
+    // Only the answer is saved synced: it is what a restart must find before delivering again.
+    // The rest shows progress; the inbox's done record is what keeps an ended event from running again.
+    const note = async (changes: Partial<WebhookRunRecord>, synced = false) => {
       record = { ...record, ...changes };
-      await this.saveRecord(record, about);
+      await this.saveRecord(record, about, synced);
     };
     try {
       if (previous && isFinalOutcome(previous.outcome)) {
@@ -132,7 +134,7 @@ export class WebhookEventExecution {
   private async askAgent(
     route: WebhookRoute,
     event: WebhookEvent,
-    note: (changes: Partial<WebhookRunRecord>) => Promise<void>,
+    note: (changes: Partial<WebhookRunRecord>, synced?: boolean) => Promise<void>,
     about: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<string | WebhookRunReport> {
@@ -153,7 +155,7 @@ export class WebhookEventExecution {
       await note({ outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };
     }
-    await note({ outcome: 'answered', answer });
+    await note({ outcome: 'answered', answer }, true);
     return answer;
   }
 
@@ -168,9 +170,9 @@ export class WebhookEventExecution {
   }
 
   /** A record that cannot be written is logged: the run and its delivery go on. */
-  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>): Promise<void> {
+  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>, synced: boolean): Promise<void> {
     try {
-      await this.records.save(record);
+      await this.records.save(record, synced);
     } catch (error) {
       this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
     }
