@@ -126,7 +126,8 @@ try {
   const home = join(work, 'home');
   mkdirSync(home, { recursive: true });
   const oursRuns = join(work, 'ours-runs.log');
-  const script = `grep -o "EVENT-[0-9]*" | tail -n 1 >> ${oursRuns}; echo done`;
+  // Shell built-ins only, so that each event costs one process, as the peer's `sh -c 'echo …'` does.
+  const script = `while read -r line; do case $line in *EVENT-*) n=\${line##*EVENT-};; esac; done; echo "EVENT-$n" >> ${oursRuns}; echo done`;
   writeFileSync(
     join(home, 'config.yaml'),
     [
