@@ -5,6 +5,7 @@ import type { AgentPaths, CronSettings } from '../application/ports/Settings.js'
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
+import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
@@ -38,6 +39,7 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
     systemModule,
     filePersistenceModule,
     runtimeModule,
+    botChatModule,
     toolsModule,
     cronUseCaseModule,
     chatUseCaseModule,

@@ -71,7 +71,9 @@ function parseOne(text: string): DeliveryTarget {
   if (target === 'local' || target === 'origin' || target === 'all') return { kind: target };
   if (target === 'bot-chat' || target.startsWith('bot-chat:')) {
     const profile = target.slice('bot-chat:'.length) || null;
-    if (profile !== null && !/^[\w.-]+$/.test(profile)) throw invalid(target, 'names a profile with characters that are not allowed');
+    if (profile !== null && !/^[A-Za-z0-9][\w.-]*$/.test(profile)) {
+      throw invalid(target, 'names a profile with characters that are not allowed (use letters, digits, ".", "_" and "-", starting with a letter or digit)');
+    }
     return { kind: 'bot-chat', profile: target === 'bot-chat' ? null : profile };
   }
   const colon = target.indexOf(':');

@@ -198,7 +198,12 @@ function statusFields(outcome: RunOutcome): Pick<
     case 'blocked_config':
       return { ...cleared, last_status: outcome.status, last_error: outcome.error };
     case 'delivery_failed':
-      return { ...cleared, last_status: 'delivery_failed', last_delivery_error: outcome.deliveryError };
+      return {
+        ...cleared,
+        last_status: 'delivery_failed',
+        last_delivery_error: outcome.deliveryError,
+        last_delivery_queued: outcome.queued && outcome.queued.length > 0 ? [...outcome.queued] : null,
+      };
     case 'delivery_queued':
       return { ...cleared, last_status: 'delivery_queued', last_delivery_queued: [...outcome.receipts] };
   }

@@ -11,7 +11,8 @@ export type RunOutcome =
   | { status: 'ok' }
   | { status: 'error'; error: string }
   | { status: 'blocked_config'; error: string }
-  | { status: 'delivery_failed'; deliveryError: string }
+  /** `queued`: bot-chat receipts admitted to a mailbox alongside the failure (still recorded). */
+  | { status: 'delivery_failed'; deliveryError: string; queued?: string[] }
   | { status: 'delivery_queued'; receipts: string[] };
 
 /** Whether the agent itself produced an answer (delivery may still have failed). */

@@ -14,6 +14,8 @@ import { ShowJob } from '../../src/application/cron/ShowJob.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import type { Job } from '../../src/domain/Job.js';
 import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
+import { FakeBotChatDelivery } from '../fakes/FakeBotChatDelivery.js';
+import { InMemoryBotChatOwner } from '../fakes/InMemoryBotChatOwner.js';
 import { FakeMemoryStore, FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
 import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
 import { FakeScriptExecutor } from '../fakes/FakeScriptExecutor.js';
@@ -42,6 +44,8 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   const tickLock = new FakeTickLock();
   const identity = new FakeProcessIdentity();
   const log = new RecordingLogger();
+  const botChat = new FakeBotChatDelivery();
+  const botChatOwner = new InMemoryBotChatOwner();
   const settings: CronSettings = {
     timeZone: 'UTC',
     wrapResponse: true,
@@ -52,12 +56,13 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     defaultModel: { provider: 'command', model: null },
     ...options.settings,
   };
-  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository);
+  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat);
   const timer = new ManualTimer();
   const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
   return {
     timer,
-    repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings,
+    execution,
+    repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings, botChat, botChatOwner,
     createJob: new CreateJob(repository, clock, ids, scripts, settings),
     editJob: new EditJob(repository, clock, scripts, settings),
     pauseJob: new PauseJob(repository, clock),

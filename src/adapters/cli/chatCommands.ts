@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import type { AskAgent } from '../../application/chat/AskAgent.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
+import type { BotChatOwner, ClaimedBotChatMessage } from '../../application/ports/BotChatDelivery.js';
 import { AppError } from '../../domain/errors.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
@@ -14,7 +15,13 @@ import { implicitTick } from './implicitTick.js';
 export interface ChatApp {
   askAgent: AskAgent;
   runDueJobs: RunDueJobs;
+  /** The bot-chat mailbox of this home, owned while a conversation is open (decisions §12). */
+  botChatOwner: BotChatOwner;
 }
+
+/** How often an owning conversation looks into its mailbox, and renews its lease (10 s, decisions §12). */
+const MAILBOX_POLL_MS = 500;
+const LEASE_RENEW_MS = 10_000;
 
 export interface ChatHomeChoice {
   profile: string | null;
@@ -86,6 +93,8 @@ async function questionFrom(flags: ChatFlags, io: CliIO): Promise<string | null>
 
 class ChatSession {
   private readonly conversation: ConversationTurn[] = [];
+  /** Turns run one at a time, whether typed or delivered by a scheduled job. */
+  private turns: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly chat: ChatApp,
@@ -116,26 +125,79 @@ class ChatSession {
     }
     writeLine(this.io.stderr, 'Chatting with the agent. Type /exit or press Ctrl-D to leave.');
     const terminal = createInterface({ input: this.io.stdin, output: this.io.stdout, terminal: true, prompt: 'you> ' });
+    const stopOwning = await this.ownMailbox(() => terminal.prompt());
     try {
       terminal.prompt();
       for await (const line of terminal) {
         const question = line.trim();
         if (EXIT_WORDS.has(question)) break;
-        if (question !== '') await this.turn(question);
+        if (question !== '') await this.serially(() => this.turn(question));
         terminal.prompt();
       }
     } finally {
       terminal.close();
+      await stopOwning();
       await ticker.stop();
     }
   }
 
-  private async turn(question: string): Promise<void> {
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.turns.then(work);
+    this.turns = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Becomes the owner of this home's bot-chat mailbox while the conversation is open: each
+   * delivery queued there is claimed, shown, run as a turn of this conversation and settled.
+   * Returns what gives the mailbox up. Another live conversation that owns it already keeps it.
+   */
+  private async ownMailbox(reprompt: () => void): Promise<() => Promise<void>> {
+    const owner = this.chat.botChatOwner;
+    if (!(await owner.register().catch(() => false))) return async () => undefined;
+    let looking = false;
+    const look = async () => {
+      if (looking) return;
+      looking = true;
+      try {
+        const claimed = await owner.claimQueued((file) =>
+          writeLine(this.io.stderr, `The bot-chat mailbox record ${file} is not valid JSON; it is left alone.`),
+        );
+        for (const delivery of claimed) await this.serially(() => this.deliveredTurn(delivery, reprompt));
+      } catch (error) {
+        writeLine(this.io.stderr, messageFor(error, false));
+      } finally {
+        looking = false;
+      }
+    };
+    const poll = setInterval(() => void look(), MAILBOX_POLL_MS);
+    const renew = setInterval(() => void owner.renew().catch(() => undefined), LEASE_RENEW_MS);
+    return async () => {
+      clearInterval(poll);
+      clearInterval(renew);
+      await this.turns;
+      await owner.release().catch(() => undefined);
+    };
+  }
+
+  private async deliveredTurn(delivery: ClaimedBotChatMessage, reprompt: () => void): Promise<void> {
+    writeLine(this.io.stdout, '');
+    writeLine(this.io.stdout, delivery.message);
+    const error = await this.turn(delivery.message);
+    await this.chat.botChatOwner.settle(delivery.receipt, error);
+    reprompt();
+  }
+
+  /** One turn of the conversation; a failure is shown and returned, not thrown. */
+  private async turn(question: string): Promise<string | null> {
     try {
       const answer = await this.ask(question, true);
       this.conversation.push({ role: 'user', content: question }, { role: 'assistant', content: answer });
+      return null;
     } catch (error) {
-      writeLine(this.io.stderr, messageFor(error, false));
+      const message = messageFor(error, false);
+      writeLine(this.io.stderr, message);
+      return message;
     }
   }
 

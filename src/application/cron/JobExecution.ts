@@ -13,6 +13,7 @@ import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { failureNotice, isSilentResponse, wrapResponse } from '../../domain/response.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
+import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -23,6 +24,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
+import { botChatMessage, executionIdOf } from '../../domain/botChat.js';
 
 /** What one run produced, for the caller to show; the job record gets `outcome`. */
 export interface JobRunReport {
@@ -53,6 +55,7 @@ export class JobExecution {
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
   ) {}
 
   /**
@@ -144,7 +147,13 @@ export class JobExecution {
     }
     const deliverable: DeliveryTarget[] = [];
     for (const target of targets) {
-      const problem = target.kind === 'platform' ? this.channel.problemWith(target) : null;
+      // bot-chat needs no credentials: only its profile must exist.
+      const problem =
+        target.kind === 'platform'
+          ? this.channel.problemWith(target)
+          : target.kind === 'bot-chat'
+            ? await this.botChat.problemWith(target.profile)
+            : null;
       if (problem) problems.push(problem);
       else deliverable.push(target);
     }
@@ -200,16 +209,33 @@ export class JobExecution {
       return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
     }
     const failures: string[] = [];
+    const queued: string[] = [];
     const message = this.settings.wrapResponse ? wrapResponse(job, text) : text;
     for (const target of targets) {
       try {
-        await this.deliverTo(target, message);
+        if (target.kind === 'bot-chat') {
+          const receipt = await this.botChat.deliver({
+            profile: target.profile,
+            jobId: job.id,
+            jobName: job.name,
+            executionId: executionIdOf(job, startedAt),
+            message: botChatMessage(job.name, text),
+          });
+          if (receipt.lane === 'queued') queued.push(receipt.receipt);
+        } else {
+          await this.deliverTo(target, message);
+        }
       } catch (error) {
         failures.push(`${describeTarget(target)}: ${errorText(error)}`);
       }
     }
+    // A genuine failure wins over an admission; the queued receipts are kept either way (rule 5).
     const delivered: RunOutcome =
-      failures.length === 0 ? { status: 'ok' } : { status: 'delivery_failed', deliveryError: failures.join('\n') };
+      failures.length > 0
+        ? { status: 'delivery_failed', deliveryError: failures.join('\n'), queued }
+        : queued.length > 0
+          ? { status: 'delivery_queued', receipts: queued }
+          : { status: 'ok' };
     const report = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
     if (report.outputPath === null && targets.some((target) => target.kind === 'local')) {
       failures.push('local: the output file could not be written');
@@ -218,7 +244,7 @@ export class JobExecution {
     // One line per failed target (decisions §10).
     const deliveryError = failures.join('\n');
     this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: deliveryError });
-    return { ...report, outcome: { status: 'delivery_failed', deliveryError } };
+    return { ...report, outcome: { status: 'delivery_failed', deliveryError, queued } };
   }
 
   private async deliverTo(target: DeliveryTarget, message: string): Promise<void> {
@@ -231,7 +257,7 @@ export class JobExecution {
         await this.channel.deliver(target, message);
         return;
       case 'bot-chat':
-        throw new Error('bot-chat delivery is not available in this version');
+        throw new Error('bot-chat is delivered by the bot-chat lane, not as a platform message');
     }
   }
 

@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { AgentRunner } from './AgentRunner.js';
+import type { BotChatDelivery, BotChatOwner } from './BotChatDelivery.js';
 import type { ChannelDirectoryStore } from './ChannelDirectory.js';
 import type { Clock } from './Clock.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
@@ -29,6 +30,8 @@ import type { WebhookSubscriptionRepository } from './WebhookSubscriptionReposit
 export const TOKENS = {
   AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
+  BotChatDelivery: Symbol.for('agent.BotChatDelivery') as ServiceIdentifier<BotChatDelivery>,
+  BotChatOwner: Symbol.for('agent.BotChatOwner') as ServiceIdentifier<BotChatOwner>,
   ChannelDirectoryStore: Symbol.for('agent.ChannelDirectoryStore') as ServiceIdentifier<ChannelDirectoryStore>,
   Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,

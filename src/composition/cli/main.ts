@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     const base = agentHomeFrom(env);
     const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
     const { container } = containerFor(home);
-    return { askAgent: container.get(AskAgent), runDueJobs: container.get(RunDueJobs) };
+    return { askAgent: container.get(AskAgent), runDueJobs: container.get(RunDueJobs), botChatOwner: container.get(TOKENS.BotChatOwner) };
   };
 
   const cli = yargs(argv);

@@ -86,6 +86,53 @@ describe('agent chat', () => {
     await done;
   });
 
+  it('owns the bot-chat mailbox while a conversation is open: shows a delivery, runs it as a turn, settles it', async () => {
+    const session = chat(['--no-tick']);
+    session.h.agent.reply('Typed answer.', 'Reviewed the build.');
+    const done = session.run();
+    expect(await eventually(() => session.stdout().includes('you> '))).toBe(true);
+    session.stdin.write('typed question\n');
+    expect(await eventually(() => session.stdout().includes('Typed answer.'))).toBe(true);
+
+    session.h.botChatOwner.queue({ receipt: 'r1', jobName: 'Build watch', message: '[Cronjob "Build watch" output: …]\n\nBuild is red.' });
+
+    expect(await eventually(() => session.h.botChatOwner.settled.has('r1'))).toBe(true);
+    expect(session.stdout()).toContain('Build is red.');
+    expect(session.h.botChatOwner.settled.get('r1')).toBeNull();
+    const delivered = session.h.agent.requests[1]!;
+    expect(delivered.context.task).toBe('[Cronjob "Build watch" output: …]\n\nBuild is red.');
+    expect(delivered.conversation).toEqual([
+      { role: 'user', content: 'typed question' },
+      { role: 'assistant', content: 'Typed answer.' },
+    ]);
+    session.stdin.write('/exit\n');
+    await done;
+    expect(session.h.botChatOwner.registered).toBe(false);
+  });
+
+  it('settles a delivered turn that failed as failed', async () => {
+    const session = chat(['--no-tick']);
+    session.h.agent.configured = false;
+    const done = session.run();
+    expect(await eventually(() => session.stdout().includes('you> '))).toBe(true);
+
+    session.h.botChatOwner.queue({ receipt: 'r2', jobName: 'Build watch', message: 'hello' });
+
+    expect(await eventually(() => session.h.botChatOwner.settled.has('r2'))).toBe(true);
+    expect(session.h.botChatOwner.settled.get('r2')).toContain('No model is configured');
+    session.stdin.end();
+    await done;
+  });
+
+  it('does not take the mailbox for a one-shot question', async () => {
+    const session = chat(['-q', 'hi'], false);
+
+    await session.run();
+
+    expect(session.h.botChatOwner.claimed).toEqual([]);
+    expect(session.h.botChatOwner.registered).toBe(false);
+  });
+
   it('refuses a conversation without a terminal', async () => {
     const session = chat([], false);
 
