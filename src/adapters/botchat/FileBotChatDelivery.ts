@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { agentHomeFrom } from '../persistence/agentPaths.js';
 import { PRIVATE_FILE_MODE } from '../persistence/fileSystem.js';
+import { childProcesses } from '../process/childProcesses.js';
 import { BOT_CHAT_TOKENS } from './tokens.js';
 import {
   createRecordOnce,
@@ -122,6 +122,8 @@ export class FileBotChatDelivery implements BotChatDelivery {
     ];
     // `bot-chat` is this home; a profile lives under the top-level home.
     const home = profile === null ? this.paths.home : agentHomeFrom(this.env);
+    // Loaded when a delivery needs it: commands that deliver nowhere start faster without it.
+    const { spawn } = await childProcesses();
     try {
       return await new Promise<string | null>((resolve) => {
         const child = spawn(program!, args, {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
-import { goesToWebhook } from './dingTalkRoutes.js';
+import { goesToWebhook } from './platformAddressing.js';
 import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
-import { feishuApiRootOf, receiveIdTypeOf } from './feishuAddressing.js';
+import { feishuApiRootOf, receiveIdTypeOf } from './platformAddressing.js';
 import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer, type PlatformRequest } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 

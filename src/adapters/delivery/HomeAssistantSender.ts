@@ -1,5 +1,5 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { homeAssistantService } from './homeAssistantService.js';
+import { homeAssistantService } from './platformAddressing.js';
 import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 

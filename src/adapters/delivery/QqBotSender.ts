@@ -2,7 +2,7 @@ import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
 import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
-import { qqbotDestination } from './qqbotDestination.js';
+import { qqbotDestination } from './platformAddressing.js';
 
 /** The error body of QQ's OpenAPI and of its token endpoint. */
 interface QqError {

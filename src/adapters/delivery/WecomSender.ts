@@ -2,7 +2,7 @@ import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
 import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
-import { wecomDestination, type WecomDestination } from './wecomDestination.js';
+import { wecomDestination, type WecomDestination } from './platformAddressing.js';
 
 /** Every WeCom server API answers with these, HTTP 200 included; `errcode` 0 is success. */
 interface WecomAnswer {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
-import { weixinAddressProblem } from './weixinAddressing.js';
+import { weixinAddressProblem } from './platformAddressing.js';
 
 /** iLink's answer: `ret` 0 on success; `ret`/`errcode` not 0 with `errmsg` on an error, both as HTTP 200. */
 interface IlinkAnswer {

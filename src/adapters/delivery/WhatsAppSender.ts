@@ -1,7 +1,7 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
-import { whatsAppRecipient } from './whatsAppRecipient.js';
+import { whatsAppRecipient } from './platformAddressing.js';
 
 /** A Graph API error body, as every Cloud API error comes (https://developers.facebook.com/docs/graph-api/guides/error-handling). */
 interface GraphError {

@@ -1,13 +1,16 @@
 import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
-import { blueBubblesAddressProblem } from './blueBubblesAddressing.js';
-import { dingTalkAddressProblem, dingTalkDefaultHome } from './dingTalkRoutes.js';
-import { feishuAddressProblem } from './feishuAddressing.js';
-import { homeAssistantAddressProblem } from './homeAssistantService.js';
+import {
+  blueBubblesAddressProblem,
+  dingTalkAddressProblem,
+  dingTalkDefaultHome,
+  feishuAddressProblem,
+  homeAssistantAddressProblem,
+  qqbotAddressProblem,
+  wecomAddressProblem,
+  weixinAddressProblem,
+  whatsAppAddressProblem,
+} from './platformAddressing.js';
 import type { PlatformSettings } from './PlatformSettings.js';
-import { qqbotAddressProblem } from './qqbotDestination.js';
-import { whatsAppAddressProblem } from './whatsAppRecipient.js';
-import { wecomAddressProblem } from './wecomDestination.js';
-import { weixinAddressProblem } from './weixinAddressing.js';
 
 /** What each platform's module exports; loaded only when a delivery or a listing needs it. */
 export interface SenderModule {

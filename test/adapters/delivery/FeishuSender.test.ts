@@ -1,5 +1,5 @@
 import { TOKEN_MARGIN_MS } from '../../../src/adapters/delivery/accessTokenCache.js';
-import { feishuAddressProblem, feishuApiRootOf } from '../../../src/adapters/delivery/feishuAddressing.js';
+import { feishuAddressProblem, feishuApiRootOf } from '../../../src/adapters/delivery/platformAddressing.js';
 import { FeishuSender } from '../../../src/adapters/delivery/FeishuSender.js';
 import { PLATFORM_SPECS } from '../../../src/adapters/delivery/platformCatalog.js';
 import { platformSettings } from '../../../src/adapters/delivery/PlatformSettings.js';
