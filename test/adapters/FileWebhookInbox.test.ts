@@ -173,7 +173,7 @@ describe('FileWebhookInbox', () => {
     expect(await readdir(paths.webhookInboxDir)).toEqual(['journal-test-host%3A1.ndjson']);
   });
 
-  it('leaves the journals of live processes and of other hosts alone', async () => {
+  it('leaves alone the journals whose processes hold them, on this host or another', async () => {
     await open(identity('test-host:2')).accept(anEvent(1));
     await open(identity('other-host:7')).accept(anEvent(2));
 
