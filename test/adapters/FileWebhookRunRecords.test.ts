@@ -51,6 +51,16 @@ describe('FileWebhookRunRecords', () => {
     expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-02_event1.md']);
   });
 
+  it('saves a run\'s later records in the same file, and again after its directory was removed meanwhile', async () => {
+    await records.save(aRunRecord(1, { outcome: 'running' }), false);
+    await records.save(aRunRecord(1, { outcome: 'answered' }));
+    await rm(join(outputDir(), 'pr-review'), { recursive: true });
+    await records.save(aRunRecord(1, { outcome: 'delivered' }), false);
+
+    expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-02_event1.md']);
+    expect(await records.find('pr-review', 'event1')).toMatchObject({ outcome: 'delivered' });
+  });
+
   it.each([
     ['a route', aRunRecord(1, { route: '../cron' })],
     ['a route', aRunRecord(1, { route: 'a/b' })],

@@ -19,6 +19,8 @@ import { displayPath } from '../shared/displayPath.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
+/** Records whose file names are kept for their later saves: more than the runs that can be under way at once. */
+const SAVED_NAMES_KEPT = 1000;
 
 /**
  * Webhook run records in `$AGENT_HOME/webhooks/output/<route>/<YYYY-MM-DD_HH-MM-SS>_<event id>.md`
@@ -32,6 +34,8 @@ const ABSENT = ['ENOENT', 'ENOTDIR'];
 export class FileWebhookRunRecords implements WebhookRunRecords {
   private readonly directory: string;
   private readonly keep: number;
+  /** Route and event id → the file name of the record this process saved for it. */
+  private readonly savedNames = new Map<string, string>();
   private readonly timeZone: string;
 
   /** Throws CONFIG.INVALID when `extra.output_retention` is not a whole number of 1 or more. */
@@ -54,12 +58,27 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   async save(record: WebhookRunRecord, synced = true): Promise<void> {
     const directory = this.routeDirectory(record.route);
     plain('event id', record.eventId);
+    const key = `${record.route}\n${record.eventId}`;
     try {
+      // A run saves its record three or four times; the directory is listed only at its first save.
+      const known = this.savedNames.get(key);
+      if (known !== undefined) {
+        const written = await (synced ? writeFileDurably : writeFileAtomically)(join(directory, known), renderWebhookRunRecord(record)).then(
+          () => true,
+          (error: unknown) => {
+            // Its directory was removed meanwhile: made again below.
+            if (errnoCode(error) !== 'ENOENT') throw error;
+            return false;
+          },
+        );
+        if (written) return;
+      }
       await ensurePrivateDirectory(directory);
       const names = await this.namesIn(directory);
       const existing = names.find((name) => eventIdOfFileName(name) === record.eventId);
       const name = existing ?? webhookRunFileName(record, this.timeZone);
       await (synced ? writeFileDurably : writeFileAtomically)(join(directory, name), renderWebhookRunRecord(record));
+      this.remember(key, name);
       if (existing === undefined) await this.prune(directory, [...names, name], name);
     } catch (error) {
       if (error instanceof AppError) throw error;
@@ -85,6 +104,12 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
       .filter((record) => record !== null)
       .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt))
       .slice(0, Math.max(0, options.limit));
+  }
+
+  /** The file name of a record this process saved, for its next saves; the oldest are forgotten first. */
+  private remember(key: string, name: string): void {
+    this.savedNames.set(key, name);
+    if (this.savedNames.size > SAVED_NAMES_KEPT) this.savedNames.delete(this.savedNames.keys().next().value!);
   }
 
   /** Deletes the oldest records beyond `keep`, never the one just written. */
