@@ -5,6 +5,8 @@ import type { AgentPaths, CronSettings } from '../application/ports/Settings.js'
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
+import { JobChangeNotifier, notifyJobChanges } from './jobChangeNotifier.js';
+import { installationDirectory } from './installationDirectory.js';
 import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
@@ -21,13 +23,20 @@ export interface CronContainer {
   settings: CronSettings;
   /** Non-fatal configuration problems, one sentence each, already given to the logger. */
   warnings: string[];
+  /** Tells the configured cron provider about every job changed through this container. */
+  notifier: JobChangeNotifier;
 }
 
 /**
  * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once,
  * jobs live in the JSON file store under `$AGENT_HOME`. Throws AppError `CONFIG.*` on bad config.
  */
-export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, logger: Logger): CronContainer {
+export function buildCronContainer(
+  paths: AgentPaths,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  installationDir: string = installationDirectory(import.meta.url),
+): CronContainer {
   const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
   const settingsWarnings: string[] = [];
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
@@ -46,5 +55,20 @@ export function buildCronContainer(paths: AgentPaths, env: NodeJS.ProcessEnv, lo
     deliveryUseCaseModule,
     webhookSubscriptionModule,
   );
-  return { container, settings, warnings: allWarnings };
+  const provider = config.cron.provider?.trim();
+  const notifier = new JobChangeNotifier(async () => {
+    if (!provider) return null;
+    // Loaded only when a provider is named: commands on the built-in ticker stay as quick as before.
+    const [{ providerToNotify }, { schedulerContextFor, NOT_FIRING }] = await Promise.all([
+      import('../adapters/scheduling/schedulerProviderPlugins.js'),
+      import('./schedulerProviders.js'),
+    ]);
+    return providerToNotify({
+      name: provider,
+      places: { installationDir, agentHome: paths.home },
+      context: schedulerContextFor(container, config, env, NOT_FIRING, logger),
+    });
+  }, logger);
+  notifyJobChanges(container, notifier);
+  return { container, settings, warnings: allWarnings, notifier };
 }

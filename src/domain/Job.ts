@@ -186,6 +186,16 @@ export function claimJob(job: Job, claimant: string, now: Date, timeZone: string
   };
 }
 
+/**
+ * Claims the slot `fireAt` that a trigger provider fired (decisions §11). Its clock decides: the
+ * slot runs now even if `fireAt` is still ahead on ours, so a recurring job's next slot is counted
+ * from the later of the two and can never be `fireAt` again.
+ */
+export function claimFiredSlot(job: Job, claimant: string, now: Date, fireAt: Date, timeZone: string): Job {
+  const from = fireAt.getTime() > now.getTime() ? fireAt : now;
+  return { ...claimJob(job, claimant, from, timeZone), claim: { by: claimant, at: toIsoUtc(now) } };
+}
+
 function statusFields(outcome: RunOutcome): Pick<
   Job,
   'last_status' | 'last_error' | 'last_delivery_error' | 'last_delivery_queued'

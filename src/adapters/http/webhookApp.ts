@@ -6,6 +6,7 @@ import type { WebhookListenerSettings } from '../../application/ports/WebhookSet
 import type { AcceptWebhookInput, WebhookReply } from '../../application/webhook/AcceptWebhook.js';
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 import { errorText } from '../../domain/errors.js';
+import { fireRoute, type FireRouteDependencies } from './fireApp.js';
 
 /** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
 export interface WebhookAppDependencies {
@@ -13,6 +14,8 @@ export interface WebhookAppDependencies {
   acceptWebhook: { execute(input: AcceptWebhookInput): Promise<WebhookReply> };
   settings: Pick<WebhookListenerSettings, 'maxBodyBytes' | 'bodyReadTimeoutMs'>;
   logger: Logger;
+  /** When set, `POST /api/cron/fire` is served too (fireApp.ts). */
+  fire?: FireRouteDependencies;
 }
 
 /**
@@ -76,6 +79,8 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
   app.all('/webhooks/:route', (req, res) => {
     answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'POST' });
   });
+
+  if (dependencies.fire) app.use(fireRoute(dependencies.fire));
 
   app.use((req, res) => {
     answerEarly(req, res, 404, { error: 'Not found' });

@@ -44,6 +44,8 @@ export class DispatchDueJobs {
   /** Jobs already reported as waiting for a slot, so the report is made once. */
   private readonly reportedWaiting = new Set<string>();
   private readonly finishedListeners: Array<(run: TickRun) => void> = [];
+  /** Jobs claimed by a fire while every run slot was busy: they start, first come first, as runs end. */
+  private readonly claimedWaiting: ClaimedJob[] = [];
   private claiming: Promise<DispatchResult> = Promise.resolve({ lockBusy: false, waiting: 0 });
   private accepting = true;
 
@@ -73,6 +75,26 @@ export class DispatchDueJobs {
   }
 
   /**
+   * Makes a claim of the caller's (a fire's compare-and-set, decisions §11) in turn with this
+   * dispatcher's own, and runs the job it claimed in a run slot like the rest: when every slot is
+   * busy the run waits for one, ahead of due jobs not yet claimed. Resolves with the claim's
+   * result, or null without calling `claim` once stopping; rejects when `claim` does.
+   */
+  claimWith<T>(claim: () => Promise<{ claimed: ClaimedJob | null; result: T }>): Promise<T | null> {
+    const turn = this.claiming.then(async () => {
+      if (!this.accepting) return null;
+      const { claimed, result } = await claim();
+      if (claimed) this.startOrQueue(claimed);
+      return result;
+    });
+    this.claiming = turn.then(
+      () => ({ lockBusy: false, waiting: 0 }),
+      () => ({ lockBusy: false, waiting: 0 }),
+    );
+    return turn;
+  }
+
+  /**
    * Stops claiming, waits up to `graceMs` for the runs in progress, then cancels the rest and
    * waits up to `abortWaitMs` for them to be recorded. Resolves true when all finished in time.
    */
@@ -80,6 +102,8 @@ export class DispatchDueJobs {
     this.accepting = false;
     // A claim already under way is written; its runs start and get the grace period like the rest.
     await this.claiming;
+    // Claimed, so promised a run: they start now and get the grace period like the rest.
+    for (const claimed of this.claimedWaiting.splice(0)) this.start(claimed);
     if (await this.idleWithin(graceMs)) return true;
     this.log.warn(`cancelling ${this.runs.size} cron run(s) still going after the ${Math.round(graceMs / 1000)} s grace period`, {
       jobs: [...this.runs.keys()],
@@ -91,7 +115,7 @@ export class DispatchDueJobs {
 
   private async claimAndStart(): Promise<DispatchResult> {
     if (!this.accepting) return { lockBusy: false, waiting: 0 };
-    const free = this.settings.maxParallelJobs - this.runs.size;
+    const free = this.settings.maxParallelJobs - this.runs.size - this.claimedWaiting.length;
     const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting });
     for (const claimed of claims.claimed) this.start(claimed);
     if (!claims.lockBusy) {
@@ -110,6 +134,24 @@ export class DispatchDueJobs {
     return { lockBusy: claims.lockBusy, waiting: claims.waiting.length };
   }
 
+  private startOrQueue(claimed: ClaimedJob): void {
+    if (this.runs.size < this.settings.maxParallelJobs) {
+      this.start(claimed);
+      return;
+    }
+    this.claimedWaiting.push(claimed);
+    this.reportedWaiting.add(claimed.job.id);
+    this.log.info(
+      `job '${claimed.job.name}' was fired and waits for a free run slot: ${this.runs.size} run(s) in progress, cron.max_parallel_jobs is ${this.settings.maxParallelJobs}`,
+      { job: claimed.job.id },
+    );
+  }
+
+  private startWaitingClaim(): void {
+    const next = this.claimedWaiting.shift();
+    if (next) this.start(next);
+  }
+
   private start({ job, dueAt }: ClaimedJob): void {
     const startedAt = this.clock.now();
     const lateMs = startedAt.getTime() - dueAt.getTime();
@@ -124,10 +166,12 @@ export class DispatchDueJobs {
     const done = this.execution.runClaimed(job, startedAt, abort.signal).then(
       ({ report, job: stored }) => {
         this.runs.delete(job.id);
+        if (this.accepting) this.startWaitingClaim();
         this.finished({ job: stored ?? job, report });
       },
       (error: unknown) => {
         this.runs.delete(job.id);
+        if (this.accepting) this.startWaitingClaim();
         this.log.error(`the run of job '${job.name}' could not be recorded: ${errorText(error)}`, { job: job.id });
       },
     );

@@ -16,8 +16,11 @@ export type FireOutcome =
 
 /** The one run path every provider fires through; what a firing does is the same for all. */
 export interface FiringPath {
-  /** Claims and starts the jobs due now, as many as there are free run slots (the built-in ticker's look). */
-  due(): Promise<void>;
+  /**
+   * Claims and starts the jobs due now, as many as there are free run slots (the built-in ticker's
+   * look). `retrySoon` is true when another process was claiming: nothing was claimed, look again shortly.
+   */
+  due(): Promise<{ retrySoon: boolean }>;
   /** Claims the slot `fireAt` of one job by compare-and-set and starts its run; never throws. */
   slot(jobId: string, fireAt: string): Promise<FireOutcome>;
   /** Called with a job's id each time one of its runs has ended (a recurring job's next slot is then in the store). */

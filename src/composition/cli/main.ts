@@ -41,6 +41,7 @@ import { profileHome } from '../../adapters/persistence/profiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildCronContainer, type CronContainer } from '../cronContainer.js';
 import { agentVersion } from './agentVersion.js';
+import { installationDirectory } from '../installationDirectory.js';
 
 /** The `agent` executable's composition root. */
 async function main(argv: string[]): Promise<number> {
@@ -150,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
         debug,
         stopSignal: stopSignal(),
         out: io.stdout,
+        installationDir: installationDirectory(import.meta.url),
       });
       process.exitCode = code;
       // A stopped gateway exits: nothing a cancelled run left behind may keep it alive.

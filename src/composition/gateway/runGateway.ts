@@ -1,18 +1,23 @@
 import { TOKENS } from '../../application/ports/tokens.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
-import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
+import type { SchedulerProvider } from '../../application/ports/SchedulerProvider.js';
 import { runLine } from '../../adapters/cli/formatJobs.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
-import { GatewayCronTrigger } from '../../adapters/scheduling/GatewayCronTrigger.js';
+import { BuiltInTickerProvider } from '../../adapters/scheduling/BuiltInTickerProvider.js';
+import { startSchedulerProvider } from '../../adapters/scheduling/schedulerProviderPlugins.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { errorText } from '../../domain/errors.js';
 import { buildCronContainer } from '../cronContainer.js';
+import { schedulerContextFor } from '../schedulerProviders.js';
+import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
+import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
+import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -22,6 +27,8 @@ export interface GatewayOptions {
   stopSignal: Promise<string>;
   /** Where the listening line goes. */
   out: NodeJS.WritableStream;
+  /** The installed package's directory, where `plugins/cron_providers/` ships. */
+  installationDir: string;
 }
 
 /**
@@ -39,47 +46,59 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const stopAsked = options.stopSignal.then((name) => (signal = name));
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
-  const { container, settings } = buildCronContainer(paths, options.env, logger);
+  const { container, settings, notifier } = buildCronContainer(paths, options.env, logger, options.installationDir);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
-  warnAboutSchedulerProvider(config, logger);
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
   container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
 
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
+  // With cron.provider managed it serves fires too, and is started for them even with webhooks off (decisions §11).
+  const fire = fireEndpointFor(container, config, logger);
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
-    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile));
+    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire);
     webhooks = await Promise.race([starting, stopAsked.then(() => null)]);
     // Stopped while it was starting: it stops as soon as it has started.
     if (!webhooks) void starting.then((listener) => listener.stop(0), () => undefined);
+  } else if (fire) {
+    const starting = startFireListener(config, fire, displayPath(paths.configFile));
+    const fires = await Promise.race([starting, stopAsked.then(() => null)]);
+    if (!fires) void starting.then((listener) => listener.stop(), () => undefined);
+    else webhooks = { ...fires, stop: () => fires.stop().then(() => true) };
   }
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
 
   const dispatcher = container.get(DispatchDueJobs);
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
-  const nextRun = container.get(NextScheduledRun);
-  const trigger = new GatewayCronTrigger(
-    {
-      dispatch: () => dispatcher.dispatch(),
-      nextRunAt: (after) => nextRun.execute(after),
-      watchStore: (onChange) => watchStoreFile(paths.jobsFile, onChange),
-      onRunFinished: (listener) => dispatcher.onRunFinished(listener),
-    },
-    logger,
-  );
+  // The one firing path of every provider (decisions §11); a named provider that cannot be used
+  // leaves the built-in ticker in its place, with one warning saying why.
+  const fireJobSlot = container.get(FireJobSlot);
+  const firing = gatewayFiringPath(dispatcher, (jobId, fireAt) => fireJobSlot.execute({ jobId, fireAt }));
+  let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
   if (signal === null) {
-    await Promise.race([trigger.start(), stopAsked]);
+    scheduler = startSchedulerProvider({
+      name: config.cron.provider,
+      places: { installationDir: options.installationDir, agentHome: paths.home },
+      context: schedulerContextFor(container, config, options.env, firing, logger),
+      builtIn: () => new BuiltInTickerProvider((onChange) => watchStoreFile(paths.jobsFile, onChange)),
+    }).catch((error: unknown) => {
+      logger.error(`the cron trigger could not start: ${errorText(error)}`);
+      return null;
+    });
+    const provider = await Promise.race([scheduler, stopAsked.then(() => null)]);
+    // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
+    if (provider) notifier.use(provider);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
-    if (signal === null) logger.info('gateway started', { home: paths.home, cron: 'built-in ticker' });
+    if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
 
   await stopAsked;
   logger.info(`${signal} received; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
-  await trigger.stop();
+  await (await scheduler)?.stop();
   const [cronFinished, webhooksFinished] = await Promise.all([
     dispatcher.stop(graceMs),
     webhooks ? webhooks.stop(graceMs) : Promise.resolve(true),
@@ -117,15 +136,4 @@ function refreshChannelsPeriodically(refresh: RefreshChannelDirectory, logger: W
   const timer = setInterval(run, CHANNEL_REFRESH_MS);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/**
- * Only the built-in ticker ships in this version; a named provider that is not available means
- * the built-in one is used, with a warning (service-spec "Provider selection").
- */
-function warnAboutSchedulerProvider(config: AgentConfig, logger: WinstonLogger): void {
-  const provider = config.cron.provider?.trim();
-  if (provider) {
-    logger.warn(`cron.provider "${provider}" is not available in this installation; using the built-in ticker`);
-  }
 }

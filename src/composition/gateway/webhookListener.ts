@@ -9,6 +9,7 @@ import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
 import { webhookListenerSettingsFrom } from '../../adapters/config/webhookListenerSettings.js';
 import { webhookListenerAddress, webhookWorkerSettingsFrom } from '../../adapters/config/webhookSettings.js';
+import type { FireRouteDependencies } from '../../adapters/http/fireApp.js';
 import { createWebhookApp } from '../../adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
 import { AppError } from '../../domain/errors.js';
@@ -24,7 +25,7 @@ export interface RunningWebhookListener {
 
 /**
  * Starts the webhook platform in `container`: checks the config routes, recovers and starts the
- * worker, and listens. A port in use is an AppError naming the port and the config key.
+ * worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`. A port in use is an AppError naming the port and the config key.
  */
 export async function startWebhookListener(
   container: Container,
@@ -32,6 +33,7 @@ export async function startWebhookListener(
   cron: CronSettings,
   logger: Logger,
   configFile: string,
+  fire: FireRouteDependencies | null = null,
 ): Promise<RunningWebhookListener> {
   const address = webhookListenerAddress(config, configFile);
   const listener = webhookListenerSettingsFrom(config, configFile);
@@ -55,6 +57,7 @@ export async function startWebhookListener(
     },
     settings: listener,
     logger,
+    ...(fire ? { fire } : {}),
   });
   const server = createWebhookServer(app);
   const bound = await listen(server, address.host, address.port, configFile);

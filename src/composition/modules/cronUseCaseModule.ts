@@ -10,6 +10,7 @@ import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
+import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
 
@@ -24,6 +25,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(RunJobNow).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
   bind(DispatchDueJobs).toSelf().inSingletonScope();
+  bind(FireJobSlot).toSelf().inSingletonScope();
   bind(NextScheduledRun).toSelf().inSingletonScope();
   bind(ShowJob).toSelf().inSingletonScope();
   bind(ListJobRuns).toSelf().inSingletonScope();

@@ -1,0 +1,251 @@
+// @ts-check
+// The managed trigger provider (decisions §11). Plain ES module JavaScript so that it ships and
+// loads exactly like any other plugin: no build step, nothing of the core imported.
+
+/** Each portal call gives up after this long. */
+export const REQUEST_TIMEOUT_MS = 15_000;
+/** How often everything armed is compared with the job store. */
+export const RECONCILE_EVERY_MS = 10 * 60_000;
+
+const REQUIRED_SETTINGS = ['portal_url', 'callback_url', 'expected_audience', 'jwks_url'];
+const TOKEN_VARIABLE = 'AGENT_CRON_SCHEDULER_TOKEN';
+
+/**
+ * @typedef {{ job_id: string, fire_at: string, schedule_id?: string }} ArmedFire
+ * @typedef {{ fetch?: typeof fetch, setInterval?: (callback: () => void, ms: number) => unknown, clearInterval?: (handle: unknown) => void, reconcileEveryMs?: number }} ManagedOptions
+ */
+
+/**
+ * The plugin's entry point.
+ * @param {any} context the SchedulerContext: jobs, fire, clock, log, settings (`cron.managed`), env
+ * @param {ManagedOptions} [options] what tests replace: fetch and the reconcile timer
+ */
+export function createSchedulerProvider(context, options = {}) {
+  return new ManagedSchedulerProvider(context, options);
+}
+
+/** A failed portal call: `refused` (401/403: the token or the URL is wrong) is never retried. */
+class PortalError extends Error {
+  /** @param {string} message @param {boolean} refused */
+  constructor(message, refused) {
+    super(message);
+    this.refused = refused;
+  }
+}
+
+export class ManagedSchedulerProvider {
+  /** @param {any} context @param {ManagedOptions} options */
+  constructor(context, options) {
+    this.name = 'managed';
+    this.context = context;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.setInterval = options.setInterval ?? ((callback, ms) => setInterval(callback, ms).unref());
+    this.clearInterval = options.clearInterval ?? ((handle) => clearInterval(/** @type {any} */ (handle)));
+    this.reconcileEveryMs = options.reconcileEveryMs ?? RECONCILE_EVERY_MS;
+    /** @type {unknown} */
+    this.interval = null;
+    this.started = false;
+    /** Set once the portal refused the token: no call is made after that (restart with a good one). */
+    this.refusedBecause = null;
+    /** Portal work runs one call sequence at a time, so an arm and a cancel of one job never cross. */
+    /** @type {Promise<unknown>} */
+    this.work = Promise.resolve();
+  }
+
+  /** @returns {string | null} */
+  problem() {
+    const settings = this.context.settings ?? {};
+    const missing = REQUIRED_SETTINGS.filter((key) => typeof settings[key] !== 'string' || settings[key].trim() === '');
+    if (missing.length > 0) return `${missing.map((key) => `cron.managed.${key}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in config.yaml`;
+    const token = this.context.env?.[TOKEN_VARIABLE];
+    if (typeof token !== 'string' || token.trim() === '') return `${TOKEN_VARIABLE} is not set (the portal's bearer token; it never goes in config.yaml)`;
+    return null;
+  }
+
+  /** Reconciles now, then after every fire and every 10 minutes. @param {any} [context] */
+  async start(context) {
+    if (context) this.context = context;
+    if (this.started) return;
+    this.started = true;
+    this.context.fire.onRunFinished((/** @type {string} */ jobId) => {
+      if (!this.started) return;
+      void this.jobsChanged([jobId]).then(() => this.reconcile());
+    });
+    this.interval = this.setInterval(() => void this.reconcile(), this.reconcileEveryMs);
+    await this.reconcile();
+  }
+
+  async stop() {
+    this.started = false;
+    if (this.interval !== null) this.clearInterval(this.interval);
+    this.interval = null;
+    await this.work;
+  }
+
+  /**
+   * Arms each job named at its `next_run_at` when it can fire, else cancels what is armed for it
+   * (removed, paused, completed, exhausted). Never throws: a failure is logged and the next
+   * reconcile puts it right.
+   * @param {readonly string[]} jobIds
+   */
+  jobsChanged(jobIds) {
+    return this.serially(async () => {
+      const jobs = await this.loadJobs();
+      if (!jobs) return;
+      for (const jobId of new Set(jobIds)) {
+        const job = jobs.get(jobId);
+        if (job && job.state === 'running') continue;
+        if (job && isSchedulable(job)) await this.arm(job);
+        else await this.cancel(jobId);
+      }
+    });
+  }
+
+  /**
+   * Makes the portal hold exactly the fires the store asks for: arms what is missing or moved,
+   * cancels what is armed for no schedulable job. A running job is left alone: its run's end re-arms it.
+   */
+  reconcile() {
+    return this.serially(async () => {
+      const armed = await this.list();
+      if (!armed) return;
+      const jobs = await this.loadJobs();
+      if (!jobs) return;
+      const armedByJob = new Map(armed.map((fire) => [fire.job_id, fire]));
+      for (const job of jobs.values()) {
+        if (!isSchedulable(job)) continue;
+        const fire = armedByJob.get(job.id);
+        if (!fire || Date.parse(fire.fire_at) !== Date.parse(job.next_run_at)) await this.arm(job);
+      }
+      for (const fire of armed) {
+        const job = jobs.get(fire.job_id);
+        if (job && (job.state === 'running' || isSchedulable(job))) continue;
+        await this.cancel(fire.job_id);
+      }
+    });
+  }
+
+  /** @param {() => Promise<void>} task */
+  serially(task) {
+    const run = this.work.then(task).catch((/** @type {unknown} */ error) => {
+      this.context.log.error(`the managed cron provider failed: ${describe(error)}`);
+    });
+    this.work = run;
+    return run;
+  }
+
+  /** @returns {Promise<Map<string, any> | null>} */
+  async loadJobs() {
+    try {
+      const { jobs } = await this.context.jobs.load();
+      return new Map(jobs.map((/** @type {any} */ job) => [job.id, job]));
+    } catch (error) {
+      this.context.log.error(`the managed cron provider could not read the jobs (${describe(error)}); the next reconcile tries again`);
+      return null;
+    }
+  }
+
+  /** @param {any} job */
+  async arm(job) {
+    const body = {
+      job_id: job.id,
+      fire_at: job.next_run_at,
+      callback_url: `${trimSlash(this.context.settings.callback_url)}/api/cron/fire`,
+      dedup_key: `${job.id}:${job.next_run_at}`,
+    };
+    if (await this.call('POST', '/api/agent-cron/provision', body, `arm job ${job.id} for ${job.next_run_at}`)) {
+      this.context.log.info(`armed job '${job.name}' at the portal for ${job.next_run_at}`, { job: job.id });
+    }
+  }
+
+  /** @param {string} jobId */
+  async cancel(jobId) {
+    if (await this.call('POST', '/api/agent-cron/cancel', { job_id: jobId }, `cancel the fire of job ${jobId}`)) {
+      this.context.log.info(`cancelled the portal's fire of job ${jobId}`, { job: jobId });
+    }
+  }
+
+  /** @returns {Promise<ArmedFire[] | null>} */
+  async list() {
+    const answer = await this.call('GET', '/api/agent-cron/list', undefined, 'list the armed fires');
+    if (!answer) return null;
+    const armed = answer.armed;
+    if (!Array.isArray(armed)) {
+      this.context.log.error('the portal answered the list of armed fires without an "armed" list; the next reconcile tries again');
+      return null;
+    }
+    return armed.filter((fire) => fire && typeof fire.job_id === 'string' && typeof fire.fire_at === 'string');
+  }
+
+  /**
+   * One portal call; the parsed answer, or null when it failed (logged).
+   * @param {'GET' | 'POST'} method @param {string} path @param {unknown} body @param {string} what
+   * @returns {Promise<any>}
+   */
+  async call(method, path, body, what) {
+    if (this.refusedBecause) return null;
+    try {
+      return await this.request(method, path, body);
+    } catch (error) {
+      if (error instanceof PortalError && error.refused) {
+        this.refusedBecause = error.message;
+        this.context.log.error(
+          `the portal refused to ${what} (${error.message}): a configuration problem — check ${TOKEN_VARIABLE} and cron.managed.portal_url, then restart; nothing more is sent to the portal until then`,
+        );
+      } else {
+        this.context.log.warn(`could not ${what} at the portal (${describe(error)}); the next reconcile tries again`);
+      }
+      return null;
+    }
+  }
+
+  /** @param {'GET' | 'POST'} method @param {string} path @param {unknown} body */
+  async request(method, path, body) {
+    const url = `${trimSlash(this.context.settings.portal_url)}${path}`;
+    /** @type {Response} */
+    let response;
+    try {
+      response = await this.fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.context.env[TOKEN_VARIABLE]}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      const cause = /** @type {any} */ (error)?.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `unreachable: ${describe(error)}`;
+      throw new PortalError(`${url} ${cause}`, false);
+    }
+    const text = await response.text().catch(() => '');
+    if (response.status === 401 || response.status === 403) throw new PortalError(`${url} answered ${response.status}`, true);
+    if (!response.ok) throw new PortalError(`${url} answered ${response.status}`, false);
+    if (text.trim() === '') return {};
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new PortalError(`${url} answered ${response.status} with a body that is not JSON`, false);
+    }
+  }
+}
+
+/** A job the portal should hold one fire for. @param {any} job */
+function isSchedulable(job) {
+  return job.enabled === true && job.state === 'scheduled' && typeof job.next_run_at === 'string' && !Number.isNaN(Date.parse(job.next_run_at));
+}
+
+/** @param {string} url */
+function trimSlash(url) {
+  return String(url).replace(/\/+$/, '');
+}
+
+/** @param {unknown} error */
+function describe(error) {
+  if (error instanceof Error) {
+    const cause = /** @type {any} */ (error).cause;
+    return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,136 @@
+import jwt, { type JwtPayload } from 'jsonwebtoken';
+import type { Clock } from '../../application/ports/Clock.js';
+import type { FireTokenVerdict, FireTokenVerifier } from '../../application/ports/FireTokenVerifier.js';
+import type { Logger } from '../../application/ports/Logger.js';
+import { errorText } from '../../domain/errors.js';
+
+/** Only asymmetric algorithms: a token signed with a shared secret (or none) is never accepted. */
+export const FIRE_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384'] as const;
+/** Clock skew allowed on `exp` and `nbf`. */
+export const FIRE_TOKEN_LEEWAY_SECONDS = 30;
+/** The longest a fire token may live: `exp` at most this long after `iat`. */
+export const FIRE_TOKEN_MAX_LIFETIME_SECONDS = 5 * 60;
+/** Keys are fetched again after this long, so that a key the portal withdrew stops being trusted. */
+export const JWKS_MAX_AGE_MS = 10 * 60_000;
+/** However many tokens name an unknown `kid`, the JWKS is fetched at most once per this interval. */
+export const JWKS_MIN_REFETCH_MS = 10_000;
+const JWKS_TIMEOUT_MS = 10_000;
+
+export interface FireTokenSettings {
+  /** `cron.managed.jwks_url`. */
+  jwksUrl: string;
+  /** `cron.managed.expected_audience`: the token's `aud`. */
+  audience: string;
+  /** `cron.managed.portal_url`: the token's `iss`. */
+  issuer: string;
+}
+
+/** Where the public keys come from: `kid` → PEM, all of them, fetched anew; rejects when it cannot. */
+export type SigningKeysFetcher = () => Promise<Map<string, string>>;
+
+/**
+ * The JWKS at `url`, through jwks-rsa (which turns RSA and EC JWKs into PEM keys). Loaded on first
+ * use: only a gateway that serves fires needs it, and its `jose` is an ES module that jest's
+ * CommonJS loader cannot require (the unit tests pass a fetcher of their own; the end-to-end
+ * tests run this one).
+ */
+export function jwksFetcher(url: string): SigningKeysFetcher {
+  let client: Promise<{ getSigningKeys(): Promise<Array<{ kid: string; getPublicKey(): string }>> }> | null = null;
+  return async () => {
+    client ??= import('jwks-rsa').then(
+      ({ default: jwksRsa }) => new jwksRsa.JwksClient({ jwksUri: url, cache: false, rateLimit: false, timeout: JWKS_TIMEOUT_MS }),
+    );
+    const keys = await (await client).getSigningKeys();
+    return new Map(keys.filter((key) => typeof key.kid === 'string').map((key) => [key.kid, key.getPublicKey()]));
+  };
+}
+
+class RefusedToken extends Error {}
+
+/**
+ * The fire token check of decisions §11 with jsonwebtoken and jwks-rsa. Keys are looked up by the
+ * token's `kid` in a cache of the JWKS; an unknown `kid` fetches the JWKS again, at most once per
+ * `JWKS_MIN_REFETCH_MS` whatever the number of tokens, so forged `kid`s cannot flood the portal.
+ * A JWKS that cannot be fetched or read refuses the token (and is logged); the keys already known
+ * stay in use. Used `jti`s are remembered, in this process, until their token expires.
+ */
+export class JwtFireTokenVerifier implements FireTokenVerifier {
+  private keys = new Map<string, string>();
+  private fetchedAt = Number.NEGATIVE_INFINITY;
+  private lastFetchAttempt = Number.NEGATIVE_INFINITY;
+  private fetching: Promise<void> | null = null;
+  /** Used `jti` → when its token expires (ms). */
+  private readonly usedIds = new Map<string, number>();
+
+  constructor(
+    private readonly settings: FireTokenSettings,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly fetchKeys: SigningKeysFetcher = jwksFetcher(settings.jwksUrl),
+  ) {}
+
+  async verify(token: string, jobId: string | null): Promise<FireTokenVerdict> {
+    try {
+      const claims = await this.check(token, jobId);
+      if (jobId === null) return { valid: true, release: () => undefined };
+      const now = this.clock.now().getTime();
+      for (const [id, expiresAt] of this.usedIds) if (expiresAt + FIRE_TOKEN_LEEWAY_SECONDS * 1000 < now) this.usedIds.delete(id);
+      if (this.usedIds.has(claims.jti)) throw new RefusedToken('its jti was used already (a replay)');
+      this.usedIds.set(claims.jti, claims.exp * 1000);
+      return { valid: true, release: () => void this.usedIds.delete(claims.jti) };
+    } catch (error) {
+      return { valid: false, reason: error instanceof RefusedToken ? error.message : errorText(error) };
+    }
+  }
+
+  private async check(token: string, jobId: string | null): Promise<{ jti: string; exp: number }> {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw new RefusedToken('it is not a JSON Web Token');
+    const { alg, kid } = decoded.header;
+    if (!(FIRE_TOKEN_ALGORITHMS as readonly string[]).includes(alg)) throw new RefusedToken(`its algorithm ${alg} is not an allowed asymmetric one`);
+    if (typeof kid !== 'string' || kid === '') throw new RefusedToken('it names no key (kid)');
+    const key = await this.keyFor(kid);
+    if (key === null) throw new RefusedToken(`its key ${kid} is not in the JWKS`);
+    const nowSeconds = Math.floor(this.clock.now().getTime() / 1000);
+    const payload = jwt.verify(token, key, {
+      algorithms: [...FIRE_TOKEN_ALGORITHMS],
+      audience: this.settings.audience,
+      issuer: this.settings.issuer,
+      clockTolerance: FIRE_TOKEN_LEEWAY_SECONDS,
+      clockTimestamp: nowSeconds,
+    }) as JwtPayload;
+    if (payload.purpose !== 'cron_fire') throw new RefusedToken('its purpose is not cron_fire');
+    if (typeof payload.exp !== 'number') throw new RefusedToken('it has no exp');
+    if (typeof payload.iat !== 'number') throw new RefusedToken('it has no iat');
+    if (payload.exp - payload.iat > FIRE_TOKEN_MAX_LIFETIME_SECONDS) throw new RefusedToken('its exp is more than 5 minutes after its iat');
+    if (typeof payload.jti !== 'string' || payload.jti === '') throw new RefusedToken('it has no jti');
+    if (typeof payload.job_id !== 'string') throw new RefusedToken('it has no job_id');
+    if (jobId !== null && payload.job_id !== jobId) throw new RefusedToken(`it is bound to another job (${payload.job_id})`);
+    return { jti: payload.jti, exp: payload.exp };
+  }
+
+  private async keyFor(kid: string): Promise<string | null> {
+    // A fetch under way may bring the key: wait for it rather than refuse.
+    if (this.fetching) await this.fetching;
+    const now = this.clock.now().getTime();
+    const expired = now - this.fetchedAt > JWKS_MAX_AGE_MS;
+    if ((expired || !this.keys.has(kid)) && now - this.lastFetchAttempt >= JWKS_MIN_REFETCH_MS) await this.refresh();
+    return this.keys.get(kid) ?? null;
+  }
+
+  /** One fetch at a time: tokens arriving meanwhile wait for it instead of fetching too. */
+  private refresh(): Promise<void> {
+    this.fetching ??= (async () => {
+      this.lastFetchAttempt = this.clock.now().getTime();
+      try {
+        this.keys = await this.fetchKeys();
+        this.fetchedAt = this.clock.now().getTime();
+      } catch (error) {
+        this.log.warn(`the JWKS at ${this.settings.jwksUrl} could not be fetched or read: ${errorText(error)}; fire tokens are checked against the keys known before`);
+      } finally {
+        this.fetching = null;
+      }
+    })();
+    return this.fetching;
+  }
+}

@@ -1,0 +1,88 @@
+import { inject, injectable } from 'inversify';
+import { claimFiredSlot, type Job } from '../../domain/Job.js';
+import { errorText } from '../../domain/errors.js';
+import type { Clock } from '../ports/Clock.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { Logger } from '../ports/Logger.js';
+import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { FireOutcome } from '../ports/SchedulerProvider.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import { DispatchDueJobs } from './DispatchDueJobs.js';
+import type { ClaimedJob } from './RunDueJobs.js';
+
+export interface FireJobSlotInput {
+  jobId: string;
+  /** The slot fired, as the provider sent it (an ISO 8601 instant). */
+  fireAt: string;
+}
+
+/** How long a caller is asked to wait before firing again when the store could not be read. */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+/** How long a caller is asked to wait before firing again while this gateway stops (another, or the next start, answers). */
+export const STOPPING_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * A provider fired one slot of one job (decisions §11): claims it by compare-and-set, in one write
+ * to the store, and starts its run without waiting for it. Only a job that is scheduled, enabled
+ * and whose `next_run_at` is the very instant fired is claimed, so of several fires of one slot —
+ * on this gateway or on others sharing the store — exactly one runs. The provider's clock decides
+ * when: a slot still ahead on ours runs at once.
+ *
+ * The run takes a run slot shared with the built-in dispatcher (`cron.max_parallel_jobs`); when
+ * every slot is busy the claimed run waits for the next one free. It never throws.
+ */
+@injectable()
+export class FireJobSlot {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(DispatchDueJobs) private readonly dispatcher: DispatchDueJobs,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  async execute(input: FireJobSlotInput): Promise<FireOutcome> {
+    const fireAt = new Date(Date.parse(input.fireAt));
+    try {
+      const outcome = await this.dispatcher.claimWith(() => this.claim(input.jobId, fireAt));
+      if (outcome === null) return { status: 'unavailable', retryAfterSeconds: STOPPING_RETRY_AFTER_SECONDS };
+      if (outcome.status !== 'accepted') this.log.info(`fire of job ${input.jobId} for ${input.fireAt}: ${outcome.status}`, { job: input.jobId });
+      return outcome;
+    } catch (error) {
+      this.log.error(`a fire of job ${input.jobId} could not be claimed: ${errorText(error)}`, { job: input.jobId });
+      return { status: 'unavailable', retryAfterSeconds: STORE_RETRY_AFTER_SECONDS };
+    }
+  }
+
+  /** Calls `listener` with a job's id each time one of its runs (fired or not) has ended. */
+  onRunFinished(listener: (jobId: string) => void): void {
+    this.dispatcher.onRunFinished((run) => listener(run.job.id));
+  }
+
+  private claim(jobId: string, fireAt: Date): Promise<{ claimed: ClaimedJob | null; result: FireOutcome }> {
+    return this.repository.modify<{ claimed: ClaimedJob | null; result: FireOutcome }>((jobs) => {
+      const index = jobs.findIndex((job) => job.id === jobId);
+      const job = index < 0 ? undefined : jobs[index]!;
+      const verdict = job ? slotVerdict(job, fireAt) : 'gone';
+      if (verdict !== 'claim') return { jobs, result: { claimed: null, result: { status: verdict } } };
+      const now = this.clock.now();
+      const claimed = claimFiredSlot(job!, this.identity.claimant(), now, fireAt, this.settings.timeZone);
+      return {
+        jobs: jobs.map((candidate, at) => (at === index ? claimed : candidate)),
+        result: { claimed: { job: claimed, dueAt: now }, result: { status: 'accepted', jobId } },
+      };
+    });
+  }
+}
+
+/**
+ * What a fire of `fireAt` means for `job`: a paused or completed job is gone (the portal must not
+ * retry); a running one was fired already, and another instant was fired already or rescheduled.
+ */
+function slotVerdict(job: Job, fireAt: Date): 'claim' | 'gone' | 'stale' {
+  if (job.state === 'paused' || job.state === 'completed' || !job.enabled || job.next_run_at === null) return 'gone';
+  if (job.state === 'running') return 'stale';
+  return Date.parse(job.next_run_at) === fireAt.getTime() ? 'claim' : 'stale';
+}

@@ -1,0 +1,69 @@
+import type { Server } from 'node:http';
+import type { Container } from 'inversify';
+import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
+import type { Logger } from '../../application/ports/Logger.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
+import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
+import { createFireApp, type FireRouteDependencies } from '../../adapters/http/fireApp.js';
+import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
+import { JwtFireTokenVerifier } from '../../adapters/security/JwtFireTokenVerifier.js';
+import { AppError } from '../../domain/errors.js';
+
+/**
+ * What `POST /api/cron/fire` needs, when it is served: with `cron.provider: managed` and the
+ * `cron.managed` keys that check a fire token. Without those keys there is nothing to trust a
+ * fire with: the endpoint is not served (the provider's own fallback warning names the key).
+ */
+export function fireEndpointFor(container: Container, config: AgentConfig, logger: Logger): FireRouteDependencies | null {
+  if (config.cron.provider?.trim() !== 'managed') return null;
+  const { portal_url: issuer, expected_audience: audience, jwks_url: jwksUrl } = config.cron.managed ?? {};
+  if (!issuer || !audience || !jwksUrl) return null;
+  const fire = container.get(FireJobSlot);
+  return {
+    verifier: new JwtFireTokenVerifier({ jwksUrl, audience, issuer }, container.get(TOKENS.Clock), logger),
+    fire: { execute: (input) => fire.execute(input) },
+    logger,
+  };
+}
+
+export interface RunningFireListener {
+  listeningLine: string;
+  port: number;
+  /** Stops taking connections; resolves once every request has been answered. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The gateway's HTTP listener when webhooks are off but fires are served (decisions §11): the
+ * same address (`platforms.webhook.extra.host`/`port`) and connection limits as the webhook one.
+ */
+export async function startFireListener(config: AgentConfig, fire: FireRouteDependencies, configFile: string): Promise<RunningFireListener> {
+  const address = webhookListenerAddress(config, configFile);
+  const server = createWebhookServer(createFireApp(fire));
+  const bound = await listen(server, address.host, address.port, configFile);
+  return {
+    listeningLine: `fire endpoint listening on ${address.host}:${bound} — POST /api/cron/fire`,
+    port: bound,
+    stop: () => closeWebhookServer(server),
+  };
+}
+
+async function listen(server: Server, host: string, port: number, configFile: string): Promise<number> {
+  try {
+    return (await listenWebhookServer(server, host, port)).port;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new AppError(
+        'GATEWAY.PORT_IN_USE',
+        `Port ${port} on ${host} is already in use; stop the program using it or set platforms.webhook.extra.port in ${configFile} to a free port.`,
+      );
+    }
+    throw new AppError(
+      'GATEWAY.LISTEN_FAILED',
+      `The fire endpoint could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
+      { cause: error },
+    );
+  }
+}

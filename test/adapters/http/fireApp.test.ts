@@ -1,0 +1,156 @@
+import request from 'supertest';
+import type { FireOutcome } from '../../../src/application/ports/SchedulerProvider.js';
+import { createFireApp } from '../../../src/adapters/http/fireApp.js';
+import { JWKS_MIN_REFETCH_MS, JwtFireTokenVerifier } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
+import { ManualClock } from '../../fakes/ManualClock.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { FakePortal, nodeJwksFetcher } from '../../support/fakePortal.js';
+
+const FIRE_AT = '2030-01-01T01:00:00.000Z';
+
+describe('POST /api/cron/fire (decisions §11)', () => {
+  let portal: FakePortal;
+  let clock: ManualClock;
+  let log: RecordingLogger;
+  let fires: Array<{ jobId: string; fireAt: string }>;
+  let outcome: FireOutcome;
+  let app: ReturnType<typeof createFireApp>;
+
+  beforeAll(async () => {
+    portal = await FakePortal.start();
+  });
+  afterAll(async () => {
+    await portal.close();
+  });
+  beforeEach(() => {
+    clock = new ManualClock(new Date());
+    log = new RecordingLogger();
+    fires = [];
+    outcome = { status: 'accepted', jobId: 'job1' };
+    portal.jwksMode = 'keys';
+    const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, nodeJwksFetcher(portal.jwksUrl));
+    app = createFireApp({
+      verifier,
+      fire: {
+        execute: async (input) => {
+          fires.push(input);
+          return outcome;
+        },
+      },
+      logger: log,
+    });
+  });
+
+  const post = (token: string | null, body: Record<string, unknown> = { job_id: 'job1', fire_at: FIRE_AT }) => {
+    const call = request(app).post('/api/cron/fire').set('content-type', 'application/json');
+    if (token !== null) call.set('authorization', `Bearer ${token}`);
+    return call.send(JSON.stringify(body));
+  };
+
+  describe('accepted tokens', () => {
+    it.each(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const)('takes %s with the RSA key and answers 202 accepted', async (algorithm) => {
+      const response = await post(portal.mint('job1', { algorithm }));
+      expect(response.status).toBe(202);
+      expect(response.body).toEqual({ status: 'accepted', job_id: 'job1' });
+      expect(fires).toEqual([{ jobId: 'job1', fireAt: FIRE_AT }]);
+    });
+
+    it.each(['ec-256', 'ec-384'] as const)('takes the EC key %s', async (kid) => {
+      expect((await post(portal.mint('job1', { kid }))).status).toBe(202);
+    });
+
+    it('answers gone and stale with 200, and 503 with Retry-After, as the slot came out', async () => {
+      outcome = { status: 'gone' };
+      expect(await post(portal.mint('job1'))).toMatchObject({ status: 200, body: { status: 'gone' } });
+      outcome = { status: 'stale' };
+      expect(await post(portal.mint('job1'))).toMatchObject({ status: 200, body: { status: 'stale' } });
+      outcome = { status: 'unavailable', retryAfterSeconds: 5 };
+      const token = portal.mint('job1');
+      const unavailable = await post(token);
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.headers['retry-after']).toBe('5');
+      // Nothing was done: the same token may be sent again.
+      outcome = { status: 'accepted', jobId: 'job1' };
+      expect((await post(token)).status).toBe(202);
+    });
+
+    it('answers 400 missing job_id to a valid token with a body without one', async () => {
+      const response = await post(portal.mint('job1'), { fire_at: FIRE_AT });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'missing job_id' });
+      expect(fires).toEqual([]);
+    });
+  });
+
+  describe('the attack matrix: each is 401 invalid fire token and nothing runs', () => {
+    const refused = async (token: string | null, body?: Record<string, unknown>, authorization?: string) => {
+      const call = post(token, body);
+      if (authorization !== undefined) call.set('authorization', authorization);
+      const response = await call;
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ error: 'invalid fire token' });
+      expect(fires).toEqual([]);
+      if (token) expect(JSON.stringify(log.entries)).not.toContain(token);
+    };
+
+    it('alg none', () => refused(portal.forge({ alg: 'none', typ: 'JWT', kid: 'rsa-1' }, portal.claims('job1'))));
+    it('HS256 keyed with the public key', () =>
+      refused(portal.forge({ alg: 'HS256', typ: 'JWT', kid: 'rsa-1' }, portal.claims('job1'), portal.hmacWithPublicKey('rsa-1'))));
+    it('a wrong audience', () => refused(portal.mint('job1', { claims: { aud: 'someone-else' } })));
+    it('a wrong issuer', () => refused(portal.mint('job1', { claims: { iss: 'https://evil.example.com' } })));
+    it('no purpose', () => refused(portal.mint('job1', { claims: { purpose: undefined } })));
+    it('another purpose', () => refused(portal.mint('job1', { claims: { purpose: 'login' } })));
+    it('expired (beyond the 30 s leeway)', () => {
+      const now = Math.floor(Date.now() / 1000);
+      return refused(portal.mint('job1', { claims: { iat: now - 200, exp: now - 31 } }));
+    });
+    it('no exp', () => refused(portal.mint('job1', { claims: { exp: undefined } })));
+    it('exp more than 5 minutes after iat', () => {
+      const now = Math.floor(Date.now() / 1000);
+      return refused(portal.mint('job1', { claims: { iat: now, exp: now + 301 } }));
+    });
+    it('nbf in the future', () => refused(portal.mint('job1', { claims: { nbf: Math.floor(Date.now() / 1000) + 120 } })));
+    it('an unknown kid', () => refused(portal.mint('job1', { kid: 'rsa-unknown', keyOf: 'rsa-1' })));
+    it('a key of the JWKS used under another key\'s kid', () => refused(portal.mint('job1', { kid: 'ec-256', keyOf: 'rsa-1', algorithm: 'RS256' })));
+    it('a tampered payload', () => {
+      const [header, , signature] = portal.mint('job1').split('.');
+      const payload = Buffer.from(JSON.stringify(portal.claims('job2'))).toString('base64url');
+      return refused(`${header}.${payload}.${signature}`, { job_id: 'job2', fire_at: FIRE_AT });
+    });
+    it('a replayed jti', async () => {
+      const token = portal.mint('job1');
+      expect((await post(token)).status).toBe(202);
+      fires = [];
+      await refused(token);
+    });
+    it('a token bound to another job', () => refused(portal.mint('job2')));
+    it('no Authorization', () => refused(null));
+    it('a malformed Authorization', () => refused(null, undefined, `Basic ${Buffer.from('a:b').toString('base64')}`));
+    it('a bearer that is no token', () => refused('not.a.token'));
+  });
+
+  describe('the JWKS', () => {
+    it('a JWKS URL that fails or serves garbage refuses with 401 and keeps serving', async () => {
+      portal.jwksMode = 'error';
+      expect((await post(portal.mint('job1'))).status).toBe(401);
+      clock.advance(JWKS_MIN_REFETCH_MS);
+      portal.jwksMode = 'garbage';
+      expect((await post(portal.mint('job1'))).status).toBe(401);
+      expect(log.entries.filter((entry) => /JWKS .* could not be fetched or read/.test(entry.message))).toHaveLength(2);
+      clock.advance(JWKS_MIN_REFETCH_MS);
+      portal.jwksMode = 'keys';
+      expect((await post(portal.mint('job1'))).status).toBe(202);
+    });
+
+    it('fetches the JWKS once for many fires, and an unknown kid at most once per interval', async () => {
+      const before = portal.jwksRequests;
+      for (let i = 0; i < 3; i += 1) expect((await post(portal.mint('job1'))).status).toBe(202);
+      expect(portal.jwksRequests - before).toBe(1);
+      for (let i = 0; i < 5; i += 1) expect((await post(portal.mint('job1', { kid: `forged-${i}`, keyOf: 'rsa-1' }))).status).toBe(401);
+      expect(portal.jwksRequests - before).toBe(1);
+      clock.advance(JWKS_MIN_REFETCH_MS);
+      expect((await post(portal.mint('job1', { kid: 'forged-x', keyOf: 'rsa-1' }))).status).toBe(401);
+      expect(portal.jwksRequests - before).toBe(2);
+    });
+  });
+});
