@@ -4,6 +4,7 @@ import { EditJob } from '../application/cron/EditJob.js';
 import { PauseJob } from '../application/cron/PauseJob.js';
 import { RemoveJob } from '../application/cron/RemoveJob.js';
 import { ResumeJob } from '../application/cron/ResumeJob.js';
+import { RunDueJobs, type TickReport } from '../application/cron/RunDueJobs.js';
 import { RunJobNow } from '../application/cron/RunJobNow.js';
 import type { Logger } from '../application/ports/Logger.js';
 import type { SchedulerProvider } from '../application/ports/SchedulerProvider.js';
@@ -61,4 +62,18 @@ export function notifyJobChanges(container: Container, notifier: JobChangeNotifi
   container.onActivation(ResumeJob, (_context, useCase) => after(useCase, jobId));
   container.onActivation(RemoveJob, (_context, useCase) => after(useCase, jobId));
   container.onActivation(RunJobNow, (_context, useCase) => after(useCase, (output: { job: { id: string } }) => output.job.id));
+  // The command line's tick (implicit or `agent cron tick`): the jobs it ran or settled as missed,
+  // so that a one-shot it ran is disarmed at once, not at the next reconcile. Its claims alone
+  // (the gateway's DispatchDueJobs) are not wrapped: the gateway's provider hears of its runs itself.
+  container.onActivation(RunDueJobs, (_context, tick) => {
+    const execute = tick.execute.bind(tick);
+    tick.execute = async (input) => {
+      const report: TickReport = await execute(input);
+      const changed = [...report.ran.map((run) => run.job.id), ...report.missed.map((job) => job.id)];
+      // Nothing changed: no provider is loaded, so a command that finds nothing due stays quick.
+      if (changed.length > 0) await notifier.jobsChanged(changed);
+      return report;
+    };
+    return tick;
+  });
 }

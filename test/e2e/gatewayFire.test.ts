@@ -2,8 +2,30 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
-import { FakePortal } from '../support/fakePortal.js';
-import { createJob, invocations, makeAgentHome, removeAgentHome, startAgent, storedJob } from './agentCli.js';
+import { FakePortal, type FireAnswer } from '../support/fakePortal.js';
+import { createJob, invocations, makeAgentHome, removeAgentHome, runAgent, startAgent, storedJob } from './agentCli.js';
+
+/** config.yaml lines: cron.provider managed trusting `portal`, webhooks off, the listener on `listenPort` (0: any free port). */
+function managedConfig(portal: FakePortal, callbackPort: number, listenPort = callbackPort): string {
+  const managed = portal.managedSettings(`http://127.0.0.1:${callbackPort}`);
+  return [
+    'cron:',
+    '  provider: managed',
+    '  managed:',
+    ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`),
+    'platforms:',
+    '  webhook:',
+    '    enabled: false',
+    '    extra:',
+    '      host: 127.0.0.1',
+    `      port: ${listenPort}`,
+  ].join('\n');
+}
+
+/** Whether a fetch failed because nothing listens yet (the gateway is still starting). */
+function connectionRefused(error: unknown): boolean {
+  return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+}
 
 /** decisions §11 through the real executable: a gateway with cron.provider managed, webhooks off. */
 describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
@@ -15,21 +37,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
   beforeEach(async () => {
     portal = await FakePortal.start();
     port = await freePort();
-    const managed = portal.managedSettings(`http://127.0.0.1:${port}`);
-    home = await makeAgentHome({
-      extraConfig: [
-        'cron:',
-        '  provider: managed',
-        '  managed:',
-        ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`),
-        'platforms:',
-        '  webhook:',
-        '    enabled: false',
-        '    extra:',
-        '      host: 127.0.0.1',
-        `      port: ${port}`,
-      ].join('\n'),
-    });
+    home = await makeAgentHome({ extraConfig: managedConfig(portal, port) });
   });
 
   afterEach(async () => {
@@ -43,17 +51,31 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     await removeAgentHome(home);
   });
 
-  async function startGateway(): Promise<() => string> {
+  /** Starts `agent gateway` on `home` with the scheduler token, without waiting for it. */
+  function launchGateway(): { gateway: ChildProcess; output: () => string } {
     const gateway = startAgent(['gateway'], { home, env: { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken } });
     gateways.push(gateway);
     let output = '';
     gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    expect(await eventually(() => /fire endpoint listening on 127\.0\.0\.1:\d+/.test(output), 10_000)).toBe(true);
-    return () => output;
+    return { gateway, output: () => output };
+  }
+
+  /** Starts a gateway and waits for its listening line; `url` is the base its fires go to. */
+  async function startGateway(): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
+    const started = launchGateway();
+    const listening = /fire endpoint listening on 127\.0\.0\.1:(\d+)/;
+    expect(await eventually(() => listening.test(started.output()), 10_000)).toBe(true);
+    return { ...started, url: `http://127.0.0.1:${listening.exec(started.output())![1]}` };
   }
 
   const callback = () => `http://127.0.0.1:${port}`;
+  const withToken = { AGENT_CRON_SCHEDULER_TOKEN: 'scheduler-token-for-tests' };
+  const createArmed = async (args: string[]) => {
+    const run = await runAgent(['cron', 'create', ...args, '--deliver', 'local', '--no-tick'], { home, env: withToken });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    return /^Created job ([0-9a-f]{12}) /.exec(run.stdout)![1]!;
+  };
 
   it('answers a fire with 202 and runs the job once; a second fire of the slot is stale', async () => {
     const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
@@ -80,4 +102,127 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(await portal.fire(callback(), { job_id: 'nosuchjob', fire_at: slot }, portal.mint('nosuchjob'))).toMatchObject({ status: 200, body: { status: 'gone' } });
     expect(invocations(home)).toHaveLength(0);
   }, 30_000);
+
+  it('two gateways on one home fired the same slot at the same moment: one 202, one stale, one run', async () => {
+    await removeAgentHome(home);
+    home = await makeAgentHome({ extraConfig: managedConfig(portal, port, 0) });
+    const id = await createJob(home, ['every 1h', 'Shared report', '--name', 'shared', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const [one, two] = [await startGateway(), await startGateway()];
+    expect(one.url).not.toBe(two.url);
+
+    const answers = await Promise.all(
+      [one, two].map(({ url }) => portal.fire(url, { job_id: id, fire_at: slot }, portal.mint(id))),
+    );
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 202]);
+    expect(answers.find((answer) => answer.status === 200)!.body).toEqual({ status: 'stale' });
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    expect(invocations(home)).toEqual(['Shared report']);
+  }, 30_000);
+
+  it('scale to zero: a fire sent while the gateway starts is answered 202 and runs once', async () => {
+    const id = await createJob(home, ['every 1h', 'Cold start report', '--name', 'cold', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const token = portal.mint(id);
+    const { output } = launchGateway();
+
+    let answer: FireAnswer | null = null;
+    let refused = 0;
+    const deadline = Date.now() + 10_000;
+    while (answer === null) {
+      try {
+        answer = await portal.fire(callback(), { job_id: id, fire_at: slot }, token);
+      } catch (error) {
+        // Nothing listens yet: the token never reached the gateway, so the same one is sent again.
+        if (!connectionRefused(error) || Date.now() > deadline) throw error;
+        refused += 1;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    expect(answer).toMatchObject({ status: 202, body: { status: 'accepted', job_id: id } });
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    expect(invocations(home)).toEqual(['Cold start report']);
+    expect(refused).toBeGreaterThan(0);
+    expect(output()).not.toMatch(/error/i);
+  }, 30_000);
+
+  describe('the managed cycle', () => {
+    it('a recurring job: armed by agent cron create, fired, run once, re-armed at its next slot; agent cron remove cancels', async () => {
+      await startGateway();
+      const id = await createArmed(['every 1h', 'Hourly report', '--name', 'hourly']);
+      const slot = storedJob(home, id).next_run_at!;
+      expect(portal.armed.get(id)).toMatchObject({ fire_at: slot, callback_url: `${callback()}/api/cron/fire` });
+
+      const fired = await portal.fireArmed(id);
+
+      expect(fired).toMatchObject({ status: 202, fire_at: slot });
+      expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+      expect(invocations(home)).toEqual(['Hourly report']);
+      const next = storedJob(home, id).next_run_at!;
+      expect(Date.parse(next)).toBeGreaterThan(Date.parse(slot));
+      await portal.until(() => portal.armed.get(id)?.fire_at === next, 10_000);
+
+      const removed = await runAgent(['cron', 'remove', id], { home, env: withToken });
+      expect(removed.code).toBe(0);
+      expect(portal.armed.has(id)).toBe(false);
+      expect(portal.callsOf('cancel').map((call) => call.body)).toContainEqual({ job_id: id });
+      expect(await portal.fire(callback(), { job_id: id, fire_at: next }, portal.mint(id))).toMatchObject({ status: 200, body: { status: 'gone' } });
+      expect(invocations(home)).toHaveLength(1);
+    }, 30_000);
+
+    it('a one-shot: armed by agent cron create, fired ahead of its time on our clock, run once, then disarmed', async () => {
+      await startGateway();
+      const id = await createArmed(['2h', 'Once only', '--name', 'once']);
+      expect(portal.armed.get(id)?.fire_at).toBe(storedJob(home, id).next_run_at);
+
+      expect(await portal.fireArmed(id)).toMatchObject({ status: 202 });
+
+      expect(await eventually(() => storedJob(home, id).state === 'completed', 10_000)).toBe(true);
+      await portal.until(() => !portal.armed.has(id), 10_000);
+      expect(portal.callsOf('cancel').map((call) => call.body)).toContainEqual({ job_id: id });
+      expect(invocations(home)).toEqual(['Once only']);
+    }, 30_000);
+  });
+
+  describe('a JWKS URL that does not serve keys', () => {
+    const refusedThenUp = async (url: string, id: string, slot: string, gateway: ChildProcess) => {
+      const answer = await portal.fire(url, { job_id: id, fire_at: slot }, portal.mint(id));
+      expect(answer).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+      expect(portal.jwksRequests).toBeGreaterThan(0);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect(gateway.exitCode).toBeNull();
+      expect(invocations(home)).toEqual([]);
+    };
+
+    it('serving garbage: fires answer 401 and the gateway stays up', async () => {
+      const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
+      portal.jwksMode = 'garbage';
+      const { gateway, url, output } = await startGateway();
+
+      await refusedThenUp(url, id, storedJob(home, id).next_run_at!, gateway);
+      expect(output()).toMatch(/JWKS at .* could not be fetched or read/);
+    }, 30_000);
+
+    it('failing: fires answer 401, the gateway stays up, and once the JWKS answers again a fire is accepted', async () => {
+      const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
+      const slot = storedJob(home, id).next_run_at!;
+      portal.jwksMode = 'error';
+      const { gateway, url } = await startGateway();
+      await refusedThenUp(url, id, slot, gateway);
+
+      portal.jwksMode = 'keys';
+      // The JWKS is fetched again at most every 10 s however many fires come: poll with a deadline.
+      let accepted = false;
+      const deadline = Date.now() + 20_000;
+      while (!accepted && Date.now() < deadline) {
+        accepted = (await portal.fire(url, { job_id: id, fire_at: slot }, portal.mint(id))).status === 202;
+        if (!accepted) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(accepted).toBe(true);
+      expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+      expect(invocations(home)).toEqual(['Report']);
+    }, 40_000);
+  });
 });

@@ -1,5 +1,5 @@
 import { FakePortal } from '../support/fakePortal.js';
-import { inAScratchHomeEachTest, runAgent, storedJob, storedJobs, writeHomeFile } from './agentCli.js';
+import { inAScratchHomeEachTest, makeDue, runAgent, storedJob, storedJobs, writeHomeFile } from './agentCli.js';
 
 /**
  * `cron.provider: managed` seen from the command line (decisions §11): every `agent cron` command
@@ -74,6 +74,20 @@ describe('agent cron with the managed provider, end to end', () => {
     const run = await agent(['run', id]);
     expect(run.code).toBe(0);
     expect(storedJob(home, id).state).toBe('completed');
+    expect(portal.armed.has(id)).toBe(false);
+  });
+
+  it('a one-shot run by a command\'s implicit tick is disarmed right after its run', async () => {
+    const id = created((await agent(['create', '2h', 'Once only', '--no-tick'])).stdout);
+    expect(portal.armed.has(id)).toBe(true);
+    await makeDue(home, id);
+
+    const list = await agent(['list']);
+
+    expect(list.code).toBe(0);
+    expect(list.stderr).toMatch(new RegExp(`Ran job ${id} 'Once only': ok`));
+    expect(storedJob(home, id).state).toBe('completed');
+    expect(authorized('cancel').map((call) => call.body)).toEqual([{ job_id: id }]);
     expect(portal.armed.has(id)).toBe(false);
   });
 

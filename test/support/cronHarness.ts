@@ -12,6 +12,8 @@ import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
 import { ShowJob } from '../../src/application/cron/ShowJob.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
+import type { StartCliFiring } from '../../src/adapters/cli/cliFiring.js';
+import { BuiltInTickerProvider } from '../../src/adapters/scheduling/BuiltInTickerProvider.js';
 import type { Job } from '../../src/domain/Job.js';
 import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
 import { FakeBotChatDelivery } from '../fakes/FakeBotChatDelivery.js';
@@ -59,6 +61,12 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat);
   const timer = new ManualTimer();
   const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
+  // CLI mode's firing, as the composition starts it: the built-in ticker on the firing path given.
+  const startFiring: StartCliFiring = async (cadence, fire) => {
+    const provider = new BuiltInTickerProvider(cadence);
+    await provider.start({ jobs: repository, fire, clock, log, settings: {}, env: {} });
+    return provider;
+  };
   return {
     timer,
     execution,
@@ -73,6 +81,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     listJobRuns: new ListJobRuns(repository, outputs, settings),
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
+    startFiring,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log),
     askAgent: new AskAgent(agent, memory, settings),
   };

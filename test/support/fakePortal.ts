@@ -110,6 +110,14 @@ export class FakePortal {
     return { status: response.status, body: (await response.json()) as Record<string, unknown>, retryAfter: response.headers.get('retry-after') };
   }
 
+  /** What the real portal does when an armed fire is due: fires it at its callback_url with a fresh token. */
+  async fireArmed(jobId: string): Promise<FireAnswer & { fire_at: string }> {
+    const armed = this.armed.get(jobId);
+    if (!armed) throw new Error(`the fake portal holds no armed fire for job ${jobId}; armed: ${JSON.stringify([...this.armed.keys()])}`);
+    const base = armed.callback_url.replace(/\/api\/cron\/fire$/, '');
+    return { ...(await this.fire(base, { job_id: jobId, fire_at: armed.fire_at }, this.mint(jobId))), fire_at: armed.fire_at };
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));

@@ -8,13 +8,14 @@ import { AppError } from '../../domain/errors.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
-import { tickLines } from './formatJobs.js';
-import { implicitTick } from './implicitTick.js';
+import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 
 /** What `agent chat` needs, built for the chosen home (or profile) on first use. */
 export interface ChatApp {
   askAgent: AskAgent;
   runDueJobs: RunDueJobs;
+  /** Starts firing due jobs the one way every process does (a tick at the start, one every minute). */
+  startFiring: StartCliFiring;
   /** The bot-chat mailbox of this home, owned while a conversation is open (decisions §12). */
   botChatOwner: BotChatOwner;
 }
@@ -104,25 +105,17 @@ class ChatSession {
 
   /** One question: the answer on stdout; a failure is thrown (exit 1). */
   async answerOnce(question: string): Promise<void> {
-    if (this.flags.tick) await this.tick();
+    if (this.flags.tick) await (await this.startFiring({ kind: 'once' })).stop();
     await this.ask(question, this.io.interactive);
   }
 
   /** A conversation on the terminal until /exit or end of input; failures are shown, not fatal. */
   async converse(): Promise<void> {
-    // Loaded only for a conversation, so other commands do not pay for node-cron and readline.
-    const [{ MinuteTicker }, { createInterface }] = await Promise.all([
-      import('../scheduling/MinuteTicker.js'),
-      import('node:readline'),
-    ]);
-    const ticker = new MinuteTicker(
-      () => this.tick(),
-      (error) => writeLine(this.io.stderr, messageFor(error, false)),
-    );
-    if (this.flags.tick) {
-      await this.tick();
-      ticker.start();
-    }
+    // Loaded only for a conversation, so other commands do not pay for readline.
+    const { createInterface } = await import('node:readline');
+    const firing = this.flags.tick
+      ? await this.startFiring({ kind: 'minute', onError: (error) => writeLine(this.io.stderr, messageFor(error, false)) })
+      : null;
     writeLine(this.io.stderr, 'Chatting with the agent. Type /exit or press Ctrl-D to leave.');
     const terminal = createInterface({ input: this.io.stdin, output: this.io.stdout, terminal: true, prompt: 'you> ' });
     const stopOwning = await this.ownMailbox(() => terminal.prompt());
@@ -137,7 +130,7 @@ class ChatSession {
     } finally {
       terminal.close();
       await stopOwning();
-      await ticker.stop();
+      await firing?.stop();
     }
   }
 
@@ -223,9 +216,8 @@ class ChatSession {
     return answer;
   }
 
-  /** Fires due jobs; what ran goes to stderr so answers on stdout stay clean. */
-  private async tick(): Promise<void> {
-    const report = await implicitTick(this.chat.runDueJobs, this.io);
-    for (const line of report ? tickLines(report) : []) writeLine(this.io.stderr, line);
+  /** Fires due jobs through the built-in ticker; what ran goes to stderr so answers on stdout stay clean. */
+  private startFiring(cadence: Parameters<StartCliFiring>[0]): ReturnType<StartCliFiring> {
+    return this.chat.startFiring(cadence, cliFiringPath(this.chat.runDueJobs, this.io, {}));
   }
 }

@@ -14,7 +14,7 @@ import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { wholeNumber } from './flagValues.js';
-import { implicitTick } from './implicitTick.js';
+import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import {
   createdLine,
@@ -37,6 +37,8 @@ export interface CronApp {
   removeJob: RemoveJob;
   runJobNow: RunJobNow;
   runDueJobs: RunDueJobs;
+  /** Starts firing due jobs the one way every process does (the implicit tick's look). */
+  startFiring: StartCliFiring;
   showJob: ShowJob;
   listJobRuns: ListJobRuns;
 }
@@ -198,22 +200,23 @@ function jobPositional(y: Argv<CommonFlags>) {
 
 /** Runs one tick. `explicit` (agent cron tick) reports to stdout; otherwise to stderr. */
 async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> {
-  const out = explicit ? io.stdout : io.stderr;
   const onRunStart = io.interactive
     ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
     : undefined;
-  const report = explicit
-    ? await cron.runDueJobs.execute({ onRunStart })
-    : await implicitTick(cron.runDueJobs, io, { onRunStart }, cron.paths.cronDir);
-  // Skipped: inside a cron run, or in a home this user cannot write (implicitTick said so).
-  if (!report) return;
+  if (!explicit) {
+    // One look through the built-in ticker; what it did goes to stderr (see cliFiringPath).
+    const fire = cliFiringPath(cron.runDueJobs, io, { input: { onRunStart }, storeDir: cron.paths.cronDir });
+    await (await cron.startFiring({ kind: 'once' }, fire)).stop();
+    return;
+  }
+  const report = await cron.runDueJobs.execute({ onRunStart });
   if (report.lockBusy) {
-    if (explicit) writeLine(out, 'Another tick is in progress; nothing was run.');
+    writeLine(io.stdout, 'Another tick is in progress; nothing was run.');
     return;
   }
   const lines = tickLines(report);
-  for (const line of lines) writeLine(out, line);
-  if (explicit && lines.length === 0) writeLine(out, 'No jobs were due.');
+  for (const line of lines) writeLine(io.stdout, line);
+  if (lines.length === 0) writeLine(io.stdout, 'No jobs were due.');
 }
 
 async function createInput(

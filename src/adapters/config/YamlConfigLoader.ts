@@ -7,7 +7,7 @@ import { AppError, errorText } from '../../domain/errors.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
-import { agentConfigSchema } from './configSchema.js';
+import { agentConfigSchema, cronSchema } from './configSchema.js';
 
 /**
  * Reads `$AGENT_HOME/config.yaml` once and returns it validated, with defaults filled in.
@@ -53,7 +53,11 @@ export class YamlConfigLoader {
     }
     const warnings: string[] = [];
     this.dropInvalidScriptTimeout(raw, warnings);
-    return { config: this.validate(raw, warnings), warnings };
+    const plugin = takePluginSection(raw);
+    const config = this.validate(raw, warnings);
+    // The plugin's own settings (SchedulerContext.settings), as config.yaml has them: only the plugin knows their keys.
+    if (plugin) (config.cron as unknown as Record<string, unknown>)[plugin.name] = plugin.settings;
+    return { config, warnings };
   }
 
   private readSource(): string | null {
@@ -143,6 +147,23 @@ export class YamlConfigLoader {
     const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));
     return new AppError('CONFIG.INVALID', `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
   }
+}
+
+/**
+ * Takes `cron.<name>` out of `raw` when `cron.provider` names a plugin and that section is a
+ * mapping, so the strict schema does not drop it as unknown (decisions §11: a plugin gets its
+ * `cron.<name>` section). A key of the cron section itself (`managed`, validated there) is left
+ * alone, and so is a scalar: a misspelt key still gets its "unknown key" warning.
+ */
+function takePluginSection(raw: Record<string, unknown>): { name: string; settings: Record<string, unknown> } | null {
+  const cron = raw.cron;
+  if (!isJsonObject(cron) || typeof cron.provider !== 'string') return null;
+  const name = cron.provider.trim();
+  if (name === '' || name in cronSchema.shape) return null;
+  const settings = cron[name];
+  if (!isJsonObject(settings)) return null;
+  delete cron[name];
+  return { name, settings };
 }
 
 /** A copy in which mapping entries without a value are gone, at every depth. */

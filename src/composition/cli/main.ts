@@ -28,6 +28,7 @@ import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { commandLevelOf, MISSING_COMMAND, usageErrorFor } from '../../adapters/cli/commandLevel.js';
 import { refuseChangesInsideCronRun } from '../../adapters/cli/cronRunGuard.js';
 import { oneOf } from '../../adapters/cli/flagValues.js';
+import type { StartCliFiring } from '../../adapters/cli/cliFiring.js';
 import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
 import { registerDeliveryCommands, type DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
@@ -40,6 +41,7 @@ import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPa
 import { profileHome } from '../../adapters/persistence/profiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildCronContainer, type CronContainer } from '../cronContainer.js';
+import { startFiring } from '../schedulerProviders.js';
 import { agentVersion } from './agentVersion.js';
 import { installationDirectory } from '../installationDirectory.js';
 
@@ -60,8 +62,28 @@ async function main(argv: string[]): Promise<number> {
     }
     return built;
   };
+  /**
+   * CLI mode fires through the same place as the gateway, with no provider named: due jobs fire
+   * only while a command or a session runs, so the built-in ticker fires them (service-spec 5).
+   */
+  const firingIn =
+    (home: string): StartCliFiring =>
+    (cadence, fire) => {
+      const { container, paths } = containerFor(home);
+      return startFiring({
+        container,
+        config: container.get(CONFIG_TOKENS.AgentConfig),
+        env,
+        log: logger,
+        fire,
+        provider: undefined,
+        places: { installationDir: installationDirectory(import.meta.url), agentHome: paths.home },
+        ticker: cadence,
+      });
+    };
   const cronApp = async (): Promise<CronApp> => {
-    const { container, settings, paths } = containerFor(agentHomeFrom(env));
+    const home = agentHomeFrom(env);
+    const { container, settings, paths } = containerFor(home);
     return {
       settings,
       paths,
@@ -73,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
       removeJob: container.get(RemoveJob),
       runJobNow: container.get(RunJobNow),
       runDueJobs: container.get(RunDueJobs),
+      startFiring: firingIn(home),
       showJob: container.get(ShowJob),
       listJobRuns: container.get(ListJobRuns),
     };
@@ -81,7 +104,12 @@ async function main(argv: string[]): Promise<number> {
     const base = agentHomeFrom(env);
     const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
     const { container } = containerFor(home);
-    return { askAgent: container.get(AskAgent), runDueJobs: container.get(RunDueJobs), botChatOwner: container.get(TOKENS.BotChatOwner) };
+    return {
+      askAgent: container.get(AskAgent),
+      runDueJobs: container.get(RunDueJobs),
+      startFiring: firingIn(home),
+      botChatOwner: container.get(TOKENS.BotChatOwner),
+    };
   };
 
   const cli = yargs(argv);

@@ -7,13 +7,11 @@ import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLogger.js';
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
-import { BuiltInTickerProvider } from '../../adapters/scheduling/BuiltInTickerProvider.js';
-import { startSchedulerProvider } from '../../adapters/scheduling/schedulerProviderPlugins.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { errorText } from '../../domain/errors.js';
 import { buildCronContainer } from '../cronContainer.js';
-import { schedulerContextFor } from '../schedulerProviders.js';
+import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
 import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
@@ -79,11 +77,15 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
   if (signal === null) {
-    scheduler = startSchedulerProvider({
-      name: config.cron.provider,
+    scheduler = startFiring({
+      container,
+      config,
+      env: options.env,
+      log: logger,
+      fire: firing,
+      provider: config.cron.provider,
       places: { installationDir: options.installationDir, agentHome: paths.home },
-      context: schedulerContextFor(container, config, options.env, firing, logger),
-      builtIn: () => new BuiltInTickerProvider((onChange) => watchStoreFile(paths.jobsFile, onChange)),
+      ticker: { kind: 'continuous', watchStore: (onChange) => watchStoreFile(paths.jobsFile, onChange) },
     }).catch((error: unknown) => {
       logger.error(`the cron trigger could not start: ${errorText(error)}`);
       return null;

@@ -245,6 +245,46 @@ providers: {local: {type: command, comand: [x]}}
     expect(config.providers.local).toEqual({ type: 'command' });
   });
 
+  describe('the configured plugin provider\'s own section (decisions §11)', () => {
+    it('keeps cron.<provider> as it is, nested values included, without a warning', () => {
+      const { config, warnings } = loadYaml(`
+cron:
+  provider: my-scheduler
+  my-scheduler:
+    endpoint: https://scheduler.example
+    retries: 3
+    zones: {eu: true}
+`);
+
+      expect(warnings).toEqual([]);
+      expect((config.cron as unknown as Record<string, unknown>)['my-scheduler']).toEqual({
+        endpoint: 'https://scheduler.example',
+        retries: 3,
+        zones: { eu: true },
+      });
+    });
+
+    it('still warns about a misspelt scalar key named like the provider, and about other unknown sections', () => {
+      const { config, warnings } = loadYaml(`
+cron:
+  provider: my-scheduler
+  my-scheduler: 3
+  other-scheduler: {endpoint: https://other.example}
+`);
+
+      expect(warnings).toEqual([
+        `${configFile}: unknown key "cron.my-scheduler" ignored`,
+        `${configFile}: unknown key "cron.other-scheduler" ignored`,
+      ]);
+      expect(config.cron).not.toHaveProperty('my-scheduler');
+      expect(config.cron).not.toHaveProperty('other-scheduler');
+    });
+
+    it('validates cron.managed as before when the provider is managed', () => {
+      expect(errorFrom('cron: {provider: managed, managed: {portal_url: not-a-url}}').message).toContain('cron.managed.portal_url');
+    });
+  });
+
   it('refuses a wrong value even when unknown keys are present too', () => {
     expect(errorFrom('typo: 1\ncron: {max_parallel_jobs: four}').message).toContain('cron.max_parallel_jobs');
   });
