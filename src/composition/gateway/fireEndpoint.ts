@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Container } from 'inversify';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -6,9 +5,9 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
 import { createFireApp, type FireRouteDependencies } from '../../adapters/http/fireApp.js';
-import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
+import { closeWebhookServer, createWebhookServer } from '../../adapters/http/webhookServer.js';
 import { JwtFireTokenVerifier } from '../../adapters/security/JwtFireTokenVerifier.js';
-import { AppError } from '../../domain/errors.js';
+import { listenOrExplain } from './webhookListener.js';
 
 /**
  * What `POST /api/cron/fire` needs, when it is served: with `cron.provider: managed` and the
@@ -41,7 +40,7 @@ export interface RunningFireListener {
 export async function startFireListener(config: AgentConfig, fire: FireRouteDependencies, configFile: string): Promise<RunningFireListener> {
   const address = webhookListenerAddress(config, configFile);
   const server = createWebhookServer(createFireApp(fire));
-  const bound = await listen(server, address.host, address.port, configFile);
+  const bound = await listenOrExplain(server, address.host, address.port, configFile, 'The fire endpoint');
   return {
     listeningLine: `fire endpoint listening on ${address.host}:${bound} — POST /api/cron/fire`,
     port: bound,
@@ -49,21 +48,3 @@ export async function startFireListener(config: AgentConfig, fire: FireRouteDepe
   };
 }
 
-async function listen(server: Server, host: string, port: number, configFile: string): Promise<number> {
-  try {
-    return (await listenWebhookServer(server, host, port)).port;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new AppError(
-        'GATEWAY.PORT_IN_USE',
-        `Port ${port} on ${host} is already in use; stop the program using it or set platforms.webhook.extra.port in ${configFile} to a free port.`,
-      );
-    }
-    throw new AppError(
-      'GATEWAY.LISTEN_FAILED',
-      `The fire endpoint could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
-      { cause: error },
-    );
-  }
-}

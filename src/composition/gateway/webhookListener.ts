@@ -60,7 +60,7 @@ export async function startWebhookListener(
     ...(fire ? { fire } : {}),
   });
   const server = createWebhookServer(app);
-  const bound = await listen(server, address.host, address.port, configFile);
+  const bound = await listenOrExplain(server, address.host, address.port, configFile);
   const names = (await routes.all()).map((route) => route.name);
   return {
     listeningLine: `webhook listening on ${address.host}:${bound} — routes: ${names.length > 0 ? names.join(', ') : '(none)'}`,
@@ -73,7 +73,11 @@ export async function startWebhookListener(
   };
 }
 
-async function listen(server: Server, host: string, port: number, configFile: string): Promise<number> {
+/**
+ * Binds `server` (`what` names it in errors); a port in use is GATEWAY.PORT_IN_USE naming the
+ * port and the config key, any other failure GATEWAY.LISTEN_FAILED.
+ */
+export async function listenOrExplain(server: Server, host: string, port: number, configFile: string, what = 'The webhook listener'): Promise<number> {
   try {
     return (await listenWebhookServer(server, host, port)).port;
   } catch (error) {
@@ -86,7 +90,7 @@ async function listen(server: Server, host: string, port: number, configFile: st
     }
     throw new AppError(
       'GATEWAY.LISTEN_FAILED',
-      `The webhook listener could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
+      `${what} could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
       { cause: error },
     );
   }
