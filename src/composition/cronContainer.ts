@@ -16,6 +16,7 @@ import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
 import { toolsModule } from './modules/toolsModule.js';
+import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
 
 export interface CronContainer {
@@ -54,6 +55,7 @@ export function buildCronContainer(
     chatUseCaseModule,
     deliveryUseCaseModule,
     webhookSubscriptionModule,
+    statusModule,
   );
   const provider = config.cron.provider?.trim();
   const notifier = new JobChangeNotifier(async () => {

@@ -130,6 +130,18 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       }
     });
 
+    it('names the account of good credentials and refuses wrong ones, where the platform has a "who am I" call', async () => {
+      const sender = await deliveryOver(fake).platforms.sender(fake.platform);
+      if (sender.whoAmI === undefined) return;
+      expect(await sender.whoAmI()).not.toBe('');
+      const secretKeys = Object.keys(fake.settings).filter((key) => /token|secret|password/.test(key));
+      const wrong = Object.fromEntries(secretKeys.map((key) => [key, `wrong-${key}-0000`]));
+      const refusing = await deliveryOver(fake, wrong).platforms.sender(fake.platform);
+      const error = await refusing.whoAmI!().catch((caught: unknown) => caught);
+      expect((error as Error).message).toMatch(new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`));
+      expect(fake.delivered).toEqual([]);
+    });
+
     it('counts a platform that never answers as a failed attempt', async () => {
       fake.failNext({ failure: 'silent', times: Infinity });
       const { delivery, target } = deliveryOver(fake, { timeout_seconds: '0.3' });

@@ -154,7 +154,8 @@ describe('bot-chat delivery, end to end', () => {
       const settled = () => mailboxRecords(profile).some((record) => record.receipt === receipt && record.status === 'settled');
       expect(await eventually(settled, 15_000)).toBe(true);
       expect(received(profile)).toContain(`${HEADER}\n\nAnswer to: Check the build`);
-      expect(terminal.screen()).toContain('Noted.');
+      // The turn settles its record before the terminal has drawn the answer: wait for the screen.
+      expect(await eventually(() => terminal.screen().includes('Noted.'), 10_000)).toBe(true);
 
       terminal.child.stdin!.write('/exit\r');
       const ended = await outcomeOf(terminal.child);

@@ -19,7 +19,7 @@ import {
 } from './agentCli.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const TOP_COMMANDS = 'cron, chat, webhook, send, platforms, channels, gateway';
+const TOP_COMMANDS = 'cron, chat, webhook, send, platforms, channels, config, status, gateway';
 
 /** The command-line conventions every `agent` command follows (exit codes, help, messages). */
 describe('agent command-line conventions', () => {
@@ -62,8 +62,8 @@ describe('agent command-line conventions', () => {
 
   describe('unknown and missing commands', () => {
     it('names an unknown command and lists the commands', async () => {
-      expect(failure(await agent('status'), 2)).toBe(
-        `error: Unknown command "status"; the commands are: ${TOP_COMMANDS} (see "agent --help").`,
+      expect(failure(await agent('launch'), 2)).toBe(
+        `error: Unknown command "launch"; the commands are: ${TOP_COMMANDS} (see "agent --help").`,
       );
     });
 

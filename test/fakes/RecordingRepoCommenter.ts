@@ -9,4 +9,10 @@ export class RecordingRepoCommenter implements RepoCommenter {
     if (this.failWith) throw this.failWith;
     this.comments.push(comment);
   }
+
+  /** `octocat`, or `failWith`. */
+  async signedInAs(): Promise<string> {
+    if (this.failWith) throw this.failWith;
+    return 'octocat';
+  }
 }

@@ -28,6 +28,7 @@ import { ManualTimer } from '../fakes/ManualTimer.js';
 import { ManualClock } from '../fakes/ManualClock.js';
 import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { RecordingMetrics } from '../fakes/RecordingMetrics.js';
 import { SequentialIds } from '../fakes/SequentialIds.js';
 
 export const T0 = '2026-06-01T08:00:00Z';
@@ -60,6 +61,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   };
   const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat);
   const timer = new ManualTimer();
+  const metrics = new RecordingMetrics();
   const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
   // CLI mode's firing, as the composition starts it: the built-in ticker on the firing path given.
   const startFiring: StartCliFiring = async (cadence, fire) => {
@@ -69,6 +71,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   };
   return {
     timer,
+    metrics,
     execution,
     repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings, botChat, botChatOwner,
     createJob: new CreateJob(repository, clock, ids, scripts, settings),
@@ -82,7 +85,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,
-    dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log),
+    dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log, metrics),
     askAgent: new AskAgent(agent, memory, settings),
   };
 }

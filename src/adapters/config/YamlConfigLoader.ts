@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 // config file is read on every command (docs/adr/0003-bundled-cli.md).
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type * as z from 'zod/mini';
+import { closestName } from '../../domain/didYouMean.js';
 import { AppError, errorText } from '../../domain/errors.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
@@ -35,6 +36,56 @@ export class YamlConfigLoader {
   load(): LoadedConfig {
     this.loaded ??= this.readAndValidate();
     return this.loaded;
+  }
+
+  /**
+   * Everything wrong with the file, for `agent config check`: unreadable or invalid YAML, every
+   * wrong value and every unknown key (with the known key it probably meant), each naming the
+   * file and the key. `config` is what a command would run with (unknown keys ignored), or null
+   * when a wrong value would stop it. Never throws for the file's content.
+   */
+  diagnose(): ConfigDiagnosis {
+    const file = this.shownPath;
+    let raw: unknown;
+    try {
+      const source = this.readSource();
+      raw = withoutEmptyValues((source === null ? null : this.parseYaml(source)) ?? {});
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return { config: null, problems: [{ file, key: '', message: error.message }] };
+    }
+    if (!isJsonObject(raw)) {
+      return { config: null, problems: [{ file, key: '', message: `${file} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).` }] };
+    }
+    const warnings: string[] = [];
+    this.dropInvalidScriptTimeout(raw, warnings);
+    const problems: ConfigProblem[] = warnings.map((message) => ({ file, key: 'cron.script_timeout_seconds', message }));
+    const plugin = takePluginSection(raw);
+    const result = agentConfigSchema.safeParse(raw);
+    if (result.success) return { config: result.data, problems };
+    let fatal = false;
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          problems.push({ file, key: formatKeyPath([...issue.path, key]), message: `${this.unknownKey(issue.path, key)}; remove it or correct its spelling.` });
+        }
+      } else {
+        fatal = true;
+        problems.push({ file, key: formatKeyPath(issue.path), message: this.invalidValue(raw, issue).message });
+      }
+    }
+    problems.sort((a, b) => a.key.localeCompare(b.key));
+    if (fatal) return { config: null, problems };
+    const config = this.validate(raw, []);
+    if (plugin) (config.cron as unknown as Record<string, unknown>)[plugin.name] = plugin.settings;
+    return { config, problems };
+  }
+
+  /** `unknown key "timezon" (did you mean "timezone"?)`, prefixed with the file. */
+  private unknownKey(path: readonly PropertyKey[], key: string): string {
+    const suggestion = closestName(key, knownKeysAt(agentConfigSchema, path));
+    const hint = suggestion === null ? '' : ` (did you mean "${suggestion}"?)`;
+    return `${this.shownPath}: unknown key "${formatKeyPath([...path, key])}"${hint}`;
   }
 
   private get shownPath(): string {
@@ -126,17 +177,16 @@ export class YamlConfigLoader {
     );
     const wrongValue = first.error.issues.find((issue) => issue.code !== 'unrecognized_keys');
     if (wrongValue) throw this.invalidValue(raw, wrongValue);
-    const unknownKeyPaths: string[] = [];
+    const unknownKeyWarnings: Array<{ keyPath: string; warning: string }> = [];
     for (const issue of unknownKeys) {
       const owner = valueAt(raw, issue.path);
       for (const key of issue.keys) {
-        unknownKeyPaths.push(formatKeyPath([...issue.path, key]));
+        unknownKeyWarnings.push({ keyPath: formatKeyPath([...issue.path, key]), warning: `${this.unknownKey(issue.path, key)} ignored` });
         if (isJsonObject(owner)) delete owner[key];
       }
     }
-    for (const keyPath of unknownKeyPaths.sort()) {
-      warnings.push(`${this.shownPath}: unknown key "${keyPath}" ignored`);
-    }
+    unknownKeyWarnings.sort((a, b) => (a.keyPath < b.keyPath ? -1 : a.keyPath > b.keyPath ? 1 : 0));
+    for (const { warning } of unknownKeyWarnings) warnings.push(warning);
     const second = agentConfigSchema.safeParse(raw);
     if (second.success) return second.data;
     throw this.invalidValue(raw, second.error.issues[0]!);
@@ -147,6 +197,52 @@ export class YamlConfigLoader {
     const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));
     return new AppError('CONFIG.INVALID', `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
   }
+}
+
+/** One thing wrong with config.yaml: the file as shown to the user, the key path ('' for the whole file), one sentence. */
+export interface ConfigProblem {
+  file: string;
+  key: string;
+  message: string;
+}
+
+export interface ConfigDiagnosis {
+  config: AgentConfig | null;
+  problems: ConfigProblem[];
+}
+
+interface SchemaDefinition {
+  type: string;
+  shape?: Record<string, { _zod: { def: SchemaDefinition } }>;
+  innerType?: { _zod: { def: SchemaDefinition } };
+  valueType?: { _zod: { def: SchemaDefinition } };
+  element?: { _zod: { def: SchemaDefinition } };
+  options?: Array<{ _zod: { def: SchemaDefinition } }>;
+}
+
+/**
+ * The keys the schema knows in the mapping at `path`, read from the schema itself so the hints
+ * cannot drift from it: through optional and default wrappers, a record's entries and a list's items.
+ */
+function knownKeysAt(schema: z.ZodMiniType, path: readonly PropertyKey[]): string[] {
+  let definition = (schema as unknown as { _zod: { def: SchemaDefinition } })._zod.def;
+  const unwrap = () => {
+    while (definition.innerType) definition = definition.innerType._zod.def;
+  };
+  unwrap();
+  for (const segment of path) {
+    if (definition.type === 'object' && typeof segment === 'string' && definition.shape?.[segment]) {
+      definition = definition.shape[segment]._zod.def;
+    } else if (definition.type === 'record' && definition.valueType) {
+      definition = definition.valueType._zod.def;
+    } else if (definition.type === 'array' && definition.element) {
+      definition = definition.element._zod.def;
+    } else {
+      return [];
+    }
+    unwrap();
+  }
+  return definition.type === 'object' && definition.shape ? Object.keys(definition.shape) : [];
 }
 
 /**

@@ -110,10 +110,19 @@ const gatewaySchema = mapping({
   shutdown_grace_seconds: z._default(secondsFromZero(), 30),
 });
 
+/** The listener's settings and routes; of these, only the metrics keys are checked here. */
+const webhookExtraSchema = z.looseObject(
+  {
+    metrics: optional(flag()),
+    metrics_token: optional(text()),
+  },
+  { error: 'must be a mapping of keys to values' },
+);
+
 const webhookPlatformSchema = z.looseObject(
   {
     enabled: optional(flag()),
-    extra: optional(freeMapping()),
+    extra: optional(webhookExtraSchema),
   },
   { error: 'must be a mapping of keys to values' },
 );

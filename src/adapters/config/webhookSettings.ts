@@ -65,6 +65,22 @@ export function webhookOutputRetention(config: Pick<AgentConfig, 'platforms'>, c
   return keep;
 }
 
+/** `GET /metrics` on the listener: `extra.metrics` (default off) and `extra.metrics_token`, the bearer token it then requires. */
+export interface WebhookMetricsSettings {
+  enabled: boolean;
+  token: string | null;
+}
+
+/** `extra.metrics` and `extra.metrics_token`. Throws CONFIG.INVALID naming the key. */
+export function webhookMetricsSettings(config: Pick<AgentConfig, 'platforms'>, configFile = 'config.yaml'): WebhookMetricsSettings {
+  const { metrics = false, metrics_token: token } = webhookExtra(config);
+  if (typeof metrics !== 'boolean') throw invalid(configFile, 'metrics', 'must be true or false', metrics);
+  if (token !== undefined && token !== null && (typeof token !== 'string' || token.trim() === '')) {
+    throw invalid(configFile, 'metrics_token', 'must be a non-empty string, the bearer token scrapers send', token);
+  }
+  return { enabled: metrics, token: typeof token === 'string' ? token.trim() : null };
+}
+
 /** Whether `agent gateway` starts the webhook listener (`platforms.webhook.enabled: true`). */
 export function webhookListenerEnabled(config: Pick<AgentConfig, 'platforms'>): boolean {
   return config.platforms.webhook?.enabled === true;

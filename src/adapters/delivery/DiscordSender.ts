@@ -54,6 +54,15 @@ export class DiscordSender implements PlatformSender {
     throw this.failure(answer, 'the message', `the bot needs View Channel and Send Messages in channel ${channelId}, in a server it has joined`);
   }
 
+  /** `GET /users/@me` (https://discord.com/developers/docs/resources/user#get-current-user): the bot's user name. */
+  async whoAmI(): Promise<string> {
+    const answer = await this.http.call({ url: this.url('/users/@me'), headers: this.headers() });
+    const user = (answer.json ?? {}) as { username?: unknown; id?: unknown };
+    if (isSuccess(answer) && typeof user.username === 'string') return user.username;
+    if (isSuccess(answer)) throw this.http.unconfirmed(answer);
+    throw this.failure(answer, 'the credentials check', 'the bot token may not read its own user');
+  }
+
   /** Every text and announcement channel of every server the bot is in; threads are not listed. */
   async listChannels(): Promise<DirectoryChannel[]> {
     const channels: DirectoryChannel[] = [];

@@ -108,6 +108,11 @@ export class MatrixSender implements PlatformSender {
     return answer.json;
   }
 
+  /** `GET /account/whoami` (Matrix client-server API): the account's user id. */
+  async whoAmI(): Promise<string> {
+    return this.textField(await this.call({ url: '/account/whoami' }), 'user_id', 'whoami');
+  }
+
   private async joinedRooms(): Promise<string[]> {
     const answer = await this.call({ url: '/joined_rooms' });
     const rooms = answer.status === 200 && isRecord(answer.json) ? answer.json.joined_rooms : undefined;

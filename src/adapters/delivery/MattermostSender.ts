@@ -71,6 +71,15 @@ export class MattermostSender implements PlatformSender {
       .map(({ id, name }) => ({ id, name }));
   }
 
+  /** `GET /api/v4/users/me`: the account's user name. */
+  async whoAmI(): Promise<string> {
+    const answer = await this.http.call({ url: this.endpoint('users/me'), headers: this.authorization() });
+    if (!isSuccess(answer)) throw this.failure(answer);
+    const username = (answer.json as { username?: unknown } | undefined)?.username;
+    if (typeof username !== 'string' || username === '') throw this.http.unconfirmed(answer);
+    return `@${username}`;
+  }
+
   /** `url` is the server's address; one pasted with the `/api/v4` suffix works as well. */
   private endpoint(path: string): string {
     return `${apiRoot(this.settings.require('url')).replace(/\/api\/v4$/, '')}/api/v4/${path}`;

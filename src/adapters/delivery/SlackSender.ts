@@ -9,6 +9,9 @@ interface SlackAnswer {
   /** The scope a `missing_scope` answer asks for. */
   needed?: string;
   ts?: string;
+  /** auth.test: the bot's user name and workspace. */
+  user?: string;
+  team?: string;
   channel?: { id?: string };
   channels?: Array<{ id?: string; name?: string }>;
   response_metadata?: { next_cursor?: string };
@@ -61,6 +64,13 @@ export class SlackSender implements PlatformSender {
       cursor = reply.response_metadata?.next_cursor ?? '';
     } while (cursor !== '' && !seenCursors.has(cursor));
     return channels;
+  }
+
+  /** `auth.test` (https://api.slack.com/methods/auth.test): the bot user and its workspace. */
+  async whoAmI(): Promise<string> {
+    const { reply } = await this.call('auth.test', { json: {} });
+    const user = reply.user ? `@${reply.user}` : 'the bot';
+    return reply.team ? `${user} in ${reply.team}` : user;
   }
 
   private async channelFor(chatId: string): Promise<string> {

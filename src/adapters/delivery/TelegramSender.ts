@@ -4,7 +4,7 @@ import type { PlatformSettings } from './PlatformSettings.js';
 
 interface TelegramAnswer {
   ok?: boolean;
-  result?: { message_id?: number };
+  result?: { message_id?: number; username?: string; id?: number };
   error_code?: number;
   description?: string;
   parameters?: { retry_after?: number };
@@ -31,6 +31,17 @@ export class TelegramSender implements PlatformSender {
     const reply = (answer.json ?? {}) as TelegramAnswer;
     const messageId = reply.result?.message_id;
     if (answer.status === 200 && reply.ok === true && typeof messageId === 'number') return { messageId: String(messageId) };
+    if (answer.status === 200) throw this.http.unconfirmed(answer);
+    throw this.http.failure(answer, reply.description, reply.parameters?.retry_after);
+  }
+
+  /** `getMe` (https://core.telegram.org/bots/api#getme): the bot's @username. */
+  async whoAmI(): Promise<string> {
+    const url = `${apiRoot(this.settings.require('base_url'))}/bot${this.settings.require('bot_token')}/getMe`;
+    const answer = await this.http.call({ url });
+    const reply = (answer.json ?? {}) as TelegramAnswer;
+    const { username, id } = reply.result ?? {};
+    if (answer.status === 200 && reply.ok === true && (username || id !== undefined)) return username ? `@${username}` : `bot ${id}`;
     if (answer.status === 200) throw this.http.unconfirmed(answer);
     throw this.http.failure(answer, reply.description, reply.parameters?.retry_after);
   }

@@ -4,6 +4,7 @@ import type { FireTokenVerifier } from '../../application/ports/FireTokenVerifie
 import type { Logger } from '../../application/ports/Logger.js';
 import type { FireOutcome } from '../../application/ports/SchedulerProvider.js';
 import { errorText } from '../../domain/errors.js';
+import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
 
 /** What the fire endpoint needs; `fire` is the FireJobSlot use case. */
 export interface FireRouteDependencies {
@@ -71,9 +72,9 @@ export function fireRoute(dependencies: FireRouteDependencies): Router {
 
 /**
  * The listener's app when only the fire endpoint is served (webhooks off): `GET /health`, the
- * fire endpoint, and 404 in JSON for anything else.
+ * fire endpoint, `GET /metrics` with `metricsEndpoint`, and 404 in JSON for anything else.
  */
-export function createFireApp(dependencies: FireRouteDependencies): RequestListener {
+export function createFireApp(dependencies: FireRouteDependencies, metricsEndpoint?: MetricsEndpoint): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -81,6 +82,10 @@ export function createFireApp(dependencies: FireRouteDependencies): RequestListe
   app.get('/health', (_req, res) => {
     res.status(200).json({ status: 'ok' });
   });
+  if (metricsEndpoint) {
+    const serveMetrics = metricsHandler(metricsEndpoint, dependencies.logger);
+    app.get('/metrics', (req, res) => serveMetrics(req, res));
+  }
   app.use(fireRoute(dependencies));
   app.use((_req, res) => {
     res.status(404).json({ error: 'Not found' });

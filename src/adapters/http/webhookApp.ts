@@ -1,12 +1,14 @@
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Logger } from '../../application/ports/Logger.js';
+import type { Metrics } from '../../application/ports/Metrics.js';
 import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
 import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
 import type { AcceptWebhookInput, WebhookReply } from '../../application/webhook/AcceptWebhook.js';
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 import { errorText } from '../../domain/errors.js';
 import { fireRoute, type FireRouteDependencies } from './fireApp.js';
+import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
 
 /** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
 export interface WebhookAppDependencies {
@@ -16,6 +18,10 @@ export interface WebhookAppDependencies {
   logger: Logger;
   /** When set, `POST /api/cron/fire` is served too (fireApp.ts). */
   fire?: FireRouteDependencies;
+  /** When set, `GET /metrics` is served (metricsRoute.ts). */
+  metricsEndpoint?: MetricsEndpoint;
+  /** Counts the answers to requests under `/webhooks/`. */
+  metrics?: Pick<Metrics, 'webhookRequest'>;
 }
 
 /**
@@ -40,9 +46,12 @@ type BodyRead = { kind: 'complete'; body: Buffer } | { kind: 'too_large' } | { k
  * `_` and `-`, an optional query), which is served without Express's dispatch; see below.
  */
 const PLAIN_WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\?.*)?$/;
+/** Any request under `/webhooks/`, as counted by `agent_webhook_requests_total`. */
+const WEBHOOK_PATH = /^\/webhooks\//i;
 
 /**
- * The webhook listener's HTTP face (decisions §7): `GET /health`, and `POST /webhooks/:route`
+ * The webhook listener's HTTP face (decisions §7): `GET /health`, `GET /metrics` when given a
+ * `metricsEndpoint` (and, given `metrics`, answers under `/webhooks/` counted by status), and `POST /webhooks/:route`
  * checked in order — route (404) → size, from Content-Length before reading and while reading
  * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose reply is
  * sent as it is. The body is read here, as raw bytes, only once the route is known. Other paths
@@ -80,6 +89,14 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
     answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'POST' });
   });
 
+  if (dependencies.metricsEndpoint) {
+    const serveMetrics = metricsHandler(dependencies.metricsEndpoint, logger);
+    app.get('/metrics', (req, res) => serveMetrics(req, res));
+    app.all('/metrics', (req, res) => {
+      answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'GET, HEAD' });
+    });
+  }
+
   if (dependencies.fire) app.use(fireRoute(dependencies.fire));
 
   app.use((req, res) => {
@@ -88,7 +105,9 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
 
   app.use(errorHandler(logger));
 
+  const { metrics } = dependencies;
   return (req, res) => {
+    if (metrics && WEBHOOK_PATH.test(req.url ?? '')) res.once('finish', () => metrics.webhookRequest(res.statusCode));
     const plain = req.method === 'POST' ? PLAIN_WEBHOOK_PATH.exec(req.url ?? '') : null;
     if (plain === null) {
       app(req, res);

@@ -8,6 +8,8 @@ import { whenChildFinished } from './childFinished.js';
 
 /** A comment that takes longer than this is abandoned: gh is stuck on the network or a prompt. */
 const GH_TIMEOUT_MS = 120_000;
+/** `gh auth status` asks the host; a check that takes longer is a failure. */
+const GH_STATUS_TIMEOUT_MS = 20_000;
 /** The end of gh's stderr kept for the message; the reason is in its last lines. */
 const STDERR_KEPT_BYTES = 4096;
 /** gh's exit code for "authentication required". */
@@ -69,6 +71,28 @@ export class GhRepoCommenter implements RepoCommenter {
         }
         reject(new RepoCommentError('failed', `gh pr comment on ${repo}#${prNumber} failed (exit ${code ?? 'signal'})${said ? `: ${said}` : ''}`));
       });
+    });
+  }
+
+  /** `gh auth status`: the account it reports (older versions write it on stderr, newer on stdout). */
+  async signedInAs(): Promise<string> {
+    const { execFile } = await childProcesses();
+    return new Promise<string>((resolve, reject) => {
+      execFile(
+        'gh',
+        ['auth', 'status'],
+        { env: { ...withoutProviderSecrets(this.env), GH_PROMPT_DISABLED: '1', NO_COLOR: '1' }, timeout: GH_STATUS_TIMEOUT_MS },
+        (error, stdout, stderr) => {
+          const said = `${stdout}\n${stderr}`;
+          if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') {
+            return reject(new RepoCommentError('cli_missing', 'the GitHub CLI "gh" is not installed or not on PATH; install it on the gateway host and run "gh auth login"', { cause: error }));
+          }
+          if (error) {
+            return reject(new RepoCommentError('unauthenticated', 'the GitHub CLI "gh" is not logged in; run "gh auth login" on the gateway host or set GH_TOKEN', { cause: error }));
+          }
+          resolve(/account (\S+)/.exec(said)?.[1] ?? /Logged in to \S+ as (\S+)/.exec(said)?.[1] ?? 'an account gh did not name');
+        },
+      );
     });
   }
 }

@@ -1,7 +1,8 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
+import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -56,6 +57,7 @@ export class DispatchDueJobs {
     @inject(TOKENS.Timer) private readonly timer: Timer,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   /** How many runs are in progress. */
@@ -161,10 +163,12 @@ export class DispatchDueJobs {
       this.log.warn(`job '${job.name}' started ${(lateMs / 1000).toFixed(1)} s late: ${why}`, { job: job.id, late_ms: lateMs });
     }
     this.log.info(`running job '${job.name}'`, { job: job.id });
+    this.metrics.runStarted(Math.max(0, lateMs) / 1000);
     const abort = new AbortController();
     // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
     const done = this.execution.runClaimed(job, startedAt, abort.signal).then(
       ({ report, job: stored }) => {
+        this.metrics.runFinished('cron', report.outcome.status, (this.clock.now().getTime() - startedAt.getTime()) / 1000);
         this.runs.delete(job.id);
         if (this.accepting) this.startWaitingClaim();
         this.finished({ job: stored ?? job, report });

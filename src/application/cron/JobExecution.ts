@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { describeTarget, parseDeliveryTargets, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
+import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { finishRun, type Job } from '../../domain/Job.js';
-import { chooseModel } from '../../domain/modelChoice.js';
 import {
   buildRunContext,
   scriptErrorBlock,
@@ -20,6 +19,7 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import { JobPreflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
@@ -36,8 +36,6 @@ export interface JobRunReport {
 
 const RUN_CANCELLED = 'the gateway stopped before the run finished';
 
-type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
-
 /**
  * The run path shared by the tick and `agent cron run` (decisions §5): pre-dispatch validation,
  * the pre-run script, a fresh agent session, the output file, delivery. It never throws: every
@@ -45,6 +43,8 @@ type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: s
  */
 @injectable()
 export class JobExecution {
+  private readonly checks: JobPreflight;
+
   constructor(
     @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
     @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
@@ -56,7 +56,9 @@ export class JobExecution {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
-  ) {}
+  ) {
+    this.checks = new JobPreflight(agent, channel, scripts, settings, botChat);
+  }
 
   /**
    * Runs a job already claimed as `running` and then marks it (decisions §4): the run is counted
@@ -78,7 +80,7 @@ export class JobExecution {
   }
 
   private async execute(job: Job, startedAt: Date, signal?: AbortSignal): Promise<JobRunReport> {
-    const preflight = await this.preflight(job);
+    const preflight = await this.checks.check(job);
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.notifyFailure(job, preflight.targets, preflight.error);
@@ -126,57 +128,7 @@ export class JobExecution {
   }
 
   private selectionFor(job: Job): ModelSelection {
-    return chooseModel({ provider: job.provider, model: job.model }, this.settings.defaultModel);
-  }
-
-  /** Nothing is spent when this fails (decisions §5). */
-  private async preflight(job: Job): Promise<Preflight> {
-    let targets: DeliveryTarget[];
-    try {
-      targets = parseDeliveryTargets(job.deliver).map((target) => this.resolveOrigin(job, target));
-    } catch (error) {
-      return { ok: false, error: errorText(error), targets: [] };
-    }
-    const problems: string[] = [];
-    const modelProblem = this.agent.problemWith(this.selectionFor(job));
-    if (modelProblem) problems.push(modelProblem);
-    if (targets.some((target) => target.kind === 'all')) {
-      const homes = this.channel.homeTargets();
-      if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');
-      targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
-    }
-    const deliverable: DeliveryTarget[] = [];
-    for (const target of targets) {
-      // bot-chat needs no credentials: only its profile must exist.
-      const problem =
-        target.kind === 'platform'
-          ? this.channel.problemWith(target)
-          : target.kind === 'bot-chat'
-            ? await this.botChat.problemWith(target.profile)
-            : null;
-      if (problem) problems.push(problem);
-      else deliverable.push(target);
-    }
-    if (job.script) {
-      try {
-        await this.scripts.check(job.script);
-      } catch (error) {
-        problems.push(errorText(error));
-      }
-    }
-    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
-  }
-
-  /** `origin` is the chat that created the job; without one it behaves as `local`. */
-  private resolveOrigin(job: Job, target: DeliveryTarget): DeliveryTarget {
-    if (target.kind !== 'origin') return target;
-    if (!job.origin) return { kind: 'local' };
-    return {
-      kind: 'platform',
-      platform: job.origin.platform,
-      destination: job.origin.chat_id,
-      threadId: job.origin.thread_id ?? null,
-    };
+    return this.checks.selectionFor(job);
   }
 
   private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {

@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { matchChannel, type DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
 import { retryDelayMs, MAX_SEND_ATTEMPTS } from '../../domain/delivery/deliveryRetry.js';
 import { splitMessage } from '../../domain/delivery/splitMessage.js';
@@ -8,6 +8,7 @@ import type { ChannelDirectoryStore } from '../ports/ChannelDirectory.js';
 import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
 import type { Logger } from '../ports/Logger.js';
+import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import { PlatformSendError, type ChatAddress, type PlatformSender } from '../ports/PlatformSender.js';
 import type { Platforms, PlatformStatus } from '../ports/Platforms.js';
 import type { Timer } from '../ports/Timer.js';
@@ -28,6 +29,7 @@ export class PlatformDelivery implements DeliveryChannel {
     @inject(TOKENS.Timer) private readonly timer: Timer,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   problemWith(target: PlatformTarget): string | null {
@@ -67,6 +69,17 @@ export class PlatformDelivery implements DeliveryChannel {
   }
 
   async deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
+    try {
+      const receipt = await this.deliverOnce(target, text);
+      this.metrics.deliveryFinished(target.platform, 'delivered');
+      return receipt;
+    } catch (error) {
+      this.metrics.deliveryFinished(target.platform, 'failed');
+      throw error;
+    }
+  }
+
+  private async deliverOnce(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
     const problem = this.problemWith(target);
     if (problem) throw new DeliveryError(problem);
     const status = this.platforms.status(target.platform)!;

@@ -51,4 +51,10 @@ export interface PlatformSender {
    * platforms that cannot list them. Throws PlatformSendError.
    */
   listChannels?(): Promise<DirectoryChannel[]>;
+  /**
+   * Who the credentials belong to, as the platform names the account (a bot's @username, a user
+   * id), from the platform's own "who am I" call; it sends nothing. Absent on platforms without
+   * such a call. Throws PlatformSendError: `refused` when the platform refuses the credentials.
+   */
+  whoAmI?(): Promise<string>;
 }

@@ -32,4 +32,9 @@ export interface RepoCommenter {
    * RepoCommentError, whose message says what to do; never retries.
    */
   comment(comment: RepoComment): Promise<void>;
+  /**
+   * The account the code-host CLI is signed in as; posts nothing. Throws RepoCommentError
+   * (`cli_missing`, `unauthenticated`). Absent where the CLI cannot be asked.
+   */
+  signedInAs?(): Promise<string>;
 }

@@ -5,10 +5,12 @@ import type { ChannelDirectoryStore } from './ChannelDirectory.js';
 import type { Clock } from './Clock.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
+import type { GatewayRegistry } from './GatewayRegistry.js';
 import type { IdGenerator } from './IdGenerator.js';
 import type { JobRepository } from './JobRepository.js';
 import type { LocalWebhookClient } from './LocalWebhookClient.js';
 import type { Logger } from './Logger.js';
+import type { Metrics } from './Metrics.js';
 import type { Platforms } from './Platforms.js';
 import type { OrphanProcesses } from './OrphanProcesses.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
@@ -20,6 +22,7 @@ import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings
 import type { SignatureVerifier } from './SignatureVerifier.js';
 import type { TickLock } from './TickLock.js';
 import type { Timer } from './Timer.js';
+import type { WebhookBacklog } from './WebhookBacklog.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookListenerSettings } from './WebhookSettings.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
@@ -36,11 +39,14 @@ export const TOKENS = {
   Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
+  GatewayRegistry: Symbol.for('agent.GatewayRegistry') as ServiceIdentifier<GatewayRegistry>,
   IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
   JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
   LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
+  /** Bound only by the gateway with metrics on; the use cases fall back to NO_METRICS. */
+  Metrics: Symbol.for('agent.Metrics') as ServiceIdentifier<Metrics>,
   Platforms: Symbol.for('agent.Platforms') as ServiceIdentifier<Platforms>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
   OrphanProcesses: Symbol.for('agent.OrphanProcesses') as ServiceIdentifier<OrphanProcesses>,
@@ -52,6 +58,7 @@ export const TOKENS = {
   SignatureVerifier: Symbol.for('agent.SignatureVerifier') as ServiceIdentifier<SignatureVerifier>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   Timer: Symbol.for('agent.Timer') as ServiceIdentifier<Timer>,
+  WebhookBacklog: Symbol.for('agent.WebhookBacklog') as ServiceIdentifier<WebhookBacklog>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,

@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { describeTarget } from '../../domain/DeliveryTarget.js';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
@@ -16,6 +16,7 @@ import type { Clock } from '../ports/Clock.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
+import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -65,9 +66,17 @@ export class WebhookEventExecution {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   async run(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
+    const startedAt = this.clock.now().getTime();
+    const report = await this.runOnce(event, signal);
+    this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - startedAt) / 1000);
+    return report;
+  }
+
+  private async runOnce(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
     const about = { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
     const previous = await this.previousRecord(event, about);
     let record: WebhookRunRecord = previous ?? {

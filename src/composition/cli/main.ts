@@ -32,7 +32,10 @@ import type { StartCliFiring } from '../../adapters/cli/cliFiring.js';
 import { registerChatCommand, type ChatApp, type ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands, type CronApp } from '../../adapters/cli/cronCommands.js';
 import { registerDeliveryCommands, type DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
+import { registerConfigCommands } from '../../adapters/cli/configCommands.js';
 import { registerWebhookCommands, type WebhookApp } from '../../adapters/cli/webhookCommands.js';
+import { registerStatusCommand, type StatusApp } from '../../adapters/cli/statusCommand.js';
+import { ShowStatus } from '../../application/status/ShowStatus.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js';
@@ -160,6 +163,20 @@ async function main(argv: string[]): Promise<number> {
   registerChatCommand(cli, chatApp, io);
   registerWebhookCommands(cli, webhookApp, io);
   registerDeliveryCommands(cli, deliveryApp, io);
+  registerConfigCommands(
+    cli,
+    async () => {
+      // Loaded only for this command, like the gateway.
+      const { configCheckApp } = await import('./configCheck.js');
+      return configCheckApp(agentHomeFrom(env), env, new ConsoleLogger(io.stderr, 'error'));
+    },
+    io,
+  );
+  const statusApp = async (): Promise<StatusApp> => {
+    const { container, settings, paths } = containerFor(agentHomeFrom(env));
+    return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
+  };
+  registerStatusCommand(cli, statusApp, io);
   cli.command(
     'gateway',
     'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',

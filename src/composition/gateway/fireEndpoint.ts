@@ -8,6 +8,7 @@ import { createFireApp, type FireRouteDependencies } from '../../adapters/http/f
 import { closeWebhookServer, createWebhookServer } from '../../adapters/http/webhookServer.js';
 import { JwtFireTokenVerifier } from '../../adapters/security/JwtFireTokenVerifier.js';
 import { listenOrExplain } from './webhookListener.js';
+import type { GatewayMetrics } from './gatewayMetrics.js';
 
 /**
  * What `POST /api/cron/fire` needs, when it is served: with `cron.provider: managed` and the
@@ -35,11 +36,17 @@ export interface RunningFireListener {
 
 /**
  * The gateway's HTTP listener when webhooks are off but fires are served (decisions §11): the
- * same address (`platforms.webhook.extra.host`/`port`) and connection limits as the webhook one.
+ * same address (`platforms.webhook.extra.host`/`port`) and connection limits as the webhook one;
+ * with `metrics`, it serves `GET /metrics` too.
  */
-export async function startFireListener(config: AgentConfig, fire: FireRouteDependencies, configFile: string): Promise<RunningFireListener> {
+export async function startFireListener(
+  config: AgentConfig,
+  fire: FireRouteDependencies,
+  configFile: string,
+  metrics: GatewayMetrics | null = null,
+): Promise<RunningFireListener> {
   const address = webhookListenerAddress(config, configFile);
-  const server = createWebhookServer(createFireApp(fire));
+  const server = createWebhookServer(createFireApp(fire, metrics?.endpoint));
   const bound = await listenOrExplain(server, address.host, address.port, configFile, 'The fire endpoint');
   return {
     listeningLine: `fire endpoint listening on ${address.host}:${bound} — POST /api/cron/fire`,

@@ -16,6 +16,10 @@ import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
 import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
+import { gatewayMetrics } from './gatewayMetrics.js';
+import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
+import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
+import { startupLines } from './startupLines.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -46,27 +50,34 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const paths = agentPathsFor(agentHomeFrom(options.env));
   const { container, settings, notifier } = buildCronContainer(paths, options.env, logger, options.installationDir);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
+  // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
+  const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
   container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
+  const webhooksOn = config.platforms.webhook?.enabled === true;
+  for (const line of startupLines(container, config, paths, webhooksOn)) logger[line.level](line.message, line.fields);
 
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
   // With cron.provider managed it serves fires too, and is started for them even with webhooks off (decisions §11).
   const fire = fireEndpointFor(container, config, logger);
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
-    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire);
+    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire, metrics);
     webhooks = await Promise.race([starting, stopAsked.then(() => null)]);
     // Stopped while it was starting: it stops as soon as it has started.
     if (!webhooks) void starting.then((listener) => listener.stop(0), () => undefined);
   } else if (fire) {
-    const starting = startFireListener(config, fire, displayPath(paths.configFile));
+    const starting = startFireListener(config, fire, displayPath(paths.configFile), metrics);
     const fires = await Promise.race([starting, stopAsked.then(() => null)]);
     if (!fires) void starting.then((listener) => listener.stop(), () => undefined);
     else webhooks = { ...fires, stop: () => fires.stop().then(() => true) };
   }
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
+  if (metrics && !webhooks && signal === null) {
+    logger.warn(`platforms.webhook.extra.metrics is on but no listener serves GET /metrics; set platforms.webhook.enabled: true in ${displayPath(paths.configFile)}`);
+  }
 
   const dispatcher = container.get(DispatchDueJobs);
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
@@ -76,6 +87,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const firing = gatewayFiringPath(dispatcher, (jobId, fireAt) => fireJobSlot.execute({ jobId, fireAt }));
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
+  let registration: GatewayRegistration | null = null;
   if (signal === null) {
     scheduler = startFiring({
       container,
@@ -93,6 +105,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     const provider = await Promise.race([scheduler, stopAsked.then(() => null)]);
     // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
     if (provider) notifier.use(provider);
+    if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
+    if (signal === null) registration = await register(container, config, paths.configFile, webhooks?.port ?? null, provider?.name ?? 'none', logger);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
     if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
@@ -107,9 +121,39 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   ]);
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
+  if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
+}
+
+/**
+ * Registers this gateway on its home for `agent status` (pid, start, listener, provider). A home
+ * where it cannot be written is worth a warning, not a refusal to run.
+ */
+async function register(
+  container: ReturnType<typeof buildCronContainer>['container'],
+  config: AgentConfig,
+  configFile: string,
+  port: number | null,
+  provider: string,
+  logger: WinstonLogger,
+): Promise<GatewayRegistration | null> {
+  const claimant = container.get(TOKENS.ProcessIdentity).claimant();
+  const registration: GatewayRegistration = {
+    pid: process.pid,
+    host: claimant.slice(0, claimant.lastIndexOf(':')),
+    startedAt: container.get(TOKENS.Clock).now().toISOString(),
+    listener: port === null ? null : `${webhookListenerAddress(config, configFile).host}:${port}`,
+    provider,
+  };
+  try {
+    await container.get(TOKENS.GatewayRegistry).register(registration);
+    return registration;
+  } catch (error) {
+    logger.warn(`could not register this gateway for "agent status": ${errorText(error)}`);
+    return null;
+  }
 }
 
 /**

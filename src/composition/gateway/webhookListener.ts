@@ -14,6 +14,7 @@ import { createWebhookApp } from '../../adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
 import { AppError } from '../../domain/errors.js';
 import { webhookModule } from '../modules/webhookModule.js';
+import type { GatewayMetrics } from './gatewayMetrics.js';
 
 export interface RunningWebhookListener {
   /** The line the gateway prints once it listens (decisions §7). */
@@ -25,7 +26,8 @@ export interface RunningWebhookListener {
 
 /**
  * Starts the webhook platform in `container`: checks the config routes, recovers and starts the
- * worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`. A port in use is an AppError naming the port and the config key.
+ * worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`, with
+ * `metrics`, `GET /metrics`. A port in use is an AppError naming the port and the config key.
  */
 export async function startWebhookListener(
   container: Container,
@@ -34,6 +36,7 @@ export async function startWebhookListener(
   logger: Logger,
   configFile: string,
   fire: FireRouteDependencies | null = null,
+  metrics: GatewayMetrics | null = null,
 ): Promise<RunningWebhookListener> {
   const address = webhookListenerAddress(config, configFile);
   const listener = webhookListenerSettingsFrom(config, configFile);
@@ -42,6 +45,8 @@ export async function startWebhookListener(
   routes.validate();
   const worker = container.get(ProcessWebhookEvents);
   const accept = container.get(AcceptWebhook);
+  const inbox = container.get(TOKENS.WebhookInbox);
+  metrics?.watchInboxBacklog(() => inbox.pending());
   // Recovers what an earlier run left unfinished (the worker logs how many) and starts draining.
   await worker.start();
 
@@ -58,6 +63,7 @@ export async function startWebhookListener(
     settings: listener,
     logger,
     ...(fire ? { fire } : {}),
+    ...(metrics ? { metricsEndpoint: metrics.endpoint, metrics: container.get(TOKENS.Metrics) } : {}),
   });
   const server = createWebhookServer(app);
   const bound = await listenOrExplain(server, address.host, address.port, configFile);

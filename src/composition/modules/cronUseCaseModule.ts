@@ -1,7 +1,9 @@
 import { ContainerModule } from 'inversify';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
+import { CheckJobs } from '../../application/cron/CheckJobs.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
+import { JobPreflight } from '../../application/cron/JobPreflight.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
@@ -16,6 +18,8 @@ import { ShowJob } from '../../application/cron/ShowJob.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
+  bind(JobPreflight).toSelf().inSingletonScope();
+  bind(CheckJobs).toSelf().inSingletonScope();
   bind(CreateJob).toSelf().inSingletonScope();
   bind(EditJob).toSelf().inSingletonScope();
   bind(ListJobs).toSelf().inSingletonScope();

@@ -225,7 +225,7 @@ fallback_model: {provider: ollama, name: llama3.2}
     expect(error.message).toBe(`${configFile}: invalid YAML at line 3, column 3: duplicated mapping key.`);
   });
 
-  it('warns about unknown keys at any depth and ignores them', () => {
+  it('warns about unknown keys at any depth, with the key probably meant, and ignores them', () => {
     const { config, warnings } = loadYaml(`
 cron:
   wrap_respons: false
@@ -235,10 +235,10 @@ providers: {local: {type: command, comand: [x]}}
 `);
 
     expect(warnings).toEqual([
-      `${configFile}: unknown key "cron.managed.portal" ignored`,
-      `${configFile}: unknown key "cron.wrap_respons" ignored`,
-      `${configFile}: unknown key "modle" ignored`,
-      `${configFile}: unknown key "providers.local.comand" ignored`,
+      `${configFile}: unknown key "cron.managed.portal" (did you mean "portal_url"?) ignored`,
+      `${configFile}: unknown key "cron.wrap_respons" (did you mean "wrap_response"?) ignored`,
+      `${configFile}: unknown key "modle" (did you mean "model"?) ignored`,
+      `${configFile}: unknown key "providers.local.comand" (did you mean "command"?) ignored`,
     ].sort());
     expect(config.cron.wrap_response).toBe(true);
     expect(config).not.toHaveProperty('modle');
@@ -282,6 +282,58 @@ cron:
 
     it('validates cron.managed as before when the provider is managed', () => {
       expect(errorFrom('cron: {provider: managed, managed: {portal_url: not-a-url}}').message).toContain('cron.managed.portal_url');
+    });
+  });
+
+  describe('diagnose, for agent config check', () => {
+    function diagnose(yaml: string) {
+      writeFileSync(configFile, yaml);
+      return new YamlConfigLoader(configFile).diagnose();
+    }
+
+    it('reports a misspelt key with the file, the key and the key probably meant, and still gives the config', () => {
+      const { config, problems } = diagnose('timezon: Europe/Berlin\n');
+
+      expect(problems).toEqual([
+        {
+          file: configFile,
+          key: 'timezon',
+          message: `${configFile}: unknown key "timezon" (did you mean "timezone"?); remove it or correct its spelling.`,
+        },
+      ]);
+      expect(config?.timezone).toBeUndefined();
+    });
+
+    it('reports every wrong value and unknown key at once, and no config', () => {
+      const { config, problems } = diagnose('cron: {max_parallel_jobs: four, output_retention: 0}\ngateway: {shutdown_grace: 3}\n');
+
+      expect(problems.map((problem) => problem.key)).toEqual(['cron.max_parallel_jobs', 'cron.output_retention', 'gateway.shutdown_grace']);
+      expect(problems[0]!.message).toBe(`${configFile}: cron.max_parallel_jobs must be a whole number of 1 or more (got "four").`);
+      expect(problems[2]!.message).toContain('did you mean "shutdown_grace_seconds"?');
+      expect(config).toBeNull();
+    });
+
+    it('names keys inside named providers and list items by their path', () => {
+      const { problems } = diagnose('providers: {local: {type: command, comand: [x]}}\nfallback_providers: [{provider: local, modle: x}]\n');
+
+      expect(problems.map((problem) => problem.message)).toEqual([
+        `${configFile}: unknown key "fallback_providers[0].modle" (did you mean "model"?); remove it or correct its spelling.`,
+        `${configFile}: unknown key "providers.local.comand" (did you mean "command"?); remove it or correct its spelling.`,
+      ]);
+    });
+
+    it('reports invalid YAML as one problem of the whole file', () => {
+      const { config, problems } = diagnose('cron: [\n');
+
+      expect(config).toBeNull();
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatchObject({ file: configFile, key: '' });
+      expect(problems[0]!.message).toContain('invalid YAML');
+    });
+
+    it('finds nothing wrong in a good file, or in none', () => {
+      expect(diagnose('timezone: UTC\nmodel: {provider: command, command: [x]}\n').problems).toEqual([]);
+      expect(new YamlConfigLoader(join(home, 'absent.yaml')).diagnose()).toMatchObject({ problems: [], config: { providers: {} } });
     });
   });
 

@@ -130,6 +130,7 @@ export class FakeDiscordServer extends HttpFakePlatform {
 
   protected override other(request: RecordedRequest): FakeAnswer {
     if (!this.authorized(request)) return UNAUTHORIZED;
+    if (request.method === 'GET' && request.path === `${API}/users/@me`) return { status: 200, json: { id: '1098765432109876543', username: 'deliverybot', bot: true } };
     if (request.method === 'GET' && request.path === `${API}/users/@me/guilds`) return { status: 200, json: this.guildPage(request.query) };
     const channels = new RegExp(`^${API}/guilds/([^/]+)/channels$`).exec(request.path);
     if (request.method === 'GET' && channels) {

@@ -100,6 +100,9 @@ export class FakeMattermostServer extends HttpFakePlatform {
     if (!request.path.startsWith('/api/')) {
       return { status: 200, text: '<!doctype html><html><head><title>Mattermost</title></head><body><div id="root"></div></body></html>', headers: { 'content-type': 'text/html' } };
     }
+    if (request.method === 'GET' && request.path === '/api/v4/users/me') {
+      return this.authorizationProblem(request) ?? { status: 200, json: { id: 'u1deliverybot000000000000a', username: 'deliverybot' } };
+    }
     if (request.method === 'GET' && request.path === '/api/v4/users/me/channels') {
       return this.authorizationProblem(request) ?? { status: 200, json: Object.values(MATTERMOST_CHANNELS).map(channelJson) };
     }

@@ -84,6 +84,9 @@ export class FakeSlackServer extends HttpFakePlatform {
 
   protected override other(request: RecordedRequest): FakeAnswer {
     const route = `${request.method} ${request.path}`;
+    if (route === 'POST /auth.test') {
+      return authRefusal(request) ?? { status: 200, json: { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'deliverybot', team_id: 'T0ACME', user_id: 'U0BOT', bot_id: 'B0BOT' } };
+    }
     if (route !== 'POST /conversations.open' && route !== 'GET /conversations.list') return { status: 404, json: { ok: false, error: 'unknown_method' } };
     const refusal = authRefusal(request);
     if (refusal) return refusal;

@@ -25,6 +25,13 @@ export class FakeTelegramServer extends HttpFakePlatform {
     return { status: 200, json: { ok: true, result: { message_id: Number(messageId), chat: { id: request.body.chat_id }, text: request.body.text } } };
   }
 
+  /** `GET /bot<token>/getMe`: the bot, or 401 for another token. */
+  protected override other(request: RecordedRequest): FakeAnswer {
+    if (!/^\/bot[^/]+\/getMe$/.test(request.path)) return { status: 404, json: { ok: false, error_code: 404, description: 'Not Found' } };
+    if (request.path !== `/bot${TELEGRAM_TOKEN}/getMe`) return { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } };
+    return { status: 200, json: { ok: true, result: { id: 123456, is_bot: true, first_name: 'Delivery', username: 'delivery_bot' } } };
+  }
+
   protected fail(failure: Exclude<FakeFailure, 'silent'>, retryAfter: number): FakeAnswer {
     switch (failure) {
       case 'rate_limited':

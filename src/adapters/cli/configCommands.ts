@@ -1,0 +1,89 @@
+import type { Argv } from 'yargs';
+import type { JobCheckReport } from '../../application/cron/CheckJobs.js';
+import type { CredentialCheck } from '../../application/delivery/CheckPlatformCredentials.js';
+import { AppError } from '../../domain/errors.js';
+import type { ConfigDiagnosis } from '../config/YamlConfigLoader.js';
+import { writeLine, type CliIO } from './CliIO.js';
+import { MISSING_COMMAND } from './commandLevel.js';
+
+/** What `agent config check` needs; the jobs and credentials are only asked for when config.yaml can be used. */
+export interface ConfigCheckApp {
+  /** config.yaml's problems; reads the file, contacts nobody. */
+  diagnose(): ConfigDiagnosis;
+  checkJobs(): Promise<JobCheckReport>;
+  checkCredentials(): Promise<CredentialCheck[]>;
+}
+
+interface CheckReport {
+  config: ConfigDiagnosis['problems'];
+  /** null when config.yaml is too wrong for the jobs to be checked. */
+  jobs: JobCheckReport | null;
+  /** null without --online, or when config.yaml is too wrong to read the platforms. */
+  credentials: CredentialCheck[] | null;
+  problems: number;
+}
+
+function countProblems(report: Omit<CheckReport, 'problems'>): number {
+  const jobs = report.jobs ? report.jobs.jobs.filter((job) => job.problems.length > 0).length + report.jobs.unreadable.length : 0;
+  const credentials = (report.credentials ?? []).filter((check) => check.result === 'failed').length;
+  return report.config.length + jobs + credentials;
+}
+
+function summary(report: CheckReport, online: boolean): string {
+  const parts: string[] = [`config.yaml ${report.config.length === 0 ? 'ok' : `${report.config.length} problem${report.config.length === 1 ? '' : 's'}`}`];
+  if (report.jobs) {
+    const bad = report.jobs.jobs.filter((job) => job.problems.length > 0).length + report.jobs.unreadable.length;
+    parts.push(`${report.jobs.jobs.length} job${report.jobs.jobs.length === 1 ? '' : 's'} checked${bad > 0 ? `, ${bad} with problems` : ''}`);
+  } else {
+    parts.push('jobs not checked (fix config.yaml first)');
+  }
+  if (report.credentials) {
+    const failed = report.credentials.filter((check) => check.result === 'failed').length;
+    parts.push(`${report.credentials.length} credential check${report.credentials.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} failed` : ''}`);
+  } else if (!online) {
+    parts.push('credentials not contacted (add --online)');
+  }
+  return parts.join('; ');
+}
+
+const MARK = { ok: 'ok', failed: 'FAILED', unchecked: 'not checked' } as const;
+
+/** `agent config check`: whether config.yaml and every job can be used as they stand. */
+export function registerConfigCommands(yargs: Argv, app: () => Promise<ConfigCheckApp>, io: CliIO): Argv {
+  return yargs.command('config', 'Check the configuration', (config) =>
+    config
+      .command(
+        'check',
+        'Check config.yaml (every wrong value and misspelt key) and that every job\'s provider, model, skills, script and targets resolve; exit 1 when something is wrong',
+        (y) =>
+          y
+            .option('online', { type: 'boolean', default: false, describe: 'Also ask each configured platform who its credentials belong to, and gh for repo_comment routes' })
+            .option('json', { type: 'boolean', default: false, describe: 'Print the findings as JSON' }),
+        async (argv) => {
+          const checker = await app();
+          const diagnosis = checker.diagnose();
+          const usable = diagnosis.config !== null;
+          const jobs = usable ? await checker.checkJobs() : null;
+          const credentials = usable && argv.online ? await checker.checkCredentials() : null;
+          const partial = { config: diagnosis.problems, jobs, credentials };
+          const report: CheckReport = { ...partial, problems: countProblems(partial) };
+          if (argv.json) {
+            writeLine(io.stdout, JSON.stringify(report, null, 2));
+          } else {
+            for (const problem of report.config) writeLine(io.stdout, problem.message);
+            for (const job of jobs?.jobs ?? []) {
+              for (const problem of job.problems) writeLine(io.stdout, `job '${job.name}' (${job.id}): ${problem}`);
+            }
+            for (const line of jobs?.unreadable ?? []) writeLine(io.stdout, line);
+            for (const check of credentials ?? []) writeLine(io.stdout, `${check.name}: ${MARK[check.result]}, ${check.detail}`);
+          }
+          const line = summary(report, argv.online);
+          if (report.problems > 0) {
+            throw new AppError('CONFIG.CHECK_FAILED', `${report.problems} problem${report.problems === 1 ? '' : 's'} found (${line}); fix them and run "agent config check" again.`);
+          }
+          if (!argv.json) writeLine(io.stdout, `No problems found: ${line}.`);
+        },
+      )
+      .demandCommand(1, MISSING_COMMAND),
+  );
+}

@@ -1,0 +1,74 @@
+import type { Argv } from 'yargs';
+import type { HomeStatus, ShowStatus } from '../../application/status/ShowStatus.js';
+import { formatWallClock } from '../../domain/zonedTime.js';
+import { writeLine, type CliIO } from './CliIO.js';
+import { textTable } from './textTable.js';
+
+/** What `agent status` needs, built on first use by the composition root. */
+export interface StatusApp {
+  showStatus: ShowStatus;
+  home: string;
+  timeZone: string;
+}
+
+/** `agent status`: the state of this home at a glance, gateway or none. */
+export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>, io: CliIO): Argv {
+  return yargs.command(
+    'status',
+    'Show whether a gateway runs on this home, the next jobs due, failed jobs and waiting webhook events',
+    (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' }),
+    async (argv) => {
+      const { showStatus, home, timeZone } = await app();
+      const status = await showStatus.execute();
+      if (argv.json) writeLine(io.stdout, JSON.stringify({ home, ...status }, null, 2));
+      else writeLine(io.stdout, statusText(status, home, timeZone));
+    },
+  );
+}
+
+/** The text of `agent status`, times in `timeZone`. */
+export function statusText(status: HomeStatus, home: string, timeZone: string): string {
+  const when = (iso: string) => `${formatWallClock(new Date(iso), timeZone)} (${timeZone})`;
+  const lines = [`Home: ${home}`];
+  const { gateway } = status;
+  if (gateway.state === 'stopped') lines.push('Gateway: not running (start it with "agent gateway")');
+  else {
+    const { pid, host, startedAt, listener, provider } = gateway.gateway;
+    const state = gateway.state === 'running' ? 'running' : `registered from ${host}, which cannot be checked from here`;
+    lines.push(
+      `Gateway: ${state}, pid ${pid}, since ${when(startedAt)}`,
+      `  listener: ${listener ?? 'off'}`,
+      `  trigger provider: ${provider}`,
+    );
+  }
+  lines.push('');
+  if (status.nextJobs.length === 0) lines.push('Next jobs: none scheduled');
+  else {
+    lines.push('Next jobs:');
+    lines.push(indent(textTable(['ID', 'NAME', `NEXT RUN (${timeZone})`], status.nextJobs.map((job) => [job.id, job.name, formatWallClock(new Date(job.nextRunAt), timeZone)]))));
+  }
+  lines.push('');
+  if (status.failedJobs.length === 0) lines.push('Failed jobs: none');
+  else {
+    lines.push('Failed jobs (last run):');
+    for (const job of status.failedJobs) {
+      const at = job.lastRunAt ? ` at ${when(job.lastRunAt)}` : '';
+      lines.push(`  ${job.id} '${job.name}': ${job.lastStatus}${at}${job.error ? ` — ${oneLine(job.error)}` : ''}`);
+    }
+  }
+  lines.push('');
+  lines.push(`Webhook events waiting: ${status.webhookEventsWaiting}`);
+  if (status.unreadableJobs > 0) lines.push(`Unreadable job records: ${status.unreadableJobs} (see "agent cron list")`);
+  return lines.join('\n');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,106 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DeliveryOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
+import type { MetricsExposition } from '../http/metricsRoute.js';
+
+/** Run durations: from a quick script-only run to an hour-long agent session. */
+const RUN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+/** Firing lateness: on time is well under a second; minutes mean the gateway was not running. */
+const LATENESS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+
+/**
+ * The Metrics port over prom-client, with its own registry (nothing global), rendered in the
+ * Prometheus text format for `GET /metrics`. Besides what the use cases record, it has the
+ * webhook inbox backlog, read at each scrape, and Node's process metrics (`process_*`, `nodejs_*`).
+ *
+ * Loaded only by the gateway with `platforms.webhook.extra.metrics: true`.
+ */
+export class PrometheusMetrics implements Metrics, MetricsExposition {
+  private readonly registry = new Registry();
+  private readonly runs: Counter<'kind' | 'outcome'>;
+  private readonly runDuration: Histogram<'kind'>;
+  private readonly lateness: Histogram;
+  private readonly requests: Counter<'status'>;
+  private readonly deliveries: Counter<'platform' | 'outcome'>;
+  /** Reads the inbox backlog; null while no webhook inbox is open (webhooks off). */
+  private readBacklog: (() => Promise<number>) | null = null;
+
+  constructor() {
+    const registers = [this.registry];
+    this.runs = new Counter({
+      name: 'agent_runs_total',
+      help: 'Runs ended, by run path (cron, webhook) and outcome (a cron job\'s last_status, a webhook run\'s outcome).',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.runDuration = new Histogram({
+      name: 'agent_run_duration_seconds',
+      help: 'How long runs took, from start to recorded outcome, by run path.',
+      labelNames: ['kind'],
+      buckets: RUN_DURATION_BUCKETS,
+      registers,
+    });
+    this.lateness = new Histogram({
+      name: 'agent_cron_firing_lateness_seconds',
+      help: 'How long after its scheduled time each cron run started.',
+      buckets: LATENESS_BUCKETS,
+      registers,
+    });
+    this.requests = new Counter({
+      name: 'agent_webhook_requests_total',
+      help: 'Requests to webhook routes, by the HTTP status answered.',
+      labelNames: ['status'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'agent_deliveries_total',
+      help: 'Deliveries to chat platforms, by platform and outcome (delivered, failed).',
+      labelNames: ['platform', 'outcome'],
+      registers,
+    });
+    const metrics = this;
+    new Gauge({
+      name: 'agent_webhook_inbox_backlog',
+      help: 'Webhook events accepted and not yet done (running ones included).',
+      registers,
+      async collect() {
+        if (metrics.readBacklog === null) return;
+        try {
+          this.set(await metrics.readBacklog());
+        } catch {
+          // An inbox that cannot be read leaves the last value: the scrape still answers.
+        }
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Where the inbox backlog is read from, once the webhook inbox is open. */
+  watchInboxBacklog(read: () => Promise<number>): void {
+    this.readBacklog = read;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  runFinished(kind: RunKind, outcome: string, durationSeconds: number): void {
+    this.runs.inc({ kind, outcome });
+    this.runDuration.observe({ kind }, Math.max(0, durationSeconds));
+  }
+
+  runStarted(lateSeconds: number): void {
+    this.lateness.observe(Math.max(0, lateSeconds));
+  }
+
+  webhookRequest(status: number): void {
+    this.requests.inc({ status: String(status) });
+  }
+
+  deliveryFinished(platform: string, outcome: DeliveryOutcome): void {
+    this.deliveries.inc({ platform, outcome });
+  }
+}

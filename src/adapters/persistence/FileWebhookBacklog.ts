@@ -1,0 +1,86 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inject, injectable } from 'inversify';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import type { WebhookBacklog } from '../../application/ports/WebhookBacklog.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { AppError } from '../../domain/errors.js';
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import { describeFileSystemProblem, errnoCode, isDurableWriteTemporary } from './fileSystem.js';
+import { JournalReader, eventProblem, journalOwner } from './webhookJournal.js';
+
+/**
+ * Counts the events waiting in `$AGENT_HOME/webhooks/inbox/` by reading its journals (and the
+ * one-file-per-event layout of earlier versions) as they stand: nothing is opened for writing and
+ * no journal's lock is taken, so the gateway owning them is never disturbed. A record being
+ * appended at that instant is not counted yet; damaged lines are skipped (the inbox itself sets
+ * them aside when it next reads them).
+ */
+@injectable()
+export class FileWebhookBacklog implements WebhookBacklog {
+  constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {}
+
+  async waiting(): Promise<number> {
+    const directory = this.paths.webhookInboxDir;
+    try {
+      const reader = new JournalReader();
+      for (const name of (await namesIn(directory)).sort()) {
+        if (journalOwner(name) === null) continue;
+        const path = join(directory, name);
+        const text = await readIfPresent(path);
+        if (text !== null) reader.read(path, text);
+      }
+      for (const path of await earlierLayoutFiles(directory)) {
+        const text = await readIfPresent(path);
+        if (text === null) continue;
+        try {
+          const event: unknown = JSON.parse(text);
+          if (eventProblem(event) === null) reader.addEvent(event as WebhookEvent, false);
+        } catch {
+          // Not an event: the inbox moves it aside when it next starts.
+        }
+      }
+      return reader.state().entries.length;
+    } catch (error) {
+      const code = errnoCode(error);
+      throw new AppError(
+        'WEBHOOK.INBOX_UNAVAILABLE',
+        `Cannot read the webhook inbox ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it readable by this user.`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** `queued/<event>.json` and `claimed/<claimant>/<event>.json`. */
+async function earlierLayoutFiles(directory: string): Promise<string[]> {
+  const files: string[] = [];
+  const queued = join(directory, 'queued');
+  for (const name of await namesIn(queued)) if (!isDurableWriteTemporary(name)) files.push(join(queued, name));
+  const claimed = join(directory, 'claimed');
+  for (const claimant of await namesIn(claimed)) {
+    for (const name of await namesIn(join(claimed, claimant))) if (!isDurableWriteTemporary(name)) files.push(join(claimed, claimant, name));
+  }
+  return files;
+}
+
+/** Names in `directory`; none when it does not exist (or is not a directory). */
+async function namesIn(directory: string): Promise<string[]> {
+  try {
+    return await readdir(directory);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+/** A file renamed away between listing and reading (a takeover, a compaction) is no longer there. */
+async function readIfPresent(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}

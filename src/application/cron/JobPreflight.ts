@@ -1,0 +1,87 @@
+import { inject, injectable } from 'inversify';
+import { parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import { errorText } from '../../domain/errors.js';
+import type { Job } from '../../domain/Job.js';
+import { chooseModel } from '../../domain/modelChoice.js';
+import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
+import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
+import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
+import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+
+export type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
+
+/**
+ * Whether a job can run as it stands, spending nothing and contacting no platform (decisions §5):
+ * its targets parse and their platforms are configured, its model resolves, its script is inside
+ * the scripts directory. The run path checks this before every run; `agent config check` asks it too.
+ */
+@injectable()
+export class JobPreflight {
+  constructor(
+    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
+    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
+  ) {}
+
+  /** The model a run of this job uses: its own, else the configured default. */
+  selectionFor(job: Job): ModelSelection {
+    return chooseModel({ provider: job.provider, model: job.model }, this.settings.defaultModel);
+  }
+
+  /**
+   * Every problem as one sentence each, joined; `targets` are those that can be delivered to
+   * (`origin` and `all` resolved), so a failure notice can still reach them.
+   */
+  async check(job: Job): Promise<Preflight> {
+    let targets: DeliveryTarget[];
+    try {
+      targets = parseDeliveryTargets(job.deliver).map((target) => resolveOrigin(job, target));
+    } catch (error) {
+      return { ok: false, error: errorText(error), targets: [] };
+    }
+    const problems: string[] = [];
+    const modelProblem = this.agent.problemWith(this.selectionFor(job));
+    if (modelProblem) problems.push(modelProblem);
+    if (targets.some((target) => target.kind === 'all')) {
+      const homes = this.channel.homeTargets();
+      if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');
+      targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
+    }
+    const deliverable: DeliveryTarget[] = [];
+    for (const target of targets) {
+      // bot-chat needs no credentials: only its profile must exist.
+      const problem =
+        target.kind === 'platform'
+          ? this.channel.problemWith(target)
+          : target.kind === 'bot-chat'
+            ? await this.botChat.problemWith(target.profile)
+            : null;
+      if (problem) problems.push(problem);
+      else deliverable.push(target);
+    }
+    if (job.script) {
+      try {
+        await this.scripts.check(job.script);
+      } catch (error) {
+        problems.push(errorText(error));
+      }
+    }
+    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
+  }
+}
+
+/** `origin` is the chat that created the job; without one it behaves as `local`. */
+function resolveOrigin(job: Job, target: DeliveryTarget): DeliveryTarget {
+  if (target.kind !== 'origin') return target;
+  if (!job.origin) return { kind: 'local' };
+  return {
+    kind: 'platform',
+    platform: job.origin.platform,
+    destination: job.origin.chat_id,
+    threadId: job.origin.thread_id ?? null,
+  };
+}

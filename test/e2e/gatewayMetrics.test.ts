@@ -1,0 +1,141 @@
+import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
+import { sign } from '@octokit/webhooks-methods';
+import { freePort } from '../helpers/freePort.js';
+import { eventually } from '../helpers/processLiveness.js';
+import { parsePrometheusText, sampleValue, type PrometheusExposition } from '../support/prometheusText.js';
+import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, startAgent, storedJob, writeHomeFile } from './agentCli.js';
+
+const SECRET = 'it-is-a-secret';
+const TOKEN = 'scrape-me';
+
+function configWith(home: string, port: number, metrics: string[]): Promise<string> {
+  return writeHomeFile(
+    home,
+    'config.yaml',
+    [
+      'timezone: UTC',
+      'model:',
+      '  provider: command',
+      `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
+      'platforms:',
+      '  webhook:',
+      '    enabled: true',
+      '    extra:',
+      '      host: 127.0.0.1',
+      `      port: ${port}`,
+      `      secret: ${SECRET}`,
+      ...metrics.map((line) => `      ${line}`),
+      '      routes:',
+      '        github:',
+      '          events: [pull_request]',
+      '          prompt: "Review PR #{number}"',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function startGateway(home: string): Promise<{ gateway: ChildProcess; output: () => string }> {
+  const gateway = startAgent(['gateway'], { home });
+  let output = '';
+  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  if (!(await eventually(() => output.includes('webhook listening on'), 10_000))) {
+    gateway.kill('SIGKILL');
+    throw new Error(`the gateway did not start listening:\n${output}`);
+  }
+  return { gateway, output: () => output };
+}
+
+async function postSigned(port: number, delivery: string, payload: object): Promise<Response> {
+  const body = JSON.stringify(payload);
+  return fetch(`http://127.0.0.1:${port}/webhooks/github`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': delivery,
+      'x-hub-signature-256': await sign(SECRET, body),
+    },
+    body,
+  });
+}
+
+/** `GET /metrics` of the gateway as a Prometheus server scrapes it. */
+async function scrape(port: number): Promise<PrometheusExposition> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}`);
+  return parsePrometheusText(await response.text());
+}
+
+/** Scrapes until `holds` is true of the metrics, or `timeoutMs` passes; returns the last scrape. */
+async function scrapeUntil(port: number, holds: (metrics: PrometheusExposition) => boolean, timeoutMs = 10_000): Promise<PrometheusExposition> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = await scrape(port);
+    if (holds(metrics) || Date.now() >= deadline) return metrics;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** GET /metrics of the gateway, as an operator's Prometheus sees it. */
+describe('agent gateway metrics', () => {
+  let home: string;
+  let port: number;
+  const running: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    home = await makeAgentHome();
+    port = await freePort();
+  });
+
+  afterEach(async () => {
+    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    await removeAgentHome(home);
+  });
+
+  it('counts a cron run and a webhook event, behind the bearer token', async () => {
+    await configWith(home, port, ['metrics: true', `metrics_token: ${TOKEN}`]);
+    const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
+    await makeDue(home, id, 2_000);
+    const { gateway, output } = await startGateway(home);
+    running.push(gateway);
+
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 15_000)).toBe(true);
+    expect((await postSigned(port, 'delivery-1', { action: 'opened', number: 42 })).status).toBe(202);
+    expect(await eventually(() => output().includes('Answer to: Review PR #42'), 10_000)).toBe(true);
+    const unauthorised = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const metrics = await scrapeUntil(
+      port,
+      (scraped) => sampleValue(scraped, 'agent_runs_total', { kind: 'webhook', outcome: 'delivered' }) === 1 && sampleValue(scraped, 'agent_webhook_inbox_backlog') === 0,
+    );
+
+    expect(unauthorised.status).toBe(401);
+    expect(sampleValue(metrics, 'agent_runs_total', { kind: 'cron', outcome: 'ok' })).toBe(1);
+    expect(sampleValue(metrics, 'agent_runs_total', { kind: 'webhook', outcome: 'delivered' })).toBe(1);
+    expect(sampleValue(metrics, 'agent_run_duration_seconds_count', { kind: 'cron' })).toBe(1);
+    expect(sampleValue(metrics, 'agent_run_duration_seconds_count', { kind: 'webhook' })).toBe(1);
+    // Due 2 s before the gateway started: at least that late.
+    expect(sampleValue(metrics, 'agent_cron_firing_lateness_seconds_count')).toBe(1);
+    expect(sampleValue(metrics, 'agent_cron_firing_lateness_seconds_sum')).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(metrics, 'agent_webhook_requests_total', { status: '202' })).toBe(1);
+    expect(sampleValue(metrics, 'agent_webhook_inbox_backlog')).toBe(0);
+    gateway.kill('SIGTERM');
+    const [code] = await once(gateway, 'exit');
+    expect(code).toBe(0);
+  }, 40_000);
+
+  it('does not serve /metrics when metrics are off', async () => {
+    await configWith(home, port, []);
+    const { gateway } = await startGateway(home);
+    running.push(gateway);
+
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+
+    expect(response.status).toBe(404);
+    gateway.kill('SIGTERM');
+    await once(gateway, 'exit');
+  });
+});
