@@ -135,7 +135,7 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       if (sender.whoAmI === undefined) return;
       expect(await sender.whoAmI()).not.toBe('');
       const secretKeys = Object.keys(fake.settings).filter((key) => /token|secret|password/.test(key));
-      const wrong = Object.fromEntries(secretKeys.map((key) => [key, `wrong-${key}-0000`]));
+      const wrong = fake.wrongCredentials ?? Object.fromEntries(secretKeys.map((key) => [key, `wrong-${key}-0000`]));
       const refusing = await deliveryOver(fake, wrong).platforms.sender(fake.platform);
       const error = await refusing.whoAmI!().catch((caught: unknown) => caught);
       expect((error as Error).message).toMatch(new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`));

@@ -45,6 +45,25 @@ export class BlueBubblesSender implements PlatformSender {
     }
   }
 
+  /**
+   * `GET {url}/api/v1/server/info?password=…` (bluebubbles-server's serverRouter): the iMessage
+   * account the server's Mac is signed in with, and the server's version.
+   */
+  async whoAmI(): Promise<string> {
+    try {
+      const answer = await this.http.call({ url: this.apiUrl('server/info') });
+      const reply = (isRecord(answer.json) ? answer.json : {}) as BlueBubblesAnswer & { data?: { detected_imessage?: unknown; computer_id?: unknown; server_version?: unknown } | null };
+      if (answer.status !== 200) throw this.http.failure(answer, saidBy(reply));
+      const { detected_imessage: account, computer_id: computer, server_version: version } = reply.data ?? {};
+      const who = [account, computer].find((value): value is string => typeof value === 'string' && value !== '');
+      if (reply.status !== 200 || who === undefined) throw this.http.unconfirmed(answer);
+      return typeof version === 'string' && version !== '' ? `${who} (BlueBubbles ${version})` : who;
+    } catch (error) {
+      if (!(error instanceof PlatformSendError)) throw error;
+      throw new PlatformSendError(error.kind, this.withoutPassword(error.message), error.retryAfterMs);
+    }
+  }
+
   private async post(to: ChatAddress, text: string, idempotencyKey: string): Promise<SentPart> {
     const problem = blueBubblesAddressProblem(to);
     if (problem !== null) throw new PlatformSendError('refused', problem);
@@ -73,11 +92,16 @@ export class BlueBubblesSender implements PlatformSender {
     if (method !== undefined && !SEND_METHODS.includes(method)) {
       throw new PlatformSendError('refused', `bluebubbles cannot send with method "${method}"; set ${this.settings.where('method')} to apple-script or private-api, or leave it out`);
     }
+    return this.apiUrl('message/text');
+  }
+
+  /** `{url}/api/v1/{path}?password=…`; a `url` pasted with the `/api/v1` suffix works as well. */
+  private apiUrl(path: string): string {
     const root = apiRoot(this.settings.require('url')).replace(/\/api\/v1$/, '');
     if (!isHttpUrl(root)) {
       throw new PlatformSendError('refused', `bluebubbles cannot be reached at "${root}"; set ${this.settings.where('url')} to the server's address, e.g. http://192.168.1.20:1234`);
     }
-    return `${root}/api/v1/message/text?${new URLSearchParams({ password: this.settings.require('password') })}`;
+    return `${root}/api/v1/${path}?${new URLSearchParams({ password: this.settings.require('password') })}`;
   }
 
   private failure(answer: PlatformAnswer, reply: BlueBubblesAnswer, tempGuid: string): PlatformSendError {

@@ -73,6 +73,31 @@ export class FeishuSender implements PlatformSender {
     throw this.failure(answer);
   }
 
+  /**
+   * The tenant token request, then `GET /open-apis/bot/v3/info`
+   * (https://open.feishu.cn/document/client-docs/bot-v3/obtain-bot-info): the bot's app name.
+   */
+  async whoAmI(): Promise<string> {
+    const url = `${this.apiRoot()}/open-apis/bot/v3/info`;
+    let token = await this.tokens.get();
+    let answer = await this.http.call({ url, headers: { authorization: `Bearer ${token}` } });
+    if (this.tokenRefused(answer)) {
+      this.tokens.discard(token);
+      token = await this.tokens.get();
+      answer = await this.http.call({ url, headers: { authorization: `Bearer ${token}` } });
+      if (this.tokenRefused(answer)) throw this.http.refusedCredentials(this.detailOf(answer) ?? answer.text);
+    }
+    const reply = replyOf(answer) as { code?: unknown; bot?: { app_name?: unknown; open_id?: unknown } };
+    if (answer.status < 200 || answer.status >= 300 || reply.code !== 0) {
+      if (answer.status < 300 && typeof reply.code !== 'number') throw this.http.unconfirmed(answer);
+      throw this.failure(answer);
+    }
+    const name = reply.bot?.app_name;
+    if (typeof name === 'string' && name !== '') return name;
+    if (typeof reply.bot?.open_id === 'string' && reply.bot.open_id !== '') return `bot ${reply.bot.open_id}`;
+    throw this.http.unconfirmed(answer);
+  }
+
   private requestFor(to: ChatAddress, text: string, idempotencyKey: string): Omit<PlatformRequest, 'headers'> {
     const root = this.apiRoot();
     const body = { msg_type: 'text', content: JSON.stringify({ text }), uuid: uuidOf(idempotencyKey) };

@@ -45,6 +45,18 @@ export class HomeAssistantSender implements PlatformSender {
     throw this.failure(answer, named.service);
   }
 
+  /**
+   * `GET {url}/api/config` (https://developers.home-assistant.io/docs/api/rest/): the home's
+   * name and the Home Assistant version; it needs only a valid token.
+   */
+  async whoAmI(): Promise<string> {
+    const answer = await this.http.call({ url: `${this.root()}/api/config`, headers: { authorization: `Bearer ${this.settings.require('token')}` } });
+    if (answer.status < 200 || answer.status >= 300) throw answer.status === 401 ? this.http.failure(answer, undefined) : this.failure(answer, 'notify');
+    const config = (answer.json ?? {}) as { location_name?: unknown; version?: unknown };
+    if (typeof config.location_name !== 'string' || config.location_name === '') throw this.http.unconfirmed(answer);
+    return typeof config.version === 'string' ? `${config.location_name} (Home Assistant ${config.version})` : config.location_name;
+  }
+
   /** `url` is Home Assistant's address; one pasted with the `/api` suffix works as well. */
   private root(): string {
     return apiRoot(this.settings.require('url')).replace(/\/api$/, '');

@@ -73,6 +73,30 @@ export class QqBotSender implements PlatformSender {
     return this.confirmation(answer);
   }
 
+  /**
+   * The app token request, then `GET /users/@me`
+   * (https://bot.q.qq.com/wiki/develop/api-v2/openapi/user/me.html): the bot's user name.
+   */
+  async whoAmI(): Promise<string> {
+    let token = await this.tokens.get();
+    let answer = await this.me(token);
+    if (tokenRejected(answer)) {
+      this.tokens.discard(token);
+      token = await this.tokens.get();
+      answer = await this.me(token);
+      if (tokenRejected(answer)) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
+    }
+    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, errorOf(answer).code !== undefined ? detailOf(answer) : undefined);
+    const { username, id } = (answer.json ?? {}) as { username?: unknown; id?: unknown };
+    if (typeof username === 'string' && username !== '') return username;
+    if (typeof id === 'string' && id !== '') return `bot ${id}`;
+    throw this.http.unconfirmed(answer);
+  }
+
+  private me(token: string): Promise<PlatformAnswer> {
+    return this.http.call({ url: `${apiRoot(this.settings.require('base_url'))}/users/@me`, headers: { authorization: `QQBot ${token}` } });
+  }
+
   private confirmation(answer: PlatformAnswer): SentPart {
     const reply = errorOf(answer);
     if (answer.status >= 200 && answer.status < 300) {

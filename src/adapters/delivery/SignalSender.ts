@@ -23,6 +23,8 @@ interface RpcReply {
 
 const GROUP_PREFIX = 'group:';
 const RATE_LIMIT_ERROR = -5;
+/** JSON-RPC "Method not found": signal-cli's answer to a method the daemon's mode does not offer. */
+const METHOD_NOT_FOUND = -32601;
 // signal-cli names the account it does not serve in these words (multi-account daemon).
 const UNKNOWN_ACCOUNT = /specified account does not exist|requires valid account/i;
 
@@ -64,6 +66,39 @@ export class SignalSender implements PlatformSender {
       throw this.undelivered(undefined, 'no recipient got the message', results);
     }
     return { messageId: String(timestamp) };
+  }
+
+  /**
+   * `listAccounts` (signal-cli-jsonrpc(5)): the account must be among those a multi-account daemon
+   * serves. A daemon started with `-a <account>` serves that one number and has no `listAccounts`;
+   * there the `version` call shows the daemon answers, and the account is taken as configured.
+   */
+  async whoAmI(): Promise<string> {
+    const account = this.settings.require('account');
+    const listed = await this.rpc('listAccounts', {});
+    if ('result' in listed) {
+      const numbers = Array.isArray(listed.result) ? listed.result.map((entry) => (entry as { number?: unknown } | null)?.number) : [];
+      if (!numbers.includes(account)) throw this.http.refusedCredentials(`the signal-cli daemon has no account ${account}`);
+      return account;
+    }
+    if (listed.error.code !== METHOD_NOT_FOUND) throw new PlatformSendError('refused', `signal refused the credentials check (signal-cli error ${listed.error.code ?? '?'}: ${this.http.clean(listed.error.message ?? 'no message')})`);
+    const version = await this.rpc('version', {});
+    const number = 'result' in version ? (version.result as { version?: unknown } | null)?.version : undefined;
+    return `${account} (single-account signal-cli${typeof number === 'string' ? ` ${number}` : ''})`;
+  }
+
+  /** One JSON-RPC call that is not a send: its `result`, or its `error`. */
+  private async rpc(method: string, params: Record<string, unknown>): Promise<{ result: unknown } | { error: NonNullable<RpcReply['error']> }> {
+    const url = `${apiRoot(this.settings.require('http_url'))}/api/v1/rpc`;
+    const id = randomUUID();
+    const answer = await this.http.call({ url, json: { jsonrpc: '2.0', method, params, id } }).catch((error: unknown) => {
+      throw this.withDaemonHint(error);
+    });
+    if (answer.status !== 200) throw this.http.failure(answer, this.statusDetail(answer, url));
+    const reply = (answer.json ?? {}) as RpcReply & { result?: unknown };
+    if (reply.error) return { error: reply.error };
+    if (reply.id !== id || !('result' in reply)) throw this.http.unconfirmed(answer);
+    return { result: reply.result };
   }
 
   private refusal(error: NonNullable<RpcReply['error']>, account: string): PlatformSendError {

@@ -1,5 +1,5 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { apiRoot, PlatformHttp } from './platformHttp.js';
+import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Twilio's answer: the Message resource on success, `{code, message, more_info, status}` on an error. */
@@ -39,13 +39,12 @@ export class TwilioSmsSender implements PlatformSender {
   async send(to: ChatAddress, text: string): Promise<SentPart> {
     const accountSid = this.settings.require('account_sid');
     const from = this.settings.require('from');
-    const credentials = Buffer.from(`${accountSid}:${this.settings.require('auth_token')}`).toString('base64');
     const form: Record<string, string> = { To: to.chatId, Body: plainTextOf(text) };
     if (from.startsWith('MG')) form.MessagingServiceSid = from;
     else form.From = from;
     const answer = await this.http.call({
       url: `${apiRoot(this.settings.require('base_url'))}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`,
-      headers: { authorization: `Basic ${credentials}` },
+      headers: { authorization: this.basicAuthorization() },
       form,
     });
     const reply = (answer.json ?? {}) as TwilioAnswer;
@@ -57,9 +56,34 @@ export class TwilioSmsSender implements PlatformSender {
       }
       return { messageId: reply.sid };
     }
+    throw this.failure(answer, reply);
+  }
+
+  /**
+   * "Fetch an Account resource" (https://www.twilio.com/docs/iam/api/account#fetch-an-account-resource):
+   * `GET /2010-04-01/Accounts/{AccountSid}.json`, the account's friendly name.
+   */
+  async whoAmI(): Promise<string> {
+    const accountSid = this.settings.require('account_sid');
+    const answer = await this.http.call({
+      url: `${apiRoot(this.settings.require('base_url'))}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}.json`,
+      headers: { authorization: this.basicAuthorization() },
+    });
+    const reply = (answer.json ?? {}) as TwilioAnswer & { friendly_name?: unknown };
+    if (answer.status < 200 || answer.status >= 300) throw this.failure(answer, reply);
+    const name = typeof reply.friendly_name === 'string' && reply.friendly_name !== '' ? reply.friendly_name : undefined;
+    if (reply.sid !== accountSid && name === undefined) throw this.http.unconfirmed(answer);
+    return name ? `${name} (${accountSid})` : accountSid;
+  }
+
+  private basicAuthorization(): string {
+    return `Basic ${Buffer.from(`${this.settings.require('account_sid')}:${this.settings.require('auth_token')}`).toString('base64')}`;
+  }
+
+  private failure(answer: PlatformAnswer, reply: TwilioAnswer): PlatformSendError {
     const detail = typeof reply.message === 'string' ? `error ${reply.code ?? '?'}: ${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : undefined;
-    if (reply.code === AUTHENTICATION_FAILED) throw this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
-    throw this.http.failure(answer, detail);
+    if (reply.code === AUTHENTICATION_FAILED) return this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
+    return this.http.failure(answer, detail);
   }
 }
 

@@ -83,6 +83,28 @@ export class WecomSender implements PlatformSender {
     return this.confirmation(answer, destination, idempotencyKey);
   }
 
+  /**
+   * The gettoken request, then `GET /cgi-bin/agent/get?agentid=`
+   * (https://developer.work.weixin.qq.com/document/path/90227): the app's name in the corp.
+   */
+  async whoAmI(): Promise<string> {
+    const agentId = this.settings.require('agent_id');
+    const call = (token: string) => this.http.call({ url: `${this.root()}/cgi-bin/agent/get?${new URLSearchParams({ access_token: token, agentid: agentId })}` });
+    let token = await this.tokens.get();
+    let answer = await call(token);
+    if (TOKEN_REJECTED.has(errcodeOf(answer))) {
+      this.tokens.discard(token);
+      token = await this.tokens.get();
+      answer = await call(token);
+      if (TOKEN_REJECTED.has(errcodeOf(answer))) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
+    }
+    const reply = replyOf(answer) as WecomAnswer & { name?: unknown };
+    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined);
+    if (reply.errcode !== 0) throw reply.errcode === undefined ? this.http.unconfirmed(answer) : this.refusal(answer, 'the credentials check');
+    if (typeof reply.name !== 'string' || reply.name === '') throw this.http.unconfirmed(answer);
+    return `${reply.name} (app ${agentId} in corp ${this.settings.require('corp_id')})`;
+  }
+
   private request(destination: WecomDestination, content: string): [string, Record<string, unknown>] {
     if (destination.kind === 'chat') return ['/cgi-bin/appchat/send', { chatid: destination.chatId, msgtype: 'text', text: { content } }];
     const agentId = Number(this.settings.require('agent_id'));

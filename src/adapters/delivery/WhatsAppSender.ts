@@ -78,6 +78,26 @@ export class WhatsAppSender implements PlatformSender {
     throw this.http.unconfirmed(answer);
   }
 
+  /**
+   * `GET {base_url}/{phone_number_id}?fields=display_phone_number,verified_name`
+   * (the Cloud API phone number node,
+   * https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers):
+   * the business number and the name WhatsApp shows for it.
+   */
+  async whoAmI(): Promise<string> {
+    const phoneNumberId = this.settings.require('phone_number_id');
+    const answer = await this.http.call({
+      url: `${apiRoot(this.settings.require('base_url'))}/${encodeURIComponent(phoneNumberId)}?fields=display_phone_number,verified_name`,
+      headers: { authorization: `Bearer ${this.settings.require('access_token')}` },
+    });
+    const reply = (isRecord(answer.json) ? answer.json : {}) as { display_phone_number?: unknown; verified_name?: unknown; error?: GraphError };
+    if (answer.status < 200 || answer.status >= 300 || isRecord(reply.error)) throw this.failure(answer, reply.error ?? {});
+    const number = typeof reply.display_phone_number === 'string' && reply.display_phone_number !== '' ? reply.display_phone_number : undefined;
+    const name = typeof reply.verified_name === 'string' && reply.verified_name !== '' ? reply.verified_name : undefined;
+    if (number === undefined && name === undefined) throw this.http.unconfirmed(answer);
+    return name && number ? `${name} (${number})` : (name ?? number)!;
+  }
+
   private failure(answer: PlatformAnswer, error: GraphError): PlatformSendError {
     const code = typeof error.code === 'number' ? error.code : null;
     const said = describe(error);

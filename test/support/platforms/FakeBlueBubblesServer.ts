@@ -56,10 +56,25 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
     };
   }
 
-  private refusalOf(request: RecordedRequest): FakeAnswer | null {
+  /** `GET /api/v1/server/info`: the Mac and the iMessage account it is signed in with. */
+  protected override other(request: RecordedRequest): FakeAnswer {
+    if (request.method !== 'GET' || request.path !== '/api/v1/server/info') return { status: 404, json: { status: 404, message: 'Not Found' } };
+    return this.passwordProblem(request) ?? {
+      status: 200,
+      json: { status: 200, message: 'Successfully fetched server info', data: { computer_id: 'alice@Alices-Mac-mini', os_version: '15.1', server_version: '1.9.9', private_api: false, detected_icloud: 'alice@icloud.com', detected_imessage: 'alice@icloud.com' } },
+    };
+  }
+
+  private passwordProblem(request: RecordedRequest): FakeAnswer | null {
     const given = request.query.get('guid') ?? request.query.get('password') ?? request.query.get('token');
     if (given === null) return unauthorized('Missing server password!');
     if (given.trim() !== BLUEBUBBLES_PASSWORD.trim()) return unauthorized('Unauthorized');
+    return null;
+  }
+
+  private refusalOf(request: RecordedRequest): FakeAnswer | null {
+    const passwordProblem = this.passwordProblem(request);
+    if (passwordProblem) return passwordProblem;
     if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) return badRequest("A 'message' is required when sending via AppleScript");
     const { chatGuid, tempGuid, message, method = 'apple-script' } = (request.body ?? {}) as Record<string, unknown>;
     if (typeof chatGuid !== 'string' || chatGuid === '') return badRequest('The chatGuid field is required.');

@@ -127,6 +127,14 @@ export class FakeFeishuServer extends HttpFakePlatform {
 
   protected override other(request: RecordedRequest): FakeAnswer {
     if (request.method === 'POST' && request.path === TOKEN_PATH) return this.issueToken(request);
+    if (request.method === 'GET' && request.path === '/open-apis/bot/v3/info') {
+      const header = request.headers.authorization ?? '';
+      if (!header.startsWith('Bearer ') || !this.validTokens.has(header.slice('Bearer '.length))) {
+        return feishuError(400, 99991663, 'Invalid access token for authorization. Please make a request with token attached.');
+      }
+      // The bot comes beside code and msg, not under data.
+      return { status: 200, json: { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Delivery Bot', avatar_url: 'https://s1-imfile.feishucdn.com/x', ip_white_list: [], open_id: 'ou_bot00000000000000000000000' } } };
+    }
     if (!isSend(request)) return feishuError(404, 404, 'page not found');
     this.attempts += 1;
     const earlier = this.earlierSend(request);

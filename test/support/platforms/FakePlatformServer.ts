@@ -32,6 +32,11 @@ export interface FakePlatformServer {
   readonly attempts: number;
   /** Whether the platform gives a retry hint on 429 (SMTP has no 429). */
   readonly rateLimitHint: boolean;
+  /**
+   * Settings that the platform refuses, for a platform whose credentials are not a token, secret
+   * or password (a signal-cli account); default: every such setting made wrong.
+   */
+  readonly wrongCredentials?: Record<string, string>;
   failNext(plan: FailurePlan): void;
   close(): Promise<void>;
 }

@@ -42,6 +42,9 @@ export class FakeQqBotServer extends HttpFakePlatform {
   private readonly scriptedAnswers: FakeAnswer[] = [];
   private issued = 0;
 
+  /** A wrong secret; `token_url` is an address, not a credential. */
+  readonly wrongCredentials = { client_secret: 'wrong-client-secret-0000' };
+
   get settings(): Record<string, string> {
     return {
       app_id: QQBOT_APP_ID,
@@ -108,7 +111,13 @@ export class FakeQqBotServer extends HttpFakePlatform {
     }
   }
 
+  /** The token endpoint, and `GET /users/@me`: the bot's own user. */
   protected override other(request: RecordedRequest): FakeAnswer {
+    if (request.method === 'GET' && request.path === '/users/@me') {
+      const authorization = String(request.headers.authorization ?? '');
+      if (!authorization.startsWith('QQBot ') || !this.liveTokens.has(authorization.slice('QQBot '.length))) return qqError(401, 11244, 'token not exist or expire');
+      return { status: 200, json: { id: '14482948383453455223', username: 'DeliveryBot-测试中', avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x', union_openid: '', union_user_account: '' } };
+    }
     if (request.path !== TOKEN_PATH) return qqError(404, 404, 'not found');
     this.tokenRequests += 1;
     const failure = this.tokenFailures.shift();

@@ -92,10 +92,18 @@ export class FakeSignalCliServer extends HttpFakePlatform {
     }
   }
 
+  /** A number this daemon does not serve. */
+  readonly wrongCredentials = { account: '+15559990000' };
+  /** False for a daemon started with `-a <account>`, which serves one account and has no `listAccounts`. */
+  multiAccount = true;
+
+  /** `listAccounts` on a multi-account daemon, `version` on any; other methods are not implemented here. */
   protected override other(request: RecordedRequest): FakeAnswer {
     if (request.path !== '/api/v1/rpc') return { status: 404 };
     if (request.method !== 'POST') return { status: 405 };
     if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) return { status: 415 };
+    if (request.body?.method === 'listAccounts' && this.multiAccount) return rpcResult(request.body.id, [{ number: SIGNAL_ACCOUNT }]);
+    if (request.body?.method === 'version') return rpcResult(request.body.id, { version: '0.13.22' });
     return rpcError(request.body?.id ?? null, -32601, 'Method not implemented');
   }
 }

@@ -42,7 +42,13 @@ export class FakeTwilioServer extends HttpFakePlatform {
     return this.problemWith(request) === null ? String(request.body.Body) : null;
   }
 
+  /** `GET /2010-04-01/Accounts/{AccountSid}.json`: the account, for these credentials only. */
   protected override other(request: RecordedRequest): FakeAnswer {
+    if (request.method === 'GET' && request.path === `/2010-04-01/Accounts/${TWILIO_ACCOUNT_SID}.json`) {
+      const expected = `Basic ${Buffer.from(`${TWILIO_ACCOUNT_SID}:${TWILIO_AUTH_TOKEN}`).toString('base64')}`;
+      if (request.headers.authorization !== expected) return twilioError(401, 20003, 'Authenticate');
+      return { status: 200, json: { sid: TWILIO_ACCOUNT_SID, friendly_name: 'Acme alerts', status: 'active', type: 'Full' } };
+    }
     return this.problemWith(request) ?? twilioError(404, 20404, `The requested resource ${request.path} was not found`);
   }
 

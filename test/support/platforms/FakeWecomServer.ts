@@ -96,7 +96,14 @@ export class FakeWecomServer extends HttpFakePlatform {
     }
   }
 
+  /** gettoken, and `GET /cgi-bin/agent/get?agentid=`: the app's name. */
   protected override other(request: RecordedRequest): FakeAnswer {
+    if (request.method === 'GET' && request.path === '/cgi-bin/agent/get') {
+      const refusal = this.tokenRefusal(request);
+      if (refusal) return refusal;
+      if (request.query.get('agentid') !== WECOM_AGENT_ID) return wecomError(40056, 'invalid agentid');
+      return { status: 200, json: { errcode: 0, errmsg: 'ok', agentid: Number(WECOM_AGENT_ID), name: 'Delivery Bot', square_logo_url: 'https://p.qlogo.cn/x', description: '', close: 0 } };
+    }
     if (request.path !== '/cgi-bin/gettoken') return { status: 404, text: 'not found' };
     this.tokenRequests += 1;
     const failure = this.tokenFailures.shift();

@@ -75,7 +75,12 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
     }
   }
 
+  /** `GET /{version}/{phone_number_id}`: the business number's display number and verified name. */
   protected override other(request: RecordedRequest): FakeAnswer {
+    if (request.method === 'GET' && request.path === `/${WHATSAPP_API_VERSION}/${WHATSAPP_PHONE_NUMBER_ID}`) {
+      if (request.headers.authorization !== `Bearer ${WHATSAPP_ACCESS_TOKEN}`) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+      return { status: 200, json: { verified_name: 'Acme Support', display_phone_number: '+1 415-555-0100', quality_rating: 'GREEN', id: WHATSAPP_PHONE_NUMBER_ID } };
+    }
     return graphError(400, 100, `Unsupported ${request.method.toLowerCase()} request. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`);
   }
 
