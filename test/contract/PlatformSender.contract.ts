@@ -133,7 +133,10 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
     it('names the account of good credentials and refuses wrong ones, where the platform has a "who am I" call', async () => {
       const sender = await deliveryOver(fake).platforms.sender(fake.platform);
       if (sender.whoAmI === undefined) return;
-      expect(await sender.whoAmI()).not.toBe('');
+      const who = await sender.whoAmI();
+      // No such call for these settings (a DingTalk robot webhook).
+      if (who === null) return;
+      expect(who).not.toBe('');
       const secretKeys = Object.keys(fake.settings).filter((key) => /token|secret|password/.test(key));
       const wrong = fake.wrongCredentials ?? Object.fromEntries(secretKeys.map((key) => [key, `wrong-${key}-0000`]));
       const refusing = await deliveryOver(fake, wrong).platforms.sender(fake.platform);

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
-import { goesToWebhook } from './platformAddressing.js';
+import { goesToWebhook, hasAppCredentials } from './platformAddressing.js';
 import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
@@ -62,6 +62,17 @@ export class DingTalkSender implements PlatformSender {
     this.tokens = new AccessTokenCache(() => this.issueToken(), this.now);
     this.api = new PlatformHttp(settingsHidingToken(settings, this.tokens), ['client_id', 'client_secret']);
     this.webhook = new PlatformHttp(settingsHidingWebhookToken(settings), settings.get('secret') === undefined ? ['webhook_url'] : ['webhook_url', 'secret']);
+  }
+
+  /**
+   * With app credentials, the app access token request is the check (DingTalk has no identity
+   * call a robot may make); a robot webhook alone has none: null.
+   */
+  async whoAmI(): Promise<string | null> {
+    if (!hasAppCredentials(this.settings)) return null;
+    await this.tokens.get();
+    const clientId = this.settings.require('client_id');
+    return `app ${clientId} (robot ${this.settings.get('robot_code') ?? clientId})`;
   }
 
   send(to: ChatAddress, text: string, idempotencyKey: string): Promise<SentPart> {

@@ -55,6 +55,16 @@ export class EmailSender implements PlatformSender {
     return { messageId: info.messageId };
   }
 
+  /** Connects and signs in (SMTP AUTH) without sending anything. */
+  async whoAmI(): Promise<string> {
+    try {
+      await this.transport().verify();
+    } catch (error) {
+      throw this.failure(error as NodemailerError, 'the sign-in');
+    }
+    return `${this.settings.require('username')} at ${this.settings.require('smtp_host')}:${this.settings.require('smtp_port')}`;
+  }
+
   private transport(): Transporter {
     if (this.transporter) return this.transporter;
     const mode = TLS_MODES[this.settings.require('secure').toLowerCase()];

@@ -37,10 +37,11 @@ export class CheckPlatformCredentials {
   private async checkPlatform(platform: string): Promise<CredentialCheck> {
     try {
       const sender = await this.platforms.sender(platform);
-      if (sender.whoAmI === undefined) {
+      const who = sender.whoAmI === undefined ? null : await sender.whoAmI();
+      if (who === null) {
         return { name: platform, result: 'unchecked', detail: `${platform} has no "who am I" call; "agent send ${platform} test" is the way to try its credentials` };
       }
-      return { name: platform, result: 'ok', detail: `signed in as ${await sender.whoAmI()}` };
+      return { name: platform, result: 'ok', detail: `signed in as ${who}` };
     } catch (error) {
       return { name: platform, result: 'failed', detail: errorText(error) };
     }

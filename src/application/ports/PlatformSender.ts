@@ -54,7 +54,8 @@ export interface PlatformSender {
   /**
    * Who the credentials belong to, as the platform names the account (a bot's @username, a user
    * id), from the platform's own "who am I" call; it sends nothing. Absent on platforms without
-   * such a call. Throws PlatformSendError: `refused` when the platform refuses the credentials.
+   * such a call; null where the call does not exist for the settings in use (a DingTalk robot
+   * webhook). Throws PlatformSendError: `refused` when the platform refuses the credentials.
    */
-  whoAmI?(): Promise<string>;
+  whoAmI?(): Promise<string | null>;
 }
