@@ -5,8 +5,7 @@ import {
 } from '../../application/ports/AgentRunner.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
-import { whenChildFinished } from '../process/childFinished.js';
-import { childProcesses } from '../process/childProcesses.js';
+import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 
 /** An answer larger than this is refused rather than delivered cut off. */
@@ -40,8 +39,10 @@ export interface CommandAgentOptions {
 export class CommandAgentRunner {
   private readonly program: string;
   private readonly args: readonly string[];
+  private readonly children: ChildProcessRunner;
 
   constructor(private readonly options: CommandAgentOptions) {
+    this.children = new ChildProcessRunner(options.killer);
     const [program, ...args] = options.command;
     if (!program) throw new TypeError('CommandAgentRunner needs a command with at least the program.');
     this.program = program;
@@ -57,77 +58,30 @@ export class CommandAgentRunner {
     if (request.signal?.aborted) {
       throw new AgentRunError('aborted', `The run was cancelled before "${this.program}" started.`);
     }
-    const { spawn } = await childProcesses();
-    return new Promise<AgentRunResult>((resolve, reject) => {
-      const child = spawn(this.program, this.args, {
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Its own process group, so that a timeout can kill everything it started.
-        detached: true,
-        windowsHide: true,
-        env: this.environmentFor(request),
-      });
-      const stdout = new CappedOutput(MAX_ANSWER_BYTES, 'start');
-      const stderr = new CappedOutput(MAX_STDERR_BYTES, 'end');
-      let idleTimer: NodeJS.Timeout | undefined;
-      /** Set the moment this runner decides to stop the program; wins over how it then exits. */
-      let failure: AgentRunError | null = null;
-      let settled = false;
-
-      const settle = (outcome: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(idleTimer);
-        request.signal?.removeEventListener('abort', onAbort);
-        outcome();
-      };
-
-      /** Kills the tree, stops waiting for its pipes (a survivor elsewhere may hold them), fails. */
-      const stopAndFail = (error: AgentRunError) => {
-        if (settled || failure) return;
-        failure = error;
-        clearTimeout(idleTimer);
-        const killed = child.pid === undefined ? Promise.resolve() : this.options.killer.killTree(child.pid);
-        void killed.finally(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          settle(() => reject(error));
-        });
-      };
-
-      const onAbort = () =>
-        stopAndFail(new AgentRunError('aborted', `The run was cancelled; the agent program "${this.program}" was stopped.`));
-
-      const restartIdleTimer = () => {
-        const idleTimeoutMs = request.idleTimeoutMs;
-        if (idleTimeoutMs === null || settled || failure) return;
-        clearTimeout(idleTimer);
-        idleTimer = setTimeout(() => stopAndFail(this.idleTimeoutError(idleTimeoutMs)), idleTimeoutMs);
-      };
-
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout.append(chunk);
-        restartIdleTimer();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr.append(chunk);
-        restartIdleTimer();
-      });
-      // A program that never reads its stdin closes the pipe early; its answer still counts.
-      child.stdin.on('error', () => undefined);
-      child.on('error', (error: NodeJS.ErrnoException) => settle(() => reject(this.startError(error))));
-      whenChildFinished(child, (code, signal) => {
-        settle(() => {
-          if (failure) reject(failure);
-          else if (code !== 0) reject(this.exitError(code, signal, stderr.text()));
-          else if (stdout.truncated) reject(this.tooLargeError());
-          else resolve({ text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}` });
-        });
-      });
-
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-      restartIdleTimer();
-      child.stdin.end(formatContextForStdin(request.context));
+    const stdout = new CappedOutput(MAX_ANSWER_BYTES, 'start');
+    const stderr = new CappedOutput(MAX_STDERR_BYTES, 'end');
+    const end = await this.children.run({
+      program: this.program,
+      args: this.args,
+      env: this.environmentFor(request),
+      stdin: formatContextForStdin(request.context),
+      stdout,
+      stderr,
+      idleTimeoutMs: request.idleTimeoutMs,
+      signal: request.signal,
     });
+    switch (end.kind) {
+      case 'not_started':
+        throw this.startError(end.error);
+      case 'stopped':
+        // Only the idle budget and the signal can stop it; there is no overall timeout.
+        if (end.reason === 'idle') throw this.idleTimeoutError(request.idleTimeoutMs ?? 0);
+        throw new AgentRunError('aborted', `The run was cancelled; the agent program "${this.program}" was stopped.`);
+      case 'exited':
+        if (end.code !== 0) throw this.exitError(end.code, end.signal, stderr.text());
+        if (stdout.truncated) throw this.tooLargeError();
+        return { text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}` };
+    }
   }
 
   private environmentFor(request: AgentRunRequest): NodeJS.ProcessEnv {

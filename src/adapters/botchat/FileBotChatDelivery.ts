@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import {
   BotChatDeliveryError,
   type BotChatDelivery,
@@ -14,7 +14,11 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { agentHomeFrom } from '../persistence/agentPaths.js';
 import { PRIVATE_FILE_MODE } from '../persistence/fileSystem.js';
-import { childProcesses } from '../process/childProcesses.js';
+import { CappedOutput } from '../process/CappedOutput.js';
+import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
+import { platformProcessTreeKiller } from '../process/platformProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
+import { PROCESS_TOKENS } from '../process/tokens.js';
 import { BOT_CHAT_TOKENS } from './tokens.js';
 import {
   createRecordOnce,
@@ -27,6 +31,7 @@ import {
   type MailboxRecord,
 } from './botChatMailbox.js';
 
+/** The end of `agent chat`'s stderr kept for the failure, in bytes. */
 const STDERR_KEPT = 2_000;
 
 /** The receipt id of decisions §12: sha256 of the compact JSON `[source_home, job_id, execution_id, target_home]`. */
@@ -43,6 +48,7 @@ export function receiptIdOf(sourceHome: string, jobId: string, executionId: stri
 @injectable()
 export class FileBotChatDelivery implements BotChatDelivery {
   private readonly timeoutMs: number;
+  private readonly children: ChildProcessRunner;
 
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
@@ -50,7 +56,9 @@ export class FileBotChatDelivery implements BotChatDelivery {
     @inject(CONFIG_TOKENS.Environment) private readonly env: NodeJS.ProcessEnv,
     /** The `agent` executable as a command line (node and the script), to run `agent chat`. */
     @inject(BOT_CHAT_TOKENS.AgentCommand) private readonly agentCommand: readonly string[],
+    @inject(PROCESS_TOKENS.ProcessTreeKiller) @optional() killer?: ProcessTreeKiller,
   ) {
+    this.children = new ChildProcessRunner(killer ?? platformProcessTreeKiller());
     this.timeoutMs = Math.round(config.cron.bot_chat_delivery_timeout_seconds * 1000);
   }
 
@@ -122,46 +130,22 @@ export class FileBotChatDelivery implements BotChatDelivery {
     ];
     // `bot-chat` is this home; a profile lives under the top-level home.
     const home = profile === null ? this.paths.home : agentHomeFrom(this.env);
-    // Loaded when a delivery needs it: commands that deliver nowhere start faster without it.
-    const { spawn } = await childProcesses();
+    const command = `agent chat${profile === null ? '' : ` --profile ${profile}`}`;
+    const stderr = new CappedOutput(STDERR_KEPT, 'end');
     try {
-      return await new Promise<string | null>((resolve) => {
-        const child = spawn(program!, args, {
-          env: { ...this.env, AGENT_HOME: home },
-          stdio: ['ignore', 'ignore', 'pipe'],
-          detached: process.platform !== 'win32',
-        });
-        let stderr = '';
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_KEPT)));
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          killGroup(child.pid);
-        }, this.timeoutMs);
-        const command = `agent chat${profile === null ? '' : ` --profile ${profile}`}`;
-        child.once('error', (error) => {
-          clearTimeout(timer);
-          resolve(`${command} could not be started (${error.message}); check the agent installation.`);
-        });
-        child.once('close', (code, signal) => {
-          clearTimeout(timer);
-          const detail = stderr.trim();
-          if (timedOut) resolve(`${command} did not finish within ${Math.round(this.timeoutMs / 1000)} s (cron.bot_chat_delivery_timeout_seconds)${detail ? `: ${detail}` : ''}`);
-          else if (code === 0) resolve(null);
-          else resolve(`${command} exited with ${code === null ? `signal ${signal}` : `code ${code}`}${detail ? `: ${detail}` : ''}`);
-        });
-      });
+      const end = await this.children.run({ program: program!, args, env: { ...this.env, AGENT_HOME: home }, stderr, timeoutMs: this.timeoutMs });
+      const detail = stderr.text().trim();
+      switch (end.kind) {
+        case 'not_started':
+          return `${command} could not be started (${end.error.message}); check the agent installation.`;
+        case 'stopped':
+          return `${command} did not finish within ${Math.round(this.timeoutMs / 1000)} s (cron.bot_chat_delivery_timeout_seconds)${detail ? `: ${detail}` : ''}`;
+        case 'exited':
+          if (end.code === 0) return null;
+          return `${command} exited with ${end.code === null ? `signal ${end.signal}` : `code ${end.code}`}${detail ? `: ${detail}` : ''}`;
+      }
     } finally {
       await rm(queryFile, { force: true });
     }
-  }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-  } catch {
-    // Already gone.
   }
 }

@@ -1,4 +1,3 @@
-import { childProcesses } from './childProcesses.js';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -9,7 +8,7 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
 import { withoutProviderSecrets } from './childEnvironment.js';
-import { whenChildFinished } from './childFinished.js';
+import { ChildProcessRunner } from './ChildProcessRunner.js';
 import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from './tokens.js';
 
@@ -49,10 +48,14 @@ type Launch = { program: string; args: string[] } | { problem: string };
  */
 @injectable()
 export class ProcessScriptExecutor implements ScriptExecutor {
+  private readonly children: ChildProcessRunner;
+
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
-  ) {}
+    @inject(PROCESS_TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
+  ) {
+    this.children = new ChildProcessRunner(killer);
+  }
 
   /**
    * Returns `path` relative to the scripts directory when it names an existing file inside it
@@ -116,50 +119,32 @@ export class ProcessScriptExecutor implements ScriptExecutor {
   }
 
   private async execute(script: LocatedScript, launch: { program: string; args: string[] }, options: ScriptRunOptions): Promise<ScriptResult> {
-    if (options.signal?.aborted) return { exitCode: null, stdout: '', stderr: CANCELLED, timedOut: false };
-    const { spawn } = await childProcesses();
-    return new Promise<ScriptResult>((resolvePromise) => {
-      const child = spawn(launch.program, launch.args, {
-        cwd: script.scriptsDir,
-        env: { ...withoutProviderSecrets(process.env), ...options.environment },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own session and process group, which the tree killer sweeps as well.
-        detached: true,
-        windowsHide: true,
-      });
-      const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
-      const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
-      let timedOut = false;
-      let cancelled = false;
-      let settled = false;
-
-      const finish = (exitCode: number | null, note: string | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timeoutTimer);
-        options.signal?.removeEventListener('abort', onAbort);
-        const stderrText = [withTruncationMarker(stderr), note].filter(Boolean).join('\n');
-        resolvePromise({ exitCode, stdout: withTruncationMarker(stdout), stderr: stderrText, timedOut });
-      };
-
-      const timeoutTimer = setTimeout(() => {
-        timedOut = true;
-        if (child.pid !== undefined) void this.killer.killTree(child.pid);
-      }, options.timeoutMs);
-      const onAbort = () => {
-        cancelled = true;
-        if (child.pid !== undefined) void this.killer.killTree(child.pid);
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-
-      child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
-      child.on('error', (error: NodeJS.ErrnoException) => finish(null, startProblem(launch.program, script, error)));
-      whenChildFinished(child, (code, signal) => {
-        const note = cancelled ? CANCELLED : signal && !timedOut ? `The script was killed by signal ${signal}.` : null;
-        finish(timedOut ? null : code, note);
-      });
+    const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
+    const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
+    const end = await this.children.run({
+      program: launch.program,
+      args: launch.args,
+      cwd: script.scriptsDir,
+      env: { ...withoutProviderSecrets(process.env), ...options.environment },
+      stdout,
+      stderr,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
     });
+    const result = (exitCode: number | null, note: string | null): ScriptResult => ({
+      exitCode,
+      stdout: withTruncationMarker(stdout),
+      stderr: [withTruncationMarker(stderr), note].filter(Boolean).join('\n'),
+      timedOut: end.kind === 'stopped' && end.reason === 'timeout',
+    });
+    switch (end.kind) {
+      case 'not_started':
+        return result(null, startProblem(launch.program, script, end.error));
+      case 'stopped':
+        return result(null, end.reason === 'aborted' ? CANCELLED : null);
+      case 'exited':
+        return result(end.code, end.signal ? `The script was killed by signal ${end.signal}.` : null);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * Ends a process together with everything it started (spec rule 10, docs/processes.md). Runners
- * and the script executor start their child as the leader of its own session and process group
- * (`detached: true`) and call `killTree` on timeout or cancellation.
+ * Ends a process together with everything it started (spec rule 10, docs/processes.md).
+ * ChildProcessRunner starts every child as the leader of its own session and process group
+ * (`detached: true`) and calls `killTree` on a timeout, an idle timeout or cancellation.
  *
  * Implementations: PosixProcessTreeKiller (stop the live tree, rescan, kill) and
  * WindowsProcessTreeKiller (taskkill /T /F); the composition root picks one by platform.

@@ -4,8 +4,7 @@ import { inject, injectable, optional } from 'inversify';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { withoutProviderSecrets } from '../process/childEnvironment.js';
-import { whenChildFinished } from '../process/childFinished.js';
-import { childProcesses } from '../process/childProcesses.js';
+import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
 import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
 import { PROCESS_TOKENS } from '../process/tokens.js';
@@ -61,12 +60,14 @@ export class TerminalTool implements Tool {
   };
 
   private readonly workingDirectory: string;
+  private readonly children: ChildProcessRunner;
 
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
+    @inject(PROCESS_TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
   ) {
+    this.children = new ChildProcessRunner(killer);
     this.workingDirectory = workingDirectory ?? join(paths.home, 'workspace');
   }
 
@@ -101,58 +102,35 @@ export class TerminalTool implements Tool {
     signal: AbortSignal,
     environment: ToolCallContext['environment'],
   ): Promise<TerminalResult> {
-    const { spawn } = await childProcesses();
-    return new Promise<TerminalResult>((resolve) => {
-      const child = spawn('/bin/sh', ['-c', command], {
-        cwd: this.workingDirectory,
-        env: { ...withoutProviderSecrets(process.env), ...environment },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        // Its own process group, so that a timeout or a cancellation can kill all it started.
-        detached: true,
-      });
-      const stdout = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
-      const stderr = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
-      let stoppedBy: 'timeout' | 'cancellation' | null = null;
-      let settled = false;
-
-      const stop = (reason: 'timeout' | 'cancellation') => {
-        if (settled || stoppedBy) return;
-        stoppedBy = reason;
-        if (child.pid !== undefined) void this.killer.killTree(child.pid);
-      };
-      const timer = setTimeout(() => stop('timeout'), timeoutSeconds * 1000);
-      const onAbort = () => stop('cancellation');
-      signal.addEventListener('abort', onAbort, { once: true });
-
-      const finish = (exitCode: number | null, note: string | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve({
-          exit_code: exitCode,
-          stdout: stdout.text(),
-          stderr: stderr.text(),
-          timed_out: stoppedBy === 'timeout',
-          ...(note ? { note } : {}),
-        });
-      };
-
-      child.stdout.on('data', (chunk: Buffer) => stdout.append(chunk));
-      child.stderr.on('data', (chunk: Buffer) => stderr.append(chunk));
-      child.on('error', (error: NodeJS.ErrnoException) =>
-        finish(null, `The shell /bin/sh could not be started (${error.code ?? error.message}).`),
-      );
-      whenChildFinished(child, (code, killedBy) => {
-        if (stoppedBy === 'timeout') {
-          finish(null, `The command was still running after ${timeoutSeconds} s and was killed with everything it started.`);
-        } else if (stoppedBy === 'cancellation') {
-          finish(null, 'The run was cancelled, so the command was killed with everything it started.');
-        } else {
-          finish(code, killedBy ? `The command was killed by signal ${killedBy}.` : null);
-        }
-      });
+    const stdout = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
+    const stderr = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
+    const end = await this.children.run({
+      program: '/bin/sh',
+      args: ['-c', command],
+      cwd: this.workingDirectory,
+      env: { ...withoutProviderSecrets(process.env), ...environment },
+      stdout,
+      stderr,
+      timeoutMs: timeoutSeconds * 1000,
+      signal,
     });
+    const result = (exitCode: number | null, note: string | null): TerminalResult => ({
+      exit_code: exitCode,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      timed_out: end.kind === 'stopped' && end.reason === 'timeout',
+      ...(note ? { note } : {}),
+    });
+    switch (end.kind) {
+      case 'not_started':
+        return result(null, `The shell /bin/sh could not be started (${end.error.code ?? end.error.message}).`);
+      case 'stopped':
+        return end.reason === 'timeout'
+          ? result(null, `The command was still running after ${timeoutSeconds} s and was killed with everything it started.`)
+          : result(null, 'The run was cancelled, so the command was killed with everything it started.');
+      case 'exited':
+        return result(end.code, end.signal ? `The command was killed by signal ${end.signal}.` : null);
+    }
   }
 }
 

@@ -4,10 +4,9 @@ import { ConfiguredAgentRunner } from '../../adapters/agents/ConfiguredAgentRunn
 import { PlatformDelivery } from '../../application/delivery/PlatformDelivery.js';
 import { ConfiguredPlatforms } from '../../adapters/delivery/ConfiguredPlatforms.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
-import { PosixProcessTreeKiller } from '../../adapters/process/PosixProcessTreeKiller.js';
+import { platformProcessTreeKiller } from '../../adapters/process/platformProcessTreeKiller.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
 import { PROCESS_TOKENS } from '../../adapters/process/tokens.js';
-import { WindowsProcessTreeKiller } from '../../adapters/process/WindowsProcessTreeKiller.js';
 
 /**
  * How runs happen: the configured agent runner, pre-run scripts as child processes, the
@@ -17,10 +16,7 @@ import { WindowsProcessTreeKiller } from '../../adapters/process/WindowsProcessT
  */
 export const runtimeModule = new ContainerModule(({ bind }) => {
   bind(PROCESS_TOKENS.ProcessTreeKiller)
-    .toDynamicValue((context) => {
-      const logger = context.get(TOKENS.Logger, { optional: true }) ?? null;
-      return process.platform === 'win32' ? new WindowsProcessTreeKiller({ logger }) : new PosixProcessTreeKiller({ logger });
-    })
+    .toDynamicValue((context) => platformProcessTreeKiller(context.get(TOKENS.Logger, { optional: true }) ?? null))
     .inSingletonScope();
   bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner).inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();

@@ -77,4 +77,21 @@ describe('GhRepoCommenter', () => {
       message: 'gh pr comment on octo/widgets#42 failed (exit 1): GraphQL: Could not resolve to a Repository with the name octo/widgets.',
     });
   });
+
+  it('reads the signed-in account from gh auth status', async () => {
+    await writeFile(join(bin, 'gh'), "#!/bin/sh\necho '  ✓ Logged in to github.com account octocat (keyring)' >&2\n");
+    await chmod(join(bin, 'gh'), 0o755);
+
+    expect(await commenter().signedInAs()).toBe('octocat');
+  });
+
+  it('says gh is not logged in when gh auth status fails', async () => {
+    await fakeGh(bin, 1, 'You are not logged into any GitHub hosts.');
+
+    await expect(commenter().signedInAs()).rejects.toMatchObject({ reason: 'unauthenticated' });
+  });
+
+  it('says gh is missing when gh auth status cannot find it', async () => {
+    await expect(commenter({ PATH: bin }).signedInAs()).rejects.toMatchObject({ reason: 'cli_missing' });
+  });
 });

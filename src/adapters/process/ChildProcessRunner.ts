@@ -1,0 +1,148 @@
+import { PIPE_CLOSE_GRACE_MS, whenChildFinished } from './childFinished.js';
+import { childProcesses } from './childProcesses.js';
+import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
+
+/** Where one output stream of the child goes: CappedOutput or HeadAndTailOutput. */
+export interface OutputSink {
+  append(chunk: Buffer): void;
+}
+
+/** One child to run. Nothing is taken from this process implicitly, the environment least of all. */
+export interface ChildRunSpec {
+  program: string;
+  args: readonly string[];
+  /** The child's whole environment; the caller decides what it may see (see childEnvironment.ts). */
+  env: NodeJS.ProcessEnv;
+  /** Working directory; default this process's. */
+  cwd?: string;
+  /** Written to the child's stdin, which is then closed; without it stdin is not connected. */
+  stdin?: string;
+  /** Receives stdout; without it stdout is not connected. */
+  stdout?: OutputSink;
+  /** Receives stderr; without it stderr is not connected. */
+  stderr?: OutputSink;
+  /** The child is stopped this long after it started; null or absent for no limit. */
+  timeoutMs?: number | null;
+  /** The child is stopped this long after its last output on stdout or stderr (or its start); null or absent for none. */
+  idleTimeoutMs?: number | null;
+  /** The child is stopped when this fires; when it has fired already, the child is not started. */
+  signal?: AbortSignal;
+}
+
+/** Why this runner stopped a child. */
+export type StopReason = 'timeout' | 'idle' | 'aborted';
+
+/** How a run ended. */
+export type ChildRunEnd =
+  /** The child ended by itself: its exit code, or the signal that ended it when it has none. */
+  | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
+  /** This runner stopped it, and killed its tree, for `reason`; the first reason wins. */
+  | { kind: 'stopped'; reason: StopReason }
+  /** It could not be started (ENOENT, EACCES …). */
+  | { kind: 'not_started'; error: NodeJS.ErrnoException };
+
+/**
+ * The one way this service starts a child process and waits for it (spec rule 10,
+ * docs/processes.md): the command agent, the terminal tool, pre-run scripts, `gh` and the
+ * bot-chat command line all go through it.
+ *
+ * The child is the leader of its own session and process group (`detached`, hidden on Windows),
+ * is run without a shell, gets `stdin` as text and hands its output to the caller's sinks, which
+ * bound what is kept. On a timeout, an idle timeout or an abort the whole tree is killed through
+ * the ProcessTreeKiller. The run ends once the child has exited and its pipes have closed, or
+ * {@link PIPE_CLOSE_GRACE_MS} after that if something it left behind still holds them; after a
+ * kill, no later than that grace past the kill either, so a survivor cannot hold the run.
+ */
+export class ChildProcessRunner {
+  constructor(
+    private readonly killer: ProcessTreeKiller,
+    private readonly graceMs: number = PIPE_CLOSE_GRACE_MS,
+  ) {}
+
+  /** Runs the child to its end. Never rejects: whatever happens is in the result. */
+  async run(spec: ChildRunSpec): Promise<ChildRunEnd> {
+    if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
+    const { spawn } = await childProcesses();
+    return new Promise<ChildRunEnd>((resolve) => {
+      const child = spawn(spec.program, [...spec.args], {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr ? 'pipe' : 'ignore'],
+        // Its own session and process group, which the tree killer sweeps as well.
+        detached: true,
+        windowsHide: true,
+      });
+      let stoppedFor: StopReason | null = null;
+      let settled = false;
+      let timeoutTimer: NodeJS.Timeout | undefined;
+      let idleTimer: NodeJS.Timeout | undefined;
+      let killGraceTimer: NodeJS.Timeout | undefined;
+
+      const settle = (end: ChildRunEnd) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timeoutTimer);
+        clearTimeout(idleTimer);
+        clearTimeout(killGraceTimer);
+        spec.signal?.removeEventListener('abort', onAbort);
+        resolve(end);
+      };
+
+      const stop = (reason: StopReason) => {
+        if (settled || stoppedFor) return;
+        stoppedFor = reason;
+        clearTimeout(timeoutTimer);
+        clearTimeout(idleTimer);
+        const killed = child.pid === undefined ? Promise.resolve() : this.killer.killTree(child.pid);
+        void killed.finally(() => {
+          // A member that survived the kill may hold the pipes, or be the child itself.
+          killGraceTimer = setTimeout(() => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            settle({ kind: 'stopped', reason });
+          }, this.graceMs);
+        });
+      };
+      const onAbort = () => stop('aborted');
+
+      const restartIdleTimer = () => {
+        const idleTimeoutMs = spec.idleTimeoutMs;
+        if (idleTimeoutMs == null || settled || stoppedFor) return;
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => stop('idle'), idleTimeoutMs);
+      };
+
+      if (spec.stdout) {
+        const sink = spec.stdout;
+        child.stdout?.on('data', (chunk: Buffer) => {
+          sink.append(chunk);
+          restartIdleTimer();
+        });
+      }
+      if (spec.stderr) {
+        const sink = spec.stderr;
+        child.stderr?.on('data', (chunk: Buffer) => {
+          sink.append(chunk);
+          restartIdleTimer();
+        });
+      }
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        if (!stoppedFor) settle({ kind: 'not_started', error });
+      });
+      whenChildFinished(
+        child,
+        (code, signal) => settle(stoppedFor ? { kind: 'stopped', reason: stoppedFor } : { kind: 'exited', code, signal }),
+        this.graceMs,
+      );
+
+      if (spec.timeoutMs != null) timeoutTimer = setTimeout(() => stop('timeout'), spec.timeoutMs);
+      spec.signal?.addEventListener('abort', onAbort, { once: true });
+      restartIdleTimer();
+      if (spec.stdin !== undefined && child.stdin) {
+        // A child that exits before reading its stdin closes the pipe early; its exit says why.
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(spec.stdin);
+      }
+    });
+  }
+}
