@@ -124,8 +124,35 @@ export interface PlatformsConfig {
 export interface WebhookPlatformConfig {
   enabled?: boolean;
   /** Listener settings and `routes` (spec "Webhook route"). */
-  extra?: Record<string, unknown>;
+  extra?: WebhookExtraConfig;
   [key: string]: unknown;
+}
+
+/**
+ * `platforms.webhook.extra`, checked by the schema; the defaults are filled in by the readers
+ * of webhookSettings.ts. Strings are trimmed.
+ */
+export interface WebhookExtraConfig {
+  /** Bind address; default 0.0.0.0. */
+  host?: string;
+  /** 0 to 65535; default 8644. */
+  port?: number;
+  /** The fallback secret of routes without their own; a list while rotating; "" counts as none. */
+  secret?: string | string[];
+  /** Requests per minute, per route; default 30. */
+  rate_limit?: number;
+  /** Largest body taken, in bytes; default 1048576. */
+  max_body_bytes?: number;
+  /** Agent runs of accepted events at once; default 4. */
+  max_concurrent_runs?: number;
+  /** Run records kept per route; default 50. */
+  output_retention?: number;
+  /** Whether the gateway serves `GET /metrics`; default false. */
+  metrics?: boolean;
+  /** The bearer token `GET /metrics` then requires. */
+  metrics_token?: string;
+  /** Route name → settings, checked when the gateway starts (webhookRouteConfig.ts). */
+  routes?: Record<string, unknown>;
 }
 
 /** A loaded configuration and the non-fatal problems found in it. */

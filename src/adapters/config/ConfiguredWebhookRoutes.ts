@@ -37,7 +37,7 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {
     const configFile = displayPath(paths.configFile);
-    const listener = webhookListenerAddress(config, configFile);
+    const listener = webhookListenerAddress(config);
     this.configured = readConfiguredRoutes(webhookExtra(config), isLoopbackHost(listener.host), configFile);
   }
 

@@ -110,14 +110,37 @@ const gatewaySchema = mapping({
   shutdown_grace_seconds: z._default(secondsFromZero(), 30),
 });
 
-/** The listener's settings and routes; of these, only the metrics keys are checked here. */
-const webhookExtraSchema = z.looseObject(
-  {
-    metrics: optional(flag()),
-    metrics_token: optional(text()),
-  },
-  { error: 'must be a mapping of keys to values' },
-);
+const trimmedText = (expected: string) => z.string({ error: expected }).check(z.trim(), z.minLength(1, { error: expected }));
+
+/** A webhook secret: a string, or a list of them while rotating; "" counts as none. */
+const webhookSecret = () => {
+  const expected = 'must be a string or a list of strings';
+  return z.union([z.string(), z.array(text()).check(z.minLength(1))], { error: expected });
+};
+
+/**
+ * The listener's settings (spec "Webhook route", decisions §7). Defaults are not filled in here
+ * but by the readers in webhookSettings.ts, so that a config without a webhook section has none.
+ * `routes` is a mapping here; its entries are checked, all problems at once, when the gateway
+ * starts (webhookRouteConfig.ts), since they depend on each other and on the listener's address.
+ */
+const webhookExtraSchema = mapping({
+  host: optional(trimmedText('must be a host name or IP address')),
+  port: optional(
+    z.int({ error: 'must be a port number from 0 to 65535' }).check(
+      z.minimum(0, { error: 'must be a port number from 0 to 65535' }),
+      z.maximum(65535, { error: 'must be a port number from 0 to 65535' }),
+    ),
+  ),
+  secret: optional(webhookSecret()),
+  rate_limit: optional(wholeNumberFrom(1)),
+  max_body_bytes: optional(wholeNumberFrom(1)),
+  max_concurrent_runs: optional(wholeNumberFrom(1)),
+  output_retention: optional(wholeNumberFrom(1)),
+  metrics: optional(flag()),
+  metrics_token: optional(trimmedText('must be a non-empty string, the bearer token scrapers send')),
+  routes: optional(z.record(z.string(), z.unknown(), { error: 'must be a mapping of route names to settings' })),
+});
 
 const webhookPlatformSchema = z.looseObject(
   {

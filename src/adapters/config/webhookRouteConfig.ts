@@ -8,6 +8,7 @@ import {
   type RouteSecrets,
   type WebhookRoute,
 } from '../../domain/webhook/WebhookRoute.js';
+import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './YamlConfigLoader.js';
 
 /** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
@@ -46,20 +47,15 @@ function readSecrets(value: unknown): Secrets {
  * `INSECURE_NO_AUTH` while the listener is not on a loopback address, is a problem naming it.
  */
 export function readConfiguredRoutes(
-  extra: Record<string, unknown>,
+  extra: WebhookExtraConfig,
   listenerOnLoopback: boolean,
   configFile = 'config.yaml',
 ): ConfiguredRoutes {
   const result: ConfiguredRoutes = { routes: [], names: [], problems: [], warnings: [] };
   const at = (key: string) => `${configFile}: platforms.webhook.extra.${key}`;
+  // The schema has checked extra.secret and that routes is a mapping.
   const fallback = readSecrets(extra.secret);
-  if (!fallback.ok) result.problems.push(`${at('secret')} ${fallback.why}.`);
-  const routes = extra.routes ?? {};
-  if (!isJsonObject(routes)) {
-    result.problems.push(`${at('routes')} must be a mapping of route names to settings (got ${describeValue(routes)}).`);
-    return result;
-  }
-  for (const [name, settings] of Object.entries(routes)) {
+  for (const [name, settings] of Object.entries(extra.routes ?? {})) {
     result.names.push(name);
     const before = result.problems.length;
     const problem = (key: string | null, text: string) =>

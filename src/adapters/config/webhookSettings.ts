@@ -1,7 +1,12 @@
-import { AppError } from '../../domain/errors.js';
 import type { CronSettings, WebhookWorkerSettings } from '../../application/ports/Settings.js';
-import type { AgentConfig } from './AgentConfig.js';
-import { describeValue } from './YamlConfigLoader.js';
+import { DEFAULT_WEBHOOK_LISTENER_SETTINGS, type WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
+import type { AgentConfig, WebhookExtraConfig } from './AgentConfig.js';
+
+/*
+ * The readers of `platforms.webhook.extra`. The loader has already checked every value against
+ * the schema (configSchema.ts: one check, with the file and the key in its errors); these only
+ * fill in the defaults.
+ */
 
 /** Spec "Webhook route": the listener's defaults. */
 export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
@@ -19,50 +24,43 @@ export interface WebhookListenerAddress {
   port: number;
 }
 
-/** `platforms.webhook.extra` as written; `{}` when absent. */
-export function webhookExtra(config: Pick<AgentConfig, 'platforms'>): Record<string, unknown> {
+/** `platforms.webhook.extra` as loaded; `{}` when absent. */
+export function webhookExtra(config: Pick<AgentConfig, 'platforms'>): WebhookExtraConfig {
   return config.platforms.webhook?.extra ?? {};
 }
 
-function invalid(configFile: string, key: string, expected: string, value: unknown): AppError {
-  return new AppError('CONFIG.INVALID', `${configFile}: platforms.webhook.extra.${key} ${expected} (got ${describeValue(value)}).`);
-}
-
-/** `extra.host` (default 0.0.0.0) and `extra.port` (default 8644). Throws CONFIG.INVALID naming the key. */
-export function webhookListenerAddress(config: Pick<AgentConfig, 'platforms'>, configFile = 'config.yaml'): WebhookListenerAddress {
+/** `extra.host` (default 0.0.0.0) and `extra.port` (default 8644). */
+export function webhookListenerAddress(config: Pick<AgentConfig, 'platforms'>): WebhookListenerAddress {
   const { host = DEFAULT_WEBHOOK_HOST, port = DEFAULT_WEBHOOK_PORT } = webhookExtra(config);
-  if (typeof host !== 'string' || host.trim() === '') throw invalid(configFile, 'host', 'must be a host name or IP address', host);
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw invalid(configFile, 'port', 'must be a port number from 0 to 65535', port);
-  }
-  return { host: host.trim(), port };
+  return { host, port };
 }
 
-/** What the webhook worker needs: `extra.max_concurrent_runs` and the agent settings cron runs use too. */
+/** `extra.rate_limit` (default 30 per minute per route) and `extra.max_body_bytes` (default 1 MiB). */
+export function webhookListenerSettingsFrom(config: Pick<AgentConfig, 'platforms'>): WebhookListenerSettings {
+  const extra = webhookExtra(config);
+  return {
+    ...DEFAULT_WEBHOOK_LISTENER_SETTINGS,
+    rateLimitPerMinute: extra.rate_limit ?? DEFAULT_WEBHOOK_LISTENER_SETTINGS.rateLimitPerMinute,
+    maxBodyBytes: extra.max_body_bytes ?? DEFAULT_WEBHOOK_LISTENER_SETTINGS.maxBodyBytes,
+  };
+}
+
+/** What the webhook worker needs: `extra.max_concurrent_runs` (default 4) and the agent settings cron runs use too. */
 export function webhookWorkerSettingsFrom(
   config: Pick<AgentConfig, 'platforms'>,
   cron: Pick<CronSettings, 'idleTimeoutMs' | 'defaultModel'>,
-  configFile = 'config.yaml',
 ): WebhookWorkerSettings {
-  const { max_concurrent_runs: runs = DEFAULT_MAX_CONCURRENT_RUNS } = webhookExtra(config);
-  if (typeof runs !== 'number' || !Number.isInteger(runs) || runs < 1) {
-    throw invalid(configFile, 'max_concurrent_runs', 'must be a whole number of 1 or more', runs);
-  }
   return {
-    maxConcurrentRuns: runs,
+    maxConcurrentRuns: webhookExtra(config).max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS,
     idleTimeoutMs: cron.idleTimeoutMs,
     defaultModel: cron.defaultModel,
     pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
   };
 }
 
-/** `extra.output_retention` (default 50): run records kept per route. Throws CONFIG.INVALID naming the key. */
-export function webhookOutputRetention(config: Pick<AgentConfig, 'platforms'>, configFile = 'config.yaml'): number {
-  const { output_retention: keep = DEFAULT_WEBHOOK_OUTPUT_RETENTION } = webhookExtra(config);
-  if (typeof keep !== 'number' || !Number.isInteger(keep) || keep < 1) {
-    throw invalid(configFile, 'output_retention', 'must be a whole number of 1 or more', keep);
-  }
-  return keep;
+/** `extra.output_retention` (default 50): run records kept per route. */
+export function webhookOutputRetention(config: Pick<AgentConfig, 'platforms'>): number {
+  return webhookExtra(config).output_retention ?? DEFAULT_WEBHOOK_OUTPUT_RETENTION;
 }
 
 /** `GET /metrics` on the listener: `extra.metrics` (default off) and `extra.metrics_token`, the bearer token it then requires. */
@@ -71,14 +69,10 @@ export interface WebhookMetricsSettings {
   token: string | null;
 }
 
-/** `extra.metrics` and `extra.metrics_token`. Throws CONFIG.INVALID naming the key. */
-export function webhookMetricsSettings(config: Pick<AgentConfig, 'platforms'>, configFile = 'config.yaml'): WebhookMetricsSettings {
-  const { metrics = false, metrics_token: token } = webhookExtra(config);
-  if (typeof metrics !== 'boolean') throw invalid(configFile, 'metrics', 'must be true or false', metrics);
-  if (token !== undefined && token !== null && (typeof token !== 'string' || token.trim() === '')) {
-    throw invalid(configFile, 'metrics_token', 'must be a non-empty string, the bearer token scrapers send', token);
-  }
-  return { enabled: metrics, token: typeof token === 'string' ? token.trim() : null };
+/** `extra.metrics` and `extra.metrics_token`. */
+export function webhookMetricsSettings(config: Pick<AgentConfig, 'platforms'>): WebhookMetricsSettings {
+  const { metrics = false, metrics_token: token = null } = webhookExtra(config);
+  return { enabled: metrics, token };
 }
 
 /** Whether `agent gateway` starts the webhook listener (`platforms.webhook.enabled: true`). */

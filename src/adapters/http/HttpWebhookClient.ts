@@ -5,13 +5,10 @@ import {
   type LocalWebhookClient,
   type SignedDelivery,
 } from '../../application/ports/LocalWebhookClient.js';
-import type { AgentPaths } from '../../application/ports/Settings.js';
-import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { localWebhookUrl, webhookListenerAddress, type WebhookListenerAddress } from '../config/webhookSettings.js';
 import { errnoCode } from '../persistence/fileSystem.js';
-import { displayPath } from '../shared/displayPath.js';
 
 /** A listener that accepts within this long is healthy; it answers before any agent runs. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -33,8 +30,8 @@ async function hubSignature(secret: string, body: string): Promise<string> {
 export class HttpWebhookClient implements LocalWebhookClient {
   private readonly address: WebhookListenerAddress;
 
-  constructor(@inject(CONFIG_TOKENS.AgentConfig) config: AgentConfig, @inject(TOKENS.AgentPaths) paths: AgentPaths) {
-    this.address = webhookListenerAddress(config, displayPath(paths.configFile));
+  constructor(@inject(CONFIG_TOKENS.AgentConfig) config: AgentConfig) {
+    this.address = webhookListenerAddress(config);
   }
 
   urlOf(route: string): string {

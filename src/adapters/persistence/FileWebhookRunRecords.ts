@@ -15,7 +15,6 @@ import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecord
 import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { webhookOutputRetention } from '../config/webhookSettings.js';
-import { displayPath } from '../shared/displayPath.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
@@ -38,14 +37,13 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   private readonly savedNames = new Map<string, string>();
   private readonly timeZone: string;
 
-  /** Throws CONFIG.INVALID when `extra.output_retention` is not a whole number of 1 or more. */
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
     @inject(TOKENS.CronSettings) settings: CronSettings,
     @inject(CONFIG_TOKENS.AgentConfig) config: AgentConfig,
   ) {
     this.directory = join(paths.webhooksDir, 'output');
-    this.keep = webhookOutputRetention(config, displayPath(paths.configFile));
+    this.keep = webhookOutputRetention(config);
     this.timeZone = settings.timeZone;
   }
 

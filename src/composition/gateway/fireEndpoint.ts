@@ -45,7 +45,7 @@ export async function startFireListener(
   configFile: string,
   metrics: GatewayMetrics | null = null,
 ): Promise<RunningFireListener> {
-  const address = webhookListenerAddress(config, configFile);
+  const address = webhookListenerAddress(config);
   const server = createWebhookServer(createFireApp(fire, metrics?.endpoint));
   const bound = await listenOrExplain(server, address.host, address.port, configFile, 'The fire endpoint');
   return {

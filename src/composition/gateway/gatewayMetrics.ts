@@ -13,10 +13,10 @@ export interface GatewayMetrics {
 /**
  * With `platforms.webhook.extra.metrics: true`, loads prom-client (only then: every other process
  * stays as quick to start as before) and binds the Metrics port in `container`, before any use
- * case that records is resolved. Null with metrics off. Throws CONFIG.INVALID on a wrong key.
+ * case that records is resolved. Null with metrics off.
  */
-export async function gatewayMetrics(container: Container, config: AgentConfig, configFile: string): Promise<GatewayMetrics | null> {
-  const settings = webhookMetricsSettings(config, configFile);
+export async function gatewayMetrics(container: Container, config: AgentConfig): Promise<GatewayMetrics | null> {
+  const settings = webhookMetricsSettings(config);
   if (!settings.enabled) return null;
   const { PrometheusMetrics } = await import('../../adapters/metrics/PrometheusMetrics.js');
   const metrics = new PrometheusMetrics();

@@ -51,7 +51,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const { container, settings, notifier } = buildCronContainer(paths, options.env, logger, options.installationDir);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
-  const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
+  const metrics = await gatewayMetrics(container, config);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
@@ -106,7 +106,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
     if (provider) notifier.use(provider);
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
-    if (signal === null) registration = await register(container, config, paths.configFile, webhooks?.port ?? null, provider?.name ?? 'none', logger);
+    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', logger);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
     if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
@@ -134,7 +134,6 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
 async function register(
   container: ReturnType<typeof buildCronContainer>['container'],
   config: AgentConfig,
-  configFile: string,
   port: number | null,
   provider: string,
   logger: WinstonLogger,
@@ -144,7 +143,7 @@ async function register(
     pid: process.pid,
     host: claimant.slice(0, claimant.lastIndexOf(':')),
     startedAt: container.get(TOKENS.Clock).now().toISOString(),
-    listener: port === null ? null : `${webhookListenerAddress(config, configFile).host}:${port}`,
+    listener: port === null ? null : `${webhookListenerAddress(config).host}:${port}`,
     provider,
   };
   try {

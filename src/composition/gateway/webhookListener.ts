@@ -7,8 +7,7 @@ import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
 import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
-import { webhookListenerSettingsFrom } from '../../adapters/config/webhookListenerSettings.js';
-import { webhookListenerAddress, webhookWorkerSettingsFrom } from '../../adapters/config/webhookSettings.js';
+import { webhookListenerAddress, webhookListenerSettingsFrom, webhookWorkerSettingsFrom } from '../../adapters/config/webhookSettings.js';
 import type { FireRouteDependencies } from '../../adapters/http/fireApp.js';
 import { createWebhookApp } from '../../adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
@@ -38,9 +37,9 @@ export async function startWebhookListener(
   fire: FireRouteDependencies | null = null,
   metrics: GatewayMetrics | null = null,
 ): Promise<RunningWebhookListener> {
-  const address = webhookListenerAddress(config, configFile);
-  const listener = webhookListenerSettingsFrom(config, configFile);
-  container.load(webhookModule({ listener, worker: webhookWorkerSettingsFrom(config, cron, configFile) }));
+  const address = webhookListenerAddress(config);
+  const listener = webhookListenerSettingsFrom(config);
+  container.load(webhookModule({ listener, worker: webhookWorkerSettingsFrom(config, cron) }));
   const routes = container.get(ConfiguredWebhookRoutes);
   routes.validate();
   const worker = container.get(ProcessWebhookEvents);

@@ -7,7 +7,6 @@ import { registerWebhookCommands, type WebhookApp } from '../../../src/adapters/
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import type { WebhookRunRecord } from '../../../src/domain/webhook/webhookRunRecord.js';
 import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.js';
-import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
 import { ListWebhookRuns } from '../../../src/application/webhook/ListWebhookRuns.js';
@@ -51,10 +50,7 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
   const routes = new FakeWebhookRoutes([aRoute('github', { events: ['pull_request'], deliver: 'repo_comment' })], repository);
   const clock = new ManualClock('2026-06-01T08:00:00Z');
   const records = new InMemoryWebhookRunRecords();
-  const client = new HttpWebhookClient(
-    { platforms: { webhook: { extra: { host: '0.0.0.0', port } } } } as unknown as AgentConfig,
-    agentPathsFor('/srv/agent'),
-  );
+  const client = new HttpWebhookClient({ platforms: { webhook: { extra: { host: '0.0.0.0', port } } } } as unknown as AgentConfig);
   const app: WebhookApp = {
     subscribeWebhook: new SubscribeWebhook(repository, routes, new SequentialSecrets(), clock),
     listWebhooks: new ListWebhooks(routes),

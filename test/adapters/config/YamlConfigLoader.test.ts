@@ -166,6 +166,18 @@ search: {provider: none}
       ['providers: {x: {type: openai, api_key_required: no}}', 'providers.x.api_key_required must be true or false (got "no").'],
       ['platforms: {webhook: {enabled: "on"}}', 'platforms.webhook.enabled must be true or false (got "on").'],
       ['platforms: {webhook: {extra: [1]}}', 'platforms.webhook.extra must be a mapping of keys to values (got a list).'],
+      ['platforms: {webhook: {extra: {host: "  "}}}', 'platforms.webhook.extra.host must be a host name or IP address (got "  ").'],
+      ['platforms: {webhook: {extra: {port: eighty}}}', 'platforms.webhook.extra.port must be a port number from 0 to 65535 (got "eighty").'],
+      ['platforms: {webhook: {extra: {port: 70000}}}', 'platforms.webhook.extra.port must be a port number from 0 to 65535 (got 70000).'],
+      ['platforms: {webhook: {extra: {secret: 5}}}', 'platforms.webhook.extra.secret must be a string or a list of strings (got a value not shown here).'],
+      ['platforms: {webhook: {extra: {rate_limit: 0}}}', 'platforms.webhook.extra.rate_limit must be a whole number of 1 or more (got 0).'],
+      ['platforms: {webhook: {extra: {max_body_bytes: 1.5}}}', 'platforms.webhook.extra.max_body_bytes must be a whole number of 1 or more (got 1.5).'],
+      ['platforms: {webhook: {extra: {max_concurrent_runs: 0}}}', 'platforms.webhook.extra.max_concurrent_runs must be a whole number of 1 or more (got 0).'],
+      ['platforms: {webhook: {extra: {output_retention: 0}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 0).'],
+      ['platforms: {webhook: {extra: {output_retention: 2.5}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 2.5).'],
+      ['platforms: {webhook: {extra: {output_retention: ten}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got "ten").'],
+      ['platforms: {webhook: {extra: {output_retention: -1}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got -1).'],
+      ['platforms: {webhook: {extra: {routes: [gh]}}}', 'platforms.webhook.extra.routes must be a mapping of route names to settings (got a list).'],
       ['timezone: 3', 'timezone must be an IANA time zone name such as "Europe/Berlin" (got 3).'],
     ])('%s', (yaml, expected) => {
       const error = errorFrom(yaml);
@@ -243,6 +255,13 @@ providers: {local: {type: command, comand: [x]}}
     expect(config.cron.wrap_response).toBe(true);
     expect(config).not.toHaveProperty('modle');
     expect(config.providers.local).toEqual({ type: 'command' });
+  });
+
+  it('reads platforms.webhook.extra trimmed, and warns about a key the listener does not know', () => {
+    const { config, warnings } = loadYaml('platforms: {webhook: {extra: {host: " 127.0.0.1 ", prot: 9000, metrics_token: " t "}}}\n');
+
+    expect(warnings).toEqual([`${configFile}: unknown key "platforms.webhook.extra.prot" (did you mean "port"?) ignored`]);
+    expect(config.platforms.webhook?.extra).toEqual({ host: '127.0.0.1', metrics_token: 't' });
   });
 
   describe('the configured plugin provider\'s own section (decisions §11)', () => {

@@ -1,13 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { webhookMetricsSettings } from '../../../src/adapters/config/webhookSettings.js';
 import { YamlConfigLoader } from '../../../src/adapters/config/YamlConfigLoader.js';
-
-const withExtra = (extra?: Record<string, unknown>): Pick<AgentConfig, 'platforms'> => ({
-  platforms: extra === undefined ? {} : { webhook: { extra } },
-});
 
 describe('platforms.webhook.extra.metrics and metrics_token', () => {
   let home: string;
@@ -21,15 +16,13 @@ describe('platforms.webhook.extra.metrics and metrics_token', () => {
   };
 
   it('are off, without a token, unless set', () => {
-    expect(webhookMetricsSettings(withExtra())).toEqual({ enabled: false, token: null });
-    expect(webhookMetricsSettings(withExtra({ metrics: true, metrics_token: ' scrape-me ' }))).toEqual({ enabled: true, token: 'scrape-me' });
+    expect(webhookMetricsSettings(load('      port: 9000\n')().config)).toEqual({ enabled: false, token: null });
+    expect(webhookMetricsSettings(load('      metrics: true\n      metrics_token: " scrape-me "\n')().config)).toEqual({ enabled: true, token: 'scrape-me' });
   });
 
-  it('refuse a value of the wrong kind, naming the key', () => {
-    expect(() => webhookMetricsSettings(withExtra({ metrics: 'yes' }))).toThrow(
-      'config.yaml: platforms.webhook.extra.metrics must be true or false (got "yes").',
-    );
-    expect(() => webhookMetricsSettings(withExtra({ metrics: true, metrics_token: '' }))).toThrow(/platforms\.webhook\.extra\.metrics_token must be a non-empty string/);
+  it('refuse a value of the wrong kind, naming the file and the key', () => {
+    expect(load('      metrics: "yes"\n')).toThrow(`${join(home, 'config.yaml')}: platforms.webhook.extra.metrics must be true or false (got "yes").`);
+    expect(load('      metrics: true\n      metrics_token: ""\n')).toThrow(/platforms\.webhook\.extra\.metrics_token must be a non-empty string/);
   });
 
   it('are checked when config.yaml is loaded, leaving the other listener keys as written', () => {

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.js';
-import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
 import { LocalWebServer } from '../../support/localWebServer.js';
@@ -16,7 +15,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 const clientFor = (port: number, host = '127.0.0.1') =>
-  new HttpWebhookClient({ platforms: { webhook: { extra: { host, port } } } } as unknown as AgentConfig, agentPathsFor('/srv/agent'));
+  new HttpWebhookClient({ platforms: { webhook: { extra: { host, port } } } } as unknown as AgentConfig);
 
 describe('HttpWebhookClient', () => {
   let server: LocalWebServer | null = null;
