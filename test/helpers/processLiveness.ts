@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+// Real time even where a test fakes the global timers (jest.useFakeTimers) for the code it drives.
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Whether a process with this pid still runs. A zombie (exited, not yet reaped by whichever
@@ -21,12 +23,15 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. */
+/**
+ * Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. Keep the
+ * global Date real when faking timers (`doNotFake: ['Date', …]`), or the deadline never comes.
+ */
 export async function eventually(condition: () => boolean, timeoutMs = 5000, everyMs = 20): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (condition()) return true;
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await sleep(everyMs);
   }
 }

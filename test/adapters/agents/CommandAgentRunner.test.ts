@@ -1,9 +1,12 @@
+import { jest } from '@jest/globals';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters/agents/CommandAgentRunner.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
+import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 import { SAMPLE_CONTEXT as context, failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 
@@ -12,10 +15,9 @@ function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {
 }
 
 /** A runner for `node -e <source>`. */
-function nodeAgent(source: string): CommandAgentRunner {
-  return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer: new PosixProcessTreeKiller() });
+function nodeAgent(source: string, killer: ProcessTreeKiller = new PosixProcessTreeKiller()): CommandAgentRunner {
+  return new CommandAgentRunner({ command: [process.execPath, '-e', source], killer });
 }
-
 
 let workDir: string;
 
@@ -23,7 +25,10 @@ beforeEach(() => {
   workDir = mkdtempSync(join(tmpdir(), 'agent-runner-'));
 });
 
-afterEach(() => rmSync(workDir, { recursive: true, force: true }));
+afterEach(() => {
+  jest.useRealTimers();
+  rmSync(workDir, { recursive: true, force: true });
+});
 
 describe('CommandAgentRunner', () => {
   it('writes memory, then each skill, then the task to stdin as headed sections', async () => {
@@ -112,9 +117,17 @@ describe('CommandAgentRunner', () => {
     const script = join(workDir, 'agent.sh');
     writeFileSync(script, `#!/bin/sh\nsleep 30 &\necho "$$ $!" > "${pidFile}"\nwait\n`);
     chmodSync(script, 0o755);
-    const runner = new CommandAgentRunner({ command: [script], killer: new PosixProcessTreeKiller() });
+    const killer = killerOnRealTime();
+    const runner = new CommandAgentRunner({ command: [script], killer });
+    fakeTheTimers();
 
-    const error = await failureOf(runner.run(request({ idleTimeoutMs: 300 })));
+    const running = failureOf(runner.run(request({ idleTimeoutMs: 300 })));
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 10_000)).toBe(true);
+    jest.advanceTimersByTime(299);
+    expect(killer.killed).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(killer.killed).toHaveLength(1);
+    const error = await running;
 
     expect(error.reason).toBe('idle_timeout');
     expect(error.message).toMatch(/^idle timeout: no output for 0\.3 s; /);
@@ -139,17 +152,41 @@ describe('CommandAgentRunner', () => {
   });
 
   it('counts any output on stdout or stderr as activity', async () => {
+    const pidFile = join(workDir, 'pid');
+    const stepFile = join(workDir, 'steps');
+    // One line per SIGUSR1, on stderr or stdout as listed; the step count is noted after the line is written.
+    const killer = killerOnRealTime();
     const chatty = nodeAgent(`
-      let ticks = 0;
-      const timer = setInterval(() => {
-        process.stderr.write('thinking\\n');
-        if (++ticks === 6) { clearInterval(timer); console.log('finished'); }
-      }, 150);
-    `);
+      const fs = require('fs');
+      const steps = [[2, 'thinking'], [1, 'working'], [2, 'still thinking'], [1, 'finished']];
+      let done = 0;
+      process.on('SIGUSR1', () => {
+        const [fd, line] = steps[done];
+        fs.writeSync(fd, line + '\\n');
+        fs.writeFileSync(${JSON.stringify(stepFile)}, String(++done));
+        if (done === steps.length) process.exit(0);
+      });
+      setInterval(() => undefined, 60_000);
+      fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+    `, killer);
+    fakeTheTimers();
 
-    const result = await chatty.run(request({ idleTimeoutMs: 500 }));
+    const running = chatty.run(request({ idleTimeoutMs: 500 }));
+    running.catch(() => undefined);
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 10_000)).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    for (let step = 1; step <= 4; step += 1) {
+      // 1.6 s in all, never 0.5 s without output: only a budget that each line restarts lasts.
+      jest.advanceTimersByTime(400);
+      expect(killer.killed).toEqual([]);
+      process.kill(pid, 'SIGUSR1');
+      expect(await eventually(() => existsSync(stepFile) && readFileSync(stepFile, 'utf8') === String(step))).toBe(true);
+      await afterTheNextPoll();
+    }
+    jest.useRealTimers();
+    const result = await running;
 
-    expect(result.text).toBe('finished');
+    expect(result.text).toBe('working\nfinished');
   });
 
   it('waits without limit when the idle budget is null', async () => {

@@ -251,15 +251,14 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner tool calls
 });
 
 describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner failures (%s format)', (format) => {
+  // When the budget runs out is IdleWatchdog's test, on a fake clock; a stall this does not stop never ends.
   it('stops a stream that stalls with an idle timeout', async () => {
     server.reply(replies.stall('Let me think'));
-    const startedAt = Date.now();
 
     const error = await failureOf(runnerFor(format).run(request({ idleTimeoutMs: 300 })));
 
     expect(error.reason).toBe('idle_timeout');
     expect(error.message).toMatch(/^idle timeout: no streamed token or tool call for 0\.3 s while waiting for the model test-\w+ \(model-1\)/);
-    expect(Date.now() - startedAt).toBeLessThan(5_000);
   });
 
   it('stops a tool that hangs with an idle timeout, and aborts its signal', async () => {

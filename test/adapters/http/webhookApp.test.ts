@@ -32,7 +32,7 @@ describe('webhook listener over HTTP', () => {
   let listener: WebhookListener;
 
   beforeEach(async () => {
-    listener = await startWebhookListener({ routes, settings: { maxBodyBytes: 64 * 1024, rateLimitPerMinute: 5, bodyReadTimeoutMs: 400 } });
+    listener = await startWebhookListener({ routes, settings: { maxBodyBytes: 64 * 1024, rateLimitPerMinute: 5 } });
   });
 
   afterEach(async () => {
@@ -312,13 +312,19 @@ describe('webhook listener over HTTP', () => {
       expect(raw).toContain('{"error":"Payload too large"}');
     });
 
+    // A byte every 50 ms keeps any per-chunk timer from firing: only a deadline for the whole body
+    // answers before the 4096 bytes (204 s) are in, and the test's timeout comes long before that.
     it('answers 408 without a 5xx to a body that trickles in too slowly, and holds nothing afterwards', async () => {
-      const started = Date.now();
-      const { status, body } = await trickle(listener.port, '/webhooks/ci', 4096, 50);
-      expect(status).toBe(408);
-      expect(JSON.parse(body)).toEqual({ error: 'Request timeout' });
-      expect(Date.now() - started).toBeLessThan(3000);
-      expect((await request(listener.url).get('/health')).status).toBe(200);
+      const slow = await startWebhookListener({ routes, settings: { bodyReadTimeoutMs: 400 } });
+      try {
+        const { status, body, sent } = await trickle(slow.port, '/webhooks/ci', 4096, 50);
+        expect(status).toBe(408);
+        expect(JSON.parse(body)).toEqual({ error: 'Request timeout' });
+        expect(sent).toBeLessThan(4096);
+        expect((await request(slow.url).get('/health')).status).toBe(200);
+      } finally {
+        await slow.close();
+      }
     });
 
     it('does not invite the body of an unknown route or of a declared oversize with 100 Continue', async () => {
@@ -430,14 +436,17 @@ describe('webhook app failures inside the service', () => {
   });
 });
 
-/** Sends raw bytes and returns everything the server answers until it closes or 2 s pass. */
+/**
+ * Sends raw bytes and returns everything the server answers until it closes the connection (as
+ * it does after these answers), or 10 s pass: a deadline for a server that keeps it open.
+ */
 function rawExchange(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(text));
     let answer = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => (answer += chunk));
-    const timer = setTimeout(() => socket.destroy(), 2000);
+    const timer = setTimeout(() => socket.destroy(), 10_000);
     socket.on('close', () => {
       clearTimeout(timer);
       resolve(answer);
@@ -503,10 +512,11 @@ function streamBody(port: number, path: string, chunkSize: number, total: number
   });
 }
 
-/** Declares `length` bytes, then sends one byte every `everyMs`. */
-function trickle(port: number, path: string, length: number, everyMs: number): Promise<{ status: number; body: string }> {
+/** Declares `length` bytes, then sends one byte every `everyMs` until answered; `sent` is how many went. */
+function trickle(port: number, path: string, length: number, everyMs: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let answered = false;
+    let sent = 0;
     const req = httpRequest({
       host: '127.0.0.1',
       port,
@@ -515,12 +525,14 @@ function trickle(port: number, path: string, length: number, everyMs: number): P
       headers: { 'content-type': 'application/json', 'content-length': String(length) },
     });
     const timer = setInterval(() => {
-      if (!answered && !req.destroyed) req.write('x');
+      if (answered || req.destroyed || sent >= length) return;
+      sent += 1;
+      req.write('x');
     }, everyMs);
     req.on('response', async (response) => {
       answered = true;
       clearInterval(timer);
-      resolve(await readAnswer(response));
+      resolve({ ...(await readAnswer(response)), sent });
       req.destroy();
     });
     req.on('error', (error) => {

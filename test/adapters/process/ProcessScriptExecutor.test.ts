@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,22 +12,28 @@ import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProce
 import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
+import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 import { newSession, writeTreeScripts } from '../../helpers/processTrees.js';
 
 let home: string;
 let scriptsDir: string;
 let executor: ProcessScriptExecutor;
+let killer: ReturnType<typeof killerOnRealTime>;
 
 beforeEach(() => {
   home = realpathSync(mkdtempSync(join(tmpdir(), 'agent-scripts-')));
   const paths = agentPathsFor(home);
   scriptsDir = paths.scriptsDir;
   mkdirSync(scriptsDir);
-  executor = new ProcessScriptExecutor(paths, new PosixProcessTreeKiller());
+  killer = killerOnRealTime();
+  executor = new ProcessScriptExecutor(paths, killer);
 });
 
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => {
+  jest.useRealTimers();
+  rmSync(home, { recursive: true, force: true });
+});
 
 function writeScript(name: string, content: string, mode = 0o644): string {
   const path = join(scriptsDir, name);
@@ -201,9 +208,16 @@ describe('ProcessScriptExecutor.run', () => {
 
   it('kills the script and everything it started when it runs too long', async () => {
     const pidFile = join(home, 'pids');
-    writeScript('slow.sh', `sleep 30 &\necho "$$ $!" > "${pidFile}"\necho started\nwait\n`);
+    writeScript('slow.sh', `sleep 30 &\necho started\necho "$$ $!" > "${pidFile}"\nwait\n`);
+    fakeTheTimers();
 
-    const result = await executor.run('slow.sh', { timeoutMs: 300 });
+    const running = executor.run('slow.sh', { timeoutMs: 300 });
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 10_000)).toBe(true);
+    await afterTheNextPoll();
+    jest.advanceTimersByTime(299);
+    expect(killer.killed).toEqual([]);
+    jest.advanceTimersByTime(1);
+    const result = await running;
 
     expect(result).toMatchObject({ timedOut: true, exitCode: null, stdout: 'started\n' });
     expect(existsSync(pidFile)).toBe(true);
@@ -237,7 +251,11 @@ describe('ProcessScriptExecutor.run', () => {
     );
     const recorded = () => (existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim().split('\n').map(Number) : []);
     try {
-      const result = await executor.run('escape.sh', { timeoutMs: 1000 });
+      fakeTheTimers();
+      const running = executor.run('escape.sh', { timeoutMs: 1000 });
+      expect(await eventually(() => recorded().length === 3, 10_000)).toBe(true);
+      jest.advanceTimersByTime(1000);
+      const result = await running;
 
       expect(result.timedOut).toBe(true);
       const [scriptPid, escapedPid, sleepPid] = recorded() as [number, number, number];

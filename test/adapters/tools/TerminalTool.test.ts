@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { jest } from '@jest/globals';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProce
 import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/adapters/process/ProcessTreeKiller.js';
 import { TerminalTool, type TerminalResult } from '../../../src/adapters/tools/TerminalTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
+import { fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 
 /** Kills like the real thing and remembers whom. */
@@ -34,7 +36,10 @@ beforeEach(() => {
   tool = new TerminalTool(agentPathsFor(home), killer);
 });
 
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => {
+  jest.useRealTimers();
+  rmSync(home, { recursive: true, force: true });
+});
 
 function context(signal = new AbortController().signal): ToolCallContext {
   return { signal, unattended: true };
@@ -91,7 +96,17 @@ describe('TerminalTool', () => {
   });
 
   it('kills the whole tree at the timeout, a grandchild included', async () => {
-    const result = await run({ command: 'sh -c "sleep 300 & echo \\$!; wait"', timeout_seconds: 0.5 });
+    const pidFile = join(home, 'sleep.pid');
+    const onRealTime = killerOnRealTime(killer);
+    const timed = new TerminalTool(agentPathsFor(home), onRealTime);
+    fakeTheTimers();
+
+    const running = timed.call({ command: `sh -c "sleep 300 & echo \\$! | tee ${pidFile}; wait"`, timeout_seconds: 0.5 }, context());
+    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'), 10_000)).toBe(true);
+    jest.advanceTimersByTime(499);
+    expect(onRealTime.killed).toEqual([]);
+    jest.advanceTimersByTime(1);
+    const result = JSON.parse(await running) as TerminalResult;
 
     expect(result).toMatchObject({ exit_code: null, timed_out: true });
     expect(result.note).toMatch(/still running after 0.5 s and was killed with everything it started/);
