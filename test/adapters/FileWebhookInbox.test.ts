@@ -137,7 +137,7 @@ describe('FileWebhookInbox', () => {
         expect(await running.recover()).toBe(0);
 
         process.kill(pid, 'SIGKILL');
-        expect(await eventually(() => !isRunning(pid), 5000)).toBe(true);
+        expect(await eventually(() => !isRunning(pid), 15_000)).toBe(true);
         // Still there for signal 0, as the inbox used to judge it: alive.
         expect(() => process.kill(pid, 0)).not.toThrow();
         expect(new HostProcessIdentity().isAlive(`${hostname()}:${pid}`)).toBe(false);
@@ -145,7 +145,7 @@ describe('FileWebhookInbox', () => {
         // The kernel closes a dying process's files, and lets its lock go, a moment after it
         // exits: the gateway looks again at every poll. (Its claim note may not have reached
         // the disk before the kill, so the count returned is 0 or 1.)
-        for (let poll = 0; poll < 50 && orphans.killedFor.length === 0; poll += 1) {
+        for (let poll = 0; poll < 150 && orphans.killedFor.length === 0; poll += 1) {
           await running.recover();
           if (orphans.killedFor.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
         }
