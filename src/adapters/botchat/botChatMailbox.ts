@@ -2,6 +2,7 @@ import { link, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BOT_CHAT_STATUSES, type BotChatStatus } from '../../domain/botChat.js';
 import { ensurePrivateDirectory, errnoCode, PRIVATE_FILE_MODE, writeFileDurably } from '../persistence/fileSystem.js';
+import { exists as processExists, readProcEntry } from '../process/processTable.js';
 
 /** How long an owner's lease lasts; it is renewed every 10 s (decisions §12). */
 export const OWNER_LEASE_MS = 30_000;
@@ -122,13 +123,10 @@ export async function liveOwner(mailbox: string, now: number): Promise<OwnerReco
   return isRunning(owner.pid) ? (owner as OwnerRecord) : null;
 }
 
+/** Exists and has not exited (a zombie that still holds its pid has). */
 function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === 'EPERM';
-  }
+  const state = processExists(pid) ? (readProcEntry(pid)?.state ?? '?') : null;
+  return state !== null && state !== 'Z' && state !== 'X';
 }
 
 export async function writeOwner(mailbox: string, owner: OwnerRecord): Promise<void> {

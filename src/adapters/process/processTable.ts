@@ -104,7 +104,8 @@ export class PsTreeListing implements ProcessListing {
   }
 }
 
-function exists(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user's included); a zombie exists too. */
+export function exists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { injectable } from 'inversify';
+import { readProcEntry } from '../process/processTable.js';
 import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
 
 /** `<host>:<pid>`; the host is everything before the last colon. */
@@ -48,13 +48,6 @@ export class HostProcessIdentity implements ProcessIdentity {
  * being removed) still answers signal 0, but is dead. Read from /proc where there is one.
  */
 function isZombie(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  // The command name in parentheses may itself hold spaces and parentheses: the state follows the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  const state = readProcEntry(pid)?.state;
   return state === 'Z' || state === 'X';
 }
