@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Container } from 'inversify';
 import { PosixProcessTreeKiller } from '../../src/adapters/process/PosixProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../../src/adapters/process/tokens.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { runtimeModule } from '../../src/composition/modules/runtimeModule.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
@@ -12,9 +11,9 @@ describe('runtimeModule', () => {
     container.bind(TOKENS.Logger).toConstantValue(new RecordingLogger());
     container.load(runtimeModule);
 
-    const killer = container.get(PROCESS_TOKENS.ProcessTreeKiller);
+    const killer = container.get(TOKENS.ProcessTreeKiller);
 
     expect(killer).toBeInstanceOf(PosixProcessTreeKiller);
-    expect(container.get(PROCESS_TOKENS.ProcessTreeKiller)).toBe(killer);
+    expect(container.get(TOKENS.ProcessTreeKiller)).toBe(killer);
   });
 });

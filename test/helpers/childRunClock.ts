@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { PosixProcessTreeKiller } from '../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { ProcessTreeKiller } from '../../src/adapters/process/ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../../src/application/ports/ProcessTreeKiller.js';
 
 /**
  * For tests of a timeout or an idle budget of a real child process: the budget runs on a clock

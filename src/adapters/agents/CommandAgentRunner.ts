@@ -6,7 +6,7 @@ import {
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
-import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** An answer larger than this is refused rather than delivered cut off. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;

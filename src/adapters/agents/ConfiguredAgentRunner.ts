@@ -12,8 +12,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
-import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../process/tokens.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { ToolCatalog } from '../tools/Tool.js';
 import { TOOL_TOKENS } from '../tools/tokens.js';
@@ -50,7 +49,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
   constructor(
     @inject(CONFIG_TOKENS.AgentConfig) private readonly config: AgentConfig,
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
+    @inject(TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
     // The optional ones let wiring work before each exists and keep tests short.
     @inject(TOOL_TOKENS.ToolCatalog) @optional() private readonly tools: ToolCatalog = NO_TOOLS,
     @inject(CONFIG_TOKENS.Environment) @optional() private readonly env: NodeJS.ProcessEnv = process.env,

@@ -17,8 +17,7 @@ import { PRIVATE_FILE_MODE } from '../persistence/fileSystem.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { platformProcessTreeKiller } from '../process/platformProcessTreeKiller.js';
-import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../process/tokens.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { BOT_CHAT_TOKENS } from './tokens.js';
 import {
   createRecordOnce,
@@ -56,7 +55,7 @@ export class FileBotChatDelivery implements BotChatDelivery {
     @inject(CONFIG_TOKENS.Environment) private readonly env: NodeJS.ProcessEnv,
     /** The `agent` executable as a command line (node and the script), to run `agent chat`. */
     @inject(BOT_CHAT_TOKENS.AgentCommand) private readonly agentCommand: readonly string[],
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) @optional() killer?: ProcessTreeKiller,
+    @inject(TOKENS.ProcessTreeKiller) @optional() killer?: ProcessTreeKiller,
   ) {
     this.children = new ChildProcessRunner(killer ?? platformProcessTreeKiller());
     this.timeoutMs = Math.round(config.cron.bot_chat_delivery_timeout_seconds * 1000);

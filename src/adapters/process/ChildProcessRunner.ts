@@ -1,6 +1,6 @@
 import { PIPE_CLOSE_GRACE_MS, whenChildFinished } from './childFinished.js';
 import { childProcesses } from './childProcesses.js';
-import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** Where one output stream of the child goes: CappedOutput or HeadAndTailOutput. */
 export interface OutputSink {

@@ -5,8 +5,8 @@ import { CappedOutput } from './CappedOutput.js';
 import { withoutProviderSecrets } from './childEnvironment.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import { platformProcessTreeKiller } from './platformProcessTreeKiller.js';
-import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
-import { PROCESS_TOKENS } from './tokens.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** A comment that takes longer than this is abandoned: gh is stuck on the network or a prompt. */
 const GH_TIMEOUT_MS = 120_000;
@@ -33,7 +33,7 @@ export class GhRepoCommenter implements RepoCommenter {
 
   constructor(
     @inject(CONFIG_TOKENS.Environment) private readonly env: NodeJS.ProcessEnv,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) @optional() killer?: ProcessTreeKiller,
+    @inject(TOKENS.ProcessTreeKiller) @optional() killer?: ProcessTreeKiller,
   ) {
     this.children = new ChildProcessRunner(killer ?? platformProcessTreeKiller());
   }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../application/ports/Logger.js';
-import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../application/ports/ProcessTreeKiller.js';
 import { hasProcStat, ProcStatListing, PsTreeListing, type ProcessEntry, type ProcessListing } from './processTable.js';
 
 /** Sends one signal (0 only probes); throws like `process.kill` (ESRCH, EPERM). */

@@ -9,8 +9,7 @@ import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
 import { withoutProviderSecrets } from './childEnvironment.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
-import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
-import { PROCESS_TOKENS } from './tokens.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** Output kept per stream; the rest is dropped and a marker says so. */
 const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -52,7 +51,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
 
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
+    @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
   ) {
     this.children = new ChildProcessRunner(killer);
   }

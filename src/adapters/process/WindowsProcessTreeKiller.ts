@@ -1,7 +1,7 @@
 import { childProcesses } from './childProcesses.js';
 import { win32 } from 'node:path';
 import type { Logger } from '../../application/ports/Logger.js';
-import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from './ProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../application/ports/ProcessTreeKiller.js';
 
 /** Runs a program without a shell and resolves with its exit code (null: it could not run). */
 export type RunProgram = (argv: readonly string[]) => Promise<{ exitCode: number | null; output: string }>;

@@ -6,8 +6,7 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { withoutProviderSecrets } from '../process/childEnvironment.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
-import type { ProcessTreeKiller } from '../process/ProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../process/tokens.js';
+import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { displayPath } from '../shared/displayPath.js';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
@@ -64,7 +63,7 @@ export class TerminalTool implements Tool {
 
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
-    @inject(PROCESS_TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
+    @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
   ) {
     this.children = new ChildProcessRunner(killer);

@@ -6,7 +6,6 @@ import { ConfiguredPlatforms } from '../../adapters/delivery/ConfiguredPlatforms
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { platformProcessTreeKiller } from '../../adapters/process/platformProcessTreeKiller.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
-import { PROCESS_TOKENS } from '../../adapters/process/tokens.js';
 
 /**
  * How runs happen: the configured agent runner, pre-run scripts as child processes, the
@@ -15,7 +14,7 @@ import { PROCESS_TOKENS } from '../../adapters/process/tokens.js';
  * adapter loaded only when a delivery needs it).
  */
 export const runtimeModule = new ContainerModule(({ bind }) => {
-  bind(PROCESS_TOKENS.ProcessTreeKiller)
+  bind(TOKENS.ProcessTreeKiller)
     .toDynamicValue((context) => platformProcessTreeKiller(context.get(TOKENS.Logger, { optional: true }) ?? null))
     .inSingletonScope();
   bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner).inSingletonScope();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters/agents/CommandAgentRunner.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { ProcessTreeKiller } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import type { ProcessTreeKiller } from '../../../src/application/ports/ProcessTreeKiller.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';

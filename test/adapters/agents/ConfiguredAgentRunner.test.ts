@@ -6,7 +6,6 @@ import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../../src/adapters/config/tokens.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import type { ToolCatalog } from '../../../src/adapters/tools/Tool.js';
 import { TOOL_TOKENS } from '../../../src/adapters/tools/tokens.js';
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
@@ -215,7 +214,7 @@ describe('ConfiguredAgentRunner with command providers', () => {
     const container = new Container();
     container.bind(CONFIG_TOKENS.AgentConfig).toConstantValue(configured);
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);
-    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
+    container.bind(TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner);
 
     const fromContainer = container.get(TOKENS.AgentRunner);
@@ -377,7 +376,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     container.bind(CONFIG_TOKENS.Environment).toConstantValue({ OPENAI_API_KEY: 'sk-wired' });
     container.bind(TOOL_TOKENS.ToolCatalog).toConstantValue(new FixedToolCatalog([]));
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);
-    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
+    container.bind(TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner);
 
     const result = await container.get(TOKENS.AgentRunner).run(request());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { CappedOutput } from '../../../src/adapters/process/CappedOutput.js';
 import { ChildProcessRunner, type ChildRunSpec } from '../../../src/adapters/process/ChildProcessRunner.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/adapters/process/ProcessTreeKiller.js';
+import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/application/ports/ProcessTreeKiller.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 
 /** Kills like the real thing and remembers whom; or, told to, kills nobody (a tree that survives). */

@@ -9,7 +9,6 @@ import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { withoutProviderSecrets } from '../../../src/adapters/process/childEnvironment.js';
 import { ProcessScriptExecutor } from '../../../src/adapters/process/ProcessScriptExecutor.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
@@ -269,7 +268,7 @@ describe('ProcessScriptExecutor.run', () => {
   it('can be resolved from a container that binds only the paths and the tree killer', async () => {
     const container = new Container();
     container.bind(TOKENS.AgentPaths).toConstantValue(agentPathsFor(home));
-    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
+    container.bind(TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor);
     writeScript('hello.sh', 'echo hello\n');
 

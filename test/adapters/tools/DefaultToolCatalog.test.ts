@@ -7,7 +7,6 @@ import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../../src/adapters/config/tokens.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import { PROCESS_TOKENS } from '../../../src/adapters/process/tokens.js';
 import { ClarifyTool } from '../../../src/adapters/tools/ClarifyTool.js';
 import { DefaultToolCatalog } from '../../../src/adapters/tools/DefaultToolCatalog.js';
 import { TerminalTool } from '../../../src/adapters/tools/TerminalTool.js';
@@ -128,7 +127,7 @@ describe('DefaultToolCatalog in a container', () => {
     const container = new Container({ defaultScope: 'Singleton' });
     container.bind(TOKENS.AgentPaths).toConstantValue(agentPathsFor(home));
     container.bind(TOKENS.Logger).toConstantValue(new RecordingLogger());
-    container.bind(PROCESS_TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
+    container.bind(TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(CONFIG_TOKENS.AgentConfig).toConstantValue(config as unknown as AgentConfig);
     container.bind(TOOL_TOKENS.PublicAddressPolicy).toConstantValue(publicAddressesOnly);
     for (const tool of [TerminalTool, WebSearchTool, WebExtractTool, ClarifyTool]) container.bind(TOOL_TOKENS.Tool).to(tool);
