@@ -1,4 +1,5 @@
-import { InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidDeliveryError } from './errors.js';
 
 /** Where a run's answer goes. Platform destinations are resolved at fire time, not here. */
 export type DeliveryTarget =
@@ -62,8 +63,8 @@ const VERBATIM = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbl
 
 export const KNOWN_PLATFORMS: readonly string[] = [...Object.keys(VALIDATED), ...VERBATIM];
 
-function invalid(target: string, why: string): InvalidInputError {
-  return new InvalidInputError('DELIVERY.INVALID', `Delivery target "${target}" ${why}.`);
+function invalid(target: string, why: string): InvalidDeliveryError {
+  return new InvalidDeliveryError(ERROR_CODES.DELIVERY.INVALID, `Delivery target "${target}" ${why}.`);
 }
 
 function parseOne(text: string): DeliveryTarget {

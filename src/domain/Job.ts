@@ -1,4 +1,5 @@
-import { AppError, InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidJobError, InvalidScheduleError, JobError } from './errors.js';
 import type { UnreadableRecord } from './JobRecord.js';
 import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
@@ -71,14 +72,14 @@ function defaultName(prompt: string): string {
 export function validateRepeat(times: number | null | undefined): number | null {
   if (times === null || times === undefined) return null;
   if (!Number.isSafeInteger(times) || times < 1) {
-    throw new InvalidInputError('JOB.INVALID_REPEAT', `Repeat count ${times} is not valid; give a whole number of 1 or more.`);
+    throw new InvalidJobError(ERROR_CODES.JOB.INVALID_REPEAT, `Repeat count ${times} is not valid; give a whole number of 1 or more.`);
   }
   return times;
 }
 
 function requirePrompt(prompt: string): string {
   if (prompt.trim() === '') {
-    throw new InvalidInputError('JOB.EMPTY_PROMPT', 'The prompt is empty; give the task the agent should do.');
+    throw new InvalidJobError(ERROR_CODES.JOB.EMPTY_PROMPT, 'The prompt is empty; give the task the agent should do.');
   }
   return prompt;
 }
@@ -88,7 +89,7 @@ export function createJob(input: NewJobInput, now: Date, timeZone: string): Job 
   const recurring = isRecurring(input.schedule);
   const first = nextRunTime(input.schedule, now, timeZone);
   if (!first) {
-    throw new InvalidInputError('SCHEDULE.NEVER', `The schedule "${input.schedule.display}" never fires; choose another.`);
+    throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.NEVER, `The schedule "${input.schedule.display}" never fires; choose another.`);
   }
   return {
     id: input.id,
@@ -288,7 +289,7 @@ export function recoverInterrupted(job: Job, reason: string): Job {
 
 export function pauseJob(job: Job, now: Date): Job {
   if (job.state === 'completed') {
-    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`);
+    throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`);
   }
   if (job.state === 'paused') return job;
   // A running job keeps running; marking it paused stops it from being scheduled again.
@@ -297,7 +298,7 @@ export function pauseJob(job: Job, now: Date): Job {
 
 export function resumeJob(job: Job, now: Date, timeZone: string): Job {
   if (job.state !== 'paused') {
-    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
+    throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
   }
   // A one-shot whose time has passed was asked for all the same: it becomes due at once.
   const next =
@@ -312,7 +313,7 @@ export function assertRunnableNow(job: Job): void {
   if (job.state !== 'scheduled') {
     const hint =
       job.state === 'paused' ? 'resume it first' : job.state === 'running' ? 'wait for the run in progress' : 'edit its schedule to run it again';
-    throw new AppError('JOB.INVALID_STATE', `Job '${job.name}' is ${job.state} and cannot be run now; ${hint}.`);
+    throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' is ${job.state} and cannot be run now; ${hint}.`);
   }
 }
 
@@ -338,17 +339,17 @@ export function findJob(jobs: readonly Job[], reference: string, unreadable: rea
   const byName = jobs.filter((job) => job.name.toLowerCase() === wanted.toLowerCase());
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) {
-    throw new AppError(
-      'JOB.AMBIGUOUS',
+    throw new JobError(
+      ERROR_CODES.JOB.AMBIGUOUS,
       `The name "${wanted}" matches ${byName.length} jobs (${byName.map((job) => job.id).join(', ')}); name one by its id.`,
     );
   }
   const damaged = unreadable.find((record) => record.id === wanted);
   if (damaged) {
-    throw new AppError(
-      'JOB.UNREADABLE',
+    throw new JobError(
+      ERROR_CODES.JOB.UNREADABLE,
       `The stored record of job ${wanted} cannot be read (${damaged.reason}), so it was left untouched; correct or remove it in the job store (jobs.json) by hand.`,
     );
   }
-  throw new AppError('JOB.NOT_FOUND', `No job has the id or name "${wanted}"; see "agent cron list".`);
+  throw new JobError(ERROR_CODES.JOB.NOT_FOUND, `No job has the id or name "${wanted}"; see "agent cron list".`);
 }

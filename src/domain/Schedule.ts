@@ -1,5 +1,6 @@
 import { looksLikeCron, nextCronRun, parseCronExpression } from './cronExpression.js';
-import { InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidScheduleError } from './errors.js';
 import { formatWallClock, instantOfWallClock, toIsoUtc } from './zonedTime.js';
 
 export type Schedule =
@@ -42,7 +43,7 @@ function parseIso(text: string, timeZone: string): Date | null {
     probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day &&
     probe.getUTCHours() === hour && probe.getUTCMinutes() === minute;
   if (!sameFields) {
-    throw new InvalidInputError('SCHEDULE.INVALID', `"${text}" is not a real date and time; check the day, month and hour.`);
+    throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a real date and time; check the day, month and hour.`);
   }
   const offset = match[7];
   if (offset) {
@@ -62,7 +63,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
   if (interval) {
     const minutes = durationMinutes(interval[1]!);
     if (minutes === null) {
-      throw new InvalidInputError('SCHEDULE.INVALID', `"${text}" is not a valid interval; write it like "every 30m", "every 2h" or "every 1d".`);
+      throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a valid interval; write it like "every 30m", "every 2h" or "every 1d".`);
     }
     const expr = `every ${interval[1]!.trim()}`;
     return { kind: 'interval', expr, display: expr, minutes };
@@ -74,7 +75,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
   const at = parseIso(text, timeZone);
   if (at) {
     if (now.getTime() - at.getTime() > ONE_SHOT_GRACE_MS) {
-      throw new InvalidInputError('SCHEDULE.PAST', `"${text}" is in the past; give a future time.`);
+      throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
     }
     return { kind: 'once', expr: text, display: `once at ${formatWallClock(at, timeZone)}`, run_at: toIsoUtc(at) };
   }
@@ -87,7 +88,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
       run_at: toIsoUtc(new Date(now.getTime() + delay * 60_000)),
     };
   }
-  throw new InvalidInputError('SCHEDULE.INVALID', `"${text}" is not a schedule; ${FORMS_HELP}.`);
+  throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a schedule; ${FORMS_HELP}.`);
 }
 
 export function isRecurring(schedule: Schedule): boolean {

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
-import { InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidScheduleError } from './errors.js';
 import {
   instantOfWallClock,
   wallClockAsUtcMs,
@@ -28,9 +29,9 @@ const FIELDS: readonly FieldSpec[] = [
   { name: 'day-of-week', min: 0, max: 7, names: CRON_DAY_NAMES },
 ];
 
-function invalid(field: FieldSpec, value: string, why: string): InvalidInputError {
-  return new InvalidInputError(
-    'SCHEDULE.INVALID',
+function invalid(field: FieldSpec, value: string, why: string): InvalidScheduleError {
+  return new InvalidScheduleError(
+    ERROR_CODES.SCHEDULE.INVALID,
     `Cron ${field.name} field "${value}" ${why}; use numbers ${field.min}-${field.max}` +
       `${field.names ? ' or names' : ''}, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).`,
   );
@@ -84,8 +85,8 @@ export function parseCronExpression(input: string): string {
   if (known !== undefined) return known;
   const fields = input.trim().split(/\s+/);
   if (fields.length !== 5) {
-    throw new InvalidInputError(
-      'SCHEDULE.INVALID',
+    throw new InvalidScheduleError(
+      ERROR_CODES.SCHEDULE.INVALID,
       `A cron expression has 5 fields (minute hour day-of-month month day-of-week); "${input.trim()}" has ${fields.length}.`,
     );
   }

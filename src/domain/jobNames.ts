@@ -1,4 +1,5 @@
-import { InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidJobError } from './errors.js';
 import type { Job } from './Job.js';
 
 /**
@@ -15,8 +16,8 @@ function sameName(a: string, b: string): boolean {
 export function assertNameFree(jobs: readonly Job[], name: string, ownId: string | null): void {
   const holder = jobs.find((job) => job.id !== ownId && sameName(job.name, name));
   if (holder) {
-    throw new InvalidInputError(
-      'JOB.NAME_TAKEN',
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.NAME_TAKEN,
       `The name "${name}" is already used by job ${holder.id} ('${holder.name}'); choose another name, or edit or remove that job.`,
     );
   }

@@ -1,4 +1,5 @@
-import { InvalidInputError } from './errors.js';
+import { ERROR_CODES } from './errorCodes.js';
+import { InvalidScheduleError } from './errors.js';
 
 /** A wall-clock reading in some time zone; month is 1-12. */
 export interface WallClock {
@@ -36,8 +37,8 @@ export function assertTimeZone(timeZone: string): string {
     formatterFor(timeZone);
     return timeZone;
   } catch {
-    throw new InvalidInputError(
-      'TIMEZONE.INVALID',
+    throw new InvalidScheduleError(
+      ERROR_CODES.TIMEZONE.INVALID,
       `"${timeZone}" is not a valid time zone; use an IANA name such as "Europe/Berlin" or "UTC".`,
     );
   }

@@ -57,17 +57,13 @@ function post(
 const unsigned = { 'x-test-signature': 'wrong' };
 
 describe('AcceptWebhook', () => {
-  it('stores an authenticated event and answers 202 with the route, event and delivery id', async () => {
+  it('stores an authenticated event and answers accepted with the route, event, delivery id and event id', async () => {
     const { accept, stored } = setUp();
     const route = aRoute('ci');
     const result = await accept.execute(
       post(route, { headers: { 'x-github-event': 'pull_request', 'x-github-delivery': 'd-1' }, body: '{"action":"opened","number":7}' }),
     );
-    expect(result).toEqual({
-      status: 202,
-      body: { status: 'accepted', route: 'ci', event: 'pull_request', delivery_id: 'd-1' },
-      headers: {},
-    });
+    expect(result).toEqual({ kind: 'accepted', route: 'ci', event: 'pull_request', deliveryId: 'd-1', eventId: '000000000001' });
     expect(await stored()).toEqual([
       {
         id: '000000000001',
@@ -83,15 +79,15 @@ describe('AcceptWebhook', () => {
   it('checks the signature against the route\'s secrets, every one of a rotation list', async () => {
     const { accept, verifier } = setUp();
     const route = aRoute('ci', { secrets: { kind: 'secrets', values: ['new', 'old'] } });
-    expect((await accept.execute(post(route, { headers: { 'x-test-signature': 'old' } }))).status).toBe(202);
+    expect((await accept.execute(post(route, { headers: { 'x-test-signature': 'old' } }))).kind).toBe('accepted');
     expect(verifier.checks[0]!.secrets).toEqual(['new', 'old']);
     expect(Buffer.from(verifier.checks[0]!.request.rawBody).toString()).toBe('{"action":"opened"}');
   });
 
-  it('refuses a bad signature with 401 and stores nothing', async () => {
+  it('refuses a bad signature and stores nothing', async () => {
     const { accept, inbox, logger } = setUp();
     const result = await accept.execute(post(aRoute('ci'), { headers: unsigned }));
-    expect(result).toEqual({ status: 401, body: { error: 'Invalid signature' }, headers: {} });
+    expect(result).toEqual({ kind: 'refused_signature' });
     expect(await inbox.pending()).toBe(0);
     expect(JSON.stringify(logger.entries)).not.toContain('s3cret');
     expect(JSON.stringify(logger.entries)).not.toContain('wrong');
@@ -100,49 +96,45 @@ describe('AcceptWebhook', () => {
   it('skips the check for a route with INSECURE_NO_AUTH', async () => {
     const { accept, verifier } = setUp();
     const route = aRoute('dev', { secrets: { kind: 'insecure_no_auth' } });
-    expect((await accept.execute(post(route, { headers: {} }))).status).toBe(202);
+    expect((await accept.execute(post(route, { headers: {} }))).kind).toBe('accepted');
     expect(verifier.checks).toEqual([]);
   });
 
   describe('rate limit', () => {
-    it('answers 429 with Retry-After over the limit, and lets requests through again after the window', async () => {
+    it('refuses a request over the limit with the seconds to wait, and lets requests through again after the window', async () => {
       const { accept, clock } = setUp(2);
       const route = aRoute('ci');
-      expect((await accept.execute(post(route))).status).toBe(202);
+      expect((await accept.execute(post(route))).kind).toBe('accepted');
       clock.advance(15_000);
-      expect((await accept.execute(post(route))).status).toBe(202);
+      expect((await accept.execute(post(route))).kind).toBe('accepted');
       clock.advance(15_000);
-      expect(await accept.execute(post(route))).toEqual({
-        status: 429,
-        body: { error: 'Rate limit exceeded' },
-        headers: { 'Retry-After': '30' },
-      });
+      expect(await accept.execute(post(route))).toEqual({ kind: 'rate_limited', retryAfterSeconds: 30 });
       clock.advance(30_000);
-      expect((await accept.execute(post(route))).status).toBe(202);
+      expect((await accept.execute(post(route))).kind).toBe('accepted');
     });
 
-    it('counts only requests that passed authentication, and a bad signature over the limit is still 401', async () => {
+    it('counts only requests that passed authentication, and a bad signature over the limit is still refused for its signature', async () => {
       const { accept } = setUp(2);
       const route = aRoute('ci');
-      for (let i = 0; i < 5; i += 1) expect((await accept.execute(post(route, { headers: unsigned }))).status).toBe(401);
-      expect((await accept.execute(post(route))).status).toBe(202);
-      expect((await accept.execute(post(route))).status).toBe(202);
-      expect((await accept.execute(post(route, { headers: unsigned }))).status).toBe(401);
-      expect((await accept.execute(post(route))).status).toBe(429);
+      for (let i = 0; i < 5; i += 1) expect((await accept.execute(post(route, { headers: unsigned }))).kind).toBe('refused_signature');
+      expect((await accept.execute(post(route))).kind).toBe('accepted');
+      expect((await accept.execute(post(route))).kind).toBe('accepted');
+      expect((await accept.execute(post(route, { headers: unsigned }))).kind).toBe('refused_signature');
+      expect((await accept.execute(post(route))).kind).toBe('rate_limited');
     });
 
     it('counts each route separately', async () => {
       const { accept } = setUp(1);
-      expect((await accept.execute(post(aRoute('a')))).status).toBe(202);
-      expect((await accept.execute(post(aRoute('b')))).status).toBe(202);
-      expect((await accept.execute(post(aRoute('a')))).status).toBe(429);
+      expect((await accept.execute(post(aRoute('a')))).kind).toBe('accepted');
+      expect((await accept.execute(post(aRoute('b')))).kind).toBe('accepted');
+      expect((await accept.execute(post(aRoute('a')))).kind).toBe('rate_limited');
     });
 
-    it('comes before the body: a malformed body over the limit is 429, and a malformed body counts', async () => {
+    it('comes before the body: a malformed body over the limit is rate limited, and a malformed body counts', async () => {
       const { accept } = setUp(1);
       const route = aRoute('ci');
-      expect((await accept.execute(post(route, { body: 'nope' }))).status).toBe(400);
-      expect((await accept.execute(post(route, { body: 'nope' }))).status).toBe(429);
+      expect((await accept.execute(post(route, { body: 'nope' }))).kind).toBe('malformed_body');
+      expect((await accept.execute(post(route, { body: 'nope' }))).kind).toBe('rate_limited');
     });
   });
 
@@ -152,9 +144,9 @@ describe('AcceptWebhook', () => {
       ['a JSON list', '[1,2]'],
       ['a JSON string', '"x"'],
       ['not UTF-8', Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x3a, 0x31, 0x7d])],
-    ])('answers 400 Malformed JSON for %s, after a valid signature', async (_name, body) => {
+    ])('refuses %s as a malformed body, after a valid signature', async (_name, body) => {
       const { accept, inbox } = setUp();
-      expect(await accept.execute(post(aRoute('ci'), { body }))).toEqual({ status: 400, body: { error: 'Malformed JSON' }, headers: {} });
+      expect(await accept.execute(post(aRoute('ci'), { body }))).toEqual({ kind: 'malformed_body' });
       expect(await inbox.pending()).toBe(0);
     });
 
@@ -162,27 +154,23 @@ describe('AcceptWebhook', () => {
       const { accept, stored } = setUp();
       const body = `payload=${encodeURIComponent('{"zen":"Keep it simple."}')}`;
       const result = await accept.execute(post(aRoute('ci'), { body, contentType: 'application/x-www-form-urlencoded', headers: { 'x-github-event': 'ping' } }));
-      expect(result.status).toBe(202);
+      expect(result.kind).toBe('accepted');
       expect((await stored())[0]!.payload).toEqual({ zen: 'Keep it simple.' });
     });
 
     it('turns another form body into an object of its fields', async () => {
       const { accept, stored } = setUp();
       const result = await accept.execute(post(aRoute('alerts'), { body: 'type=disk_full&host=db1', contentType: 'application/x-www-form-urlencoded' }));
-      expect(result.body).toMatchObject({ status: 'accepted', event: 'disk_full' });
+      expect(result).toMatchObject({ kind: 'accepted', event: 'disk_full' });
       expect((await stored())[0]!.payload).toEqual({ type: 'disk_full', host: 'db1' });
     });
   });
 
   describe('event filter', () => {
-    it('ignores an event not in the route\'s list with 200, logged at debug only', async () => {
+    it('ignores an event not in the route\'s list, logged at debug only', async () => {
       const { accept, inbox, logger } = setUp();
       const route = aRoute('ci', { events: ['pull_request'] });
-      expect(await accept.execute(post(route, { headers: { 'x-github-event': 'ping' } }))).toEqual({
-        status: 200,
-        body: { status: 'ignored', event: 'ping' },
-        headers: {},
-      });
+      expect(await accept.execute(post(route, { headers: { 'x-github-event': 'ping' } }))).toEqual({ kind: 'ignored', reason: 'event', event: 'ping' });
       expect(await inbox.pending()).toBe(0);
       expect(logger.entries.map((entry) => entry.level)).toEqual(['debug']);
     });
@@ -190,68 +178,69 @@ describe('AcceptWebhook', () => {
     it('matches the event kind exactly, from the header or else the payload', async () => {
       const { accept } = setUp();
       const route = aRoute('pay', { events: ['payment_intent.succeeded', 'Merge Request Hook'] });
-      expect((await accept.execute(post(route, { body: '{"type":"payment_intent.succeeded"}' }))).status).toBe(202);
-      expect((await accept.execute(post(route, { headers: { 'x-gitlab-event': 'Merge Request Hook' } }))).status).toBe(202);
-      expect((await accept.execute(post(route, { headers: { 'x-gitlab-event': 'merge request hook' } }))).body).toEqual({
-        status: 'ignored',
+      expect((await accept.execute(post(route, { body: '{"type":"payment_intent.succeeded"}' }))).kind).toBe('accepted');
+      expect((await accept.execute(post(route, { headers: { 'x-gitlab-event': 'Merge Request Hook' } }))).kind).toBe('accepted');
+      expect(await accept.execute(post(route, { headers: { 'x-gitlab-event': 'merge request hook' } }))).toEqual({
+        kind: 'ignored',
+        reason: 'event',
         event: 'merge request hook',
       });
-      expect((await accept.execute(post(route, { body: '{}' }))).body).toEqual({ status: 'ignored', event: 'unknown' });
+      expect(await accept.execute(post(route, { body: '{}' }))).toEqual({ kind: 'ignored', reason: 'event', event: 'unknown' });
     });
 
     it('accepts every event with an empty list', async () => {
       const { accept } = setUp();
-      expect((await accept.execute(post(aRoute('ci'), { headers: { 'x-github-event': 'anything' } }))).status).toBe(202);
+      expect((await accept.execute(post(aRoute('ci'), { headers: { 'x-github-event': 'anything' } }))).kind).toBe('accepted');
     });
 
-    it('comes after the body: a malformed body of an ignored event is 400', async () => {
+    it('comes after the body: a malformed body of an ignored event is refused as malformed', async () => {
       const { accept } = setUp();
       const route = aRoute('ci', { events: ['push'] });
-      expect((await accept.execute(post(route, { body: '[]', headers: { 'x-github-event': 'ping' } }))).status).toBe(400);
+      expect((await accept.execute(post(route, { body: '[]', headers: { 'x-github-event': 'ping' } }))).kind).toBe('malformed_body');
     });
   });
 
   describe('field filters', () => {
     const route = aRoute('prs', { events: ['pull_request'], filters: [{ field: 'action', in: ['opened', 'reopened'] }] });
 
-    it('ignore a payload that does not match with 200 and the reason', async () => {
+    it('ignore a payload that does not match, with the reason', async () => {
       const { accept, inbox } = setUp();
       const result = await accept.execute(post(route, { body: '{"action":"closed"}', headers: { 'x-github-event': 'pull_request' } }));
-      expect(result).toEqual({ status: 200, body: { status: 'ignored', reason: 'filter', route: 'prs' }, headers: {} });
+      expect(result).toEqual({ kind: 'ignored', reason: 'filter', event: 'pull_request', route: 'prs' });
       expect(await inbox.pending()).toBe(0);
     });
 
     it('let a matching payload through', async () => {
       const { accept } = setUp();
       const result = await accept.execute(post(route, { body: '{"action":"reopened"}', headers: { 'x-github-event': 'pull_request' } }));
-      expect(result.status).toBe(202);
+      expect(result.kind).toBe('accepted');
     });
 
     it('come after the event filter', async () => {
       const { accept } = setUp();
       const result = await accept.execute(post(route, { body: '{"action":"closed"}', headers: { 'x-github-event': 'push' } }));
-      expect(result.body).toEqual({ status: 'ignored', event: 'push' });
+      expect(result).toEqual({ kind: 'ignored', reason: 'event', event: 'push' });
     });
   });
 
   describe('idempotency', () => {
-    it('drops a repeated delivery id of the same route with 200 duplicate, for an hour', async () => {
+    it('drops a repeated delivery id of the same route as a duplicate, for an hour', async () => {
       const { accept, clock, inbox } = setUp();
       const route = aRoute('ci');
       const again = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
-      expect((await again()).status).toBe(202);
+      expect((await again()).kind).toBe('accepted');
       clock.advance(59 * 60 * 1000);
-      expect(await again()).toEqual({ status: 200, body: { status: 'duplicate', delivery_id: 'abc' }, headers: {} });
+      expect(await again()).toEqual({ kind: 'duplicate', deliveryId: 'abc' });
       expect(await inbox.pending()).toBe(1);
       clock.advance(60 * 1000);
-      expect((await again()).status).toBe(202);
+      expect((await again()).kind).toBe('accepted');
     });
 
     it.each(['x-github-delivery', 'x-hosta-delivery', 'x-request-id', 'webhook-id'])('keys on %s', async (header) => {
       const { accept } = setUp();
       const route = aRoute('ci');
-      expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).status).toBe(202);
-      expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).body).toEqual({ status: 'duplicate', delivery_id: 'id-1' });
+      expect((await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).kind).toBe('accepted');
+      expect(await accept.execute(post(route, { headers: { [header]: 'id-1' } }))).toEqual({ kind: 'duplicate', deliveryId: 'id-1' });
     });
 
     it('keys a Stripe-signed request on its payload id: a replay within the tolerance runs once', async () => {
@@ -260,55 +249,51 @@ describe('AcceptWebhook', () => {
       const replay = () =>
         accept.execute(post(route, { headers: { 'stripe-signature': 't=1,v1=abc' }, body: '{"id":"evt_42","type":"charge.disputed"}' }));
 
-      expect((await replay()).body).toMatchObject({ status: 'accepted', delivery_id: 'evt_42' });
-      for (let i = 0; i < 9; i += 1) expect((await replay()).body).toEqual({ status: 'duplicate', delivery_id: 'evt_42' });
+      expect(await replay()).toMatchObject({ kind: 'accepted', deliveryId: 'evt_42' });
+      for (let i = 0; i < 9; i += 1) expect(await replay()).toEqual({ kind: 'duplicate', deliveryId: 'evt_42' });
       expect(await inbox.pending()).toBe(1);
     });
 
     it('keys on the route too', async () => {
       const { accept } = setUp();
       const headers = { 'x-github-delivery': 'abc' };
-      expect((await accept.execute(post(aRoute('a'), { headers }))).status).toBe(202);
-      expect((await accept.execute(post(aRoute('b'), { headers }))).status).toBe(202);
+      expect((await accept.execute(post(aRoute('a'), { headers }))).kind).toBe('accepted');
+      expect((await accept.execute(post(aRoute('b'), { headers }))).kind).toBe('accepted');
     });
 
     it('does not deduplicate without a delivery id: the id is the receipt time in milliseconds', async () => {
       const { accept } = setUp();
       const route = aRoute('ci');
-      expect((await accept.execute(post(route))).body).toMatchObject({ status: 'accepted', delivery_id: String(Date.parse(T0)) });
-      expect((await accept.execute(post(route))).body).toMatchObject({ status: 'accepted', delivery_id: String(Date.parse(T0)) });
+      expect(await accept.execute(post(route))).toMatchObject({ kind: 'accepted', deliveryId: String(Date.parse(T0)) });
+      expect(await accept.execute(post(route))).toMatchObject({ kind: 'accepted', deliveryId: String(Date.parse(T0)) });
     });
 
     it('remembers only accepted events: an ignored or filtered delivery may come back and be taken', async () => {
       const { accept } = setUp();
       const headers = { 'x-github-delivery': 'abc' };
       const route = aRoute('ci', { filters: [{ field: 'ready', in: [true] }] });
-      expect((await accept.execute(post(route, { headers, body: '{"ready":false}' }))).body).toMatchObject({ status: 'ignored' });
-      expect((await accept.execute(post(route, { headers, body: '{"ready":true}' }))).status).toBe(202);
+      expect((await accept.execute(post(route, { headers, body: '{"ready":false}' }))).kind).toBe('ignored');
+      expect((await accept.execute(post(route, { headers, body: '{"ready":true}' }))).kind).toBe('accepted');
     });
 
     it('takes one of two simultaneous copies of a delivery', async () => {
       const { accept, inbox } = setUp();
       const route = aRoute('ci');
       const copy = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'same' } }));
-      const statuses = (await Promise.all([copy(), copy()])).map((result) => result.status).sort();
-      expect(statuses).toEqual([200, 202]);
+      const kinds = (await Promise.all([copy(), copy()])).map((result) => result.kind).sort();
+      expect(kinds).toEqual(['accepted', 'duplicate']);
       expect(await inbox.pending()).toBe(1);
     });
   });
 
-  it('answers 503 when the inbox cannot store the event, and takes the retry', async () => {
+  it('answers unavailable, retry in 30 seconds, when the inbox cannot store the event, and takes the retry', async () => {
     const { accept, inbox, logger } = setUp();
     inbox.failures = 1;
     const route = aRoute('ci');
     const send = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
-    expect(await send()).toEqual({
-      status: 503,
-      body: { error: 'Could not store the event; retry later' },
-      headers: { 'Retry-After': '30' },
-    });
+    expect(await send()).toEqual({ kind: 'unavailable', retryAfterSeconds: 30 });
     expect(logger.entries.at(-1)).toMatchObject({ level: 'error', fields: { route: 'ci', delivery_id: 'abc' } });
-    expect((await send()).status).toBe(202);
+    expect((await send()).kind).toBe('accepted');
     expect(await inbox.pending()).toBe(1);
   });
 });

@@ -1,6 +1,8 @@
 import { createInterface } from 'node:readline';
 import { parseSchedule } from '../../domain/Schedule.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
+import { CliError } from './CliError.js';
 import { writeLine, type CliIO } from './CliIO.js';
 
 export interface JobAnswers {
@@ -25,7 +27,7 @@ export async function askForJob(io: CliIO, timeZone: string): Promise<JobAnswers
     terminal.prompt();
     const line = await lines.next();
     if (line.done) {
-      throw new AppError('CLI.INPUT_ENDED', 'The input ended before every question was answered; no job was created.');
+      throw new CliError(ERROR_CODES.CLI.INPUT_ENDED, 'The input ended before every question was answered; no job was created.');
     }
     return line.value.trim();
   };

@@ -4,7 +4,8 @@ import type { AskAgent } from '../../application/chat/AskAgent.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import type { BotChatOwner, ClaimedBotChatMessage } from '../../application/ports/BotChatDelivery.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { CliError } from './CliError.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
@@ -85,8 +86,8 @@ async function questionFrom(flags: ChatFlags, io: CliIO): Promise<string | null>
   try {
     return await readFile(flags.queryFile, 'utf8');
   } catch (error) {
-    throw new AppError(
-      'CHAT.QUERY_FILE',
+    throw new CliError(
+      ERROR_CODES.CHAT.QUERY_FILE,
       `Could not read the question from ${flags.queryFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}); check the path.`,
     );
   }

@@ -1,8 +1,9 @@
 import type { Argv } from 'yargs';
 import type { JobCheckReport } from '../../application/cron/CheckJobs.js';
 import type { CredentialCheck } from '../../application/delivery/CheckPlatformCredentials.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { ConfigDiagnosis } from '../config/YamlConfigLoader.js';
+import { CliError } from './CliError.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 
@@ -79,7 +80,7 @@ export function registerConfigCommands(yargs: Argv, app: () => Promise<ConfigChe
           }
           const line = summary(report, argv.online);
           if (report.problems > 0) {
-            throw new AppError('CONFIG.CHECK_FAILED', `${report.problems} problem${report.problems === 1 ? '' : 's'} found (${line}); fix them and run "agent config check" again.`);
+            throw new CliError(ERROR_CODES.CONFIG.CHECK_FAILED, `${report.problems} problem${report.problems === 1 ? '' : 's'} found (${line}); fix them and run "agent config check" again.`);
           }
           if (!argv.json) writeLine(io.stdout, `No problems found: ${line}.`);
         },

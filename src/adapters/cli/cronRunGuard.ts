@@ -1,5 +1,6 @@
 import type { Arguments } from 'yargs';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { CliError } from './CliError.js';
 import type { CliIO } from './CliIO.js';
 
 /**
@@ -26,8 +27,8 @@ export function refuseChangesInsideCronRun(io: CliIO): (argv: Arguments) => void
     if (!io.cronRun) return;
     const [group = '', command = ''] = argv._.map(String);
     if (!changesJobs(group, command)) return;
-    throw new AppError(
-      'CLI.INSIDE_CRON_RUN',
+    throw new CliError(
+      ERROR_CODES.CLI.INSIDE_CRON_RUN,
       `This command changes ${CHANGING_COMMANDS[group]!.changes} and cannot be used from inside a cron run (job ${io.cronRun}); scheduled runs may not create, change or schedule jobs.`,
     );
   };

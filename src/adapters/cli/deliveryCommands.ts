@@ -3,7 +3,8 @@ import type { ListChannels } from '../../application/delivery/ListChannels.js';
 import type { ListPlatforms } from '../../application/delivery/ListPlatforms.js';
 import type { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import type { SendMessage, SentMessage } from '../../application/delivery/SendMessage.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { CliError } from './CliError.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
@@ -99,7 +100,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
               if (list.updatedAt !== null) writeLine(io.stdout, `\nListed at ${list.updatedAt}.`);
             }
             if (failed.length > 0) {
-              throw new AppError('DELIVERY.LISTING_FAILED', `Could not list the channels of ${failed.join('; ')}; the channels listed before are kept.`);
+              throw new CliError(ERROR_CODES.DELIVERY.LISTING_FAILED, `Could not list the channels of ${failed.join('; ')}; the channels listed before are kept.`);
             }
           },
         )

@@ -1,8 +1,12 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, errorText } from '../../domain/errors.js';
 
-/** Exit codes (decisions §9): 1 for a failure, 2 for a usage error. The only place they are chosen. */
+/**
+ * Exit codes (decisions §9): 2 for a usage error (`CLI.USAGE`), 1 for every other failure. The
+ * only place the command line turns an error into an exit code.
+ */
 export function exitCodeFor(error: unknown): number {
-  return error instanceof AppError && error.code === 'CLI.USAGE' ? 2 : 1;
+  return error instanceof AppError && error.code === ERROR_CODES.CLI.USAGE ? 2 : 1;
 }
 
 /** One clear sentence; the stack trace only with --debug. */

@@ -5,8 +5,10 @@ import type { RemoveWebhookSubscription } from '../../application/webhook/Remove
 import type { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
 import type { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
 import { KNOWN_PLATFORMS } from '../../domain/DeliveryTarget.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
+import { CliError } from './CliError.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
@@ -158,7 +160,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           writeLine(io.stdout, `POST ${result.url} (event ${result.event}): ${result.status}`);
           if (result.body !== '') writeLine(io.stdout, result.body);
           if (result.status >= 400) {
-            throw new AppError('WEBHOOK.TEST_REFUSED', `The listener refused the test event (${result.status}); see its answer above.`);
+            throw new CliError(ERROR_CODES.WEBHOOK.TEST_REFUSED, `The listener refused the test event (${result.status}); see its answer above.`);
           }
         },
       )

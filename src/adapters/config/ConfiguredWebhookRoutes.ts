@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { AppError, errorText } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { errorText } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -9,6 +10,7 @@ import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
 import type { SubscriptionSnapshot, WebhookSubscriptionRepository } from '../../application/ports/WebhookSubscriptionRepository.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig } from './AgentConfig.js';
+import { ConfigError } from './ConfigError.js';
 import { CONFIG_TOKENS } from './tokens.js';
 import { readConfiguredRoutes, type ConfiguredRoutes } from './webhookRouteConfig.js';
 import { isLoopbackHost, webhookExtra, webhookListenerAddress } from './webhookSettings.js';
@@ -47,7 +49,7 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
    */
   validate(): void {
     for (const warning of this.configured.warnings) this.log.warn(warning);
-    if (this.configured.problems.length > 0) throw new AppError('CONFIG.INVALID', this.configured.problems.join(' '));
+    if (this.configured.problems.length > 0) throw new ConfigError(ERROR_CODES.CONFIG.INVALID, this.configured.problems.join(' '));
   }
 
   async find(name: string): Promise<WebhookRoute | null> {

@@ -4,10 +4,12 @@ import { readFileSync } from 'node:fs';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type * as z from 'zod/mini';
 import { closestName } from '../../domain/didYouMean.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, errorText } from '../../domain/errors.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
+import { ConfigError } from './ConfigError.js';
 import { agentConfigSchema, cronSchema } from './configSchema.js';
 
 /**
@@ -16,7 +18,7 @@ import { agentConfigSchema, cronSchema } from './configSchema.js';
  * - A missing file means every default; so does a path through a regular file (no config can be
  *   there, and whatever else uses that home names the real problem).
  * - A key written without a value (`timezone:`) counts as absent.
- * - A wrong value stops start-up with an AppError `CONFIG.INVALID` whose message names the file,
+ * - A wrong value stops start-up with a ConfigError `CONFIG.INVALID` whose message names the file,
  *   the key path and what is expected; a YAML syntax error names the line and column.
  * - An unknown key (usually a typo) is ignored with a warning, so that a config written for a
  *   newer version still loads.
@@ -32,7 +34,7 @@ export class YamlConfigLoader {
   /** @param configFile absolute path of config.yaml (AgentPaths.configFile) */
   constructor(private readonly configFile: string) {}
 
-  /** The configuration; the file is read on the first call only. Throws AppError `CONFIG.*`. */
+  /** The configuration; the file is read on the first call only. Throws ConfigError `CONFIG.*`. */
   load(): LoadedConfig {
     this.loaded ??= this.readAndValidate();
     return this.loaded;
@@ -97,8 +99,8 @@ export class YamlConfigLoader {
     const document = source === null ? null : this.parseYaml(source);
     const raw = withoutEmptyValues(document ?? {});
     if (!isJsonObject(raw)) {
-      throw new AppError(
-        'CONFIG.INVALID',
+      throw new ConfigError(
+        ERROR_CODES.CONFIG.INVALID,
         `${this.shownPath} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`,
       );
     }
@@ -118,8 +120,8 @@ export class YamlConfigLoader {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return null;
       const reason = code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : String(code ?? error);
-      throw new AppError(
-        'CONFIG.UNREADABLE',
+      throw new ConfigError(
+        ERROR_CODES.CONFIG.UNREADABLE,
         `${this.shownPath} could not be read (${reason}); fix the file or its permissions and try again.`,
         { cause: error },
       );
@@ -132,21 +134,21 @@ export class YamlConfigLoader {
       // loadAll, because a file of only comments is an empty list of documents, not an error.
       const documents = loadAll(source, null, { filename: this.shownPath, schema: CORE_SCHEMA });
       if (documents.length > 1) {
-        throw new AppError('CONFIG.INVALID', `${this.shownPath} holds ${documents.length} YAML documents; keep one (remove the "---" lines).`);
+        throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath} holds ${documents.length} YAML documents; keep one (remove the "---" lines).`);
       }
       return documents[0] ?? null;
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof YAMLException) {
         const where = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
-        throw new AppError(
-          'CONFIG.INVALID',
+        throw new ConfigError(
+          ERROR_CODES.CONFIG.INVALID,
           `${this.shownPath}: invalid YAML${where}: ${error.reason}.`,
           { cause: error },
         );
       }
-      throw new AppError(
-        'CONFIG.INVALID',
+      throw new ConfigError(
+        ERROR_CODES.CONFIG.INVALID,
         `${this.shownPath}: invalid YAML: ${errorText(error)}.`,
         { cause: error },
       );
@@ -192,10 +194,10 @@ export class YamlConfigLoader {
     throw this.invalidValue(raw, second.error.issues[0]!);
   }
 
-  private invalidValue(raw: unknown, issue: z.core.$ZodIssue): AppError {
+  private invalidValue(raw: unknown, issue: z.core.$ZodIssue): ConfigError {
     const key = formatKeyPath(issue.path) || 'the top level';
     const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));
-    return new AppError('CONFIG.INVALID', `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
+    return new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
   }
 }
 

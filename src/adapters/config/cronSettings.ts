@@ -1,7 +1,9 @@
 import type { CronSettings } from '../../application/ports/Settings.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { assertTimeZone } from '../../domain/zonedTime.js';
 import type { AgentConfig } from './AgentConfig.js';
+import { ConfigError } from './ConfigError.js';
 
 /** Spec "Limits": default idle budget of an agent run. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
@@ -44,8 +46,8 @@ export function idleTimeoutMsFrom(env: NodeJS.ProcessEnv): number | null {
   if (!written) return DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
   const seconds = Number(written);
   if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new AppError(
-      'CONFIG.INVALID',
+    throw new ConfigError(
+      ERROR_CODES.CONFIG.INVALID,
       `AGENT_CRON_TIMEOUT must be a number of seconds, or 0 for no limit (got ${JSON.stringify(written)}).`,
     );
   }

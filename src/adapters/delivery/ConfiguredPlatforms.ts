@@ -1,6 +1,6 @@
+import { DeliveryBlockedError } from '../../application/ports/DeliveryChannel.js';
 import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
 import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
-import { AppError } from '../../domain/errors.js';
 import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
 import { environmentVariableFor, platformSettings, type PlatformSettings } from './PlatformSettings.js';
 
@@ -48,7 +48,7 @@ export class ConfiguredPlatforms implements Platforms {
     if (sender === undefined) {
       const status = this.status(platform);
       if (status === null || !status.configured) {
-        return Promise.reject(new AppError('DELIVERY.BLOCKED', `Delivery platform "${platform}" is not configured on this host.`));
+        return Promise.reject(new DeliveryBlockedError(`Delivery platform "${platform}" is not configured on this host.`));
       }
       const spec = this.specs[platform]!;
       sender = spec.load().then((module) => module.createSender(this.settingsOf(platform, spec)));

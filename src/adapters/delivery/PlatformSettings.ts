@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors.js';
+import { DeliveryBlockedError } from '../../application/ports/DeliveryChannel.js';
 
 /** A platform's settings as its sender reads them: config.yaml under it, the environment over that. */
 export interface PlatformSettings {
@@ -50,7 +50,7 @@ export function platformSettings(
     get,
     require(key) {
       const value = get(key);
-      if (value === undefined) throw new AppError('DELIVERY.BLOCKED', `${platform} needs ${this.where(key)}.`);
+      if (value === undefined) throw new DeliveryBlockedError(`${platform} needs ${this.where(key)}.`);
       return value;
     },
     timeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TIMEOUT_SECONDS) * 1000,

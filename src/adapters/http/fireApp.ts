@@ -4,6 +4,7 @@ import type { FireTokenVerifier } from '../../application/ports/FireTokenVerifie
 import type { Logger } from '../../application/ports/Logger.js';
 import type { FireOutcome } from '../../application/ports/SchedulerProvider.js';
 import { errorText } from '../../domain/errors.js';
+import { statusForError } from './httpStatus.js';
 import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
 
 /** What the fire endpoint needs; `fire` is the FireJobSlot use case. */
@@ -109,15 +110,18 @@ function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** A body too large or cut short is the client's fault (4xx); nothing else reaches here but bugs. */
+/**
+ * A body too large or cut short is the client's fault (4xx, `statusForError`); nothing else
+ * reaches here but bugs.
+ */
 function fireErrors(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
     }
-    const status = (error as { status?: unknown }).status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
+    const status = statusForError(error);
+    if (status < 500) {
       res.status(status).json({ error: status === 413 ? 'Payload too large' : 'Bad request' });
       return;
     }

@@ -4,16 +4,17 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { Metrics } from '../../application/ports/Metrics.js';
 import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
 import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
-import type { AcceptWebhookInput, WebhookReply } from '../../application/webhook/AcceptWebhook.js';
+import type { AcceptWebhookInput, WebhookOutcome } from '../../application/webhook/AcceptWebhook.js';
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 import { errorText } from '../../domain/errors.js';
 import { fireRoute, type FireRouteDependencies } from './fireApp.js';
+import { statusForError } from './httpStatus.js';
 import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
 
 /** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
 export interface WebhookAppDependencies {
   routes: WebhookRoutes;
-  acceptWebhook: { execute(input: AcceptWebhookInput): Promise<WebhookReply> };
+  acceptWebhook: { execute(input: AcceptWebhookInput): Promise<WebhookOutcome> };
   settings: Pick<WebhookListenerSettings, 'maxBodyBytes' | 'bodyReadTimeoutMs'>;
   logger: Logger;
   /** When set, `POST /api/cron/fire` is served too (fireApp.ts). */
@@ -53,8 +54,8 @@ const WEBHOOK_PATH = /^\/webhooks\//i;
  * The webhook listener's HTTP face (decisions §7): `GET /health`, `GET /metrics` when given a
  * `metricsEndpoint` (and, given `metrics`, answers under `/webhooks/` counted by status), and `POST /webhooks/:route`
  * checked in order — route (404) → size, from Content-Length before reading and while reading
- * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose reply is
- * sent as it is. The body is read here, as raw bytes, only once the route is known. Other paths
+ * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose outcome
+ * `replyFor` answers. The body is read here, as raw bytes, only once the route is known. Other paths
  * are 404 and other methods on these paths 405, all with a JSON body `{"error": …}`; nothing a
  * client sends leads to a 5xx, and no answer carries a stack trace.
  *
@@ -158,41 +159,70 @@ function webhookPostHandler(dependencies: WebhookAppDependencies) {
         return;
     }
 
-    const reply = await acceptWebhook.execute({
+    const outcome = await acceptWebhook.execute({
       route,
       rawBody: read.body,
       headers: headersOf(req),
       contentType: req.headers['content-type'] ?? null,
     });
+    const reply = replyFor(outcome);
     sendJson(res, reply.status, reply.body, reply.headers);
   };
 }
 
+interface WebhookReply {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
 /**
- * Anything that escaped the handlers. Express's own client errors (a path whose percent-encoding
- * is broken is a 400) keep their 4xx status; anything else is a 500 and is logged. The body
- * names the status only: never a message or a stack trace.
+ * The answer to each outcome of AcceptWebhook (decisions §7): 401, 429 with Retry-After, 400,
+ * 200 ignored or duplicate, 503 with Retry-After so that the sender retries, 202 accepted.
+ */
+export function replyFor(outcome: WebhookOutcome): WebhookReply {
+  switch (outcome.kind) {
+    case 'refused_signature':
+      return { status: 401, body: { error: 'Invalid signature' } };
+    case 'rate_limited':
+      return { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': String(outcome.retryAfterSeconds) } };
+    case 'malformed_body':
+      return { status: 400, body: { error: 'Malformed JSON' } };
+    case 'ignored':
+      return outcome.reason === 'event'
+        ? { status: 200, body: { status: 'ignored', event: outcome.event } }
+        : { status: 200, body: { status: 'ignored', reason: 'filter', route: outcome.route } };
+    case 'duplicate':
+      return { status: 200, body: { status: 'duplicate', delivery_id: outcome.deliveryId } };
+    case 'unavailable':
+      return {
+        status: 503,
+        body: { error: 'Could not store the event; retry later' },
+        headers: { 'Retry-After': String(outcome.retryAfterSeconds) },
+      };
+    case 'accepted':
+      return { status: 202, body: { status: 'accepted', route: outcome.route, event: outcome.event, delivery_id: outcome.deliveryId } };
+  }
+}
+
+/**
+ * Anything that escaped the handlers, answered with `statusForError`'s status: Express's own
+ * client errors (a path whose percent-encoding is broken is a 400) keep their 4xx status;
+ * anything else is a 500 and is logged. The body names the status only: never a message or a
+ * stack trace.
  */
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => answerUnexpected(logger, error, req, res, req.path);
 }
 
 function answerUnexpected(logger: Logger, error: unknown, req: IncomingMessage, res: ServerResponse, path: string): void {
-  const status = clientErrorStatus(error);
-  if (status === null) logger.error('webhook listener: unexpected error', { path, error: errorText(error) });
+  const status = statusForError(error);
+  if (status >= 500) logger.error('webhook listener: unexpected error', { path, error: errorText(error) });
   if (res.headersSent) {
     req.socket.destroy();
     return;
   }
-  const code = status ?? 500;
-  answerEarly(req, res, code, { error: STATUS_CODES[code] ?? 'Error' });
-}
-
-function clientErrorStatus(error: unknown): number | null {
-  if (typeof error !== 'object' || error === null) return null;
-  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
-  const candidate = typeof status === 'number' ? status : statusCode;
-  return typeof candidate === 'number' && candidate >= 400 && candidate < 500 ? candidate : null;
+  answerEarly(req, res, status, { error: STATUS_CODES[status] ?? 'Error' });
 }
 
 /**

@@ -1,10 +1,11 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { AppError, InvalidInputError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { RunOutputStore, StoredRunReport } from '../../application/ports/RunOutputStore.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { FileStoreError, InvalidReportNameError } from './FileStoreError.js';
 import {
   PRIVATE_FILE_MODE,
   describeFileSystemProblem,
@@ -102,14 +103,14 @@ export class FileRunOutputStore implements RunOutputStore {
 
   private plainName(fileName: string): string {
     if (!isPlainPathSegment(fileName)) {
-      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The report name "${fileName}" is not a plain file name.`);
+      throw new InvalidReportNameError( `The report name "${fileName}" is not a plain file name.`);
     }
     return fileName;
   }
 
   private directoryOf(jobId: string): string {
     if (!isPlainPathSegment(jobId)) {
-      throw new InvalidInputError('OUTPUT.INVALID_NAME', `The job id "${jobId}" is not a plain file name.`);
+      throw new InvalidReportNameError( `The job id "${jobId}" is not a plain file name.`);
     }
     return join(this.paths.outputDir, jobId);
   }
@@ -124,19 +125,19 @@ export class FileRunOutputStore implements RunOutputStore {
     await Promise.all(surplus.map((name) => rm(join(directory, name), { force: true })));
   }
 
-  private unreadable(path: string, error: unknown): AppError {
+  private unreadable(path: string, error: unknown): FileStoreError {
     const code = errnoCode(error);
-    return new AppError(
-      'OUTPUT.UNREADABLE',
+    return new FileStoreError(
+      ERROR_CODES.OUTPUT.UNREADABLE,
       `Cannot read run reports in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
       { cause: error },
     );
   }
 
-  private unavailable(directory: string, error: unknown): AppError {
+  private unavailable(directory: string, error: unknown): FileStoreError {
     const code = errnoCode(error);
-    return new AppError(
-      'OUTPUT.UNAVAILABLE',
+    return new FileStoreError(
+      ERROR_CODES.OUTPUT.UNAVAILABLE,
       `Cannot write run reports in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
       { cause: error },
     );

@@ -1,10 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { SkillLibrary } from '../../application/ports/ContextFiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { FileStoreError } from './FileStoreError.js';
 import { describeFileSystemProblem, errnoCode, isPlainPathSegment, readTextIfPresent } from './fileSystem.js';
 
 const SKILL_FILE_NAME = 'SKILL.md';
@@ -39,8 +40,8 @@ export class FileSkillLibrary implements SkillLibrary {
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-      throw new AppError(
-        'CONTEXT.UNREADABLE',
+      throw new FileStoreError(
+        ERROR_CODES.CONTEXT.UNREADABLE,
         `Cannot list ${this.paths.skillsDir}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions.`,
         { cause: error },
       );

@@ -1,9 +1,10 @@
 import { inject, injectable } from 'inversify';
 import lockfile from 'proper-lockfile';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { TickLease, TickLock } from '../../application/ports/TickLock.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { FileStoreError } from './FileStoreError.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from './fileSystem.js';
 
 /**
@@ -47,8 +48,8 @@ export class FileTickLock implements TickLock {
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'ELOCKED') return null;
-      throw new AppError(
-        'TICK.UNAVAILABLE',
+      throw new FileStoreError(
+        ERROR_CODES.TICK.UNAVAILABLE,
         `Cannot take the tick lock ${lockPath}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },
       );

@@ -4,7 +4,8 @@ import { inject, injectable } from 'inversify';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { WebhookBacklog } from '../../application/ports/WebhookBacklog.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { WebhookError } from '../../domain/errors.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { describeFileSystemProblem, errnoCode, isDurableWriteTemporary } from './fileSystem.js';
 import { JournalReader, eventProblem, journalOwner } from './webhookJournal.js';
@@ -43,8 +44,8 @@ export class FileWebhookBacklog implements WebhookBacklog {
       return reader.state().entries.length;
     } catch (error) {
       const code = errnoCode(error);
-      throw new AppError(
-        'WEBHOOK.INBOX_UNAVAILABLE',
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
         `Cannot read the webhook inbox ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it readable by this user.`,
         { cause: error },
       );

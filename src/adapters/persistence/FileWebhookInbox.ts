@@ -1,7 +1,8 @@
 import { appendFile, open, readdir, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { AppError, WebhookError } from '../../domain/errors.js';
 import { DeliveryMemory } from '../../domain/webhook/DeliveryMemory.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { Clock } from '../../application/ports/Clock.js';
@@ -396,8 +397,8 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   private inUse(path: string): AppError {
-    return new AppError(
-      'WEBHOOK.INBOX_UNAVAILABLE',
+    return new WebhookError(
+      ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
       `The webhook inbox journal ${path} is in use by another running process with this host name and process id; give each gateway its own AGENT_HOME or host name.`,
     );
   }
@@ -565,8 +566,8 @@ export class FileWebhookInbox implements WebhookInbox {
     } catch (error) {
       if (error instanceof AppError) throw error;
       const code = errnoCode(error);
-      throw new AppError(
-        'WEBHOOK.INBOX_UNAVAILABLE',
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
         `Cannot ${action} the webhook inbox ${this.paths.webhookInboxDir}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },
       );

@@ -1,7 +1,8 @@
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { AppError, InvalidInputError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { AppError, InvalidWebhookError, WebhookError } from '../../domain/errors.js';
 import {
   eventIdOfFileName,
   parseWebhookRunRecord,
@@ -81,8 +82,8 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     } catch (error) {
       if (error instanceof AppError) throw error;
       const code = errnoCode(error);
-      throw new AppError(
-        'WEBHOOK.RECORD_UNAVAILABLE',
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.RECORD_UNAVAILABLE,
         `Cannot write webhook run records in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
         { cause: error },
       );
@@ -152,10 +153,10 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     }
   }
 
-  private unreadable(path: string, error: unknown): AppError {
+  private unreadable(path: string, error: unknown): WebhookError {
     const code = errnoCode(error);
-    return new AppError(
-      'WEBHOOK.RECORD_UNREADABLE',
+    return new WebhookError(
+      ERROR_CODES.WEBHOOK.RECORD_UNREADABLE,
       `Cannot read webhook run records in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
       { cause: error },
     );
@@ -180,7 +181,7 @@ function newestNames(names: string[], limit: number): string[] {
 /** Route names and event ids become path segments: nothing may lead out of the directory. */
 function plain(what: string, name: string): string {
   if (!isPlainPathSegment(name)) {
-    throw new InvalidInputError('WEBHOOK.INVALID_NAME', `The ${what} "${name}" cannot name a file: it holds a path separator or is empty.`);
+    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.INVALID_NAME, `The ${what} "${name}" cannot name a file: it holds a path separator or is empty.`);
   }
   return name;
 }

@@ -1,7 +1,8 @@
 import { constants, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { FileStoreError } from './FileStoreError.js';
 
 /** Only the owner may enter the directories under `$AGENT_HOME` (decisions §2). */
 export const PRIVATE_DIRECTORY_MODE = 0o700;
@@ -80,8 +81,8 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw new AppError(
-      'CONTEXT.UNREADABLE',
+    throw new FileStoreError(
+      ERROR_CODES.CONTEXT.UNREADABLE,
       `Cannot read ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions or remove it.`,
       { cause: error },
     );

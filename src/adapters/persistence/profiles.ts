@@ -1,6 +1,7 @@
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { FileStoreError } from './FileStoreError.js';
 import { errnoCode } from './fileSystem.js';
 
 const PROFILE_NAME = /^[A-Za-z0-9][\w.-]*$/;
@@ -13,16 +14,16 @@ const PROFILE_NAME = /^[A-Za-z0-9][\w.-]*$/;
  */
 export async function profileHome(home: string, name: string, createIfMissing: boolean): Promise<string> {
   if (!PROFILE_NAME.test(name)) {
-    throw new AppError(
-      'PROFILE.INVALID_NAME',
+    throw new FileStoreError(
+      ERROR_CODES.PROFILE.INVALID_NAME,
       `"${name}" is not a valid profile name; use letters, digits, ".", "_" and "-", starting with a letter or digit.`,
     );
   }
   const profile = join(home, 'profiles', name);
   if (await isDirectory(profile)) return profile;
   if (!createIfMissing) {
-    throw new AppError(
-      'PROFILE.NOT_FOUND',
+    throw new FileStoreError(
+      ERROR_CODES.PROFILE.NOT_FOUND,
       `The profile "${name}" does not exist (${profile}); add --create-if-missing to create it.`,
     );
   }
@@ -32,8 +33,8 @@ export async function profileHome(home: string, name: string, createIfMissing: b
       if (errnoCode(error) !== 'ENOENT') throw error;
     });
   } catch (error) {
-    throw new AppError(
-      'PROFILE.UNWRITABLE',
+    throw new FileStoreError(
+      ERROR_CODES.PROFILE.UNWRITABLE,
       `Could not create the profile "${name}" at ${profile} (${errnoCode(error) ?? String(error)}); check that ${home} is writable.`,
       { cause: error },
     );

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** What the model is told about a tool: its name, what it does, and its arguments as JSON Schema. */
@@ -44,7 +45,7 @@ export interface Tool {
 /** The model called a tool with arguments it cannot take; the message goes back to the model. */
 export class ToolInputError extends AppError {
   constructor(message: string) {
-    super('TOOL.INVALID_INPUT', message);
+    super(ERROR_CODES.TOOL.INVALID_INPUT, message);
   }
 }
 

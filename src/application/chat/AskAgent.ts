@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { chooseModel } from '../../domain/modelChoice.js';
 import { buildChatContext } from '../../domain/RunContext.js';
@@ -9,6 +10,13 @@ import { TOKENS } from '../ports/tokens.js';
 
 /** Toolsets of an interactive session: everything, the job tool included. */
 export const CHAT_TOOLSETS: readonly string[] = ['agent-chat'];
+
+/** A chat turn that cannot be asked: an empty question, no model to ask. */
+export class ChatError extends AppError {
+  constructor(code: ErrorCodeOf<'CHAT'>, message: string) {
+    super(code, message);
+  }
+}
 
 export interface AskAgentInput {
   question: string;
@@ -30,7 +38,7 @@ export interface AskAgentOutput {
 /**
  * One turn of `agent chat`: the question, with memory and the session's earlier turns, goes to
  * the agent with every toolset, the job tool included — a person is there to see what it does.
- * Throws AppError `CHAT.NOT_CONFIGURED` before anything is spent when no model can run, and the
+ * Throws ChatError `CHAT.NOT_CONFIGURED` before anything is spent when no model can run, and the
  * runner's AgentRunError when the run fails.
  */
 @injectable()
@@ -43,11 +51,11 @@ export class AskAgent {
 
   async execute(input: AskAgentInput): Promise<AskAgentOutput> {
     if (input.question.trim() === '') {
-      throw new AppError('CHAT.EMPTY_QUESTION', 'The question is empty; type what you want the agent to do.');
+      throw new ChatError(ERROR_CODES.CHAT.EMPTY_QUESTION, 'The question is empty; type what you want the agent to do.');
     }
     const selection = this.selectionFor(input);
     const problem = this.agent.problemWith(selection);
-    if (problem) throw new AppError('CHAT.NOT_CONFIGURED', problem);
+    if (problem) throw new ChatError(ERROR_CODES.CHAT.NOT_CONFIGURED, problem);
     const result = await this.agent.run({
       context: buildChatContext({ memories: await this.memory.load(), question: input.question }),
       selection,

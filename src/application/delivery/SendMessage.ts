@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { describeTarget, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { AppError, InvalidInputError, errorText } from '../../domain/errors.js';
-import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { InvalidDeliveryError, errorText } from '../../domain/errors.js';
+import { DeliveryBlockedError, DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
 import { TOKENS } from '../ports/tokens.js';
 
 export interface SendMessageInput {
@@ -15,13 +16,6 @@ export interface SentMessage {
   receipt: DeliveryReceipt;
 }
 
-/** Nothing was sent because a target cannot be delivered to on this host. */
-export class DeliveryBlockedError extends AppError {
-  constructor(message: string) {
-    super('DELIVERY.BLOCKED', message);
-  }
-}
-
 /**
  * `agent send`: delivers a text through the same path as a job's answer. Every target is checked
  * before anything is sent; each is then delivered on its own. Throws DeliveryError naming each
@@ -32,7 +26,7 @@ export class SendMessage {
   constructor(@inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel) {}
 
   async execute(input: SendMessageInput): Promise<SentMessage[]> {
-    if (input.text.trim() === '') throw new InvalidInputError('DELIVERY.EMPTY', 'There is nothing to send: give the text as an argument, or "-" to read it from stdin.');
+    if (input.text.trim() === '') throw new InvalidDeliveryError(ERROR_CODES.DELIVERY.EMPTY, 'There is nothing to send: give the text as an argument, or "-" to read it from stdin.');
     const targets = this.platformTargets(input.target);
     const problems = targets.map((target) => this.channel.problemWith(target)).filter((problem) => problem !== null);
     if (problems.length > 0) throw new DeliveryBlockedError(problems.join(' '));
@@ -61,7 +55,7 @@ export class SendMessage {
         if (homes.length === 0) throw new DeliveryBlockedError('"all" names no platform: none is configured with a home channel (see "agent platforms").');
         targets.push(...homes);
       } else {
-        throw new InvalidInputError('DELIVERY.INVALID', `"${describeTarget(target)}" is not a chat platform; agent send delivers to targets such as telegram:<chat_id>, slack:#general or all.`);
+        throw new InvalidDeliveryError(ERROR_CODES.DELIVERY.INVALID, `"${describeTarget(target)}" is not a chat platform; agent send delivers to targets such as telegram:<chat_id>, slack:#general or all.`);
       }
     }
     return targets;

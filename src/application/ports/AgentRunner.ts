@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
 import type { RunContext } from '../../domain/RunContext.js';
@@ -51,6 +52,12 @@ export interface AgentRunResult {
   answeredBy: string;
 }
 
+const AGENT_RUN_CODES = {
+  idle_timeout: ERROR_CODES.AGENT.IDLE_TIMEOUT,
+  failed: ERROR_CODES.AGENT.FAILED,
+  aborted: ERROR_CODES.AGENT.ABORTED,
+} as const;
+
 /** A run that started and failed. `message` goes into `last_error`. */
 export class AgentRunError extends AppError {
   constructor(
@@ -58,7 +65,7 @@ export class AgentRunError extends AppError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`AGENT.${reason.toUpperCase()}`, message, options);
+    super(AGENT_RUN_CODES[reason], message, options);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** One bot-chat delivery: which chat, which run, what to say. */
@@ -25,7 +26,7 @@ export interface BotChatReceipt {
 /** A bot-chat delivery that did not happen; the message is one sentence for last_delivery_error. */
 export class BotChatDeliveryError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('DELIVERY.BOT_CHAT', message, options);
+    super(ERROR_CODES.DELIVERY.BOT_CHAT, message, options);
   }
 }
 

@@ -1,10 +1,18 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { PlatformTarget } from '../../domain/DeliveryTarget.js';
 
 /** A delivery that did not reach its target; `message` goes into `last_delivery_error`. */
 export class DeliveryError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('DELIVERY.FAILED', message, options);
+    super(ERROR_CODES.DELIVERY.FAILED, message, options);
+  }
+}
+
+/** Nothing was sent because a target cannot be delivered to on this host. */
+export class DeliveryBlockedError extends AppError {
+  constructor(message: string) {
+    super(ERROR_CODES.DELIVERY.BLOCKED, message);
   }
 }
 

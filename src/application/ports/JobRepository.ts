@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
@@ -38,7 +39,7 @@ export interface JobRepository {
 export class JobStoreDamagedError extends AppError {
   constructor(location: string, detail: string, options?: { cause?: unknown }) {
     super(
-      'STORE.DAMAGED',
+      ERROR_CODES.STORE.DAMAGED,
       `The job store ${location} is damaged (${detail}); it was left untouched — fix or move it and try again.`,
       options,
     );
@@ -48,6 +49,6 @@ export class JobStoreDamagedError extends AppError {
 /** The store cannot be read or written (permissions, disk, lock timeout). */
 export class JobStoreUnavailableError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('STORE.UNAVAILABLE', message, options);
+    super(ERROR_CODES.STORE.UNAVAILABLE, message, options);
   }
 }

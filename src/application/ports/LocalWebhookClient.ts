@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** A signed delivery to a route of this machine's webhook listener. */
@@ -19,7 +20,7 @@ export interface ListenerResponse {
 /** Nothing answers at the configured listener address: the gateway is not running there. */
 export class ListenerUnreachableError extends AppError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('WEBHOOK.LISTENER_UNREACHABLE', message, options);
+    super(ERROR_CODES.WEBHOOK.LISTENER_UNREACHABLE, message, options);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
 import type { SendFailureKind } from '../../domain/delivery/deliveryRetry.js';
+import { ERROR_CODES, type DeliveryErrorCode } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** A destination on one platform, as its API addresses it. */
@@ -15,6 +16,12 @@ export interface SentPart {
   messageId: string;
 }
 
+const SEND_FAILURE_CODES: Record<SendFailureKind, DeliveryErrorCode> = {
+  rate_limited: ERROR_CODES.DELIVERY.RATE_LIMITED,
+  unavailable: ERROR_CODES.DELIVERY.UNAVAILABLE,
+  refused: ERROR_CODES.DELIVERY.REFUSED,
+};
+
 /**
  * One attempt to send a part failed. `kind` decides what the delivery path does next (wait and
  * retry, or give up); `message` is one sentence that names the platform and never carries a
@@ -27,7 +34,7 @@ export class PlatformSendError extends AppError {
     readonly retryAfterMs: number | null = null,
     options?: { cause?: unknown },
   ) {
-    super(`DELIVERY.${kind.toUpperCase()}`, message, options);
+    super(SEND_FAILURE_CODES[kind], message, options);
   }
 }
 

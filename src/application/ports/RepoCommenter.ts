@@ -1,3 +1,4 @@
+import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** A comment to post on a pull request of a code-host repository. */
@@ -15,13 +16,19 @@ export interface RepoComment {
  */
 export type RepoCommentFailure = 'cli_missing' | 'unauthenticated' | 'failed';
 
+const REPO_COMMENT_CODES: Record<RepoCommentFailure, ErrorCodeOf<'REPO_COMMENT'>> = {
+  cli_missing: ERROR_CODES.REPO_COMMENT.CLI_MISSING,
+  unauthenticated: ERROR_CODES.REPO_COMMENT.UNAUTHENTICATED,
+  failed: ERROR_CODES.REPO_COMMENT.FAILED,
+};
+
 export class RepoCommentError extends AppError {
   constructor(
     readonly reason: RepoCommentFailure,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`REPO_COMMENT.${reason.toUpperCase()}`, message, options);
+    super(REPO_COMMENT_CODES[reason], message, options);
   }
 }
 

@@ -1,9 +1,10 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 
 /** A script path that may not be run: outside the scripts directory, missing or not a file. */
 export class ScriptPathError extends AppError {
   constructor(message: string) {
-    super('SCRIPT.INVALID', message);
+    super(ERROR_CODES.SCRIPT.INVALID, message);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
 
@@ -15,7 +16,7 @@ export class SubscriptionStoreError extends AppError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`WEBHOOK.SUBSCRIPTIONS_${reason.toUpperCase()}`, message, options);
+    super(reason === 'damaged' ? ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED : ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_UNAVAILABLE, message, options);
   }
 }
 

@@ -30,26 +30,31 @@ export interface AcceptWebhookInput {
   contentType: string | null;
 }
 
-/** A transport-neutral answer: the HTTP status, a JSON body and extra headers. */
-export interface WebhookReply {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Readonly<Record<string, string>>;
-}
+/**
+ * How one request ended, for the driving adapter to answer in its own terms:
+ * refused (`refused_signature`, `rate_limited`, `malformed_body`), let go without a run
+ * (`ignored` for its event or the route's filters, `duplicate` of a delivery already accepted),
+ * `unavailable` when the event could not be stored and the sender should retry, or `accepted`.
+ */
+export type WebhookOutcome =
+  | { kind: 'refused_signature' }
+  | { kind: 'rate_limited'; retryAfterSeconds: number }
+  | { kind: 'malformed_body' }
+  | { kind: 'ignored'; reason: 'event'; event: string }
+  | { kind: 'ignored'; reason: 'filter'; event: string; route: string }
+  | { kind: 'duplicate'; deliveryId: string }
+  | { kind: 'unavailable'; retryAfterSeconds: number }
+  | { kind: 'accepted'; route: string; event: string; deliveryId: string; eventId: string };
 
-const reply = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): WebhookReply => ({
-  status,
-  body,
-  headers,
-});
+/** How long a sender should wait before retrying an event the inbox could not store. */
+const INBOX_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Takes one webhook request for a known route, in the order decisions §7 fixes:
- * authentication (401) → rate limit (429 with Retry-After; only authenticated requests count)
- * → body (400) → event filter (200 ignored) → field filters (200 ignored, filter) → idempotency
- * (200 duplicate) → the event is stored in the inbox → 202 accepted. The agent runs later, from
- * the inbox. Never throws: whatever a client sends ends in a 2xx or 4xx reply; a failing inbox
- * is a 503 so that the sender retries.
+ * authentication → rate limit (only authenticated requests count) → body → event filter →
+ * field filters → idempotency → the event is stored in the inbox → accepted. The agent runs
+ * later, from the inbox. Never throws: whatever a client sends ends in an outcome; a failing
+ * inbox is `unavailable` so that the sender retries.
  *
  * Holds the rate-limit window, so bind it as a singleton. Repeated deliveries are told apart by
  * the inbox, which remembers them across restarts.
@@ -67,7 +72,7 @@ export class AcceptWebhook {
     @inject(TOKENS.WebhookListenerSettings) private readonly settings: WebhookListenerSettings,
   ) {}
 
-  async execute(input: AcceptWebhookInput): Promise<WebhookReply> {
+  async execute(input: AcceptWebhookInput): Promise<WebhookOutcome> {
     const { route } = input;
     const now = this.clock.now();
 
@@ -75,32 +80,32 @@ export class AcceptWebhook {
       const check = this.verifier.verify({ rawBody: input.rawBody, headers: input.headers }, route.secrets.values);
       if (!check.valid) {
         this.logger.warn('webhook refused: invalid signature', { route: route.name, scheme: check.scheme ?? 'none' });
-        return reply(401, { error: 'Invalid signature' });
+        return { kind: 'refused_signature' };
       }
     }
 
     const allowance = this.rateLimit.take(route.name, this.settings.rateLimitPerMinute, now.getTime());
     if (!allowance.allowed) {
       this.logger.warn('webhook refused: rate limit exceeded', { route: route.name, retry_after_seconds: allowance.retryAfterSeconds });
-      return reply(429, { error: 'Rate limit exceeded' }, { 'Retry-After': String(allowance.retryAfterSeconds) });
+      return { kind: 'rate_limited', retryAfterSeconds: allowance.retryAfterSeconds };
     }
 
     const body = parseWebhookBody(input.rawBody, input.contentType);
     if (!body.ok) {
       this.logger.warn('webhook refused: malformed body', { route: route.name });
-      return reply(400, { error: 'Malformed JSON' });
+      return { kind: 'malformed_body' };
     }
     const { payload, json } = body;
 
     const event = eventKindOf(input.headers, payload);
     if (route.events.length > 0 && !route.events.includes(event)) {
       this.logger.debug('webhook ignored: event not in the route\'s events', { route: route.name, event });
-      return reply(200, { status: 'ignored', event });
+      return { kind: 'ignored', reason: 'event', event };
     }
 
     if (!passesFilters(route.filters, payload)) {
       this.logger.debug('webhook ignored: filters not matched', { route: route.name, event });
-      return reply(200, { status: 'ignored', reason: 'filter', route: route.name });
+      return { kind: 'ignored', reason: 'filter', event, route: route.name };
     }
 
     const delivery = deliveryIdOf(input.headers, now.getTime(), payload);
@@ -123,14 +128,14 @@ export class AcceptWebhook {
         delivery_id: delivery.value,
         error: errorText(error),
       });
-      return reply(503, { error: 'Could not store the event; retry later' }, { 'Retry-After': '30' });
+      return { kind: 'unavailable', retryAfterSeconds: INBOX_RETRY_AFTER_SECONDS };
     }
 
     if (!stored) {
       this.logger.info('webhook dropped: duplicate delivery', { route: route.name, event, delivery_id: delivery.value });
-      return reply(200, { status: 'duplicate', delivery_id: delivery.value });
+      return { kind: 'duplicate', deliveryId: delivery.value };
     }
     this.logger.info('webhook accepted', { route: route.name, event, delivery_id: delivery.value, event_id: accepted.id });
-    return reply(202, { status: 'accepted', route: route.name, event, delivery_id: delivery.value });
+    return { kind: 'accepted', route: route.name, event, deliveryId: delivery.value, eventId: accepted.id };
   }
 }

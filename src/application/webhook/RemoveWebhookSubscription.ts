@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { InvalidInputError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../domain/errors.js';
 import { subscriptionNotFound, type WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
@@ -16,8 +17,8 @@ export class RemoveWebhookSubscription {
   /** Returns the removed subscription. Throws WEBHOOK.CONFIG_ROUTE for a config.yaml route, WEBHOOK.NOT_FOUND for no such subscription. */
   async execute(input: { name: string }): Promise<WebhookSubscription> {
     if ((await this.routes.find(input.name))?.source === 'config') {
-      throw new InvalidInputError(
-        'WEBHOOK.CONFIG_ROUTE',
+      throw new InvalidWebhookError(
+        ERROR_CODES.WEBHOOK.CONFIG_ROUTE,
         `"${input.name}" is a route of config.yaml, not a subscription; remove it from platforms.webhook.extra.routes there.`,
       );
     }

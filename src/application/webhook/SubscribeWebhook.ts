@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { InvalidInputError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../domain/errors.js';
 import {
   checkSubscriptionName,
   defineSubscription,
@@ -41,8 +42,8 @@ export class SubscribeWebhook {
     const { name, ...options } = input;
     checkSubscriptionName(name);
     if ((await this.routes.find(name))?.source === 'config') {
-      throw new InvalidInputError(
-        'WEBHOOK.NAME_TAKEN',
+      throw new InvalidWebhookError(
+        ERROR_CODES.WEBHOOK.NAME_TAKEN,
         `A route named "${name}" is defined in config.yaml and would win over a subscription of that name; choose another name.`,
       );
     }

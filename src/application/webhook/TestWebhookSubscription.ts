@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { InvalidInputError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../domain/errors.js';
 import { subscriptionNotFound } from '../../domain/webhook/WebhookSubscription.js';
 import type { Clock } from '../ports/Clock.js';
 import type { ListenerResponse, LocalWebhookClient } from '../ports/LocalWebhookClient.js';
@@ -42,8 +43,8 @@ export class TestWebhookSubscription {
 
   async execute(input: TestWebhookSubscriptionInput): Promise<TestWebhookSubscriptionResult> {
     if ((await this.routes.find(input.name))?.source === 'config') {
-      throw new InvalidInputError(
-        'WEBHOOK.CONFIG_ROUTE',
+      throw new InvalidWebhookError(
+        ERROR_CODES.WEBHOOK.CONFIG_ROUTE,
         `"agent webhook test" works only for dynamic subscriptions; "${input.name}" is a route of config.yaml, so send it a signed request from its sender instead.`,
       );
     }

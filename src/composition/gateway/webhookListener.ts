@@ -11,8 +11,9 @@ import { webhookListenerAddress, webhookListenerSettingsFrom, webhookWorkerSetti
 import type { FireRouteDependencies } from '../../adapters/http/fireApp.js';
 import { createWebhookApp } from '../../adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../adapters/http/webhookServer.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { webhookModule } from '../modules/webhookModule.js';
+import { GatewayError } from './GatewayError.js';
 import type { GatewayMetrics } from './gatewayMetrics.js';
 
 export interface RunningWebhookListener {
@@ -26,7 +27,7 @@ export interface RunningWebhookListener {
 /**
  * Starts the webhook platform in `container`: checks the config routes, recovers and starts the
  * worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`, with
- * `metrics`, `GET /metrics`. A port in use is an AppError naming the port and the config key.
+ * `metrics`, `GET /metrics`. A port in use is a GatewayError naming the port and the config key.
  */
 export async function startWebhookListener(
   container: Container,
@@ -53,10 +54,10 @@ export async function startWebhookListener(
     routes,
     acceptWebhook: {
       execute: async (input) => {
-        const reply = await accept.execute(input);
+        const outcome = await accept.execute(input);
         // Start the run at once instead of at the worker's next poll.
-        if (reply.status === 202) void worker.notify();
-        return reply;
+        if (outcome.kind === 'accepted') void worker.notify();
+        return outcome;
       },
     },
     settings: listener,
@@ -88,13 +89,13 @@ export async function listenOrExplain(server: Server, host: string, port: number
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new AppError(
-        'GATEWAY.PORT_IN_USE',
+      throw new GatewayError(
+        ERROR_CODES.GATEWAY.PORT_IN_USE,
         `Port ${port} on ${host} is already in use; stop the program using it or set platforms.webhook.extra.port in ${configFile} to a free port.`,
       );
     }
-    throw new AppError(
-      'GATEWAY.LISTEN_FAILED',
+    throw new GatewayError(
+      ERROR_CODES.GATEWAY.LISTEN_FAILED,
       `${what} could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
       { cause: error },
     );

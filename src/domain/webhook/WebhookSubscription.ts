@@ -1,5 +1,6 @@
 import { parseDeliveryTargets } from '../DeliveryTarget.js';
-import { AppError, InvalidInputError } from '../errors.js';
+import { ERROR_CODES } from '../errorCodes.js';
+import { InvalidWebhookError, WebhookError } from '../errors.js';
 import { DEFAULT_WEBHOOK_TOOLSETS, INSECURE_NO_AUTH, WEBHOOK_DELIVERIES, type WebhookRoute } from './WebhookRoute.js';
 
 /**
@@ -72,16 +73,16 @@ export interface SubscriptionOptions {
 /** Throws WEBHOOK.NAME_INVALID unless `name` matches SUBSCRIPTION_NAME. */
 export function checkSubscriptionName(name: string): void {
   if (!SUBSCRIPTION_NAME.test(name)) {
-    throw new InvalidInputError(
-      'WEBHOOK.NAME_INVALID',
+    throw new InvalidWebhookError(
+      ERROR_CODES.WEBHOOK.NAME_INVALID,
       `The name "${name}" cannot be used for a subscription: use lower-case letters, digits, "_" and "-", starting with a letter or digit.`,
     );
   }
 }
 
 /** WEBHOOK.NOT_FOUND: no subscription has this name. */
-export function subscriptionNotFound(name: string): AppError {
-  return new AppError('WEBHOOK.NOT_FOUND', `No webhook subscription is named "${name}"; see "agent webhook list".`);
+export function subscriptionNotFound(name: string): WebhookError {
+  return new WebhookError(ERROR_CODES.WEBHOOK.NOT_FOUND, `No webhook subscription is named "${name}"; see "agent webhook list".`);
 }
 
 const names = (list: readonly string[] | undefined) => (list ?? []).map((item) => item.trim()).filter((item) => item !== '');
@@ -102,19 +103,19 @@ export function defineSubscription(
   checkSubscriptionName(name);
   const deliver = options.deliver?.trim() || 'log';
   if (!WEBHOOK_DELIVERIES.includes(deliver)) {
-    throw new InvalidInputError('WEBHOOK.DELIVER_INVALID', `A subscription delivers to one of ${WEBHOOK_DELIVERIES.join(', ')}; "${deliver}" is none of them.`);
+    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.DELIVER_INVALID, `A subscription delivers to one of ${WEBHOOK_DELIVERIES.join(', ')}; "${deliver}" is none of them.`);
   }
   const deliverChatId = options.deliverChatId?.trim() || null;
   if (deliverChatId !== null) {
     if (deliver === 'log' || deliver === 'repo_comment') {
-      throw new InvalidInputError('WEBHOOK.DELIVER_INVALID', `--deliver-chat-id applies to chat platforms only, not to "${deliver}".`);
+      throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.DELIVER_INVALID, `--deliver-chat-id applies to chat platforms only, not to "${deliver}".`);
     }
     parseDeliveryTargets(`${deliver}:${deliverChatId}`);
   }
   const secret = options.secret ?? null;
   if (secret !== null && (secret.trim() === '' || secret === INSECURE_NO_AUTH)) {
-    throw new InvalidInputError(
-      'WEBHOOK.SECRET_INVALID',
+    throw new InvalidWebhookError(
+      ERROR_CODES.WEBHOOK.SECRET_INVALID,
       secret === INSECURE_NO_AUTH
         ? `A subscription always checks signatures; ${INSECURE_NO_AUTH} is honoured only for routes in config.yaml on a loopback listener.`
         : 'The secret must not be empty; leave --secret out to have one generated.',

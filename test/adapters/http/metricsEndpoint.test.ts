@@ -16,7 +16,7 @@ async function listen(options: { metrics?: PrometheusMetrics; token?: string | n
   const endpoint: MetricsEndpoint = { exposition: metrics, token: options.token ?? null };
   const app = createWebhookApp({
     routes: new FakeWebhookRoutes([aRoute('ci')]),
-    acceptWebhook: { execute: async () => ({ status: 202, body: { status: 'accepted' }, headers: {} }) },
+    acceptWebhook: { execute: async () => ({ kind: 'accepted' as const, route: 'ci', event: 'push', deliveryId: 'd-1', eventId: 'e-1' }) },
     settings: DEFAULT_WEBHOOK_LISTENER_SETTINGS,
     logger: new RecordingLogger(),
     ...(options.serveMetrics === false ? {} : { metricsEndpoint: endpoint, metrics }),

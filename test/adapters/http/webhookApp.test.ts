@@ -412,7 +412,7 @@ describe('webhook app failures inside the service', () => {
     const logger = new RecordingLogger();
     const app = createWebhookApp({
       routes,
-      acceptWebhook: { execute: options.execute ?? (async () => ({ status: 202, body: {}, headers: {} })) },
+      acceptWebhook: { execute: options.execute ?? (async () => ({ kind: 'accepted' as const, route: 'ci', event: 'push', deliveryId: 'd-1', eventId: 'e-1' })) },
       settings: { maxBodyBytes: 1024, bodyReadTimeoutMs: 1000 },
       logger,
     });

@@ -1,0 +1,9 @@
+import type { ErrorCodeOf } from '../../domain/errorCodes.js';
+import { AppError } from '../../domain/errors.js';
+
+/** The gateway cannot start its listener. */
+export class GatewayError extends AppError {
+  constructor(code: ErrorCodeOf<'GATEWAY'>, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
