@@ -25,6 +25,21 @@ describe('the files agent status reads', () => {
     expect(await new FileWebhookBacklog(paths).waiting()).toBe(2);
   });
 
+  it('FileWebhookBacklog counts the events of the earlier one-file-per-event layout too, not temporaries, files that are no event, or events a journal finished', async () => {
+    const paths = agentPathsFor(home);
+    const queued = join(paths.webhookInboxDir, 'queued');
+    const claimed = join(paths.webhookInboxDir, 'claimed', encodeURIComponent('a:1'));
+    await mkdir(queued, { recursive: true });
+    await mkdir(claimed, { recursive: true });
+    await writeFile(join(paths.webhookInboxDir, journalName('a:1')), acceptRecord(event('e1')) + doneRecord('e1'));
+    await writeFile(join(queued, '001-e1.json'), JSON.stringify(event('e1')));
+    await writeFile(join(queued, '002-e2.json'), JSON.stringify(event('e2')));
+    await writeFile(join(queued, '.003-e3.json.tmp'), JSON.stringify(event('e3')));
+    await writeFile(join(queued, '004-torn.json'), '{"id": "torn", "rou');
+    await writeFile(join(claimed, '005-e5.json'), JSON.stringify(event('e5')));
+    expect(await new FileWebhookBacklog(paths).waiting()).toBe(2);
+  });
+
   it('FileGatewayRegistry writes a private file, reads it back and removes only its own registration', async () => {
     const registry = new FileGatewayRegistry(agentPathsFor(home));
     const mine = { pid: 10, host: 'h', startedAt: '2026-03-01T12:00:00.000Z', listener: null, provider: 'built-in ticker' };

@@ -1,7 +1,8 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
-import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
+import { SystemTimer } from '../../src/adapters/system/SystemTimer.js';
+import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
 import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
 import { WEBHOOK_PREAMBLE } from '../../src/domain/webhook/webhookRun.js';
@@ -60,7 +61,7 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
     storage.records,
     new ManualClock('2026-06-01T08:00:05Z'),
   );
-  return { agent, channel, log, execution, worker: new ProcessWebhookEvents(storage.inbox, execution, SETTINGS, log) };
+  return { agent, channel, log, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
 }
 
 const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });

@@ -1,7 +1,7 @@
-import { ListWebhooks } from '../../src/application/webhook/ListWebhooks.js';
-import { RemoveWebhookSubscription } from '../../src/application/webhook/RemoveWebhookSubscription.js';
-import { SubscribeWebhook } from '../../src/application/webhook/SubscribeWebhook.js';
-import { TEST_EVENT, TestWebhookSubscription } from '../../src/application/webhook/TestWebhookSubscription.js';
+import { ListWebhooks } from '../../src/application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../src/application/webhook/subscriptions/SubscribeWebhook.js';
+import { TEST_EVENT, TestWebhookSubscription } from '../../src/application/webhook/subscriptions/TestWebhookSubscription.js';
 import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
 import { InMemorySubscriptionRepository } from '../fakes/InMemorySubscriptionRepository.js';
 import { ManualClock } from '../fakes/ManualClock.js';

@@ -7,11 +7,11 @@ import { FileWebhookRunRecords } from '../../src/adapters/persistence/FileWebhoo
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { ListWebhookRuns } from '../../src/application/webhook/ListWebhookRuns.js';
-import { ListWebhooks } from '../../src/application/webhook/ListWebhooks.js';
-import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
-import { RemoveWebhookSubscription } from '../../src/application/webhook/RemoveWebhookSubscription.js';
-import { SubscribeWebhook } from '../../src/application/webhook/SubscribeWebhook.js';
-import { TestWebhookSubscription } from '../../src/application/webhook/TestWebhookSubscription.js';
+import { ListWebhooks } from '../../src/application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../src/application/webhook/subscriptions/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../src/application/webhook/subscriptions/TestWebhookSubscription.js';
+import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
 import { buildCronContainer } from '../../src/composition/cronContainer.js';
 import { webhookModule } from '../../src/composition/modules/webhookModule.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
@@ -50,7 +50,7 @@ describe('webhookSubscriptionModule', () => {
       }),
     );
 
-    expect(container.get(ProcessWebhookEvents)).toBeInstanceOf(ProcessWebhookEvents);
+    expect(container.get(WebhookWorker)).toBeInstanceOf(WebhookWorker);
     expect(container.get(TOKENS.WebhookRoutes)).toBe(container.get(ConfiguredWebhookRoutes));
   });
 

@@ -1,9 +1,9 @@
 import type { Argv } from 'yargs';
 import type { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
-import type { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
-import type { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
-import type { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
-import type { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
+import type { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
+import type { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import type { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
+import type { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import { KNOWN_PLATFORMS } from '../../domain/DeliveryTarget.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
@@ -111,7 +111,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           writeLine(io.stdout, `URL:     ${webhooks.urlOf(subscription.name)}`);
           writeLine(io.stdout, `Secret:  ${subscription.secret}`);
           writeLine(io.stdout, `Events:  ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
-          writeLine(io.stdout, `Deliver: ${subscription.deliverChatId ? `${subscription.deliver}:${subscription.deliverChatId}` : subscription.deliver}`);
+          writeLine(io.stdout, `Deliver: ${deliveryOf(subscriptionRoute(subscription))}`);
           if (!webhooks.listenerEnabled) {
             writeLine(
               io.stderr,

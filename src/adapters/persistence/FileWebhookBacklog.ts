@@ -6,9 +6,9 @@ import type { WebhookBacklog } from '../../application/ports/WebhookBacklog.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { WebhookError } from '../../domain/errors.js';
-import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { describeFileSystemProblem, errnoCode, isDurableWriteTemporary } from './fileSystem.js';
-import { JournalReader, eventProblem, journalOwner } from './webhookJournal.js';
+import { legacyEventFiles, legacyEventOf } from './legacyInboxLayout.js';
+import { JournalReader, journalOwner } from './webhookJournal.js';
 
 /**
  * Counts the events waiting in `$AGENT_HOME/webhooks/inbox/` by reading its journals (and the
@@ -31,15 +31,13 @@ export class FileWebhookBacklog implements WebhookBacklog {
         const text = await readIfPresent(path);
         if (text !== null) reader.read(path, text);
       }
-      for (const path of await earlierLayoutFiles(directory)) {
-        const text = await readIfPresent(path);
+      for (const file of await legacyEventFiles(directory, namesIn)) {
+        if (isDurableWriteTemporary(file.name)) continue;
+        const text = await readIfPresent(file.path);
         if (text === null) continue;
-        try {
-          const event: unknown = JSON.parse(text);
-          if (eventProblem(event) === null) reader.addEvent(event as WebhookEvent, false);
-        } catch {
-          // Not an event: the inbox moves it aside when it next starts.
-        }
+        // A file that is no event is not counted: the inbox moves it aside when it next starts.
+        const { event } = legacyEventOf(text);
+        if (event !== null) reader.addEvent(event, false);
       }
       return reader.state().entries.length;
     } catch (error) {
@@ -51,18 +49,6 @@ export class FileWebhookBacklog implements WebhookBacklog {
       );
     }
   }
-}
-
-/** `queued/<event>.json` and `claimed/<claimant>/<event>.json`. */
-async function earlierLayoutFiles(directory: string): Promise<string[]> {
-  const files: string[] = [];
-  const queued = join(directory, 'queued');
-  for (const name of await namesIn(queued)) if (!isDurableWriteTemporary(name)) files.push(join(queued, name));
-  const claimed = join(directory, 'claimed');
-  for (const claimant of await namesIn(claimed)) {
-    for (const name of await namesIn(join(claimed, claimant))) if (!isDurableWriteTemporary(name)) files.push(join(claimed, claimant, name));
-  }
-  return files;
 }
 
 /** Names in `directory`; none when it does not exist (or is not a directory). */

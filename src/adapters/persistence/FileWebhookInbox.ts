@@ -1,4 +1,4 @@
-import { appendFile, open, readdir, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises';
+import { appendFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -12,22 +12,22 @@ import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
-import { tryLockFile } from './fileLock.js';
 import {
   describeFileSystemProblem,
   ensurePrivateDirectory,
   errnoCode,
   isDurableWriteTemporary,
+  namesInDirectory,
   PRIVATE_FILE_MODE,
-  syncDirectory,
 } from './fileSystem.js';
-import { GroupCommitLog, intactLength, LogInUse } from './GroupCommitLog.js';
+import { GroupCommitLog, LogInUse } from './GroupCommitLog.js';
+import { InboxJournalAdoption, lockJournal, type LockedJournal, type Segment } from './InboxJournalAdoption.js';
+import { readLegacyLayout, removeLegacyLayout } from './legacyInboxLayout.js';
 import {
   acceptRecord,
   claimRecord,
   doneRecord,
   eventOfAcceptRecord,
-  eventProblem,
   journalName,
   journalOwner,
   JournalReader,
@@ -50,15 +50,6 @@ const COMPACT_LIVE_MAX_BYTES = 1024 * 1024;
  * runs under way are written into it, so a full disk cannot keep a run's end from being recorded.
  */
 const SLACK_BYTES = 64 * 1024;
-
-/** A journal taken over from a dead process (or left by an earlier one under this claimant), read and kept as it is. */
-interface Segment {
-  path: string;
-  /** Open and locked for as long as it is kept, so that nobody else takes it over. */
-  handle: FileHandle;
-  /** Its events not yet done; it is removed when none is left. */
-  live: number;
-}
 
 /** An event accepted and not done, as this instance holds it. */
 interface LiveEvent {
@@ -92,16 +83,13 @@ interface LiveEvent {
  * - When the journal has grown past 4 MiB and is mostly records of finished events, it is
  *   rewritten with the live ones only, before the next append, provided they are at most 1 MiB.
  *
- * Each journal is held with the kernel's lock for as long as its process has it open, so a
- * journal whose lock is free belongs to a dead process, however it died (zombies and reused
- * pids included). Those are taken over on first use and at every `recover()`: each is locked,
- * renamed into this process's name (`journal-<claimant>+<n>.ndjson`), the processes its owner
- * started are killed (an orphaned agent must not finish a run that is about to run again), and
- * its pending events are held from it where it lies: nothing is copied, so taking over needs no
- * free space. It is removed once its events are done. A journal under this process's own
- * claimant (an earlier process with the same host and pid, as after a container restart) is
- * continued in place. The inbox's earlier layout (one file per event) is read once and moved in.
- * A line that is no record is copied to `damaged/`, logged, and skipped.
+ * The journals of dead processes are taken over on first use and at every `recover()`
+ * (InboxJournalAdoption.ts): each is locked and renamed into this process's name, and its pending
+ * events are held from it where it lies; it is removed once its events are done. A journal under
+ * this process's own claimant (an earlier process with the same host and pid, as after a
+ * container restart) is continued in place. The inbox's earlier layout (one file per event,
+ * legacyInboxLayout.ts) is read once and moved in. A line that is no record is copied to
+ * `damaged/`, logged, and skipped.
  *
  * Everything not done is held in memory (as its accept record) until it is done. Bind one
  * instance per process.
@@ -123,7 +111,7 @@ export class FileWebhookInbox implements WebhookInbox {
   private opening: Promise<GroupCommitLog> | null = null;
   /** Claims left by an earlier process under this claimant, reported by the first `recover()`. */
   private unreportedClaims = 0;
-  private adoptions = 0;
+  private readonly adoption: InboxJournalAdoption;
   private recovering: Promise<number> | null = null;
   private readonly removals = new Set<Promise<void>>();
   private diskFullReported = false;
@@ -133,11 +121,12 @@ export class FileWebhookInbox implements WebhookInbox {
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(TOKENS.OrphanProcesses) private readonly orphans: OrphanProcesses,
+    @inject(TOKENS.OrphanProcesses) orphans: OrphanProcesses,
   ) {
     this.directory = paths.webhookInboxDir;
     this.damagedDir = join(this.directory, 'damaged');
     this.claimant = identity.claimant();
+    this.adoption = new InboxJournalAdoption(this.directory, this.claimant, clock, orphans, log);
   }
 
   /**
@@ -282,16 +271,20 @@ export class FileWebhookInbox implements WebhookInbox {
     this.reservedBytes = 0;
     this.deliveries = new DeliveryMemory();
     await ensurePrivateDirectory(this.directory);
-    const names = await this.entries(this.directory);
+    const names = await namesInDirectory(this.directory);
     await this.removeAbandonedTemporaries(names);
     const ownPath = join(this.directory, journalName(this.claimant));
     const earlierParts = names
       .filter((name) => journalOwner(name) === this.claimant && join(this.directory, name) !== ownPath)
       .map((name) => join(this.directory, name));
-    const parts: Array<{ segment: Segment; records: Buffer; torn: boolean }> = [];
+    const parts: LockedJournal[] = [];
     let journal: GroupCommitLog | null = null;
     try {
-      for (const path of earlierParts) parts.push(await this.lockSegment(path));
+      for (const path of earlierParts) {
+        const part = await lockJournal(path);
+        this.segments.add(part.segment);
+        parts.push(part);
+      }
       const opened = await GroupCommitLog.open(ownPath, {
         lock: true,
         reserveBytes: SLACK_BYTES,
@@ -300,7 +293,12 @@ export class FileWebhookInbox implements WebhookInbox {
         onCompacted: () => this.compacted(),
       });
       journal = opened.log;
-      const earlier = await this.earlierLayout();
+      const earlier = await readLegacyLayout(
+        this.directory,
+        this.damagedDir,
+        (claimant) => claimant === this.claimant || this.identity.isAlive(claimant) === false,
+        this.log,
+      );
       const state = await this.readJournals(
         [{ path: ownPath, records: opened.records, torn: opened.torn }, ...parts.map((part) => ({ path: part.segment.path, records: part.records, torn: part.torn }))],
         earlier.events,
@@ -317,8 +315,7 @@ export class FileWebhookInbox implements WebhookInbox {
       this.unreportedClaims = state.entries.filter((entry) => entry.claimed).length;
       this.seedDeliveries(state);
       for (const part of parts) this.keepOrRemove(part.segment);
-      await this.removeAll(earlier.files);
-      if (earlier.files.length > 0) await this.removeEarlierLayoutDirectories();
+      await removeLegacyLayout(this.directory, earlier.files);
       // What dead processes left is part of the inbox from the first use on: their events, and
       // the deliveries they accepted.
       this.unreportedClaims += await this.takeOverJournalsOfDead();
@@ -333,41 +330,13 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   /**
-   * Locks every journal whose lock is free (its process is dead) and that is not this
-   * process's, renames it into this process's name, kills what its owner started, and holds
-   * its pending events from it.
+   * Takes over the journals of dead processes (InboxJournalAdoption) and holds their pending
+   * events; returns how many of those had been claimed.
    */
   private async takeOverJournalsOfDead(): Promise<number> {
     let returned = 0;
-    const taken: Array<{ segment: Segment; records: Buffer; torn: boolean; owner: string }> = [];
-    for (const name of await this.entries(this.directory)) {
-      const owner = journalOwner(name);
-      if (owner === null || owner === this.claimant) continue;
-      const part = await this.lockSegment(join(this.directory, name), false).catch((error: unknown) => {
-        if (errnoCode(error) === 'ENOENT' || error instanceof LogInUse) return null;
-        throw error;
-      });
-      if (part === null) continue;
-      this.adoptions += 1;
-      const adopted = join(this.directory, journalName(this.claimant, `${this.clock.now().getTime()}-${this.adoptions}`));
-      try {
-        await rename(part.segment.path, adopted);
-      } catch (error) {
-        await part.segment.handle.close();
-        this.segments.delete(part.segment);
-        // Taken over and removed by another process between our open and our lock.
-        if (errnoCode(error) === 'ENOENT') continue;
-        throw error;
-      }
-      part.segment.path = adopted;
-      taken.push({ ...part, owner });
-    }
+    const taken = await this.adoption.adoptDeadJournals(this.segments);
     if (taken.length === 0) return returned;
-    await syncDirectory(this.directory);
-    for (const owner of new Set(taken.map((part) => part.owner))) {
-      const killed = await this.orphans.killOrphansOf(owner);
-      if (killed > 0) this.log.warn(`webhook inbox: killed ${killed} process(es) left running by ${owner}, which is gone, before running its events again`);
-    }
     const state = await this.readJournals(taken.map((part) => ({ path: part.segment.path, records: part.records, torn: part.torn })));
     const bySource = new Map(taken.map((part) => [part.segment.path, part.segment]));
     for (const entry of state.entries) {
@@ -378,22 +347,6 @@ export class FileWebhookInbox implements WebhookInbox {
     this.seedDeliveries(state);
     for (const part of taken) this.keepOrRemove(part.segment);
     return returned;
-  }
-
-  /** Opens and locks a journal for keeping as a segment, and reads its intact records. Throws LogInUse when its owner lives. */
-  private async lockSegment(path: string, ownClaimant = true): Promise<{ segment: Segment; records: Buffer; torn: boolean }> {
-    const handle = await open(path, 'r+');
-    try {
-      if (!(await tryLockFile(handle))) throw ownClaimant ? this.inUse(path) : new LogInUse(path);
-      const bytes = await handle.readFile();
-      const { length, torn } = intactLength(bytes);
-      const segment: Segment = { path, handle, live: 0 };
-      this.segments.add(segment);
-      return { segment, records: bytes.subarray(0, length), torn };
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
   }
 
   private inUse(path: string): AppError {
@@ -481,82 +434,12 @@ export class FileWebhookInbox implements WebhookInbox {
     return state;
   }
 
-  /**
-   * Events in the inbox's earlier layout (one JSON file per event in `queued/`, and in
-   * `claimed/<claimant>/` for those whose run had started), in acceptance order: those that are
-   * not waiting on a live process of this host. A file that is no event is moved to `damaged/`.
-   */
-  private async earlierLayout(): Promise<{ events: Array<{ event: WebhookEvent; claimed: boolean }>; files: string[] }> {
-    const found: Array<{ name: string; path: string; claimed: boolean }> = [];
-    const queued = join(this.directory, 'queued');
-    for (const name of await this.entries(queued)) found.push({ name, path: join(queued, name), claimed: false });
-    const claimedDir = join(this.directory, 'claimed');
-    for (const directory of await this.entries(claimedDir)) {
-      const claimant = decodeURIComponent(directory);
-      if (claimant !== this.claimant && this.identity.isAlive(claimant) !== false) continue;
-      for (const name of await this.entries(join(claimedDir, directory))) {
-        found.push({ name, path: join(claimedDir, directory, name), claimed: true });
-      }
-    }
-    const events: Array<{ event: WebhookEvent; claimed: boolean }> = [];
-    const files: string[] = [];
-    for (const file of found.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (isDurableWriteTemporary(file.name)) {
-        files.push(file.path);
-        continue;
-      }
-      const text = await readFile(file.path, 'utf8');
-      let problem: string | null;
-      let event: unknown;
-      try {
-        event = JSON.parse(text);
-        problem = eventProblem(event);
-      } catch (error) {
-        problem = `it is not valid JSON (${(error as Error).message})`;
-      }
-      if (problem === null) {
-        events.push({ event: event as WebhookEvent, claimed: file.claimed });
-        files.push(file.path);
-      } else {
-        await ensurePrivateDirectory(this.damagedDir);
-        const aside = join(this.damagedDir, file.name);
-        await rename(file.path, aside);
-        this.log.error(`webhook inbox: ${file.path} is not an accepted event: ${problem}; moved it to ${aside}`, { file: aside });
-      }
-    }
-    return { events, files };
-  }
-
-  /** Removes files whose content is now in this process's journal. */
-  private async removeAll(paths: string[]): Promise<void> {
-    if (paths.length === 0) return;
-    for (const path of paths) await rm(path, { force: true });
-    await syncDirectory(this.directory);
-  }
-
-  /** The directories of the earlier layout, where empty (a live process's claims stay). */
-  private async removeEarlierLayoutDirectories(): Promise<void> {
-    const claimedDir = join(this.directory, 'claimed');
-    for (const claimant of await this.entries(claimedDir)) await rmdir(join(claimedDir, claimant)).catch(() => undefined);
-    for (const directory of [claimedDir, join(this.directory, 'queued')]) await rmdir(directory).catch(() => undefined);
-  }
-
   private async removeAbandonedTemporaries(names: string[]): Promise<void> {
     const now = this.clock.now().getTime();
     for (const name of names.filter(isDurableWriteTemporary)) {
       const path = join(this.directory, name);
       const modified = await stat(path).then((info) => info.mtimeMs, () => now);
       if (now - modified > ABANDONED_TEMPORARY_MS) await rm(path, { force: true });
-    }
-  }
-
-  /** Names in `directory`; none when it does not exist (yet). */
-  private async entries(directory: string): Promise<string[]> {
-    try {
-      return await readdir(directory);
-    } catch (error) {
-      if (errnoCode(error) === 'ENOENT') return [];
-      throw error;
     }
   }
 

@@ -1,5 +1,5 @@
 import { constants, statSync, type Stats } from 'node:fs';
-import { chmod, mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { FileStoreError } from './FileStoreError.js';
@@ -68,6 +68,16 @@ export function isPlainPathSegment(name: string): boolean {
     !name.includes('\\') &&
     !name.includes('\0')
   );
+}
+
+/** The names in `directory`; none when it does not exist (yet). */
+export async function namesInDirectory(directory: string): Promise<string[]> {
+  try {
+    return await readdir(directory);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Timer } from '../../application/ports/Timer.js';
 
 export class SystemTimer implements Timer {
-  wait(ms: number, cancel?: AbortSignal): Promise<void> {
+  wait(ms: number, cancel?: AbortSignal, options?: { background?: boolean }): Promise<void> {
     return new Promise((resolve) => {
       if (cancel?.aborted) return resolve();
       const done = () => {
@@ -11,6 +11,7 @@ export class SystemTimer implements Timer {
       };
       // A cancelled wait must not keep the process alive until it would have ended.
       const timer = setTimeout(done, ms);
+      if (options?.background) timer.unref();
       cancel?.addEventListener('abort', done, { once: true });
     });
   }

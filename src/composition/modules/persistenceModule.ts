@@ -5,7 +5,6 @@ import { FileJobRepository } from '../../adapters/persistence/FileJobRepository.
 import { FileMemoryStore } from '../../adapters/persistence/FileMemoryStore.js';
 import { FileRunOutputStore } from '../../adapters/persistence/FileRunOutputStore.js';
 import { FileSkillLibrary } from '../../adapters/persistence/FileSkillLibrary.js';
-import { FileSubscriptionRepository } from '../../adapters/persistence/FileSubscriptionRepository.js';
 import { FileTickLock } from '../../adapters/persistence/FileTickLock.js';
 
 /** The embedded default: everything under `$AGENT_HOME`, nothing else running. */
@@ -15,6 +14,5 @@ export const filePersistenceModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
   bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
   bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
-  bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
   bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();
 });

@@ -3,11 +3,11 @@ import type { WebhookListenerSettings } from '../../application/ports/WebhookSet
 import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
-import { ProcessWebhookEvents } from '../../application/webhook/ProcessWebhookEvents.js';
 import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
 import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
+import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
 
 /**
  * The webhook platform on the embedded defaults: the durable inbox under
@@ -25,6 +25,6 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
-    bind(ProcessWebhookEvents).toSelf().inSingletonScope();
+    bind(WebhookWorker).toSelf().inSingletonScope();
   });
 }

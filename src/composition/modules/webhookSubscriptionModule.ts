@@ -1,23 +1,25 @@
 import { ContainerModule } from 'inversify';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
-import { ListWebhooks } from '../../application/webhook/ListWebhooks.js';
-import { RemoveWebhookSubscription } from '../../application/webhook/RemoveWebhookSubscription.js';
-import { SubscribeWebhook } from '../../application/webhook/SubscribeWebhook.js';
-import { TestWebhookSubscription } from '../../application/webhook/TestWebhookSubscription.js';
+import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
 import { HttpWebhookClient } from '../../adapters/http/HttpWebhookClient.js';
+import { FileSubscriptionRepository } from '../../adapters/persistence/FileSubscriptionRepository.js';
 import { FileWebhookRunRecords } from '../../adapters/persistence/FileWebhookRunRecords.js';
 import { RandomSecretGenerator } from '../../adapters/system/RandomSecretGenerator.js';
 
 /**
- * The webhook routes (config.yaml, then the subscriptions), the run records and the `agent
- * webhook` commands, in every container: the commands and the gateway's listener see the same
- * routes, and `agent webhook runs` reads the records the gateway's worker writes without the
- * gateway's own module. Nothing here is built before it is asked for. The gateway adds
- * `webhookModule` on top.
+ * The webhook subscriptions and their store, the webhook routes (config.yaml, then the
+ * subscriptions), the run records and the `agent webhook` commands, in every container: the
+ * commands and the gateway's listener see the same routes, and `agent webhook runs` reads the
+ * records the gateway's worker writes without the gateway's own module. Nothing here is built
+ * before it is asked for. The gateway adds `webhookModule` on top.
  */
 export const webhookSubscriptionModule = new ContainerModule(({ bind }) => {
+  bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
   bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
   bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
   bind(TOKENS.SecretGenerator).to(RandomSecretGenerator).inSingletonScope();

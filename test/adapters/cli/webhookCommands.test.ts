@@ -10,10 +10,10 @@ import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
 import { ListWebhookRuns } from '../../../src/application/webhook/ListWebhookRuns.js';
-import { ListWebhooks } from '../../../src/application/webhook/ListWebhooks.js';
-import { RemoveWebhookSubscription } from '../../../src/application/webhook/RemoveWebhookSubscription.js';
-import { SubscribeWebhook } from '../../../src/application/webhook/SubscribeWebhook.js';
-import { TestWebhookSubscription } from '../../../src/application/webhook/TestWebhookSubscription.js';
+import { ListWebhooks } from '../../../src/application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../../src/application/webhook/subscriptions/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../../src/application/webhook/subscriptions/TestWebhookSubscription.js';
 import { FakeWebhookRoutes, aRoute } from '../../fakes/FakeWebhookRoutes.js';
 import { InMemorySubscriptionRepository } from '../../fakes/InMemorySubscriptionRepository.js';
 import { InMemoryWebhookRunRecords } from '../../fakes/InMemoryWebhookRunRecords.js';

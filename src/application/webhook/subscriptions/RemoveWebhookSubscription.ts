@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
-import { ERROR_CODES } from '../../domain/errorCodes.js';
-import { InvalidWebhookError } from '../../domain/errors.js';
-import { subscriptionNotFound, type WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
-import { TOKENS } from '../ports/tokens.js';
-import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
-import type { WebhookSubscriptionRepository } from '../ports/WebhookSubscriptionRepository.js';
+import { ERROR_CODES } from '../../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../../domain/errors.js';
+import { subscriptionNotFound, type WebhookSubscription } from '../../../domain/webhook/WebhookSubscription.js';
+import { TOKENS } from '../../ports/tokens.js';
+import type { WebhookRoutes } from '../../ports/WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from '../../ports/WebhookSubscriptionRepository.js';
 
 /** `agent webhook remove <name>`: deletes a dynamic subscription; a running listener stops serving it at once. */
 @injectable()

@@ -1,10 +1,11 @@
 import { inject, injectable } from 'inversify';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
-import type { Logger } from '../ports/Logger.js';
-import type { WebhookWorkerSettings } from '../ports/Settings.js';
-import { TOKENS } from '../ports/tokens.js';
-import type { WebhookInbox } from '../ports/WebhookInbox.js';
-import { WebhookEventExecution } from './WebhookEventExecution.js';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
+import type { Timer } from '../../application/ports/Timer.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
+import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
 import { errorText } from '../../domain/errors.js';
 
 /** How long aborted runs get to wind down before stop() returns without them. */
@@ -15,24 +16,30 @@ const ABORT_WAIT_MS = 5000;
  * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
  * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
  * (the accept path calls it after each accept) and every `pollIntervalMs`, when it also takes
- * over the events of gateways on this home that died meanwhile.
+ * over the events of gateways on this home that died meanwhile. Each event's run is the
+ * `WebhookEventExecution` use case; this long-lived component decides only when runs start.
  *
  * Every finished event is completed, whatever its outcome, so a failing event is never retried
  * forever. Only a run cut short by `stop()` stays claimed: the next start runs it again.
+ *
+ * All its waiting (the polls, the grace periods of `stop()`) goes through the `Timer`, so tests
+ * move its time on by hand.
  */
 @injectable()
-export class ProcessWebhookEvents {
+export class WebhookWorker {
   private state: 'idle' | 'running' | 'stopping' = 'idle';
   private readonly inProgress = new Map<string, { done: Promise<void>; abort: AbortController }>();
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
-  private poller: ReturnType<typeof setInterval> | null = null;
+  /** Ends the polling started by `start()`. */
+  private polling: AbortController | null = null;
 
   constructor(
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
     @inject(WebhookEventExecution) private readonly execution: WebhookEventExecution,
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
   ) {}
 
   /**
@@ -44,13 +51,24 @@ export class ProcessWebhookEvents {
     const recovered = await this.inbox.recover();
     if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
     this.state = 'running';
-    this.poller = setInterval(() => {
-      void this.takeOverFromDead();
-      void this.notify();
-    }, this.settings.pollIntervalMs);
-    this.poller.unref?.();
+    this.poll();
     await this.notify();
     return recovered;
+  }
+
+  /** Every `pollIntervalMs` until `stop()`: takes over from dead gateways and claims. */
+  private poll(): void {
+    const polling = new AbortController();
+    this.polling = polling;
+    void (async () => {
+      for (;;) {
+        // In the background: a gateway that failed to start must not be kept alive by its polls.
+        await this.timer.wait(this.settings.pollIntervalMs, polling.signal, { background: true });
+        if (polling.signal.aborted) return;
+        void this.takeOverFromDead();
+        void this.notify();
+      }
+    })();
   }
 
   /**
@@ -93,8 +111,8 @@ export class ProcessWebhookEvents {
   async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<boolean> {
     if (this.state === 'idle') return true;
     this.state = 'stopping';
-    if (this.poller) clearInterval(this.poller);
-    this.poller = null;
+    this.polling?.abort();
+    this.polling = null;
     const finished = await this.idleWithin(graceMs);
     if (!finished) {
       for (const run of this.inProgress.values()) run.abort.abort();
@@ -106,12 +124,10 @@ export class ProcessWebhookEvents {
 
   /** Whether every run ended within `ms`. */
   private async idleWithin(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
+    const wait = new AbortController();
+    const late = this.timer.wait(ms, wait.signal).then(() => false);
     const idle = await Promise.race([this.whenIdle().then(() => true), late]);
-    clearTimeout(timer);
+    wait.abort();
     return idle;
   }
 

@@ -1,12 +1,12 @@
 import { inject, injectable } from 'inversify';
-import { ERROR_CODES } from '../../domain/errorCodes.js';
-import { InvalidWebhookError } from '../../domain/errors.js';
-import { subscriptionNotFound } from '../../domain/webhook/WebhookSubscription.js';
-import type { Clock } from '../ports/Clock.js';
-import type { ListenerResponse, LocalWebhookClient } from '../ports/LocalWebhookClient.js';
-import { TOKENS } from '../ports/tokens.js';
-import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
-import type { WebhookSubscriptionRepository } from '../ports/WebhookSubscriptionRepository.js';
+import { ERROR_CODES } from '../../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../../domain/errors.js';
+import { subscriptionNotFound } from '../../../domain/webhook/WebhookSubscription.js';
+import type { Clock } from '../../ports/Clock.js';
+import type { ListenerResponse, LocalWebhookClient } from '../../ports/LocalWebhookClient.js';
+import { TOKENS } from '../../ports/tokens.js';
+import type { WebhookRoutes } from '../../ports/WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from '../../ports/WebhookSubscriptionRepository.js';
 
 export interface TestWebhookSubscriptionInput {
   name: string;

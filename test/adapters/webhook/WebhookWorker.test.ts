@@ -1,21 +1,22 @@
-import { AgentRunError, type AgentRunRequest } from '../../src/application/ports/AgentRunner.js';
-import { RepoCommentError } from '../../src/application/ports/RepoCommenter.js';
-import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
-import { ProcessWebhookEvents } from '../../src/application/webhook/ProcessWebhookEvents.js';
-import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
-import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
-import { EMPTY_ANSWER_NOTICE, WEBHOOK_PREAMBLE } from '../../src/domain/webhook/webhookRun.js';
-import { anEvent } from '../contract/WebhookInbox.contract.js';
-import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
-import { FakeMemoryStore, FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
-import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
-import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
-import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
+import { RepoCommentError } from '../../../src/application/ports/RepoCommenter.js';
+import type { WebhookWorkerSettings } from '../../../src/application/ports/Settings.js';
+import { WebhookEventExecution } from '../../../src/application/webhook/WebhookEventExecution.js';
+import { WebhookWorker } from '../../../src/adapters/webhook/WebhookWorker.js';
+import type { WebhookRoute } from '../../../src/domain/webhook/WebhookRoute.js';
+import { EMPTY_ANSWER_NOTICE, WEBHOOK_PREAMBLE } from '../../../src/domain/webhook/webhookRun.js';
+import { anEvent } from '../../contract/WebhookInbox.contract.js';
+import { FakeAgentRunner } from '../../fakes/FakeAgentRunner.js';
+import { FakeMemoryStore, FakeSkillLibrary } from '../../fakes/FakeContextFiles.js';
+import { FakeWebhookRoutes, aRoute } from '../../fakes/FakeWebhookRoutes.js';
+import { InMemoryWebhookInbox } from '../../fakes/InMemoryWebhookInbox.js';
+import { InMemoryWebhookRunRecords } from '../../fakes/InMemoryWebhookRunRecords.js';
+import { ManualClock } from '../../fakes/ManualClock.js';
+import { ManualTimer } from '../../fakes/ManualTimer.js';
+import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingRepoCommenter } from '../../fakes/RecordingRepoCommenter.js';
+import { eventually } from '../../helpers/processLiveness.js';
 
 /** A promise the test settles by hand. */
 function deferred<T = void>() {
@@ -42,7 +43,8 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   };
   const records = new InMemoryWebhookRunRecords();
   const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'));
-  const subject = new ProcessWebhookEvents(inbox, execution, settings, log);
+  const timer = new ManualTimer();
+  const subject = new WebhookWorker(inbox, execution, settings, log, timer);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */
   const runAll = async (...events: ReturnType<typeof anEvent>[]) => {
     for (const event of events) await inbox.accept(event);
@@ -51,7 +53,7 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
     await subject.stop(1000);
   };
   const errors = () => log.entries.filter((entry) => entry.level === 'error').map((entry) => entry.message);
-  return { inbox, routes, agent, skills, channel, commenter, log, settings, records, worker: subject, runAll, errors };
+  return { inbox, routes, agent, skills, channel, commenter, log, settings, records, timer, worker: subject, runAll, errors };
 }
 
 describe('a webhook run', () => {
@@ -281,14 +283,31 @@ describe('the webhook worker', () => {
     await w.worker.stop(1000);
   });
 
-  it('finds events by polling when nobody notifies it', async () => {
+  it('finds events by polling when nobody notifies it, once the poll interval has passed', async () => {
     const w = worker({ settings: { pollIntervalMs: 10 } });
     await w.worker.start();
-
     await w.inbox.accept(anEvent(1));
+
+    w.timer.advance(9);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(w.agent.requests).toHaveLength(0);
+    w.timer.advance(1);
 
     expect(await eventually(() => w.agent.requests.length === 1)).toBe(true);
     await w.worker.stop(1000);
+  });
+
+  it('polls no more once stopped, and leaves no wait behind', async () => {
+    const w = worker({ settings: { pollIntervalMs: 10 } });
+    await w.worker.start();
+    await w.worker.stop(1000);
+
+    await w.inbox.accept(anEvent(1));
+    w.timer.advance(10);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(w.agent.requests).toHaveLength(0);
+    expect(w.timer.pending).toBe(0);
   });
 
   it('on stop claims nothing more and lets the run in progress finish', async () => {
@@ -321,7 +340,10 @@ describe('the webhook worker', () => {
     await w.inbox.accept(anEvent(1));
     await w.worker.start();
 
-    expect(await w.worker.stop(20)).toBe(false);
+    const stopped = w.worker.stop(20);
+    w.timer.advance(20);
+
+    expect(await stopped).toBe(false);
 
     expect(w.errors()).toEqual([]);
     const afterRestart = w.inbox.restarted();
@@ -334,7 +356,12 @@ describe('the webhook worker', () => {
     await w.inbox.accept(anEvent(1));
     await w.worker.start();
 
-    expect(await w.worker.stop(10, 10)).toBe(false);
+    const stopped = w.worker.stop(10, 10);
+    w.timer.advance(10);
+    expect(await eventually(() => w.timer.pending === 1)).toBe(true);
+    w.timer.advance(10);
+
+    expect(await stopped).toBe(false);
     expect(await w.inbox.pending()).toBe(1);
   });
 });

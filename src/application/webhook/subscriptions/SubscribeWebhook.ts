@@ -1,17 +1,17 @@
 import { inject, injectable } from 'inversify';
-import { ERROR_CODES } from '../../domain/errorCodes.js';
-import { InvalidWebhookError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../../domain/errorCodes.js';
+import { InvalidWebhookError } from '../../../domain/errors.js';
 import {
   checkSubscriptionName,
   defineSubscription,
   type SubscriptionOptions,
   type WebhookSubscription,
-} from '../../domain/webhook/WebhookSubscription.js';
-import type { Clock } from '../ports/Clock.js';
-import type { SecretGenerator } from '../ports/SecretGenerator.js';
-import { TOKENS } from '../ports/tokens.js';
-import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
-import type { WebhookSubscriptionRepository } from '../ports/WebhookSubscriptionRepository.js';
+} from '../../../domain/webhook/WebhookSubscription.js';
+import type { Clock } from '../../ports/Clock.js';
+import type { SecretGenerator } from '../../ports/SecretGenerator.js';
+import { TOKENS } from '../../ports/tokens.js';
+import type { WebhookRoutes } from '../../ports/WebhookRoutes.js';
+import type { WebhookSubscriptionRepository } from '../../ports/WebhookSubscriptionRepository.js';
 
 export interface SubscribeWebhookInput extends SubscriptionOptions {
   name: string;

@@ -1,0 +1,105 @@
+import { AskAgent } from '../../application/chat/AskAgent.js';
+import { CreateJob } from '../../application/cron/CreateJob.js';
+import { EditJob } from '../../application/cron/EditJob.js';
+import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
+import { ListJobs } from '../../application/cron/ListJobs.js';
+import { PauseJob } from '../../application/cron/PauseJob.js';
+import { RemoveJob } from '../../application/cron/RemoveJob.js';
+import { ResumeJob } from '../../application/cron/ResumeJob.js';
+import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import { ShowJob } from '../../application/cron/ShowJob.js';
+import { ListChannels } from '../../application/delivery/ListChannels.js';
+import { ListPlatforms } from '../../application/delivery/ListPlatforms.js';
+import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
+import { SendMessage } from '../../application/delivery/SendMessage.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import { ShowStatus } from '../../application/status/ShowStatus.js';
+import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
+import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
+import { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
+import type { ChatApp, ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
+import type { CliIO } from '../../adapters/cli/CliIO.js';
+import type { ConfigCheckApp } from '../../adapters/cli/configCommands.js';
+import type { CronApp } from '../../adapters/cli/cronCommands.js';
+import type { DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
+import type { StatusApp } from '../../adapters/cli/statusCommand.js';
+import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js';
+import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
+import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
+import { profileHome } from '../../adapters/persistence/profiles.js';
+import type { HomeContainers } from './homeContainers.js';
+
+/**
+ * What each command group of the executable gets, built only when one of its commands runs, from
+ * the container of the home it works on (`AGENT_HOME`, or a chat profile's).
+ */
+export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: CliIO) {
+  const cron = async (): Promise<CronApp> => {
+    const home = agentHomeFrom(env);
+    const { container, settings, paths } = homes.of(home);
+    return {
+      settings,
+      paths,
+      createJob: container.get(CreateJob),
+      editJob: container.get(EditJob),
+      listJobs: container.get(ListJobs),
+      pauseJob: container.get(PauseJob),
+      resumeJob: container.get(ResumeJob),
+      removeJob: container.get(RemoveJob),
+      runJobNow: container.get(RunJobNow),
+      runDueJobs: container.get(RunDueJobs),
+      startFiring: homes.firingIn(home),
+      showJob: container.get(ShowJob),
+      listJobRuns: container.get(ListJobRuns),
+    };
+  };
+  const chat = async (choice: ChatHomeChoice): Promise<ChatApp> => {
+    const base = agentHomeFrom(env);
+    const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
+    const { container } = homes.of(home);
+    return {
+      askAgent: container.get(AskAgent),
+      runDueJobs: container.get(RunDueJobs),
+      startFiring: homes.firingIn(home),
+      botChatOwner: container.get(TOKENS.BotChatOwner),
+    };
+  };
+  const webhook = async (): Promise<WebhookApp> => {
+    const { container, settings } = homes.of(agentHomeFrom(env));
+    const client = container.get(TOKENS.LocalWebhookClient);
+    return {
+      subscribeWebhook: container.get(SubscribeWebhook),
+      listWebhooks: container.get(ListWebhooks),
+      removeWebhookSubscription: container.get(RemoveWebhookSubscription),
+      testWebhookSubscription: container.get(TestWebhookSubscription),
+      urlOf: (route) => client.urlOf(route),
+      listWebhookRuns: container.get(ListWebhookRuns),
+      timeZone: settings.timeZone,
+      listenerEnabled: webhookListenerEnabled(container.get(CONFIG_TOKENS.AgentConfig)),
+    };
+  };
+  const delivery = async (): Promise<DeliveryApp> => {
+    const { container } = homes.of(agentHomeFrom(env));
+    return {
+      sendMessage: container.get(SendMessage),
+      listPlatforms: container.get(ListPlatforms),
+      listChannels: container.get(ListChannels),
+      refreshChannelDirectory: container.get(RefreshChannelDirectory),
+    };
+  };
+  const config = async (): Promise<ConfigCheckApp> => {
+    // Loaded only for this command, like the gateway.
+    const { configCheckApp } = await import('./configCheck.js');
+    return configCheckApp(agentHomeFrom(env), env, new ConsoleLogger(io.stderr, 'error'));
+  };
+  const status = async (): Promise<StatusApp> => {
+    const { container, settings, paths } = homes.of(agentHomeFrom(env));
+    return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
+  };
+  return { cron, chat, webhook, delivery, config, status };
+}

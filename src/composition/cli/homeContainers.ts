@@ -1,0 +1,49 @@
+import type { StartCliFiring } from '../../adapters/cli/cliFiring.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { buildCronContainer, type CronContainer } from '../cronContainer.js';
+import { installationDirectory } from '../installationDirectory.js';
+import { startFiring } from '../schedulerProviders.js';
+
+/** The command line's containers: one per home, built on first use, so a command that needs none loads nothing. */
+export class HomeContainers {
+  private readonly built = new Map<string, CronContainer & { paths: AgentPaths }>();
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The container of `home`, built now if this process has not built it yet. */
+  of(home: string): CronContainer & { paths: AgentPaths } {
+    let built = this.built.get(home);
+    if (!built) {
+      const paths = agentPathsFor(home);
+      built = { ...buildCronContainer(paths, this.env, this.logger), paths };
+      this.built.set(home, built);
+    }
+    return built;
+  }
+
+  /**
+   * CLI mode fires through the same place as the gateway, with no provider named: due jobs fire
+   * only while a command or a session runs, so the built-in ticker fires them (service-spec 5).
+   */
+  firingIn(home: string): StartCliFiring {
+    return (cadence, fire) => {
+      const { container, paths } = this.of(home);
+      return startFiring({
+        container,
+        config: container.get(CONFIG_TOKENS.AgentConfig),
+        env: this.env,
+        log: this.logger,
+        fire,
+        provider: undefined,
+        places: { installationDir: installationDirectory(import.meta.url), agentHome: paths.home },
+        ticker: cadence,
+      });
+    };
+  }
+}
