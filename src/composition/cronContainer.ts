@@ -15,7 +15,7 @@ import { filePersistenceModule } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
-import { toolsModule } from './modules/toolsModule.js';
+import { toolCatalogsModule } from './modules/toolCatalogsModule.js';
 import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
 
@@ -50,7 +50,7 @@ export function buildCronContainer(
     filePersistenceModule,
     runtimeModule,
     botChatModule,
-    toolsModule,
+    toolCatalogsModule(container),
     cronUseCaseModule,
     chatUseCaseModule,
     deliveryUseCaseModule,

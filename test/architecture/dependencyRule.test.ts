@@ -82,6 +82,38 @@ describe('the dependency rule', () => {
     expect(violations('adapters', (_site, target) => target !== 'composition')).toEqual([]);
   });
 
+  describe('the agent runtime, a hexagon of its own', () => {
+    /** Where a relative import lands, as `layer/area` (`application/agent`), or null for a package. */
+    const areaOf = (site: ImportSite): string | null =>
+      site.specifier.startsWith('.') ? relative(SRC, resolve(dirname(site.file), site.specifier)).split(/[\\/]/).slice(0, 2).join('/') : null;
+    const importsIn = (path: string) => sourceFiles(join(SRC, path)).flatMap(importsOf);
+    const RUNTIME = ['domain/agent', 'application/agent'];
+
+    it('its domain and application layers import neither jobs nor webhooks nor delivery', () => {
+      const outside = RUNTIME.flatMap(importsIn).filter((site) => {
+        const area = areaOf(site);
+        return area !== null && /^application\/(cron|webhook|delivery|chat|status)$/.test(area);
+      });
+      expect(outside.map((site) => `${relative(SRC, site.file)} imports ${site.specifier}`)).toEqual([]);
+    });
+
+    it('the job, webhook, delivery and chat code see it only through the AgentRunner port', () => {
+      const inside = ['application/cron', 'application/webhook', 'application/delivery', 'application/chat', 'application/status', 'application/ports']
+        .flatMap(importsIn)
+        .filter((site) => RUNTIME.includes(areaOf(site) ?? ''));
+      expect(inside.map((site) => `${relative(SRC, site.file)} imports ${site.specifier}`)).toEqual([]);
+    });
+
+    it('only its own adapters and the composition reach into it', () => {
+      const runtimeAdapters = ['adapters/agents', 'adapters/tools'];
+      const reaching = sourceFiles(join(SRC, 'adapters'))
+        .filter((file) => !runtimeAdapters.some((area) => relative(SRC, file).startsWith(`${area}/`)))
+        .flatMap(importsOf)
+        .filter((site) => RUNTIME.includes(areaOf(site) ?? ''));
+      expect(reaching.map((site) => `${relative(SRC, site.file)} imports ${site.specifier}`)).toEqual([]);
+    });
+  });
+
   it('reports a domain file that imports an adapter or a Node built-in', () => {
     const root = mkdtempSync(join(tmpdir(), 'agent-deps-'));
     mkdirSync(join(root, 'domain'));

@@ -1,6 +1,6 @@
 import type { Timer } from '../../src/application/ports/Timer.js';
 
-/** Waits that end only when the test moves time on (or the wait is cancelled). */
+/** Waits that end only when the test moves time on (or the wait is cancelled); its monotonic time moves with them. */
 export class ManualTimer implements Timer {
   private elapsed = 0;
   private readonly waiting: Array<{ until: number; resolve: () => void }> = [];
@@ -8,6 +8,11 @@ export class ManualTimer implements Timer {
   /** How many waits are still pending. */
   get pending(): number {
     return this.waiting.length;
+  }
+
+  /** The time the test has moved on so far. */
+  monotonicNow(): number {
+    return this.elapsed;
   }
 
   wait(ms: number, cancel?: AbortSignal): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Tool, ToolCallContext, ToolCatalog, ToolSpec } from '../../src/adapters/tools/Tool.js';
+import type { Tool, ToolCallContext, ToolSpec } from '../../src/application/agent/ports/Tool.js';
+import type { ToolCatalog } from '../../src/application/agent/ports/ToolCatalog.js';
 import { toolsInToolsets } from '../../src/domain/toolsets.js';
 
 type Answer = (args: Record<string, unknown>, context: ToolCallContext) => string | Promise<string>;
@@ -31,7 +32,7 @@ export class FixedToolCatalog implements ToolCatalog {
 
   constructor(private readonly tools: readonly Tool[]) {}
 
-  toolsFor(toolsets: readonly string[]): Tool[] {
+  async toolsFor(toolsets: readonly string[]): Promise<Tool[]> {
     this.requested.push(toolsets);
     const names = toolsInToolsets(toolsets);
     return this.tools.filter((tool) => names.includes(tool.spec.name));

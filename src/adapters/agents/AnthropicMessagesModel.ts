@@ -1,13 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
-import {
-  ModelCallError,
-  parseToolArguments,
-  type ChatModel,
-  type ModelTurn,
-  type ModelTurnRequest,
-  type TranscriptMessage,
-} from './ChatModel.js';
+import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
+import { parseToolArguments, type ModelTurn, type TranscriptMessage } from '../../domain/agent/transcript.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };

@@ -14,18 +14,26 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { displayPath } from '../shared/displayPath.js';
-import type { ToolCatalog } from '../tools/Tool.js';
-import { TOOL_TOKENS } from '../tools/tokens.js';
-import type { ChatModel } from './ChatModel.js';
+import type { ChatModel } from '../../application/agent/ports/ChatModel.js';
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
+import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
+import type { ProviderTarget } from '../../application/agent/RunAgentSession.js';
+import type { Timer } from '../../application/ports/Timer.js';
+import { CredentialPool } from '../../domain/agent/CredentialPool.js';
+import { SystemTimer } from '../system/SystemTimer.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
-import { CredentialPool } from './CredentialPool.js';
-import type { LlmProviderTarget } from './LlmAgentRunner.js';
 import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
 
 type LlmProvider = Extract<ResolvedProvider, { type: 'openai' | 'anthropic' }>;
 
-/** Until the tool catalog is wired, runs get no tools. */
-const NO_TOOLS: ToolCatalog = { toolsFor: () => [] };
+/** Without a tool catalog, runs get no tools. */
+const NO_TOOLS: ToolCatalog = { toolsFor: async () => [] };
+
+/** What every runner over one configuration shares: the key pools and the loaded SDK models. */
+interface ProviderState {
+  pools: Map<string, { fingerprint: string; pool: CredentialPool }>;
+  chatModels: Map<string, Promise<ChatModel>>;
+}
 
 /**
  * The AgentRunner of the whole configuration (docs/providers.md). A selection's null provider
@@ -35,26 +43,37 @@ const NO_TOOLS: ToolCatalog = { toolsFor: () => [] };
  * `openai`, `anthropic`, `openrouter`, `ollama` and `command`.
  *
  * - `command` providers run as a CommandAgentRunner: one fresh process per run.
- * - `openai` and `anthropic` providers run as an LlmAgentRunner over the official SDKs, with the
- *   configured fallback providers behind them (`fallback_providers`, else the legacy
- *   `fallback_model`; rule 8) and one credential pool per provider that lives as long as this
- *   runner, so a key rate-limited in one run is skipped by the next. Each SDK is loaded on the
- *   first run that needs it, so commands that run nothing never pay for it.
+ * - `openai` and `anthropic` providers run as a session of the agent runtime
+ *   (application/agent/RunAgentSession) over the official SDKs, with the configured fallback
+ *   providers behind them (`fallback_providers`, else the legacy `fallback_model`; rule 8) and
+ *   one credential pool per provider that lives as long as this runner, so a key rate-limited in
+ *   one run is skipped by the next. Each SDK is loaded on the first run that needs it, so
+ *   commands that run nothing never pay for it.
+ *
+ * The injected catalog is that of job runs (no job tool). `withTools` gives the runner of
+ * sessions that may hold it, sharing pools and models with this one.
  */
 @injectable()
 export class ConfiguredAgentRunner implements AgentRunner {
-  private readonly pools = new Map<string, { fingerprint: string; pool: CredentialPool }>();
-  private readonly chatModels = new Map<string, Promise<ChatModel>>();
+  private state: ProviderState = { pools: new Map(), chatModels: new Map() };
 
   constructor(
     @inject(CONFIG_TOKENS.AgentConfig) private readonly config: AgentConfig,
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
     @inject(TOKENS.ProcessTreeKiller) private readonly killer: ProcessTreeKiller,
     // The optional ones let wiring work before each exists and keep tests short.
-    @inject(TOOL_TOKENS.ToolCatalog) @optional() private readonly tools: ToolCatalog = NO_TOOLS,
+    @inject(RUNTIME_TOKENS.JobRunToolCatalog) @optional() private readonly tools: ToolCatalog = NO_TOOLS,
     @inject(CONFIG_TOKENS.Environment) @optional() private readonly env: NodeJS.ProcessEnv = process.env,
     @inject(TOKENS.Logger) @optional() private readonly logger: Logger | null = null,
+    @inject(TOKENS.Timer) @optional() private readonly timer: Timer = new SystemTimer(),
   ) {}
+
+  /** This runner with another tool catalog; key pools and loaded models stay shared. */
+  withTools(tools: ToolCatalog): ConfiguredAgentRunner {
+    const runner = new ConfiguredAgentRunner(this.config, this.paths, this.killer, tools, this.env, this.logger, this.timer);
+    runner.state = this.state;
+    return runner;
+  }
 
   /**
    * Why a run with this selection cannot start, as one sentence saying what to change; null when
@@ -84,10 +103,11 @@ export class ConfiguredAgentRunner implements AgentRunner {
       });
       return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
     }
-    const { targets, skipped } = this.chainFrom(resolved);
+    const { chain, skipped } = this.chainFrom(resolved);
     // Loaded on first use like the SDKs: commands that run nothing do not parse the agent loop.
-    const { LlmAgentRunner } = await import('./LlmAgentRunner.js');
-    return new LlmAgentRunner({ targets, tools: this.tools, logger: this.logger, skippedFallbacks: skipped }).run(request);
+    const { RunAgentSession } = await import('../../application/agent/RunAgentSession.js');
+    const session = new RunAgentSession({ tools: this.tools, timer: this.timer, logger: this.logger });
+    return session.execute({ request, chain, skippedFallbacks: skipped });
   }
 
   private get lookup(): ProviderLookup {
@@ -104,8 +124,8 @@ export class ConfiguredAgentRunner implements AgentRunner {
   }
 
   /** The primary provider, then each usable fallback; the unusable ones as sentences. */
-  private chainFrom(primary: LlmProvider): { targets: LlmProviderTarget[]; skipped: string[] } {
-    const targets = [this.targetFor(primary)];
+  private chainFrom(primary: LlmProvider): { chain: ProviderTarget[]; skipped: string[] } {
+    const chain = [this.targetFor(primary)];
     const skipped: string[] = [];
     for (const fallback of this.fallbackEntries()) {
       const resolution = this.resolve({ provider: fallback.provider, model: fallback.model });
@@ -118,10 +138,10 @@ export class ConfiguredAgentRunner implements AgentRunner {
         skipped.push(`fallback "${fallback.provider}": a command provider cannot take over a model's conversation.`);
         continue;
       }
-      if (targets.some((target) => target.provider === resolved.provider && target.model === resolved.model)) continue;
-      targets.push(this.targetFor(resolved));
+      if (chain.some((target) => target.provider === resolved.provider && target.model === resolved.model)) continue;
+      chain.push(this.targetFor(resolved));
     }
-    return { targets, skipped };
+    return { chain, skipped };
   }
 
   /** `fallback_providers` when it lists any, else the legacy `fallback_model` (rule 8). */
@@ -133,7 +153,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     return legacy ? [{ provider: legacy.provider, model: legacy.model ?? legacy.name ?? null }] : [];
   }
 
-  private targetFor(resolved: LlmProvider): LlmProviderTarget {
+  private targetFor(resolved: LlmProvider): ProviderTarget {
     return {
       provider: resolved.provider,
       model: resolved.model,
@@ -148,21 +168,21 @@ export class ConfiguredAgentRunner implements AgentRunner {
     const keys = resolved.keys;
     if (!keys) return null;
     const fingerprint = [keys.source, ...keys.values].join('\n');
-    const known = this.pools.get(resolved.provider);
+    const known = this.state.pools.get(resolved.provider);
     if (known?.fingerprint === fingerprint) return known.pool;
     const pool = new CredentialPool(keys.values, keys.source);
-    this.pools.set(resolved.provider, { fingerprint, pool });
+    this.state.pools.set(resolved.provider, { fingerprint, pool });
     return pool;
   }
 
   private chatModelFor(resolved: LlmProvider): Promise<ChatModel> {
     const cacheKey = `${resolved.type} ${resolved.baseUrl} ${resolved.maxTokens ?? ''}`;
-    let model = this.chatModels.get(cacheKey);
+    let model = this.state.chatModels.get(cacheKey);
     if (!model) {
       model = loadChatModel(resolved);
-      this.chatModels.set(cacheKey, model);
+      this.state.chatModels.set(cacheKey, model);
       // A failed load (a broken install) is not remembered, so the next run tries again.
-      model.catch(() => this.chatModels.delete(cacheKey));
+      model.catch(() => this.state.chatModels.delete(cacheKey));
     }
     return model;
   }

@@ -5,14 +5,8 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import {
-  ModelCallError,
-  type ChatModel,
-  type ModelTurn,
-  type ModelTurnRequest,
-  type RequestedToolCall,
-  type TranscriptMessage,
-} from './ChatModel.js';
+import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
+import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../domain/agent/transcript.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };

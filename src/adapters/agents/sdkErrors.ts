@@ -1,5 +1,4 @@
-import { retryAfterMs } from './CredentialPool.js';
-import { ModelCallError } from './ChatModel.js';
+import { ModelCallError } from '../../application/agent/ports/ChatModel.js';
 
 /**
  * The error classes both official SDKs define (they share a generator): passed in by each model
@@ -96,4 +95,16 @@ function networkCode(error: unknown): string | null {
 
 function networkReason(error: Error): string {
   return networkCode(error) ?? (error.cause instanceof Error ? error.cause.message : error.message);
+}
+
+/**
+ * How long a `Retry-After` header asks to wait, in milliseconds: delay-seconds (`30`, also
+ * fractional) or an HTTP date. Null when the header is absent or unreadable.
+ */
+export function retryAfterMs(header: string | null | undefined, nowMs: number): number | null {
+  const written = header?.trim();
+  if (!written) return null;
+  if (/^\d+(\.\d+)?$/.test(written)) return Math.round(Number(written) * 1000);
+  const at = Date.parse(written);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }

@@ -1,6 +1,10 @@
 import type { Timer } from '../../application/ports/Timer.js';
 
 export class SystemTimer implements Timer {
+  monotonicNow(): number {
+    return performance.now();
+  }
+
   wait(ms: number, cancel?: AbortSignal, options?: { background?: boolean }): Promise<void> {
     return new Promise((resolve) => {
       if (cancel?.aborted) return resolve();

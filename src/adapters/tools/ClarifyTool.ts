@@ -1,5 +1,5 @@
 import { injectable } from 'inversify';
-import type { Tool, ToolCallContext, ToolSpec } from './Tool.js';
+import type { Tool, ToolCallContext, ToolSpec } from '../../application/agent/ports/Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 
 /**

@@ -1,20 +1,16 @@
 import { inject, injectable } from 'inversify';
-import { CreateJob, type CreateJobInput } from '../../application/cron/CreateJob.js';
-import { EditJob, type EditJobInput } from '../../application/cron/EditJob.js';
+import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
+import type { CreateJobInput } from '../../application/cron/CreateJob.js';
+import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { JobRunReport } from '../../application/cron/JobExecution.js';
-import { ListJobs } from '../../application/cron/ListJobs.js';
-import { PauseJob } from '../../application/cron/PauseJob.js';
-import { RemoveJob } from '../../application/cron/RemoveJob.js';
-import { ResumeJob } from '../../application/cron/ResumeJob.js';
-import { RunJobNow } from '../../application/cron/RunJobNow.js';
+import type { JobControl } from '../../application/ports/JobControl.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
-import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 
-/** The job tool's name; the catalog needs it before it resolves the tool. */
+/** The job tool's name. */
 export const CRON_JOB_TOOL_NAME = 'cronjob';
 
 const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'remove'] as const;
@@ -37,9 +33,9 @@ const ARGUMENTS = [
 type Outcome = Record<string, unknown>;
 
 /**
- * `cronjob`, the model-facing job tool (service-spec "Job tool"): one tool whose `action` is
- * create, list, update, pause, resume, run or remove, driving the same use cases as
- * `agent cron`. Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
+ * `cronjob`, the model-facing job tool: one tool whose `action` is create, list, update,
+ * pause, resume, run or remove, through the JobControl port (the same use cases as
+ * `agent cron`). Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
  * with the use case's one sentence when it refuses. Arguments of the wrong shape throw
  * ToolInputError before any use case runs.
  *
@@ -51,13 +47,7 @@ export class CronJobTool implements Tool {
   readonly spec: ToolSpec;
 
   constructor(
-    @inject(CreateJob) private readonly createJob: CreateJob,
-    @inject(ListJobs) private readonly listJobs: ListJobs,
-    @inject(EditJob) private readonly editJob: EditJob,
-    @inject(PauseJob) private readonly pauseJob: PauseJob,
-    @inject(ResumeJob) private readonly resumeJob: ResumeJob,
-    @inject(RunJobNow) private readonly runJobNow: RunJobNow,
-    @inject(RemoveJob) private readonly removeJob: RemoveJob,
+    @inject(TOKENS.JobControl) private readonly jobs: JobControl,
     @inject(TOKENS.CronSettings) settings: CronSettings,
   ) {
     this.spec = cronJobSpec(settings.timeZone);
@@ -79,11 +69,11 @@ export class CronJobTool implements Tool {
     switch (action) {
       case 'create': {
         const job = createInput(input);
-        return async () => ({ job: jobView(await this.createJob.execute(job)) });
+        return async () => ({ job: jobView(await this.jobs.create(job)) });
       }
       case 'list':
         return async () => {
-          const { jobs, unreadable } = await this.listJobs.execute();
+          const { jobs, unreadable } = await this.jobs.list();
           return {
             jobs: jobs.map(listView),
             ...(unreadable.length > 0
@@ -93,26 +83,26 @@ export class CronJobTool implements Tool {
         };
       case 'update': {
         const changes = editInput(input);
-        return async () => ({ job: jobView(await this.editJob.execute(changes)) });
+        return async () => ({ job: jobView(await this.jobs.update(changes)) });
       }
       case 'pause': {
         const job = jobReference(input, action);
-        return async () => ({ job: jobView(await this.pauseJob.execute({ job })) });
+        return async () => ({ job: jobView(await this.jobs.pause(job)) });
       }
       case 'resume': {
         const job = jobReference(input, action);
-        return async () => ({ job: jobView(await this.resumeJob.execute({ job })) });
+        return async () => ({ job: jobView(await this.jobs.resume(job)) });
       }
       case 'run': {
         const job = jobReference(input, action);
         return async () => {
-          const { job: ran, report } = await this.runJobNow.execute({ job });
+          const { job: ran, report } = await this.jobs.run(job);
           return { job: jobView(ran), run: runView(report) };
         };
       }
       case 'remove': {
         const job = jobReference(input, action);
-        return async () => ({ job: jobView(await this.removeJob.execute({ job })) });
+        return async () => ({ job: jobView(await this.jobs.remove(job)) });
       }
     }
   }

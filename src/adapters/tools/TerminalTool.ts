@@ -8,7 +8,7 @@ import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { displayPath } from '../shared/displayPath.js';
-import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
+import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 import { TOOL_TOKENS } from './tokens.js';
 

@@ -1,4 +1,4 @@
-import { ToolInputError } from './Tool.js';
+import { ToolInputError } from '../../application/agent/ports/Tool.js';
 
 /**
  * Reads the arguments a model sent to one tool. Each wrong shape throws a ToolInputError whose

@@ -1,6 +1,6 @@
 import type { SelectorDefinition } from 'html-to-text';
 import { inject, injectable } from 'inversify';
-import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
+import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 import { TOOL_TOKENS } from './tokens.js';
 import { decodeBody, httpGet, type HttpAnswer } from './httpGet.js';

@@ -3,7 +3,7 @@ import type { Logger } from '../../application/ports/Logger.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
-import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from './Tool.js';
+import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import { ToolArguments } from './ToolArguments.js';
 import { decodeBody, httpGet } from './httpGet.js';
 

@@ -46,7 +46,7 @@ export class JobExecution {
   private readonly checks: JobPreflight;
 
   constructor(
-    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.JobRunAgentRunner) private readonly agent: AgentRunner,
     @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
     @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
     @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,

@@ -20,7 +20,7 @@ export type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; e
 @injectable()
 export class JobPreflight {
   constructor(
-    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(TOKENS.JobRunAgentRunner) private readonly agent: AgentRunner,
     @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
     @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,

@@ -1,4 +1,4 @@
-/** Waiting, behind a port so that tests of retries, back-offs and grace periods never sleep. */
+/** Waiting, behind a port so that tests of retries, back-offs, grace periods and idle budgets never sleep. */
 export interface Timer {
   /**
    * Resolves after `ms` milliseconds, or as soon as `cancel` aborts (a wait nobody needs any more).
@@ -6,4 +6,9 @@ export interface Timer {
    * component must not hold up the exit of a process that is otherwise done.
    */
   wait(ms: number, cancel?: AbortSignal, options?: { background?: boolean }): Promise<void>;
+  /**
+   * Milliseconds on a monotonic clock from an arbitrary start, on the same time line as `wait`:
+   * for measuring how long something took, never a date.
+   */
+  monotonicNow(): number;
 }

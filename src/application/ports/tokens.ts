@@ -7,6 +7,7 @@ import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
 import type { GatewayRegistry } from './GatewayRegistry.js';
 import type { IdGenerator } from './IdGenerator.js';
+import type { JobControl } from './JobControl.js';
 import type { JobRepository } from './JobRepository.js';
 import type { LocalWebhookClient } from './LocalWebhookClient.js';
 import type { Logger } from './Logger.js';
@@ -33,7 +34,10 @@ import type { WebhookSubscriptionRepository } from './WebhookSubscriptionReposit
 /** Every injection token, typed so that `container.get` infers the port. */
 export const TOKENS = {
   AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
+  /** Sessions that may hold the job tool where their toolsets grant it: chat, webhook runs. */
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
+  /** The runs of jobs: their sessions never hold the job tool, whatever the toolsets say (rule 3). */
+  JobRunAgentRunner: Symbol.for('agent.JobRunAgentRunner') as ServiceIdentifier<AgentRunner>,
   BotChatDelivery: Symbol.for('agent.BotChatDelivery') as ServiceIdentifier<BotChatDelivery>,
   BotChatOwner: Symbol.for('agent.BotChatOwner') as ServiceIdentifier<BotChatOwner>,
   ChannelDirectoryStore: Symbol.for('agent.ChannelDirectoryStore') as ServiceIdentifier<ChannelDirectoryStore>,
@@ -42,6 +46,7 @@ export const TOKENS = {
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
   GatewayRegistry: Symbol.for('agent.GatewayRegistry') as ServiceIdentifier<GatewayRegistry>,
   IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
+  JobControl: Symbol.for('agent.JobControl') as ServiceIdentifier<JobControl>,
   JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
   LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,

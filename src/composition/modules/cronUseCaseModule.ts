@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { CheckJobs } from '../../application/cron/CheckJobs.js';
+import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
@@ -15,6 +16,7 @@ import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
+import { TOKENS } from '../../application/ports/tokens.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -33,4 +35,6 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(NextScheduledRun).toSelf().inSingletonScope();
   bind(ShowJob).toSelf().inSingletonScope();
   bind(ListJobRuns).toSelf().inSingletonScope();
+  // The job tool's way to the use cases above.
+  bind(TOKENS.JobControl).to(JobControlService).inSingletonScope();
 });

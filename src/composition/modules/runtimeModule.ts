@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ConfiguredAgentRunner } from '../../adapters/agents/ConfiguredAgentRunner.js';
 import { PlatformDelivery } from '../../application/delivery/PlatformDelivery.js';
@@ -17,7 +18,12 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.ProcessTreeKiller)
     .toDynamicValue((context) => platformProcessTreeKiller(context.get(TOKENS.Logger, { optional: true }) ?? null))
     .inSingletonScope();
-  bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner).inSingletonScope();
+  // Job runs' runner holds no job tool; the runner of chat and webhook sessions adds it.
+  bind(ConfiguredAgentRunner).toSelf().inSingletonScope();
+  bind(TOKENS.JobRunAgentRunner).toService(ConfiguredAgentRunner);
+  bind(TOKENS.AgentRunner)
+    .toDynamicValue((context) => context.get(ConfiguredAgentRunner).withTools(context.get(RUNTIME_TOKENS.ToolCatalog)))
+    .inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
   bind(TOKENS.Platforms)
     .toDynamicValue((context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)))

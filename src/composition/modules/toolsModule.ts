@@ -1,4 +1,6 @@
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { ClarifyTool } from '../../adapters/tools/ClarifyTool.js';
 import { CronJobTool } from '../../adapters/tools/CronJobTool.js';
 import { DefaultToolCatalog } from '../../adapters/tools/DefaultToolCatalog.js';
@@ -8,17 +10,30 @@ import { TOOL_TOKENS } from '../../adapters/tools/tokens.js';
 import { WebExtractTool } from '../../adapters/tools/WebExtractTool.js';
 import { WebSearchTool } from '../../adapters/tools/WebSearchTool.js';
 
+/** The loaded catalogs, which the lazy ones of toolCatalogsModule hand on to. */
+export const LOADED_TOOL_CATALOGS = {
+  JobRuns: Symbol.for('agent.tools.LoadedJobRunCatalog') as ServiceIdentifier<ToolCatalog>,
+  Sessions: Symbol.for('agent.tools.LoadedSessionCatalog') as ServiceIdentifier<ToolCatalog>,
+} as const;
+
 /**
- * The tools of agent sessions. The job tool is handed to the catalog as a thunk: it needs the
- * job use cases, whose run path needs the agent runner, which needs this catalog.
+ * The tools of agent sessions, in two catalogs. Job runs get the tools without the job tool
+ * (rule 3). Chat sessions and webhook runs get the job tool too, where their toolsets grant
+ * it; it reaches jobs through the JobControl port, whose run path uses the job runs' runner, so
+ * the object graph has no cycle. Loaded into the container by toolCatalogsModule on the first
+ * session that asks for a tool.
  */
 export const toolsModule = new ContainerModule(({ bind }) => {
-  bind(TOOL_TOKENS.Tool).to(TerminalTool).inSingletonScope();
-  bind(TOOL_TOKENS.Tool).to(WebSearchTool).inSingletonScope();
+  bind(RUNTIME_TOKENS.Tool).to(TerminalTool).inSingletonScope();
+  bind(RUNTIME_TOKENS.Tool).to(WebSearchTool).inSingletonScope();
   bind(TOOL_TOKENS.PublicAddressPolicy).toConstantValue(publicAddressesOnly);
-  bind(TOOL_TOKENS.Tool).to(WebExtractTool).inSingletonScope();
-  bind(TOOL_TOKENS.Tool).to(ClarifyTool).inSingletonScope();
+  bind(RUNTIME_TOKENS.Tool).to(WebExtractTool).inSingletonScope();
+  bind(RUNTIME_TOKENS.Tool).to(ClarifyTool).inSingletonScope();
+  bind(LOADED_TOOL_CATALOGS.JobRuns)
+    .toDynamicValue((context) => new DefaultToolCatalog(context.getAll(RUNTIME_TOKENS.Tool)))
+    .inSingletonScope();
   bind(CronJobTool).toSelf().inSingletonScope();
-  bind(TOOL_TOKENS.JobTool).toFactory((context) => () => context.get(CronJobTool));
-  bind(TOOL_TOKENS.ToolCatalog).to(DefaultToolCatalog).inSingletonScope();
+  bind(LOADED_TOOL_CATALOGS.Sessions)
+    .toDynamicValue((context) => new DefaultToolCatalog([...context.getAll(RUNTIME_TOKENS.Tool), context.get(CronJobTool)]))
+    .inSingletonScope();
 });

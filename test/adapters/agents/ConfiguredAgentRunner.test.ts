@@ -6,8 +6,8 @@ import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../../src/adapters/config/tokens.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { ToolCatalog } from '../../../src/adapters/tools/Tool.js';
-import { TOOL_TOKENS } from '../../../src/adapters/tools/tokens.js';
+import type { ToolCatalog } from '../../../src/application/agent/ports/ToolCatalog.js';
+import { RUNTIME_TOKENS } from '../../../src/application/agent/ports/tokens.js';
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
@@ -278,6 +278,21 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     expect(JSON.stringify(logger.entries)).not.toContain('sk-one');
   });
 
+  it('shares resting keys between the runner of job runs and the one with other tools', async () => {
+    server.reply(replies.rateLimited('60'), replies.text('First.'), replies.text('Second.'));
+    const config = configWith({ model: { provider: 'cloud', name: 'm' }, providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } } });
+    const jobRuns = runnerFor(config, { CLOUD_API_KEYS: 'sk-one,sk-two' }, new FixedToolCatalog([]));
+    const search = new RecordingTool('web_search');
+    const sessions = jobRuns.withTools(new FixedToolCatalog([search]));
+
+    await jobRuns.run(request());
+    await sessions.run({ ...request(), toolsets: ['web'] });
+
+    expect(server.requests.map((sent) => sent.apiKey)).toEqual(['sk-one', 'sk-two', 'sk-two']);
+    expect((server.requests[0]!.body.tools ?? []).length).toBe(0);
+    expect(server.requests[2]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['web_search']);
+  });
+
   describe('falls back to the next provider', () => {
     function withFallback(primaryBaseUrl: string, fallbacks: Partial<AgentConfig> = {}): AgentConfig {
       return configWith({
@@ -374,7 +389,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
       configWith({ model: { provider: 'openai', name: 'gpt-4o-mini', base_url: server.openAiBaseUrl } }),
     );
     container.bind(CONFIG_TOKENS.Environment).toConstantValue({ OPENAI_API_KEY: 'sk-wired' });
-    container.bind(TOOL_TOKENS.ToolCatalog).toConstantValue(new FixedToolCatalog([]));
+    container.bind(RUNTIME_TOKENS.JobRunToolCatalog).toConstantValue(new FixedToolCatalog([]));
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);
     container.bind(TOKENS.ProcessTreeKiller).toConstantValue(new PosixProcessTreeKiller());
     container.bind(TOKENS.AgentRunner).to(ConfiguredAgentRunner);

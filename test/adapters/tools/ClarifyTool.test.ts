@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ClarifyTool } from '../../../src/adapters/tools/ClarifyTool.js';
-import { ToolInputError } from '../../../src/adapters/tools/Tool.js';
+import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
 
 const signal = new AbortController().signal;
 

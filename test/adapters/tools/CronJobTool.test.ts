@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
+import { JobControlService } from '../../../src/application/cron/JobControlService.js';
 import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
-import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
+import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
 import { anHourlyJob } from '../../helpers/jobs.js';
 import { cronHarness } from '../../support/cronHarness.js';
 
@@ -9,16 +10,7 @@ const interactive: ToolCallContext = { signal: new AbortController().signal, una
 
 function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
-  const tool = new CronJobTool(
-    h.createJob,
-    h.listJobs,
-    h.editJob,
-    h.pauseJob,
-    h.resumeJob,
-    h.runJobNow,
-    h.removeJob,
-    h.settings,
-  );
+  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob), h.settings);
   const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
   return { h, tool, call };
 }

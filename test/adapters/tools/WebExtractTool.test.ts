@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createServer } from 'node:net';
-import { ToolInputError, type ToolCallContext } from '../../../src/adapters/tools/Tool.js';
+import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
 import { WebExtractTool } from '../../../src/adapters/tools/WebExtractTool.js';
 import { publicAddressesOnly } from '../../../src/adapters/tools/publicAddresses.js';
 import { answer, LocalWebServer } from '../../support/localWebServer.js';

@@ -1,9 +1,14 @@
 import { AnthropicMessagesModel } from '../../../src/adapters/agents/AnthropicMessagesModel.js';
-import type { ChatModel } from '../../../src/adapters/agents/ChatModel.js';
-import { CredentialPool } from '../../../src/adapters/agents/CredentialPool.js';
-import { LlmAgentRunner, type LlmProviderTarget } from '../../../src/adapters/agents/LlmAgentRunner.js';
+import type { ChatModel } from '../../../src/application/agent/ports/ChatModel.js';
+import { CredentialPool } from '../../../src/domain/agent/CredentialPool.js';
 import { OpenAiChatModel } from '../../../src/adapters/agents/OpenAiChatModel.js';
-import { ToolInputError, type ToolCatalog } from '../../../src/adapters/tools/Tool.js';
+import { SystemTimer } from '../../../src/adapters/system/SystemTimer.js';
+import { RunAgentSession, type ProviderTarget } from '../../../src/application/agent/RunAgentSession.js';
+import type { AgentRunRequest, AgentRunResult } from '../../../src/application/ports/AgentRunner.js';
+import type { Timer } from '../../../src/application/ports/Timer.js';
+import { ManualTimer } from '../../fakes/ManualTimer.js';
+import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
+import type { ToolCatalog } from '../../../src/application/agent/ports/ToolCatalog.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
 import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FakeLlmServer, replies, unreachableBaseUrl, type LlmWireFormat, type RecordedRequest } from '../../support/fakeLlmServer.js';
@@ -27,7 +32,13 @@ function chatModel(format: LlmWireFormat, endpoint?: string): ChatModel {
     : new AnthropicMessagesModel({ endpoint: endpoint ?? server.anthropicBaseUrl });
 }
 
-function target(format: LlmWireFormat, overrides: Partial<LlmProviderTarget> & { endpoint?: string } = {}): LlmProviderTarget {
+/*
+ * The session loop over the two real SDK adapters and a local server that speaks both wire
+ * formats: what reaches the provider, and what comes back. The loop's decisions alone are
+ * tested fast in test/application/agent/RunAgentSession.test.ts.
+ */
+
+function target(format: LlmWireFormat, overrides: Partial<ProviderTarget> & { endpoint?: string } = {}): ProviderTarget {
   const model = chatModel(format, overrides.endpoint);
   return {
     provider: `test-${format}`,
@@ -39,15 +50,26 @@ function target(format: LlmWireFormat, overrides: Partial<LlmProviderTarget> & {
   };
 }
 
-function runnerFor(
-  format: LlmWireFormat,
-  options: { tools?: ToolCatalog; maxToolRounds?: number; target?: Partial<LlmProviderTarget> & { endpoint?: string } } = {},
-): LlmAgentRunner {
-  return new LlmAgentRunner({
-    targets: [target(format, options.target)],
+interface SessionOptions {
+  tools?: ToolCatalog;
+  maxToolRounds?: number;
+  /** Default: real time, which only the idle-timeout tests let pass. */
+  timer?: Timer;
+  skippedFallbacks?: string[];
+}
+
+/** Runs requests as sessions over `chain`, one fresh session per run as the runner does. */
+function sessionsOver(chain: ProviderTarget[], options: SessionOptions = {}): { run(request: AgentRunRequest): Promise<AgentRunResult> } {
+  const session = new RunAgentSession({
     tools: options.tools ?? new FixedToolCatalog([]),
+    timer: options.timer ?? new SystemTimer(),
     maxToolRounds: options.maxToolRounds,
   });
+  return { run: (request) => session.execute({ request, chain, skippedFallbacks: options.skippedFallbacks }) };
+}
+
+function runnerFor(format: LlmWireFormat, options: SessionOptions & { target?: Partial<ProviderTarget> & { endpoint?: string } } = {}) {
+  return sessionsOver([target(format, options.target)], options);
 }
 
 /** The messages of a recorded request, as role and text, in either format. */
@@ -77,7 +99,7 @@ const SKILL_MESSAGES = [
   { role: 'user', content: '# Skill: news\n\nRead the paper.' },
 ];
 
-describe('LlmAgentRunner with the OpenAI Chat Completions format', () => {
+describe('An agent session over the SDKs: with the OpenAI Chat Completions format', () => {
   it('streams the answer and sends memory as system, then each skill, then the task', async () => {
     server.reply(replies.text('Sunny', ', 21 °C.'));
     const streamed: string[] = [];
@@ -142,7 +164,7 @@ describe('LlmAgentRunner with the OpenAI Chat Completions format', () => {
   });
 });
 
-describe('LlmAgentRunner with the Anthropic Messages format', () => {
+describe('An agent session over the SDKs: with the Anthropic Messages format', () => {
   it('streams the answer and sends memory as system, then each skill, then the task', async () => {
     server.reply(replies.text('Sunny', ', 21 °C.'));
     const streamed: string[] = [];
@@ -158,7 +180,7 @@ describe('LlmAgentRunner with the Anthropic Messages format', () => {
   });
 });
 
-describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner tool calls (%s format)', (format) => {
+describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the SDKs: tool calls (%s format)', (format) => {
   it('calls the tool with the parsed arguments, sends its result back, and returns the final answer', async () => {
     const search = new RecordingTool('web_search', () => 'Berlin: sunny, 21 °C');
     server.reply(
@@ -250,7 +272,7 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner tool calls
   });
 });
 
-describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner failures (%s format)', (format) => {
+describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the SDKs: failures (%s format)', (format) => {
   // When the budget runs out is IdleWatchdog's test, on a fake clock; a stall this does not stop never ends.
   it('stops a stream that stalls with an idle timeout', async () => {
     server.reply(replies.stall('Let me think'));
@@ -327,7 +349,7 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner failures (
   });
 });
 
-describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner keys (%s format)', (format) => {
+describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the SDKs: keys (%s format)', (format) => {
   it('sends no key to a provider that needs none', async () => {
     server.reply(replies.text('Hi.'));
 
@@ -339,28 +361,28 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner keys (%s f
   });
 
   it('repeats a rate-limited call at once with the next key, and skips the resting key until its Retry-After', async () => {
-    let now = Date.parse('2030-01-01T00:00:00Z');
-    const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS', () => now);
-    const runner = runnerFor(format, { target: { credentials } });
+    const timer = new ManualTimer();
+    const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS');
+    const runner = runnerFor(format, { target: { credentials }, timer });
     server.reply(replies.rateLimited('60'), replies.text('First.'), replies.text('Second.'), replies.text('Third.'));
 
     expect((await runner.run(request())).text).toBe('First.');
-    now += 59_000;
+    timer.advance(59_000);
     expect((await runner.run(request())).text).toBe('Second.');
-    now += 1_000;
+    timer.advance(1_000);
     expect((await runner.run(request())).text).toBe('Third.');
 
     expect(server.requests.map((sent) => sent.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-2', 'sk-1']);
   });
 
   it('reads Retry-After as an HTTP date too', async () => {
-    let now = Date.parse('2030-01-01T00:00:00Z');
-    const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS', () => now);
-    const runner = runnerFor(format, { target: { credentials } });
+    const timer = new ManualTimer();
+    const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS');
+    const runner = runnerFor(format, { target: { credentials }, timer });
     server.reply(replies.rateLimited(new Date(Date.now() + 120_000).toUTCString()), replies.text('First.'), replies.text('Second.'));
 
     await runner.run(request());
-    now += 90_000;
+    timer.advance(90_000);
     await runner.run(request());
 
     expect(server.requests.map((sent) => sent.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-2']);
@@ -380,7 +402,7 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('LlmAgentRunner keys (%s f
   });
 });
 
-describe('LlmAgentRunner fallbacks', () => {
+describe('An agent session over the SDKs: fallbacks', () => {
   it('hands the conversation, tool results included, to a fallback of the other format', async () => {
     const search = new RecordingTool('web_search', () => 'sunny');
     server.reply(
@@ -388,8 +410,7 @@ describe('LlmAgentRunner fallbacks', () => {
       replies.error(503, 'overloaded'),
       replies.text('Sunny.'),
     );
-    const runner = new LlmAgentRunner({
-      targets: [target('openai'), target('anthropic', { provider: 'backup', model: 'model-2' })],
+    const runner = sessionsOver([target('openai'), target('anthropic', { provider: 'backup', model: 'model-2' })], {
       tools: new FixedToolCatalog([search]),
     });
 
@@ -407,9 +428,7 @@ describe('LlmAgentRunner fallbacks', () => {
 
   it('names every provider it tried when all fail', async () => {
     server.reply(replies.error(500, 'boom'), replies.error(502, 'bad gateway'));
-    const runner = new LlmAgentRunner({
-      targets: [target('openai'), target('anthropic', { provider: 'backup', model: 'model-2' })],
-      tools: new FixedToolCatalog([]),
+    const runner = sessionsOver([target('openai'), target('anthropic', { provider: 'backup', model: 'model-2' })], {
       skippedFallbacks: ['The provider "spare" has no API key.'],
     });
 

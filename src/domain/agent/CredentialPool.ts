@@ -12,7 +12,7 @@ export interface PooledKey {
  * provider named (`Retry-After`) and is skipped until then.
  *
  * One pool lives as long as the process, so a key that cooled down in one run is still skipped
- * by the next.
+ * by the next. Times are milliseconds on one monotonic clock, passed in by the caller.
  */
 export class CredentialPool {
   private readonly keys: readonly string[];
@@ -22,12 +22,10 @@ export class CredentialPool {
   /**
    * @param keys the keys, in the order they are tried; at least one
    * @param source where the keys came from, for messages: `OPENAI_API_KEYS`, `providers.x.api_keys`
-   * @param now the current time in epoch milliseconds
    */
   constructor(
     keys: readonly string[],
     readonly source: string,
-    private readonly now: () => number = Date.now,
   ) {
     if (keys.length === 0) throw new TypeError('A credential pool needs at least one key.');
     this.keys = [...keys];
@@ -38,24 +36,29 @@ export class CredentialPool {
     return this.keys.length;
   }
 
-  /** The first key that is not cooling down, or null when every key is. */
-  nextAvailable(): PooledKey | null {
-    const now = this.now();
+  /** The first key that is not cooling down at `now`, or null when every key is. */
+  nextAvailable(now: number): PooledKey | null {
     const index = this.coolingUntil.findIndex((until) => until <= now);
     return index < 0 ? null : { value: this.keys[index]!, position: index + 1 };
   }
 
-  /** Skips `key` for `durationMs` from now. A longer cool-down already running is kept. */
-  coolDown(key: PooledKey, durationMs: number): void {
+  /** Skips `key` for `durationMs` from `now`. A longer cool-down already running is kept. */
+  coolDown(key: PooledKey, durationMs: number, now: number): void {
     const index = key.position - 1;
-    const until = this.now() + Math.max(0, durationMs);
+    const until = now + Math.max(0, durationMs);
     this.coolingUntil[index] = Math.max(this.coolingUntil[index] ?? 0, until);
   }
 
-  /** Milliseconds until some key can be used again; 0 when one can be now. */
-  msUntilAvailable(): number {
-    const now = this.now();
+  /** Milliseconds from `now` until some key can be used again; 0 when one can be at once. */
+  msUntilAvailable(now: number): number {
     return Math.max(0, Math.min(...this.coolingUntil) - now);
+  }
+
+  /** Why the provider cannot be used at `now`: every key is resting; when the first is usable again. */
+  restingProblem(now: number): string {
+    const wait = Math.ceil(this.msUntilAvailable(now) / 1000);
+    const which = this.size === 1 ? `the key from ${this.source} is` : `all ${this.size} keys from ${this.source} are`;
+    return `rate-limited: ${which} cooling down (the first is usable again in ${wait} s)`;
   }
 
   /** `text` with every key of this pool replaced by `[key hidden]`: for provider messages that quote one. */
@@ -67,16 +70,4 @@ export class CredentialPool {
   describe(key: PooledKey): string {
     return this.size === 1 ? `the key from ${this.source}` : `key ${key.position} of ${this.size} from ${this.source}`;
   }
-}
-
-/**
- * How long a `Retry-After` header asks to wait, in milliseconds: delay-seconds (`30`, also
- * fractional) or an HTTP date. Null when the header is absent or unreadable.
- */
-export function retryAfterMs(header: string | null | undefined, nowMs: number): number | null {
-  const written = header?.trim();
-  if (!written) return null;
-  if (/^\d+(\.\d+)?$/.test(written)) return Math.round(Number(written) * 1000);
-  const at = Date.parse(written);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }

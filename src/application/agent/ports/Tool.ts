@@ -1,5 +1,5 @@
-import { ERROR_CODES } from '../../domain/errorCodes.js';
-import { AppError } from '../../domain/errors.js';
+import { ERROR_CODES } from '../../../domain/errorCodes.js';
+import { AppError } from '../../../domain/errors.js';
 
 /** What the model is told about a tool: its name, what it does, and its arguments as JSON Schema. */
 export interface ToolSpec {
@@ -24,8 +24,9 @@ export interface ToolCallContext {
 }
 
 /**
- * A tool the agent runtime offers to a model. Tools are driving adapters of their own kind: the
- * model is the user, and a tool translates its call into use cases or outside effects.
+ * A tool the agent runtime offers to a model. Tools are adapters of their own kind: the model is
+ * the user, and a tool translates its call into use cases (through ports such as JobControl) or
+ * outside effects.
  */
 export interface Tool {
   readonly spec: ToolSpec;
@@ -47,10 +48,4 @@ export class ToolInputError extends AppError {
   constructor(message: string) {
     super(ERROR_CODES.TOOL.INVALID_INPUT, message);
   }
-}
-
-/** The tools a session may use, resolved from toolset names (src/domain/toolsets.ts). */
-export interface ToolCatalog {
-  /** The tools the named toolsets hold and this host can offer; tools it cannot offer are left out. */
-  toolsFor(toolsets: readonly string[]): Tool[];
 }

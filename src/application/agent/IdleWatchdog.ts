@@ -1,0 +1,64 @@
+import type { Timer } from '../ports/Timer.js';
+
+/**
+ * Fires once when nothing has happened for a whole budget (the agent run's idle budget).
+ * Callers report activity with `touch()`; the watchdog does not start a new wait on every
+ * touch, which would cost a timer per streamed token, but waits again for the time that is
+ * left whenever it wakes up early.
+ */
+export class IdleWatchdog {
+  private lastActivity = 0;
+  private stopper: AbortController | null = null;
+  private hasFired = false;
+
+  /**
+   * @param budgetMs milliseconds of inactivity allowed; null = no limit (the watchdog never fires)
+   * @param onIdle called once, when the budget runs out
+   * @param timer waits and the monotonic time they are measured on
+   */
+  constructor(
+    readonly budgetMs: number | null,
+    private readonly onIdle: () => void,
+    private readonly timer: Timer,
+  ) {}
+
+  /** Whether the budget ran out. */
+  get fired(): boolean {
+    return this.hasFired;
+  }
+
+  /** Starts counting from now. Calling it again while running restarts the count. */
+  start(): void {
+    if (this.budgetMs === null || this.hasFired) return;
+    this.stop();
+    const stopper = new AbortController();
+    this.stopper = stopper;
+    this.lastActivity = this.timer.monotonicNow();
+    void this.watch(this.budgetMs, stopper.signal);
+  }
+
+  /** Something happened: the idle count starts again. */
+  touch(): void {
+    this.lastActivity = this.timer.monotonicNow();
+  }
+
+  /** Stops for good; `onIdle` will not be called after this. Idempotent. */
+  stop(): void {
+    this.stopper?.abort();
+    this.stopper = null;
+  }
+
+  private async watch(budgetMs: number, stopped: AbortSignal): Promise<void> {
+    let delayMs = budgetMs;
+    for (;;) {
+      await this.timer.wait(Math.max(1, Math.ceil(delayMs)), stopped);
+      if (stopped.aborted) return;
+      const idleFor = this.timer.monotonicNow() - this.lastActivity;
+      if (idleFor >= budgetMs) break;
+      delayMs = budgetMs - idleFor;
+    }
+    this.stopper = null;
+    this.hasFired = true;
+    this.onIdle();
+  }
+}

@@ -1,0 +1,304 @@
+import type { CredentialPool, PooledKey } from '../../domain/agent/CredentialPool.js';
+import {
+  coolDownMs,
+  decideAfterFailure,
+  DEFAULT_MAX_TOOL_ROUNDS,
+  everyProviderFailedMessage,
+  idleTimeoutMessage,
+  labelOf,
+  roundLimitMessage,
+  type ProviderLink,
+} from '../../domain/agent/providerChain.js';
+import {
+  openingOf,
+  parseToolArguments,
+  toolErrorResult,
+  type ModelTurn,
+  type RequestedToolCall,
+  type ToolCallResult,
+  type TranscriptMessage,
+} from '../../domain/agent/transcript.js';
+import { errorText } from '../../domain/errors.js';
+import { AgentRunError, type AgentRunRequest, type AgentRunResult } from '../ports/AgentRunner.js';
+import type { Logger } from '../ports/Logger.js';
+import type { Timer } from '../ports/Timer.js';
+import { IdleWatchdog } from './IdleWatchdog.js';
+import { ModelCallError, type ChatModel } from './ports/ChatModel.js';
+import { ToolInputError, type Tool, type ToolSpec } from './ports/Tool.js';
+import type { ToolCatalog } from './ports/ToolCatalog.js';
+
+/** One provider of a run's chain, resolved from the configuration. */
+export interface ProviderTarget extends ProviderLink {
+  /** The wire format at the provider's endpoint; loaded on first use (the SDKs are large). */
+  chatModel: () => Promise<ChatModel>;
+  /** The provider's keys; null for a provider that needs none. */
+  credentials: CredentialPool | null;
+  /** Where a key for this provider is set, for error messages: `OPENAI_API_KEY or providers.openai.api_keys`. */
+  keyHelp: string;
+}
+
+export interface RunAgentSessionInput {
+  request: AgentRunRequest;
+  /** The provider to use, then its fallbacks in order (rule 8); at least one. */
+  chain: readonly ProviderTarget[];
+  /** Configured fallbacks that could not be used, one sentence each; named when every provider fails. */
+  skippedFallbacks?: readonly string[];
+}
+
+export interface RunAgentSessionDependencies {
+  tools: ToolCatalog;
+  /** The idle budget's waits, and the monotonic time of key cool-downs. */
+  timer: Timer;
+  logger?: Logger | null;
+  /** Tool-call rounds after which a run that still calls tools is stopped; default 25. */
+  maxToolRounds?: number;
+  /** Rest of a rate-limited key when the provider names none; default 30 s. */
+  defaultCoolDownMs?: number;
+}
+
+/**
+ * One agent session: the context as messages, then model turns and tool calls in a loop until
+ * the model answers without calling a tool (rules 1 and 4). Each model turn streams.
+ *
+ * - Tools are the catalog's tools for the request's toolsets. A call with malformed arguments,
+ *   for an unknown tool, or refused with ToolInputError gets an error result the model can act
+ *   on; the run goes on.
+ * - Idle budget: every streamed event and every tool call's start and end is activity;
+ *   `idleTimeoutMs` without any stops the run with `idle timeout: …`.
+ * - After a failed model call the provider chain's table decides (src/domain/agent/
+ *   providerChain.ts): a 429 rests the key and repeats the call at once with the next key; a
+ *   provider that cannot be reached, answers 5xx or rests every key hands the run, conversation
+ *   included, to the next target, which keeps it to the end; refused keys, other 4xx, idle
+ *   timeouts, cancellation and the round bound end the run.
+ *
+ * Throws AgentRunError: `idle_timeout`, `aborted`, or `failed` naming what failed.
+ */
+export class RunAgentSession {
+  constructor(private readonly dependencies: RunAgentSessionDependencies) {}
+
+  execute(input: RunAgentSessionInput): Promise<AgentRunResult> {
+    if (input.chain.length === 0) throw new TypeError('RunAgentSession needs at least one provider.');
+    return new Session(this.dependencies, input).run();
+  }
+}
+
+/** A provider that cannot serve the run right now: the next fallback may. */
+class ProviderUnavailable extends Error {}
+
+/** One run's state: its conversation, its idle watchdog, and how far down the chain it is. */
+class Session {
+  private readonly controller = new AbortController();
+  private readonly watchdog: IdleWatchdog;
+  private tools = new Map<string, Tool>();
+  private toolSpecs: ToolSpec[] = [];
+  private readonly system: string | null;
+  private readonly transcript: TranscriptMessage[];
+  private readonly maxToolRounds: number;
+  private readonly request: AgentRunRequest;
+  private targetIndex = 0;
+  private readonly failures: Array<{ link: ProviderLink; problem: string }> = [];
+  /** What the run is waiting for, so that an idle timeout can say. */
+  private waitingFor = 'the model';
+
+  constructor(
+    private readonly dependencies: RunAgentSessionDependencies,
+    private readonly input: RunAgentSessionInput,
+  ) {
+    this.request = input.request;
+    this.watchdog = new IdleWatchdog(this.request.idleTimeoutMs, () => this.controller.abort(), dependencies.timer);
+    const opening = openingOf(this.request.context, this.request.conversation);
+    this.system = opening.system;
+    this.transcript = opening.messages;
+    this.maxToolRounds = dependencies.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+  }
+
+  async run(): Promise<AgentRunResult> {
+    const outerSignal = this.request.signal;
+    if (outerSignal?.aborted) throw new AgentRunError('aborted', 'The run was cancelled before it started.');
+    const offered = await this.dependencies.tools.toolsFor(this.request.toolsets);
+    this.tools = new Map(offered.map((tool) => [tool.spec.name, tool]));
+    this.toolSpecs = offered.map((tool) => tool.spec);
+    const onAbort = () => this.controller.abort();
+    outerSignal?.addEventListener('abort', onAbort, { once: true });
+    this.watchdog.start();
+    try {
+      return await this.loop();
+    } catch (error) {
+      throw this.explain(error);
+    } finally {
+      this.watchdog.stop();
+      outerSignal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async loop(): Promise<AgentRunResult> {
+    for (let round = 0; ; round += 1) {
+      const { turn, target } = await this.nextTurn();
+      this.transcript.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+      if (turn.toolCalls.length === 0) return { text: turn.text, answeredBy: labelOf(target) };
+      if (round >= this.maxToolRounds) {
+        const asked = turn.toolCalls.map((call) => call.name);
+        throw new AgentRunError('failed', roundLimitMessage(this.maxToolRounds, target, asked));
+      }
+      const results: ToolCallResult[] = [];
+      for (const call of turn.toolCalls) results.push(await this.callTool(call));
+      this.transcript.push({ role: 'tool', results });
+    }
+  }
+
+  /** The next model turn from the current target, moving down the chain while providers fail. */
+  private async nextTurn(): Promise<{ turn: ModelTurn; target: ProviderTarget }> {
+    const { chain } = this.input;
+    while (this.targetIndex < chain.length) {
+      const target = chain[this.targetIndex]!;
+      try {
+        return { turn: await this.turnWith(target), target };
+      } catch (error) {
+        if (!(error instanceof ProviderUnavailable)) throw error;
+        this.failures.push({ link: target, problem: error.message });
+        const next = chain[this.targetIndex + 1];
+        if (next) this.dependencies.logger?.warn(`${labelOf(target)} failed (${error.message}); falling back to ${labelOf(next)}`);
+        this.targetIndex += 1;
+      }
+    }
+    throw new AgentRunError('failed', everyProviderFailedMessage(this.failures, this.input.skippedFallbacks ?? []));
+  }
+
+  private async turnWith(target: ProviderTarget): Promise<ModelTurn> {
+    const model = await target.chatModel();
+    const pool = target.credentials;
+    const now = () => this.dependencies.timer.monotonicNow();
+    // Each rate-limited attempt rests one key, so a pool of n keys gets at most n attempts.
+    for (let attempt = 1; ; attempt += 1) {
+      this.throwIfAborted();
+      const key = pool?.nextAvailable(now()) ?? null;
+      if (pool && (!key || attempt > pool.size)) throw new ProviderUnavailable(pool.restingProblem(now()));
+      this.waitingFor = `the model ${labelOf(target)}`;
+      this.watchdog.touch();
+      try {
+        return await model.streamTurn({
+          model: target.model,
+          apiKey: key?.value ?? null,
+          system: this.system,
+          messages: this.transcript,
+          tools: this.toolSpecs,
+          signal: this.controller.signal,
+          onActivity: () => this.watchdog.touch(),
+          onText: (delta) => this.request.onText?.(delta),
+        });
+      } catch (caught) {
+        if (!(caught instanceof ModelCallError)) throw caught;
+        const error = pool ? new ModelCallError(caught.kind, pool.redact(caught.message), caught.details) : caught;
+        switch (decideAfterFailure(error.kind, pool !== null && key !== null)) {
+          case 'next_key':
+            this.restKey(target, pool!, key!, error.details.retryAfterMs ?? null);
+            continue;
+          case 'next_provider':
+            throw new ProviderUnavailable(error.message, { cause: error });
+          case 'end_run':
+            throw this.endingError(error, target, key);
+          case 'stop':
+            throw error;
+        }
+      }
+    }
+  }
+
+  private restKey(target: ProviderTarget, pool: CredentialPool, key: PooledKey, retryAfterMs: number | null): void {
+    const rest = coolDownMs(retryAfterMs, this.dependencies.defaultCoolDownMs);
+    const now = this.dependencies.timer.monotonicNow();
+    pool.coolDown(key, rest, now);
+    this.dependencies.logger?.warn(
+      `${labelOf(target)}: ${pool.describe(key)} is rate-limited; it rests for ${Math.ceil(rest / 1000)} s` +
+        (pool.nextAvailable(now) ? ' and the call is repeated with the next key' : ''),
+    );
+  }
+
+  /** The run's error for a failure that ends it: refused keys say which key, a 404 which model. */
+  private endingError(error: ModelCallError, target: ProviderTarget, key: PooledKey | null): AgentRunError {
+    if (error.kind === 'auth') {
+      return new AgentRunError(
+        'failed',
+        `The provider ${labelOf(target)} failed: ${error.message}; ` +
+          (key && target.credentials ? `check ${target.credentials.describe(key)}.` : `it needs a key: set ${target.keyHelp}.`),
+        { cause: error },
+      );
+    }
+    return new AgentRunError(
+      'failed',
+      `The provider ${labelOf(target)} failed: ${error.message}` +
+        (error.details.status === 404 ? `; check that the model "${target.model}" exists there.` : '.'),
+      { cause: error },
+    );
+  }
+
+  private async callTool(call: RequestedToolCall): Promise<ToolCallResult> {
+    const tool = this.tools.get(call.name);
+    if (!tool) {
+      const available = [...this.tools.keys()].join(', ') || 'none';
+      return toolErrorResult(call, `unknown tool "${call.name}"; the tools available are: ${available}`);
+    }
+    const parsed = parseToolArguments(call.arguments);
+    if (!parsed.ok) {
+      return toolErrorResult(call, `${parsed.problem}; call "${call.name}" again with a JSON object that matches its parameters`);
+    }
+    this.throwIfAborted();
+    this.waitingFor = `the tool "${call.name}"`;
+    this.watchdog.touch();
+    const signal = this.controller.signal;
+    try {
+      const context = {
+        signal,
+        unattended: this.request.unattended,
+        privateNetworks: this.request.privateNetworks ?? true,
+        environment: this.request.environment,
+      };
+      const content = await untilAborted(tool.call(parsed.args, context), signal);
+      return { callId: call.id, name: call.name, content, isError: false };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      if (error instanceof ToolInputError) return toolErrorResult(call, error.message);
+      // Tools report failures as results; one that throws anyway does not end the run.
+      return toolErrorResult(call, `the tool failed: ${errorText(error)}`);
+    } finally {
+      this.watchdog.touch();
+    }
+  }
+
+  private throwIfAborted(): void {
+    if (this.controller.signal.aborted) throw new ModelCallError('aborted', 'the run was stopped');
+  }
+
+  /** The error a run ends with: an idle timeout or a cancellation wins over how the call then failed. */
+  private explain(error: unknown): unknown {
+    if (this.watchdog.fired) {
+      return new AgentRunError('idle_timeout', idleTimeoutMessage(this.request.idleTimeoutMs ?? 0, this.waitingFor), { cause: error });
+    }
+    if (this.request.signal?.aborted) {
+      return new AgentRunError('aborted', `The run was cancelled while waiting for ${this.waitingFor}.`, { cause: error });
+    }
+    return error;
+  }
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts: a tool that ignores it cannot hold a run. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ModelCallError('aborted', 'the run was stopped'));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,350 @@
+import { RunAgentSession, type ProviderTarget } from '../../../src/application/agent/RunAgentSession.js';
+import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
+import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
+import { CredentialPool } from '../../../src/domain/agent/CredentialPool.js';
+import { cronRunToolsets } from '../../../src/domain/toolsets.js';
+import { FakeChatModel, turns } from '../../fakes/FakeChatModel.js';
+import { ManualTimer } from '../../fakes/ManualTimer.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
+import { FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
+
+/*
+ * The session loop alone: a scripted model, tools that record their calls, and a timer that
+ * moves only when the test moves it. No network, no SDK, no real time.
+ */
+
+const warnings = (logger: RecordingLogger) => logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message);
+
+/** Lets the session take the next step after something it waits for happened. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function provider(model: FakeChatModel, overrides: Partial<ProviderTarget> = {}): ProviderTarget {
+  return {
+    provider: 'primary',
+    model: 'model-1',
+    chatModel: async () => model,
+    credentials: new CredentialPool(['sk-1'], 'TEST_API_KEY'),
+    keyHelp: 'TEST_API_KEY',
+    ...overrides,
+  };
+}
+
+function setUp(options: { tools?: RecordingTool[]; maxToolRounds?: number } = {}) {
+  const timer = new ManualTimer();
+  const logger = new RecordingLogger();
+  const session = new RunAgentSession({
+    tools: new FixedToolCatalog(options.tools ?? []),
+    timer,
+    logger,
+    maxToolRounds: options.maxToolRounds,
+  });
+  const run = (chain: ProviderTarget[], request: Partial<AgentRunRequest> = {}, skippedFallbacks?: string[]) =>
+    session.execute({ request: sampleRunRequest(request), chain, skippedFallbacks });
+  return { timer, logger, run };
+}
+
+describe('RunAgentSession: the conversation', () => {
+  it('answers with the first turn that calls no tool, naming the provider and model', async () => {
+    const model = new FakeChatModel(turns.answer('Sunny.'));
+
+    const result = await setUp().run([provider(model)]);
+
+    expect(result).toEqual({ text: 'Sunny.', answeredBy: 'primary (model-1)' });
+  });
+
+  it('opens with memory as system text, then each skill, then the earlier turns, then the task', async () => {
+    const model = new FakeChatModel(turns.answer('ok'));
+
+    await setUp().run([provider(model)], { conversation: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+
+    const [turn] = model.seen;
+    expect(turn!.system).toBe('# Memory: MEMORY.md\n\nThe user likes short answers.\n\n# Memory: USER.md\n\nName: Ada');
+    expect(turn!.messages).toEqual([
+      { role: 'user', text: '# Skill: weather\n\nLook at the sky.' },
+      { role: 'user', text: '# Skill: news\n\nRead the paper.' },
+      { role: 'user', text: 'hi' },
+      { role: 'assistant', text: 'hello', toolCalls: [] },
+      { role: 'user', text: 'Report the weather.' },
+    ]);
+  });
+
+  it('calls the tools a turn asks for, in order, and sends their results with the next turn', async () => {
+    const search = new RecordingTool('web_search', (args) => `results for ${String(args.query)}`);
+    const model = new FakeChatModel(
+      turns.tools({ name: 'web_search', arguments: { query: 'rain' } }, { name: 'web_search', arguments: { query: 'sun' } }),
+      turns.answer('Done.'),
+    );
+
+    await setUp({ tools: [search] }).run([provider(model)], { unattended: true, privateNetworks: false });
+
+    expect(search.calls).toEqual([
+      { args: { query: 'rain' }, unattended: true, privateNetworks: false },
+      { args: { query: 'sun' }, unattended: true, privateNetworks: false },
+    ]);
+    expect(model.seen[1]!.messages.at(-1)).toEqual({
+      role: 'tool',
+      results: [
+        { callId: 'call_1', name: 'web_search', content: 'results for rain', isError: false },
+        { callId: 'call_2', name: 'web_search', content: 'results for sun', isError: false },
+      ],
+    });
+  });
+
+  it('offers only the tools of the toolsets asked for: a cron run never sees the job tool', async () => {
+    const model = new FakeChatModel(turns.answer('ok'));
+    const tools = [new RecordingTool('cronjob'), new RecordingTool('terminal')];
+
+    await setUp({ tools }).run([provider(model)], { toolsets: cronRunToolsets() });
+
+    expect(model.seen[0]!.tools).toEqual(['terminal']);
+  });
+
+  it('answers an unknown tool, malformed arguments, refused arguments and a throwing tool with error results, and goes on', async () => {
+    const picky = new RecordingTool('terminal', (args) => {
+      if (args.boom) throw new Error('disk on fire');
+      throw new ToolInputError('terminal needs "command".');
+    });
+    const model = new FakeChatModel(
+      turns.tools(
+        { name: 'teleport' },
+        { name: 'terminal', arguments: '{not json' },
+        { name: 'terminal', arguments: {} },
+        { name: 'terminal', arguments: { boom: true } },
+      ),
+      turns.answer('Sorry.'),
+    );
+
+    const result = await setUp({ tools: [picky] }).run([provider(model)], { toolsets: ['terminal'] });
+
+    expect(result.text).toBe('Sorry.');
+    const results = (model.seen[1]!.messages.at(-1) as { results: ReadonlyArray<{ content: string; isError: boolean }> }).results;
+    expect(results.map(({ content, isError }) => [JSON.parse(content).error, isError])).toEqual([
+      ['unknown tool "teleport"; the tools available are: terminal', true],
+      [expect.stringMatching(/^the arguments are not valid JSON .*; call "terminal" again with a JSON object/), true],
+      ['terminal needs "command".', true],
+      ['the tool failed: disk on fire', true],
+    ]);
+  });
+
+  it('stops a model that keeps calling tools at the round bound, naming what it still asked for', async () => {
+    const model = new FakeChatModel(...Array.from({ length: 5 }, () => turns.tools({ name: 'terminal', arguments: {} })));
+
+    const error = await failureOf(setUp({ tools: [new RecordingTool('terminal')], maxToolRounds: 2 }).run([provider(model)], { toolsets: ['terminal'] }));
+
+    expect(error.reason).toBe('failed');
+    expect(error.message).toBe(
+      'stopped after 2 tool-call rounds without a final answer: primary (model-1) still asked for terminal; ' +
+        'make the prompt say when the task is done, or split it into smaller jobs.',
+    );
+    expect(model.seen).toHaveLength(3);
+  });
+});
+
+describe('RunAgentSession: keys and fallbacks', () => {
+  it('repeats a rate-limited call at once with the next key, and rests the first key until its Retry-After', async () => {
+    const model = new FakeChatModel(
+      turns.failure('rate_limited', 'HTTP 429', { retryAfterMs: 60_000 }),
+      turns.answer('First.'),
+      turns.answer('Second.'),
+      turns.answer('Third.'),
+    );
+    const chain = [provider(model, { credentials: new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS') })];
+    const { timer, logger, run } = setUp();
+
+    expect((await run(chain)).text).toBe('First.');
+    timer.advance(59_999);
+    expect((await run(chain)).text).toBe('Second.');
+    timer.advance(1);
+    expect((await run(chain)).text).toBe('Third.');
+
+    expect(model.seen.map((turn) => turn.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-2', 'sk-1']);
+    expect(warnings(logger)).toContain(
+      'primary (model-1): key 1 of 2 from TEST_API_KEYS is rate-limited; it rests for 60 s and the call is repeated with the next key',
+    );
+  });
+
+  it('rests a key for a second at least, and 30 s when the provider names no time', async () => {
+    const model = new FakeChatModel(
+      turns.failure('rate_limited', 'HTTP 429', { retryAfterMs: 0 }),
+      turns.failure('rate_limited', 'HTTP 429', { retryAfterMs: null }),
+    );
+    const chain = [provider(model, { credentials: new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS') })];
+
+    const error = await failureOf(setUp().run(chain));
+
+    expect(error.message).toBe(
+      'The provider primary (model-1) failed: rate-limited: all 2 keys from TEST_API_KEYS are cooling down (the first is usable again in 1 s).',
+    );
+  });
+
+  it('hands the whole conversation to the next provider when one cannot be reached or answers 5xx', async () => {
+    const search = new RecordingTool('web_search', () => 'sunny');
+    const first = new FakeChatModel(turns.tools({ name: 'web_search', arguments: { query: 'weather' } }), turns.failure('server', 'HTTP 503'));
+    const second = new FakeChatModel(turns.answer('Sunny.'));
+    const { logger, run } = setUp({ tools: [search] });
+
+    const result = await run([provider(first), provider(second, { provider: 'backup', model: 'model-2', credentials: null })]);
+
+    expect(result).toEqual({ text: 'Sunny.', answeredBy: 'backup (model-2)' });
+    expect(search.calls).toHaveLength(1);
+    expect(second.seen[0]!.messages).toEqual(first.seen[1]!.messages);
+    expect(second.seen[0]!.apiKey).toBeNull();
+    expect(warnings(logger)).toContain('primary (model-1) failed (HTTP 503); falling back to backup (model-2)');
+  });
+
+  it('keeps the fallback to the end of the run once it took over', async () => {
+    const first = new FakeChatModel(turns.failure('unreachable', 'no connection'));
+    const second = new FakeChatModel(turns.tools({ name: 'clarify' }), turns.answer('Done.'));
+
+    await setUp({ tools: [new RecordingTool('clarify')] }).run([provider(first), provider(second, { provider: 'backup' })]);
+
+    expect(first.seen).toHaveLength(1);
+    expect(second.seen).toHaveLength(2);
+  });
+
+  it.each([
+    ['a refused key', turns.failure('auth', 'HTTP 401: bad key', { status: 401 }), 'The provider primary (model-1) failed: HTTP 401: bad key; check the key from TEST_API_KEY.'],
+    [
+      'an unknown model',
+      turns.failure('rejected', 'HTTP 404: no such model', { status: 404 }),
+      'The provider primary (model-1) failed: HTTP 404: no such model; check that the model "model-1" exists there.',
+    ],
+    ['a bad request', turns.failure('rejected', 'HTTP 400: bad', { status: 400 }), 'The provider primary (model-1) failed: HTTP 400: bad.'],
+  ])('ends the run at %s without trying a fallback', async (_case, failure, message) => {
+    const backup = new FakeChatModel(turns.answer('never'));
+
+    const error = await failureOf(setUp().run([provider(new FakeChatModel(failure)), provider(backup, { provider: 'backup' })]));
+
+    expect(error.message).toBe(message);
+    expect(backup.seen).toHaveLength(0);
+  });
+
+  it('tells a provider that needs a key where to set it', async () => {
+    const model = new FakeChatModel(turns.failure('auth', 'HTTP 401: key required', { status: 401 }));
+
+    const error = await failureOf(setUp().run([provider(model, { credentials: null })]));
+
+    expect(error.message).toBe('The provider primary (model-1) failed: HTTP 401: key required; it needs a key: set TEST_API_KEY.');
+  });
+
+  it('never repeats a key the provider quotes in its error', async () => {
+    const model = new FakeChatModel(turns.failure('auth', 'Incorrect API key provided: sk-secret', { status: 401 }));
+
+    const error = await failureOf(setUp().run([provider(model, { credentials: new CredentialPool(['sk-secret'], 'TEST_API_KEY') })]));
+
+    expect(error.message).not.toContain('sk-secret');
+    expect(error.message).toContain('[key hidden]');
+  });
+
+  it('names every provider it tried, and those it could not, when all fail', async () => {
+    const chain = [
+      provider(new FakeChatModel(turns.failure('server', 'HTTP 500: boom'))),
+      provider(new FakeChatModel(turns.failure('unreachable', 'no connection')), { provider: 'backup', model: 'model-2' }),
+    ];
+
+    const error = await failureOf(setUp().run(chain, {}, ['fallback "spare": it has no API key.']));
+
+    expect(error.message).toBe(
+      'Every provider failed: primary (model-1): HTTP 500: boom; backup (model-2): no connection. Not tried: fallback "spare": it has no API key.',
+    );
+  });
+});
+
+describe('RunAgentSession: the idle budget and cancellation', () => {
+  it('stops a model that streams nothing for the whole budget, and not a moment before', async () => {
+    const model = new FakeChatModel(turns.stall());
+    const { timer, run } = setUp();
+    let settled = false;
+    const running = run([provider(model)], { idleTimeoutMs: 40_000 });
+    running.catch(() => undefined).finally(() => (settled = true));
+    await settle();
+
+    timer.advance(39_999);
+    await settle();
+    expect(settled).toBe(false);
+    timer.advance(1);
+    const error = await failureOf(running);
+
+    expect(error.reason).toBe('idle_timeout');
+    expect(error.message).toBe(
+      'idle timeout: no streamed token or tool call for 40 s while waiting for the model primary (model-1); ' +
+        'the run was stopped (raise AGENT_CRON_TIMEOUT, or set it to 0 for no limit).',
+    );
+  });
+
+  it('counts every streamed token as activity', async () => {
+    const model = new FakeChatModel(turns.stall());
+    const { timer, run } = setUp();
+    let settled = false;
+    const running = run([provider(model)], { idleTimeoutMs: 40_000 });
+    running.catch(() => undefined).finally(() => (settled = true));
+    await settle();
+
+    for (let minute = 0; minute < 10; minute += 1) {
+      timer.advance(30_000);
+      model.stream('.');
+      await settle();
+    }
+    expect(settled).toBe(false);
+    timer.advance(40_000);
+
+    expect((await failureOf(running)).reason).toBe('idle_timeout');
+  });
+
+  it('stops a tool that hangs, names it, and aborts its signal', async () => {
+    let toolSignal: AbortSignal | undefined;
+    const hanging = new RecordingTool('terminal', (_args, { signal }) => {
+      toolSignal = signal;
+      return new Promise<string>(() => undefined);
+    });
+    const model = new FakeChatModel(turns.tools({ name: 'terminal', arguments: {} }));
+    const { timer, run } = setUp({ tools: [hanging] });
+    const running = run([provider(model)], { idleTimeoutMs: 5_000, toolsets: ['terminal'] });
+    await settle();
+
+    timer.advance(5_000);
+    const error = await failureOf(running);
+
+    expect(error.message).toContain('for 5 s while waiting for the tool "terminal"');
+    expect(toolSignal?.aborted).toBe(true);
+  });
+
+  it('has no budget when the request sets none', async () => {
+    const model = new FakeChatModel(turns.stall());
+    const controller = new AbortController();
+    const { timer, run } = setUp();
+    const running = run([provider(model)], { idleTimeoutMs: null, signal: controller.signal });
+    await settle();
+
+    timer.advance(24 * 3_600_000);
+    await settle();
+    controller.abort();
+
+    expect((await failureOf(running)).reason).toBe('aborted');
+  });
+
+  it('ends a run cancelled through its signal as aborted, saying what it waited for', async () => {
+    const model = new FakeChatModel(turns.stall());
+    const controller = new AbortController();
+    const running = setUp().run([provider(model)], { signal: controller.signal });
+    await settle();
+
+    controller.abort();
+    const error = await failureOf(running);
+
+    expect(error.reason).toBe('aborted');
+    expect(error.message).toBe('The run was cancelled while waiting for the model primary (model-1).');
+  });
+
+  it('does not start a run whose signal is already aborted', async () => {
+    const model = new FakeChatModel(turns.answer('never'));
+    const controller = new AbortController();
+    controller.abort();
+
+    const error = await failureOf(setUp().run([provider(model)], { signal: controller.signal }));
+
+    expect(error.message).toBe('The run was cancelled before it started.');
+    expect(model.seen).toHaveLength(0);
+  });
+});
