@@ -7,7 +7,7 @@ import { buildCronContainer } from '../src/composition/cronContainer.js';
 
 const [home, runsText] = process.argv.slice(2);
 const runs = Number(runsText ?? 5);
-const { container } = buildCronContainer(agentPathsFor(home!), { ...process.env, AGENT_TIMEZONE: 'UTC' }, new ConsoleLogger(process.stderr));
+const { container } = await buildCronContainer(agentPathsFor(home!), { ...process.env, AGENT_TIMEZONE: 'UTC' }, new ConsoleLogger(process.stderr));
 const tick = container.get(RunDueJobs);
 
 const times: number[] = [];

@@ -20,7 +20,7 @@ const noOpAgent: AgentRunner = {
 const home = process.argv[2]!;
 const logger = new WinstonLogger('text', 'info');
 const paths = agentPathsFor(home);
-const { container, settings } = buildCronContainer(paths, process.env, logger);
+const { container, settings } = await buildCronContainer(paths, process.env, logger);
 container.rebind(TOKENS.AgentRunner).toConstantValue(noOpAgent);
 const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
 const listener = await startWebhookListener(container, config, settings, logger, paths.configFile);

@@ -3,9 +3,10 @@ import { Container } from 'inversify';
 import type { Logger } from '../application/ports/Logger.js';
 import type { AgentPaths, CronSettings } from '../application/ports/Settings.js';
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
-import { YamlConfigLoader } from '../adapters/config/YamlConfigLoader.js';
+import { CachedConfigLoader } from '../adapters/config/CachedConfigLoader.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
 import { JobChangeNotifier, notifyJobChanges } from './jobChangeNotifier.js';
+import { agentVersion } from './cli/agentVersion.js';
 import { installationDirectory } from './installationDirectory.js';
 import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
@@ -29,16 +30,18 @@ export interface CronContainer {
 }
 
 /**
- * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once,
- * jobs live in the JSON file store under `$AGENT_HOME`. Throws AppError `CONFIG.*` on bad config.
+ * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once
+ * (the result reused while the file is unchanged, see CachedConfigLoader), jobs live in the JSON file
+ * store under `$AGENT_HOME`. Throws ConfigError `CONFIG.*` on bad config.
  */
-export function buildCronContainer(
+export async function buildCronContainer(
   paths: AgentPaths,
   env: NodeJS.ProcessEnv,
   logger: Logger,
   installationDir: string = installationDirectory(import.meta.url),
-): CronContainer {
-  const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
+): Promise<CronContainer> {
+  const configLoader = new CachedConfigLoader(paths.configFile, CachedConfigLoader.cacheFileOf(paths.home), agentVersion());
+  const { config, warnings } = await configLoader.load();
   const settingsWarnings: string[] = [];
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];

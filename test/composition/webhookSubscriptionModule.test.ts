@@ -29,7 +29,7 @@ describe('webhookSubscriptionModule', () => {
   });
 
   it('gives every container the agent webhook commands, and a subscription they make is a route', async () => {
-    const { container } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     const { subscription } = await container.get(SubscribeWebhook).execute({ name: 'payments' });
 
@@ -40,8 +40,8 @@ describe('webhookSubscriptionModule', () => {
     await container.get(RemoveWebhookSubscription).execute({ name: 'payments' });
   });
 
-  it('lets the gateway add its webhook module on top, sharing one routes source', () => {
-    const { container, settings } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+  it('lets the gateway add its webhook module on top, sharing one routes source', async () => {
+    const { container, settings } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     container.load(
       webhookModule({
@@ -55,7 +55,7 @@ describe('webhookSubscriptionModule', () => {
   });
 
   it('gives every container the webhook run records, so agent webhook runs needs no gateway', async () => {
-    const { container } = buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     expect(await container.get(ListWebhookRuns).execute({ limit: 5 })).toEqual([]);
     expect(container.get(TOKENS.WebhookRunRecords)).toBeInstanceOf(FileWebhookRunRecords);

@@ -10,6 +10,7 @@ import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
+import { describeValue } from './describeValue.js';
 import { agentConfigSchema, cronSchema } from './configSchema.js';
 
 /**
@@ -298,15 +299,4 @@ function formatKeyPath(path: readonly PropertyKey[]): string {
 function looksSecret(path: readonly PropertyKey[]): boolean {
   // api_key_env holds a variable's name, unless someone wrote the key itself there by mistake.
   return path.some((segment) => typeof segment === 'string' && /(api_keys?|api_key_env|secret|token|password)$/i.test(segment));
-}
-
-const MAX_SHOWN_CHARS = 60;
-
-/** A short, safe rendering of what the file holds at a key, for "(got …)". */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'a list';
-  if (isJsonObject(value)) return 'a mapping';
-  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return shown.length <= MAX_SHOWN_CHARS ? shown : `${shown.slice(0, MAX_SHOWN_CHARS - 1)}…`;
 }

@@ -9,7 +9,7 @@ import {
   type WebhookRoute,
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
-import { describeValue } from './YamlConfigLoader.js';
+import { describeValue } from './describeValue.js';
 
 /** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
 const ROUTE_NAME = /^[A-Za-z0-9._~-]+$/;

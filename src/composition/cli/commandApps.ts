@@ -41,7 +41,7 @@ import type { HomeContainers } from './homeContainers.js';
 export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: CliIO) {
   const cron = async (): Promise<CronApp> => {
     const home = agentHomeFrom(env);
-    const { container, settings, paths } = homes.of(home);
+    const { container, settings, paths } = await homes.of(home);
     return {
       settings,
       paths,
@@ -61,7 +61,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   const chat = async (choice: ChatHomeChoice): Promise<ChatApp> => {
     const base = agentHomeFrom(env);
     const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
-    const { container } = homes.of(home);
+    const { container } = await homes.of(home);
     return {
       askAgent: container.get(AskAgent),
       runDueJobs: container.get(RunDueJobs),
@@ -70,7 +70,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     };
   };
   const webhook = async (): Promise<WebhookApp> => {
-    const { container, settings } = homes.of(agentHomeFrom(env));
+    const { container, settings } = await homes.of(agentHomeFrom(env));
     const client = container.get(TOKENS.LocalWebhookClient);
     return {
       subscribeWebhook: container.get(SubscribeWebhook),
@@ -84,7 +84,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     };
   };
   const delivery = async (): Promise<DeliveryApp> => {
-    const { container } = homes.of(agentHomeFrom(env));
+    const { container } = await homes.of(agentHomeFrom(env));
     return {
       sendMessage: container.get(SendMessage),
       listPlatforms: container.get(ListPlatforms),
@@ -98,7 +98,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     return configCheckApp(agentHomeFrom(env), env, new ConsoleLogger(io.stderr, 'error'));
   };
   const status = async (): Promise<StatusApp> => {
-    const { container, settings, paths } = homes.of(agentHomeFrom(env));
+    const { container, settings, paths } = await homes.of(agentHomeFrom(env));
     return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
   };
   return { cron, chat, webhook, delivery, config, status };

@@ -16,11 +16,13 @@ import { buildCronContainer } from '../cronContainer.js';
 export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logger): ConfigCheckApp {
   const paths = agentPathsFor(home);
   let built: ReturnType<typeof buildCronContainer> | null = null;
-  const container = () => (built ??= buildCronContainer(paths, env, quiet)).container;
+  const container = async () => (await (built ??= buildCronContainer(paths, env, quiet))).container;
   return {
     diagnose: () => new YamlConfigLoader(paths.configFile).diagnose(),
-    checkJobs: () => container().get(CheckJobs).execute(),
-    checkCredentials: () =>
-      new CheckPlatformCredentials(container().get(TOKENS.Platforms), container().get(TOKENS.WebhookRoutes), new GhRepoCommenter(env)).execute(),
+    checkJobs: async () => (await container()).get(CheckJobs).execute(),
+    checkCredentials: async () => {
+      const built = await container();
+      return new CheckPlatformCredentials(built.get(TOKENS.Platforms), built.get(TOKENS.WebhookRoutes), new GhRepoCommenter(env)).execute();
+    },
   };
 }

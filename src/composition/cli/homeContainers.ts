@@ -9,7 +9,7 @@ import { startFiring } from '../schedulerProviders.js';
 
 /** The command line's containers: one per home, built on first use, so a command that needs none loads nothing. */
 export class HomeContainers {
-  private readonly built = new Map<string, CronContainer & { paths: AgentPaths }>();
+  private readonly built = new Map<string, Promise<CronContainer & { paths: AgentPaths }>>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -17,11 +17,11 @@ export class HomeContainers {
   ) {}
 
   /** The container of `home`, built now if this process has not built it yet. */
-  of(home: string): CronContainer & { paths: AgentPaths } {
+  of(home: string): Promise<CronContainer & { paths: AgentPaths }> {
     let built = this.built.get(home);
     if (!built) {
       const paths = agentPathsFor(home);
-      built = { ...buildCronContainer(paths, this.env, this.logger), paths };
+      built = buildCronContainer(paths, this.env, this.logger).then((container) => ({ ...container, paths }));
       this.built.set(home, built);
     }
     return built;
@@ -32,8 +32,8 @@ export class HomeContainers {
    * only while a command or a session runs, so the built-in ticker fires them (service-spec 5).
    */
   firingIn(home: string): StartCliFiring {
-    return (cadence, fire) => {
-      const { container, paths } = this.of(home);
+    return async (cadence, fire) => {
+      const { container, paths } = await this.of(home);
       return startFiring({
         container,
         config: container.get(CONFIG_TOKENS.AgentConfig),

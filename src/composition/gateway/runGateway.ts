@@ -48,7 +48,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const stopAsked = options.stopSignal.then((name) => (signal = name));
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
-  const { container, settings, notifier } = buildCronContainer(paths, options.env, logger, options.installationDir);
+  const { container, settings, notifier } = await buildCronContainer(paths, options.env, logger, options.installationDir);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config);
@@ -132,7 +132,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
  * where it cannot be written is worth a warning, not a refusal to run.
  */
 async function register(
-  container: ReturnType<typeof buildCronContainer>['container'],
+  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
   config: AgentConfig,
   port: number | null,
   provider: string,

@@ -252,17 +252,23 @@ describe('RunAgentSession: keys and fallbacks', () => {
 });
 
 describe('RunAgentSession: the idle budget and cancellation', () => {
-  it('stops a model that streams nothing for the whole budget, and not a moment before', async () => {
+  /** A run whose model streams nothing until told, under an idle budget of 40 s. */
+  async function stalledRun() {
     const model = new FakeChatModel(turns.stall());
     const { timer, run } = setUp();
     let settled = false;
     const running = run([provider(model)], { idleTimeoutMs: 40_000 });
     running.catch(() => undefined).finally(() => (settled = true));
     await settle();
+    return { model, timer, running, settled: () => settled };
+  }
+
+  it('stops a model that streams nothing for the whole budget, and not a moment before', async () => {
+    const { timer, running, settled } = await stalledRun();
 
     timer.advance(39_999);
     await settle();
-    expect(settled).toBe(false);
+    expect(settled()).toBe(false);
     timer.advance(1);
     const error = await failureOf(running);
 
@@ -274,19 +280,14 @@ describe('RunAgentSession: the idle budget and cancellation', () => {
   });
 
   it('counts every streamed token as activity', async () => {
-    const model = new FakeChatModel(turns.stall());
-    const { timer, run } = setUp();
-    let settled = false;
-    const running = run([provider(model)], { idleTimeoutMs: 40_000 });
-    running.catch(() => undefined).finally(() => (settled = true));
-    await settle();
+    const { model, timer, running, settled } = await stalledRun();
 
     for (let minute = 0; minute < 10; minute += 1) {
       timer.advance(30_000);
       model.stream('.');
       await settle();
     }
-    expect(settled).toBe(false);
+    expect(settled()).toBe(false);
     timer.advance(40_000);
 
     expect((await failureOf(running)).reason).toBe('idle_timeout');
