@@ -9,6 +9,14 @@ export interface RunReportInput {
   response?: string | null;
   error?: string | null;
   answeredBy?: string | null;
+  /**
+   * Bot-chat receipts the delivery queued (admission, not proof of delivery). With the status
+   * `delivery_queued` the report records the delivery outcome `queued`; with `delivery_failed`
+   * (a real failure on another target wins) the receipts are still recorded.
+   */
+  queuedReceipts?: readonly string[];
+  /** What failed in the delivery, one line per target; recorded with `delivery_failed`, joined by `; `. */
+  deliveryError?: string | null;
 }
 
 /** File name of a run's output, in the job's time zone so it sorts by run time. */
@@ -27,6 +35,13 @@ export function renderRunReport(input: RunReportInput): string {
     `- Status: ${input.status}`,
   ];
   if (input.answeredBy) lines.push(`- Answered by: ${input.answeredBy}`);
+  const receipts = input.queuedReceipts ?? [];
+  if (input.deliveryError) {
+    lines.push('- Delivery outcome: failed', `- Delivery error: ${input.deliveryError.split('\n').join('; ')}`);
+  } else if (receipts.length > 0) {
+    lines.push('- Delivery outcome: queued');
+  }
+  if (receipts.length > 0) lines.push(`- Queued receipts: ${receipts.join(', ')}`);
   lines.push('', '## Prompt', '', input.job.prompt, '');
   if (input.error) lines.push('## Error', '', input.error, '');
   if (input.response !== undefined && input.response !== null) lines.push('## Response', '', input.response, '');

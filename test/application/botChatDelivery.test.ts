@@ -35,6 +35,9 @@ describe('bot-chat delivery (decisions §12)', () => {
     const stored = h.repository.get(job.id)!;
     expect(stored).toMatchObject({ last_status: 'delivery_queued', last_error: null, last_delivery_error: null });
     expect(stored.last_delivery_queued).toEqual([...h.botChat.receipts]);
+    const report = h.outputs.files.get(job.id)!.at(-1)!.content;
+    expect(report).toContain('- Status: delivery_queued\n');
+    expect(report).toContain(`- Delivery outcome: queued\n- Queued receipts: ${[...h.botChat.receipts].join(', ')}\n`);
   });
 
   it('refuses a missing profile as blocked_config naming it, spending nothing', async () => {
@@ -88,6 +91,8 @@ describe('bot-chat delivery (decisions §12)', () => {
     expect(stored.last_status).toBe('delivery_failed');
     expect(stored.last_delivery_error).toContain('telegram:1');
     expect(stored.last_delivery_queued).toEqual([...h.botChat.receipts]);
+    const report = h.outputs.files.get(job.id)!.at(-1)!.content;
+    expect(report).toMatch(/- Status: delivery_failed\n- Answered by: .*\n- Delivery outcome: failed\n- Delivery error: telegram:1: .*\n- Queued receipts: \S+\n/);
   });
 
   it('refuses a receipt that already exists instead of delivering it again', async () => {

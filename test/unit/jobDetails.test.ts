@@ -110,7 +110,10 @@ describe('reading a run report back', () => {
   const job = { id: 'a1b2c3d4e5f6', name: 'Digest', prompt: 'Summarise.\n\n## Response\n\nin two lines', schedule: parseSchedule('every 1h', NOW, 'UTC') };
   const startedAt = new Date('2026-06-01T09:00:05Z');
 
-  function report(input: { status: string; response?: string | null; error?: string | null }, timeZone = 'Europe/Berlin') {
+  function report(
+    input: { status: string; response?: string | null; error?: string | null; queuedReceipts?: string[]; deliveryError?: string },
+    timeZone = 'Europe/Berlin',
+  ) {
     return { name: runReportFileName(startedAt, timeZone), content: renderRunReport({ job, startedAt, timeZone, ...input }) };
   }
 
@@ -129,6 +132,17 @@ describe('reading a run report back', () => {
 
     const both = report({ status: 'error', error: 'agent produced an empty response', response: '' });
     expect(parseRunReport(both.name, both.content, 'UTC', job.prompt)).toMatchObject({ error: 'agent produced an empty response', response: '' });
+  });
+
+  it('reads the status and the answer of a run whose delivery was queued or failed', () => {
+    const queued = report({ status: 'delivery_queued', response: 'Sent on.', queuedReceipts: ['r1', 'r2'] });
+    const failed = report({ status: 'delivery_failed', response: 'Sent on.', queuedReceipts: ['r1'], deliveryError: 'telegram:1: refused\nslack:#x: down' });
+
+    expect(queued.content).toContain('- Status: delivery_queued\n- Delivery outcome: queued\n- Queued receipts: r1, r2\n');
+    expect(failed.content).toContain('- Delivery outcome: failed\n- Delivery error: telegram:1: refused; slack:#x: down\n- Queued receipts: r1\n');
+    for (const { name, content } of [queued, failed]) {
+      expect(parseRunReport(name, content, 'UTC', job.prompt)).toMatchObject({ response: 'Sent on.', error: null });
+    }
   });
 
   it('finds the sections after a prompt that has been edited since, when that prompt held no heading', () => {

@@ -240,6 +240,8 @@ export class JobExecution {
       response: details.response ?? null,
       error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
       answeredBy: details.answeredBy ?? null,
+      queuedReceipts: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
+      deliveryError: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
     });
     let outputPath: string | null = null;
     try {
