@@ -36,7 +36,7 @@ export async function loadSchedulerProvider(name: string, places: ProviderPlaces
   const directories = providerDirectories(name, places);
   let directory: string | null = null;
   for (const candidate of directories) {
-    if (await isDirectory(candidate)) {
+    if (await isA(candidate, 'directory')) {
       directory = candidate;
       break;
     }
@@ -124,9 +124,11 @@ export async function providerToNotify(choice: Omit<ProviderChoice, 'builtIn'>):
   return null;
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+/** Whether `path` is a directory, or a regular file; false when it is missing or cannot be read. */
+async function isA(path: string, kind: 'directory' | 'file'): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    const stats = await stat(path);
+    return kind === 'directory' ? stats.isDirectory() : stats.isFile();
   } catch {
     return false;
   }
@@ -138,11 +140,11 @@ async function entryPointOf(directory: string): Promise<string | null> {
   const declared = manifest ? declaredEntry(manifest) : null;
   if (declared) {
     const path = join(directory, declared);
-    return (await isFile(path)) ? path : null;
+    return (await isA(path, 'file')) ? path : null;
   }
   for (const name of ['index.js', 'index.mjs']) {
     const path = join(directory, name);
-    if (await isFile(path)) return path;
+    if (await isA(path, 'file')) return path;
   }
   return null;
 }
@@ -173,14 +175,6 @@ function exportTarget(exports: unknown, depth = 0): string | null {
     }
   }
   return null;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function isProvider(value: unknown): value is SchedulerProvider {

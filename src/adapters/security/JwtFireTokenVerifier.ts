@@ -61,6 +61,8 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
   private fetching: Promise<void> | null = null;
   /** Used `jti` → when its token expires (ms). */
   private readonly usedIds = new Map<string, number>();
+  /** When the expired `jti`s were last forgotten (ms): at most once a second, not at every fire. */
+  private lastPruned = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly settings: FireTokenSettings,
@@ -73,14 +75,20 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     try {
       const claims = await this.check(token, jobId);
       if (jobId === null) return { valid: true, release: () => undefined };
-      const now = this.clock.now().getTime();
-      for (const [id, expiresAt] of this.usedIds) if (expiresAt + FIRE_TOKEN_LEEWAY_SECONDS * 1000 < now) this.usedIds.delete(id);
+      this.forgetExpiredIds(this.clock.now().getTime());
       if (this.usedIds.has(claims.jti)) throw new RefusedToken('its jti was used already (a replay)');
       this.usedIds.set(claims.jti, claims.exp * 1000);
       return { valid: true, release: () => void this.usedIds.delete(claims.jti) };
     } catch (error) {
       return { valid: false, reason: error instanceof RefusedToken ? error.message : errorText(error) };
     }
+  }
+
+  /** An expired token is refused by its `exp` anyway, so a `jti` kept a second longer changes nothing. */
+  private forgetExpiredIds(now: number): void {
+    if (now - this.lastPruned < 1000) return;
+    this.lastPruned = now;
+    for (const [id, expiresAt] of this.usedIds) if (expiresAt + FIRE_TOKEN_LEEWAY_SECONDS * 1000 < now) this.usedIds.delete(id);
   }
 
   private async check(token: string, jobId: string | null): Promise<{ jti: string; exp: number }> {
