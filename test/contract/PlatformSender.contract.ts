@@ -1,5 +1,6 @@
 import { PlatformDelivery } from '../../src/application/delivery/PlatformDelivery.js';
 import { DeliveryError } from '../../src/application/ports/DeliveryChannel.js';
+import { PlatformSendError } from '../../src/application/ports/PlatformSender.js';
 import { ConfiguredPlatforms } from '../../src/adapters/delivery/ConfiguredPlatforms.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../src/domain/DeliveryTarget.js';
 import { InMemoryChannelDirectory } from '../fakes/InMemoryChannelDirectory.js';
@@ -142,6 +143,20 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       const refusing = await deliveryOver(fake, wrong).platforms.sender(fake.platform);
       const error = await refusing.whoAmI!().catch((caught: unknown) => caught);
       expect((error as Error).message).toMatch(new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`));
+      expect(fake.delivered).toEqual([]);
+    });
+
+    it('speaks of the credentials check, never of a message, when the "who am I" call fails without refusing the credentials', async () => {
+      const sender = await deliveryOver(fake).platforms.sender(fake.platform);
+      if (sender.whoAmI === undefined || fake.answerNextWhoAmI === undefined) return;
+      for (const oddity of ['refused', 'anonymous'] as const) {
+        if (!fake.answerNextWhoAmI(oddity)) continue;
+        const error = await sender.whoAmI().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(PlatformSendError);
+        expect((error as PlatformSendError).kind).toBe('refused');
+        expect((error as Error).message).toContain(fake.platform);
+        expect((error as Error).message).not.toMatch(/message|notify/i);
+      }
       expect(fake.delivered).toEqual([]);
     });
 

@@ -53,10 +53,10 @@ export class BlueBubblesSender implements PlatformSender {
     try {
       const answer = await this.http.call({ url: this.apiUrl('server/info') });
       const reply = (isRecord(answer.json) ? answer.json : {}) as BlueBubblesAnswer & { data?: { detected_imessage?: unknown; computer_id?: unknown; server_version?: unknown } | null };
-      if (answer.status !== 200) throw this.http.failure(answer, saidBy(reply));
+      if (answer.status !== 200) throw this.http.failure(answer, saidBy(reply), undefined, 'check');
       const { detected_imessage: account, computer_id: computer, server_version: version } = reply.data ?? {};
       const who = [account, computer].find((value): value is string => typeof value === 'string' && value !== '');
-      if (reply.status !== 200 || who === undefined) throw this.http.unconfirmed(answer);
+      if (reply.status !== 200 || who === undefined) throw this.http.unconfirmed(answer, 'check');
       return typeof version === 'string' && version !== '' ? `${who} (BlueBubbles ${version})` : who;
     } catch (error) {
       if (!(error instanceof PlatformSendError)) throw error;

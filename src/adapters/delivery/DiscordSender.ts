@@ -1,6 +1,6 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
-import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 interface DiscordError {
@@ -59,8 +59,8 @@ export class DiscordSender implements PlatformSender {
     const answer = await this.http.call({ url: this.url('/users/@me'), headers: this.headers() });
     const user = (answer.json ?? {}) as { username?: unknown; id?: unknown };
     if (isSuccess(answer) && typeof user.username === 'string') return user.username;
-    if (isSuccess(answer)) throw this.http.unconfirmed(answer);
-    throw this.failure(answer, 'the credentials check', 'the bot token may not read its own user');
+    if (isSuccess(answer)) throw this.http.unconfirmed(answer, 'check');
+    throw this.failure(answer, CREDENTIALS_CHECK, 'the bot token may not read its own user', 'check');
   }
 
   /** Every text and announcement channel of every server the bot is in; threads are not listed. */
@@ -98,7 +98,7 @@ export class DiscordSender implements PlatformSender {
    * Discord's 401 is a bad token; its 403 is a channel or server the bot may not use, which a new
    * token would not fix, so it is refused with what to grant instead of naming the credentials.
    */
-  private failure(answer: PlatformAnswer, what: string, forbiddenHint: string): PlatformSendError {
+  private failure(answer: PlatformAnswer, what: string, forbiddenHint: string, purpose: RequestPurpose = 'send'): PlatformSendError {
     const reply = (answer.json ?? {}) as DiscordError;
     const said = describeError(reply);
     if (answer.status === 401) return this.http.refusedCredentials(reply.message ?? 'HTTP 401');
@@ -106,7 +106,7 @@ export class DiscordSender implements PlatformSender {
       const detail = this.http.clean(said ?? answer.text);
       return new PlatformSendError('refused', `discord refused ${what} (HTTP 403${detail ? `: ${detail}` : ''}); ${forbiddenHint}`);
     }
-    return this.http.failure(answer, said, reply.retry_after);
+    return this.http.failure(answer, said, reply.retry_after, purpose);
   }
 
   private url(path: string): string {

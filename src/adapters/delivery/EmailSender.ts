@@ -1,6 +1,6 @@
 import nodemailer, { type NodemailerError, type SMTPTransportOptions, type Transporter } from 'nodemailer';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { PlatformHttp } from './platformHttp.js';
+import { CREDENTIALS_CHECK, PlatformHttp } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** nodemailer's TLS switches for each value of `secure`. */
@@ -60,7 +60,7 @@ export class EmailSender implements PlatformSender {
     try {
       await this.transport().verify();
     } catch (error) {
-      throw this.failure(error as NodemailerError, 'the sign-in');
+      throw this.failure(error as NodemailerError, null);
     }
     return `${this.settings.require('username')} at ${this.settings.require('smtp_host')}:${this.settings.require('smtp_port')}`;
   }
@@ -92,7 +92,8 @@ export class EmailSender implements PlatformSender {
     return new PlatformSendError('refused', `${this.settings.where(key)} is "${this.settings.get(key)}"; it must be ${expected}`);
   }
 
-  private failure(error: NodemailerError, recipient: string): PlatformSendError {
+  /** `recipient` is the one a send was for; null for the credentials check, which sends nothing. */
+  private failure(error: NodemailerError, recipient: string | null): PlatformSendError {
     const server = `${this.settings.get('smtp_host')}:${this.settings.get('smtp_port')}`;
     const said = this.http.clean(error.response ?? error.message ?? String(error));
     const code = error.responseCode;
@@ -106,13 +107,14 @@ export class EmailSender implements PlatformSender {
     }
     if (code !== undefined && code >= 400 && code < 500) return new PlatformSendError('unavailable', `email is unavailable (${said})`);
     if (code !== undefined && code >= 500) {
-      const what = error.command === 'RCPT TO' ? `the recipient ${recipient}` : 'the message';
+      const what = recipient === null ? CREDENTIALS_CHECK : error.command === 'RCPT TO' ? `the recipient ${recipient}` : 'the message';
       return new PlatformSendError('refused', `email refused ${what} (${said})`);
     }
     if (error.code === 'ESOCKET' || error.code === 'EDNS' || error.code === 'ECONNECTION') {
       return new PlatformSendError('unavailable', `could not reach email at ${server} (${error.originalCode ?? error.code})`, null, { cause: error });
     }
-    return new PlatformSendError('refused', `email could not send the message (${said})`, null, { cause: error });
+    const attempt = recipient === null ? `complete ${CREDENTIALS_CHECK}` : 'send the message';
+    return new PlatformSendError('refused', `email could not ${attempt} (${said})`, null, { cause: error });
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
 import { feishuApiRootOf, receiveIdTypeOf } from './platformAddressing.js';
-import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer, type PlatformRequest } from './platformHttp.js';
+import { apiRoot, PlatformHttp, refusedSubject, retryAfterMs, type PlatformAnswer, type PlatformRequest, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Every Feishu answer: `code` 0 and `msg` on success, the platform's error code and words otherwise. */
@@ -89,13 +89,13 @@ export class FeishuSender implements PlatformSender {
     }
     const reply = replyOf(answer) as { code?: unknown; bot?: { app_name?: unknown; open_id?: unknown } };
     if (answer.status < 200 || answer.status >= 300 || reply.code !== 0) {
-      if (answer.status < 300 && typeof reply.code !== 'number') throw this.http.unconfirmed(answer);
-      throw this.failure(answer);
+      if (answer.status < 300 && typeof reply.code !== 'number') throw this.http.unconfirmed(answer, 'check');
+      throw this.failure(answer, 'check');
     }
     const name = reply.bot?.app_name;
     if (typeof name === 'string' && name !== '') return name;
     if (typeof reply.bot?.open_id === 'string' && reply.bot.open_id !== '') return `bot ${reply.bot.open_id}`;
-    throw this.http.unconfirmed(answer);
+    throw this.http.unconfirmed(answer, 'check');
   }
 
   private requestFor(to: ChatAddress, text: string, idempotencyKey: string): Omit<PlatformRequest, 'headers'> {
@@ -134,16 +134,16 @@ export class FeishuSender implements PlatformSender {
   }
 
   /** A refusal in Feishu's words: a rate limit waits `x-ogw-ratelimit-reset`, a 5xx is retried, the rest fails at once. */
-  private failure(answer: PlatformAnswer): PlatformSendError {
+  private failure(answer: PlatformAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
     const detail = this.detailOf(answer);
     if (answer.status === 429 || RATE_LIMITED.has(replyOf(answer).code as number)) {
       const reset = Number(answer.headers.get('x-ogw-ratelimit-reset') ?? Number.NaN);
       const said = this.http.clean(`HTTP ${answer.status}: ${detail ?? answer.text}`);
       return new PlatformSendError('rate_limited', `feishu is rate-limiting (${said})`, retryAfterMs(answer.headers, Number.isFinite(reset) ? reset : undefined));
     }
-    if (answer.status >= 400 || detail === undefined) return this.http.failure(answer, detail);
+    if (answer.status >= 400 || detail === undefined) return this.http.failure(answer, detail, undefined, purpose);
     // A 2xx carrying an error code.
-    return new PlatformSendError('refused', `feishu refused the message (${this.http.clean(detail)})`);
+    return new PlatformSendError('refused', `feishu refused ${refusedSubject(purpose)} (${this.http.clean(detail)})`);
   }
 
   /** `code: msg` from an answer that carries them. */

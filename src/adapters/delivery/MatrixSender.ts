@@ -1,6 +1,6 @@
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { apiRoot, PlatformHttp, type PlatformAnswer, type PlatformRequest } from './platformHttp.js';
+import { apiRoot, PlatformHttp, refusedSubject, type PlatformAnswer, type PlatformRequest, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** The error body every Matrix endpoint answers with. */
@@ -110,7 +110,7 @@ export class MatrixSender implements PlatformSender {
 
   /** `GET /account/whoami` (Matrix client-server API): the account's user id. */
   async whoAmI(): Promise<string> {
-    return this.textField(await this.call({ url: '/account/whoami' }), 'user_id', 'whoami');
+    return this.textField(await this.call({ url: '/account/whoami' }), 'user_id', 'whoami', 'check');
   }
 
   private async joinedRooms(): Promise<string[]> {
@@ -121,8 +121,8 @@ export class MatrixSender implements PlatformSender {
   }
 
   /** The text `field` of a successful answer; anything else fails the attempt. */
-  private textField(answer: PlatformAnswer, field: string, what: string): string {
-    if (answer.status !== 200) throw this.failure(answer);
+  private textField(answer: PlatformAnswer, field: string, what: string, purpose: RequestPurpose = 'send'): string {
+    if (answer.status !== 200) throw this.failure(answer, purpose === 'check' ? `; check ${this.settings.where('access_token')}` : '', purpose);
     const value = isRecord(answer.json) ? answer.json[field] : undefined;
     if (typeof value !== 'string' || value === '') throw this.missing(answer, field, what);
     return value;
@@ -141,13 +141,13 @@ export class MatrixSender implements PlatformSender {
   }
 
   /** Matrix says why in `errcode`/`error`; a 403 `M_FORBIDDEN` is about the room, not the token. */
-  private failure(answer: PlatformAnswer, forbiddenHint = ''): PlatformSendError {
+  private failure(answer: PlatformAnswer, forbiddenHint = '', purpose: RequestPurpose = 'send'): PlatformSendError {
     const errcode = errcodeOf(answer);
     const detail = detailOf(answer);
     if (errcode !== undefined && CREDENTIAL_ERRORS.has(errcode)) return this.http.refusedCredentials(`HTTP ${answer.status}: ${detail}`);
-    if (errcode === 'M_FORBIDDEN') return new PlatformSendError('refused', `matrix refused the message (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})${forbiddenHint}`);
+    if (errcode === 'M_FORBIDDEN') return new PlatformSendError('refused', `matrix refused ${refusedSubject(purpose)} (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})${forbiddenHint}`);
     const retryAfterMs = (answer.json as MatrixError | undefined)?.retry_after_ms;
-    return this.http.failure(answer, detail, typeof retryAfterMs === 'number' ? retryAfterMs / 1000 : undefined);
+    return this.http.failure(answer, detail, typeof retryAfterMs === 'number' ? retryAfterMs / 1000 : undefined, purpose);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ChatAddress, PlatformSendError, PlatformSender, SentPart } from '../../application/ports/PlatformSender.js';
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
-import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, PlatformHttp, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Mattermost's error body (https://api.mattermost.com/#tag/errors). */
@@ -74,9 +74,9 @@ export class MattermostSender implements PlatformSender {
   /** `GET /api/v4/users/me`: the account's user name. */
   async whoAmI(): Promise<string> {
     const answer = await this.http.call({ url: this.endpoint('users/me'), headers: this.authorization() });
-    if (!isSuccess(answer)) throw this.failure(answer);
+    if (!isSuccess(answer)) throw this.failure(answer, 'check');
     const username = (answer.json as { username?: unknown } | undefined)?.username;
-    if (typeof username !== 'string' || username === '') throw this.http.unconfirmed(answer);
+    if (typeof username !== 'string' || username === '') throw this.http.unconfirmed(answer, 'check');
     return `@${username}`;
   }
 
@@ -89,8 +89,8 @@ export class MattermostSender implements PlatformSender {
     return { authorization: `Bearer ${this.settings.require('token')}` };
   }
 
-  private failure(answer: PlatformAnswer): PlatformSendError {
-    return this.http.failure(answer, detailOf(answer), this.resetSeconds(answer.headers));
+  private failure(answer: PlatformAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
+    return this.http.failure(answer, detailOf(answer), this.resetSeconds(answer.headers), purpose);
   }
 
   /** The wait `X-Ratelimit-Reset` asks for; `Retry-After`, where the server sends it, comes first. */

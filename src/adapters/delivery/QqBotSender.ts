@@ -1,6 +1,6 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
-import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 import { qqbotDestination } from './platformAddressing.js';
 
@@ -78,19 +78,20 @@ export class QqBotSender implements PlatformSender {
    * (https://bot.q.qq.com/wiki/develop/api-v2/openapi/user/me.html): the bot's user name.
    */
   async whoAmI(): Promise<string> {
-    let token = await this.tokens.get();
+    const issue = () => this.issueToken('check');
+    let token = await this.tokens.get(issue);
     let answer = await this.me(token);
     if (tokenRejected(answer)) {
       this.tokens.discard(token);
-      token = await this.tokens.get();
+      token = await this.tokens.get(issue);
       answer = await this.me(token);
       if (tokenRejected(answer)) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
     }
-    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, errorOf(answer).code !== undefined ? detailOf(answer) : undefined);
+    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, errorOf(answer).code !== undefined ? detailOf(answer) : undefined, undefined, 'check');
     const { username, id } = (answer.json ?? {}) as { username?: unknown; id?: unknown };
     if (typeof username === 'string' && username !== '') return username;
     if (typeof id === 'string' && id !== '') return `bot ${id}`;
-    throw this.http.unconfirmed(answer);
+    throw this.http.unconfirmed(answer, 'check');
   }
 
   private me(token: string): Promise<PlatformAnswer> {
@@ -118,7 +119,7 @@ export class QqBotSender implements PlatformSender {
     throw this.http.failure(answer, detail);
   }
 
-  private async issueToken(): Promise<IssuedToken> {
+  private async issueToken(purpose: RequestPurpose = 'send'): Promise<IssuedToken> {
     const answer = await this.http.call({
       url: this.settings.require('token_url'),
       json: { appId: this.settings.require('app_id'), clientSecret: this.settings.require('client_secret') },
@@ -128,7 +129,7 @@ export class QqBotSender implements PlatformSender {
     if (answer.status === 401 || answer.status === 403 || (reply.code !== undefined && CREDENTIALS_REFUSED.has(reply.code))) {
       throw this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
     }
-    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, detail);
+    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, detail, undefined, purpose);
     if (reply.code === TOKEN_REQUESTS_TOO_FREQUENT) throw new PlatformSendError('rate_limited', `qqbot is rate-limiting token requests (${this.http.clean(detail!)})`);
     if (typeof reply.access_token !== 'string' || reply.access_token === '') {
       throw new PlatformSendError('refused', `qqbot answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`);

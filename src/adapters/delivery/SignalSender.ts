@@ -87,17 +87,17 @@ export class SignalSender implements PlatformSender {
     return `${account} (single-account signal-cli${typeof number === 'string' ? ` ${number}` : ''})`;
   }
 
-  /** One JSON-RPC call that is not a send: its `result`, or its `error`. */
+  /** One JSON-RPC call of the credentials check, not a send: its `result`, or its `error`. */
   private async rpc(method: string, params: Record<string, unknown>): Promise<{ result: unknown } | { error: NonNullable<RpcReply['error']> }> {
     const url = `${apiRoot(this.settings.require('http_url'))}/api/v1/rpc`;
     const id = randomUUID();
     const answer = await this.http.call({ url, json: { jsonrpc: '2.0', method, params, id } }).catch((error: unknown) => {
       throw this.withDaemonHint(error);
     });
-    if (answer.status !== 200) throw this.http.failure(answer, this.statusDetail(answer, url));
+    if (answer.status !== 200) throw this.http.failure(answer, this.statusDetail(answer, url), undefined, 'check');
     const reply = (answer.json ?? {}) as RpcReply & { result?: unknown };
     if (reply.error) return { error: reply.error };
-    if (reply.id !== id || !('result' in reply)) throw this.http.unconfirmed(answer);
+    if (reply.id !== id || !('result' in reply)) throw this.http.unconfirmed(answer, 'check');
     return { result: reply.result };
   }
 

@@ -1,6 +1,6 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
-import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer, type PlatformRequest } from './platformHttp.js';
+import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, retryAfterMs, type PlatformAnswer, type PlatformRequest, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 interface SlackAnswer {
@@ -68,7 +68,7 @@ export class SlackSender implements PlatformSender {
 
   /** `auth.test` (https://api.slack.com/methods/auth.test): the bot user and its workspace. */
   async whoAmI(): Promise<string> {
-    const { reply } = await this.call('auth.test', { json: {} });
+    const { reply } = await this.call('auth.test', { json: {} }, 'check');
     const user = reply.user ? `@${reply.user}` : 'the bot';
     return reply.team ? `${user} in ${reply.team}` : user;
   }
@@ -85,7 +85,7 @@ export class SlackSender implements PlatformSender {
   }
 
   /** Calls one Web API method; resolves only on `ok: true`, throws the matching PlatformSendError otherwise. */
-  private async call(method: string, request: Omit<PlatformRequest, 'url' | 'headers'>): Promise<{ answer: PlatformAnswer; reply: SlackAnswer }> {
+  private async call(method: string, request: Omit<PlatformRequest, 'url' | 'headers'>, purpose: RequestPurpose = 'send'): Promise<{ answer: PlatformAnswer; reply: SlackAnswer }> {
     const answer = await this.http.call({
       ...request,
       url: `${apiRoot(this.settings.require('base_url'))}/${method}`,
@@ -93,16 +93,16 @@ export class SlackSender implements PlatformSender {
     });
     const reply = (answer.json ?? {}) as SlackAnswer;
     const said = reply.error === 'missing_scope' && reply.needed ? `missing_scope, needs ${reply.needed}` : reply.error;
-    if (answer.status !== 200) throw this.http.failure(answer, said);
+    if (answer.status !== 200) throw this.http.failure(answer, said, undefined, purpose);
     if (reply.ok === true) return { answer, reply };
-    if (reply.error === undefined) throw this.http.unconfirmed(answer);
+    if (reply.error === undefined) throw this.http.unconfirmed(answer, purpose);
     if (CREDENTIAL_ERRORS.has(reply.error)) throw this.http.refusedCredentials(reply.error);
     const detail = this.http.clean(said ?? reply.error);
     if (reply.error === 'ratelimited' || reply.error === 'rate_limited') {
       throw new PlatformSendError('rate_limited', `slack is rate-limiting (${detail})`, retryAfterMs(answer.headers));
     }
     if (TRANSIENT_ERRORS.has(reply.error)) throw new PlatformSendError('unavailable', `slack is unavailable (${detail})`);
-    const what = method.startsWith('chat.') ? 'the message' : method.split('?')[0];
+    const what = purpose === 'check' ? CREDENTIALS_CHECK : method.startsWith('chat.') ? 'the message' : method.split('?')[0];
     throw new PlatformSendError('refused', `slack refused ${what} (${detail})`);
   }
 }

@@ -42,8 +42,8 @@ export class TelegramSender implements PlatformSender {
     const reply = (answer.json ?? {}) as TelegramAnswer;
     const { username, id } = reply.result ?? {};
     if (answer.status === 200 && reply.ok === true && (username || id !== undefined)) return username ? `@${username}` : `bot ${id}`;
-    if (answer.status === 200) throw this.http.unconfirmed(answer);
-    throw this.http.failure(answer, reply.description, reply.parameters?.retry_after);
+    if (answer.status === 200) throw this.http.unconfirmed(answer, 'check');
+    throw this.http.failure(answer, reply.description, reply.parameters?.retry_after, 'check');
   }
 }
 

@@ -1,5 +1,5 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, PlatformHttp, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Twilio's answer: the Message resource on success, `{code, message, more_info, status}` on an error. */
@@ -70,9 +70,9 @@ export class TwilioSmsSender implements PlatformSender {
       headers: { authorization: this.basicAuthorization() },
     });
     const reply = (answer.json ?? {}) as TwilioAnswer & { friendly_name?: unknown };
-    if (answer.status < 200 || answer.status >= 300) throw this.failure(answer, reply);
+    if (answer.status < 200 || answer.status >= 300) throw this.failure(answer, reply, 'check');
     const name = typeof reply.friendly_name === 'string' && reply.friendly_name !== '' ? reply.friendly_name : undefined;
-    if (reply.sid !== accountSid && name === undefined) throw this.http.unconfirmed(answer);
+    if (reply.sid !== accountSid && name === undefined) throw this.http.unconfirmed(answer, 'check');
     return name ? `${name} (${accountSid})` : accountSid;
   }
 
@@ -80,10 +80,10 @@ export class TwilioSmsSender implements PlatformSender {
     return `Basic ${Buffer.from(`${this.settings.require('account_sid')}:${this.settings.require('auth_token')}`).toString('base64')}`;
   }
 
-  private failure(answer: PlatformAnswer, reply: TwilioAnswer): PlatformSendError {
+  private failure(answer: PlatformAnswer, reply: TwilioAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
     const detail = typeof reply.message === 'string' ? `error ${reply.code ?? '?'}: ${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : undefined;
     if (reply.code === AUTHENTICATION_FAILED) return this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
-    return this.http.failure(answer, detail);
+    return this.http.failure(answer, detail, undefined, purpose);
   }
 }
 

@@ -1,6 +1,6 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
-import { apiRoot, PlatformHttp, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 import { wecomDestination, type WecomDestination } from './platformAddressing.js';
 
@@ -90,18 +90,19 @@ export class WecomSender implements PlatformSender {
   async whoAmI(): Promise<string> {
     const agentId = this.settings.require('agent_id');
     const call = (token: string) => this.http.call({ url: `${this.root()}/cgi-bin/agent/get?${new URLSearchParams({ access_token: token, agentid: agentId })}` });
-    let token = await this.tokens.get();
+    const issue = () => this.issueToken('check');
+    let token = await this.tokens.get(issue);
     let answer = await call(token);
     if (TOKEN_REJECTED.has(errcodeOf(answer))) {
       this.tokens.discard(token);
-      token = await this.tokens.get();
+      token = await this.tokens.get(issue);
       answer = await call(token);
       if (TOKEN_REJECTED.has(errcodeOf(answer))) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
     }
     const reply = replyOf(answer) as WecomAnswer & { name?: unknown };
-    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined);
-    if (reply.errcode !== 0) throw reply.errcode === undefined ? this.http.unconfirmed(answer) : this.refusal(answer, 'the credentials check');
-    if (typeof reply.name !== 'string' || reply.name === '') throw this.http.unconfirmed(answer);
+    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, 'check');
+    if (reply.errcode !== 0) throw reply.errcode === undefined ? this.http.unconfirmed(answer, 'check') : this.refusal(answer, CREDENTIALS_CHECK);
+    if (typeof reply.name !== 'string' || reply.name === '') throw this.http.unconfirmed(answer, 'check');
     return `${reply.name} (app ${agentId} in corp ${this.settings.require('corp_id')})`;
   }
 
@@ -128,11 +129,11 @@ export class WecomSender implements PlatformSender {
     return { messageId: reply.msgid };
   }
 
-  private async issueToken(): Promise<IssuedToken> {
+  private async issueToken(purpose: RequestPurpose = 'send'): Promise<IssuedToken> {
     const query = new URLSearchParams({ corpid: this.settings.require('corp_id'), corpsecret: this.settings.require('secret') });
     const answer = await this.http.call({ url: `${this.root()}/cgi-bin/gettoken?${query}` });
     const reply = replyOf(answer);
-    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined);
+    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, purpose);
     if (reply.errcode !== undefined && reply.errcode !== 0) throw this.refusal(answer, 'the access token request');
     if (typeof reply.access_token !== 'string' || reply.access_token === '') {
       throw new PlatformSendError('refused', `wecom answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`);

@@ -1,5 +1,5 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { apiRoot, PlatformHttp, retryAfterMs, type PlatformAnswer } from './platformHttp.js';
+import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, refusedSubject, retryAfterMs, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 import { whatsAppRecipient } from './platformAddressing.js';
 
@@ -91,14 +91,14 @@ export class WhatsAppSender implements PlatformSender {
       headers: { authorization: `Bearer ${this.settings.require('access_token')}` },
     });
     const reply = (isRecord(answer.json) ? answer.json : {}) as { display_phone_number?: unknown; verified_name?: unknown; error?: GraphError };
-    if (answer.status < 200 || answer.status >= 300 || isRecord(reply.error)) throw this.failure(answer, reply.error ?? {});
+    if (answer.status < 200 || answer.status >= 300 || isRecord(reply.error)) throw this.failure(answer, reply.error ?? {}, 'check');
     const number = typeof reply.display_phone_number === 'string' && reply.display_phone_number !== '' ? reply.display_phone_number : undefined;
     const name = typeof reply.verified_name === 'string' && reply.verified_name !== '' ? reply.verified_name : undefined;
-    if (number === undefined && name === undefined) throw this.http.unconfirmed(answer);
+    if (number === undefined && name === undefined) throw this.http.unconfirmed(answer, 'check');
     return name && number ? `${name} (${number})` : (name ?? number)!;
   }
 
-  private failure(answer: PlatformAnswer, error: GraphError): PlatformSendError {
+  private failure(answer: PlatformAnswer, error: GraphError, purpose: RequestPurpose = 'send'): PlatformSendError {
     const code = typeof error.code === 'number' ? error.code : null;
     const said = describe(error);
     const detail = this.http.clean(said ?? answer.text);
@@ -109,13 +109,17 @@ export class WhatsAppSender implements PlatformSender {
     }
     if (answer.status === 401 || (code !== null && CREDENTIAL_CODES.has(code))) return this.http.refusedCredentials(status);
     if (code === UNKNOWN_OBJECT_SUBCODE || (code === 100 && error.error_subcode === UNKNOWN_OBJECT_SUBCODE)) {
-      return new PlatformSendError('refused', `whatsapp refused the message (${status}); check ${this.settings.where('phone_number_id')}`);
+      return new PlatformSendError('refused', `whatsapp refused ${refusedSubject(purpose)} (${status}); check ${this.settings.where('phone_number_id')}`);
     }
     if (code !== null && isPermissionCode(code)) {
       return new PlatformSendError('refused', `whatsapp refused access (${status}); the access token needs the whatsapp_business_messaging permission for this phone number`);
     }
     if (answer.status >= 500 || error.is_transient === true || (code !== null && TRANSIENT_CODES.has(code))) {
       return new PlatformSendError('unavailable', `whatsapp is unavailable (${status})`);
+    }
+    if (purpose === 'check') {
+      // The hints are about recipients and sends, which a credentials check has neither of.
+      return new PlatformSendError('refused', `whatsapp refused ${CREDENTIALS_CHECK} (${status}); check ${this.settings.where('access_token')} and ${this.settings.where('phone_number_id')}`);
     }
     const hint = code !== null ? HINTS[code] : undefined;
     return new PlatformSendError('refused', `whatsapp refused the message (${status})${hint ? `; ${hint}` : ''}`);

@@ -33,10 +33,14 @@ export class AccessTokenCache {
     return this.cached?.value ?? null;
   }
 
-  /** A token with more than the margin left: the cached one, else a new one. Rejects as `issue` does. */
-  get(): Promise<string> {
+  /**
+   * A token with more than the margin left: the cached one, else a new one. Rejects as `issue`
+   * does; `issue` stands in for the constructor's when this call asks for the token, so that a
+   * credentials check words its errors as one (a request already under way is joined as it is).
+   */
+  get(issue: () => Promise<IssuedToken> = this.issue): Promise<string> {
     if (this.cached !== null && this.now() < this.cached.renewAt) return Promise.resolve(this.cached.value);
-    this.pending ??= this.issue()
+    this.pending ??= issue()
       .then((token) => {
         const lifetimeMs = Math.max(0, token.expiresInSeconds) * 1000;
         // A token that lives no longer than the margin (or whose lifetime was not given) is used

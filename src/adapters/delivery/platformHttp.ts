@@ -23,6 +23,21 @@ export interface PlatformAnswer {
 const DETAIL_LIMIT = 300;
 
 /**
+ * What a request was for, as its errors word it: delivering a part (`send`), or the who-am-I call
+ * that checks the credentials without sending anything (`check`), whose failures must not speak
+ * of a message.
+ */
+export type RequestPurpose = 'send' | 'check';
+
+/** What a failed who-am-I call refused, in every adapter's words. */
+export const CREDENTIALS_CHECK = 'the credentials check';
+
+/** What the platform refused: the message, or the credentials check. */
+export function refusedSubject(purpose: RequestPurpose): string {
+  return purpose === 'check' ? CREDENTIALS_CHECK : 'the message';
+}
+
+/**
  * HTTP for the platform adapters: global `fetch` with the platform's timeout, answers read
  * whole, and every failure turned into a PlatformSendError whose text names the platform and
  * carries none of its secrets.
@@ -70,10 +85,10 @@ export class PlatformHttp {
   /**
    * The error for an answer that is not a confirmation: 429 with the platform's hint (the
    * `Retry-After` header, or `retryAfterSeconds` from its body), 5xx to retry, 401 naming the
-   * credentials to check, 403 saying they may not post there, anything else refused with the
-   * platform's own `detail`.
+   * credentials to check, 403 saying they may not post there (or, for a check, may not read their
+   * own account), anything else refused with the platform's own `detail`.
    */
-  failure(answer: PlatformAnswer, detail: string | undefined, retryAfterSeconds?: number): PlatformSendError {
+  failure(answer: PlatformAnswer, detail: string | undefined, retryAfterSeconds?: number, purpose: RequestPurpose = 'send'): PlatformSendError {
     const platform = this.settings.platform;
     const said = this.clean(detail ?? answer.text);
     const status = said ? `HTTP ${answer.status}: ${said}` : `HTTP ${answer.status}`;
@@ -82,16 +97,23 @@ export class PlatformHttp {
     }
     if (answer.status >= 500) return new PlatformSendError('unavailable', `${platform} is unavailable (${status})`);
     if (answer.status === 401) return this.refusedCredentials(status);
+    if (answer.status === 403 && purpose === 'check') {
+      return new PlatformSendError('refused', `${platform} refused ${CREDENTIALS_CHECK} (${status}); check ${this.checkList()} and what its account may read`);
+    }
     if (answer.status === 403) {
       // Usually not a bad credential but one that may not post there (a bot not in the channel, blocked by the user).
       return new PlatformSendError('refused', `${platform} refused access (${status}); check that the account of ${this.checkList()} may post to that destination`);
     }
-    return new PlatformSendError('refused', `${platform} refused the message (${status})`);
+    return new PlatformSendError('refused', `${platform} refused ${refusedSubject(purpose)} (${status})`);
   }
 
-  /** An answer that looks like success but confirms nothing: the message is not counted as delivered. */
-  unconfirmed(answer: PlatformAnswer): PlatformSendError {
-    return new PlatformSendError('refused', `${this.settings.platform} answered HTTP ${answer.status} without confirming the message (${this.clean(answer.text) || 'empty answer'})`);
+  /**
+   * An answer that looks like success but confirms nothing: the message is not counted as
+   * delivered, or, for a check, the answer named no account.
+   */
+  unconfirmed(answer: PlatformAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
+    const lacking = purpose === 'check' ? 'naming the account' : 'confirming the message';
+    return new PlatformSendError('refused', `${this.settings.platform} answered HTTP ${answer.status} without ${lacking} (${this.clean(answer.text) || 'empty answer'})`);
   }
 
   /** The platform said the credentials are wrong, in whatever way it says it. */

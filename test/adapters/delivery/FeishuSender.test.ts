@@ -210,6 +210,13 @@ describe('FeishuSender', () => {
       expect(fake.delivered).toEqual(['slowly']);
     });
 
+    it('speaks of the credentials check, not of a message, when the bot info answers 200 with an error code', async () => {
+      fake.answerNextRequest((request) => request.path === '/open-apis/bot/v3/info', { status: 200, json: { code: 1000, msg: 'bot disabled' } });
+      const error = await failureOf(senderAt({ now: 0 }).whoAmI());
+      expect(error).toMatchObject({ kind: 'refused', message: 'feishu refused the credentials check (1000: bot disabled)' });
+      expect(fake.delivered).toEqual([]);
+    });
+
     it('treats the per-chat send limit (230020) as a rate limit', async () => {
       fake.answerNextSendWith({ status: 400, json: { code: 230020, msg: 'This operation triggers the frequency limit.' } });
       const error = await failureOf(senderAt({ now: 0 }).send({ chatId: GROUP, threadId: null }, 'x', 'k'));

@@ -199,4 +199,40 @@ describe('HomeAssistantSender', () => {
       expect(error.message).not.toContain(HOME_ASSISTANT_TOKEN);
     });
   });
+
+  describe('the credentials check (GET /api/config)', () => {
+    const config = (request: { method: string; path: string }) => request.method === 'GET' && request.path === '/api/config';
+
+    it('names the home and its version', async () => {
+      await expect(senderWith().whoAmI!()).resolves.toBe('Home (Home Assistant 2026.11.1)');
+      expect(fake.delivered).toEqual([]);
+    });
+
+    it('says Home Assistant is unavailable and points at its log, without a notify action, on HTTP 500', async () => {
+      fake.answerNextRequest(config, { status: 500, text: '500 Internal Server Error' });
+      const error = await failureOf(senderWith().whoAmI!());
+      expect(error.kind).toBe('unavailable');
+      expect(error.message).toBe("homeassistant is unavailable (HTTP 500: 500 Internal Server Error); Home Assistant's log (Settings → System → Logs) says why");
+    });
+
+    it('speaks of the credentials check, not of a message or an action, on HTTP 400', async () => {
+      fake.answerNextWhoAmI('refused');
+      const error = await failureOf(senderWith().whoAmI!());
+      expect(error.kind).toBe('refused');
+      expect(error.message).toBe('homeassistant refused the credentials check (HTTP 400: 400: Bad Request)');
+    });
+
+    it('says the answer named no home when the config lacks location_name', async () => {
+      fake.answerNextWhoAmI('anonymous');
+      const error = await failureOf(senderWith().whoAmI!());
+      expect(error.kind).toBe('refused');
+      expect(error.message).toMatch(/^homeassistant answered HTTP 200 without naming the account \(/);
+    });
+
+    it('keeps the ban hint on HTTP 403, which is about the token and this host, not a message', async () => {
+      fake.answerNextRequest(config, { status: 403, text: '403: Forbidden' });
+      const error = await failureOf(senderWith().whoAmI!());
+      expect(error.message).toMatch(/^homeassistant refused access \(HTTP 403: 403: Forbidden\); check platforms\.homeassistant\.token/);
+    });
+  });
 });

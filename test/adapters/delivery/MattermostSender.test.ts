@@ -162,4 +162,16 @@ describe('MattermostSender', () => {
     expect(error.kind).toBe('refused');
     expect(error.message).toMatch(/^mattermost refused the credentials \(HTTP 401: Invalid or expired session.*check platforms\.mattermost\.token \(or MATTERMOST_TOKEN\)$/);
   });
+
+  it('speaks of the credentials check, not of posting anywhere, when users/me answers 403', async () => {
+    fake.answerNextRequest((request) => request.path === '/api/v4/users/me', {
+      status: 403,
+      json: { id: 'api.context.permissions.app_error', message: 'You do not have the appropriate permissions.', status_code: 403 },
+    });
+    const error = await failureOf(senderFor().whoAmI!());
+    expect(error.kind).toBe('refused');
+    expect(error.message).toBe(
+      'mattermost refused the credentials check (HTTP 403: You do not have the appropriate permissions. [api.context.permissions.app_error]); check platforms.mattermost.token (or MATTERMOST_TOKEN) and what its account may read',
+    );
+  });
 });

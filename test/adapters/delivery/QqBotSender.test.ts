@@ -174,6 +174,18 @@ describe('QqBotSender', () => {
       const error = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
       expect(error).toMatchObject({ kind: 'refused', message: 'qqbot answered the access token request without a token ({"expires_in":"7200"})' });
     });
+
+    it('words a refused token request by what asked for it: a send, or the credentials check that sends nothing', async () => {
+      const refusal = { status: 400, json: { code: 12002, message: 'request invalid' } };
+      fake.tokenFailures.push(refusal);
+      const sending = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
+      expect(sending).toMatchObject({ kind: 'refused', message: 'qqbot refused the message (HTTP 400: code 12002: request invalid)' });
+
+      fake.tokenFailures.push(refusal);
+      const checking = await failureOf(senderOver().then((sender) => sender.whoAmI!()));
+      expect(checking).toMatchObject({ kind: 'refused', message: 'qqbot refused the credentials check (HTTP 400: code 12002: request invalid)' });
+      expect(fake.delivered).toEqual([]);
+    });
   });
 
   describe('QQ\'s answers', () => {

@@ -188,6 +188,17 @@ describe('WecomSender', () => {
       expect(fake.delivered).toEqual(['eventually']);
     });
 
+    it('words a token request answered with a 4xx by what asked for it: a send, or the credentials check that sends nothing', async () => {
+      fake.tokenFailures.push({ status: 404, text: 'not found' });
+      const sending = await failureOf(senderOver().then((sender) => sender.send({ chatId: 'opsalerts2024', threadId: null }, 'x', 'k')));
+      expect(sending).toMatchObject({ kind: 'refused', message: 'wecom refused the message (HTTP 404: not found)' });
+
+      fake.tokenFailures.push({ status: 404, text: 'not found' });
+      const checking = await failureOf(senderOver().then((sender) => sender.whoAmI!()));
+      expect(checking).toMatchObject({ kind: 'refused', message: 'wecom refused the credentials check (HTTP 404: not found)' });
+      expect(fake.delivered).toEqual([]);
+    });
+
     it('says which setting to fix when WeCom refuses the server\'s IP (60020)', async () => {
       fake.tokenFailures.push({ status: 200, json: { errcode: 60020, errmsg: 'not allow to access from your ip' } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(fake.target), 'x'));

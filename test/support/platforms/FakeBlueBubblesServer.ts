@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 /** With characters that a query string encodes, so that both forms of it can be looked for. */
 export const BLUEBUBBLES_PASSWORD = 'hunter2 & friends/+=';
@@ -36,6 +36,15 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
   /** Answers the next well-formed send with `answer` instead of confirming it. */
   answerNextSendWith(answer: FakeAnswer): void {
     this.scriptedAnswers.push(answer);
+  }
+
+  /** `refused`: a 400 to `server/info`; `anonymous`: another web page answering 200 at that address. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/api/v1/server/info',
+      oddity === 'refused' ? badRequest('Unsupported API version') : { status: 200, text: '<!doctype html><html><head><title>Router</title></head></html>' },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

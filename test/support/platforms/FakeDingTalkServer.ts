@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const DINGTALK_CLIENT_ID = 'dingq8zmiexkcbyw3fdw';
 export const DINGTALK_CLIENT_SECRET = 'TESTdingtalkClientSecret_0123456789abcdefABCDEF';
@@ -97,6 +97,16 @@ export class FakeDingTalkServer extends HttpFakePlatform {
 
   callsTo(path: string): RecordedRequest[] {
     return this.requests.filter((request) => request.path === path);
+  }
+
+  /**
+   * The open API's check is the token request: `refused` a 400 to it, `anonymous` a 200 without
+   * `accessToken`. A robot webhook has no check.
+   */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    if (this.way === 'webhook') return false;
+    this.failTokenRequests(oddity === 'refused' ? apiError(400, 'Forbidden.AccessDenied.IpNotInWhiteList', 'ip not in whitelist') : { status: 200, json: { expireIn: 7200 } });
+    return true;
   }
 
   /** Only a well-formed, authorised send reaches the send path. */

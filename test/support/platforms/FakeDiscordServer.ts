@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const DISCORD_TOKEN = 'MTA5ODc2NTQzMjEwOTg3NjU0.GtEsT1.test-discord-bot-token';
 
@@ -83,6 +83,15 @@ export class FakeDiscordServer extends HttpFakePlatform {
   /** The next send gets `answer` instead of Discord's usual one, and does not count as delivered. */
   answerNextSendWith(answer: FakeAnswer): void {
     this.cannedAnswers.push(answer);
+  }
+
+  /** `refused`: a 404 for `/users/@me`; `anonymous`: a user without `username`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === `${API}/users/@me`,
+      oddity === 'refused' ? { status: 404, json: { message: '404: Not Found', code: 0 } } : { status: 200, json: { id: '1098765432109876543', bot: true } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const FEISHU_APP_ID = 'cli_a1b2c3d4e5f6a7b8';
 export const FEISHU_APP_SECRET = 'TESTfeishuAppSecret0123456789ab';
@@ -82,6 +82,17 @@ export class FakeFeishuServer extends HttpFakePlatform {
   /** The next `count` sends are stored, but the gateway answers 502 instead of the message id. */
   loseAnswers(count = 1): void {
     this.answersToLose += count;
+  }
+
+  /** `refused`: the app lacks the scope to read its bot; `anonymous`: `code` 0 with a bot that has no name or open id. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/open-apis/bot/v3/info',
+      oddity === 'refused'
+        ? feishuError(400, 99991672, 'Access denied. One of the following scopes is required: [bot:info]')
+        : { status: 200, json: { code: 0, msg: 'ok', bot: { activate_status: 2 } } },
+    );
+    return true;
   }
 
   /** Only a well-formed, authorised send of a new `uuid` reaches the send path. */

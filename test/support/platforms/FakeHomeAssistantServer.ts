@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const HOME_ASSISTANT_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.test-long-lived-token.c2lnbmF0dXJl';
 /** What a template expression other than a string literal renders to here: Home Assistant would evaluate it. */
@@ -34,6 +34,15 @@ export class FakeHomeAssistantServer extends HttpFakePlatform {
 
   static start(): Promise<FakeHomeAssistantServer> {
     return new FakeHomeAssistantServer().start();
+  }
+
+  /** `refused`: `400: Bad Request` to `GET /api/config`; `anonymous`: a config without `location_name`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/api/config',
+      oddity === 'refused' ? plain(400, '400: Bad Request') : { status: 200, json: { version: '2026.11.1', time_zone: 'Europe/Berlin' } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const MATRIX_TOKEN = 'syt_ZGVsaXZlcnlib3Q_TESTtokenMatrix_0a1b2c';
 export const BOT_USER = '@deliverybot:example.org';
@@ -64,6 +64,15 @@ export class FakeMatrixServer extends HttpFakePlatform {
   /** The next `count` sends are stored, but the proxy in front answers 502 instead of the event id. */
   loseAnswers(count = 1): void {
     this.answersToLose += count;
+  }
+
+  /** `refused`: `M_FORBIDDEN` to `/account/whoami`; `anonymous`: an answer without `user_id`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === `${API}/account/whoami`,
+      oddity === 'refused' ? error(403, 'M_FORBIDDEN', 'Application service has not registered this user') : { status: 200, json: { device_id: 'DELIVERY', is_guest: false } },
+    );
+    return true;
   }
 
   /** Only a well-formed, authorised, first-time send into a joined room reaches the send path. */

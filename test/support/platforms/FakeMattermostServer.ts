@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const MATTERMOST_TOKEN = 'k3xq9bn7wtfy8rj5mzc1ds4hpa';
 /** Mattermost ids are 26 lowercase letters and digits. */
@@ -52,6 +52,17 @@ export class FakeMattermostServer extends HttpFakePlatform {
   /** The next post is made, but its answer is lost on the way back, as when a proxy times out. */
   loseNextAnswer(): void {
     this.answerLost = true;
+  }
+
+  /** `refused`: a 400 to `GET /api/v4/users/me`; `anonymous`: a user without `username`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/api/v4/users/me',
+      oddity === 'refused'
+        ? error(400, 'api.context.invalid_url_param.app_error', 'Invalid or missing user_id parameter in request URL.')
+        : { status: 200, json: { id: 'u1deliverybot000000000000a' } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -9,6 +9,13 @@ import type { AddressInfo } from 'node:net';
  */
 export type FakeFailure = 'rate_limited' | 'unavailable' | 'refused' | 'unauthorized' | 'silent';
 
+/**
+ * The ways a "who am I" call can fail that say nothing against the credentials: `refused` a 4xx
+ * other than 401 (or the platform's own refusal of that kind), `anonymous` a success that names
+ * no account.
+ */
+export type WhoAmIOddity = 'refused' | 'anonymous';
+
 export interface FailurePlan {
   failure: FakeFailure;
   /** How many matching sends fail; default 1, `Infinity` for every one. */
@@ -38,6 +45,12 @@ export interface FakePlatformServer {
    */
   readonly wrongCredentials?: Record<string, string>;
   failNext(plan: FailurePlan): void;
+  /**
+   * Answers the next "who am I" call the `oddity` way, in the platform's shape; false when the
+   * platform never answers that way (SMTP has no answer without the account). Absent where the
+   * platform has no such call.
+   */
+  answerNextWhoAmI?(oddity: WhoAmIOddity): boolean;
   close(): Promise<void>;
 }
 
@@ -77,6 +90,7 @@ export abstract class HttpFakePlatform implements FakePlatformServer {
   readonly sends: RecordedRequest[] = [];
   attempts = 0;
   private plans: Array<Required<Omit<FailurePlan, 'when' | 'retryAfterSeconds'>> & FailurePlan> = [];
+  private readonly scriptedRequests: Array<{ when: (request: RecordedRequest) => boolean; answer: FakeAnswer }> = [];
   private server: Server | null = null;
   private nextId = 1;
 
@@ -112,6 +126,15 @@ export abstract class HttpFakePlatform implements FakePlatformServer {
     this.plans.push({ times: 1, ...plan });
   }
 
+  /**
+   * Answers the next request that `when` matches with `answer`, before the platform's own logic
+   * and without counting it as a send attempt: for answers the platform gives rarely, such as an
+   * odd answer to its "who am I" call.
+   */
+  answerNextRequest(when: (request: RecordedRequest) => boolean, answer: FakeAnswer): void {
+    this.scriptedRequests.push({ when, answer });
+  }
+
   async close(): Promise<void> {
     if (!this.server) return;
     this.server.closeAllConnections();
@@ -122,6 +145,8 @@ export abstract class HttpFakePlatform implements FakePlatformServer {
     const parsed = new URL(url, 'http://localhost');
     const request: RecordedRequest = { method, url, path: parsed.pathname, query: parsed.searchParams, headers, raw, body: parseBody(headers, raw) };
     this.requests.push(request);
+    const scripted = this.scriptedRequests.findIndex((candidate) => candidate.when(request));
+    if (scripted !== -1) return write(response, this.scriptedRequests.splice(scripted, 1)[0]!.answer);
     const text = this.textOf(request);
     if (text === null) return write(response, this.other(request));
     this.attempts += 1;

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const QQBOT_APP_ID = '102056411';
 export const QQBOT_CLIENT_SECRET = 'TESTqqClientSecret9fK2mP7xQ4vR8sW1';
@@ -72,6 +72,15 @@ export class FakeQqBotServer extends HttpFakePlatform {
   /** The Authorization headers the sends carried, in order. */
   get authorizationsUsed(): string[] {
     return this.requests.filter((request) => request.path !== TOKEN_PATH).map((request) => String(request.headers.authorization ?? ''));
+  }
+
+  /** `refused`: a 400 to `GET /users/@me`; `anonymous`: a user with neither `username` nor `id`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/users/@me',
+      oddity === 'refused' ? qqError(400, 12002, 'request invalid') : { status: 200, json: { avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x' } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

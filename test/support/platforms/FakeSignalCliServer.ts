@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const SIGNAL_ACCOUNT = '+15550001111';
 export const SIGNAL_RECIPIENT = '+4915112345678';
@@ -36,6 +36,15 @@ export class FakeSignalCliServer extends HttpFakePlatform {
   /** Answers the next `times` sends with `answer` instead of the daemon's own logic, for answers it gives rarely. */
   answerSendsWith(answer: (request: RecordedRequest) => FakeAnswer, times = 1): void {
     this.override = { answer, times };
+  }
+
+  /** `refused`: HTTP 400 to `listAccounts`; `anonymous`: a JSON-RPC answer with neither `result` nor `error`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.body?.method === 'listAccounts',
+      oddity === 'refused' ? { status: 400, text: 'Bad Request' } : { status: 200, json: { jsonrpc: '2.0', id: null } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

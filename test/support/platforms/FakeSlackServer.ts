@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const SLACK_TOKEN = 'xoxb-1111-2222-TESTslacktoken';
 
@@ -44,6 +44,15 @@ export class FakeSlackServer extends HttpFakePlatform {
   /** The requests made to one Web API method, e.g. `conversations.open`. */
   callsTo(method: string): RecordedRequest[] {
     return this.requests.filter((request) => request.path === `/${method}`);
+  }
+
+  /** `refused`: a 404 for `auth.test`, as at a wrong base URL; `anonymous`: a proxy's page with 200 and no `ok`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.path === '/auth.test',
+      oddity === 'refused' ? { status: 404, json: { ok: false, error: 'unknown_method' } } : { status: 200, text: '<html><body>Welcome</body></html>' },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { FailurePlan, FakeFailure, FakePlatformServer } from './FakePlatformServer.js';
+import type { FailurePlan, FakeFailure, FakePlatformServer, WhoAmIOddity } from './FakePlatformServer.js';
 
 export const SMTP_USERNAME = 'agent@example.com';
 export const SMTP_PASSWORD = 'TEST-smtp-password';
@@ -62,6 +62,8 @@ export class FakeSmtpServer implements FakePlatformServer {
   readonly logins: Login[] = [];
   attempts = 0;
   private readonly plans: Plan[] = [];
+  /** Connections still to be turned away with 554 at the greeting. */
+  private connectionsToRefuse = 0;
   private readonly server: SMTPServer;
 
   private constructor(private readonly options: FakeSmtpOptions) {
@@ -75,6 +77,10 @@ export class FakeSmtpServer implements FakePlatformServer {
       closeTimeout: 50,
       onConnect: (_session, callback) => {
         this.attempts += 1;
+        if (this.connectionsToRefuse > 0) {
+          this.connectionsToRefuse -= 1;
+          return callback(smtpError(554, '5.7.1 Client host rejected: Access denied'));
+        }
         callback();
       },
       onAuth: (auth, session, callback) => {
@@ -122,6 +128,13 @@ export class FakeSmtpServer implements FakePlatformServer {
 
   failNext(plan: FailurePlan): void {
     this.plans.push({ ...plan, times: plan.times ?? 1 });
+  }
+
+  /** `refused`: the next connection is turned away with 554 at the greeting. SMTP has no answer without the account. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    if (oddity === 'anonymous') return false;
+    this.connectionsToRefuse += 1;
+    return true;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const TELEGRAM_TOKEN = '123456:TEST-telegram-token';
 
@@ -13,6 +13,17 @@ export class FakeTelegramServer extends HttpFakePlatform {
 
   static start(): Promise<FakeTelegramServer> {
     return new FakeTelegramServer().start();
+  }
+
+  /** `refused`: the 404 Telegram gives a token it cannot place; `anonymous`: a bot with neither id nor username. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => /^\/bot[^/]+\/getMe$/.test(request.path),
+      oddity === 'refused'
+        ? { status: 404, json: { ok: false, error_code: 404, description: 'Not Found' } }
+        : { status: 200, json: { ok: true, result: { is_bot: true, first_name: 'Delivery' } } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const TWILIO_ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
 export const TWILIO_AUTH_TOKEN = 'f00dfeedcafe0123456789abcdef0123';
@@ -36,6 +36,16 @@ export class FakeTwilioServer extends HttpFakePlatform {
 
   static start(): Promise<FakeTwilioServer> {
     return new FakeTwilioServer().start();
+  }
+
+  /** `refused`: Twilio's 404 for the account; `anonymous`: an account with neither its SID nor a friendly name. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    const path = `/2010-04-01/Accounts/${TWILIO_ACCOUNT_SID}.json`;
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === path,
+      oddity === 'refused' ? twilioError(404, 20404, `The requested resource ${path} was not found`) : { status: 200, json: { status: 'active', type: 'Full' } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const WECOM_CORP_ID = 'ww0a1b2c3d4e5f6a7b';
 export const WECOM_SECRET = 'TESTwecomSecret-3kQ9vX2mL7pR8sT1uV4wY6zA0bC';
@@ -63,6 +63,15 @@ export class FakeWecomServer extends HttpFakePlatform {
   /** The access tokens the sends carried, in order. */
   get tokensUsed(): string[] {
     return this.requests.filter((request) => request.path !== '/cgi-bin/gettoken').map((request) => request.query.get('access_token') ?? '');
+  }
+
+  /** `refused`: a gateway's 400 to `agent/get`; `anonymous`: errcode 0 without the app's `name`. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === '/cgi-bin/agent/get',
+      oddity === 'refused' ? { status: 400, text: '<html><body>400 Bad Request</body></html>' } : { status: 200, json: { errcode: 0, errmsg: 'ok', agentid: Number(WECOM_AGENT_ID) } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {

@@ -1,4 +1,4 @@
-import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest } from './FakePlatformServer.js';
+import { HttpFakePlatform, type FakeAnswer, type FakeFailure, type RecordedRequest, type WhoAmIOddity } from './FakePlatformServer.js';
 
 export const WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
 export const WHATSAPP_ACCESS_TOKEN = 'EAAGm0PX4ZCpsBAtestwhatsapptoken';
@@ -42,6 +42,17 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
 
   static start(): Promise<FakeWhatsAppServer> {
     return new FakeWhatsAppServer().start();
+  }
+
+  /** `refused`: the phone number id is unknown to the token (code 100, subcode 33); `anonymous`: the node without its number or name. */
+  answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
+    this.answerNextRequest(
+      (request) => request.method === 'GET' && request.path === `/${WHATSAPP_API_VERSION}/${WHATSAPP_PHONE_NUMBER_ID}`,
+      oddity === 'refused'
+        ? graphError(400, 100, `Unsupported get request. Object with ID '${WHATSAPP_PHONE_NUMBER_ID}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, undefined, { error_subcode: 33 })
+        : { status: 200, json: { id: WHATSAPP_PHONE_NUMBER_ID, quality_rating: 'GREEN' } },
+    );
+    return true;
   }
 
   protected textOf(request: RecordedRequest): string | null {
