@@ -81,6 +81,14 @@ describe('PlatformDelivery: destinations', () => {
     expect(platforms.senderOf('slack').sent[0]!.to.chatId).toBe('C0ALIAS01');
   });
 
+  it('finds an exact name in the directory before a prefix of an alias: one list, config laid over it', async () => {
+    const platforms = new FakePlatforms([{ platform: 'slack', aliases: { 'ops-alerts': 'C0ALIAS01' } }]);
+    const { delivery } = harness(platforms, new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0OPS0001', name: 'ops' }] } }));
+
+    expect((await delivery.deliver(target('slack:#ops'), 'hi')).chatId).toBe('C0OPS0001');
+    expect((await delivery.deliver(target('slack:#ops-al'), 'hi')).chatId).toBe('C0ALIAS01');
+  });
+
   it('refuses an unknown #name, saying how to refresh, and sends nothing', async () => {
     const { delivery, platforms } = harness(slack());
     await expect(delivery.deliver(target('slack:#nowhere'), 'hi')).rejects.toThrow(

@@ -1,5 +1,5 @@
 import { inject, injectable, optional } from 'inversify';
-import { matchChannel, type DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
+import { channelsWithAliases, matchChannel } from '../../domain/delivery/channelDirectory.js';
 import { retryDelayMs, MAX_SEND_ATTEMPTS } from '../../domain/delivery/deliveryRetry.js';
 import { splitMessage } from '../../domain/delivery/splitMessage.js';
 import { channelNameIn, describeTarget, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
@@ -119,15 +119,12 @@ export class PlatformDelivery implements DeliveryChannel {
     }
   }
 
-  /** A `#name` or a friendly name becomes the channel's id; config aliases win over the directory. */
+  /** A `#name` or a friendly name becomes the channel's id: config aliases laid over the directory, then one match. */
   private async resolve(status: PlatformStatus, destination: string, threadId: string | null): Promise<ChatAddress> {
     const named = channelNameIn(status.platform, destination);
     if (named === null) return { chatId: destination, threadId };
-    const aliases: DirectoryChannel[] = Object.entries(status.aliases).map(([name, id]) => ({ id, name }));
-    const fromAliases = matchChannel(aliases, named.name);
-    if (fromAliases.found) return { chatId: fromAliases.id, threadId };
     const listed = (await this.directory.load()).platforms[status.platform] ?? [];
-    const match = matchChannel(listed, named.name);
+    const match = matchChannel(channelsWithAliases(listed, status.aliases), named.name);
     if (match.found) return { chatId: match.id, threadId };
     if (match.reason === 'ambiguous') {
       throw new DeliveryError(`the ${status.platform} channel "#${named.name}" matches several channels (${match.candidates.join(', ')}); use the full name or the channel id.`);

@@ -26,6 +26,17 @@ export function matchChannel(channels: readonly DirectoryChannel[], query: strin
   return { found: false, reason: 'unknown', candidates: [] };
 }
 
+/**
+ * The channels a name is looked up in: the config's `channels` laid over what the platform
+ * listed, so that an alias replaces a listed channel of the same name and adds the others. One
+ * list, so that an exact name anywhere beats a prefix anywhere.
+ */
+export function channelsWithAliases(listed: readonly DirectoryChannel[], aliases: Readonly<Record<string, string>>): DirectoryChannel[] {
+  const fromConfig = Object.entries(aliases).map(([name, id]) => ({ id, name }));
+  const aliased = new Set(fromConfig.map((channel) => bare(channel.name)));
+  return [...fromConfig, ...listed.filter((channel) => !aliased.has(bare(channel.name)))];
+}
+
 function bare(name: string): string {
   return name.replace(/^#/, '').toLowerCase();
 }
