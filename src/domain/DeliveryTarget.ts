@@ -42,6 +42,8 @@ const either =
 const verbatim: Rule = (rest) => (rest.trim() ? { destination: rest, threadId: null } : null);
 
 const CHANNEL_ID = /^[\w.-]+$/;
+/** `#name`: a channel named in config's `channels` (or, where a platform lists them, the directory). */
+const CHANNEL_NAME = /^#[\w.-]+$/;
 const TEAM_CHAT = either(single(/^#[\w.-]+$/), withThread(CHANNEL_ID), single(/^[\w .-]+$/));
 
 /** Platforms whose target syntax is validated (service-spec "Delivery targets", rule 1). */
@@ -85,6 +87,8 @@ function parseOne(text: string): DeliveryTarget {
     throw invalid(target, `names an unknown platform "${platform}"; use local, origin, all, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
   }
   if (rest === null) return { kind: 'platform', platform, destination: null, threadId: null };
+  // A `#name` is a named channel on every platform, resolved at fire time (config's `channels`).
+  if (CHANNEL_NAME.test(rest)) return { kind: 'platform', platform, destination: rest, threadId: null };
   const parsed = VERBATIM.includes(platform) ? verbatim(rest) : rule(rest);
   if (!parsed) throw invalid(target, `is not a valid ${platform} destination`);
   return { kind: 'platform', platform, ...parsed };
@@ -122,14 +126,15 @@ const RAW_CHANNEL_ID: Record<string, RegExp> = {
 };
 
 /**
- * The channel name a destination asks for, to be looked up in the channel directory, or null
- * when the destination is plainly a raw id. `#name` must be found (`required`); on the platforms
- * whose channels have names, a friendly name without `#` is looked up too, and used as a raw id
- * when the directory does not know it (raw ids always work).
+ * The channel name a destination asks for, to be looked up in config's `channels` laid over the
+ * channel directory, or null when the destination is plainly a raw id. `#name` must be found
+ * (`required`), on every platform; on the platforms whose channels have names, a friendly name
+ * without `#` is looked up too, and used as a raw id when neither knows it (raw ids always work).
  */
 export function channelNameIn(platform: string, destination: string): { name: string; required: boolean } | null {
   const pattern = RAW_CHANNEL_ID[platform];
-  if (pattern === undefined) return null;
+  // Elsewhere only config's `channels` names channels, and only a `#name` asks for one.
+  if (pattern === undefined) return CHANNEL_NAME.test(destination) ? { name: destination.slice(1), required: true } : null;
   // A Matrix room alias (#room:server) is resolved by the homeserver itself.
   if (platform === 'matrix' && /^#[^:\s]+:\S+$/.test(destination)) return null;
   if (destination.startsWith('#')) return { name: destination.slice(1), required: true };

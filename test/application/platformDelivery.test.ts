@@ -89,6 +89,17 @@ describe('PlatformDelivery: destinations', () => {
     expect((await delivery.deliver(target('slack:#ops-al'), 'hi')).chatId).toBe('C0ALIAS01');
   });
 
+  it('resolves a #name through config channels on a platform that cannot list its channels', async () => {
+    const platforms = new FakePlatforms([{ platform: 'telegram', aliases: { ops: '-1001234567890' } }]);
+    const { delivery } = harness(platforms);
+
+    expect((await delivery.deliver(target('telegram:#ops'), 'hi')).chatId).toBe('-1001234567890');
+    await expect(delivery.deliver(target('telegram:#nowhere'), 'hi')).rejects.toThrow(
+      'the telegram channel "#nowhere" is unknown; name it under platforms.telegram.channels in config.yaml, or use the chat id.',
+    );
+    expect(platforms.senderOf('telegram').sent).toHaveLength(1);
+  });
+
   it('refuses an unknown #name, saying how to refresh, and sends nothing', async () => {
     const { delivery, platforms } = harness(slack());
     await expect(delivery.deliver(target('slack:#nowhere'), 'hi')).rejects.toThrow(

@@ -26,6 +26,8 @@ describe('delivery targets', () => {
     ['telegram:-1001234:17', { kind: 'platform', platform: 'telegram', destination: '-1001234', threadId: '17' }],
     ['telegram:@alerts', { kind: 'platform', platform: 'telegram', destination: '@alerts' }],
     ['slack:#ops', { kind: 'platform', platform: 'slack', destination: '#ops' }],
+    ['telegram:#ops', { kind: 'platform', platform: 'telegram', destination: '#ops', threadId: null }],
+    ['sms:#on-call', { kind: 'platform', platform: 'sms', destination: '#on-call' }],
     ['discord:123456:789', { kind: 'platform', platform: 'discord', destination: '123456', threadId: '789' }],
     ['matrix:!room:example.org', { kind: 'platform', platform: 'matrix', destination: '!room:example.org' }],
     ['signal:group:abc=', { kind: 'platform', platform: 'signal', destination: 'group:abc=' }],

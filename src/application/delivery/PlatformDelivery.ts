@@ -2,7 +2,7 @@ import { inject, injectable, optional } from 'inversify';
 import { channelsWithAliases, matchChannel } from '../../domain/delivery/channelDirectory.js';
 import { retryDelayMs, MAX_SEND_ATTEMPTS } from '../../domain/delivery/deliveryRetry.js';
 import { splitMessage } from '../../domain/delivery/splitMessage.js';
-import { channelNameIn, describeTarget, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
+import { channelNameIn, describeTarget, NAMED_CHANNEL_PLATFORMS, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { ChannelDirectoryStore } from '../ports/ChannelDirectory.js';
 import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
@@ -130,6 +130,11 @@ export class PlatformDelivery implements DeliveryChannel {
       throw new DeliveryError(`the ${status.platform} channel "#${named.name}" matches several channels (${match.candidates.join(', ')}); use the full name or the channel id.`);
     }
     if (!named.required) return { chatId: destination, threadId };
+    if (!NAMED_CHANNEL_PLATFORMS.includes(status.platform)) {
+      throw new DeliveryError(
+        `the ${status.platform} channel "#${named.name}" is unknown; name it under platforms.${status.platform}.channels in config.yaml, or use the chat id.`,
+      );
+    }
     throw new DeliveryError(
       `the ${status.platform} channel "#${named.name}" is unknown; run "agent channels list --refresh" to see the channels the bot can post to, or use the channel id.`,
     );
