@@ -73,4 +73,15 @@ describe('agent sessions with tools, end to end', () => {
     expect(offeredTools(0)).toEqual(expect.arrayContaining(['terminal', 'clarify']));
     expect(storedJobs(home)[0]).toMatchObject({ last_status: 'ok' });
   });
+
+  it('does not offer the cronjob tool to agent chat started from inside a cron run', async () => {
+    llm.reply(replies.text('No tools for jobs here.'));
+
+    const run = await runAgent(['chat', '-q', 'Make me a job', '--no-tick'], { home, env: { ...env, AGENT_CRON_RUN: 'deadbeef0000' } });
+
+    expect(run.code).toBe(0);
+    expect(offeredTools(0)).not.toContain('cronjob');
+    expect(offeredTools(0)).toEqual(expect.arrayContaining(['terminal', 'clarify']));
+    expect(storedJobs(home)).toEqual([]);
+  });
 });

@@ -206,6 +206,8 @@ class ChatSession {
       conversation: [...this.conversation],
       provider: this.flags.provider ?? null,
       model: this.flags.model ?? null,
+      // A chat started from inside a cron run (its terminal tool, say) may not reach jobs either.
+      insideCronRun: Boolean(this.io.cronRun),
       onText: streaming
         ? (delta) => {
             streamed = true;

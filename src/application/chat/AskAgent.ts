@@ -3,6 +3,7 @@ import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { chooseModel } from '../../domain/modelChoice.js';
 import { buildChatContext } from '../../domain/RunContext.js';
+import { cronRunToolsets } from '../../domain/toolsets.js';
 import type { AgentRunner, ConversationTurn, ModelSelection } from '../ports/AgentRunner.js';
 import type { MemoryStore } from '../ports/ContextFiles.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -25,6 +26,11 @@ export interface AskAgentInput {
   /** Overrides of the configured model for this session. */
   provider?: string | null;
   model?: string | null;
+  /**
+   * The session runs inside a cron run (`AGENT_CRON_RUN` set, e.g. started by its terminal
+   * tool): it gets every toolset but the job tool, like the run itself (rule 3).
+   */
+  insideCronRun?: boolean;
   /** Receives the answer as it streams. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;
@@ -59,7 +65,7 @@ export class AskAgent {
     const result = await this.agent.run({
       context: buildChatContext({ memories: await this.memory.load(), question: input.question }),
       selection,
-      toolsets: CHAT_TOOLSETS,
+      toolsets: input.insideCronRun ? cronRunToolsets(CHAT_TOOLSETS) : CHAT_TOOLSETS,
       idleTimeoutMs: this.settings.idleTimeoutMs,
       unattended: false,
       conversation: input.conversation ?? [],
