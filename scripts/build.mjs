@@ -8,7 +8,7 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 // Chunk names carry content hashes: start clean so stale chunks do not pile up.
 await rm('dist', { recursive: true, force: true });
 await build({
-  entryPoints: { agent: 'src/composition/cli/main.ts' },
+  entryPoints: { agent: 'src/composition/cli/agent.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -1,6 +1,3 @@
-#!/usr/bin/env node
-// First: for `agent gateway` a stop signal is heard from the very start (see the module).
-import './stopSignal.js';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';

@@ -2,9 +2,9 @@
  * The gateway's stop signal (decisions §4a): the first SIGTERM or SIGINT asks it to stop; a second
  * one, of either kind, ends the process at once with exit code 1.
  *
- * Imported first by the executable, so that for `agent gateway` the handlers are in place before
- * the rest of the program has even loaded: a signal during start-up is then a stop like any other,
- * not the default death by signal.
+ * Imported by the executable's tiny entry (agent.ts) before the program is loaded, so that for
+ * `agent gateway` the handlers are in place before the rest of the program has even been parsed:
+ * a signal during start-up is then a stop like any other, not the default death by signal.
  */
 let listening: Promise<string> | null = firstWord(process.argv.slice(2)) === 'gateway' ? listen() : null;
 
