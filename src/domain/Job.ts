@@ -164,13 +164,16 @@ export function isDue(job: Job, now: Date): boolean {
   );
 }
 
-/** A one-shot found this late is not run (decisions §3). */
+/**
+ * A one-shot found more than the grace late for its own time is not run (decisions §3). One
+ * resumed after its time has its slot at the resume instant instead (see resumeJob): the user
+ * asked for that run, so it is never judged missed and fires at the next tick, however late.
+ */
 export function isMissedOneShot(job: Job, now: Date): boolean {
-  return (
-    job.schedule.kind === 'once' &&
-    job.next_run_at !== null &&
-    now.getTime() - Date.parse(job.next_run_at) > ONE_SHOT_GRACE_MS
-  );
+  if (job.schedule.kind !== 'once' || job.next_run_at === null) return false;
+  const slot = Date.parse(job.next_run_at);
+  if (slot > Date.parse(job.schedule.run_at)) return false;
+  return now.getTime() - slot > ONE_SHOT_GRACE_MS;
 }
 
 /**
@@ -300,7 +303,8 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
   if (job.state !== 'paused') {
     throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
   }
-  // A one-shot whose time has passed was asked for all the same: it becomes due at once.
+  // A one-shot whose time has passed was asked for all the same: it becomes due at once, and its
+  // slot later than its own time is what exempts it from the missed rule (isMissedOneShot).
   const next =
     job.schedule.kind === 'once'
       ? new Date(Math.max(Date.parse(job.schedule.run_at), now.getTime()))

@@ -106,6 +106,72 @@ describe('pause and resume', () => {
     expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', repeat: { completed: 1 } });
   });
 
+  it('runs a one-shot resumed after its time at the next tick even when that tick comes more than 120 s later', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
+    await h.pauseJob.execute({ job: job.id });
+    h.clock.advance(60 * 60_000);
+    await h.resumeJob.execute({ job: job.id });
+    h.clock.advance(10 * 60_000);
+
+    const report = await h.runDueJobs.execute();
+
+    expect(report.missed).toEqual([]);
+    expect(report.ran.map((run) => run.job.id)).toEqual([job.id]);
+    expect(h.agent.requests).toHaveLength(1);
+    expect(h.repository.get(job.id)).toMatchObject({
+      state: 'completed', enabled: false, next_run_at: null, last_status: 'ok', last_error: null, repeat: { completed: 1 },
+    });
+    expect((await h.runDueJobs.execute()).ran).toHaveLength(0);
+    expect(h.agent.requests).toHaveLength(1);
+  });
+
+  it('delivers a one-shot paused by blocked_config once the configuration is fixed and it is resumed, however late the next tick', async () => {
+    const h = cronHarness();
+    h.agent.configured = false;
+    const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
+    h.clock.advance(10 * 60_000);
+    await h.runDueJobs.execute();
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', last_status: 'blocked_config', repeat: { completed: 0 } });
+
+    h.agent.configured = true;
+    h.clock.advance(60 * 60_000);
+    await h.resumeJob.execute({ job: job.id });
+    h.clock.advance(10 * 60_000);
+    const report = await h.runDueJobs.execute();
+
+    expect(report.missed).toEqual([]);
+    expect(h.agent.requests).toHaveLength(1);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+  });
+
+  it('still judges a one-shot resumed before its time missed when no tick runs it within 120 s of that time', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
+    await h.pauseJob.execute({ job: job.id });
+    await h.resumeJob.execute({ job: job.id });
+    h.clock.advance(10 * 60_000 + 121_000);
+
+    const report = await h.runDueJobs.execute();
+
+    expect(report.ran).toHaveLength(0);
+    expect(h.repository.get(job.id)!.last_error).toMatch(/^missed:/);
+  });
+
+  it('still judges a one-shot that was never paused missed when found 121 s after its time', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });
+    h.clock.advance(10 * 60_000 + 121_000);
+
+    const report = await h.runDueJobs.execute();
+
+    expect(report.ran).toHaveLength(0);
+    expect(h.agent.requests).toHaveLength(0);
+    expect(report.missed.map((missed) => missed.id)).toEqual([job.id]);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', enabled: false, last_status: 'error', repeat: { completed: 0 } });
+    expect(h.repository.get(job.id)!.last_error).toMatch(/^missed:/);
+  });
+
   it('lets a run in progress finish but keeps the job paused', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });

@@ -82,6 +82,28 @@ describe('the run path', () => {
     expect(h.agent.requests[0]!.context.task).toContain('## Script Output\n\ndisk 91% full\n\nSummarise the inbox');
   });
 
+  it.each([
+    ['its exit code', { exitCode: 3, stderr: 'no network\n' }, 'The script exited with code 3.\n\nno network'],
+    ['the timeout', { exitCode: null, timedOut: true, stderr: 'waiting\n' }, 'The script timed out after 3600 s.\n\nwaiting'],
+    ['the signal that ended it', { exitCode: null, signal: 'SIGKILL', stderr: 'going down\n' }, 'The script was ended by signal SIGKILL.\n\ngoing down'],
+    [
+      'why it could not be started',
+      { exitCode: null, startProblem: 'The script "probe.sh" could not be started (ENOENT); check its shebang line.' },
+      'The script "probe.sh" could not be started (ENOENT); check its shebang line.\n\nSummarise the inbox',
+    ],
+  ])('gives the agent a Script Error block naming %s, and still runs it', async (_what, result, block) => {
+    const h = cronHarness();
+    h.scripts.scripts['probe.sh'] = result;
+    const job = await dueJob(h, { script: 'probe.sh' });
+
+    await h.runDueJobs.execute();
+
+    const task = h.agent.requests[0]!.context.task;
+    expect(task).toContain(`## Script Error\n\n${block}`);
+    expect(task).not.toContain('code null');
+    expect(h.repository.get(job.id)).toMatchObject({ last_status: 'ok', repeat: { completed: 1 } });
+  });
+
   it('does not wake the agent when the script says so, and the run is a silent ok', async () => {
     const h = cronHarness();
     h.scripts.scripts['gate.sh'] = { stdout: 'nothing new\n{"wakeAgent": false}\n' };

@@ -26,6 +26,6 @@ export class FakeScriptExecutor implements ScriptExecutor {
     this.options.push(options);
     const { until, ...result } = this.scripts[path] ?? {};
     await until;
-    return { exitCode: 0, stdout: '', stderr: '', timedOut: false, ...result };
+    return { exitCode: 0, stdout: '', stderr: '', timedOut: false, signal: null, startProblem: null, ...result };
   }
 }

@@ -68,13 +68,15 @@ export class ProcessScriptExecutor implements ScriptExecutor {
    * Checks the path again, then runs the script: directly when it is executable (its shebang
    * line decides), else by its extension with bash, python3 or node. Throws ScriptPathError when
    * the path no longer passes the check. Everything the script itself does wrong — cannot be
-   * started, non-zero exit, timeout — is in the result: `exitCode` null and a sentence in
-   * `stderr` when it could not start; `timedOut` true when it was killed for the timeout.
+   * started, non-zero exit, timeout, killed by a signal — is in the result: `startProblem` says
+   * why it could not start, `timedOut` and `signal` why it has no exit code.
    */
   async run(path: string, options: ScriptRunOptions): Promise<ScriptResult> {
     const script = await this.locate(path);
     const launch = await launchFor(script);
-    if ('problem' in launch) return { exitCode: null, stdout: '', stderr: launch.problem, timedOut: false };
+    if ('problem' in launch) {
+      return { exitCode: null, stdout: '', stderr: '', timedOut: false, signal: null, startProblem: launch.problem };
+    }
     return this.execute(script, launch, options);
   }
 
@@ -130,19 +132,22 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
-    const result = (exitCode: number | null, note: string | null): ScriptResult => ({
-      exitCode,
+    const result = (ending: Partial<ScriptResult>, note: string | null = null): ScriptResult => ({
+      exitCode: null,
       stdout: withTruncationMarker(stdout),
       stderr: [withTruncationMarker(stderr), note].filter(Boolean).join('\n'),
-      timedOut: end.kind === 'stopped' && end.reason === 'timeout',
+      timedOut: false,
+      signal: null,
+      startProblem: null,
+      ...ending,
     });
     switch (end.kind) {
       case 'not_started':
-        return result(null, startProblem(launch.program, script, end.error));
+        return result({ startProblem: startProblem(launch.program, script, end.error) });
       case 'stopped':
-        return result(null, end.reason === 'aborted' ? CANCELLED : null);
+        return end.reason === 'timeout' ? result({ timedOut: true }) : result({}, end.reason === 'aborted' ? CANCELLED : null);
       case 'exited':
-        return result(end.code, end.signal ? `The script was killed by signal ${end.signal}.` : null);
+        return result({ exitCode: end.code, signal: end.code === null ? end.signal : null });
     }
   }
 }

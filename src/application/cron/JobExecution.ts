@@ -18,7 +18,7 @@ import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
-import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -35,6 +35,16 @@ export interface JobRunReport {
 }
 
 const RUN_CANCELLED = 'the gateway stopped before the run finished';
+
+/** The first line of a `## Script Error` block: what went wrong, in one sentence; null when nothing did. */
+function scriptProblem(result: ScriptResult, timeoutMs: number): string | null {
+  if (result.startProblem !== null) return result.startProblem;
+  if (result.timedOut) return `The script timed out after ${Math.round(timeoutMs / 1000)} s.`;
+  if (result.signal !== null) return `The script was ended by signal ${result.signal}.`;
+  if (result.exitCode === null) return 'The script was stopped before it finished.';
+  if (result.exitCode !== 0) return `The script exited with code ${result.exitCode}.`;
+  return null;
+}
 
 /**
  * The run path shared by the tick and `agent cron run` (decisions §5): pre-dispatch validation,
@@ -135,12 +145,8 @@ export class JobExecution {
     if (!job.script) return null;
     const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
     if (signal?.aborted) throw new Error(RUN_CANCELLED);
-    if (result.timedOut) {
-      return scriptErrorBlock(`The script timed out after ${Math.round(this.settings.scriptTimeoutMs / 1000)} s.`, result.stderr);
-    }
-    if (result.exitCode !== 0) {
-      return scriptErrorBlock(`The script exited with code ${result.exitCode}.`, result.stderr);
-    }
+    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
+    if (problem !== null) return scriptErrorBlock(problem, result.stderr);
     return scriptSaysSleep(result.stdout) ? 'sleep' : scriptOutputBlock(result.stdout);
   }
 

@@ -8,11 +8,22 @@ export class ScriptPathError extends AppError {
   }
 }
 
+/** How a script run ended. */
 export interface ScriptResult {
+  /**
+   * The script's exit code; null when it has none: it could not be started (`startProblem`), was
+   * killed for the timeout (`timedOut`) or by a signal (`signal`), or its run was cancelled.
+   */
   exitCode: number | null;
   stdout: string;
+  /** What the script wrote to stderr. */
   stderr: string;
+  /** True when it was killed for running past its timeout. */
   timedOut: boolean;
+  /** The signal that ended it (`SIGKILL` …) when that was not the timeout; else null. */
+  signal: string | null;
+  /** One sentence saying why it could not be started and what to check; null when it started. */
+  startProblem: string | null;
 }
 
 export interface ScriptRunOptions {

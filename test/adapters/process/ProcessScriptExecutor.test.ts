@@ -140,7 +140,7 @@ describe('ProcessScriptExecutor.run', () => {
 
     const result = await executor.run('where.js', { timeoutMs: TEN_SECONDS });
 
-    expect(result).toEqual({ exitCode: 0, stdout: `${scriptsDir}\n`, stderr: 'note\n', timedOut: false });
+    expect(result).toEqual({ exitCode: 0, stdout: `${scriptsDir}\n`, stderr: 'note\n', timedOut: false, signal: null, startProblem: null });
   });
 
   it('runs a non-executable .sh with bash', async () => {
@@ -172,10 +172,38 @@ describe('ProcessScriptExecutor.run', () => {
     expect(await executor.run('notes.txt', { timeoutMs: TEN_SECONDS })).toEqual({
       exitCode: null,
       stdout: '',
-      stderr:
+      stderr: '',
+      timedOut: false,
+      signal: null,
+      startProblem:
         'The script "notes.txt" is not executable and its extension is not one of .sh, .bash, .py, .js, .mjs, .cjs; ' +
         'make it executable (chmod +x, with a shebang line) or rename it.',
+    });
+  });
+
+  it('says why an executable script whose interpreter line names no program could not be started', async () => {
+    writeScript('bad.sh', `#!${join(home, 'no-such-interpreter')}\necho should not run\n`, 0o755);
+
+    expect(await executor.run('bad.sh', { timeoutMs: TEN_SECONDS })).toEqual({
+      exitCode: null,
+      stdout: '',
+      stderr: '',
       timedOut: false,
+      signal: null,
+      startProblem: 'The script "bad.sh" could not be started (ENOENT); check its shebang line.',
+    });
+  });
+
+  it('says which signal ended a script that was killed by one, keeping what it wrote', async () => {
+    writeScript('killed.sh', 'echo before\necho going down >&2\nkill -9 $$\necho never\n');
+
+    expect(await executor.run('killed.sh', { timeoutMs: TEN_SECONDS })).toEqual({
+      exitCode: null,
+      stdout: 'before\n',
+      stderr: 'going down\n',
+      timedOut: false,
+      signal: 'SIGKILL',
+      startProblem: null,
     });
   });
 
@@ -187,6 +215,8 @@ describe('ProcessScriptExecutor.run', () => {
       stdout: 'partial\n',
       stderr: 'broken\n',
       timedOut: false,
+      signal: null,
+      startProblem: null,
     });
   });
 
@@ -218,7 +248,7 @@ describe('ProcessScriptExecutor.run', () => {
     jest.advanceTimersByTime(1);
     const result = await running;
 
-    expect(result).toMatchObject({ timedOut: true, exitCode: null, stdout: 'started\n' });
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: null, startProblem: null, stdout: 'started\n' });
     expect(existsSync(pidFile)).toBe(true);
     const [shellPid, sleepPid] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number) as [number, number];
     expect(await eventually(() => !isRunning(shellPid) && !isRunning(sleepPid))).toBe(true);
@@ -233,6 +263,8 @@ describe('ProcessScriptExecutor.run', () => {
         stdout: 'done\n',
         stderr: '',
         timedOut: false,
+        signal: null,
+        startProblem: null,
       });
     } finally {
       if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
