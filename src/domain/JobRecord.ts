@@ -59,7 +59,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   const prompt = str(record.prompt);
   if (prompt === null) return fail('it has no prompt', id);
   const schedule = scheduleFromRecord(record.schedule);
-  if (!schedule) return fail('its schedule cannot be read', id);
+  if (typeof schedule === 'string') return fail(schedule, id);
   const state = (record.state ?? 'scheduled') as JobState;
   if (!JOB_STATES.includes(state)) return fail(`its state "${String(record.state)}" is unknown`, id);
   const legacySkill = str(record.skill);

@@ -1,4 +1,4 @@
-import { looksLikeCron, nextCronRun, parseCronExpression } from './cronExpression.js';
+import { cronExpressionFault, looksLikeCron, nextCronRun, parseCronExpression } from './cronExpression.js';
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidScheduleError } from './errors.js';
 import { formatWallClock, instantOfWallClock, toIsoUtc } from './zonedTime.js';
@@ -17,17 +17,45 @@ const UNIT_MINUTES: ReadonlyArray<[RegExp, number]> = [
   [/^(d|day|days)$/, 1440],
 ];
 
+/** The four forms, for every message that refuses a schedule a user wrote: one list, one place. */
 const FORMS_HELP =
   'use one of: "every 30m" (interval), "0 9 * * 1-5" (cron), "2027-01-15T14:00:00" (ISO time), "30m" (delay)';
 
-function durationMinutes(text: string): number | null {
-  const match = /^(\d+)\s*([a-z]+)$/i.exec(text.trim());
-  if (!match) return null;
-  const amount = Number(match[1]);
-  const unit = UNIT_MINUTES.find(([pattern]) => pattern.test(match[2]!.toLowerCase()));
-  if (!unit || !Number.isSafeInteger(amount) || amount <= 0) return null;
-  return amount * unit[1];
+function invalidSchedule(text: string, what: string, why: string): InvalidScheduleError {
+  return new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not ${what}: ${why}; ${FORMS_HELP}.`);
 }
+
+/**
+ * About 127,000 years: a time this far from now can still be held as a date, whose range ends
+ * 8.64e15 ms after 1970. Longer would fail when the next run is computed.
+ */
+const LONGEST_DURATION_MS = 4e15;
+
+/**
+ * The minutes of a duration (`30m`, `2 hours`), or why it is not one: a phrase such as
+ * `"x" is not a unit (m for minutes, h for hours, d for days)`.
+ */
+function durationOf(text: string): number | string {
+  const match = /^([+-]?[\d.,]+)\s*([a-z]*)$/i.exec(text.trim());
+  if (!match) return `"${text.trim()}" is not a number followed by a unit`;
+  const [, number, unitText] = match as unknown as [string, string, string];
+  const amount = Number(number);
+  if (!/^\d+$/.test(number) || amount === 0) return `the number must be a whole number of 1 or more, not ${number}`;
+  if (unitText === '') return 'it has no unit (m for minutes, h for hours, d for days)';
+  const unit = UNIT_MINUTES.find(([pattern]) => pattern.test(unitText.toLowerCase()));
+  if (!unit) return `"${unitText}" is not a unit (m for minutes, h for hours, d for days)`;
+  const minutes = amount * unit[1];
+  if (!Number.isSafeInteger(minutes) || minutes * 60_000 > LONGEST_DURATION_MS) return `${number}${unitText} is too long`;
+  return minutes;
+}
+
+function durationMinutes(text: string): number | null {
+  const minutes = durationOf(text);
+  return typeof minutes === 'number' ? minutes : null;
+}
+
+/** A delay that went wrong still reads as one (`0m`, `5x`, `1.5h`); anything else is no form at all. */
+const DELAY_SHAPE = /^[+-]?\d[\d.,]*\s*[a-z]*$/i;
 
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -38,33 +66,40 @@ function parseIso(text: string, timeZone: string): Date | null {
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as [
     number, number, number, number, number, number,
   ];
-  const probe = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  const sameFields =
-    probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day &&
-    probe.getUTCHours() === hour && probe.getUTCMinutes() === minute;
-  if (!sameFields) {
-    throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a real date and time; check the day, month and hour.`);
-  }
+  const fault = wallClockFault(year, month, day, hour, minute, second);
+  if (fault) throw invalidSchedule(text, 'a real date and time', fault);
   const offset = match[7];
   if (offset) {
-    return new Date(Date.parse(`${text.replace(' ', 'T')}`));
+    const at = Date.parse(`${text.replace(' ', 'T')}`);
+    if (Number.isNaN(at)) throw invalidSchedule(text, 'a real date and time', `${offset} is not a UTC offset`);
+    return new Date(at);
   }
   return instantOfWallClock({ year, month, day, hour, minute, second }, timeZone);
+}
+
+/** Which part of a date and time does not exist (`2026-02 has no day 30`), or null. */
+function wallClockFault(year: number, month: number, day: number, hour: number, minute: number, second: number): string | null {
+  if (month < 1 || month > 12) return `there is no month ${month}`;
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return `${year}-${String(month).padStart(2, '0')} has no day ${day}`;
+  if (hour > 23) return `there is no hour ${hour}`;
+  if (minute > 59) return `there is no minute ${minute}`;
+  if (second > 59) return `there is no second ${second}`;
+  return null;
 }
 
 /**
  * Reads a schedule written by a user, trying the four forms in the order of decisions §3:
  * interval, cron, ISO timestamp, relative delay. Naive times are read in `timeZone`.
- * Throws SCHEDULE.INVALID with a message listing the forms when nothing matches.
+ * Throws SCHEDULE.INVALID saying what is wrong: with the four forms listed, or for a cron
+ * expression with the offending field named.
  */
 export function parseSchedule(input: string, now: Date, timeZone: string): Schedule {
   const text = input.trim();
   const interval = /^every\s+(.+)$/i.exec(text);
   if (interval) {
-    const minutes = durationMinutes(interval[1]!);
-    if (minutes === null) {
-      throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a valid interval; write it like "every 30m", "every 2h" or "every 1d".`);
-    }
+    const minutes = durationOf(interval[1]!);
+    if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid interval', minutes);
     const expr = `every ${interval[1]!.trim()}`;
     return { kind: 'interval', expr, display: expr, minutes };
   }
@@ -79,8 +114,8 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
     }
     return { kind: 'once', expr: text, display: `once at ${formatWallClock(at, timeZone)}`, run_at: toIsoUtc(at) };
   }
-  const delay = durationMinutes(text);
-  if (delay !== null) {
+  const delay = durationOf(text);
+  if (typeof delay === 'number') {
     return {
       kind: 'once',
       expr: text,
@@ -88,6 +123,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
       run_at: toIsoUtc(new Date(now.getTime() + delay * 60_000)),
     };
   }
+  if (DELAY_SHAPE.test(text)) throw invalidSchedule(text, 'a schedule', delay);
   throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a schedule; ${FORMS_HELP}.`);
 }
 
@@ -110,26 +146,28 @@ export function nextRunTime(schedule: Schedule, from: Date, timeZone: string): D
   }
 }
 
-/** Reads a stored schedule back, tolerating the shapes older versions wrote. Null when unusable. */
-export function scheduleFromRecord(value: unknown): Schedule | null {
-  if (typeof value !== 'object' || value === null) return null;
+/**
+ * Reads a stored schedule back, tolerating the shapes older versions wrote. When it cannot be
+ * used, why, as a phrase about the record ("its schedule cannot be read").
+ */
+export function scheduleFromRecord(value: unknown): Schedule | string {
+  const unusable = 'its schedule cannot be read';
+  if (typeof value !== 'object' || value === null) return unusable;
   const record = value as Record<string, unknown>;
   const expr = typeof record.expr === 'string' ? record.expr : null;
   const display = typeof record.display === 'string' ? record.display : expr;
-  if (expr === null || display === null) return null;
+  if (expr === null || display === null) return unusable;
   if (record.kind === 'cron') {
-    try {
-      return { kind: 'cron', expr: parseCronExpression(expr), display };
-    } catch {
-      return null;
-    }
+    const fault = cronExpressionFault(expr);
+    if (fault !== null) return `its cron expression ${JSON.stringify(expr)} is not valid: ${fault}`;
+    return { kind: 'cron', expr: parseCronExpression(expr), display };
   }
   if (record.kind === 'interval') {
     const minutes = typeof record.minutes === 'number' ? record.minutes : durationMinutes(expr.replace(/^every\s+/i, ''));
-    return minutes && minutes > 0 ? { kind: 'interval', expr, display, minutes } : null;
+    return minutes && minutes > 0 ? { kind: 'interval', expr, display, minutes } : unusable;
   }
   if (record.kind === 'once' && typeof record.run_at === 'string' && !Number.isNaN(Date.parse(record.run_at))) {
     return { kind: 'once', expr, display, run_at: record.run_at };
   }
-  return null;
+  return unusable;
 }

@@ -12,6 +12,8 @@ interface FieldSpec {
   name: string;
   min: number;
   max: number;
+  /** The largest step: the number of distinct values (7 days of the week, though 7 is also Sunday). */
+  maxStep: number;
   names?: Record<string, number>;
 }
 
@@ -22,58 +24,90 @@ export const CRON_MONTH_NAMES: Readonly<Record<string, number>> = {
 export const CRON_DAY_NAMES: Readonly<Record<string, number>> = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
 
 const FIELDS: readonly FieldSpec[] = [
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day-of-month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: CRON_MONTH_NAMES },
-  { name: 'day-of-week', min: 0, max: 7, names: CRON_DAY_NAMES },
+  { name: 'minute', min: 0, max: 59, maxStep: 60 },
+  { name: 'hour', min: 0, max: 23, maxStep: 24 },
+  { name: 'day-of-month', min: 1, max: 31, maxStep: 31 },
+  { name: 'month', min: 1, max: 12, maxStep: 12, names: CRON_MONTH_NAMES },
+  { name: 'day-of-week', min: 0, max: 7, maxStep: 7, names: CRON_DAY_NAMES },
 ];
 
-function invalid(field: FieldSpec, value: string, why: string): InvalidScheduleError {
-  return new InvalidScheduleError(
-    ERROR_CODES.SCHEDULE.INVALID,
-    `Cron ${field.name} field "${value}" ${why}; use numbers ${field.min}-${field.max}` +
-      `${field.names ? ' or names' : ''}, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).`,
-  );
+const DAY_OF_MONTH = 2;
+const DAY_OF_WEEK = 4;
+
+/** What is wrong with one field: which field, as written, and why. */
+interface FieldFault {
+  field: FieldSpec;
+  text: string;
+  why: string;
 }
 
-function valueOf(field: FieldSpec, token: string, whole: string): number {
+/** The number `token` stands for in `field`, or why it stands for none. */
+function valueOf(field: FieldSpec, token: string): number | string {
   const named = field.names?.[token.toUpperCase()];
   if (named !== undefined) return named;
-  if (!/^\d+$/.test(token)) throw invalid(field, whole, `has "${token}", which is not a value`);
+  if (!/^\d+$/.test(token)) return `has "${token}", which is not a value`;
   const value = Number(token);
-  if (value < field.min || value > field.max) {
-    throw invalid(field, whole, `has ${value}, which is out of range`);
-  }
+  if (value < field.min || value > field.max) return `has ${value}, which is out of range`;
   return value;
 }
 
-function validateField(field: FieldSpec, text: string): void {
+/** Why `text` is not a valid `field`, or null when it is. */
+function fieldFault(field: FieldSpec, text: string): string | null {
   for (const item of text.split(',')) {
     const [range, step, extra] = item.split('/');
     if (range === undefined || range === '' || extra !== undefined) {
-      throw invalid(field, text, `has "${item}", which is not a value, range or step`);
+      return `has "${item}", which is not a value, range or step`;
     }
     if (step !== undefined && (!/^\d+$/.test(step) || Number(step) === 0)) {
-      throw invalid(field, text, `has step "${step}", which is not a positive number`);
+      return `has step "${step}", which is not a positive number`;
+    }
+    if (step !== undefined && Number(step) > field.maxStep) {
+      return `has step ${Number(step)}, which is not between 1 and ${field.maxStep}`;
     }
     if (range === '*') continue;
     const bounds = range.split('-');
-    if (bounds.length > 2) throw invalid(field, text, `has "${range}", which is not a range`);
-    const [low, high] = bounds.map((bound) => valueOf(field, bound, text));
+    if (bounds.length > 2) return `has "${range}", which is not a range`;
+    const values = bounds.map((bound) => valueOf(field, bound));
+    const wrongValue = values.find((value): value is string => typeof value === 'string');
+    if (wrongValue !== undefined) return wrongValue;
+    const [low, high] = values as number[];
     if (high !== undefined && low !== undefined && low > high) {
-      throw invalid(field, text, `has the range ${range}, whose start is after its end`);
+      return `has the range ${range}, whose start is after its end`;
     }
     if (step !== undefined && high === undefined) {
-      throw invalid(field, text, `has "${item}"; a step needs "*" or a range before it`);
+      return `has "${item}"; a step needs "*" or a range before it`;
     }
   }
+  return null;
+}
+
+/** The first wrong field of five, or null when all five are valid. */
+function firstFieldFault(fields: readonly string[]): FieldFault | null {
+  for (const [index, text] of fields.entries()) {
+    const field = FIELDS[index]!;
+    const why = fieldFault(field, text);
+    if (why !== null) return { field, text, why };
+  }
+  return null;
 }
 
 /** Whether `input` has the shape of a five-field cron expression (it may still be invalid). */
 export function looksLikeCron(input: string): boolean {
   const fields = input.trim().split(/\s+/);
-  return fields.length === 5 && fields.every((field) => /^[\w*/,-]+$/.test(field));
+  // `?` and `#` are other dialects' syntax: still meant as cron, so the error names the field.
+  return fields.length === 5 && fields.every((field) => /^[\w*/,#?-]+$/.test(field));
+}
+
+/**
+ * What is wrong with a cron expression, as a phrase naming the field (`the hour field "25" has
+ * 25, which is out of range`), or null when it is valid: for reporting a stored record.
+ */
+export function cronExpressionFault(input: string): string | null {
+  if (validExpressions.has(input)) return null;
+  const fields = input.trim().split(/\s+/);
+  if (fields.length !== 5) return `it has ${fields.length} fields, not 5 (minute hour day-of-month month day-of-week)`;
+  const fault = firstFieldFault(fields);
+  return fault && `the ${fault.field.name} field "${fault.text}" ${fault.why}`;
 }
 
 /**
@@ -90,7 +124,15 @@ export function parseCronExpression(input: string): string {
       `A cron expression has 5 fields (minute hour day-of-month month day-of-week); "${input.trim()}" has ${fields.length}.`,
     );
   }
-  fields.forEach((text, index) => validateField(FIELDS[index]!, text));
+  const fault = firstFieldFault(fields);
+  if (fault) {
+    const { field, text, why } = fault;
+    throw new InvalidScheduleError(
+      ERROR_CODES.SCHEDULE.INVALID,
+      `Cron ${field.name} field "${text}" ${why}; use numbers ${field.min}-${field.max}` +
+        `${field.names ? ' or names' : ''}, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).`,
+    );
+  }
   const normalized = fields.join(' ');
   validExpressions.set(input, normalized);
   return normalized;
@@ -105,12 +147,23 @@ const validExpressions = new Map<string, string>();
 
 const patterns = new Map<string, Cron>();
 
+// Vixie cron ORs day-of-month and day-of-week only when neither field starts with "*"; when
+// either does ("*", "*/2"), a day must match both, which for a bare "*" is the other field alone.
+// Croner ORs whenever a field is not exactly "*": "0 0 */2 * 1" would fire on every odd day.
+function daysMustMatchBoth(expression: string): boolean {
+  const fields = expression.trim().split(/\s+/);
+  return fields[DAY_OF_MONTH]!.startsWith('*') || fields[DAY_OF_WEEK]!.startsWith('*');
+}
+
 /** Croner evaluates the pattern on wall-clock readings encoded as UTC, so it never sees a zone. */
 function wallClockPattern(expression: string): Cron {
   let pattern = patterns.get(expression);
   if (!pattern) {
-    // domAndDow false: day-of-month and day-of-week are ORed when both are restricted (Vixie).
-    pattern = new Cron(expression, { timezone: 'Etc/UTC', domAndDow: false, mode: '5-part' });
+    pattern = new Cron(expression, {
+      timezone: 'Etc/UTC',
+      domAndDow: daysMustMatchBoth(expression),
+      mode: '5-part',
+    });
     patterns.set(expression, pattern);
   }
   return pattern;

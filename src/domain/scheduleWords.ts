@@ -129,6 +129,7 @@ function dayWords(monthDays: Item[] | null, weekDays: Item[] | null, monthDayTex
   const weekDayPhrase = allWeekDays
     ? null
     : `on ${(weekDays && listOf(weekDays, (d) => DAY_NAMES[d % 7] ?? String(d))) ?? `day-of-week ${weekDayText}`}`;
-  // Both restricted: either one matching is enough (standard cron).
-  return ` ${[monthDayPhrase, weekDayPhrase].filter((phrase) => phrase !== null).join(' or ')}`;
+  // Both restricted: either one matching is enough, unless a field starts with "*" (Vixie cron).
+  const joiner = monthDayText.startsWith('*') || weekDayText.startsWith('*') ? ' and ' : ' or ';
+  return ` ${[monthDayPhrase, weekDayPhrase].filter((phrase) => phrase !== null).join(joiner)}`;
 }

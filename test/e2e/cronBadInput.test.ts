@@ -62,6 +62,38 @@ describe('agent cron given bad input', () => {
       expect(existsSync(jobsFileOf(home))).toBe(false);
     });
 
+    it('names the cron field whose step is larger than the field, never the cron library\'s words', async () => {
+      const schedules = ['*/61 * * * *', '0 0 */32 * *', '0 0 * */13 *', '0 0 * * 1-5/9'];
+      const runs = await Promise.all(schedules.map((schedule) => agent('create', schedule, 'x')));
+
+      expect(runs.map((run) => failure(run, 1))).toEqual([
+        'error: Cron minute field "*/61" has step 61, which is not between 1 and 60; use numbers 0-59, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).',
+        'error: Cron day-of-month field "*/32" has step 32, which is not between 1 and 31; use numbers 1-31, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).',
+        'error: Cron month field "*/13" has step 13, which is not between 1 and 12; use numbers 1-12 or names, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).',
+        'error: Cron day-of-week field "1-5/9" has step 9, which is not between 1 and 7; use numbers 0-7 or names, "*", lists (a,b), ranges (a-b) and steps (*/n, a-b/n).',
+      ]);
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
+    it('says what is wrong with an interval, a delay or a date, and lists the four forms', async () => {
+      const schedules = ['every 0m', 'every 5x', 'every 30', '0m', '2026-02-30T10:00:00', '2027-01-15T14:00:00+25:00'];
+      const runs = await Promise.all(schedules.map((schedule) => agent('create', schedule, 'x')));
+      const messages = runs.map((run) => failure(run, 1));
+
+      expect(messages.map((message) => message.replace(/; use one of: .*$/, ''))).toEqual([
+        'error: "every 0m" is not a valid interval: the number must be a whole number of 1 or more, not 0',
+        'error: "every 5x" is not a valid interval: "x" is not a unit (m for minutes, h for hours, d for days)',
+        'error: "every 30" is not a valid interval: it has no unit (m for minutes, h for hours, d for days)',
+        'error: "0m" is not a schedule: the number must be a whole number of 1 or more, not 0',
+        'error: "2026-02-30T10:00:00" is not a real date and time: 2026-02 has no day 30',
+        'error: "2027-01-15T14:00:00+25:00" is not a real date and time: +25:00 is not a UTC offset',
+      ]);
+      for (const message of messages) {
+        expect(message).toMatch(/; use one of: "every 30m" \(interval\), "0 9 \* \* 1-5" \(cron\), "2027-01-15T14:00:00" \(ISO time\), "30m" \(delay\)\.$/);
+      }
+      expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
     it('refuses a one-shot in the past', async () => {
       const message = failure(await agent('create', '2020-01-01T09:00', 'Too late'), 1);
 
@@ -85,6 +117,40 @@ describe('agent cron given bad input', () => {
       } finally {
         await removeAgentHome(mars);
       }
+    });
+
+    describe('from TZ, when neither config.yaml nor AGENT_TIMEZONE names one', () => {
+      let zoneless: string;
+      beforeEach(async () => (zoneless = await makeAgentHome({ timezone: null })));
+      afterEach(() => removeAgentHome(zoneless));
+
+      it('refuses a TZ that names no zone, naming TZ, instead of reading it as UTC', async () => {
+        const runs = await Promise.all([
+          runAgent(['cron', 'list'], { home: zoneless, env: { TZ: 'Foo/Bar' } }),
+          runAgent(['cron', 'create', '0 9 * * *', 'Plan'], { home: zoneless, env: { TZ: 'Foo/Bar' } }),
+        ]);
+
+        for (const run of runs) {
+          expect(failure(run, 1)).toBe('error: TZ: "Foo/Bar" is not a valid time zone; use an IANA name such as "Europe/Berlin" or "UTC".');
+        }
+        expect(existsSync(jobsFileOf(zoneless))).toBe(false);
+      });
+
+      it('reads an empty TZ as UTC and a set one as its zone', async () => {
+        const utc = await runAgent(['cron', 'create', '0 9 * * *', 'Plan', '--no-tick'], { home: zoneless, env: { TZ: '' } });
+        const tokyo = await runAgent(['cron', 'list'], { home: zoneless, env: { TZ: 'Asia/Tokyo' } });
+
+        expect(utc.code).toBe(0);
+        expect(utc.stdout).toMatch(/next run \d{4}-\d\d-\d\d 09:00 \(UTC\)/);
+        expect(tokyo.code).toBe(0);
+        expect(tokyo.stdout).toMatch(/NEXT RUN \(Asia\/Tokyo\)[^]*\d{4}-\d\d-\d\d 18:00/);
+      });
+
+      it('lets config.yaml\'s timezone win over an invalid TZ', async () => {
+        const run = await runAgent(['cron', 'list'], { home, env: { TZ: 'Foo/Bar' } });
+
+        expect(run.code).toBe(0);
+      });
     });
 
     it('refuses an invalid AGENT_TIMEZONE even when config.yaml names a valid zone', async () => {

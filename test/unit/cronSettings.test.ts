@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
 import {
   cronSettingsFrom,
@@ -40,6 +43,52 @@ describe('resolveTimeZone', () => {
     expect(() => resolveTimeZone(configWith({ timezone: 'Nowhere' }), {})).toThrow(
       expect.objectContaining({ code: 'TIMEZONE.INVALID' }),
     );
+  });
+});
+
+describe('resolveTimeZone with TZ, the system zone', () => {
+  it('reads the zone TZ names, with or without a leading colon', () => {
+    expect(resolveTimeZone(configWith(), { TZ: 'Asia/Tokyo' })).toBe('Asia/Tokyo');
+    expect(resolveTimeZone(configWith(), { TZ: ':Asia/Tokyo' })).toBe('Asia/Tokyo');
+  });
+
+  it('reads an empty TZ as UTC, as POSIX does', () => {
+    expect(resolveTimeZone(configWith(), { TZ: '' })).toBe('UTC');
+    expect(resolveTimeZone(configWith(), { TZ: ' ' })).toBe('UTC');
+  });
+
+  it('refuses a TZ that names no zone, naming TZ, instead of falling back to UTC', () => {
+    for (const written of ['Foo/Bar', ':Foo/Bar', '<+03>-3', 'GMT+3']) {
+      expect(() => resolveTimeZone(configWith(), { TZ: written })).toThrow(
+        expect.objectContaining({
+          code: 'TIMEZONE.INVALID',
+          message: expect.stringMatching(/^TZ: ".*" is not a valid time zone; use an IANA name such as "Europe\/Berlin" or "UTC"\.$/),
+        }),
+      );
+    }
+  });
+
+  it('reads the zone of a zone file TZ points at by its place under zoneinfo', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tz-'));
+    try {
+      mkdirSync(join(root, 'zoneinfo', 'Asia'), { recursive: true });
+      writeFileSync(join(root, 'zoneinfo', 'Asia', 'Tokyo'), 'TZif');
+      symlinkSync(join(root, 'zoneinfo', 'Asia', 'Tokyo'), join(root, 'localtime'));
+      writeFileSync(join(root, 'copied-localtime'), 'TZif');
+
+      expect(resolveTimeZone(configWith(), { TZ: join(root, 'zoneinfo', 'Asia', 'Tokyo') })).toBe('Asia/Tokyo');
+      expect(resolveTimeZone(configWith(), { TZ: `:${join(root, 'localtime')}` })).toBe('Asia/Tokyo');
+      expect(() => resolveTimeZone(configWith(), { TZ: `:${join(root, 'copied-localtime')}` })).toThrow(/^TZ: ".*copied-localtime" is not a valid time zone/);
+      expect(() => resolveTimeZone(configWith(), { TZ: join(root, 'missing') })).toThrow(/^TZ: /);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('consults TZ only when neither AGENT_TIMEZONE nor timezone is set', () => {
+    expect(resolveTimeZone(configWith({ timezone: 'Asia/Tokyo' }), { TZ: 'Foo/Bar' })).toBe('Asia/Tokyo');
+    expect(resolveTimeZone(configWith(), { AGENT_TIMEZONE: 'Europe/Paris', TZ: '' })).toBe('Europe/Paris');
+    expect(() => resolveTimeZone(configWith({ timezone: 'Nowhere' }), { TZ: 'Asia/Tokyo' })).toThrow(/timezone: "Nowhere"/);
   });
 });
 

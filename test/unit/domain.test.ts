@@ -62,9 +62,21 @@ describe('stored records', () => {
   });
 
   it('reports a record without a usable schedule instead of guessing', () => {
-    expect(readJobRecord({ ...base, schedule: { kind: 'cron', expr: '99 * * * *' } }, 3)).toEqual({
+    expect(readJobRecord({ ...base, schedule: { kind: 'weekly', expr: 'mondays' } }, 3)).toEqual({
       ok: false,
       problem: { index: 3, id: 'abc123abc123', reason: 'its schedule cannot be read' },
+    });
+  });
+
+  it.each([
+    ['99 * * * *', 'the minute field "99" has 99, which is out of range'],
+    ['*/61 * * * *', 'the minute field "*/61" has step 61, which is not between 1 and 60'],
+    ['0 0 * * 1-5/9', 'the day-of-week field "1-5/9" has step 9, which is not between 1 and 7'],
+    ['0 0 9 * * 1', 'it has 6 fields, not 5 (minute hour day-of-month month day-of-week)'],
+  ])('reports a stored cron expression %j that is not valid, naming the field', (expr, fault) => {
+    expect(readJobRecord({ ...base, schedule: { kind: 'cron', expr, display: expr } }, 3)).toEqual({
+      ok: false,
+      problem: { index: 3, id: 'abc123abc123', reason: `its cron expression ${JSON.stringify(expr)} is not valid: ${fault}` },
     });
   });
 

@@ -27,6 +27,7 @@ describe('a schedule in words', () => {
     ['0 9 1 * *', 'at 09:00 on day 1 of the month'],
     ['0 9 1,15 * *', 'at 09:00 on day 1 and 15 of the month'],
     ['0 9 1 * 1', 'at 09:00 on day 1 of the month or on Monday'],
+    ['0 0 */2 * 1', 'at 00:00 on day */2 of the month and on Monday'],
     ['0 0 * * 0,6', 'at 00:00 on Sunday and Saturday'],
     ['0 0 * * 7', 'at 00:00 on Sunday'],
     ['0 12 25 DEC *', 'at 12:00 on day 25 of the month in December'],

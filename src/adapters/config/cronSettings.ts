@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
@@ -12,8 +13,8 @@ export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
 
 /**
  * The zone cron expressions and naive times are read in (decisions §3): `AGENT_TIMEZONE`, else
- * `timezone` from the config, else the system zone. An invalid name throws the domain's
- * `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
+ * `timezone` from the config, else the system zone (`TZ`, see systemTimeZone). An invalid name
+ * throws the domain's `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
  */
 export function resolveTimeZone(
   config: Pick<AgentConfig, 'timezone'>,
@@ -22,19 +23,48 @@ export function resolveTimeZone(
 ): string {
   const fromEnv = env.AGENT_TIMEZONE?.trim();
   const fromConfig = config.timezone?.trim();
-  const chosen = fromEnv || fromConfig || systemTimeZone();
+  const chosen = fromEnv || fromConfig || systemTimeZone(env);
   try {
     return assertTimeZone(chosen);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     // Say where the bad name came from, so the user knows what to fix.
-    const source = fromEnv ? 'AGENT_TIMEZONE' : fromConfig ? `${configFile}: timezone` : 'the system time zone';
+    const source = fromEnv
+      ? 'AGENT_TIMEZONE'
+      : fromConfig
+        ? `${configFile}: timezone`
+        : env.TZ !== undefined
+          ? 'TZ'
+          : 'the system time zone';
     throw new AppError(error.code, `${source}: ${error.message}`);
   }
 }
 
-function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/**
+ * The system zone as POSIX defines it: `TZ` unset, the machine's zone; `TZ` empty, UTC; else the
+ * zone `TZ` names, with or without a leading ":", or by the path of its zone file. A value that
+ * names no zone is returned as written, for the caller to refuse: the runtime would otherwise
+ * quietly read it as UTC.
+ */
+function systemTimeZone(env: NodeJS.ProcessEnv): string {
+  const written = env.TZ;
+  if (written === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  if (written.trim() === '') return 'UTC';
+  const name = written.trim().replace(/^:/, '');
+  if (name !== '' && !name.startsWith('/')) return name;
+  return zoneOfFile(name || '/etc/localtime') ?? written;
+}
+
+/** The IANA name of a zone file such as /etc/localtime, from where it lies under a zoneinfo directory. */
+function zoneOfFile(path: string): string | null {
+  let resolved: string;
+  try {
+    resolved = realpathSync(path);
+  } catch {
+    return null;
+  }
+  const [, name] = /\/zoneinfo\/(?:posix\/)?(.+)$/.exec(resolved) ?? [];
+  return name ?? null;
 }
 
 /**
