@@ -60,7 +60,12 @@ const DELAY_SHAPE = /^[+-]?\d[\d.,]*\s*[a-z]*$/i;
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-function parseIso(text: string, timeZone: string): Date | null {
+/**
+ * An ISO timestamp's instant and how it is shown: a naive time is read in `timeZone` and shown
+ * there; a time with an offset (or `Z`) is shown as written, as the user wrote it (decisions §3
+ * gives `once at 2027-01-15 14:00` for `2027-01-15T14:00:00+02:00`), while it fires at its instant.
+ */
+function parseIso(text: string, timeZone: string): { at: Date; shown: string } | null {
   const match = ISO_PATTERN.exec(text);
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as [
@@ -72,9 +77,10 @@ function parseIso(text: string, timeZone: string): Date | null {
   if (offset) {
     const at = Date.parse(`${text.replace(' ', 'T')}`);
     if (Number.isNaN(at)) throw invalidSchedule(text, 'a real date and time', `${offset} is not a UTC offset`);
-    return new Date(at);
+    return { at: new Date(at), shown: `${match[1]}-${match[2]}-${match[3]} ${match[4]}:${match[5]}` };
   }
-  return instantOfWallClock({ year, month, day, hour, minute, second }, timeZone);
+  const at = instantOfWallClock({ year, month, day, hour, minute, second }, timeZone);
+  return { at, shown: formatWallClock(at, timeZone) };
 }
 
 /** Which part of a date and time does not exist (`2026-02 has no day 30`), or null. */
@@ -107,12 +113,12 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
     const expr = parseCronExpression(text);
     return { kind: 'cron', expr, display: expr };
   }
-  const at = parseIso(text, timeZone);
-  if (at) {
-    if (now.getTime() - at.getTime() > ONE_SHOT_GRACE_MS) {
+  const iso = parseIso(text, timeZone);
+  if (iso) {
+    if (now.getTime() - iso.at.getTime() > ONE_SHOT_GRACE_MS) {
       throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
     }
-    return { kind: 'once', expr: text, display: `once at ${formatWallClock(at, timeZone)}`, run_at: toIsoUtc(at) };
+    return { kind: 'once', expr: text, display: `once at ${iso.shown}`, run_at: toIsoUtc(iso.at) };
   }
   const delay = durationOf(text);
   if (typeof delay === 'number') {

@@ -34,6 +34,16 @@ describe('reading a schedule', () => {
     });
   });
 
+  it.each([
+    ['UTC', '2027-01-15T14:00:00', '2027-01-15T14:00:00Z'],
+    ['UTC', '2027-01-15T14:00:00+02:00', '2027-01-15T12:00:00Z'],
+    ['Europe/Berlin', '2027-01-15T14:00:00', '2027-01-15T13:00:00Z'],
+    ['Europe/Berlin', '2027-01-15T14:00:00+02:00', '2027-01-15T12:00:00Z'],
+    ['America/New_York', '2027-01-15T14:00:00Z', '2027-01-15T14:00:00Z'],
+  ])('shows an ISO time in %s as written, %s as "once at 2027-01-15 14:00", and fires at its instant', (zone, input, runAt) => {
+    expect(parseSchedule(input, now, zone)).toEqual({ kind: 'once', expr: input, display: 'once at 2027-01-15 14:00', run_at: runAt });
+  });
+
   it.each(['tomorrow', 'every', 'every 0m', '5x', '0m', '-3h', 'every 5 fortnights', '1.5h'])(
     'rejects %j and lists the four forms',
     (input) => {
