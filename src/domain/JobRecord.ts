@@ -109,5 +109,14 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   };
 }
 
+/**
+ * A job as its record is written and shown (`jobs.json`, `--json`): every field of the spec's
+ * table, `origin` and `paused_at`; `claim` only while a run holds the job.
+ */
+export function recordOfJob(job: Job): Record<string, unknown> {
+  const { claim, ...atRest } = job;
+  return claim === null ? atRest : { ...atRest, claim };
+}
+
 /** Fields a Job record replaces when written; `skill` is the legacy field it supersedes. */
 export const SUPERSEDED_FIELDS: readonly string[] = ['skill'];

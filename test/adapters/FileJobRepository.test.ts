@@ -23,7 +23,9 @@ const rewriteAsIs = (jobs: readonly Job[]) => ({ jobs: [...jobs], result: undefi
 
 /** A record as an older or newer version of the service might have written it. */
 function storedRecord(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...JSON.parse(JSON.stringify(anHourlyJob(id))), ...extra };
+  // A job at rest is written without its (null) claim.
+  const { claim: _idle, ...atRest } = JSON.parse(JSON.stringify(anHourlyJob(id))) as Record<string, unknown>;
+  return { ...atRest, ...extra };
 }
 
 describe('FileJobRepository', () => {
@@ -57,9 +59,23 @@ describe('FileJobRepository', () => {
       const text = await storedText();
       const document = JSON.parse(text) as { jobs: unknown[]; updated_at: string };
       expect(Object.keys(document)).toEqual(['jobs', 'updated_at']);
-      expect(document.jobs).toEqual([JSON.parse(JSON.stringify(job))]);
+      const { claim: _idle, ...atRest } = JSON.parse(JSON.stringify(job)) as Record<string, unknown>;
+      expect(document.jobs).toEqual([atRest]);
       expect(document.updated_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(text).toBe(`${JSON.stringify(document, null, 2)}\n`);
+    });
+
+    it('writes a claim only while a run holds the job, and reads a record without one as unclaimed', async () => {
+      const job = anHourlyJob(jobIdFor(1));
+      await repo.modify(append(job));
+      const claim = { by: 'host:42', at: '2026-06-01T09:00:00Z' };
+      await repo.modify((jobs) => ({ jobs: jobs.map((each) => ({ ...each, state: 'running' as const, claim })), result: undefined }));
+      expect((await storedDocument()).jobs[0]).toMatchObject({ state: 'running', claim });
+
+      await repo.modify((jobs) => ({ jobs: jobs.map((each) => ({ ...each, state: 'scheduled' as const, claim: null })), result: undefined }));
+
+      expect((await storedDocument()).jobs[0]).not.toHaveProperty('claim');
+      expect((await repo.load()).jobs[0]!.claim).toBeNull();
     });
 
     it('creates cron/ with mode 0700 and jobs.json with mode 0600', async () => {

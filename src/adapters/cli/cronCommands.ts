@@ -12,6 +12,7 @@ import type { ShowJob } from '../../application/cron/ShowJob.js';
 import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
+import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
@@ -96,7 +97,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           const cron = await tickFirst(argv);
           const { jobs, unreadable } = await cron.listJobs.execute();
           for (const problem of unreadable) writeLine(io.stderr, unreadableWarning(problem, cron.paths.jobsFile));
-          if (argv.json) writeLine(io.stdout, JSON.stringify(jobs, null, 2));
+          if (argv.json) writeLine(io.stdout, JSON.stringify(jobs.map(recordOfJob), null, 2));
           else if (jobs.length === 0) writeLine(io.stdout, 'No scheduled jobs.');
           else writeLine(io.stdout, jobTable(jobs, cron.settings.timeZone, io.color));
         },

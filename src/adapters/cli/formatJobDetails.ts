@@ -4,6 +4,7 @@ import type { Job } from '../../domain/Job.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
+import { recordOfJob } from '../../domain/JobRecord.js';
 import { textTable } from './textTable.js';
 
 const pad = (value: number) => String(value).padStart(2, '0');
@@ -117,5 +118,5 @@ export function runJson(run: JobRun) {
 
 /** `agent cron show --json`: the stored record, plus the coming and the last runs. */
 export function jobDetailsJson({ job, nextRuns, recentRuns }: ShowJobOutput) {
-  return { ...job, next_runs: nextRuns.map(toIsoUtc), recent_runs: recentRuns.map(runJson) };
+  return { ...recordOfJob(job), next_runs: nextRuns.map(toIsoUtc), recent_runs: recentRuns.map(runJson) };
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import { SUPERSEDED_FIELDS, readJobRecord, type UnreadableRecord } from '../../domain/JobRecord.js';
+import { SUPERSEDED_FIELDS, readJobRecord, recordOfJob, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import {
   JobStoreDamagedError,
@@ -76,9 +76,11 @@ function parseStoredJobs(text: string, location: string): StoredJobs {
 
 /** The stored form of a job: the record it was read from, overwritten by every field the Job has. */
 function recordOf(job: Job, storedRecord: Record<string, unknown> | undefined): Record<string, unknown> {
-  const record: Record<string, unknown> = { ...storedRecord, ...job };
+  const record: Record<string, unknown> = { ...storedRecord, ...recordOfJob(job) };
   // Every Job carries `skills`, which supersedes the legacy fields.
   for (const field of SUPERSEDED_FIELDS) delete record[field];
+  // A claim a stored record still had is gone once no run holds the job.
+  if (job.claim === null) delete record.claim;
   return record;
 }
 
