@@ -34,16 +34,17 @@ export function providerDirectories(name: string, places: ProviderPlaces): strin
 export async function loadSchedulerProvider(name: string, places: ProviderPlaces, context: SchedulerContext): Promise<ProviderLoad> {
   if (!PLUGIN_NAME.test(name) || name.includes('..')) return { reason: 'it is not a plugin name (letters, digits, ".", "_" and "-" only)' };
   const directories = providerDirectories(name, places);
-  let directory: string | null = null;
+  // The first directory that holds an entry point wins; one without (an empty folder) is passed over.
+  let entry: string | null = null;
+  const withoutEntry: string[] = [];
   for (const candidate of directories) {
-    if (await isA(candidate, 'directory')) {
-      directory = candidate;
-      break;
-    }
+    if (!(await isA(candidate, 'directory'))) continue;
+    entry = await entryPointOf(candidate);
+    if (entry) break;
+    withoutEntry.push(candidate);
   }
-  if (!directory) return { reason: `no plugin directory was found (looked for ${directories.join(' and ')})` };
-  const entry = await entryPointOf(directory);
-  if (!entry) return { reason: `${directory} has no entry point (package.json "exports" or "main", index.js or index.mjs)` };
+  if (!entry && withoutEntry.length === 0) return { reason: `no plugin directory was found (looked for ${directories.join(' and ')})` };
+  if (!entry) return { reason: `${withoutEntry.join(' and ')} ${withoutEntry.length > 1 ? 'have' : 'has'} no entry point (package.json "exports" or "main", index.js or index.mjs)` };
   let module: { createSchedulerProvider?: unknown };
   try {
     module = (await import(pathToFileURL(entry).href)) as { createSchedulerProvider?: unknown };

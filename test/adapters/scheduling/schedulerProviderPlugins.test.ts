@@ -115,6 +115,14 @@ describe('choosing the scheduler provider (decisions §11)', () => {
     expect((await choose(name)).name).toBe('tested');
   });
 
+  it('looks in $AGENT_HOME when the installation has only an empty folder of that name', async () => {
+    const name = await writePlugin('home', { 'index.mjs': pluginSource() });
+    await mkdir(join(installationDir, 'plugins', 'cron_providers', name), { recursive: true });
+
+    expect((await choose(name)).name).toBe('tested');
+    expect(warnings()).toEqual([]);
+  });
+
   describe('falls back to the built-in ticker with one warning naming the reason', () => {
     async function expectFallback(name: string, reason: RegExp): Promise<void> {
       const provider = await choose(name);
