@@ -34,6 +34,24 @@ describe('agent cron, end to end', () => {
       expect(existsSync(join(home, 'cron', 'jobs.json'))).toBe(false);
     });
 
+    it('refuses an edit that changes nothing, naming the flags, as a usage error', async () => {
+      const id = await createJob(home, ['every 2h', 'Summarise', '--deliver', 'local']);
+
+      const run = await agent('edit', id);
+
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^error: Nothing to change: give at least one of --schedule, --prompt, .*\n$/);
+    });
+
+    it('takes --skill before the positionals without swallowing them, once per flag', async () => {
+      const run = await agent('create', '--skill', 'triage', '--skill', 'tone', 'every 2h', 'Summarise', '--deliver', 'local');
+
+      expect(run.code).toBe(0);
+      const [, id] = /^Created job ([0-9a-f]{12})/.exec(run.stdout) ?? [];
+      expect(storedJob(home, id!)).toMatchObject({ prompt: 'Summarise', schedule: { expr: 'every 2h' }, skills: ['triage', 'tone'] });
+    });
+
     it('create takes the schedule and prompt as positionals and stores every flag', async () => {
       await writeHomeFile(home, 'scripts/prepare.mjs', 'console.log("figures for today");\n');
 

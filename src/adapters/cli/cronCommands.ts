@@ -14,7 +14,7 @@ import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { wholeNumber } from './flagValues.js';
+import { repeatable, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import {
@@ -64,7 +64,7 @@ interface JobFlags {
 const JOB_FLAG_OPTIONS = {
   name: { type: 'string', describe: 'Display name (default: the start of the prompt)' },
   deliver: { type: 'string', describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several)' },
-  skill: { type: 'string', array: true, describe: 'Skill to load, in order (repeatable)' },
+  skill: { type: 'string', coerce: repeatable, describe: 'Skill to load, in order (repeatable)' },
   script: { type: 'string', describe: 'Pre-run script, relative to $AGENT_HOME/scripts' },
   repeat: { type: 'string', coerce: wholeNumber('--repeat', { min: 1 }), describe: 'Stop after this many runs (a whole number)' },
   model: { type: 'string', describe: 'Model for this job (overrides config)' },
@@ -159,8 +159,9 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
             .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' }),
         async (argv) => {
+          const changes = editInput(argv);
           const cron = await tickFirst(argv);
-          const job = await cron.editJob.execute(editInput(argv));
+          const job = await cron.editJob.execute(changes);
           writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
         },
       )
@@ -270,5 +271,10 @@ function editInput(
   if (model !== undefined) input.model = model;
   const provider = emptyToNull(argv.provider);
   if (provider !== undefined) input.provider = provider;
+  if (Object.keys(input).length === 1) {
+    throw new CliUsageError(
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model or --provider (see "agent cron edit --help").',
+    );
+  }
   return input;
 }

@@ -42,3 +42,12 @@ export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v
     throw new CliUsageError(`${flag} must be one of ${choices.join(', ')}, not ${text === '' ? 'nothing' : `"${text}"`}.`);
   };
 }
+
+/**
+ * A `coerce` for a repeatable flag: every value given, in order, as a list. The flag is declared a
+ * plain string, not a yargs array, so that it takes one word each time and never swallows the
+ * positionals after it (`--skill triage "every 1h" "Check"`).
+ */
+export function repeatable(value: unknown): string[] {
+  return (Array.isArray(value) ? value : [value]).map((each) => String(each ?? ''));
+}

@@ -12,7 +12,7 @@ import { CliError } from './CliError.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { wholeNumber } from './flagValues.js';
+import { repeatable, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
 import { textTable } from './textTable.js';
 
@@ -90,9 +90,9 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         (y) =>
           y
             .positional('name', { type: 'string', demandOption: true, describe: 'Lower-case letters, digits, "_" and "-"' })
-            .option('events', { type: 'string', array: true, describe: 'Event kinds to accept, comma-separated (default: all)' })
+            .option('events', { type: 'string', coerce: repeatable, describe: 'Event kinds to accept, comma-separated (default: all)' })
             .option('prompt', { type: 'string', describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
-            .option('skills', { type: 'string', array: true, describe: 'Skills, comma-separated; the first one found is loaded' })
+            .option('skills', { type: 'string', coerce: repeatable, describe: 'Skills, comma-separated; the first one found is loaded' })
             .option('deliver', { type: 'string', describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')})` })
             .option('deliver-chat-id', { type: 'string', describe: 'Chat to deliver to (default: the platform home channel)' })
             .option('secret', { type: 'string', describe: 'Signing secret (default: generated, kept when replacing)' }),

@@ -93,6 +93,14 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
 }
 
 describe('agent webhook', () => {
+  it('subscribe takes --events and --skills before the name, comma-separated or repeated', async () => {
+    const cli = webhookCli();
+
+    await cli.run('subscribe', '--events', 'push,ping', '--events', 'release', '--skills', 'triage', 'hooks');
+
+    expect(cli.repository.get('hooks')).toMatchObject({ events: ['push', 'ping', 'release'], skills: ['triage'] });
+  });
+
   it('subscribe prints the URL, with 0.0.0.0 shown as 127.0.0.1, and the generated secret', async () => {
     const cli = webhookCli();
 
