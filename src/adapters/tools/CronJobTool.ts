@@ -54,7 +54,7 @@ export class CronJobTool implements Tool {
   }
 
   async call(args: Record<string, unknown>, _context: ToolCallContext): Promise<string> {
-    const input = new ToolArguments('cronjob', args);
+    const input = new ToolArguments('cronjob', withAliases(args));
     input.rejectUnknown(ARGUMENTS);
     const operation = this.operationFor(readAction(input), input);
     try {
@@ -106,6 +106,17 @@ export class CronJobTool implements Tool {
       }
     }
   }
+}
+
+/**
+ * Names models reach for that mean the same as ours: the job as `job_id` or `id` (its record
+ * field), one skill as the legacy `skill`. Taken only when the proper name is absent.
+ */
+function withAliases(args: Record<string, unknown>): Record<string, unknown> {
+  const { job_id: jobId, id, skill, ...rest } = args;
+  const job = rest.job ?? jobId ?? id;
+  const skills = rest.skills ?? (typeof skill === 'string' ? [skill] : skill);
+  return { ...rest, ...(job === undefined ? {} : { job }), ...(skills === undefined ? {} : { skills }) };
 }
 
 function readAction(input: ToolArguments): Action {
@@ -179,11 +190,13 @@ function jobView(job: Job): Outcome {
     model: job.model,
     provider: job.provider,
     state: job.state,
+    enabled: job.enabled,
     next_run_at: job.next_run_at,
     last_run_at: job.last_run_at,
     last_status: job.last_status,
     last_error: job.last_error,
     last_delivery_error: job.last_delivery_error,
+    last_delivery_queued: job.last_delivery_queued,
     created_at: job.created_at,
   };
 }

@@ -147,6 +147,15 @@ describe('CronJobTool', () => {
     expect(h.repository.get(job.id)?.state).toBe('scheduled');
   });
 
+  it('takes the job as job_id or id, and one skill as skill, as models often write them', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    expect(await call({ action: 'pause', job_id: job.id })).toMatchObject({ success: true, job: { state: 'paused', enabled: false } });
+    expect(await call({ action: 'resume', id: job.id })).toMatchObject({ success: true, job: { state: 'scheduled', enabled: true } });
+    expect(await call({ action: 'update', job: job.id, skill: 'triage' })).toMatchObject({ success: true, job: { skills: ['triage'] } });
+  });
+
   it('runs a job now and returns the outcome with the answer', async () => {
     const { h, call } = setUp();
     h.agent.reply('Three new mails.');
@@ -229,7 +238,7 @@ describe('CronJobTool', () => {
     [{ action: 'create', prompt: 'x' }, /needs "schedule"/],
     [{ action: 'create', schedule: 'every 1h' }, /needs "prompt"/],
     [{ action: 'pause' }, /needs "job": the id or name of the job to pause/],
-    [{ action: 'list', skill: 'rss' }, /no argument "skill"/],
+    [{ action: 'list', skils: 'rss' }, /no argument "skils"/],
   ])('refuses the argument shape %j with a ToolInputError', async (args, message) => {
     const { h, tool } = setUp();
 
