@@ -1,5 +1,6 @@
 import { PIPE_CLOSE_GRACE_MS, whenChildFinished } from './childFinished.js';
 import { childProcesses } from './childProcesses.js';
+import { newTreeMark, TREE_MARK_VARIABLE } from './markedProcesses.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** Where one output stream of the child goes: CappedOutput or HeadAndTailOutput. */
@@ -64,9 +65,11 @@ export class ChildProcessRunner {
     if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
     const { spawn } = await childProcesses();
     return new Promise<ChildRunEnd>((resolve) => {
+      // Everything the child starts inherits the mark, so a stop finds what left its tree too.
+      const mark = newTreeMark();
       const child = spawn(spec.program, [...spec.args], {
         cwd: spec.cwd,
-        env: spec.env,
+        env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
         stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr ? 'pipe' : 'ignore'],
         // Its own session and process group, which the tree killer sweeps as well.
         detached: true,
@@ -93,7 +96,7 @@ export class ChildProcessRunner {
         stoppedFor = reason;
         clearTimeout(timeoutTimer);
         clearTimeout(idleTimer);
-        const killed = child.pid === undefined ? Promise.resolve() : this.killer.killTree(child.pid);
+        const killed = child.pid === undefined ? Promise.resolve() : this.killer.killTree(child.pid, mark);
         void killed.finally(() => {
           // A member that survived the kill may hold the pipes, or be the child itself.
           killGraceTimer = setTimeout(() => {

@@ -1,6 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
 import { injectable } from 'inversify';
 import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
+import { processesMarked } from './markedProcesses.js';
 
 /** The variable that marks a process as started (directly or not) by a process of this service. */
 export const OWNER_VARIABLE = 'AGENT_OWNER_PROCESS';
@@ -24,20 +24,8 @@ export class MarkedOrphanProcesses implements OrphanProcesses {
   }
 
   async killOrphansOf(claimant: string): Promise<number> {
-    const mark = Buffer.from(`${OWNER_VARIABLE}=${claimant}\0`);
-    let names: string[];
-    try {
-      names = await readdir(this.proc);
-    } catch {
-      return 0;
-    }
     let killed = 0;
-    for (const name of names) {
-      const pid = Number(name);
-      if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) continue;
-      // Another user's process, or one that ended meanwhile: unreadable, and not ours to kill.
-      const environment = await readFile(`${this.proc}/${name}/environ`).catch(() => null);
-      if (environment === null || !startsWithOrContains(environment, mark)) continue;
+    for (const pid of await processesMarked(OWNER_VARIABLE, claimant, this.proc)) {
       try {
         process.kill(pid, 'SIGKILL');
         killed += 1;
@@ -47,11 +35,4 @@ export class MarkedOrphanProcesses implements OrphanProcesses {
     }
     return killed;
   }
-}
-
-/** Whether the NUL-separated environment holds the entry `mark` (which ends in its NUL). */
-function startsWithOrContains(environment: Buffer, mark: Buffer): boolean {
-  if (environment.subarray(0, mark.length).equals(mark)) return true;
-  const inner = Buffer.concat([Buffer.from('\0'), mark]);
-  return environment.includes(inner);
 }

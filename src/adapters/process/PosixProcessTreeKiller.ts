@@ -1,5 +1,6 @@
 import type { Logger } from '../../application/ports/Logger.js';
 import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../application/ports/ProcessTreeKiller.js';
+import { processesMarked, TREE_MARK_VARIABLE } from './markedProcesses.js';
 import { hasProcStat, ProcStatListing, PsTreeListing, type ProcessEntry, type ProcessListing } from './processTable.js';
 
 /** Sends one signal (0 only probes); throws like `process.kill` (ESRCH, EPERM). */
@@ -66,7 +67,18 @@ export class PosixProcessTreeKiller implements ProcessTreeKiller {
    * Resolves with what happened; never throws. A root that is this process or one of its
    * ancestors is refused: nothing is signalled and it is reported as a survivor.
    */
-  async killTree(rootPid: number): Promise<TreeKillReport> {
+  async killTree(rootPid: number, mark?: string): Promise<TreeKillReport> {
+    const report = await this.killLiveTree(rootPid);
+    if (mark === undefined || !isChildPid(rootPid) || report.survivors.includes(rootPid)) return report;
+    const strays: number[] = [];
+    for (const pid of await processesMarked(TREE_MARK_VARIABLE, mark)) {
+      if (this.deliver(pid, 'SIGKILL') === 'sent') strays.push(pid);
+    }
+    if (strays.length > 0) this.logger?.debug(`Killed ${strays.join(', ')}, which had left process tree ${rootPid}.`);
+    return { ...report, killed: ascending([...report.killed, ...strays]) };
+  }
+
+  private async killLiveTree(rootPid: number): Promise<TreeKillReport> {
     if (!isChildPid(rootPid)) return this.refuseRoot(rootPid);
     const first = await this.tryList(rootPid);
     if (first === null) return this.killGroupInstead(rootPid, 'the process list could not be read');

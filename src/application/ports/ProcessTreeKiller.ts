@@ -11,8 +11,12 @@ export interface ProcessTreeKiller {
    * Hard-kills the tree rooted at `rootPid` and resolves once it is gone or a bounded wait has
    * passed; the report says which members survived and whether only best-effort cleanup was
    * possible. Never throws. A root that is this process or contains it is refused.
+   *
+   * With `mark` (the value the runner gave the child's `AGENT_PROCESS_TREE`), also every process
+   * still carrying it: those that left the tree, such as a grandchild adopted by init after its
+   * parent exited. Found where the system shows environments (/proc); elsewhere only the tree.
    */
-  killTree(rootPid: number): Promise<TreeKillReport>;
+  killTree(rootPid: number, mark?: string): Promise<TreeKillReport>;
   /**
    * Asks every member of the tree to end with `signal`; suspends no one and waits for no one.
    * Never throws.

@@ -14,10 +14,10 @@ class RecordingKiller implements ProcessTreeKiller {
 
   constructor(private readonly effective = true) {}
 
-  async killTree(rootPid: number): Promise<TreeKillReport> {
+  async killTree(rootPid: number, mark?: string): Promise<TreeKillReport> {
     this.roots.push(rootPid);
     if (!this.effective) return { rootPid, killed: [], survivors: [rootPid], fallback: false };
-    return this.inner.killTree(rootPid);
+    return this.inner.killTree(rootPid, mark);
   }
 
   signalTree(rootPid: number, signal: GracefulSignal): Promise<TreeSignalReport> {
@@ -68,12 +68,24 @@ describe('ChildProcessRunner', () => {
     expect(stderr.text()).toBe('oops\n');
   });
 
-  it('gives the child exactly the environment it is passed, nothing of this process', async () => {
+  it('gives the child exactly the environment it is passed, nothing of this process, and its tree mark', async () => {
     const stdout = new CappedOutput(64 * 1024);
 
     await runner.run({ program: '/usr/bin/env', args: [], env: { ONLY_THIS: 'yes' }, stdout });
 
-    expect(stdout.text()).toBe('ONLY_THIS=yes\n');
+    expect(stdout.text().split('\n').filter(Boolean).sort()).toEqual([expect.stringMatching(/^AGENT_PROCESS_TREE=\d+-[0-9a-f]{12}$/), 'ONLY_THIS=yes']);
+  });
+
+  it('kills, at the timeout, a grandchild that left the tree when its parent exited', async () => {
+    const pidFile = join(workDir, 'pids');
+    // The subshell starts the sleep in a session of its own and exits: init adopts the sleep.
+    const script = `echo $$ > ${pidFile}; (setsid sleep 300 & echo $! >> ${pidFile}); sleep 300`;
+
+    const end = await runner.run(shell(script, { timeoutMs: 300 }));
+
+    expect(end).toEqual({ kind: 'stopped', reason: 'timeout' });
+    const [shellPid, strayPid] = (await pidsIn(pidFile, 2)) as [number, number];
+    expect(await eventually(() => !isRunning(shellPid) && !isRunning(strayPid))).toBe(true);
   });
 
   it('runs the child in the working directory it is given', async () => {
