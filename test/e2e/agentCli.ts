@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Job } from '../../src/domain/Job.js';
-import { isRunning } from '../helpers/processLiveness.js';
+import { eventually, isRunning } from '../helpers/processLiveness.js';
 
 /** The bundled executable that `npm test` builds before Jest starts. */
 export const AGENT_EXECUTABLE = fileURLToPath(new URL('../../dist/agent.js', import.meta.url));
@@ -56,6 +56,32 @@ export function startAgent(args: readonly string[], options: AgentOptions): Chil
   child.stdin?.on('error', () => undefined);
   child.stdin?.end(options.input ?? '');
   return child;
+}
+
+/** `agent gateway` started in `home`, with everything it writes (stdout and stderr) gathered. */
+export function startGateway(home: string, args: readonly string[] = [], env: Record<string, string> = {}): { gateway: ChildProcess; output: () => string } {
+  const gateway = startAgent(['gateway', ...args], { home, env });
+  let output = '';
+  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return { gateway, output: () => output };
+}
+
+/**
+ * startGateway, resolving once the gateway wrote `line`; killed, with what it wrote in the
+ * error, when it does not within `withinMs`.
+ */
+export async function startGatewayUntil(
+  home: string,
+  line: string,
+  options: { args?: readonly string[]; env?: Record<string, string>; withinMs?: number } = {},
+): Promise<{ gateway: ChildProcess; output: () => string }> {
+  const started = startGateway(home, options.args, options.env);
+  if (!(await eventually(() => started.output().includes(line), options.withinMs ?? 10_000))) {
+    started.gateway.kill('SIGKILL');
+    throw new Error(`the gateway did not write "${line}":\n${started.output()}`);
+  }
+  return started;
 }
 
 /** Runs `agent …` to its end: its exit code and everything it wrote. */

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { sign } from '@octokit/webhooks-methods';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { parsePrometheusText, sampleValue, type PrometheusExposition } from '../support/prometheusText.js';
-import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, startAgent, storedJob, writeHomeFile } from './agentCli.js';
+import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, storedJob, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import { postPullRequestEvent } from './signedDelivery.js';
 
 const SECRET = 'it-is-a-secret';
 const TOKEN = 'scrape-me';
@@ -35,31 +35,7 @@ function configWith(home: string, port: number, metrics: string[]): Promise<stri
   );
 }
 
-async function startGateway(home: string): Promise<{ gateway: ChildProcess; output: () => string }> {
-  const gateway = startAgent(['gateway'], { home });
-  let output = '';
-  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  if (!(await eventually(() => output.includes('webhook listening on'), 10_000))) {
-    gateway.kill('SIGKILL');
-    throw new Error(`the gateway did not start listening:\n${output}`);
-  }
-  return { gateway, output: () => output };
-}
-
-async function postSigned(port: number, delivery: string, payload: object): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return fetch(`http://127.0.0.1:${port}/webhooks/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'pull_request',
-      'x-github-delivery': delivery,
-      'x-hub-signature-256': await sign(SECRET, body),
-    },
-    body,
-  });
-}
+const postSigned = (port: number, delivery: string, payload: object) => postPullRequestEvent(port, SECRET, delivery, payload);
 
 /** `GET /metrics` of the gateway as a Prometheus server scrapes it. */
 async function scrape(port: number): Promise<PrometheusExposition> {
@@ -100,7 +76,7 @@ describe('agent gateway metrics', () => {
     await configWith(home, port, ['metrics: true', `metrics_token: ${TOKEN}`]);
     const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
     await makeDue(home, id, 2_000);
-    const { gateway, output } = await startGateway(home);
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
     expect(await eventually(() => storedJob(home, id).last_status === 'ok', 15_000)).toBe(true);
@@ -129,7 +105,7 @@ describe('agent gateway metrics', () => {
 
   it('does not serve /metrics when metrics are off', async () => {
     await configWith(home, port, []);
-    const { gateway } = await startGateway(home);
+    const { gateway } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
     const response = await fetch(`http://127.0.0.1:${port}/metrics`);

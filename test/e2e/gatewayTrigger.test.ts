@@ -16,20 +16,13 @@ import {
   startAgent,
   storedJob,
   storedJobs,
+  startGateway,
 } from './agentCli.js';
 import { clearOfMinuteTicks, nextMinuteTick, untilTheClockReads } from './minuteTicks.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** A gateway started on `home`, its stdout collected. */
-function startGateway(home: string, args: readonly string[] = []): { gateway: ChildProcess; output: () => string } {
-  const gateway = startAgent(['gateway', ...args], { home });
-  let output = '';
-  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return { gateway, output: () => output };
-}
-
 /** Waits for the exit, at most `withinMs`; the exit code, or 'still running'. */
 async function exitWithin(child: ChildProcess, withinMs: number): Promise<number | null | 'still running'> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { sign } from '@octokit/webhooks-methods';
 import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
+import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import { postPullRequestEvent } from './signedDelivery.js';
 
 const SECRET = 'it-is-a-secret';
 
@@ -32,32 +32,7 @@ function configWith(home: string, port: number, prompt: string): Promise<string>
   );
 }
 
-/** Starts the gateway and resolves once it printed its listening line. */
-async function startGateway(home: string): Promise<{ gateway: ChildProcess; output: () => string }> {
-  const gateway = startAgent(['gateway'], { home });
-  let output = '';
-  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  if (!(await eventually(() => output.includes('webhook listening on'), 10_000))) {
-    gateway.kill('SIGKILL');
-    throw new Error(`the gateway did not start listening:\n${output}`);
-  }
-  return { gateway, output: () => output };
-}
-
-async function postSigned(port: number, delivery: string, payload: object): Promise<Response> {
-  const body = JSON.stringify(payload);
-  return fetch(`http://127.0.0.1:${port}/webhooks/github`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'pull_request',
-      'x-github-delivery': delivery,
-      'x-hub-signature-256': await sign(SECRET, body),
-    },
-    body,
-  });
-}
+const postSigned = (port: number, delivery: string, payload: object) => postPullRequestEvent(port, SECRET, delivery, payload);
 
 /** The gateway with its webhook listener, as an operator runs it. */
 describe('agent gateway with webhooks', () => {
@@ -79,7 +54,7 @@ describe('agent gateway with webhooks', () => {
 
   it('prints the listening line, accepts a signed event and logs the agent answer', async () => {
     await configWith(home, port, 'Review PR #{number}: {pull_request.title}');
-    const { gateway, output } = await startGateway(home);
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
     const response = await postSigned(port, 'delivery-1', { action: 'opened', number: 42, pull_request: { title: 'Fix the flaky test' } });
@@ -95,7 +70,7 @@ describe('agent gateway with webhooks', () => {
 
   it('finishes an event exactly once after being killed with -9 in the middle of its run', async () => {
     await configWith(home, port, 'Handle {number} [hang]');
-    const first = await startGateway(home);
+    const first = await startGatewayUntil(home, 'webhook listening on');
     running.push(first.gateway);
     expect((await postSigned(port, 'delivery-crash', { action: 'opened', number: 7 })).status).toBe(202);
     expect(await eventually(() => invocations(home).length === 1, 10_000)).toBe(true);
@@ -107,7 +82,7 @@ describe('agent gateway with webhooks', () => {
     expect(isRunning(orphan!)).toBe(true);
     // The restarted gateway's model answers instead of hanging.
     await configWith(home, port, 'Handle {number}');
-    const second = await startGateway(home);
+    const second = await startGatewayUntil(home, 'webhook listening on');
     running.push(second.gateway);
 
     expect(await eventually(() => second.output().includes('Answer to: Handle 7'), 10_000)).toBe(true);
@@ -121,7 +96,7 @@ describe('agent gateway with webhooks', () => {
 
   it('serves a subscription made while it runs, and agent webhook test reaches it', async () => {
     await configWith(home, port, 'Review PR #{number}');
-    const { gateway, output } = await startGateway(home);
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
     const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployment {status}', '--deliver', 'log'], { home });
@@ -139,7 +114,7 @@ describe('agent gateway with webhooks', () => {
 
   it('exits 1 naming the port and the config key when the port is in use', async () => {
     await configWith(home, port, 'x');
-    const { gateway } = await startGateway(home);
+    const { gateway } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
     const second = await runAgent(['gateway'], { home });

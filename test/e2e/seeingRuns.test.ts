@@ -17,8 +17,8 @@ import {
   removeAgentHome,
   requireBuiltAgent,
   runAgent,
-  startAgent,
   writeHomeFile,
+  startGatewayUntil,
 } from './agentCli.js';
 
 /** Every file under `home` with its size and modification time, to tell that nothing changed. */
@@ -212,13 +212,9 @@ describe('seeing webhook runs, end to end', () => {
   }
 
   async function startGateway(): Promise<{ gateway: ChildProcess; output: () => string }> {
-    const gateway = startAgent(['gateway'], { home });
-    running.push(gateway);
-    let output = '';
-    gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    if (!(await eventually(() => output.includes('webhook listening on'), 10_000))) throw new Error(`the gateway did not start listening:\n${output}`);
-    return { gateway, output: () => output };
+    const started = await startGatewayUntil(home, 'webhook listening on');
+    running.push(started.gateway);
+    return started;
   }
 
   it('subscribe warns in one line on stderr when the listener is disabled, and saves the subscription', async () => {

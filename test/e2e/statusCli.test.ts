@@ -3,18 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
-import { createJob, editStoredJob, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, writeHomeFile } from './agentCli.js';
-
-/** Starts `agent gateway` and resolves once it says it started; stdout and stderr collected together. */
-async function startGateway(home: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ gateway: ChildProcess; output: () => string }> {
-  const gateway = startAgent(['gateway', ...args], { home, env });
-  let output = '';
-  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  if (!(await eventually(() => output.includes('gateway started'), 15_000))) throw new Error(`the gateway did not start:\n${output}`);
-  return { gateway, output: () => output };
-}
+import { createJob, editStoredJob, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
 
 async function stop(gateway: ChildProcess): Promise<void> {
   if (gateway.exitCode !== null) return;
@@ -69,7 +58,7 @@ describe('agent status and the gateway start-up lines', () => {
   it('with a gateway: its pid, start, listener and provider, and not any more once it stopped', async () => {
     const port = await freePort();
     await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`, ''].join('\n'));
-    const { gateway } = await startGateway(home);
+    const { gateway } = await startGatewayUntil(home, 'gateway started', { withinMs: 15_000 });
     running.push(gateway);
 
     const status = JSON.parse((await runAgent(['status', '--json'], { home })).stdout);
@@ -87,7 +76,7 @@ describe('agent status and the gateway start-up lines', () => {
   });
 
   it('a gateway killed with -9 leaves a registration that counts as no gateway', async () => {
-    const { gateway } = await startGateway(home);
+    const { gateway } = await startGatewayUntil(home, 'gateway started', { withinMs: 15_000 });
     running.push(gateway);
     gateway.kill('SIGKILL');
     await once(gateway, 'exit');
@@ -97,7 +86,7 @@ describe('agent status and the gateway start-up lines', () => {
 
   it('on the defaults, the first lines say where the home is, that no model is configured and how to turn the listener on', async () => {
     await writeHomeFile(home, 'config.yaml', '');
-    const { gateway, output } = await startGateway(home);
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started', { withinMs: 15_000 });
     running.push(gateway);
     await stop(gateway);
     const lines = output();
@@ -110,7 +99,7 @@ describe('agent status and the gateway start-up lines', () => {
   });
 
   it('with a model and a platform configured, in JSON logs, names both', async () => {
-    const { gateway, output } = await startGateway(home, ['--log-format', 'json'], { TELEGRAM_BOT_TOKEN: '123:abc' });
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started', { args: ['--log-format', 'json'], env: { TELEGRAM_BOT_TOKEN: '123:abc' }, withinMs: 15_000 });
     running.push(gateway);
     await stop(gateway);
     const entries = output()
