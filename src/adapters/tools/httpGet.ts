@@ -1,4 +1,5 @@
 import type { Agent, Response } from 'undici';
+import { commonJsExports } from '../shared/commonJsModule.js';
 import { AddressRefused, ipLiteralOf, policedLookup, type AddressPolicy } from './publicAddresses.js';
 
 /** What one GET brought back. The body is read only for a 2xx answer. */
@@ -40,7 +41,7 @@ let undiciLoading: Promise<Undici> | null = null;
 
 /** undici is loaded on the first fetch, so commands that never fetch do not pay for it. */
 function undici(): Promise<Undici> {
-  undiciLoading ??= import('undici');
+  undiciLoading ??= import('undici').then(commonJsExports);
   return undiciLoading;
 }
 
