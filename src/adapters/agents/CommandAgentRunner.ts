@@ -21,6 +21,11 @@ export interface CommandAgentOptions {
   killer: ProcessTreeKiller;
   /** What `answeredBy` reports, e.g. `command:my-agent`. Default `command:<program>`. */
   answeredBy?: string;
+  /**
+   * The environment the program starts from; default this process's. The configured runner
+   * passes it without the credentials a model program has no use for.
+   */
+  environment?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -28,7 +33,7 @@ export interface CommandAgentOptions {
  * (rule 1). The context goes to the program's stdin (see {@link formatContextForStdin}); its
  * stdout, without trailing whitespace, is the answer.
  *
- * The program's environment is this process's, plus:
+ * The program's environment is `options.environment` (this process's by default), plus:
  * - `AGENT_PROVIDER` / `AGENT_MODEL`: the resolved selection, when set;
  * - `AGENT_TOOLSETS`: the toolsets the session may use, comma-separated (rule 3: cron runs never
  *   include `cronjob`, and it is up to the program to honour the list).
@@ -85,7 +90,7 @@ export class CommandAgentRunner {
   }
 
   private environmentFor(request: AgentRunRequest): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, AGENT_TOOLSETS: request.toolsets.join(',') };
+    const env: NodeJS.ProcessEnv = { ...(this.options.environment ?? process.env), AGENT_TOOLSETS: request.toolsets.join(',') };
     delete env.AGENT_PROVIDER;
     delete env.AGENT_MODEL;
     if (request.selection.provider) env.AGENT_PROVIDER = request.selection.provider;

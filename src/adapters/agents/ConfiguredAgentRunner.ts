@@ -21,6 +21,7 @@ import type { ProviderTarget } from '../../application/agent/RunAgentSession.js'
 import type { Timer } from '../../application/ports/Timer.js';
 import { CredentialPool } from '../../domain/agent/CredentialPool.js';
 import { SystemTimer } from '../system/SystemTimer.js';
+import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
 import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
 
@@ -100,6 +101,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
         command: resolved.command,
         killer: this.killer,
         answeredBy: `${resolved.provider}:${program}${resolved.model ? ` (${resolved.model})` : ''}`,
+        environment: new ChildEnvironments(this.env, this.config).forModelProgram(),
       });
       return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
     }

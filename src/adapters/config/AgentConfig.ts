@@ -22,6 +22,18 @@ export interface AgentConfig {
   toolsets?: Record<string, unknown> | string[];
   memory?: Record<string, unknown>;
   search?: Record<string, unknown>;
+  tools?: ToolsConfig;
+}
+
+/** The tools' settings. */
+export interface ToolsConfig {
+  terminal?: {
+    /**
+     * Variables that pre-run scripts and the terminal tool see although they hold a credential of
+     * the service (docs/tools.md): the operator hands them on by name.
+     */
+    env_passthrough?: string[];
+  };
 }
 
 /**

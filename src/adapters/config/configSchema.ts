@@ -155,6 +155,17 @@ const platformsSchema = z.catchall(
   freeMapping(),
 );
 
+/** The tools' settings: which credentials the terminal tool and pre-run scripts may see after all. */
+const toolsSchema = mapping({
+  terminal: optional(
+    mapping({
+      env_passthrough: optional(
+        z.array(environmentVariableName(), { error: 'must be a list of environment variable names such as ["GH_TOKEN"]' }),
+      ),
+    }),
+  ),
+});
+
 /** The whole file. Typed against AgentConfig so the two cannot drift apart. */
 export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   timezone: optional(z.string({ error: 'must be an IANA time zone name such as "Europe/Berlin"' })),
@@ -171,4 +182,5 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   toolsets: optional(z.union([freeMapping(), z.array(text())], { error: 'must be a mapping or a list of toolset names' })),
   memory: optional(freeMapping()),
   search: optional(freeMapping()),
+  tools: optional(toolsSchema),
 });

@@ -2,7 +2,7 @@ import { inject, injectable, optional } from 'inversify';
 import { RepoCommentError, type RepoComment, type RepoCommenter } from '../../application/ports/RepoCommenter.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { CappedOutput } from './CappedOutput.js';
-import { withoutProviderSecrets } from './childEnvironment.js';
+import { ChildEnvironments } from './ChildEnvironments.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import { platformProcessTreeKiller } from './platformProcessTreeKiller.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -25,7 +25,7 @@ const NOT_LOGGED_IN = /gh auth login|not logged in|authentication required|bad c
  * `repo_comment` through the GitHub CLI (decisions §7):
  * `gh pr comment <n> --repo <owner/repo> --body-file -` with the body on stdin, so no answer
  * text ever lands on a command line. gh uses the host's own login (`gh auth login`, GH_TOKEN);
- * model provider keys are not passed on.
+ * no other credential of the service is passed on.
  */
 @injectable()
 export class GhRepoCommenter implements RepoCommenter {
@@ -38,9 +38,9 @@ export class GhRepoCommenter implements RepoCommenter {
     this.children = new ChildProcessRunner(killer ?? platformProcessTreeKiller());
   }
 
-  /** The host's environment without model provider keys; gh must never prompt or colour. */
+  /** The host's environment with gh's own login and no other credential; gh must never prompt or colour. */
   private ghEnvironment(): NodeJS.ProcessEnv {
-    return { ...withoutProviderSecrets(this.env), GH_PROMPT_DISABLED: '1', NO_COLOR: '1' };
+    return { ...new ChildEnvironments(this.env).forCodeHostCli(), GH_PROMPT_DISABLED: '1', NO_COLOR: '1' };
   }
 
   async comment({ repo, prNumber, body }: RepoComment): Promise<void> {

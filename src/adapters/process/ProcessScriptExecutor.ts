@@ -1,13 +1,13 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { ScriptPathError, type ScriptExecutor, type ScriptResult, type ScriptRunOptions } from '../../application/ports/ScriptExecutor.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { displayPath } from '../shared/displayPath.js';
 import { CappedOutput } from './CappedOutput.js';
-import { withoutProviderSecrets } from './childEnvironment.js';
+import { ChildEnvironments } from './ChildEnvironments.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
@@ -52,6 +52,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
   constructor(
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
     @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
+    @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
   ) {
     this.children = new ChildProcessRunner(killer);
   }
@@ -126,7 +127,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       program: launch.program,
       args: launch.args,
       cwd: script.scriptsDir,
-      env: { ...withoutProviderSecrets(process.env), ...options.environment },
+      env: { ...this.environments.forUntrusted(), ...options.environment },
       stdout,
       stderr,
       timeoutMs: options.timeoutMs,

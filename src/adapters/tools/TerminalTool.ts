@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import { withoutProviderSecrets } from '../process/childEnvironment.js';
+import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
@@ -30,7 +30,7 @@ export interface TerminalResult {
 
 /**
  * `terminal`: runs one shell command (`/bin/sh -c`) in the agent's workspace and returns its
- * exit code and output. The command runs without provider secrets in its environment and as
+ * exit code and output. The command runs without the service's credentials in its environment and as
  * the leader of its own process group, so that on timeout or when the run is cancelled
  * everything it started is killed with it.
  */
@@ -65,6 +65,7 @@ export class TerminalTool implements Tool {
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
     @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
+    @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
   ) {
     this.children = new ChildProcessRunner(killer);
     this.workingDirectory = workingDirectory ?? join(paths.home, 'workspace');
@@ -107,7 +108,7 @@ export class TerminalTool implements Tool {
       program: '/bin/sh',
       args: ['-c', command],
       cwd: this.workingDirectory,
-      env: { ...withoutProviderSecrets(process.env), ...environment },
+      env: { ...this.environments.forUntrusted(), ...environment },
       stdout,
       stderr,
       timeoutMs: timeoutSeconds * 1000,

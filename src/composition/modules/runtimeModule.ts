@@ -6,10 +6,12 @@ import { PlatformDelivery } from '../../application/delivery/PlatformDelivery.js
 import { ConfiguredPlatforms } from '../../adapters/delivery/ConfiguredPlatforms.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { platformProcessTreeKiller } from '../../adapters/process/platformProcessTreeKiller.js';
+import { ChildEnvironments } from '../../adapters/process/ChildEnvironments.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
 
 /**
- * How runs happen: the configured agent runner, pre-run scripts as child processes, the
+ * How runs happen: the configured agent runner, pre-run scripts as child processes (with the
+ * environments of ChildEnvironments, which the terminal tool uses too), the
  * process-tree killer of this platform (for scripts, command agents and the terminal tool), and
  * the delivery path over the chat platforms of config.yaml and the environment (each platform's
  * adapter loaded only when a delivery needs it).
@@ -24,6 +26,8 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.AgentRunner)
     .toDynamicValue((context) => context.get(ConfiguredAgentRunner).withTools(context.get(RUNTIME_TOKENS.ToolCatalog)))
     .inSingletonScope();
+  // What scripts and the terminal tool may see of the environment: no credential of the service.
+  bind(ChildEnvironments).toSelf().inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
   bind(TOKENS.Platforms)
     .toDynamicValue((context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)))

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { Container } from 'inversify';
 import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
-import { withoutProviderSecrets } from '../../../src/adapters/process/childEnvironment.js';
 import { ProcessScriptExecutor } from '../../../src/adapters/process/ProcessScriptExecutor.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
@@ -220,8 +219,16 @@ describe('ProcessScriptExecutor.run', () => {
     });
   });
 
-  it('removes provider secrets and the scheduler token from the script environment', async () => {
-    const secrets = { OPENAI_API_KEY: 'sk-1', ROTATION_API_KEYS: 'a,b', AGENT_CRON_SCHEDULER_TOKEN: 'bearer' };
+  it('gives the script none of the credentials the service holds', async () => {
+    const secrets = {
+      OPENAI_API_KEY: 'sk-1',
+      ROTATION_API_KEYS: 'a,b',
+      AGENT_CRON_SCHEDULER_TOKEN: 'bearer',
+      TELEGRAM_BOT_TOKEN: '123:abc',
+      SMS_AUTH_TOKEN: 'twilio',
+      GH_TOKEN: 'ghp_1',
+      AGENT_DATABASE_URL: 'postgres://u:p@db/agent',
+    };
     Object.assign(process.env, secrets, { HARMLESS_SETTING: 'kept' });
     try {
       writeScript('env.js', 'console.log(JSON.stringify(process.env))\n');
@@ -320,13 +327,5 @@ describe('ProcessScriptExecutor.run', () => {
     symlinkSync(join(home, 'secret.sh'), join(scriptsDir, 'swapped.sh'));
 
     await expect(executor.run('swapped.sh', { timeoutMs: TEN_SECONDS })).rejects.toBeInstanceOf(ScriptPathError);
-  });
-});
-
-describe('withoutProviderSecrets', () => {
-  it('keeps everything but *_API_KEY, *_API_KEYS and AGENT_CRON_SCHEDULER_TOKEN', () => {
-    expect(
-      withoutProviderSecrets({ PATH: '/bin', X_API_KEY: '1', X_API_KEYS: '2', API_KEY_FILE: 'kept', AGENT_CRON_SCHEDULER_TOKEN: '3' }),
-    ).toEqual({ PATH: '/bin', API_KEY_FILE: 'kept' });
   });
 });
