@@ -3,10 +3,9 @@ import { Container } from 'inversify';
 import type { Logger } from '../application/ports/Logger.js';
 import type { AgentPaths, CronSettings } from '../application/ports/Settings.js';
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
-import { CachedConfigLoader } from '../adapters/config/CachedConfigLoader.js';
+import { forgetConfigCache } from '../adapters/config/forgetConfigCache.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
 import { JobChangeNotifier, notifyJobChanges } from './jobChangeNotifier.js';
-import { agentVersion } from './cli/agentVersion.js';
 import { installationDirectory } from './installationDirectory.js';
 import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
@@ -31,8 +30,8 @@ export interface CronContainer {
 
 /**
  * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once
- * (the result reused while the file is unchanged, see CachedConfigLoader), jobs live in the JSON file
- * store under `$AGENT_HOME`. Throws ConfigError `CONFIG.*` on bad config.
+ * per process, and never copied anywhere (it holds secrets); jobs live in the JSON file store under
+ * `$AGENT_HOME`. Throws ConfigError `CONFIG.*` on bad config.
  */
 export async function buildCronContainer(
   paths: AgentPaths,
@@ -40,8 +39,9 @@ export async function buildCronContainer(
   logger: Logger,
   installationDir: string = installationDirectory(import.meta.url),
 ): Promise<CronContainer> {
-  const configLoader = new CachedConfigLoader(paths.configFile, CachedConfigLoader.cacheFileOf(paths.home), agentVersion());
-  const { config, warnings } = await configLoader.load();
+  // The loader (js-yaml and the schema) is a chunk of its own: --help and --version never load it.
+  const [{ YamlConfigLoader }] = await Promise.all([import('../adapters/config/YamlConfigLoader.js'), forgetConfigCache(paths.home)]);
+  const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
   const settingsWarnings: string[] = [];
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];
