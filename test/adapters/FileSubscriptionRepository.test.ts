@@ -80,7 +80,7 @@ describe('FileSubscriptionRepository', () => {
 
     expect((await repo.load()).problems).toEqual([
       'the subscription "broken" has no "secret"',
-      'the subscription "Bad Name" has a name that is not lower-case letters, digits, "_" and "-"',
+      'the subscription "Bad Name" has a name no route can have (use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit)',
     ]);
     await put(repo, 'new');
 

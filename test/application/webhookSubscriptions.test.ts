@@ -58,6 +58,16 @@ describe('agent webhook subscribe', () => {
     expect(subscription).toMatchObject({ events: [], prompt: null, skills: [], deliver: 'log', deliverChatId: null });
   });
 
+  it('takes a name with upper case, "-" and "_", and one of 64 characters, as config.yaml routes do', async () => {
+    const s = subscriptions();
+
+    await s.subscribe.execute({ name: 'Deploy_Hook-2' });
+    await s.subscribe.execute({ name: 'p'.repeat(64) });
+
+    expect(s.repository.get('Deploy_Hook-2')).toBeDefined();
+    expect(s.repository.get('p'.repeat(64))).toBeDefined();
+  });
+
   it('keeps the secret and the creation time when the subscription is replaced without --secret', async () => {
     const s = subscriptions();
     await s.subscribe.execute({ name: 'payments', events: ['a'] });
@@ -79,9 +89,10 @@ describe('agent webhook subscribe', () => {
   });
 
   it.each([
-    ['a name with capitals', { name: 'Payments' }, 'WEBHOOK.NAME_INVALID'],
     ['a name starting with a dash', { name: '-payments' }, 'WEBHOOK.NAME_INVALID'],
     ['a name with a slash', { name: 'a/b' }, 'WEBHOOK.NAME_INVALID'],
+    ['the parent directory as a name', { name: '..' }, 'WEBHOOK.NAME_INVALID'],
+    ['a name of 65 characters', { name: 'p'.repeat(65) }, 'WEBHOOK.NAME_INVALID'],
     ['a delivery that is not allowed', { name: 'p', deliver: 'pigeon' }, 'WEBHOOK.DELIVER_INVALID'],
     ['a chat id for the log', { name: 'p', deliver: 'log', deliverChatId: '42' }, 'WEBHOOK.DELIVER_INVALID'],
     ['a chat id the platform does not take', { name: 'p', deliver: 'telegram', deliverChatId: 'not a chat' }, 'DELIVERY.INVALID'],

@@ -4,6 +4,8 @@ import { passesFilters } from '../../src/domain/webhook/fieldFilters.js';
 import { jsonEqual, lookUpPath } from '../../src/domain/webhook/payloadPath.js';
 import { defaultPrompt, rawPayload, renderTemplate, webhookPrompt } from '../../src/domain/webhook/promptTemplate.js';
 import { SlidingWindowRateLimit } from '../../src/domain/webhook/SlidingWindowRateLimit.js';
+import { isRouteName } from '../../src/domain/webhook/WebhookRoute.js';
+import { checkSubscriptionName } from '../../src/domain/webhook/WebhookSubscription.js';
 import {
   MAX_PAYLOAD_DEPTH,
   deliveryIdOf,
@@ -369,5 +371,41 @@ describe('delivery memory', () => {
     expect(memory.remember('d', 40)).toBe(false);
     memory.remember('e', 5000);
     expect(memory.size).toBe(1);
+  });
+});
+
+describe('route names', () => {
+  it.each(['github', 'Deploy_Hook-2', 'PAYMENTS', '7days', 'a', 'x'.repeat(64), `A${'_'.repeat(62)}-`])('accepts %j', (name) => {
+    expect(isRouteName(name)).toBe(true);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['a parent directory', '..'],
+    ['the current directory', '.'],
+    ['a slash', 'a/b'],
+    ['a backslash', 'a\\b'],
+    ['a dot', 'my.route'],
+    ['a space', 'new route'],
+    ['a leading dash', '-hook'],
+    ['a leading underscore', '_hook'],
+    ['a percent sign', 'a%2Fb'],
+    ['a letter outside ASCII', 'café'],
+    ['a line break', 'hook\n'],
+    ['65 characters', 'x'.repeat(65)],
+    ['300 characters', 'x'.repeat(300)],
+  ])('refuses %s', (_case, name) => {
+    expect(isRouteName(name)).toBe(false);
+  });
+
+  it('is the rule of subscription names too, refused with one sentence stating it', () => {
+    expect(() => checkSubscriptionName('Deploy_Hook-2')).not.toThrow();
+    expect(() => checkSubscriptionName('..')).toThrow(
+      expect.objectContaining({
+        code: 'WEBHOOK.NAME_INVALID',
+        message: 'The name ".." cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
+      }),
+    );
+    expect(() => checkSubscriptionName('x'.repeat(65))).toThrow(expect.objectContaining({ code: 'WEBHOOK.NAME_INVALID' }));
   });
 });

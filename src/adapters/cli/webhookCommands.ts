@@ -89,7 +89,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Create or replace a dynamic subscription, served at /webhooks/<name> without a restart',
         (y) =>
           y
-            .positional('name', { type: 'string', demandOption: true, describe: 'Lower-case letters, digits, "_" and "-"' })
+            .positional('name', { type: 'string', demandOption: true, describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit' })
             .option('events', { type: 'string', coerce: repeatable, describe: 'Event kinds to accept, comma-separated (default: all)' })
             .option('prompt', { type: 'string', describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
             .option('skills', { type: 'string', coerce: repeatable, describe: 'Skills, comma-separated; the first one found is loaded' })

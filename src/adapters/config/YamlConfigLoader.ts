@@ -74,7 +74,7 @@ export class YamlConfigLoader {
         }
       } else {
         fatal = true;
-        problems.push({ file, key: formatKeyPath(issue.path), message: this.invalidValue(raw, issue).message });
+        problems.push({ file, key: formatKeyPath(keyPathOf(issue)), message: this.invalidValue(raw, issue).message });
       }
     }
     problems.sort((a, b) => a.key.localeCompare(b.key));
@@ -196,6 +196,11 @@ export class YamlConfigLoader {
   }
 
   private invalidValue(raw: unknown, issue: z.core.$ZodIssue): ConfigError {
+    if (issue.code === 'invalid_key') {
+      // A mapping's key that cannot be used (a route name): quoted in full, since it is what must change.
+      const name = JSON.stringify(String(issue.path.at(-1)));
+      return new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: ${formatKeyPath(keyPathOf(issue))} has the key ${name}, which ${issue.message}.`);
+    }
     const key = formatKeyPath(issue.path) || 'the top level';
     const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));
     return new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: ${key} ${issue.message} (got ${found}).`);
@@ -283,6 +288,11 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[segment];
   }
   return current;
+}
+
+/** Where an issue is: the mapping itself for a key it refuses (the key is no path to a value). */
+function keyPathOf(issue: z.core.$ZodIssue): readonly PropertyKey[] {
+  return issue.code === 'invalid_key' ? issue.path.slice(0, -1) : issue.path;
 }
 
 /** `cron.managed.portal_url`, `fallback_providers[0].provider`. */

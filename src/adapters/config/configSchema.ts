@@ -1,5 +1,6 @@
 // zod/mini: the same validation as classic zod at a fraction of the start-up cost (docs/adr/0003).
 import * as z from 'zod/mini';
+import { ROUTE_NAME, ROUTE_NAME_RULE } from '../../domain/webhook/WebhookRoute.js';
 import { PROVIDER_TYPES, type AgentConfig } from './AgentConfig.js';
 
 /*
@@ -119,10 +120,20 @@ const webhookSecret = () => {
 };
 
 /**
- * The listener's settings (spec "Webhook route", decisions §7). Defaults are not filled in here
- * but by the readers in webhookSettings.ts, so that a config without a webhook section has none.
- * `routes` is a mapping here; its entries are checked, all problems at once, when the gateway
- * starts (webhookRouteConfig.ts), since they depend on each other and on the listener's address.
+ * `routes`: a mapping whose keys are route names (ROUTE_NAME), refused here since a name also
+ * names the route's run-record directory. A wrong name is an `invalid_key` issue, whose message
+ * the loader puts after the name, which it quotes in full.
+ */
+const webhookRoutes = () =>
+  z.record(z.string().check(z.regex(ROUTE_NAME)), z.unknown(), {
+    error: (issue) => (issue.code === 'invalid_key' ? `is not a usable route name: ${ROUTE_NAME_RULE}` : 'must be a mapping of route names to settings'),
+  });
+
+/**
+ * The listener's settings. Defaults are not filled in here but by the readers in
+ * webhookSettings.ts, so that a config without a webhook section has none. Route names are
+ * checked here; the routes' settings are checked, all problems at once, when the gateway starts
+ * (webhookRouteConfig.ts), since they depend on each other and on the listener's address.
  */
 const webhookExtraSchema = mapping({
   host: optional(trimmedText('must be a host name or IP address')),
@@ -139,7 +150,7 @@ const webhookExtraSchema = mapping({
   output_retention: optional(wholeNumberFrom(1)),
   metrics: optional(flag()),
   metrics_token: optional(trimmedText('must be a non-empty string, the bearer token scrapers send')),
-  routes: optional(z.record(z.string(), z.unknown(), { error: 'must be a mapping of route names to settings' })),
+  routes: optional(webhookRoutes()),
 });
 
 const webhookPlatformSchema = z.looseObject(

@@ -3,16 +3,15 @@ import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import {
   DEFAULT_WEBHOOK_TOOLSETS,
   INSECURE_NO_AUTH,
+  ROUTE_NAME_RULE,
   WEBHOOK_DELIVERIES,
+  isRouteName,
   type FieldFilter,
   type RouteSecrets,
   type WebhookRoute,
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
-
-/** A route name is the path segment `/webhooks/<name>`: URL-safe characters only. */
-const ROUTE_NAME = /^[A-Za-z0-9._~-]+$/;
 
 const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver', 'deliver_extra', 'filters'];
 
@@ -42,8 +41,8 @@ function readSecrets(value: unknown): Secrets {
 }
 
 /**
- * Reads and checks `platforms.webhook.extra.routes` (service-spec "Webhook route", decisions §7):
- * a route's `secret` falls back to `extra.secret`; a route with neither, or with
+ * Reads and checks `platforms.webhook.extra.routes`: a route's name must be one a route can have
+ * (ROUTE_NAME); its `secret` falls back to `extra.secret`; a route with neither, or with
  * `INSECURE_NO_AUTH` while the listener is not on a loopback address, is a problem naming it.
  */
 export function readConfiguredRoutes(
@@ -60,7 +59,11 @@ export function readConfiguredRoutes(
     const before = result.problems.length;
     const problem = (key: string | null, text: string) =>
       result.problems.push(`${at(`routes.${name}${key ? `.${key}` : ''}`)} ${text}.`);
-    if (!ROUTE_NAME.test(name)) problem(null, 'is not a usable route name: use letters, digits, ".", "_", "~" and "-" only');
+    // The loader already refuses such names (configSchema.ts); checked here too, so that no
+    // configuration this is handed can serve a route whose run records would escape their directory.
+    if (!isRouteName(name)) {
+      result.problems.push(`${at('routes')} has the key ${JSON.stringify(name)}, which is not a usable route name: ${ROUTE_NAME_RULE}.`);
+    }
     if (!isJsonObject(settings)) {
       problem(null, `must be a mapping of route settings (got ${describeValue(settings)})`);
       continue;

@@ -7,6 +7,7 @@ import type { WebhookListenerSettings } from '../../application/ports/WebhookSet
 import type { AcceptWebhookInput, WebhookOutcome } from '../../application/webhook/AcceptWebhook.js';
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 import { errorText } from '../../domain/errors.js';
+import { isRouteName } from '../../domain/webhook/WebhookRoute.js';
 import { fireRoute, type FireRouteDependencies } from './fireApp.js';
 import { statusForError } from './httpStatus.js';
 import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
@@ -86,8 +87,9 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
   app.all('/health', (req, res) => {
     answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'GET, HEAD' });
   });
-  app.all('/webhooks/:route', (req, res) => {
-    answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'POST' });
+  app.all('/webhooks/:route', (req: Request<{ route: string }>, res) => {
+    if (!isRouteName(req.params.route)) answerEarly(req, res, 404, { error: 'Unknown route' });
+    else answerEarly(req, res, 405, { error: 'Method not allowed' }, { Allow: 'POST' });
   });
 
   if (dependencies.metricsEndpoint) {
@@ -122,6 +124,12 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
 function webhookPostHandler(dependencies: WebhookAppDependencies) {
   const { routes, acceptWebhook, settings, logger } = dependencies;
   return async (name: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A name no route can have (`..`, `a/b` decoded from `a%2Fb`, over-long) is not looked up at all.
+    if (!isRouteName(name)) {
+      logger.debug('webhook refused: unknown route', { route: name });
+      answerEarly(req, res, 404, { error: 'Unknown route' });
+      return;
+    }
     let route;
     try {
       route = await routes.find(name);

@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { WEBHOOK_DELIVERIES } from '../../domain/webhook/WebhookRoute.js';
-import { SUBSCRIPTION_NAME, type WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
+import { ROUTE_NAME_RULE, WEBHOOK_DELIVERIES, isRouteName } from '../../domain/webhook/WebhookRoute.js';
+import type { WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -23,7 +23,8 @@ const isStringList = (value: unknown): value is string[] =>
 /** One stored entry as a subscription, or why it is not one. */
 function readEntry(name: string, value: unknown): { ok: true; subscription: WebhookSubscription } | { ok: false; problem: string } {
   const problem = (why: string) => ({ ok: false as const, problem: `the subscription "${name}" ${why}` });
-  if (!SUBSCRIPTION_NAME.test(name)) return problem('has a name that is not lower-case letters, digits, "_" and "-"');
+  // A name written by hand that no route can have: serving it would put its run records outside their directory.
+  if (!isRouteName(name)) return problem(`has a name no route can have (${ROUTE_NAME_RULE})`);
   if (!isJsonObject(value)) return problem('is not an object');
   const { events = [], prompt = null, skills = [], deliver = 'log', deliver_extra: extra = {}, secret } = value;
   if (!isStringList(events)) return problem('has "events" that are not a list of strings');

@@ -9,9 +9,25 @@ export interface FieldFilter {
 
 /**
  * The `secret` value that turns authentication off for a config.yaml route, for local
- * development; refused unless the listener is bound to a loopback address (decisions §7).
+ * development; refused unless the listener is bound to a loopback address, where only this
+ * machine can send to it.
  */
 export const INSECURE_NO_AUTH = 'INSECURE_NO_AUTH';
+
+/**
+ * What a route name may be, for config.yaml routes and subscriptions alike: the name is the path
+ * segment `/webhooks/<name>` and the directory of the route's run records, so it must be safe in
+ * both — no `.` (no `..`), no `/`, nothing percent-encoded, and short enough for any file system.
+ */
+export const ROUTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The rule of ROUTE_NAME as the end of a refusal: what to write instead. */
+export const ROUTE_NAME_RULE = 'use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit';
+
+/** Whether `name` can name a route (ROUTE_NAME). */
+export function isRouteName(name: string): boolean {
+  return ROUTE_NAME.test(name);
+}
 
 /** Secrets of a route: any one matching authenticates (rotation). */
 export type RouteSecrets = { kind: 'secrets'; values: readonly string[] } | { kind: 'insecure_no_auth' };

@@ -1,7 +1,14 @@
 import { parseDeliveryTargets } from '../DeliveryTarget.js';
 import { ERROR_CODES } from '../errorCodes.js';
 import { InvalidWebhookError, WebhookError } from '../errors.js';
-import { DEFAULT_WEBHOOK_TOOLSETS, INSECURE_NO_AUTH, WEBHOOK_DELIVERIES, type WebhookRoute } from './WebhookRoute.js';
+import {
+  DEFAULT_WEBHOOK_TOOLSETS,
+  INSECURE_NO_AUTH,
+  ROUTE_NAME_RULE,
+  WEBHOOK_DELIVERIES,
+  isRouteName,
+  type WebhookRoute,
+} from './WebhookRoute.js';
 
 /**
  * A route created with `agent webhook subscribe` (decisions §8) rather than written in
@@ -24,9 +31,6 @@ export interface WebhookSubscription {
   /** ISO 8601 UTC. */
   updatedAt: string;
 }
-
-/** Lower-case letters, digits, `_` and `-`, starting with a letter or digit: safe in a URL and a file. */
-export const SUBSCRIPTION_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
 /**
  * Where a subscription's `repo_comment` goes: the pull request the event is about. The command
@@ -70,13 +74,10 @@ export interface SubscriptionOptions {
   secret?: string | null;
 }
 
-/** Throws WEBHOOK.NAME_INVALID unless `name` matches SUBSCRIPTION_NAME. */
+/** Throws WEBHOOK.NAME_INVALID unless `name` can name a route (ROUTE_NAME, the same rule as config.yaml's routes). */
 export function checkSubscriptionName(name: string): void {
-  if (!SUBSCRIPTION_NAME.test(name)) {
-    throw new InvalidWebhookError(
-      ERROR_CODES.WEBHOOK.NAME_INVALID,
-      `The name "${name}" cannot be used for a subscription: use lower-case letters, digits, "_" and "-", starting with a letter or digit.`,
-    );
+  if (!isRouteName(name)) {
+    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.NAME_INVALID, `The name "${name}" cannot be used for a subscription: ${ROUTE_NAME_RULE}.`);
   }
 }
 

@@ -146,7 +146,7 @@ describe('agent webhook', () => {
 
   it('subscribe refuses a bad name with a sentence and exit code 1', async () => {
     expect(await webhookCli().failure('subscribe', 'Bad Name')).toMatchObject({
-      message: 'error: The name "Bad Name" cannot be used for a subscription: use lower-case letters, digits, "_" and "-", starting with a letter or digit.',
+      message: 'error: The name "Bad Name" cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
       code: 1,
     });
   });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfiguredWebhookRoutes } from '../../../src/adapters/config/ConfiguredWebhookRoutes.js';
 import { YamlConfigLoader } from '../../../src/adapters/config/YamlConfigLoader.js';
+import { readConfiguredRoutes } from '../../../src/adapters/config/webhookRouteConfig.js';
 import { FileSubscriptionRepository } from '../../../src/adapters/persistence/FileSubscriptionRepository.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import type { AgentPaths } from '../../../src/application/ports/Settings.js';
@@ -226,6 +227,34 @@ describe('ConfiguredWebhookRoutes', () => {
       ['shared', 'config'],
       ['alpha', 'subscription'],
     ]);
+  });
+
+  it('does not serve a subscription whose hand-written name no route can have, and warns about it once', async () => {
+    const routes = await routesFrom('extra: {}');
+    const entry = { secret: 'x' };
+    const long = 'p'.repeat(65);
+    await writeFile(paths.webhookSubscriptionsFile, JSON.stringify({ '..': entry, 'a/b': entry, [long]: entry, payments: entry }));
+
+    expect(await routes.find('..')).toBeNull();
+    expect(await routes.find('a/b')).toBeNull();
+    expect(await routes.find(long)).toBeNull();
+    expect((await routes.all()).map((route) => route.name)).toEqual(['payments']);
+
+    const warnings = log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message);
+    expect(warnings).toEqual(
+      ['..', 'a/b', long].map((name) => `webhook subscriptions: the subscription "${name}" has a name no route can have (use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit); it is not served`),
+    );
+  });
+
+  it('names a config route that no route can have, should a configuration reach it unchecked by the loader', () => {
+    const { routes, problems } = readConfiguredRoutes({ secret: 's3cret', routes: { '..': {}, 'a/b': {}, ok: {} } }, false, 'config.yaml');
+
+    expect(routes.map((route) => route.name)).toEqual(['ok']);
+    expect(problems).toEqual(
+      ['..', 'a/b'].map(
+        (name) => `config.yaml: platforms.webhook.extra.routes has the key "${name}", which is not a usable route name: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.`,
+      ),
+    );
   });
 
   it('keeps serving config routes when the subscription file is damaged, and says so once', async () => {

@@ -264,6 +264,44 @@ providers: {local: {type: command, comand: [x]}}
     expect(config.platforms.webhook?.extra).toEqual({ host: '127.0.0.1', metrics_token: 't' });
   });
 
+  describe('route names (the keys of platforms.webhook.extra.routes)', () => {
+    const RULE = 'use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit';
+    const routes = (...names: string[]) =>
+      `platforms:\n  webhook:\n    extra:\n      secret: s\n      routes:\n${names.map((name) => `        ${JSON.stringify(name)}: {prompt: hi}\n`).join('')}`;
+
+    it.each([
+      ['a parent directory', '..'],
+      ['a slash', 'a/b'],
+      ['65 characters', 'r'.repeat(65)],
+      ['a dot', 'my.route'],
+    ])('refuses %s with one sentence naming the route, in full, and the rule', (_case, name) => {
+      const error = errorFrom(routes('github', name));
+
+      expect(error.code).toBe('CONFIG.INVALID');
+      expect(error.message).toBe(`${configFile}: platforms.webhook.extra.routes has the key ${JSON.stringify(name)}, which is not a usable route name: ${RULE}.`);
+    });
+
+    it('accepts 64 characters and upper case, "-" and "_"', () => {
+      const long = 'r'.repeat(64);
+
+      const { config } = loadYaml(routes(long, 'Deploy_Hook-2'));
+
+      expect(Object.keys(config.platforms.webhook?.extra?.routes ?? {})).toEqual([long, 'Deploy_Hook-2']);
+    });
+
+    it('are reported by diagnose as problems of the routes mapping, one per bad name', () => {
+      writeFileSync(configFile, routes('..', 'ok', 'a/b'));
+
+      const { config, problems } = new YamlConfigLoader(configFile).diagnose();
+
+      expect(config).toBeNull();
+      expect(problems.map((problem) => [problem.key, problem.message])).toEqual([
+        ['platforms.webhook.extra.routes', `${configFile}: platforms.webhook.extra.routes has the key "..", which is not a usable route name: ${RULE}.`],
+        ['platforms.webhook.extra.routes', `${configFile}: platforms.webhook.extra.routes has the key "a/b", which is not a usable route name: ${RULE}.`],
+      ]);
+    });
+  });
+
   describe('the configured plugin provider\'s own section (decisions §11)', () => {
     it('keeps cron.<provider> as it is, nested values included, without a warning', () => {
       const { config, warnings } = loadYaml(`

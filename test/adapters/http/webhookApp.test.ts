@@ -398,9 +398,46 @@ describe('webhook listener over HTTP', () => {
     );
 
     it('serves a route added while running, by its percent-encoded name too', async () => {
-      listener.routes.set(aRoute('new route'));
-      const response = await post('/webhooks/new%20route').set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
-      expect(response.body).toMatchObject({ status: 'accepted', route: 'new route' });
+      listener.routes.set(aRoute('new-route'));
+      const response = await post('/webhooks/new%2Droute').set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
+      expect(response.body).toMatchObject({ status: 'accepted', route: 'new-route' });
+    });
+  });
+
+  describe('names no route can have', () => {
+    const long = 'r'.repeat(65);
+
+    // The routes hold each name, unauthenticated: only the name rule keeps it from being served.
+    it.each([
+      ['..', '/webhooks/..'],
+      ['a/b', '/webhooks/a%2Fb'],
+      ['65 characters', `/webhooks/${long}`],
+      ['a dot', '/webhooks/my.route'],
+    ])('answers 404 Unknown route to a POST to %s and stores nothing', async (_case, path) => {
+      for (const name of ['..', 'a/b', long, 'my.route']) listener.routes.set(aRoute(name, { secrets: { kind: 'insecure_no_auth' } }));
+
+      const response = await postBytes(listener.port, path, Buffer.from(BODY), {});
+
+      expect(response.status).toBe(404);
+      expect(JSON.parse(response.body)).toEqual({ error: 'Unknown route' });
+      expect(await listener.inbox.pending()).toBe(0);
+    });
+
+    it('answers 404 Unknown route, not 405, to another method on such a name', async () => {
+      const response = await request(listener.url).get('/webhooks/a%2Fb');
+
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'Unknown route' });
+    });
+
+    it('serves a name of 64 characters, upper case included', async () => {
+      const name = `Deploy_Hook-${'x'.repeat(52)}`;
+      listener.routes.set(aRoute(name));
+
+      const response = await post(`/webhooks/${name}`).set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
+
+      expect(response.status).toBe(202);
+      expect(response.body).toMatchObject({ status: 'accepted', route: name });
     });
   });
 });
