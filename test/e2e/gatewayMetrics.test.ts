@@ -3,13 +3,25 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { parsePrometheusText, sampleValue, type PrometheusExposition } from '../support/prometheusText.js';
-import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, storedJob, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import {
+  createJob,
+  errorSentence,
+  makeAgentHome,
+  makeDue,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startGatewayUntil,
+  storedJob,
+  writeHomeFile,
+} from './agentCli.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 
 const SECRET = 'it-is-a-secret';
 const TOKEN = 'scrape-me';
 
-function configWith(home: string, port: number, metrics: string[]): Promise<string> {
+/** config.yaml with the webhook listener on `host` (127.0.0.1; null leaves the default, 0.0.0.0) and `port`, and the `metrics` lines under `extra`. */
+function configWith(home: string, port: number, metrics: string[], host: string | null = '127.0.0.1'): Promise<string> {
   return writeHomeFile(
     home,
     'config.yaml',
@@ -22,7 +34,7 @@ function configWith(home: string, port: number, metrics: string[]): Promise<stri
       '  webhook:',
       '    enabled: true',
       '    extra:',
-      '      host: 127.0.0.1',
+      ...(host === null ? [] : [`      host: ${host}`]),
       `      port: ${port}`,
       `      secret: ${SECRET}`,
       ...metrics.map((line) => `      ${line}`),
@@ -113,5 +125,93 @@ describe('agent gateway metrics', () => {
     expect(response.status).toBe(404);
     gateway.kill('SIGTERM');
     await once(gateway, 'exit');
+  });
+
+  describe('without a token', () => {
+    const refusal = (configFile: string) =>
+      `${configFile}: platforms.webhook.extra.metrics is true without platforms.webhook.extra.metrics_token, which is refused unless the listener ` +
+      'is bound to a loopback address (platforms.webhook.extra.host is 0.0.0.0); set platforms.webhook.extra.metrics_token, ' +
+      'or bind the listener to a loopback host by setting platforms.webhook.extra.host to 127.0.0.1.';
+
+    it('refuses to start on the default host, 0.0.0.0: exit 1 and one sentence naming both keys', async () => {
+      const configFile = await configWith(home, port, ['metrics: true'], null);
+
+      const run = await runAgent(['gateway'], { home });
+
+      expect(run.code).toBe(1);
+      expect(errorSentence(run)).toBe(`error: ${refusal(configFile)}`);
+      expect(run.stdout).not.toContain('listening on');
+    });
+
+    it('refuses to start on 0.0.0.0 also when only the managed trigger\'s fire endpoint would serve /metrics (webhooks off)', async () => {
+      const configFile = await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          'cron:',
+          '  provider: managed',
+          '  managed:',
+          '    portal_url: http://127.0.0.1:1',
+          '    callback_url: http://127.0.0.1:1',
+          '    expected_audience: agent',
+          '    jwks_url: http://127.0.0.1:1/jwks',
+          'platforms:',
+          '  webhook:',
+          '    enabled: false',
+          '    extra:',
+          `      port: ${port}`,
+          '      metrics: true',
+          '',
+        ].join('\n'),
+      );
+
+      const run = await runAgent(['gateway'], { home, env: { AGENT_CRON_SCHEDULER_TOKEN: 'scheduler-token' } });
+
+      expect(run.code).toBe(1);
+      expect(errorSentence(run)).toBe(`error: ${refusal(configFile)}`);
+      expect(run.stdout).not.toContain('listening on');
+    });
+
+    it('is named by agent config check', async () => {
+      const configFile = await configWith(home, port, ['metrics: true'], null);
+
+      const run = await runAgent(['config', 'check'], { home });
+
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(refusal(configFile));
+      expect(errorSentence(run)).toMatch(/^error: 1 problem found \(config\.yaml 1 problem; /);
+    });
+
+    it('starts on 127.0.0.1, which only this machine reaches, and serves /metrics there', async () => {
+      await configWith(home, port, ['metrics: true']);
+      const { gateway } = await startGatewayUntil(home, 'webhook listening on');
+      running.push(gateway);
+
+      const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('agent_webhook_inbox_backlog');
+      gateway.kill('SIGTERM');
+      await once(gateway, 'exit');
+    });
+  });
+
+  it('starts on 0.0.0.0 with a token, and /metrics then answers only the bearer of that token', async () => {
+    await configWith(home, port, ['metrics: true', `metrics_token: ${TOKEN}`], null);
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
+    running.push(gateway);
+
+    const without = await fetch(`http://127.0.0.1:${port}/metrics`);
+    const wrong = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: 'Bearer guess' } });
+    const metrics = await scrape(port);
+
+    expect(output()).toContain(`webhook listening on 0.0.0.0:${port}`);
+    expect(without.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(sampleValue(metrics, 'agent_webhook_inbox_backlog')).toBe(0);
+    gateway.kill('SIGTERM');
+    const [code] = await once(gateway, 'exit');
+    expect(code).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import type { AgentConfig, WebhookExtraConfig } from '../../src/adapters/config/
 import {
   isLoopbackHost,
   localWebhookUrl,
+  openMetricsProblem,
   webhookListenerAddress,
   webhookListenerEnabled,
   webhookListenerSettingsFrom,
@@ -30,6 +31,31 @@ describe('webhook listener settings', () => {
   it('serves no metrics, and asks no token, unless extra.metrics and extra.metrics_token say otherwise', () => {
     expect(webhookMetricsSettings(withExtra())).toEqual({ enabled: false, token: null });
     expect(webhookMetricsSettings(withExtra({ metrics: true, metrics_token: 'scrape-me' }))).toEqual({ enabled: true, token: 'scrape-me' });
+  });
+
+  describe('metrics without a token', () => {
+    it.each([undefined, '0.0.0.0', '::', '192.168.1.20', 'agent.internal', '128.0.0.1'])(
+      'are refused on host %s, in one sentence naming both keys and what to do',
+      (host) => {
+        const problem = openMetricsProblem(withExtra({ metrics: true, ...(host === undefined ? {} : { host }) }), 'config.yaml');
+
+        expect(problem).toBe(
+          'config.yaml: platforms.webhook.extra.metrics is true without platforms.webhook.extra.metrics_token, which is refused unless the listener ' +
+            `is bound to a loopback address (platforms.webhook.extra.host is ${host ?? '0.0.0.0'}); set platforms.webhook.extra.metrics_token, ` +
+            'or bind the listener to a loopback host by setting platforms.webhook.extra.host to 127.0.0.1.',
+        );
+      },
+    );
+
+    it.each(['127.0.0.1', '127.10.0.3', '::1', '[::1]', 'localhost', 'LOCALHOST'])('are taken on the loopback host %s', (host) => {
+      expect(openMetricsProblem(withExtra({ metrics: true, host }), 'config.yaml')).toBeNull();
+    });
+
+    it('are no problem with a token on any host, nor with metrics off', () => {
+      expect(openMetricsProblem(withExtra({ metrics: true, metrics_token: 'scrape-me' }), 'config.yaml')).toBeNull();
+      expect(openMetricsProblem(withExtra({ metrics: false }), 'config.yaml')).toBeNull();
+      expect(openMetricsProblem(withExtra(), 'config.yaml')).toBeNull();
+    });
   });
 
   it('runs 4 events at once unless extra.max_concurrent_runs says otherwise, with the agent settings of cron runs', () => {

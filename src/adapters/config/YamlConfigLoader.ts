@@ -12,6 +12,7 @@ import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
 import { describeValue } from './describeValue.js';
 import { agentConfigSchema, cronSchema } from './configSchema.js';
+import { openMetricsProblem } from './webhookSettings.js';
 
 /**
  * Reads `$AGENT_HOME/config.yaml` once and returns it validated, with defaults filled in.
@@ -43,9 +44,10 @@ export class YamlConfigLoader {
 
   /**
    * Everything wrong with the file, for `agent config check`: unreadable or invalid YAML, every
-   * wrong value and every unknown key (with the known key it probably meant), each naming the
-   * file and the key. `config` is what a command would run with (unknown keys ignored), or null
-   * when a wrong value would stop it. Never throws for the file's content.
+   * wrong value and every unknown key (with the known key it probably meant), and what loads but
+   * stops `agent gateway` at start-up (metrics anyone can read), each naming the file and the
+   * key. `config` is what a command would run with (unknown keys ignored), or null when a wrong
+   * value would stop it. Never throws for the file's content.
    */
   diagnose(): ConfigDiagnosis {
     const file = this.shownPath;
@@ -65,7 +67,7 @@ export class YamlConfigLoader {
     const problems: ConfigProblem[] = warnings.map((message) => ({ file, key: 'cron.script_timeout_seconds', message }));
     const plugin = takePluginSection(raw);
     const result = agentConfigSchema.safeParse(raw);
-    if (result.success) return { config: result.data, problems };
+    if (result.success) return { config: result.data, problems: [...problems, ...this.refusedByTheGateway(result.data)] };
     let fatal = false;
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
@@ -81,7 +83,13 @@ export class YamlConfigLoader {
     if (fatal) return { config: null, problems };
     const config = this.validate(raw, []);
     if (plugin) (config.cron as unknown as Record<string, unknown>)[plugin.name] = plugin.settings;
-    return { config, problems };
+    return { config, problems: [...problems, ...this.refusedByTheGateway(config)] };
+  }
+
+  /** What loads, but stops `agent gateway` at start-up: metrics anyone can read. */
+  private refusedByTheGateway(config: AgentConfig): ConfigProblem[] {
+    const open = openMetricsProblem(config, this.shownPath);
+    return open === null ? [] : [{ file: this.shownPath, key: 'platforms.webhook.extra.metrics', message: open }];
   }
 
   /** `unknown key "timezon" (did you mean "timezone"?)`, prefixed with the file. */

@@ -75,6 +75,23 @@ export function webhookMetricsSettings(config: Pick<AgentConfig, 'platforms'>): 
   return { enabled: metrics, token };
 }
 
+/**
+ * Why config.yaml must not be run as it stands, or null: `extra.metrics: true` without
+ * `extra.metrics_token` while the listener (the webhook one, or the fire endpoint's, which binds
+ * the same address) is not bound to a loopback address, so that anyone who reaches it would read
+ * the metrics. The gateway refuses to start with this sentence; `agent config check` reports it.
+ */
+export function openMetricsProblem(config: Pick<AgentConfig, 'platforms'>, configFile: string): string | null {
+  const { enabled, token } = webhookMetricsSettings(config);
+  const { host } = webhookListenerAddress(config);
+  if (!enabled || token !== null || isLoopbackHost(host)) return null;
+  return (
+    `${configFile}: platforms.webhook.extra.metrics is true without platforms.webhook.extra.metrics_token, which is refused ` +
+    `unless the listener is bound to a loopback address (platforms.webhook.extra.host is ${host}); ` +
+    'set platforms.webhook.extra.metrics_token, or bind the listener to a loopback host by setting platforms.webhook.extra.host to 127.0.0.1.'
+  );
+}
+
 /** Whether `agent gateway` starts the webhook listener (`platforms.webhook.enabled: true`). */
 export function webhookListenerEnabled(config: Pick<AgentConfig, 'platforms'>): boolean {
   return config.platforms.webhook?.enabled === true;

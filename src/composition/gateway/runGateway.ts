@@ -51,7 +51,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const { container, settings, notifier } = await buildCronContainer(paths, options.env, logger, options.installationDir);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
-  const metrics = await gatewayMetrics(container, config);
+  const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.

@@ -388,6 +388,21 @@ cron:
       expect(problems[0]!.message).toContain('invalid YAML');
     });
 
+    it('reports metrics without a token on a listener others can reach, which the gateway refuses, and still gives the config', () => {
+      const { config, problems } = diagnose('platforms: {webhook: {enabled: true, extra: {metrics: true}}}\n');
+
+      expect(problems).toEqual([
+        {
+          file: configFile,
+          key: 'platforms.webhook.extra.metrics',
+          message: expect.stringMatching(/^.*config\.yaml: platforms\.webhook\.extra\.metrics is true without platforms\.webhook\.extra\.metrics_token, .*loopback/),
+        },
+      ]);
+      expect(config).not.toBeNull();
+      expect(diagnose('platforms: {webhook: {enabled: true, extra: {metrics: true, host: 127.0.0.1}}}\n').problems).toEqual([]);
+      expect(diagnose('platforms: {webhook: {enabled: true, extra: {metrics: true, metrics_token: t}}}\n').problems).toEqual([]);
+    });
+
     it('finds nothing wrong in a good file, or in none', () => {
       expect(diagnose('timezone: UTC\nmodel: {provider: command, command: [x]}\n').problems).toEqual([]);
       expect(new YamlConfigLoader(join(home, 'absent.yaml')).diagnose()).toMatchObject({ problems: [], config: { providers: {} } });
