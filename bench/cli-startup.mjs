@@ -1,5 +1,5 @@
 // `agent cron list` with 100 jobs against `node -e 0`, run side by side, medians of N runs.
-// Target (issue 2): at most 3x the time of `node -e 0`.
+// Target: at most 3x the time of `node -e 0`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
