@@ -60,6 +60,15 @@ describe('agent command-line conventions', () => {
     expect(run.stdout).toMatch(/-h, --help/);
   });
 
+  it('lays out help whose text is not all ASCII (the real string-width, loaded from node_modules on demand)', async () => {
+    const run = await agent('cron', 'create', '--help');
+
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('telegram:<chat_id>, …');
+    const annotated = run.stdout.split('\n').filter((line) => /\[(string|boolean)\]( \[default: [^\]]+\])?$/.test(line));
+    expect(new Set(annotated.map((line) => line.length))).toEqual(new Set([100]));
+  });
+
   describe('unknown and missing commands', () => {
     it('names an unknown command and lists the commands', async () => {
       expect(failure(await agent('launch'), 2)).toBe(
