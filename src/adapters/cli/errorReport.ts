@@ -1,4 +1,5 @@
 import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { AppError, errorText } from '../../domain/errors.js';
 
 /**
@@ -9,10 +10,14 @@ export function exitCodeFor(error: unknown): number {
   return error instanceof AppError && error.code === ERROR_CODES.CLI.USAGE ? 2 : 1;
 }
 
-/** One clear sentence; the stack trace only with --debug. */
+/**
+ * One clear sentence; the stack trace only with --debug. A message may quote what a platform, a
+ * listener or a file said, so its control characters other than line breaks and tabs are
+ * escaped before they reach the terminal.
+ */
 export function messageFor(error: unknown, debug: boolean): string {
   const detail = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';
-  if (error instanceof AppError) return `error: ${error.message}${detail}`;
+  if (error instanceof AppError) return escapeControlCharacters(`error: ${error.message}${detail}`, '\n\t');
   const text = errorText(error);
-  return `error: something unexpected went wrong: ${text} (run again with --debug for details).${detail}`;
+  return escapeControlCharacters(`error: something unexpected went wrong: ${text} (run again with --debug for details).${detail}`, '\n\t');
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import winston from 'winston';
+import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { LevelLogger, type LogLevel } from './LevelLogger.js';
-import { oneLine } from './oneLine.js';
 
 export type LogFormat = 'json' | 'text';
 
@@ -14,6 +14,12 @@ const SEVERITY = winston.config.npm.levels;
  * The gateway's logger: one entry per line on stdout, JSON with `--log-format json` (for log
  * collectors) or readable text. Callers never pass secrets or signatures; fields whose names
  * look secret are masked all the same, as a second line of defence.
+ *
+ * Every control character of a finished line is escaped (`\n`, `\u001b`, `\u009b` …), in
+ * either format: one entry stays one line, so a multi-line answer cannot pass for several
+ * entries (or forge one), and text from a request, a token or a platform cannot reach a terminal
+ * tailing the log as an escape sequence. JSON escapes C0 itself but writes DEL and C1 raw; written
+ * as `\u007f`, they stay the same JSON string.
  *
  * winston's formats (timestamp, json, printf) and its npm levels shape every entry; the finished
  * line is then written straight to the stream. A `winston.Logger` would pass it through its
@@ -46,8 +52,7 @@ export class WinstonLogger extends LevelLogger {
             winston.format.timestamp(),
             winston.format.printf(({ timestamp, level: entryLevel, message, ...fields }) => {
               const detail = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-              // One entry, one line: a multi-line answer in a message must not pass for several entries.
-              return `${String(timestamp)} ${entryLevel} ${oneLine(String(message))}${detail}`;
+              return `${String(timestamp)} ${entryLevel} ${String(message)}${detail}`;
             }),
           );
   }
@@ -67,7 +72,7 @@ export class WinstonLogger extends LevelLogger {
       setImmediate(() => this.writePending());
       unwritten.add(this);
     }
-    this.pending += `${String((entry as Record<symbol, unknown>)[MESSAGE])}\n`;
+    this.pending += `${escapeControlCharacters(String((entry as Record<symbol, unknown>)[MESSAGE]))}\n`;
   }
 
   private writePending(): void {

@@ -53,3 +53,45 @@ describe('a text log line never spans lines', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', message: ANSWER });
   });
 });
+
+/** What a forged token's `kid` or a platform's garbage answer may carry: colours, a window title, a NUL, DEL and C1. */
+const HOSTILE = 'kid \u001b[31m \u001b]0;pwned\u0007 nul\u0000 del\u007f csi\u009b2J nel\u0085';
+const HOSTILE_ESCAPED = 'kid \\u001b[31m \\u001b]0;pwned\\u0007 nul\\u0000 del\\u007f csi\\u009b2J nel\\u0085';
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+describe('a log line never carries a control character to the terminal', () => {
+  it('ConsoleLogger escapes C0, DEL and C1 in the message and in the fields', () => {
+    const out = capture();
+    const logger = new ConsoleLogger(out.stream, 'debug');
+
+    logger.warn(`fire refused: ${HOSTILE}`, { job: HOSTILE });
+
+    expect(out.text()).toBe(`warn: fire refused: ${HOSTILE_ESCAPED} {"job":"${HOSTILE_ESCAPED}"}\n`);
+  });
+
+  it('WinstonLogger (text) escapes C0, DEL and C1 in the message and in the fields', async () => {
+    const out = capture();
+    const logger = new WinstonLogger('text', 'info', out.stream);
+
+    logger.warn(`fire refused: ${HOSTILE}`, { job: HOSTILE });
+    await logger.flush();
+
+    expect(out.text()).not.toMatch(CONTROL);
+    expect(out.text()).toMatch(/^\S+Z warn fire refused: (.+) \{"job":"(.+)"\}\n$/);
+    expect(out.text()).toContain(`fire refused: ${HOSTILE_ESCAPED} {"job":"${HOSTILE_ESCAPED}"}`);
+  });
+
+  it('WinstonLogger (json) writes DEL and C1 as \\u escapes too, and the line reads back as the same values', async () => {
+    const out = capture();
+    const logger = new WinstonLogger('json', 'info', out.stream);
+
+    logger.warn(`fire refused: ${HOSTILE}`, { job: HOSTILE });
+    await logger.flush();
+
+    expect(out.text()).not.toMatch(CONTROL);
+    expect(out.text()).toContain(HOSTILE_ESCAPED);
+    const lines = out.text().split('\n').slice(0, -1);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', message: `fire refused: ${HOSTILE}`, job: HOSTILE });
+  });
+});
