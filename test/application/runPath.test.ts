@@ -181,6 +181,26 @@ describe('the run path', () => {
     });
   });
 
+  it("keeps the control characters of a platform's garbage answer out of last_delivery_error and the report", async () => {
+    const h = cronHarness({ platforms: ['telegram', 'slack'] });
+    h.channel.failing.add('telegram');
+    h.channel.failing.add('slack');
+    h.channel.refusals.set('telegram', 'telegram refused the message (HTTP 400: \u0000\u0000\u001b[31mred\u001b]0;pwned\u0007)');
+    h.channel.refusals.set('slack', 'slack said:\nline two\u009b2J');
+    const job = await dueJob(h, { deliver: 'telegram:1,slack:C0123456' });
+
+    await h.runDueJobs.execute();
+
+    const stored = h.repository.get(job.id)!;
+    expect(stored.last_delivery_error).toBe(
+      'telegram:1: telegram refused the message (HTTP 400: \\u0000\\u0000\\u001b[31mred\\u001b]0;pwned\\u0007)\n' +
+        'slack:C0123456: slack said:\\nline two\\u009b2J',
+    );
+    const report = h.outputs.latest(job.id)!;
+    expect(report).toContain('- Delivery error: telegram:1: telegram refused the message (HTTP 400: \\u0000\\u0000\\u001b[31mred');
+    expect(report).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
   it('delivers "all" to the home channel of every configured platform', async () => {
     const h = cronHarness({ platforms: ['telegram', 'slack', 'email'] });
     h.channel.homes.set('email', null);

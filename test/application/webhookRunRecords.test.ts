@@ -118,6 +118,20 @@ describe('the record of a webhook run', () => {
     expect(await records.find(event.route, event.id)).toMatchObject({ outcome, error: expect.stringMatching(reason) });
   });
 
+  it("keeps the control characters of a platform's garbage answer out of the record, line breaks aside", async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    g.channel.failing.add('telegram');
+    g.channel.refusals.set('telegram', 'telegram refused the message (HTTP 400: \u0000\u001b[31mred\u001b]0;pwned\u0007)\nsecond line\u007f');
+
+    await g.execution.run(alert());
+
+    expect(await records.find('alerts', 'event-1')).toMatchObject({
+      outcome: 'delivery_failed',
+      error: 'delivery to telegram failed: telegram refused the message (HTTP 400: \\u0000\\u001b[31mred\\u001b]0;pwned\\u0007)\nsecond line\\u007f',
+    });
+  });
+
   it('goes on with the run, with a warning, when the record cannot be written', async () => {
     const records = new InMemoryWebhookRunRecords();
     records.save = async () => {

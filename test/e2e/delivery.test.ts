@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
@@ -67,6 +69,27 @@ describe('delivery to chat platforms, end to end', () => {
       last_status: 'delivery_failed',
       last_delivery_error: 'telegram:-404: telegram refused the message (HTTP 400: Bad Request: chat not found)',
     });
+  });
+
+  it('agent cron run keeps the NULs and escape sequences of a garbage answer out of last_delivery_error, the report and stderr', async () => {
+    const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'builds', '--deliver', 'telegram:-1001234567890']);
+    telegram.answerNextRequest(
+      (request) => request.path.endsWith('/sendMessage'),
+      { status: 400, text: 'garbage\u0000\u0000 \u001b[31mred\u001b[0m \u001b]0;pwned\u0007 \u009b2J' },
+    );
+
+    const run = await runAgent(['cron', 'run', 'builds'], { home });
+
+    expect(run.code).not.toBe(0);
+    const error = storedJob(home, id).last_delivery_error!;
+    expect(error).toBe(
+      'telegram:-1001234567890: telegram refused the message (HTTP 400: garbage\\u0000\\u0000 \\u001b[31mred\\u001b[0m \\u001b]0;pwned\\u0007 \\u009b2J)',
+    );
+    const reports = join(home, 'cron', 'output', id);
+    const [report] = readdirSync(reports);
+    const content = readFileSync(join(reports, report!), 'utf8');
+    expect(content).toContain(`- Delivery error: ${error}`);
+    for (const text of [error, content, run.stdout, run.stderr]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 
   it('agent cron run refuses a target on a platform that is not configured, spending nothing', async () => {

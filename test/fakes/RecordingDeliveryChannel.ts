@@ -2,12 +2,14 @@ import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
 import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../../src/application/ports/DeliveryChannel.js';
 
 /**
- * Records deliveries to configured platforms; `failing` platforms throw DeliveryError. Every
- * configured platform's home channel is `home`, unless `homes` says otherwise.
+ * Records deliveries to configured platforms; `failing` platforms throw DeliveryError, with the
+ * message `refusals` holds for the platform, if any. Every configured platform's home channel is
+ * `home`, unless `homes` says otherwise.
  */
 export class RecordingDeliveryChannel implements DeliveryChannel {
   readonly sent: Array<{ target: PlatformTarget; text: string }> = [];
   readonly failing = new Set<string>();
+  readonly refusals = new Map<string, string>();
   readonly homes = new Map<string, string | null>();
 
   constructor(private readonly platforms: readonly string[] = ['telegram']) {}
@@ -27,7 +29,7 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
   }
 
   async deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
-    if (this.failing.has(target.platform)) throw new DeliveryError(`${target.platform} refused the message`);
+    if (this.failing.has(target.platform)) throw new DeliveryError(this.refusals.get(target.platform) ?? `${target.platform} refused the message`);
     this.sent.push({ target, text });
     return { platform: target.platform, chatId: target.destination ?? this.homeOf(target.platform) ?? '', threadId: target.threadId, messageIds: [String(this.sent.length)] };
   }

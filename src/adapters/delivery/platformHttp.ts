@@ -1,4 +1,5 @@
 import { PlatformSendError } from '../../application/ports/PlatformSender.js';
+import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { errorText } from '../../domain/errors.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
@@ -125,10 +126,14 @@ export class PlatformHttp {
     return this.credentialKeys.map((key) => this.settings.where(key)).join(' and ');
   }
 
-  /** One line, cut short, with every secret of the platform replaced by `***`. */
+  /**
+   * One line, cut short, with every secret of the platform replaced by `***` and every other
+   * control character (a NUL, an ESC in a garbage answer) escaped as `\u0000`.
+   */
   clean(text: string): string {
     let line = text.replace(/\s+/g, ' ').trim();
     for (const secret of this.settings.secrets) line = line.split(secret).join('***');
+    line = escapeControlCharacters(line);
     return line.length > DETAIL_LIMIT ? `${line.slice(0, DETAIL_LIMIT)}…` : line;
   }
 

@@ -24,6 +24,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
+import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { botChatMessage, executionIdOf } from '../../domain/botChat.js';
 
 /** What one run produced, for the caller to show; the job record gets `outcome`. */
@@ -184,7 +185,9 @@ export class JobExecution {
           await this.deliverTo(target, message);
         }
       } catch (error) {
-        failures.push(`${describeTarget(target)}: ${errorText(error)}`);
+        // One line per target, and no control character a platform's answer may hold (a NUL, an
+        // ESC) reaches last_delivery_error, the report or a terminal showing them.
+        failures.push(escapeControlCharacters(`${describeTarget(target)}: ${errorText(error)}`));
       }
     }
     // A genuine failure wins over an admission; the queued receipts are kept either way (rule 5).

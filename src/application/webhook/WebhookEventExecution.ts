@@ -23,6 +23,7 @@ import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
 import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
 import { errorText } from '../../domain/errors.js';
+import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 
 /**
  * How one event ended:
@@ -253,7 +254,8 @@ export class WebhookEventExecution {
       }
     } catch (error) {
       const reason = error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
-      const message = `delivery to ${where} failed: ${reason}`;
+      // What a platform or gh answered may hold control characters; the run record keeps none but line breaks and tabs.
+      const message = escapeControlCharacters(`delivery to ${where} failed: ${reason}`, '\n\t');
       this.log.error(`webhook ${message}`, about);
       return { status: 'delivery_failed', error: message };
     }
