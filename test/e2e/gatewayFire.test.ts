@@ -103,6 +103,23 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(invocations(home)).toHaveLength(0);
   }, 30_000);
 
+  it('logs the kids of forged tokens with their control characters escaped: no colour, window title or NUL reaches the terminal', async () => {
+    const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const { output } = await startGateway();
+    const kids = ['\u001b[31m', '\u001b]0;pwned\u0007', '\u0000'];
+
+    for (const kid of kids) {
+      const forged = portal.forge({ alg: 'RS256', typ: 'JWT', kid }, portal.claims(id));
+      expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    }
+
+    const escaped = ['its key \\u001b[31m is not in the JWKS', 'its key \\u001b]0;pwned\\u0007 is not in the JWKS', 'its key \\u0000 is not in the JWKS'];
+    expect(await eventually(() => escaped.every((line) => output().includes(line)), 10_000)).toBe(true);
+    for (const raw of ['\u001b', '\u0007', '\u0000']) expect(output()).not.toContain(raw);
+    expect(invocations(home)).toHaveLength(0);
+  }, 30_000);
+
   it('two gateways on one home fired the same slot at the same moment: one 202, one stale, one run', async () => {
     await removeAgentHome(home);
     home = await makeAgentHome({ extraConfig: managedConfig(portal, port, 0) });
