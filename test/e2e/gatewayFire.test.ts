@@ -103,6 +103,19 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(invocations(home)).toHaveLength(0);
   }, 30_000);
 
+  it('answers 401 to a token issued a year ahead of its clock, though signed by the portal', async () => {
+    const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const { output } = await startGateway();
+    const later = Math.floor(Date.now() / 1000) + 365 * 24 * 3600;
+
+    const answer = await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { iat: later, exp: later + 60 } }));
+
+    expect(answer).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await eventually(() => output().includes('its iat is more than 30 s ahead'), 10_000)).toBe(true);
+    expect(invocations(home)).toHaveLength(0);
+  }, 30_000);
+
   it('logs the kids of forged tokens with their control characters escaped: no colour, window title or NUL reaches the terminal', async () => {
     const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
     const slot = storedJob(home, id).next_run_at!;

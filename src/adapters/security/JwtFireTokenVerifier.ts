@@ -6,7 +6,7 @@ import { errorText } from '../../domain/errors.js';
 
 /** Only asymmetric algorithms: a token signed with a shared secret (or none) is never accepted. */
 export const FIRE_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384'] as const;
-/** Clock skew allowed on `exp` and `nbf`. */
+/** Clock skew allowed on `exp`, `nbf` and `iat`. */
 export const FIRE_TOKEN_LEEWAY_SECONDS = 30;
 /** The longest a fire token may live: `exp` at most this long after `iat`. */
 export const FIRE_TOKEN_MAX_LIFETIME_SECONDS = 5 * 60;
@@ -48,9 +48,10 @@ export function jwksFetcher(url: string): SigningKeysFetcher {
 class RefusedToken extends Error {}
 
 /**
- * The fire token check of decisions §11 with jsonwebtoken and jwks-rsa. Keys are looked up by the
- * token's `kid` in a cache of the JWKS; an unknown `kid` fetches the JWKS again, at most once per
- * `JWKS_MIN_REFETCH_MS` whatever the number of tokens, so forged `kid`s cannot flood the portal.
+ * The fire token check of docs/managed-trigger.md ("The token checks") with jsonwebtoken and
+ * jwks-rsa. Keys are looked up by the token's `kid` in a cache of the JWKS; an unknown `kid`
+ * fetches the JWKS again, at most once per `JWKS_MIN_REFETCH_MS` whatever the number of tokens,
+ * so forged `kid`s cannot flood the portal.
  * A JWKS that cannot be fetched or read refuses the token (and is logged); the keys already known
  * stay in use. Used `jti`s are remembered, in this process, until their token expires.
  */
@@ -110,6 +111,9 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     if (payload.purpose !== 'cron_fire') throw new RefusedToken('its purpose is not cron_fire');
     if (typeof payload.exp !== 'number') throw new RefusedToken('it has no exp');
     if (typeof payload.iat !== 'number') throw new RefusedToken('it has no iat');
+    // jsonwebtoken does not look at iat. One far ahead would carry exp that far ahead through the
+    // lifetime check: a token good for a year, replayable after every restart.
+    if (payload.iat > nowSeconds + FIRE_TOKEN_LEEWAY_SECONDS) throw new RefusedToken(`its iat is more than ${FIRE_TOKEN_LEEWAY_SECONDS} s ahead of this gateway's clock`);
     if (payload.exp - payload.iat > FIRE_TOKEN_MAX_LIFETIME_SECONDS) throw new RefusedToken('its exp is more than 5 minutes after its iat');
     if (typeof payload.jti !== 'string' || payload.jti === '') throw new RefusedToken('it has no jti');
     if (typeof payload.job_id !== 'string') throw new RefusedToken('it has no job_id');

@@ -1,3 +1,4 @@
+import { sign } from 'node:crypto';
 import request from 'supertest';
 import type { FireOutcome } from '../../../src/application/ports/SchedulerProvider.js';
 import { createFireApp } from '../../../src/adapters/http/fireApp.js';
@@ -74,6 +75,13 @@ describe('POST /api/cron/fire (decisions §11)', () => {
       expect((await post(token)).status).toBe(202);
     });
 
+    it('takes a token issued up to 30 s ahead of the gateway\'s clock (clock skew)', async () => {
+      const token = portal.mint('job1');
+      clock.advance(-20_000);
+
+      expect((await post(token)).status).toBe(202);
+    });
+
     it('answers 400 missing job_id to a valid token with a body without one', async () => {
       const response = await post(portal.mint('job1'), { fire_at: FIRE_AT });
       expect(response.status).toBe(400);
@@ -105,6 +113,22 @@ describe('POST /api/cron/fire (decisions §11)', () => {
       return refused(portal.mint('job1', { claims: { iat: now - 200, exp: now - 31 } }));
     });
     it('no exp', () => refused(portal.mint('job1', { claims: { exp: undefined } })));
+    it('no iat', async () => {
+      // jsonwebtoken's sign always adds an iat: this one is signed by hand, with the real key.
+      const claims = portal.claims('job1', { iat: undefined });
+      await refused(portal.forge({ alg: 'RS256', typ: 'JWT', kid: 'rsa-1' }, claims, (input) => sign('sha256', Buffer.from(input), portal.keys['rsa-1'].privateKey)));
+      expect(log.entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('it has no iat') }));
+    });
+    it('iat more than 30 s ahead of the gateway\'s clock', async () => {
+      const token = portal.mint('job1');
+      clock.advance(-31_000);
+      await refused(token);
+      expect(log.entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('its iat is more than 30 s ahead') }));
+    });
+    it('iat a year ahead, exp a minute after it', () => {
+      const later = Math.floor(clock.now().getTime() / 1000) + 365 * 24 * 3600;
+      return refused(portal.mint('job1', { claims: { iat: later, exp: later + 60 } }));
+    });
     it('exp more than 5 minutes after iat', () => {
       const now = Math.floor(Date.now() / 1000);
       return refused(portal.mint('job1', { claims: { iat: now, exp: now + 301 } }));
