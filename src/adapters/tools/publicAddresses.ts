@@ -9,16 +9,26 @@ export type AddressPolicy = (address: string) => boolean;
  * Public unicast addresses only: no loopback, private (RFC 1918, unique-local), link-local
  * (cloud metadata services live there), carrier-grade NAT, multicast, broadcast, unspecified,
  * reserved or documentation ranges, and no IPv6 forms that carry an IPv4 address inside
- * (6to4, Teredo, NAT64), since what they lead to cannot be told. An IPv4-mapped IPv6 address is
- * judged as the IPv4 address it holds.
+ * (6to4, Teredo, NAT64), since what they lead to cannot be told. An IPv4-mapped IPv6 address
+ * (`::ffff:a.b.c.d`) and an IPv4-compatible one (`::a.b.c.d`, written `::7f00:1` too) are judged
+ * as the IPv4 address they hold: ipaddr.js calls every address of ::/96 but `::` and `::1`
+ * unicast, and `::127.0.0.1` or `::a9fe:a9fe` (the metadata service) would pass for public.
+ * `::` and `::1` stay refused, as 0.0.0.0 and 0.0.0.1 are.
  */
 export const publicAddressesOnly: AddressPolicy = (address) => {
   try {
-    return ipaddr.process(address).range() === 'unicast';
+    return withIPv4Inside(ipaddr.process(address)).range() === 'unicast';
   } catch {
     return false;
   }
 };
+
+/** An IPv4-compatible IPv6 address (its first 96 bits zero) as its last 32 bits; any other as it is. */
+function withIPv4Inside(parsed: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (parsed.kind() !== 'ipv6') return parsed;
+  const bytes = parsed.toByteArray();
+  return bytes.slice(0, 12).every((byte) => byte === 0) ? ipaddr.fromByteArray(bytes.slice(12)) : parsed;
+}
 
 /** A URL's host as an IP address, when it is one (`[::1]` included); null for a name. */
 export function ipLiteralOf(url: URL): string | null {

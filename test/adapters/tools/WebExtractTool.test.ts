@@ -151,6 +151,8 @@ describe('WebExtractTool', () => {
       ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
       ['private network', () => 'http://10.0.0.8:8080/admin', '10.0.0.8'],
       ['IPv6 loopback', () => 'http://[::1]:9/', '::1'],
+      ['loopback inside an IPv4-compatible IPv6', () => 'http://[::127.0.0.1]/', '::7f00:1'],
+      ['cloud metadata inside an IPv4-compatible IPv6', () => 'http://[::a9fe:a9fe]/latest/meta-data/', '::a9fe:a9fe'],
     ])('refuses a %s address without connecting, and says why', async (_kind, url, address) => {
       const before = requestsTo('/page.html');
 
