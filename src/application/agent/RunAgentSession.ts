@@ -176,16 +176,18 @@ class Session {
       this.waitingFor = `the model ${labelOf(target)}`;
       this.watchdog.touch();
       try {
-        return await model.streamTurn({
-          model: target.model,
-          apiKey: key?.value ?? null,
-          system: this.system,
-          messages: this.transcript,
-          tools: this.toolSpecs,
-          signal: this.controller.signal,
-          onActivity: () => this.watchdog.touch(),
-          onText: (delta) => this.request.onText?.(delta),
-        });
+        return await withCallSignal(this.controller.signal, (signal) =>
+          model.streamTurn({
+            model: target.model,
+            apiKey: key?.value ?? null,
+            system: this.system,
+            messages: this.transcript,
+            tools: this.toolSpecs,
+            signal,
+            onActivity: () => this.watchdog.touch(),
+            onText: (delta) => this.request.onText?.(delta),
+          }),
+        );
       } catch (caught) {
         if (!(caught instanceof ModelCallError)) throw caught;
         const error = pool ? new ModelCallError(caught.kind, pool.redact(caught.message), caught.details) : caught;
@@ -245,18 +247,19 @@ class Session {
     this.throwIfAborted();
     this.waitingFor = `the tool "${call.name}"`;
     this.watchdog.touch();
-    const signal = this.controller.signal;
     try {
-      const context = {
-        signal,
-        unattended: this.request.unattended,
-        privateNetworks: this.request.privateNetworks ?? true,
-        environment: this.request.environment,
-      };
-      const content = await untilAborted(tool.call(parsed.args, context), signal);
+      const content = await withCallSignal(this.controller.signal, (signal) => {
+        const context = {
+          signal,
+          unattended: this.request.unattended,
+          privateNetworks: this.request.privateNetworks ?? true,
+          environment: this.request.environment,
+        };
+        return untilAborted(tool.call(parsed.args, context), signal);
+      });
       return { callId: call.id, name: call.name, content, isError: false };
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (this.controller.signal.aborted) throw error;
       if (error instanceof ToolInputError) return toolErrorResult(call, error.message);
       // Tools report failures as results; one that throws anyway does not end the run.
       return toolErrorResult(call, `the tool failed: ${errorText(error)}`);
@@ -278,6 +281,25 @@ class Session {
       return new AgentRunError('aborted', `The run was cancelled while waiting for ${this.waitingFor}.`, { cause: error });
     }
     return error;
+  }
+}
+
+/**
+ * Runs one model call or tool call with a signal of its own, aborted with the run's through one
+ * listener that is removed when the call ends. Whatever the call leaves on its signal (the
+ * openai SDK adds a listener per request and never removes it) is dropped with that signal,
+ * instead of piling up on the run's, where Node warns of a leak (MaxListenersExceededWarning)
+ * from the eleventh on: a run makes up to 25 rounds, each a model call and its tool calls.
+ */
+async function withCallSignal<T>(runSignal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const abort = () => controller.abort(runSignal.reason);
+  if (runSignal.aborted) abort();
+  else runSignal.addEventListener('abort', abort, { once: true });
+  try {
+    return await call(controller.signal);
+  } finally {
+    runSignal.removeEventListener('abort', abort);
   }
 }
 

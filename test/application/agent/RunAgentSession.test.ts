@@ -1,9 +1,11 @@
+import { defaultMaxListeners, getEventListeners } from 'node:events';
 import { RunAgentSession, type ProviderTarget } from '../../../src/application/agent/RunAgentSession.js';
+import type { ModelTurnRequest } from '../../../src/application/agent/ports/ChatModel.js';
 import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { CredentialPool } from '../../../src/domain/agent/CredentialPool.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
-import { FakeChatModel, turns } from '../../fakes/FakeChatModel.js';
+import { FakeChatModel, turns, type FakeTurn } from '../../fakes/FakeChatModel.js';
 import { ManualTimer } from '../../fakes/ManualTimer.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
@@ -347,5 +349,87 @@ describe('RunAgentSession: the idle budget and cancellation', () => {
 
     expect(error.message).toBe('The run was cancelled before it started.');
     expect(model.seen).toHaveLength(0);
+  });
+});
+
+/**
+ * How many abort listeners the signals a run hands to its model calls and tool calls held at
+ * most, each call having left one behind as the openai SDK does. Node prints
+ * MaxListenersExceededWarning when one signal gets more than `defaultMaxListeners` (10). (Jest
+ * gives each test file a copy of `process` that Node's own warnings never reach, so counting the
+ * listeners is how a unit test sees it; the end-to-end test in chatTools reads stderr.)
+ */
+class ListenerCount {
+  most = 0;
+
+  leaveOne(signal: AbortSignal): void {
+    signal.addEventListener('abort', () => undefined, { once: true });
+    this.most = Math.max(this.most, getEventListeners(signal, 'abort').length);
+  }
+}
+
+/** A model that leaves a listener on the signal of every call. */
+class ListenerLeavingModel extends FakeChatModel {
+  constructor(
+    private readonly count: ListenerCount,
+    ...script: FakeTurn[]
+  ) {
+    super(...script);
+  }
+
+  override streamTurn(request: ModelTurnRequest) {
+    this.count.leaveOne(request.signal);
+    return super.streamTurn(request);
+  }
+}
+
+describe('RunAgentSession: abort listeners', () => {
+  /** A tool that leaves a listener on its signal too, and notes how many the run's signal holds at each call. */
+  function listenerLeavingTool(count: ListenerCount, runSignal: AbortSignal) {
+    let mostOnRunSignal = 0;
+    const tool = new RecordingTool('terminal', (_args, { signal }) => {
+      count.leaveOne(signal);
+      mostOnRunSignal = Math.max(mostOnRunSignal, getEventListeners(runSignal, 'abort').length);
+      return 'ok';
+    });
+    return { tool, mostOnRunSignal: () => mostOnRunSignal };
+  }
+
+  it.each([
+    ['40 tool calls in sequence', Array.from({ length: 40 }, () => turns.tools({ name: 'terminal' }))],
+    ['40 tool calls in one turn', [turns.tools(...Array.from({ length: 40 }, (_, n) => ({ name: 'terminal', id: `call_${n}` })))]],
+  ])('%s pile no listeners on one signal (no MaxListenersExceededWarning) and leave none on the run\'s', async (_case, script) => {
+    const controller = new AbortController();
+    const count = new ListenerCount();
+    const { tool, mostOnRunSignal } = listenerLeavingTool(count, controller.signal);
+    const model = new ListenerLeavingModel(count, ...script, turns.answer('Done.'));
+
+    const result = await setUp({ tools: [tool], maxToolRounds: 50 }).run([provider(model)], { signal: controller.signal, toolsets: ['terminal'] });
+
+    expect(result.text).toBe('Done.');
+    expect(tool.calls).toHaveLength(40);
+    expect(count.most).toBeLessThanOrEqual(defaultMaxListeners);
+    expect(mostOnRunSignal()).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('still aborts the tool call under way when the run is cancelled', async () => {
+    const controller = new AbortController();
+    let toolSignal: AbortSignal | undefined;
+    const hanging = new RecordingTool('terminal', (_args, { signal }) => {
+      toolSignal = signal;
+      return new Promise<string>(() => undefined);
+    });
+    const count = new ListenerCount();
+    const model = new ListenerLeavingModel(count, ...Array.from({ length: 12 }, () => turns.tools({ name: 'clarify' })), turns.tools({ name: 'terminal' }));
+    const running = setUp({ tools: [hanging, new RecordingTool('clarify')] }).run([provider(model)], { signal: controller.signal, toolsets: ['terminal', 'clarify'] });
+    for (let step = 0; step < 100 && toolSignal === undefined; step += 1) await settle();
+
+    controller.abort();
+
+    expect((await failureOf(running)).reason).toBe('aborted');
+    expect(toolSignal?.aborted).toBe(true);
+    expect(count.most).toBeLessThanOrEqual(defaultMaxListeners);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
