@@ -1,3 +1,4 @@
+import { printableLines } from './controlCharacters.js';
 import type { Job } from './Job.js';
 import { assertTimeZone, formatFileStamp, formatWallClock, instantOfWallClock } from './zonedTime.js';
 
@@ -45,7 +46,9 @@ export function renderRunReport(input: RunReportInput): string {
   lines.push('', '## Prompt', '', input.job.prompt, '');
   if (input.error) lines.push('## Error', '', input.error, '');
   if (input.response !== undefined && input.response !== null) lines.push('## Response', '', input.response, '');
-  return lines.join('\n');
+  // Answers, errors and prompts come from models, platforms and scripts: no control character
+  // of theirs reaches a terminal that shows the report.
+  return printableLines(lines.join('\n'));
 }
 
 /** What `agent cron runs` and `agent cron show` read back from one run report. */

@@ -10,6 +10,15 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\
  * or `'\n\t'` where a format has lines) are left as they are. Backslashes are not doubled, so
  * text without control characters comes out unchanged.
  */
+/**
+ * `text` as a file with lines may hold it: line ends and tabs kept (a CRLF as a plain line end),
+ * every other control character escaped as {@link escapeControlCharacters} does. For run reports
+ * and records, which quote answers, errors and payloads.
+ */
+export function printableLines(text: string): string {
+  return escapeControlCharacters(text.replace(/\r\n/g, '\n'), '\n\t');
+}
+
 export function escapeControlCharacters(text: string, keep = ''): string {
   return text.replace(CONTROL_CHARACTER, (character) => {
     if (keep.includes(character)) return character;

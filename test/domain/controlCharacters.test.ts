@@ -1,4 +1,7 @@
-import { escapeControlCharacters } from '../../src/domain/controlCharacters.js';
+import { escapeControlCharacters, printableLines } from '../../src/domain/controlCharacters.js';
+import { renderRunReport } from '../../src/domain/RunReport.js';
+import { parseSchedule } from '../../src/domain/Schedule.js';
+import { renderWebhookRunRecord } from '../../src/domain/webhook/webhookRunRecord.js';
 
 const ESC = '\u001b';
 
@@ -37,5 +40,52 @@ describe('escapeControlCharacters', () => {
     const text = `kid ${ESC}[31m ${ESC}]0;title\u0007 \u0000 \u0085 \n`;
 
     expect(JSON.parse(`"${escapeControlCharacters(text)}"`)).toBe(text);
+  });
+});
+
+describe('printableLines', () => {
+  it('keeps line ends and tabs, makes a CRLF a line end and escapes every other control character', () => {
+    expect(printableLines(`one\r\ntwo\tcols\n${ESC}[2J\u0000\u0085\rend`)).toBe('one\ntwo\tcols\n\\u001b[2J\\u0000\\u0085\\rend');
+  });
+});
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+describe('run reports and records', () => {
+  const job = { id: 'a1b2c3d4e5f6', name: 'Digest', prompt: `Summarise ${ESC}[31m`, schedule: parseSchedule('every 1h', new Date('2026-06-01T09:00:00Z'), 'UTC') };
+
+  it('a cron run report holds no control character from the prompt, the answer, the error or the delivery error', () => {
+    const report = renderRunReport({
+      job,
+      startedAt: new Date('2026-06-01T09:00:05Z'),
+      timeZone: 'UTC',
+      status: 'delivery_failed',
+      response: `All ${ESC}]0;title\u0007 quiet\u0000`,
+      error: 'model said \u009b',
+      deliveryError: 'telegram: \u0000garbage',
+    });
+
+    expect(report).not.toMatch(CONTROL);
+    expect(report).toContain('All \\u001b]0;title\\u0007 quiet\\u0000');
+  });
+
+  it('a webhook run record holds none from the payload, the answer or the delivery id', () => {
+    const record = renderWebhookRunRecord({
+      eventId: 'e1',
+      route: 'alerts',
+      event: 'alert',
+      deliveryId: `evt_${ESC}[1m`,
+      receivedAt: '2026-06-01T09:00:00.000Z',
+      startedAt: '2026-06-01T09:00:01.000Z',
+      outcome: 'delivery_failed',
+      deliveredTo: null,
+      prompt: `Alert: ${ESC}[31mdisk full\u0000`,
+      error: 'delivery to slack failed: \u0007',
+      answer: 'Line one\r\nLine two\twith a tab',
+    });
+
+    expect(record).not.toMatch(CONTROL);
+    expect(record).toContain('Line one\nLine two\twith a tab');
+    expect(record).toContain('evt_\\u001b[1m');
   });
 });

@@ -1,3 +1,4 @@
+import { escapeControlCharacters, printableLines } from '../controlCharacters.js';
 import { formatFileStamp } from '../zonedTime.js';
 
 /**
@@ -71,7 +72,7 @@ const SECTIONS = [
 
 /** A header value on one line: an event kind taken from a payload may hold a newline. */
 function escapeValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  return escapeControlCharacters(value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
 }
 
 function unescapeValue(value: string): string {
@@ -86,7 +87,8 @@ function fenceFor(text: string): string {
 
 /**
  * The record as Markdown: a header list, then the prompt, the error and the answer, each in a
- * fenced block so that any text, Markdown included, reads back unchanged.
+ * fenced block so that any text, Markdown included, reads back unchanged — but for control
+ * characters other than line ends and tabs, which are written escaped (`\u001b`).
  */
 export function renderWebhookRunRecord(record: WebhookRunRecord): string {
   const lines = [`# Webhook run: ${escapeValue(record.route)}`, ''];
@@ -95,8 +97,10 @@ export function renderWebhookRunRecord(record: WebhookRunRecord): string {
     if (value !== null) lines.push(`- ${label}: ${escapeValue(value)}`);
   }
   for (const [title, key] of SECTIONS) {
-    const text = record[key];
-    if (text === null) continue;
+    const quoted = record[key];
+    if (quoted === null) continue;
+    // Payloads, answers and errors come from outside: their control characters are written escaped.
+    const text = printableLines(quoted);
     const fence = fenceFor(text);
     lines.push('', `## ${title}`, '', fence, text, fence);
   }
