@@ -6,6 +6,7 @@ import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
 import { answer, LocalWebServer } from '../support/localWebServer.js';
 import { postPullRequestEvent } from './signedDelivery.js';
+import { localModelLines, webhookListenerLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
 /**
@@ -37,19 +38,7 @@ const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
 const CANARIES = [...Object.values(CREDENTIALS), LLM_KEY.TEST_LLM_KEY];
 
 function llmConfig(llm: FakeLlmServer, type: 'openai' | 'anthropic', extra: string[] = []): string {
-  return [
-    'timezone: UTC',
-    'model:',
-    '  provider: local',
-    '  name: test-model',
-    'providers:',
-    '  local:',
-    `    type: ${type}`,
-    `    base_url: ${type === 'openai' ? llm.openAiBaseUrl : llm.anthropicBaseUrl}`,
-    '    api_key_env: TEST_LLM_KEY',
-    ...extra,
-    '',
-  ].join('\n');
+  return ['timezone: UTC', ...localModelLines(llm, type), ...extra, ''].join('\n');
 }
 
 /** The content of the tool results sent back to the model in its `index`th request (OpenAI format). */
@@ -190,14 +179,7 @@ describe('the tools through the built executable', () => {
         llmConfig(llm, 'openai', [
           'search:',
           `  searxng_url: ${web.url('')}`,
-          'platforms:',
-          '  webhook:',
-          '    enabled: true',
-          '    extra:',
-          '      host: 127.0.0.1',
-          `      port: ${port}`,
-          `      secret: ${SECRET}`,
-          '      routes:',
+          ...webhookListenerLines(port, SECRET),
           '        github:',
           '          prompt: "Summarise PR {number}"',
         ]),

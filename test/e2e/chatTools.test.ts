@@ -1,5 +1,6 @@
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, storedJobs, writeHomeFile } from './agentCli.js';
+import { localModelLines } from './configLines.js';
 
 /**
  * The real executable against a local server speaking the OpenAI wire format, through the real
@@ -20,14 +21,7 @@ describe('agent sessions with tools, end to end', () => {
       'config.yaml',
       [
         'timezone: UTC',
-        'model:',
-        '  provider: local',
-        '  name: test-model',
-        'providers:',
-        '  local:',
-        '    type: openai',
-        `    base_url: ${llm.openAiBaseUrl}`,
-        '    api_key_env: TEST_LLM_KEY',
+        ...localModelLines(llm),
         '',
       ].join('\n'),
     );

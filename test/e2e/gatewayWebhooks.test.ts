@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
 import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import { webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 
 const SECRET = 'it-is-a-secret';
@@ -16,14 +17,7 @@ function configWith(home: string, port: number, prompt: string): Promise<string>
       'model:',
       '  provider: command',
       `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
-      'platforms:',
-      '  webhook:',
-      '    enabled: true',
-      '    extra:',
-      '      host: 127.0.0.1',
-      `      port: ${port}`,
-      `      secret: ${SECRET}`,
-      '      routes:',
+      ...webhookListenerLines(port, SECRET),
       '        github:',
       '          events: [pull_request]',
       `          prompt: ${JSON.stringify(prompt)}`,

@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
 import { errorSentence, inAScratchHomeEachTest, invocations, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { webhookListenerLines } from './configLines.js';
 
 const RULE = 'use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit';
 
@@ -16,14 +17,7 @@ function configWithRoute(home: string, name: string, port = 0): Promise<string> 
     'config.yaml',
     [
       'timezone: UTC',
-      'platforms:',
-      '  webhook:',
-      '    enabled: true',
-      '    extra:',
-      '      host: 127.0.0.1',
-      `      port: ${port}`,
-      '      secret: it-is-a-secret',
-      '      routes:',
+      ...webhookListenerLines(port, 'it-is-a-secret'),
       `        ${JSON.stringify(name)}:`,
       '          prompt: "Event {number}"',
       '',

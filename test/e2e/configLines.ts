@@ -1,0 +1,28 @@
+import type { FakeLlmServer } from '../support/fakeLlmServer.js';
+
+/**
+ * config.yaml lines the end-to-end tests share, so that each test writes only what it is about.
+ * Join them with '\n' (with other lines before or after).
+ */
+
+/** `model:` and `providers:` for a model `test-model` of a provider `local` on `llm`, its key in TEST_LLM_KEY. */
+export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic' = 'openai'): string[] {
+  return [
+    'model:',
+    '  provider: local',
+    '  name: test-model',
+    'providers:',
+    '  local:',
+    `    type: ${type}`,
+    `    base_url: ${type === 'openai' ? llm.openAiBaseUrl : llm.anthropicBaseUrl}`,
+    '    api_key_env: TEST_LLM_KEY',
+  ];
+}
+
+/**
+ * `platforms:` with the webhook listener on, on 127.0.0.1:`port` with the global `secret`, up to
+ * `routes:`; the routes follow, indented by 8 spaces.
+ */
+export function webhookListenerLines(port: number, secret: string): string[] {
+  return ['platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`, `      secret: ${secret}`, '      routes:'];
+}
