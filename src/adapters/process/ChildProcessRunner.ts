@@ -12,7 +12,7 @@ export interface OutputSink {
 export interface ChildRunSpec {
   program: string;
   args: readonly string[];
-  /** The child's whole environment; the caller decides what it may see (see childEnvironment.ts). */
+  /** The child's whole environment; the caller decides what it may see (see ChildEnvironments.ts). */
   env: NodeJS.ProcessEnv;
   /** Working directory; default this process's. */
   cwd?: string;
