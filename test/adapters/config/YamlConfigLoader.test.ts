@@ -132,6 +132,15 @@ search: {provider: none}
     expect(config.platforms.webhook).toEqual({ enabled: true, extra: { port: 9000, routes: { gh: { secret: 's' } } } });
   });
 
+  it('reads the variables the terminal tool and scripts may see after all, and refuses what is not a list of names', () => {
+    expect(loadYaml('tools:\n  terminal:\n    env_passthrough: [GH_TOKEN, DEPLOY_KEY]\n').config.tools).toEqual({
+      terminal: { env_passthrough: ['GH_TOKEN', 'DEPLOY_KEY'] },
+    });
+    expect(errorFrom('tools:\n  terminal:\n    env_passthrough: GH_TOKEN\n').message).toContain(
+      'tools.terminal.env_passthrough must be a list of environment variable names such as ["GH_TOKEN"] (got "GH_TOKEN").',
+    );
+  });
+
   it('treats a key written without a value as absent', () => {
     const { config } = loadYaml('timezone:\ncron:\n  max_parallel_jobs:\n');
 
