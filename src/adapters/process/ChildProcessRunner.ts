@@ -1,6 +1,7 @@
 import { PIPE_CLOSE_GRACE_MS, whenChildFinished } from './childFinished.js';
 import { childProcesses } from './childProcesses.js';
 import { newTreeMark, TREE_MARK_VARIABLE } from './markedProcesses.js';
+import { dyingWithThisProcess, ExecFailureWatch } from './parentDeathSignal.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 
 /** Where one output stream of the child goes: CappedOutput or HeadAndTailOutput. */
@@ -48,6 +49,7 @@ export type ChildRunEnd =
  * bot-chat command line all go through it.
  *
  * The child is the leader of its own session and process group (`detached`, hidden on Windows),
+ * and on Linux the kernel kills it when this process dies (see parentDeathSignal.ts),
  * is run without a shell, gets `stdin` as text and hands its output to the caller's sinks, which
  * bound what is kept. On a timeout, an idle timeout or an abort the whole tree is killed through
  * the ProcessTreeKiller. The run ends once the child has exited and its pipes have closed, or
@@ -63,14 +65,18 @@ export class ChildProcessRunner {
   /** Runs the child to its end. Never rejects: whatever happens is in the result. */
   async run(spec: ChildRunSpec): Promise<ChildRunEnd> {
     if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
-    const { spawn } = await childProcesses();
+    const [{ spawn }, launch] = await Promise.all([
+      childProcesses(),
+      // Killed by the kernel when this process dies, kill -9 included (Linux).
+      dyingWithThisProcess({ program: spec.program, args: spec.args }, spec.env, spec.cwd),
+    ]);
     return new Promise<ChildRunEnd>((resolve) => {
       // Everything the child starts inherits the mark, so a stop finds what left its tree too.
       const mark = newTreeMark();
-      const child = spawn(spec.program, [...spec.args], {
+      const child = spawn(launch.program, [...launch.args], {
         cwd: spec.cwd,
         env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
-        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr ? 'pipe' : 'ignore'],
+        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || launch.wrapped ? 'pipe' : 'ignore'],
         // Its own session and process group, which the tree killer sweeps as well.
         detached: true,
         windowsHide: true,
@@ -122,8 +128,10 @@ export class ChildProcessRunner {
           restartIdleTimer();
         });
       }
-      if (spec.stderr) {
-        const sink = spec.stderr;
+      // Through setpriv, stderr also says whether the program could be executed at all.
+      const execFailure = launch.wrapped ? new ExecFailureWatch(spec.stderr) : null;
+      if (spec.stderr || execFailure) {
+        const sink = execFailure ?? spec.stderr!;
         child.stderr?.on('data', (chunk: Buffer) => {
           sink.append(chunk);
           restartIdleTimer();
@@ -134,7 +142,11 @@ export class ChildProcessRunner {
       });
       whenChildFinished(
         child,
-        (code, signal) => settle(stoppedFor ? { kind: 'stopped', reason: stoppedFor } : { kind: 'exited', code, signal }),
+        (code, signal) => {
+          if (stoppedFor) return settle({ kind: 'stopped', reason: stoppedFor });
+          const notExecuted = execFailure?.startError(code) ?? null;
+          settle(notExecuted ? { kind: 'not_started', error: notExecuted } : { kind: 'exited', code, signal });
+        },
         this.graceMs,
       );
 
