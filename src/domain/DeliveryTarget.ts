@@ -46,7 +46,7 @@ const CHANNEL_ID = /^[\w.-]+$/;
 const CHANNEL_NAME = /^#[\w.-]+$/;
 const TEAM_CHAT = either(single(/^#[\w.-]+$/), withThread(CHANNEL_ID), single(/^[\w .-]+$/));
 
-/** Platforms whose target syntax is validated (service-spec "Delivery targets", rule 1). */
+/** Platforms whose target syntax is validated: the forms each one takes. */
 const VALIDATED: Record<string, Rule> = {
   telegram: either(single(/^@\w{3,}$/), withThread(/^-?\d+$/)),
   discord: TEAM_CHAT,
@@ -60,7 +60,7 @@ const VALIDATED: Record<string, Rule> = {
   weixin: single(/^[\w@.-]+$/),
 };
 
-/** Platforms that take only `<platform>` or `<platform>:<chat_id>`, the id used verbatim (rule 2). */
+/** Platforms that take only `<platform>` or `<platform>:<chat_id>`, the id used verbatim. */
 const VERBATIM = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbles', 'qqbot'];
 
 export const KNOWN_PLATFORMS: readonly string[] = [...Object.keys(VALIDATED), ...VERBATIM];

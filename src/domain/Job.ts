@@ -15,14 +15,14 @@ export interface JobOrigin {
   thread_id?: string | null;
 }
 
-/** Who is running a job and since when; written before the run starts (decisions §4). */
+/** Who is running a job and since when; written before the run starts. */
 export interface JobClaim {
   /** `<host>:<pid>` of the claiming process. */
   by: string;
   at: string;
 }
 
-/** A job record, field names as stored in jobs.json (service-spec "Job record", decisions §2). */
+/** A job record, field names as stored in jobs.json. */
 export interface Job {
   id: string;
   name: string;
@@ -165,7 +165,7 @@ export function isDue(job: Job, now: Date): boolean {
 }
 
 /**
- * A one-shot found more than the grace late for its own time is not run (decisions §3). One
+ * A one-shot found more than the grace late for its own time is not run (docs/cron.md). One
  * resumed after its time has its slot at the resume instant instead (see resumeJob): the user
  * asked for that run, so it is never judged missed and fires at the next tick, however late.
  */
@@ -191,7 +191,7 @@ export function claimJob(job: Job, claimant: string, now: Date, timeZone: string
 }
 
 /**
- * Claims the slot `fireAt` that a trigger provider fired (decisions §11). Its clock decides: the
+ * Claims the slot `fireAt` that a trigger provider fired. Its clock decides: the
  * slot runs now even if `fireAt` is still ahead on ours, so a recurring job's next slot is counted
  * from the later of the two and can never be `fireAt` again.
  */
@@ -246,7 +246,7 @@ export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
 }
 
 /**
- * The marking step of a run that pre-dispatch validation refused (decisions §4): nothing ran, so
+ * The marking step of a run that pre-dispatch validation refused: nothing ran, so
  * nothing is spent. A recurring job keeps the next slot its claim moved it to; a one-shot is paused
  * instead of used up, so that fixing the configuration and resuming it still delivers it.
  */
@@ -312,7 +312,7 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
   return { ...job, state: 'scheduled', enabled: true, paused_at: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
 }
 
-/** Refuses a manual run of a job that is paused, running or completed (decisions §4). */
+/** Refuses a manual run of a job that is paused, running or completed. */
 export function assertRunnableNow(job: Job): void {
   if (job.state !== 'scheduled') {
     const hint =

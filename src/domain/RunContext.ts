@@ -5,7 +5,7 @@ export interface ContextDocument {
 }
 
 /**
- * What a fresh agent session is given (rules 1 and 4, decisions §5): memory as system context,
+ * What a fresh agent session, without history, is given: memory as system context,
  * each skill as its own user message in list order, then one task message.
  */
 export interface RunContext {
@@ -44,7 +44,7 @@ export function buildChatContext(input: { memories: readonly ContextDocument[]; 
   return { system: [...input.memories], skills: [], task: input.question };
 }
 
-/** Block a pre-run script adds to the task (decisions §6). */
+/** The block a pre-run script's stdout adds to the task. */
 export function scriptOutputBlock(stdout: string): string {
   return `## Script Output\n\n${stdout.trimEnd()}`;
 }

@@ -25,7 +25,7 @@ export function runReportFileName(startedAt: Date, timeZone: string): string {
   return `${formatFileStamp(startedAt, timeZone)}.md`;
 }
 
-/** The Markdown written for every run (decisions §5). */
+/** The Markdown report written for every run (docs/cron.md). */
 export function renderRunReport(input: RunReportInput): string {
   const lines = [
     `# Cron job: ${input.job.name}`,

@@ -62,8 +62,8 @@ const ISO_PATTERN =
 
 /**
  * An ISO timestamp's instant and how it is shown: a naive time is read in `timeZone` and shown
- * there; a time with an offset (or `Z`) is shown as written, as the user wrote it (decisions §3
- * gives `once at 2027-01-15 14:00` for `2027-01-15T14:00:00+02:00`), while it fires at its instant.
+ * there; a time with an offset (or `Z`) is shown as written (`2027-01-15T14:00:00+02:00` shows
+ * as `once at 2027-01-15 14:00`), while it fires at its instant.
  */
 function parseIso(text: string, timeZone: string): { at: Date; shown: string } | null {
   const match = ISO_PATTERN.exec(text);
@@ -95,7 +95,7 @@ function wallClockFault(year: number, month: number, day: number, hour: number, 
 }
 
 /**
- * Reads a schedule written by a user, trying the four forms in the order of decisions §3:
+ * Reads a schedule written by a user, trying the four forms in this order (docs/cron.md):
  * interval, cron, ISO timestamp, relative delay. Naive times are read in `timeZone`.
  * Throws SCHEDULE.INVALID saying what is wrong: with the four forms listed, or for a cron
  * expression with the offending field named.

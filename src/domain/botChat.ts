@@ -1,7 +1,7 @@
 import type { Job } from './Job.js';
 
 /**
- * The inbound turn a bot-chat delivery gives the target chat (decisions §12): a header saying
+ * The inbound turn a bot-chat delivery gives the target chat: a header saying
  * the text comes from a scheduled job, not the user, a blank line, then the answer.
  */
 export function botChatMessage(jobName: string, answer: string): string {

@@ -1,4 +1,4 @@
-/** Decisions §5: `[SILENT]` alone, first, or on the last line suppresses delivery. */
+/** `[SILENT]` alone, first, or on the last line suppresses delivery (docs/cron.md). */
 export function isSilentResponse(response: string): boolean {
   const trimmed = response.trim();
   const marker = '[silent]';
@@ -7,7 +7,7 @@ export function isSilentResponse(response: string): boolean {
   return (lines.at(-1) ?? '').toLowerCase() === marker;
 }
 
-/** The header and footer of rule 7 around a delivered answer. */
+/** The header and footer `cron.wrap_response` puts around a delivered answer. */
 export function wrapResponse(job: { id: string; name: string }, body: string): string {
   return [
     `Cronjob Response: ${job.name}`,

@@ -3,7 +3,7 @@
  * names; the agent runtime expands them to tools with `toolsInToolsets`.
  */
 
-/** The model-facing job tool; never offered inside a cron-run session (rule 3). */
+/** The model-facing job tool; never offered inside a cron-run session. */
 export const JOB_TOOLSET = 'cronjob';
 
 /** The tools each plain toolset holds. `vision` is the model's own image input, not a tool. */

@@ -85,7 +85,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The instant at which `timeZone` shows `clock`.
- * DST rules (decisions §3): a wall clock inside a spring-forward gap maps to the first instant
+ * DST rules: a wall clock inside a spring-forward gap maps to the first instant
  * after the gap; a wall clock that happens twice maps to its first occurrence.
  */
 export function instantOfWallClock(clock: WallClock, timeZone: string): Date {
@@ -127,7 +127,7 @@ export function formatFileStamp(instant: Date, timeZone: string): string {
   return `${c.year}-${pad(c.month)}-${pad(c.day)}_${pad(c.hour)}-${pad(c.minute)}-${pad(c.second)}`;
 }
 
-/** ISO 8601 in UTC ending in `Z`, without milliseconds (decisions §2). */
+/** ISO 8601 in UTC ending in `Z`, without milliseconds, as jobs.json stores times. */
 export function toIsoUtc(instant: Date): string {
   return new Date(Math.floor(instant.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

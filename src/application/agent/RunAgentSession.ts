@@ -39,7 +39,7 @@ export interface ProviderTarget extends ProviderLink {
 
 export interface RunAgentSessionInput {
   request: AgentRunRequest;
-  /** The provider to use, then its fallbacks in order (rule 8); at least one. */
+  /** The provider to use, then its fallbacks in order; at least one. */
   chain: readonly ProviderTarget[];
   /** Configured fallbacks that could not be used, one sentence each; named when every provider fails. */
   skippedFallbacks?: readonly string[];
@@ -58,7 +58,7 @@ export interface RunAgentSessionDependencies {
 
 /**
  * One agent session: the context as messages, then model turns and tool calls in a loop until
- * the model answers without calling a tool (rules 1 and 4). Each model turn streams.
+ * the model answers without calling a tool. Each model turn streams.
  *
  * - Tools are the catalog's tools for the request's toolsets. A call with malformed arguments,
  *   for an unknown tool, or refused with ToolInputError gets an error result the model can act

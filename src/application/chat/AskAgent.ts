@@ -28,7 +28,7 @@ export interface AskAgentInput {
   model?: string | null;
   /**
    * The session runs inside a cron run (`AGENT_CRON_RUN` set, e.g. started by its terminal
-   * tool): it gets every toolset but the job tool, like the run itself (rule 3).
+   * tool): it gets every toolset but the job tool, like the run itself.
    */
   insideCronRun?: boolean;
   /** Receives the answer as it streams. */

@@ -29,7 +29,7 @@ interface RunInProgress {
 }
 
 /**
- * The gateway's side of the tick (decisions §4a): claims due jobs for the run slots that are free
+ * The gateway's side of the tick (docs/gateway.md): claims due jobs for the free run slots
  * (`cron.max_parallel_jobs`) and starts their runs without waiting for them, so a long run never
  * holds up a job that becomes due meanwhile. A due job beyond the slots stays `scheduled` until a
  * run ends; when it starts more than a second late, its lateness is logged.
@@ -77,7 +77,7 @@ export class DispatchDueJobs {
   }
 
   /**
-   * Makes a claim of the caller's (a fire's compare-and-set, decisions §11) in turn with this
+   * Makes a claim of the caller's (a fire's compare-and-set) in turn with this
    * dispatcher's own, and runs the job it claimed in a run slot like the rest: when every slot is
    * busy the run waits for one, ahead of due jobs not yet claimed. Resolves with the claim's
    * result, or null without calling `claim` once stopping; rejects when `claim` does.

@@ -23,7 +23,7 @@ export const STORE_RETRY_AFTER_SECONDS = 5;
 export const STOPPING_RETRY_AFTER_SECONDS = 10;
 
 /**
- * A provider fired one slot of one job (decisions §11): claims it by compare-and-set, in one write
+ * A provider fired one slot of one job: claims it by compare-and-set, in one write
  * to the store, and starts its run without waiting for it. Only a job that is scheduled, enabled
  * and whose `next_run_at` is the very instant fired is claimed, so of several fires of one slot —
  * on this gateway or on others sharing the store — exactly one runs. The provider's clock decides

@@ -48,7 +48,7 @@ function scriptProblem(result: ScriptResult, timeoutMs: number): string | null {
 }
 
 /**
- * The run path shared by the tick and `agent cron run` (decisions §5): pre-dispatch validation,
+ * The run path shared by the tick and `agent cron run` (docs/cron.md): pre-dispatch validation,
  * the pre-run script, a fresh agent session, the output file, delivery. It never throws: every
  * ending is a RunOutcome, so the marking step always has something to write.
  */
@@ -72,7 +72,7 @@ export class JobExecution {
   }
 
   /**
-   * Runs a job already claimed as `running` and then marks it (decisions §4): the run is counted
+   * Runs a job already claimed as `running` and then marks it: the run is counted
    * and `last_status` written on the job as it is stored now, so a pause made meanwhile holds.
    * Returns the report and the job as stored afterwards (null if it was removed meanwhile).
    *
@@ -190,7 +190,7 @@ export class JobExecution {
         failures.push(escapeControlCharacters(`${describeTarget(target)}: ${errorText(error)}`));
       }
     }
-    // A genuine failure wins over an admission; the queued receipts are kept either way (rule 5).
+    // A genuine failure wins over an admission; the queued receipts are kept either way.
     const delivered: RunOutcome =
       failures.length > 0
         ? { status: 'delivery_failed', deliveryError: failures.join('\n'), queued }
@@ -202,7 +202,7 @@ export class JobExecution {
       failures.push('local: the output file could not be written');
     }
     if (failures.length === 0) return report;
-    // One line per failed target (decisions §10).
+    // One line per failed target.
     const deliveryError = failures.join('\n');
     this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: deliveryError });
     return { ...report, outcome: { status: 'delivery_failed', deliveryError, queued } };

@@ -13,7 +13,7 @@ import { TOKENS } from '../ports/tokens.js';
 export type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
 
 /**
- * Whether a job can run as it stands, spending nothing and contacting no platform (decisions §5):
+ * Whether a job can run as it stands, spending nothing and contacting no platform:
  * its targets parse and their platforms are configured, its model resolves, its script is inside
  * the scripts directory. The run path checks this before every run; `agent config check` asks it too.
  */

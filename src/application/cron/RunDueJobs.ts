@@ -71,7 +71,7 @@ const MIN_STALE_CLAIM_MS = 30 * 60_000;
 const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [] };
 
 /**
- * The scheduler's tick (service-spec "Tick cycle", decisions §4). `claim` is the step every
+ * The scheduler's tick (docs/cron.md, The tick). `claim` is the step every
  * trigger shares: under the cross-process tick lock it recovers abandoned runs, settles missed
  * one-shots and claims due jobs, earliest first, as many as there are free run slots — persisted
  * before any run starts. The lock is released once the claims are written: claimed jobs are

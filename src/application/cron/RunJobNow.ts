@@ -13,7 +13,7 @@ export interface RunJobNowOutput {
 }
 
 /**
- * Runs a job now in the calling process (decisions §4). It counts as a run; a paused, running or
+ * Runs a job now in the calling process. It counts as a run; a paused, running or
  * completed job is refused. The job is claimed first so no tick runs it at the same time.
  */
 @injectable()

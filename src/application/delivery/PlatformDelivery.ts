@@ -15,7 +15,7 @@ import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 
 /**
- * The one delivery path of every chat platform (decisions §10): credential preflight, the home
+ * The one delivery path of every chat platform (docs/delivery.md): credential preflight, the home
  * channel, named channels through the directory, splitting at the platform's limit, and retries
  * per part (a 429 waits the platform's hint, a 5xx or a network failure backs off, at most three
  * attempts). Parts go in order; the first part that fails for good ends the delivery, and no

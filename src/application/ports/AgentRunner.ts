@@ -17,12 +17,12 @@ export interface AgentRunRequest {
   selection: ModelSelection;
   /**
    * Toolsets this session may use (names from src/domain/toolsets.ts); cron runs never include
-   * `cronjob` (rule 3).
+   * `cronjob`.
    */
   toolsets: readonly string[];
   /** Milliseconds without a streamed token or tool call before the run is cancelled; null = no limit. */
   idleTimeoutMs: number | null;
-  /** True for cron and webhook runs: nobody can answer a question (rule 2). */
+  /** True for cron and webhook runs: nobody can answer a question. */
   unattended: boolean;
   /**
    * Whether the session's tools may reach loopback, private and link-local addresses. Webhook
@@ -32,7 +32,7 @@ export interface AgentRunRequest {
   privateNetworks?: boolean;
   /**
    * Earlier turns of an interactive conversation, oldest first, placed between the skills and
-   * the task. Cron and webhook runs never have any (rule 1).
+   * the task. Cron and webhook runs never have any.
    */
   conversation?: readonly ConversationTurn[];
   /**
@@ -69,7 +69,7 @@ export class AgentRunError extends AppError {
   }
 }
 
-/** A fresh agent session per call: no history is shared between calls (rule 1). */
+/** A fresh agent session per call: no history is shared between calls. */
 export interface AgentRunner {
   /**
    * Why a run with this selection cannot start (no model configured, unknown provider, missing

@@ -31,7 +31,7 @@ export class BotChatDeliveryError extends AppError {
 }
 
 /**
- * Delivers a job's answer as an inbound turn of a local `agent chat` (decisions §12): into the
+ * Delivers a job's answer as an inbound turn of a local `agent chat` (docs/delivery.md): into the
  * mailbox of a live interactive owner, else through `agent chat --query-file` in the target
  * profile.
  */

@@ -1,6 +1,6 @@
 import type { ContextDocument } from '../../domain/RunContext.js';
 
-/** The persistent memory files loaded into every run (rule 1). */
+/** The persistent memory files loaded into every run. */
 export interface MemoryStore {
   /** MEMORY.md then USER.md, whichever exist and are not empty; [] when none. */
   load(): Promise<ContextDocument[]>;

@@ -10,7 +10,7 @@ import type { JobSnapshot } from './JobRepository.js';
  * case it stands for throws.
  *
  * The job tool reaches jobs only through this port. It is bound for chat sessions and webhook
- * runs; job runs never hold the job tool (rule 3), so a job run's agent never reaches it.
+ * runs; job runs never hold the job tool, so a job run's agent never reaches it.
  */
 export interface JobControl {
   create(input: CreateJobInput): Promise<Job>;

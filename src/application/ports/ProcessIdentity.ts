@@ -1,4 +1,4 @@
-/** Who this process is, and whether another claimant is still alive (decisions §4). */
+/** Who this process is, and whether another claimant is still alive. */
 export interface ProcessIdentity {
   /** `<host>:<pid>` of this process, written into the claims it makes. */
   claimant(): string;

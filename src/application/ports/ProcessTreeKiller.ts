@@ -1,5 +1,5 @@
 /**
- * Ends a process together with everything it started (spec rule 10, docs/processes.md).
+ * Ends a process together with everything it started (docs/processes.md).
  * ChildProcessRunner starts every child as the leader of its own session and process group
  * (`detached: true`) and calls `killTree` on a timeout, an idle timeout or cancellation.
  *

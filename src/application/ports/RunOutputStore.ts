@@ -6,7 +6,7 @@ export interface StoredRunReport {
   content: string;
 }
 
-/** Keeps the Markdown file every run writes (decisions §5). */
+/** Keeps the Markdown file every run writes. */
 export interface RunOutputStore {
   /** Writes one run's report and keeps only the newest `keep` reports of the job; returns its path. */
   save(jobId: string, fileName: string, content: string, keep: number): Promise<string>;

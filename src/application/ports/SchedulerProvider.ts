@@ -3,7 +3,7 @@ import type { JobRepository } from './JobRepository.js';
 import type { Logger } from './Logger.js';
 
 /**
- * What a fire of one slot came to (decisions §11): `accepted` — the claim was made and the run
+ * What a fire of one slot came to: `accepted` — the claim was made and the run
  * started; `gone` — no such job, or it is paused or completed (a portal must not retry);
  * `stale` — `fireAt` is not the job's `next_run_at` (already fired or rescheduled); `unavailable`
  * — the gateway is stopping or the store cannot be read (retry after `retryAfterSeconds`).
@@ -40,7 +40,7 @@ export interface SchedulerContext {
 }
 
 /**
- * Decides when due jobs fire, in gateway mode (service-spec "Provider selection", decisions §11).
+ * Decides when due jobs fire, in gateway mode (docs/plugins.md).
  * The built-in ticker is one provider and lives in the core; others are plugins.
  */
 export interface SchedulerProvider {

@@ -34,7 +34,7 @@ export interface ScriptRunOptions {
   signal?: AbortSignal;
 }
 
-/** Runs a job's pre-run script (decisions §6). */
+/** Runs a job's pre-run script (docs/configuration.md, Pre-run scripts). */
 export interface ScriptExecutor {
   /**
    * Checks that `path` names an existing file inside the scripts directory and returns it as

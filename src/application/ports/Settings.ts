@@ -39,9 +39,9 @@ export interface AgentPaths {
   memoriesDir: string;
   /** `webhooks/`: the listener's durable state. */
   webhooksDir: string;
-  /** `webhooks/inbox/`: accepted events until their run finished (decisions §7). */
+  /** `webhooks/inbox/`: accepted events until their run finished. */
   webhookInboxDir: string;
-  /** `webhook_subscriptions.json`: dynamic subscriptions by name (decisions §8). */
+  /** `webhook_subscriptions.json`: dynamic subscriptions by name. */
   webhookSubscriptionsFile: string;
   /** `channel_directory.json`: the channels each chat platform listed at the last refresh. */
   channelDirectoryFile: string;

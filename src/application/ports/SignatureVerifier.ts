@@ -1,7 +1,7 @@
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 
 /**
- * How a sender proved who it is; the first scheme whose header is present decides (decisions §7).
+ * How a sender proved who it is; the first scheme whose header is present decides.
  * - `hub-signature-256`: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body>` (first code host)
  * - `token`: `X-Gitlab-Token` / `X-Hostb-Token` equal to the secret (second code host)
  * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`

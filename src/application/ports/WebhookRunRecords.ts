@@ -1,7 +1,7 @@
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 
 /**
- * The record every webhook run leaves (decisions §7), one per accepted event, kept per route.
+ * The record every webhook run leaves (docs/webhooks.md), one per accepted event, kept per route.
  * Promises:
  * - `save` replaces the event's record if there is one (a run goes from `running` to `answered`
  *   to its outcome in one record), and resolves once the record would survive a crash (a

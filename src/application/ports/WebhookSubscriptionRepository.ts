@@ -26,7 +26,7 @@ export interface SubscriptionChange<T> {
   result: T;
 }
 
-/** Dynamic webhook subscriptions by name (decisions §8). */
+/** Dynamic webhook subscriptions by name (docs/webhooks.md). */
 export interface WebhookSubscriptionRepository {
   /**
    * Every subscription as stored now; an absent store is empty. Cheap when nothing changed

@@ -36,7 +36,7 @@ export const TOKENS = {
   AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
   /** Sessions that may hold the job tool where their toolsets grant it: chat, webhook runs. */
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
-  /** The runs of jobs: their sessions never hold the job tool, whatever the toolsets say (rule 3). */
+  /** The runs of jobs: their sessions never hold the job tool, whatever the toolsets say. */
   JobRunAgentRunner: Symbol.for('agent.JobRunAgentRunner') as ServiceIdentifier<AgentRunner>,
   BotChatDelivery: Symbol.for('agent.BotChatDelivery') as ServiceIdentifier<BotChatDelivery>,
   BotChatOwner: Symbol.for('agent.BotChatOwner') as ServiceIdentifier<BotChatOwner>,

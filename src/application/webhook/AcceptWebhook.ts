@@ -50,7 +50,7 @@ export type WebhookOutcome =
 const INBOX_RETRY_AFTER_SECONDS = 30;
 
 /**
- * Takes one webhook request for a known route, in the order decisions §7 fixes:
+ * Takes one webhook request for a known route, in this order (docs/webhooks.md):
  * authentication → rate limit (only authenticated requests count) → body → event filter →
  * field filters → idempotency → the event is stored in the inbox → accepted. The agent runs
  * later, from the inbox. Never throws: whatever a client sends ends in an outcome; a failing

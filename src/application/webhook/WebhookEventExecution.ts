@@ -45,8 +45,8 @@ export interface WebhookRunReport {
 }
 
 /**
- * The run path of one accepted webhook event (decisions §7): resolve the route and its delivery,
- * render the prompt, load the first skill found, run a fresh unattended session with the
+ * The run path of one accepted webhook event (docs/webhooks.md): resolve the route and its
+ * delivery, render the prompt, load the first skill found, run a fresh unattended session with the
  * route's toolsets, deliver the answer (an empty one too). Every ending is logged; it never
  * throws.
  *

@@ -6,7 +6,7 @@ export interface PooledKey {
 }
 
 /**
- * The API keys of one provider, for same-provider rotation on rate limits (rule 8). Keys are
+ * The API keys of one provider, for same-provider rotation on rate limits. Keys are
  * tried in list order: the first one that is not cooling down is used, so a pool behaves like a
  * single key until that key is rate-limited. A rate-limited key cools down until the time the
  * provider named (`Retry-After`) and is skipped until then.

@@ -1,5 +1,5 @@
 /*
- * The provider chain of a session (rule 8) as a pure decision table: what a session does after
+ * The provider chain of a session as a pure decision table: what a session does after
  * a model call failed, how long a rate-limited key rests, and how a run that ran out of
  * providers or rounds is explained.
  */
@@ -41,7 +41,7 @@ export function decideAfterFailure(failure: ModelCallFailure, hasKeys: boolean):
   return hasKeys ? row.withKeys : row.withoutKeys;
 }
 
-/** Rule 8 leaves the rounds open; 25 lets a model work through a real task and stops a loop. */
+/** Tool-call rounds per run: 25 lets a model work through a real task and stops a loop. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 25;
 /** How long a rate-limited key rests when the provider does not say (no `Retry-After`). */
 export const DEFAULT_RATE_LIMIT_COOL_DOWN_MS = 30_000;

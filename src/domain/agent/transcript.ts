@@ -36,7 +36,7 @@ export interface ModelTurn {
 }
 
 /**
- * The system text and first messages of a session (rule 4): the memory documents as system
+ * The system text and first messages of a session: the memory documents as system
  * text, then each skill as a user message, then the earlier turns of a chat (oldest first; cron
  * and webhook runs have none), then the task.
  */

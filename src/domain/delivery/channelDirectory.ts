@@ -9,7 +9,7 @@ export type ChannelMatch =
   | { found: false; reason: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /**
- * Finds a named channel (decisions §10): an exact id, then a name compared case-insensitively,
+ * Finds a named channel: an exact id, then a name compared case-insensitively,
  * then a unique prefix of a name. A leading `#` is not part of the name.
  */
 export function matchChannel(channels: readonly DirectoryChannel[], query: string): ChannelMatch {

@@ -7,7 +7,7 @@ export type SendFailureKind =
   /** Any other refusal (4xx, an error in a 200 answer): retrying would not help. */
   | 'refused';
 
-/** Attempts per part, the first included (decisions §10). */
+/** Attempts per part, the first included (docs/delivery.md). */
 export const MAX_SEND_ATTEMPTS = 3;
 /** The longest wait for a platform's Retry-After. */
 export const MAX_RETRY_AFTER_MS = 60_000;

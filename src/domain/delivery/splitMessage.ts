@@ -1,5 +1,5 @@
 /**
- * Splits an answer into parts a platform accepts (decisions §10). A part never exceeds `limit`
+ * Splits an answer into parts a platform accepts. A part never exceeds `limit`
  * UTF-16 code units, its ` (i/N)` ending included. Cuts fall at a blank line, else at a line end,
  * else at a space, else anywhere but inside a surrogate pair. A cut inside a fenced code block
  * closes the fence at the end of the part and reopens it, with its language, at the start of the

@@ -1,6 +1,6 @@
 import { Fifo } from './Fifo.js';
 
-/** How long an accepted delivery is remembered (decisions §7). */
+/** How long an accepted delivery is remembered (docs/webhooks.md, Limits). */
 export const DELIVERY_MEMORY_MS = 60 * 60 * 1000;
 
 /**

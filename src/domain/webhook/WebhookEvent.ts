@@ -1,5 +1,5 @@
 /**
- * An accepted webhook event, as persisted in the inbox before the 202 goes out (decisions §7):
+ * An accepted webhook event, as persisted in the inbox before the 202 goes out:
  * everything the worker needs to run it later, even after a restart.
  */
 export interface WebhookEvent {

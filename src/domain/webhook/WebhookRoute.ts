@@ -33,7 +33,7 @@ export function isRouteName(name: string): boolean {
 export type RouteSecrets = { kind: 'secrets'; values: readonly string[] } | { kind: 'insecure_no_auth' };
 
 /**
- * A webhook route as the listener serves it (service-spec "Webhook route", decisions §7–§8),
+ * A webhook route as the listener serves it (docs/webhooks.md),
  * from config.yaml (`platforms.webhook.extra.routes.<name>`) or from a dynamic subscription.
  */
 export interface WebhookRoute {

@@ -11,7 +11,7 @@ import {
 } from './WebhookRoute.js';
 
 /**
- * A route created with `agent webhook subscribe` (decisions §8) rather than written in
+ * A route created with `agent webhook subscribe` (docs/webhooks.md) rather than written in
  * config.yaml. It carries its own secret, always a real one: `INSECURE_NO_AUTH` means nothing
  * special here.
  */
@@ -89,7 +89,7 @@ export function subscriptionNotFound(name: string): WebhookError {
 const names = (list: readonly string[] | undefined) => (list ?? []).map((item) => item.trim()).filter((item) => item !== '');
 
 /**
- * The subscription `name` as these options define it (decisions §8). Subscribing again replaces
+ * The subscription `name` as these options define it. Subscribing again replaces
  * every option with what is given now, but keeps the secret unless a new one is given, and the
  * creation time. Without a secret, `newSecret()` makes one. Throws InvalidInputError for a bad
  * name, delivery, chat id or secret.

@@ -9,7 +9,7 @@ const RAW = '__raw__';
 const PLACEHOLDER = /\{([^{}\s]+)\}/g;
 
 /**
- * A route's prompt template filled from a payload (decisions §7). `{a.b.0.c}` takes the value at
+ * A route's prompt template filled from a payload. `{a.b.0.c}` takes the value at
  * that path: a string as it is, anything else as JSON indented by 2. `{__raw__}` is the whole
  * payload as 2-space JSON cut at 4000 characters. A placeholder whose path finds nothing stays
  * as written. There is no other syntax, and a value put in is never read again as a template.

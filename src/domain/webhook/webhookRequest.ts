@@ -10,7 +10,7 @@ export function headerValue(headers: WebhookHeaders, name: string): string | nul
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-/** Event headers, real name before its neutral alias (decisions §1). */
+/** Event headers, each real name before its neutral alias. */
 const EVENT_HEADERS = ['x-github-event', 'x-hosta-event', 'x-gitlab-event', 'x-hostb-event'];
 /** Payload fields that name the event when no header does (Stripe-like, Standard Webhooks, GitLab). */
 const EVENT_FIELDS = ['type', 'event_type', 'object_kind'];
@@ -31,7 +31,7 @@ export function eventKindOf(headers: WebhookHeaders, payload: Record<string, unk
   return 'unknown';
 }
 
-/** Delivery-id headers in order of preference (decisions §7). */
+/** Delivery-id headers in order of preference. */
 const DELIVERY_HEADERS = ['x-github-delivery', 'x-hosta-delivery', 'x-request-id', 'webhook-id'];
 
 /** Who a delivery is; `fromSender` false means a timestamp stands in and nothing is deduplicated. */
@@ -41,7 +41,7 @@ export interface DeliveryId {
 }
 
 /**
- * The sender's delivery id (decisions §7). A request signed with `Stripe-Signature` is named by
+ * The sender's delivery id. A request signed with `Stripe-Signature` is named by
  * its payload's `id`: Stripe sends no delivery-id header, and an `X-Request-ID` a proxy added
  * would differ on every retry. Otherwise `X-GitHub-Delivery` / `X-Hosta-Delivery`, else
  * `X-Request-ID`, else `webhook-id`; without any, the receipt time in milliseconds since the
@@ -74,7 +74,7 @@ export type ParsedBody = { ok: true; payload: Record<string, unknown>; json: str
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
- * The payload of a request body (decisions §7). The body must be valid UTF-8. A form body
+ * The payload of a request body. The body must be valid UTF-8. A form body
  * (`application/x-www-form-urlencoded`) whose text is a JSON object (what `curl -d '{…}'` sends,
  * since curl labels every `-d` body a form) is read as JSON; one whose `payload` field is present
  * must hold a JSON object there (the first code host's form mode); any other form body becomes an

@@ -19,7 +19,7 @@ export function isFinalOutcome(outcome: WebhookRunOutcome): boolean {
   return FINAL_OUTCOMES.includes(outcome);
 }
 
-/** What is recorded of one webhook run (decisions §7). */
+/** What is recorded of one webhook run (docs/webhooks.md, Run records). */
 export interface WebhookRunRecord {
   /** The accepted event's own id (not the sender's delivery id). */
   eventId: string;

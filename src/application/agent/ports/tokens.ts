@@ -9,7 +9,7 @@ import type { ToolCatalog } from './ToolCatalog.js';
 export const RUNTIME_TOKENS = {
   /** Multi-bound: every tool a session may be offered, the job tool excepted. */
   Tool: Symbol.for('agent.runtime.Tool') as ServiceIdentifier<Tool>,
-  /** The tools of job runs: never the job tool, whatever the toolsets say (rule 3). */
+  /** The tools of job runs: never the job tool, whatever the toolsets say. */
   JobRunToolCatalog: Symbol.for('agent.runtime.JobRunToolCatalog') as ServiceIdentifier<ToolCatalog>,
   /** The tools of chat sessions and webhook runs: the job tool too, where their toolsets grant it. */
   ToolCatalog: Symbol.for('agent.runtime.ToolCatalog') as ServiceIdentifier<ToolCatalog>,

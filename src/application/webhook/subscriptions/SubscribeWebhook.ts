@@ -24,7 +24,7 @@ export interface SubscribeWebhookResult {
 }
 
 /**
- * `agent webhook subscribe` (decisions §8): creates or replaces the dynamic subscription
+ * `agent webhook subscribe` (docs/webhooks.md): creates or replaces the dynamic subscription
  * `name`, reachable at `/webhooks/<name>` as soon as it is stored. Its secret is generated
  * unless given, and kept when the subscription is replaced without a new one. A name that
  * config.yaml already uses is refused: the config route would win.

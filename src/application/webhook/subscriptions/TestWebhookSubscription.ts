@@ -23,11 +23,11 @@ export interface TestWebhookSubscriptionResult extends ListenerResponse {
   payload: Record<string, unknown>;
 }
 
-/** The event kind a test delivery carries unless told otherwise (decisions §8). */
+/** The event kind a test delivery carries unless told otherwise. */
 export const TEST_EVENT = 'test';
 
 /**
- * `agent webhook test <name>` (decisions §8): signs a payload with the subscription's secret and
+ * `agent webhook test <name>`: signs a payload with the subscription's secret and
  * sends it with event `test`, or the kind asked for, to the listener configured on this machine,
  * as a sender would, and returns what the listener answered. Only for dynamic subscriptions:
  * the secrets of config.yaml routes are not this command's to use.
