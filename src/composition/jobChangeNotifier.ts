@@ -11,8 +11,8 @@ import type { SchedulerProvider } from '../application/ports/SchedulerProvider.j
 import { errorText } from '../domain/errors.js';
 
 /**
- * Tells the configured provider about every job this process changes (decisions §11: "every
- * process that changes a job arms or disarms it right after its write"). The provider is loaded
+ * Tells the configured provider about every job this process changes, right after its write
+ * (`jobsChanged`, docs/plugins.md), so that it can arm or disarm it. The provider is loaded
  * on the first change, and only when `cron.provider` names one, so commands that change nothing,
  * or run with the built-in ticker, load no plugin. The gateway hands it the provider it started.
  */

@@ -6,7 +6,7 @@ import type { AgentConfig } from '../adapters/config/AgentConfig.js';
 import { BuiltInTickerProvider, type TickerCadence } from '../adapters/scheduling/BuiltInTickerProvider.js';
 import { startSchedulerProvider, type ProviderPlaces } from '../adapters/scheduling/schedulerProviderPlugins.js';
 
-/** A provider's own settings (decisions §11): `cron.managed` for `managed`, `cron.<name>` for a plugin. */
+/** A provider's own settings: `cron.managed` for `managed`, `cron.<name>` for a plugin. */
 export function providerSettings(config: AgentConfig, name: string): Record<string, unknown> {
   const section = (config.cron as unknown as Record<string, unknown>)[name];
   return section !== null && typeof section === 'object' && !Array.isArray(section) ? { ...(section as Record<string, unknown>) } : {};
@@ -59,8 +59,8 @@ export interface FiringStart {
 
 /**
  * The one place every process starts firing due jobs (issue 14): `agent gateway`, an `agent chat`
- * session and a command's implicit tick all select their provider here (decisions §11: a named one
- * that cannot be used leaves the built-in ticker in its place, with one warning saying why).
+ * session and a command's implicit tick all select their provider here (a named one that cannot
+ * be used leaves the built-in ticker in its place, with one warning saying why; docs/plugins.md).
  * Resolves with the provider started, once its first look is done.
  */
 export function startFiring(start: FiringStart): Promise<SchedulerProvider> {

@@ -29,13 +29,13 @@ export interface CommandAgentOptions {
 }
 
 /**
- * Runs an agent as a local program: one process per run, so every run is a fresh session
- * (rule 1). The context goes to the program's stdin (see {@link formatContextForStdin}); its
+ * Runs an agent as a local program: one process per run, so every run is a fresh session.
+ * The context goes to the program's stdin (see {@link formatContextForStdin}); its
  * stdout, without trailing whitespace, is the answer.
  *
  * The program's environment is `options.environment` (this process's by default), plus:
  * - `AGENT_PROVIDER` / `AGENT_MODEL`: the resolved selection, when set;
- * - `AGENT_TOOLSETS`: the toolsets the session may use, comma-separated (rule 3: cron runs never
+ * - `AGENT_TOOLSETS`: the toolsets the session may use, comma-separated (cron runs never
  *   include `cronjob`, and it is up to the program to honour the list).
  *
  * Activity is anything written to stdout or stderr: the idle budget restarts with each chunk,
@@ -139,7 +139,7 @@ export class CommandAgentRunner {
 
 /**
  * The context as the program reads it on stdin: memory documents, then each skill in list
- * order, then the task (rules 1 and 4). Each section is a level-1 heading line, a blank line and
+ * order, then the task. Each section is a level-1 heading line, a blank line and
  * the content without trailing whitespace; sections are separated by one blank line:
  *
  * ```text

@@ -46,7 +46,7 @@ interface ProviderState {
  * - `command` providers run as a CommandAgentRunner: one fresh process per run.
  * - `openai` and `anthropic` providers run as a session of the agent runtime
  *   (application/agent/RunAgentSession) over the official SDKs, with the configured fallback
- *   providers behind them (`fallback_providers`, else the legacy `fallback_model`; rule 8) and
+ *   providers behind them (`fallback_providers`, else the legacy `fallback_model`) and
  *   one credential pool per provider that lives as long as this runner, so a key rate-limited in
  *   one run is skipped by the next. Each SDK is loaded on the first run that needs it, so
  *   commands that run nothing never pay for it.
@@ -146,7 +146,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     return { chain, skipped };
   }
 
-  /** `fallback_providers` when it lists any, else the legacy `fallback_model` (rule 8). */
+  /** `fallback_providers` when it lists any, else the legacy `fallback_model`. */
   private fallbackEntries(): Array<{ provider: string; model: string | null }> {
     if (this.config.fallback_providers.length > 0) {
       return this.config.fallback_providers.map(({ provider, model }) => ({ provider, model: model ?? null }));

@@ -33,7 +33,7 @@ import {
 /** The end of `agent chat`'s stderr kept for the failure, in bytes. */
 const STDERR_KEPT = 2_000;
 
-/** The receipt id of decisions §12: sha256 of the compact JSON `[source_home, job_id, execution_id, target_home]`. */
+/** A run's bot-chat receipt id: sha256 of the compact JSON `[source_home, job_id, execution_id, target_home]`. */
 export function receiptIdOf(sourceHome: string, jobId: string, executionId: string, targetHome: string): string {
   return createHash('sha256').update(JSON.stringify([sourceHome, jobId, executionId, targetHome])).digest('hex');
 }

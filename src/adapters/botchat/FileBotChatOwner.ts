@@ -15,7 +15,7 @@ import {
 } from './botChatMailbox.js';
 
 /**
- * The owner side of this home's bot-chat mailbox (decisions §12): `owner.json` names this
+ * The owner side of this home's bot-chat mailbox (docs/delivery.md): `owner.json` names this
  * process and a lease it renews; queued records are claimed here and settled once their turn ran.
  */
 @injectable()

@@ -4,7 +4,7 @@ import { BOT_CHAT_STATUSES, type BotChatStatus } from '../../domain/botChat.js';
 import { ensurePrivateDirectory, errnoCode, PRIVATE_FILE_MODE, writeFileDurably } from '../persistence/fileSystem.js';
 import { exists as processExists, readProcEntry } from '../process/processTable.js';
 
-/** How long an owner's lease lasts; it is renewed every 10 s (decisions §12). */
+/** How long an owner's lease lasts; it is renewed every 10 s. */
 export const OWNER_LEASE_MS = 30_000;
 export const OWNER_RENEW_MS = 10_000;
 

@@ -17,11 +17,11 @@ export interface ChatApp {
   runDueJobs: RunDueJobs;
   /** Starts firing due jobs the one way every process does (a tick at the start, one every minute). */
   startFiring: StartCliFiring;
-  /** The bot-chat mailbox of this home, owned while a conversation is open (decisions §12). */
+  /** The bot-chat mailbox of this home, owned while a conversation is open (docs/delivery.md). */
   botChatOwner: BotChatOwner;
 }
 
-/** How often an owning conversation looks into its mailbox, and renews its lease (10 s, decisions §12). */
+/** How often an owning conversation looks into its mailbox, and renews its lease. */
 const MAILBOX_POLL_MS = 500;
 const LEASE_RENEW_MS = 10_000;
 

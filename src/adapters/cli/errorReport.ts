@@ -3,7 +3,7 @@ import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { AppError, errorText } from '../../domain/errors.js';
 
 /**
- * Exit codes (decisions §9): 2 for a usage error (`CLI.USAGE`), 1 for every other failure. The
+ * Exit codes: 2 for a usage error (`CLI.USAGE`), 1 for every other failure. The
  * only place the command line turns an error into an exit code.
  */
 export function exitCodeFor(error: unknown): number {

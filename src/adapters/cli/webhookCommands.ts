@@ -80,7 +80,7 @@ function parsePayload(text: string | undefined): Record<string, unknown> | null 
   return payload as Record<string, unknown>;
 }
 
-/** `agent webhook …`: dynamic subscriptions (decisions §8) and a look at every route served. */
+/** `agent webhook …`: dynamic subscriptions (docs/webhooks.md) and a look at every route served. */
 export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookApp>, io: CliIO): Argv {
   return yargs.command('webhook', 'Manage webhook subscriptions', (webhook) =>
     webhook

@@ -1,6 +1,6 @@
 /**
  * The validated contents of `$AGENT_HOME/config.yaml`. Keys keep the spelling of the file
- * (decisions §1) so that an operator reading an error or the code sees the same names.
+ * so that an operator reading an error or the code sees the same names.
  * Every key of the file is optional; the defaults below are filled in by the loader.
  */
 export interface AgentConfig {
@@ -10,14 +10,14 @@ export interface AgentConfig {
   model?: ModelConfig;
   /** Named providers a model or a job can refer to by name. Default `{}`. */
   providers: Record<string, ProviderConfig>;
-  /** Tried in order when the main provider fails (rule 8). Default `[]`. */
+  /** Tried in order when the main provider fails (docs/providers.md). Default `[]`. */
   fallback_providers: FallbackProviderConfig[];
-  /** Legacy single fallback (rule 8), tried after `fallback_providers`. */
+  /** Legacy single fallback, tried after `fallback_providers`. */
   fallback_model?: FallbackModelConfig;
   cron: CronConfig;
   /** The long-running gateway. Default `{ shutdown_grace_seconds: 30 }`. */
   gateway: GatewayConfig;
-  /** Per-platform settings keyed by platform name (decisions §1). Default `{}`. */
+  /** Per-platform settings keyed by platform name (`telegram`, `webhook` …). Default `{}`. */
   platforms: PlatformsConfig;
   toolsets?: Record<string, unknown> | string[];
   memory?: Record<string, unknown>;
@@ -71,7 +71,7 @@ export interface ProviderConfig {
   base_url?: string;
   /** Name of the environment variable that holds the API key (never the key itself). */
   api_key_env?: string;
-  /** Credential pool for same-provider key rotation on rate limits (rule 8). */
+  /** Credential pool for same-provider key rotation on rate limits. */
   api_keys?: string[];
   /**
    * Whether a run needs a key. Default true, except for `ollama` and for base URLs on this
@@ -99,7 +99,7 @@ export interface FallbackModelConfig {
 export interface CronConfig {
   /** Scheduler provider; absent means the built-in ticker. */
   provider?: string;
-  /** Default true (rule 7). */
+  /** Wrap delivered answers in the job's header and footer. Default true. */
   wrap_response: boolean;
   /** Default 4. */
   max_parallel_jobs: number;

@@ -263,8 +263,8 @@ function knownKeysAt(schema: z.ZodMiniType, path: readonly PropertyKey[]): strin
 
 /**
  * Takes `cron.<name>` out of `raw` when `cron.provider` names a plugin and that section is a
- * mapping, so the strict schema does not drop it as unknown (decisions §11: a plugin gets its
- * `cron.<name>` section). A key of the cron section itself (`managed`, validated there) is left
+ * mapping, so the strict schema does not drop it as unknown (a plugin gets its `cron.<name>`
+ * section, docs/plugins.md). A key of the cron section itself (`managed`, validated there) is left
  * alone, and so is a scalar: a misspelt key still gets its "unknown key" warning.
  */
 function takePluginSection(raw: Record<string, unknown>): { name: string; settings: Record<string, unknown> } | null {

@@ -12,7 +12,7 @@ export const DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
 export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
 
 /**
- * The zone cron expressions and naive times are read in (decisions §3): `AGENT_TIMEZONE`, else
+ * The zone cron expressions and naive times are read in: `AGENT_TIMEZONE`, else
  * `timezone` from the config, else the system zone (`TZ`, see systemTimeZone). An invalid name
  * throws the domain's `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
  */

@@ -11,9 +11,9 @@ import type { AgentConfig, WebhookExtraConfig } from './AgentConfig.js';
 /** Spec "Webhook route": the listener's defaults. */
 export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
 export const DEFAULT_WEBHOOK_PORT = 8644;
-/** Decisions §7: runs of accepted events at once. */
+/** Runs of accepted events at once (`extra.max_concurrent_runs`). */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
-/** Decisions §7: webhook run records kept per route. */
+/** Webhook run records kept per route (`extra.output_retention`). */
 export const DEFAULT_WEBHOOK_OUTPUT_RETENTION = 50;
 /** The worker looks at the inbox this often when no accept told it about a new event. */
 export const WEBHOOK_POLL_INTERVAL_MS = 1000;

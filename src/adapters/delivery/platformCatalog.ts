@@ -18,7 +18,7 @@ export interface SenderModule {
 }
 
 export interface PlatformSpec {
-  /** The settings without which nothing can be sent (decisions §10). */
+  /** The settings without which nothing can be sent. */
   required: readonly string[];
   /**
    * Where a platform takes one of several sets of credentials (dingtalk: an app's client id and

@@ -19,7 +19,7 @@ const MAX_FIRE_BODY = '16kb';
 const INVALID_TOKEN = { error: 'invalid fire token' } as const;
 
 /**
- * `POST /api/cron/fire` (decisions §11): a trigger provider's portal fires one slot of one job.
+ * `POST /api/cron/fire`: a trigger provider's portal fires one slot of one job.
  * In order: the bearer token is checked (401 `invalid fire token`, the reason only logged); a
  * body without `job_id` is 400; the token must be bound to that job (401); then the slot is
  * claimed: 202 `accepted` with the run going on after the answer, 200 `gone` or `stale` without a

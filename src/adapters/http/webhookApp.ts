@@ -52,7 +52,7 @@ const PLAIN_WEBHOOK_PATH = /^\/webhooks\/([A-Za-z0-9_-]+)(?:\?.*)?$/;
 const WEBHOOK_PATH = /^\/webhooks\//i;
 
 /**
- * The webhook listener's HTTP face (decisions §7): `GET /health`, `GET /metrics` when given a
+ * The webhook listener's HTTP face (docs/webhooks.md): `GET /health`, `GET /metrics` when given a
  * `metricsEndpoint` (and, given `metrics`, answers under `/webhooks/` counted by status), and `POST /webhooks/:route`
  * checked in order — route (404) → size, from Content-Length before reading and while reading
  * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose outcome
@@ -185,7 +185,7 @@ interface WebhookReply {
 }
 
 /**
- * The answer to each outcome of AcceptWebhook (decisions §7): 401, 429 with Retry-After, 400,
+ * The answer to each outcome of AcceptWebhook: 401, 429 with Retry-After, 400,
  * 200 ignored or duplicate, 503 with Retry-After so that the sender retries, 202 accepted.
  */
 export function replyFor(outcome: WebhookOutcome): WebhookReply {

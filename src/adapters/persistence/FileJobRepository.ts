@@ -122,7 +122,7 @@ function serialize(stored: StoredJobs | null, jobs: readonly Job[], now: Date): 
 }
 
 /**
- * Jobs in `$AGENT_HOME/cron/jobs.json` (decisions §2). Reads need no lock because every write
+ * Jobs in `$AGENT_HOME/cron/jobs.json` (docs/cron.md). Reads need no lock because every write
  * replaces the file atomically: a temporary file of the writer's own, created 0600, synced, and
  * renamed over the old one, then the directory synced, all before the write is acknowledged (a
  * claim written before a run survives a power cut). Read-modify-writes hold the kernel lock on

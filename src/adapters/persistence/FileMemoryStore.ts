@@ -6,7 +6,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ChangeAwareTextFiles } from './fileSystem.js';
 
-/** The memory files, in the order a run is given them (decisions §5). */
+/** The memory files, in the order a run is given them. */
 const MEMORY_FILE_NAMES = ['MEMORY.md', 'USER.md'] as const;
 
 /**

@@ -18,7 +18,7 @@ import {
 const MAX_SAME_NAME = 100;
 
 /**
- * Run reports in `$AGENT_HOME/cron/output/<jobId>/<fileName>` (decisions §5): directories 0700,
+ * Run reports in `$AGENT_HOME/cron/output/<jobId>/<fileName>`: directories 0700,
  * files 0600. File names are timestamps that sort in time order, so "newest" is "last by name".
  */
 @injectable()

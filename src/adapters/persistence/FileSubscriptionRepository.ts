@@ -79,7 +79,7 @@ function snapshotOf(entries: Entries): SubscriptionSnapshot {
 }
 
 /**
- * Dynamic subscriptions in `$AGENT_HOME/webhook_subscriptions.json` (decisions §8): one object
+ * Dynamic subscriptions in `$AGENT_HOME/webhook_subscriptions.json`: one object
  * keyed by name, mode 0600, replaced atomically and synced on every write (it holds secrets).
  * Updates hold `webhook_subscriptions.json.lock` (proper-lockfile) so that `agent webhook`
  * commands in several terminals never lose one another's change; reads need no lock.

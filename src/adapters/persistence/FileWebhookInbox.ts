@@ -67,7 +67,7 @@ interface LiveEvent {
 }
 
 /**
- * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (decisions §7), kept as an
+ * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (docs/webhooks.md), kept as an
  * append-only journal per process (format in webhookJournal.ts):
  *
  * - `accept` appends the event's record and returns once it is on disk. Appends arriving while a

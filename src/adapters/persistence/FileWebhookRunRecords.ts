@@ -24,7 +24,7 @@ const SAVED_NAMES_KEPT = 1000;
 
 /**
  * Webhook run records in `$AGENT_HOME/webhooks/output/<route>/<YYYY-MM-DD_HH-MM-SS>_<event id>.md`
- * (decisions §7): directories 0700, files 0600, every write atomic and synced, because the
+ * (docs/webhooks.md): directories 0700, files 0600, every write atomic and synced, because the
  * answer written before a delivery must be there after a crash. The time in the name is the
  * run's start in the configured time zone, as for cron reports; an event keeps the file its
  * first run created. Each route keeps its newest `platforms.webhook.extra.output_retention`

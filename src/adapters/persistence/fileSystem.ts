@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { FileStoreError } from './FileStoreError.js';
 
-/** Only the owner may enter the directories under `$AGENT_HOME` (decisions §2). */
+/** Only the owner may enter the directories under `$AGENT_HOME`. */
 export const PRIVATE_DIRECTORY_MODE = 0o700;
 /** Only the owner may read the files under `$AGENT_HOME`: they hold prompts and chat ids. */
 export const PRIVATE_FILE_MODE = 0o600;

@@ -44,8 +44,8 @@ export type ChildRunEnd =
   | { kind: 'not_started'; error: NodeJS.ErrnoException };
 
 /**
- * The one way this service starts a child process and waits for it (spec rule 10,
- * docs/processes.md): the command agent, the terminal tool, pre-run scripts, `gh` and the
+ * The one way this service starts a child process and waits for it (docs/processes.md):
+ * the command agent, the terminal tool, pre-run scripts, `gh` and the
  * bot-chat command line all go through it.
  *
  * The child is the leader of its own session and process group (`detached`, hidden on Windows),

@@ -22,7 +22,7 @@ const CLI_MISSING = 'the GitHub CLI "gh" is not installed or not on PATH; instal
 const NOT_LOGGED_IN = /gh auth login|not logged in|authentication required|bad credentials|HTTP 401/i;
 
 /**
- * `repo_comment` through the GitHub CLI (decisions §7):
+ * `repo_comment` through the GitHub CLI:
  * `gh pr comment <n> --repo <owner/repo> --body-file -` with the body on stdin, so no answer
  * text ever lands on a command line. gh uses the host's own login (`gh auth login`, GH_TOKEN);
  * no other credential of the service is passed on.

@@ -29,7 +29,7 @@ const POLL_MS = 5;
 type Delivery = 'sent' | 'gone' | 'refused';
 
 /**
- * The process-tree killer of spec rule 10 on Linux, macOS and the BSDs (docs/processes.md).
+ * The process-tree killer on Linux, macOS and the BSDs (docs/processes.md).
  *
  * `killTree` lists the processes, takes the root, its descendants through parent links (so
  * children that called setsid are found too) and, when the root was alive at the first listing,

@@ -15,7 +15,7 @@ import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKille
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 const CANCELLED = 'The script was stopped because its run was cancelled.';
 
-/** Interpreters for scripts that are not executable themselves (decisions §6). */
+/** Interpreters for scripts that are not executable themselves. */
 const INTERPRETERS: Readonly<Record<string, string>> = {
   '.sh': 'bash',
   '.bash': 'bash',
@@ -37,13 +37,13 @@ interface LocatedScript {
 type Launch = { program: string; args: string[] } | { problem: string };
 
 /**
- * Runs pre-run scripts as child processes (decisions §6). Scripts live under
+ * Runs pre-run scripts as child processes (docs/configuration.md). Scripts live under
  * `$AGENT_HOME/scripts/`; a path is checked when a job is saved and again before each run, and a
  * path that leaves the directory, lexically or through a symbolic link, is refused.
  *
  * Each script runs in its own session and process group with the scripts directory as working
  * directory and without provider secrets in its environment; on timeout its whole process tree is
- * killed (spec rule 10).
+ * killed (docs/processes.md).
  */
 @injectable()
 export class ProcessScriptExecutor implements ScriptExecutor {

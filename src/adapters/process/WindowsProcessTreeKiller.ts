@@ -30,7 +30,7 @@ export function taskkillArgv(rootPid: number, mode: 'force' | 'graceful', system
 }
 
 /**
- * The process-tree killer of spec rule 10 on Windows: the system's own forced tree kill,
+ * The process-tree killer on Windows: the system's own forced tree kill,
  * `taskkill /T /F /PID <pid>`. Windows has no stop signal, so nothing is suspended, and taskkill
  * does not say which processes it ended: the report names the root only.
  */

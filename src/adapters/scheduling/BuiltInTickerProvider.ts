@@ -31,7 +31,7 @@ interface Running {
 }
 
 /**
- * The built-in ticker as a `SchedulerProvider` (decisions §11): it lives in the core, so the
+ * The built-in ticker as a `SchedulerProvider`: it lives in the core, so the
  * fallback always exists, and it is the provider of CLI mode too (`agent chat`, the implicit
  * tick). It fires through the context's `due()`; `jobsChanged` has nothing to do, as its looks
  * read the store, which every change, made by this process or another, goes to. `start` resolves

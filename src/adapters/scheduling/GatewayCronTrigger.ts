@@ -32,7 +32,7 @@ const ARM_HORIZON_MS = 60_000;
 const LOCK_BUSY_RETRY_MS = 250;
 
 /**
- * The gateway's built-in cron trigger (decisions §4a): it decides *when* to look for due jobs,
+ * The gateway's built-in cron trigger (docs/gateway.md): it decides *when* to look for due jobs,
  * and looks whenever one may have become due —
  * - a timer armed for the earliest `next_run_at`, so a job starts within a second of its time;
  * - a change to the job store by another process (`agent cron create` while the gateway runs);

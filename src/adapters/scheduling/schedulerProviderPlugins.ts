@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { SchedulerContext, SchedulerProvider } from '../../application/ports/SchedulerProvider.js';
 import { errorText } from '../../domain/errors.js';
 
-/** Where named providers are looked for (decisions §11), in this order. */
+/** Where named providers are looked for (docs/plugins.md), in this order. */
 export interface ProviderPlaces {
   /** The installed package's directory (dist/agent.js's parent's parent): `plugins/cron_providers/<name>/`. */
   installationDir: string;

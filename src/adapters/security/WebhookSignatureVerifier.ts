@@ -22,7 +22,7 @@ const SHA256_BYTES = 32;
 type Check = (request: SignedRequest, secrets: readonly string[]) => boolean;
 
 /**
- * Webhook authentication on the raw body bytes (decisions §7): the first scheme whose header is
+ * Webhook authentication on the raw body bytes (docs/webhooks.md): the first scheme whose header is
  * present decides — `X-Hub-Signature-256`, `X-Gitlab-Token` / `X-Hostb-Token`, Standard
  * Webhooks (`webhook-signature`), `Stripe-Signature`, `Authorization: Bearer`. Every secret of
  * the list is tried, and every comparison is `timingSafeEqual` over equal-length buffers (tokens

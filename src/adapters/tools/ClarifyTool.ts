@@ -5,7 +5,7 @@ import { ToolArguments } from './ToolArguments.js';
 /**
  * `clarify`: what a model does when it would like to ask something. The runtime has no channel
  * to ask on in the middle of a turn, so the tool says how to go on: an unattended run (cron,
- * webhook) decides for itself and says what it assumed (rule 2); an interactive session asks
+ * webhook) decides for itself and says what it assumed; an interactive session asks
  * the user in its reply and waits for the next message.
  */
 @injectable()

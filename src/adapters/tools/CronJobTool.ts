@@ -39,7 +39,7 @@ type Outcome = Record<string, unknown>;
  * with the use case's one sentence when it refuses. Arguments of the wrong shape throw
  * ToolInputError before any use case runs.
  *
- * Cron-run sessions never get this tool (rule 3); jobs it creates carry no origin yet, so
+ * Cron-run sessions never get this tool; jobs it creates carry no origin yet, so
  * `deliver: origin` behaves as `local` until chat platforms pass one.
  */
 @injectable()

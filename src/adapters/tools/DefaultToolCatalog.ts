@@ -5,7 +5,7 @@ import { toolsInToolsets } from '../../domain/toolsets.js';
 /**
  * The tools of this host, handed out by toolset name (src/domain/toolsets.ts). A tool that says
  * it is not available (web_search without a backend) is left out, as is a tool the catalog does
- * not hold: the catalog of job runs holds no job tool, so no toolset can bring it in (rule 3).
+ * not hold: the catalog of job runs holds no job tool, so no toolset can bring it in.
  */
 export class DefaultToolCatalog implements ToolCatalog {
   private readonly tools = new Map<string, Tool>();

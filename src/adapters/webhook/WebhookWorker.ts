@@ -12,7 +12,7 @@ import { errorText } from '../../domain/errors.js';
 const ABORT_WAIT_MS = 5000;
 
 /**
- * The gateway's webhook worker (decisions §7): takes accepted events from the inbox in order and
+ * The gateway's webhook worker: takes accepted events from the inbox in order and
  * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
  * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
  * (the accept path calls it after each accept) and every `pollIntervalMs`, when it also takes

@@ -1,5 +1,5 @@
 /**
- * The gateway's stop signal (decisions §4a): the first SIGTERM or SIGINT asks it to stop; a second
+ * The gateway's stop signal: the first SIGTERM or SIGINT asks it to stop; a second
  * one, of either kind, ends the process at once with exit code 1.
  *
  * Imported by the executable's tiny entry (agent.ts) before the program is loaded, so that for

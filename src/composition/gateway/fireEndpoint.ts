@@ -35,7 +35,7 @@ export interface RunningFireListener {
 }
 
 /**
- * The gateway's HTTP listener when webhooks are off but fires are served (decisions §11): the
+ * The gateway's HTTP listener when webhooks are off but fires are served: the
  * same address (`platforms.webhook.extra.host`/`port`) and connection limits as the webhook one;
  * with `metrics`, it serves `GET /metrics` too.
  */

@@ -5,7 +5,7 @@ import type { FireOutcome, FiringPath } from '../../application/ports/SchedulerP
 export type SlotFirer = (jobId: string, fireAt: string) => Promise<FireOutcome>;
 
 /**
- * The gateway's one firing path (decisions §11): `due()` claims and starts due jobs through
+ * The gateway's one firing path (docs/plugins.md): `due()` claims and starts due jobs through
  * DispatchDueJobs (free run slots, lateness, grace on stop); `slot()` is the fire endpoint's
  * compare-and-set claim; both tell `onRunFinished` listeners when a run has ended.
  */

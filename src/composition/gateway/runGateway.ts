@@ -36,7 +36,7 @@ export interface GatewayOptions {
 /**
  * `agent gateway`: the long-running process. Loads and validates the config, starts the webhook
  * listener when `platforms.webhook.enabled` is true, and runs the built-in cron trigger, which
- * starts every due job within a second whatever else runs (decisions §4a).
+ * starts every due job within a second whatever else runs (docs/gateway.md).
  *
  * The stop signal is heard at any moment, start-up included: claiming and accepting stop at once,
  * runs in progress get `gateway.shutdown_grace_seconds` to finish, then the rest are cancelled
@@ -60,7 +60,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   for (const line of startupLines(container, config, paths, webhooksOn)) logger[line.level](line.message, line.fields);
 
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
-  // With cron.provider managed it serves fires too, and is started for them even with webhooks off (decisions §11).
+  // With cron.provider managed it serves fires too, and is started for them even with webhooks off.
   const fire = fireEndpointFor(container, config, logger);
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
@@ -81,7 +81,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
 
   const dispatcher = container.get(DispatchDueJobs);
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
-  // The one firing path of every provider (decisions §11); a named provider that cannot be used
+  // The one firing path of every provider; a named provider that cannot be used
   // leaves the built-in ticker in its place, with one warning saying why.
   const fireJobSlot = container.get(FireJobSlot);
   const firing = gatewayFiringPath(dispatcher, (jobId, fireAt) => fireJobSlot.execute({ jobId, fireAt }));
@@ -156,7 +156,7 @@ async function register(
 }
 
 /**
- * The listening line (decisions §7): in text mode on its own line as well as in the log; with
+ * The listening line: in text mode on its own line as well as in the log; with
  * `--log-format json` only as a log entry, so that every line on stdout is JSON.
  */
 async function announce(line: string, options: GatewayOptions, logger: WinstonLogger): Promise<void> {
@@ -168,7 +168,7 @@ async function announce(line: string, options: GatewayOptions, logger: WinstonLo
   logger.info(line);
 }
 
-/** How often the channel directory is rebuilt from the platforms (decisions §10). */
+/** How often the channel directory is rebuilt from the platforms. */
 export const CHANNEL_REFRESH_MS = 5 * 60_000;
 
 /**

@@ -17,7 +17,7 @@ import { GatewayError } from './GatewayError.js';
 import type { GatewayMetrics } from './gatewayMetrics.js';
 
 export interface RunningWebhookListener {
-  /** The line the gateway prints once it listens (decisions §7). */
+  /** The line the gateway prints once it listens (`webhook listening on …`). */
   listeningLine: string;
   port: number;
   /** Stops accepting at once; returns when runs in progress ended or `graceMs` passed. */

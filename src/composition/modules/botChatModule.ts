@@ -5,7 +5,7 @@ import { FileBotChatOwner } from '../../adapters/botchat/FileBotChatOwner.js';
 import { BOT_CHAT_TOKENS } from '../../adapters/botchat/tokens.js';
 
 /**
- * Bot-chat delivery (decisions §12) over the mailboxes under each home's `runtime/bot_chat/`;
+ * Bot-chat delivery (docs/delivery.md) over the mailboxes under each home's `runtime/bot_chat/`;
  * the command-line lane runs this same executable (`node <script> chat …`).
  */
 export const botChatModule = new ContainerModule(({ bind }) => {

@@ -17,8 +17,8 @@ export const LOADED_TOOL_CATALOGS = {
 } as const;
 
 /**
- * The tools of agent sessions, in two catalogs. Job runs get the tools without the job tool
- * (rule 3). Chat sessions and webhook runs get the job tool too, where their toolsets grant
+ * The tools of agent sessions, in two catalogs. Job runs get the tools without the job tool.
+ * Chat sessions and webhook runs get the job tool too, where their toolsets grant
  * it; it reaches jobs through the JobControl port, whose run path uses the job runs' runner, so
  * the object graph has no cycle. Loaded into the container by toolCatalogsModule on the first
  * session that asks for a tool.
