@@ -9,7 +9,7 @@ async function dueJob(h: ReturnType<typeof cronHarness>, deliver: string) {
   return job;
 }
 
-describe('bot-chat delivery (decisions §12)', () => {
+describe('bot-chat delivery', () => {
   it('gives the chat the answer after the scheduled-job header and a blank line, not wrapped', async () => {
     const h = cronHarness();
     const job = await dueJob(h, 'bot-chat');

@@ -47,7 +47,7 @@ const BROKEN_STORE: JobRepository = {
   },
 } as unknown as JobRepository;
 
-/** What every SchedulerProvider promises (decisions §11), whoever wrote it. */
+/** What every SchedulerProvider promises (docs/plugins.md, The contract), whoever wrote it. */
 export function describeSchedulerProviderContract(name: string, makeSubject: () => Promise<ProviderSubject>): void {
   describe(`${name} keeps the SchedulerProvider contract`, () => {
     let subject: ProviderSubject;

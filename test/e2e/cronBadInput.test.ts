@@ -18,7 +18,7 @@ import {
 } from './agentCli.js';
 
 /**
- * What a user sees when something is wrong (decisions §9): exit code 1 for a failure and 2 for a
+ * What a user sees when something is wrong: exit code 1 for a failure and 2 for a
  * usage error, one `error:` sentence on stderr (errorSentence fails the test on more, including
  * any stack trace), nothing on stdout, and the store left as it was.
  */

@@ -27,7 +27,7 @@ function connectionRefused(error: unknown): boolean {
   return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
 }
 
-/** decisions §11 through the real executable: a gateway with cron.provider managed, webhooks off. */
+/** The fire endpoint through the real executable: a gateway with cron.provider managed, webhooks off. */
 describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
   let portal: FakePortal;
   let home: string;

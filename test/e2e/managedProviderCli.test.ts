@@ -2,7 +2,7 @@ import { FakePortal } from '../support/fakePortal.js';
 import { inAScratchHomeEachTest, makeDue, runAgent, storedJob, storedJobs, writeHomeFile } from './agentCli.js';
 
 /**
- * `cron.provider: managed` seen from the command line (decisions §11): every `agent cron` command
+ * `cron.provider: managed` seen from the command line: every `agent cron` command
  * that changes a job arms or disarms it at the portal right after its write.
  */
 describe('agent cron with the managed provider, end to end', () => {

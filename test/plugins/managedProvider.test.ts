@@ -15,7 +15,7 @@ function aJob(id: string, schedule: string, changes: Partial<Job> = {}): Job {
   return { ...createJob({ id, prompt: `job ${id}`, schedule: parseSchedule(schedule, T0, 'UTC') }, T0, 'UTC'), ...changes };
 }
 
-describe('the managed provider (decisions §11)', () => {
+describe('the managed provider', () => {
   let portal: FakePortal;
   let jobs: InMemoryJobRepository;
   let fire: RecordingFiringPath;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 
 /**
- * A fake portal on 127.0.0.1 for the managed trigger (decisions §11).
+ * A fake portal on 127.0.0.1 for the managed trigger (docs/managed-trigger.md).
  *
  * The fire side: it serves a JWKS (`jwksUrl`) of keys generated here (`rsa-1` RSA 2048, `ec-256`
  * P-256, `ec-384` P-384), mints fire tokens (`mint`), forges bad ones (`forge`) and fires a

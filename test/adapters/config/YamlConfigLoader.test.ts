@@ -311,7 +311,7 @@ providers: {local: {type: command, comand: [x]}}
     });
   });
 
-  describe('the configured plugin provider\'s own section (decisions §11)', () => {
+  describe('the configured plugin provider\'s own section (cron.<provider>)', () => {
     it('keeps cron.<provider> as it is, nested values included, without a warning', () => {
       const { config, warnings } = loadYaml(`
 cron:

@@ -9,7 +9,7 @@ import { FakePortal, nodeJwksFetcher } from '../../support/fakePortal.js';
 
 const FIRE_AT = '2030-01-01T01:00:00.000Z';
 
-describe('POST /api/cron/fire (decisions §11)', () => {
+describe('POST /api/cron/fire', () => {
   let portal: FakePortal;
   let clock: ManualClock;
   let log: RecordingLogger;

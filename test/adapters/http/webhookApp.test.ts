@@ -223,7 +223,7 @@ describe('webhook listener over HTTP', () => {
     });
   });
 
-  describe('the order of checks (decisions §7)', () => {
+  describe('the order of checks: route, size, signature, rate limit, body', () => {
     it('answers 404 for an unknown route, even with a huge body', async () => {
       const response = await post('/webhooks/nope').send('x'.repeat(2 * 1024 * 1024));
       expect(response.status).toBe(404);

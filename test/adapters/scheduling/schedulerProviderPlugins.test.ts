@@ -26,7 +26,7 @@ export function createSchedulerProvider(context) {
 `;
 }
 
-describe('choosing the scheduler provider (decisions §11)', () => {
+describe('choosing the scheduler provider', () => {
   let root: string;
   let installationDir: string;
   let agentHome: string;
