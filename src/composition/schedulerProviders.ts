@@ -48,8 +48,7 @@ export interface FiringStart {
   fire: FiringPath;
   /**
    * The provider to select: `cron.provider` in the gateway; undefined in CLI mode, where due jobs
-   * fire only while a command or a session runs (service-spec "What the service does" 5), so the
-   * built-in ticker fires them.
+   * fire only while a command or a session runs, so the built-in ticker fires them.
    */
   provider: string | undefined;
   places: ProviderPlaces;

@@ -110,8 +110,8 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
 }
 
 /**
- * A job as its record is written and shown (`jobs.json`, `--json`): every field of the spec's
- * table, `origin` and `paused_at`; `claim` only while a run holds the job.
+ * A job as its record is written and shown (`jobs.json`, `--json`): every field of the Job,
+ * `origin` and `paused_at` included; `claim` only while a run holds the job.
  */
 export function recordOfJob(job: Job): Record<string, unknown> {
   const { claim, ...atRest } = job;

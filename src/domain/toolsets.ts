@@ -25,7 +25,7 @@ export const TOOLSET_PRESETS: Readonly<Record<string, readonly string[]>> = {
   'agent-chat': ['cronjob', 'terminal', 'web', 'vision', 'clarify'],
   /**
    * Webhook runs: deliberately constrained, no terminal, because payloads carry untrusted
-   * content (service-spec "Webhook route").
+   * content (docs/webhooks.md, Security notes).
    */
   'agent-webhook': ['web', 'vision', 'clarify'],
 };

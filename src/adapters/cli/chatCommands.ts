@@ -45,7 +45,7 @@ const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
 /**
  * `agent chat`: one question (`-q`, `--query-file`) or, on a terminal, a conversation. The
  * session has every toolset, the job tool included. While it is open, due jobs fire: a tick at
- * the start and one every minute (CLI mode, service-spec "What the service does" 5).
+ * the start and one every minute (CLI mode, docs/chat.md).
  */
 export function registerChatCommand(
   yargs: Argv,

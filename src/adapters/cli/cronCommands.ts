@@ -77,7 +77,7 @@ function emptyToNull(value: string | undefined): string | null | undefined {
 
 /**
  * `agent cron …`. Every command but `tick` runs a tick first, as CLI mode fires due jobs when
- * `agent cron` commands run (service-spec), unless `--no-tick` is given.
+ * `agent cron` commands run (docs/cron.md), unless `--no-tick` is given.
  */
 export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, io: CliIO): Argv {
   const tickFirst = async (flags: CommonFlags): Promise<CronApp> => {

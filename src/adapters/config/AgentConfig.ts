@@ -105,7 +105,7 @@ export interface CronConfig {
   max_parallel_jobs: number;
   /** Run reports kept per job; default 50. */
   output_retention: number;
-  /** Pre-run script timeout; an invalid value is dropped with a warning (spec "Limits"). */
+  /** Pre-run script timeout; an invalid value is dropped with a warning. */
   script_timeout_seconds?: number;
   /** Default 600; bounds only the legacy bot-chat subprocess lane. */
   bot_chat_delivery_timeout_seconds: number;
@@ -135,7 +135,7 @@ export interface PlatformsConfig {
 
 export interface WebhookPlatformConfig {
   enabled?: boolean;
-  /** Listener settings and `routes` (spec "Webhook route"). */
+  /** Listener settings and `routes` (docs/webhooks.md). */
   extra?: WebhookExtraConfig;
   [key: string]: unknown;
 }

@@ -24,8 +24,8 @@ import { openMetricsProblem } from './webhookSettings.js';
  *   the key path and what is expected; a YAML syntax error names the line and column.
  * - An unknown key (usually a typo) is ignored with a warning, so that a config written for a
  *   newer version still loads.
- * - An invalid `cron.script_timeout_seconds` is dropped with a warning: the spec resolves the
- *   script timeout from the next source instead (spec "Limits").
+ * - An invalid `cron.script_timeout_seconds` is dropped with a warning: the script timeout
+ *   comes from the next source instead (docs/configuration.md).
  *
  * It reads synchronously on purpose: every CLI command needs the config before doing anything
  * else, and there is nothing to overlap the read with.

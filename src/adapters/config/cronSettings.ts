@@ -6,9 +6,9 @@ import { assertTimeZone } from '../../domain/zonedTime.js';
 import type { AgentConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
 
-/** Spec "Limits": default idle budget of an agent run. */
+/** Default idle budget of an agent run, in seconds. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 600;
-/** Spec "Limits": default pre-run script timeout. */
+/** Default pre-run script timeout, in seconds. */
 export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
 
 /**
@@ -85,7 +85,7 @@ export function idleTimeoutMsFrom(env: NodeJS.ProcessEnv): number | null {
 }
 
 /**
- * The pre-run script timeout (spec "Limits"): `AGENT_CRON_SCRIPT_TIMEOUT`, then
+ * The pre-run script timeout: `AGENT_CRON_SCRIPT_TIMEOUT`, then
  * `cron.script_timeout_seconds`, then 3600 s. An invalid environment value is skipped with a
  * warning pushed onto `warnings`, and the next source is used. (The loader already dropped an
  * invalid config value with its own warning.)

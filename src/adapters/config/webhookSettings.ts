@@ -8,7 +8,7 @@ import type { AgentConfig, WebhookExtraConfig } from './AgentConfig.js';
  * fill in the defaults.
  */
 
-/** Spec "Webhook route": the listener's defaults. */
+/** The listener's defaults (docs/webhooks.md, Configuration). */
 export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
 export const DEFAULT_WEBHOOK_PORT = 8644;
 /** Runs of accepted events at once (`extra.max_concurrent_runs`). */

@@ -221,7 +221,7 @@ export class WebhookEventExecution {
     return result.text;
   }
 
-  /** Only the first skill of the list that exists is loaded; the rest are ignored (spec "Limits"). */
+  /** Only the first skill of the list that exists is loaded; the rest are ignored. */
   private async firstSkillFound(route: WebhookRoute): Promise<ContextDocument | null> {
     for (const name of route.skills) {
       const content = await this.skills.find(name);

@@ -29,7 +29,7 @@ export class HomeContainers {
 
   /**
    * CLI mode fires through the same place as the gateway, with no provider named: due jobs fire
-   * only while a command or a session runs, so the built-in ticker fires them (service-spec 5).
+   * only while a command or a session runs, so the built-in ticker fires them.
    */
   firingIn(home: string): StartCliFiring {
     return async (cadence, fire) => {
