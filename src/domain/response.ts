@@ -1,10 +1,6 @@
-/** `[SILENT]` alone, first, or on the last line suppresses delivery (docs/cron.md). */
+/** A response that holds `[SILENT]` anywhere, in any case, is not delivered (docs/cron.md). */
 export function isSilentResponse(response: string): boolean {
-  const trimmed = response.trim();
-  const marker = '[silent]';
-  if (trimmed.toLowerCase().startsWith(marker)) return true;
-  const lines = trimmed.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
-  return (lines.at(-1) ?? '').toLowerCase() === marker;
+  return response.toLowerCase().includes('[silent]');
 }
 
 /** The header and footer `cron.wrap_response` puts around a delivered answer. */

@@ -11,7 +11,9 @@ describe('[SILENT] detection', () => {
     ['  [silent]  ', true],
     ['[SILENT] nothing new today', true],
     ['Looked at 4 feeds.\nNothing new.\n[Silent]\n', true],
-    ['Nothing new. [SILENT] here', false],
+    ['Nothing new. [SILENT] here', true],
+    ['Checked the feeds: [silent] (nothing to report)', true],
+    ['[SILENT', false],
     ['All done.', false],
   ])('%j → %s', (text, silent) => {
     expect(isSilentResponse(text)).toBe(silent);

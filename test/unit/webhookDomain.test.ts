@@ -114,6 +114,12 @@ describe('prompt templates', () => {
     expect(webhookPrompt({ name: 'ci', prompt: null }, 'push', { ref: 'main' })).toBe(prompt);
     expect(webhookPrompt({ name: 'ci', prompt: 'Ref {ref}' }, 'push', { ref: 'main' })).toBe('Ref main');
   });
+
+  it('without a template gives the whole payload, however long (only {__raw__} is cut)', () => {
+    const payload = { text: 'x'.repeat(10_000), end: 'the last field' };
+
+    expect(defaultPrompt('push', 'ci', payload)).toContain(JSON.stringify(payload, null, 2));
+  });
 });
 
 describe('event kind', () => {

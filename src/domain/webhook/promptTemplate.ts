@@ -48,8 +48,8 @@ export function defaultPrompt(event: string, route: string, payload: Record<stri
   return [
     `A webhook event "${event}" arrived on the route "${route}".`,
     '',
-    'Payload (JSON, cut at 4000 characters):',
-    rawPayload(payload),
+    'Payload (JSON):',
+    JSON.stringify(payload, null, 2),
   ].join('\n');
 }
 
