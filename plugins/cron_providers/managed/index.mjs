@@ -1,5 +1,5 @@
 // @ts-check
-// The managed trigger provider (decisions §11). Plain ES module JavaScript so that it ships and
+// The managed trigger provider (docs/managed-trigger.md). Plain ES module JavaScript so that it ships and
 // loads exactly like any other plugin: no build step, nothing of the core imported.
 
 /** Each portal call gives up after this long. */

@@ -12,7 +12,7 @@ export interface AgentConfig {
   providers: Record<string, ProviderConfig>;
   /** Tried in order when the main provider fails (docs/providers.md). Default `[]`. */
   fallback_providers: FallbackProviderConfig[];
-  /** Legacy single fallback, tried after `fallback_providers`. */
+  /** Legacy single fallback, used only when `fallback_providers` is empty. */
   fallback_model?: FallbackModelConfig;
   cron: CronConfig;
   /** The long-running gateway. Default `{ shutdown_grace_seconds: 30 }`. */

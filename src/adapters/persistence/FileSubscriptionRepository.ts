@@ -81,7 +81,7 @@ function snapshotOf(entries: Entries): SubscriptionSnapshot {
 /**
  * Dynamic subscriptions in `$AGENT_HOME/webhook_subscriptions.json`: one object
  * keyed by name, mode 0600, replaced atomically and synced on every write (it holds secrets).
- * Updates hold `webhook_subscriptions.json.lock` (proper-lockfile) so that `agent webhook`
+ * Updates hold the kernel's lock on `webhook_subscriptions.json.lock` (fileLock.ts) so that `agent webhook`
  * commands in several terminals never lose one another's change; reads need no lock.
  *
  * `load` keeps the last snapshot with the file's identity (inode, size, modification time):

@@ -24,8 +24,9 @@ const SAVED_NAMES_KEPT = 1000;
 
 /**
  * Webhook run records in `$AGENT_HOME/webhooks/output/<route>/<YYYY-MM-DD_HH-MM-SS>_<event id>.md`
- * (docs/webhooks.md): directories 0700, files 0600, every write atomic and synced, because the
- * answer written before a delivery must be there after a crash. The time in the name is the
+ * (docs/webhooks.md): directories 0700, files 0600, every write atomic, and synced unless the
+ * caller says the record need not survive a crash (`save(record, false)`): the answer written
+ * before a delivery must be there after one. The time in the name is the
  * run's start in the configured time zone, as for cron reports; an event keeps the file its
  * first run created. Each route keeps its newest `platforms.webhook.extra.output_retention`
  * records (default 50).

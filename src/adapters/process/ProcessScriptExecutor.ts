@@ -42,7 +42,7 @@ type Launch = { program: string; args: string[] } | { problem: string };
  * path that leaves the directory, lexically or through a symbolic link, is refused.
  *
  * Each script runs in its own session and process group with the scripts directory as working
- * directory and without provider secrets in its environment; on timeout its whole process tree is
+ * directory and without the service's credentials in its environment; on timeout its whole process tree is
  * killed (docs/processes.md).
  */
 @injectable()
