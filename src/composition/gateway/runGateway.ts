@@ -25,7 +25,7 @@ export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
   logFormat: LogFormat;
   debug: boolean;
-  /** Resolves when the gateway should stop (SIGTERM or SIGINT in production), start-up included. */
+  /** Resolves when the gateway should stop (SIGTERM, SIGINT or SIGHUP in production, or npm's exit), start-up included. */
   stopSignal: Promise<string>;
   /** Where the listening line goes. */
   out: NodeJS.WritableStream;
@@ -111,8 +111,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
 
-  await stopAsked;
-  logger.info(`${signal} received; stopping`, { grace_seconds: graceMs / 1000 });
+  // Nothing else need keep the event loop alive: a provider plugin may hold no timer and the
+  // listener may be off. The gateway runs until it is told to stop, and stops its provider then.
+  const keepAlive = setInterval(() => undefined, KEEP_ALIVE_MS);
+  const reason = await stopAsked;
+  clearInterval(keepAlive);
+  logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
   await (await scheduler)?.stop();
   const [cronFinished, webhooksFinished] = await Promise.all([
@@ -167,6 +171,9 @@ async function announce(line: string, options: GatewayOptions, logger: WinstonLo
   }
   logger.info(line);
 }
+
+/** The longest a Node timer waits: the keep-alive never needs to fire. */
+const KEEP_ALIVE_MS = 2 ** 31 - 1;
 
 /** How often the channel directory is rebuilt from the platforms. */
 export const CHANNEL_REFRESH_MS = 5 * 60_000;
