@@ -80,6 +80,26 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await drain(inbox)).toEqual(['event-1', 'event-2', 'event-3']);
     });
 
+    it('passes over the events of the routes it is told to skip, which keep their places', async () => {
+      await inbox.accept(anEvent(1, { route: 'busy' }));
+      await inbox.accept(anEvent(2, { route: 'busy' }));
+      await inbox.accept(anEvent(3, { route: 'quiet' }));
+      await inbox.accept(anEvent(4, { route: 'other' }));
+
+      expect((await inbox.claimNext(new Set(['busy'])))?.id).toBe('event-3');
+      expect((await inbox.claimNext(new Set(['busy', 'other'])))).toBeNull();
+      expect(await drain(inbox)).toEqual(['event-1', 'event-2', 'event-4']);
+    });
+
+    it('still hands events out in order after a restart when told which routes to skip', async () => {
+      await inbox.accept(anEvent(1, { route: 'busy' }));
+      await inbox.accept(anEvent(2, { route: 'quiet' }));
+      const again = await subject.restart();
+
+      expect((await again.claimNext(new Set(['busy'])))?.id).toBe('event-2');
+      expect((await again.claimNext())?.id).toBe('event-1');
+    });
+
     it('hands each event out once, also to claims made at the same time', async () => {
       for (const n of [1, 2, 3, 4, 5]) await inbox.accept(anEvent(n));
       const claimed = await Promise.all(Array.from({ length: 8 }, () => inbox.claimNext()));

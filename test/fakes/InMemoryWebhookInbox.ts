@@ -40,8 +40,8 @@ export class InMemoryWebhookInbox implements WebhookInbox {
     return abandoned.length;
   }
 
-  async claimNext(): Promise<WebhookEvent | null> {
-    const entry = this.storage.entries.find((candidate) => candidate.claimedBy === null);
+  async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
+    const entry = this.storage.entries.find((candidate) => candidate.claimedBy === null && !skipRoutes?.has(candidate.event.route));
     if (!entry) return null;
     entry.claimedBy = this.claimant;
     return structuredClone(entry.event);

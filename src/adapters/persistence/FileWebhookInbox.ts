@@ -59,6 +59,8 @@ interface LiveEvent {
    * nothing (as strings, every young-generation collection copied them).
    */
   record: Buffer;
+  /** Its route, so that a claim may pass over the events of some routes. */
+  route: string;
   claimed: boolean;
   /** Its claim record is on disk: only its done record still needs room. */
   claimWritten?: boolean;
@@ -138,7 +140,7 @@ export class FileWebhookInbox implements WebhookInbox {
       const journal = await this.journal();
       if (deliveryKey !== undefined && !this.deliveries.remember(deliveryKey, this.clock.now().getTime())) return false;
       try {
-        await journal.append(acceptRecord(event, payloadJson, deliveryKey), true, (record) => this.hold(event.id, record, false, null));
+        await journal.append(acceptRecord(event, payloadJson, deliveryKey), true, (record) => this.hold(event.id, event.route, record, false, null));
       } catch (error) {
         // Not stored, so not accepted: a retry of this delivery must get through.
         if (deliveryKey !== undefined) this.deliveries.forget(deliveryKey);
@@ -166,11 +168,11 @@ export class FileWebhookInbox implements WebhookInbox {
   }
 
   /** The oldest event not claimed, now claimed; null when none is waiting or its end could not be recorded. */
-  async claimNext(): Promise<WebhookEvent | null> {
+  async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
     return this.guard('claim from', async () => {
       const journal = await this.journal();
       for (const [id, event] of this.live) {
-        if (event.claimed) continue;
+        if (event.claimed || skipRoutes?.has(event.route)) continue;
         const room = recordRoom(id);
         if (!(await this.slackFor(journal, room))) return null;
         if (event.claimed) continue;
@@ -249,8 +251,8 @@ export class FileWebhookInbox implements WebhookInbox {
     return enough;
   }
 
-  private hold(id: string, record: Buffer, claimed: boolean, segment: Segment | null): void {
-    this.live.set(id, { record, claimed, segment });
+  private hold(id: string, route: string, record: Buffer, claimed: boolean, segment: Segment | null): void {
+    this.live.set(id, { record, route, claimed, segment });
     this.liveBytes += record.length;
     if (segment !== null) segment.live += 1;
     if (claimed) this.reservedBytes += recordRoom(id);
@@ -310,7 +312,7 @@ export class FileWebhookInbox implements WebhookInbox {
           // From the earlier layout: moved into the journal.
           await journal.append(entry.line, true);
         }
-        this.hold(entry.event.id, record, false, entry.source === null ? null : (bySource.get(entry.source) ?? null));
+        this.hold(entry.event.id, entry.event.route, record, false, entry.source === null ? null : (bySource.get(entry.source) ?? null));
       }
       this.unreportedClaims = state.entries.filter((entry) => entry.claimed).length;
       this.seedDeliveries(state);
@@ -341,7 +343,7 @@ export class FileWebhookInbox implements WebhookInbox {
     const bySource = new Map(taken.map((part) => [part.segment.path, part.segment]));
     for (const entry of state.entries) {
       if (this.live.has(entry.event.id)) continue;
-      this.hold(entry.event.id, Buffer.from(entry.line, 'utf8'), false, bySource.get(entry.source ?? '') ?? null);
+      this.hold(entry.event.id, entry.event.route, Buffer.from(entry.line, 'utf8'), false, bySource.get(entry.source ?? '') ?? null);
       if (entry.claimed) returned += 1;
     }
     this.seedDeliveries(state);

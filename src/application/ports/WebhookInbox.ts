@@ -5,7 +5,8 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
  * - `accept` returns only once the event would survive a crash (written and synced), and
  *   stores a delivery the sender named (`deliveryKey`) once an hour at most, across restarts
  *   and takeovers too;
- * - an event is handed out by `claimNext` to one worker at a time, in acceptance order;
+ * - an event is handed out by `claimNext` to one worker at a time, in acceptance order (among
+ *   the routes it is asked for);
  * - `complete` removes it for good; an event claimed but never completed (crash, kill -9) is
  *   handed out again after a restart (`recover`), so none is lost and none is run twice while
  *   its process lives. The one window left is between a run's delivery and its `complete`: a
@@ -26,9 +27,11 @@ export interface WebhookInbox {
   recover(): Promise<number>;
   /**
    * The oldest unclaimed event, now claimed by this process; null when none is waiting, or
-   * when the end of its run could not be recorded (a full disk): no run starts then.
+   * when the end of its run could not be recorded (a full disk): no run starts then. With
+   * `skipRoutes`, the oldest unclaimed event of a route not in it (events of those routes keep
+   * their places).
    */
-  claimNext(): Promise<WebhookEvent | null>;
+  claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null>;
   /** Marks a claimed event done (its run finished, successfully or not). Idempotent. */
   complete(eventId: string): Promise<void>;
   /** Events accepted and not yet completed (claimed or not). */
