@@ -22,6 +22,7 @@ import { eventually } from '../helpers/processLiveness.js';
 
 const SETTINGS: WebhookWorkerSettings = {
   maxConcurrentRuns: 4,
+  maxConcurrentDeliveries: 2,
   idleTimeoutMs: 600_000,
   defaultModel: { provider: 'command', model: null },
   pollIntervalMs: 60_000,

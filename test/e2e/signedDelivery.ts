@@ -1,9 +1,9 @@
 import { sign } from '@octokit/webhooks-methods';
 
-/** POSTs `payload` to the `github` route on 127.0.0.1:`port` as a code host sends a pull_request event, signed with `secret`. */
-export async function postPullRequestEvent(port: number, secret: string, delivery: string, payload: object): Promise<Response> {
+/** POSTs `payload` to the `route` (default `github`) on 127.0.0.1:`port` as a code host sends a pull_request event, signed with `secret`. */
+export async function postPullRequestEvent(port: number, secret: string, delivery: string, payload: object, route = 'github'): Promise<Response> {
   const body = JSON.stringify(payload);
-  return fetch(`http://127.0.0.1:${port}/webhooks/github`, {
+  return fetch(`http://127.0.0.1:${port}/webhooks/${route}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

@@ -4,13 +4,15 @@ import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../..
 /**
  * Records deliveries to configured platforms; `failing` platforms throw DeliveryError, with the
  * message `refusals` holds for the platform, if any. Every configured platform's home channel is
- * `home`, unless `homes` says otherwise.
+ * `home`, unless `homes` says otherwise; deliveries to a `held` platform wait for its promise.
  */
 export class RecordingDeliveryChannel implements DeliveryChannel {
   readonly sent: Array<{ target: PlatformTarget; text: string }> = [];
   readonly failing = new Set<string>();
   readonly refusals = new Map<string, string>();
   readonly homes = new Map<string, string | null>();
+  /** Platforms whose deliveries wait for this promise before they are sent (a slow or hanging platform). */
+  readonly held = new Map<string, Promise<void>>();
 
   constructor(private readonly platforms: readonly string[] = ['telegram']) {}
 
@@ -29,6 +31,7 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
   }
 
   async deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
+    await this.held.get(target.platform);
     if (this.failing.has(target.platform)) throw new DeliveryError(this.refusals.get(target.platform) ?? `${target.platform} refused the message`);
     this.sent.push({ target, text });
     return { platform: target.platform, chatId: target.destination ?? this.homeOf(target.platform) ?? '', threadId: target.threadId, messageIds: [String(this.sent.length)] };

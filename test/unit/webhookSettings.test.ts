@@ -59,7 +59,7 @@ describe('webhook listener settings', () => {
   });
 
   it('runs 4 events at once unless extra.max_concurrent_runs says otherwise, with the agent settings of cron runs', () => {
-    expect(webhookWorkerSettingsFrom(withExtra(), cron)).toMatchObject({ maxConcurrentRuns: 4, ...cron });
+    expect(webhookWorkerSettingsFrom(withExtra(), cron)).toMatchObject({ maxConcurrentRuns: 4, maxConcurrentDeliveries: 2, ...cron });
     expect(webhookWorkerSettingsFrom(withExtra({ max_concurrent_runs: 2 }), cron).maxConcurrentRuns).toBe(2);
   });
 

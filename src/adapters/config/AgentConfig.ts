@@ -157,6 +157,8 @@ export interface WebhookExtraConfig {
   max_body_bytes?: number;
   /** Agent runs of accepted events at once; default 4. */
   max_concurrent_runs?: number;
+  /** Deliveries of answers under way at once to each platform; default 2. */
+  max_concurrent_deliveries?: number;
   /** Run records kept per route; default 50. */
   output_retention?: number;
   /** Whether the gateway serves `GET /metrics`; default false. */

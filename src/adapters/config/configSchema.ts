@@ -147,6 +147,7 @@ const webhookExtraSchema = mapping({
   rate_limit: optional(wholeNumberFrom(1)),
   max_body_bytes: optional(wholeNumberFrom(1)),
   max_concurrent_runs: optional(wholeNumberFrom(1)),
+  max_concurrent_deliveries: optional(wholeNumberFrom(1)),
   output_retention: optional(wholeNumberFrom(1)),
   metrics: optional(flag()),
   metrics_token: optional(trimmedText('must be a non-empty string, the bearer token scrapers send')),

@@ -13,6 +13,8 @@ export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
 export const DEFAULT_WEBHOOK_PORT = 8644;
 /** Runs of accepted events at once (`extra.max_concurrent_runs`). */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
+/** Deliveries under way at once to one platform (`extra.max_concurrent_deliveries`). */
+export const DEFAULT_MAX_CONCURRENT_DELIVERIES = 2;
 /** Webhook run records kept per route (`extra.output_retention`). */
 export const DEFAULT_WEBHOOK_OUTPUT_RETENTION = 50;
 /** The worker looks at the inbox this often when no accept told it about a new event. */
@@ -45,13 +47,17 @@ export function webhookListenerSettingsFrom(config: Pick<AgentConfig, 'platforms
   };
 }
 
-/** What the webhook worker needs: `extra.max_concurrent_runs` (default 4) and the agent settings cron runs use too. */
+/**
+ * What the webhook worker needs: `extra.max_concurrent_runs` (default 4),
+ * `extra.max_concurrent_deliveries` (per platform, default 2) and the agent settings cron runs use too.
+ */
 export function webhookWorkerSettingsFrom(
   config: Pick<AgentConfig, 'platforms'>,
   cron: Pick<CronSettings, 'idleTimeoutMs' | 'defaultModel'>,
 ): WebhookWorkerSettings {
   return {
     maxConcurrentRuns: webhookExtra(config).max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS,
+    maxConcurrentDeliveries: webhookExtra(config).max_concurrent_deliveries ?? DEFAULT_MAX_CONCURRENT_DELIVERIES,
     idleTimeoutMs: cron.idleTimeoutMs,
     defaultModel: cron.defaultModel,
     pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,

@@ -5,15 +5,23 @@ import type { WebhookWorkerSettings } from '../../application/ports/Settings.js'
 import type { Timer } from '../../application/ports/Timer.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
-import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
+import { WebhookEventExecution, type PendingWebhookDelivery } from '../../application/webhook/WebhookEventExecution.js';
 import { errorText } from '../../domain/errors.js';
+import { DeliveryLanes } from './DeliveryLanes.js';
 
 /** How long aborted runs get to wind down before stop() returns without them. */
 const ABORT_WAIT_MS = 5000;
 
 /**
  * The gateway's webhook worker: takes accepted events from the inbox in order and
- * runs them, at most `max_concurrent_runs` at a time. `start()` first gives back the events a
+ * runs them, at most `max_concurrent_runs` at a time. A free run slot goes first to the oldest
+ * event of a route with no run in progress, and only when there is none to the oldest event of
+ * any route, so that a route with a deep backlog cannot keep the others waiting.
+ *
+ * A run holds its slot until its answer is recorded; the delivery then waits in its platform's
+ * lane (DeliveryLanes: first in first out, `max_concurrent_deliveries` at once per platform),
+ * so a platform that is slow, hangs or rate-limits delays only the deliveries to itself. The
+ * event is completed once its delivery ended. `start()` first gives back the events a
  * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
  * (the accept path calls it after each accept) and every `pollIntervalMs`, when it also takes
  * over the events of gateways on this home that died meanwhile. Each event's run is the
@@ -28,7 +36,8 @@ const ABORT_WAIT_MS = 5000;
 @injectable()
 export class WebhookWorker {
   private state: 'idle' | 'running' | 'stopping' = 'idle';
-  private readonly inProgress = new Map<string, { done: Promise<void>; abort: AbortController }>();
+  private readonly inProgress = new Map<string, { route: string; done: Promise<void>; abort: AbortController }>();
+  private readonly deliveries: DeliveryLanes<PendingWebhookDelivery>;
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
   /** Ends the polling started by `start()`. */
@@ -40,7 +49,9 @@ export class WebhookWorker {
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Timer) private readonly timer: Timer,
-  ) {}
+  ) {
+    this.deliveries = new DeliveryLanes(settings.maxConcurrentDeliveries, (pending) => this.deliverAndComplete(pending));
+  }
 
   /**
    * Recovers abandoned claims, starts claiming and polling; resolves once the first claims are
@@ -51,6 +62,7 @@ export class WebhookWorker {
     const recovered = await this.inbox.recover();
     if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
     this.state = 'running';
+    this.deliveries.resumeTaking();
     this.poll();
     await this.notify();
     return recovered;
@@ -96,17 +108,19 @@ export class WebhookWorker {
     return this.claiming;
   }
 
-  /** Resolves once no event is running and nothing more could be claimed (for tests and shutdown). */
+  /** Resolves once no event is running or being delivered and nothing more could be claimed (for tests and shutdown). */
   async whenIdle(): Promise<void> {
-    while (this.claiming || this.inProgress.size > 0) {
-      await Promise.all([this.claiming, ...[...this.inProgress.values()].map((run) => run.done)]);
+    while (this.claiming || this.inProgress.size > 0 || this.deliveries.size > 0) {
+      await Promise.all([this.claiming, ...[...this.inProgress.values()].map((run) => run.done), this.deliveries.whenIdle()]);
     }
   }
 
   /**
-   * Stops claiming and lets the runs in progress finish for up to `graceMs`; runs still going
-   * then are aborted and stay claimed for the next start, and get `abortWaitMs` more to wind
-   * down (a run that ignores the abort is left behind). Resolves true when all finished in time.
+   * Stops claiming and lets the runs and deliveries in progress finish for up to `graceMs`; runs
+   * still going then are aborted and stay claimed for the next start, and get `abortWaitMs` more
+   * to wind down (a run that ignores the abort is left behind). Deliveries not started by then
+   * are left too: the next start delivers their recorded answers without running the agent.
+   * Resolves true when all finished in time.
    */
   async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<boolean> {
     if (this.state === 'idle') return true;
@@ -115,6 +129,8 @@ export class WebhookWorker {
     this.polling = null;
     const finished = await this.idleWithin(graceMs);
     if (!finished) {
+      const left = this.deliveries.stopTaking();
+      if (left.length > 0) this.log.warn(`${left.length} webhook answer(s) still waiting for delivery will be delivered after the next start`);
       for (const run of this.inProgress.values()) run.abort.abort();
       await this.idleWithin(abortWaitMs);
     }
@@ -137,7 +153,8 @@ export class WebhookWorker {
       while (this.state === 'running' && this.inProgress.size < this.settings.maxConcurrentRuns) {
         let event: WebhookEvent | null;
         try {
-          event = await this.inbox.claimNext();
+          const busy = new Set([...this.inProgress.values()].map((run) => run.route));
+          event = (await this.inbox.claimNext(busy)) ?? (busy.size > 0 ? await this.inbox.claimNext() : null);
         } catch (error) {
           this.log.error(`cannot take webhook events from the inbox: ${errorText(error)}`);
           return;
@@ -154,16 +171,30 @@ export class WebhookWorker {
       this.inProgress.delete(event.id);
       if (this.state === 'running') void this.notify();
     });
-    this.inProgress.set(event.id, { done, abort });
+    this.inProgress.set(event.id, { route: event.route, done, abort });
   }
 
+  /** The agent's part in the run slot; an answer goes on to its platform's lane, freeing the slot. */
   private async runAndComplete(event: WebhookEvent, signal: AbortSignal): Promise<void> {
-    const report = await this.execution.run(event, signal);
+    const { report, pending } = await this.execution.answer(event, signal);
+    if (pending) {
+      this.deliveries.push(pending.lane, pending);
+      return;
+    }
     if (report.status === 'abandoned') return;
+    await this.complete(event.id);
+  }
+
+  private async deliverAndComplete(pending: PendingWebhookDelivery): Promise<void> {
+    await this.execution.deliverAnswer(pending);
+    await this.complete(pending.event.id);
+  }
+
+  private async complete(eventId: string): Promise<void> {
     try {
-      await this.inbox.complete(event.id);
+      await this.inbox.complete(eventId);
     } catch (error) {
-      this.log.error(`webhook event ${event.id} finished but could not be removed from the inbox: ${errorText(error)}`);
+      this.log.error(`webhook event ${eventId} finished but could not be removed from the inbox: ${errorText(error)}`);
     }
   }
 }

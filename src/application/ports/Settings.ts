@@ -18,6 +18,11 @@ export interface CronSettings {
 export interface WebhookWorkerSettings {
   /** `platforms.webhook.extra.max_concurrent_runs`, default 4. */
   maxConcurrentRuns: number;
+  /**
+   * `platforms.webhook.extra.max_concurrent_deliveries`, default 2: deliveries under way at once
+   * to one platform (or to the code host, or the log); each platform has its own.
+   */
+  maxConcurrentDeliveries: number;
   /** Agent idle budget (`AGENT_CRON_TIMEOUT`, as for cron runs); null = unlimited. */
   idleTimeoutMs: number | null;
   /** The configured default model: routes name none. */

@@ -45,6 +45,28 @@ export interface WebhookRunReport {
 }
 
 /**
+ * An event whose answer is recorded and whose delivery is still to be made: small, since the
+ * answer stays in its run record until the delivery reads it.
+ */
+export interface PendingWebhookDelivery {
+  event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>;
+  route: WebhookRoute;
+  delivery: WebhookDelivery;
+  /**
+   * Deliveries that wait for one another: one lane per platform (`platform:telegram`), one for
+   * the code host's comments, one for the log. A slow platform holds up only its own lane.
+   */
+  lane: string;
+  /** When the run started (ms), for the run's duration. */
+  startedAtMs: number;
+  /** The answer itself, only when its run record could not be written to hold it. */
+  unrecordedAnswer?: string;
+}
+
+/** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */
+export type WebhookAnswerOutcome = { report: WebhookRunReport; pending: null } | { report: null; pending: PendingWebhookDelivery };
+
+/**
  * The run path of one accepted webhook event (docs/webhooks.md): resolve the route and its
  * delivery, render the prompt, load the first skill found, run a fresh unattended session with the
  * route's toolsets, deliver the answer (an empty one too). Every ending is logged; it never
@@ -70,15 +92,55 @@ export class WebhookEventExecution {
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
+  /** The whole run: the agent's answer, then its delivery. */
   async run(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
-    const startedAt = this.clock.now().getTime();
-    const report = await this.runOnce(event, signal);
-    this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - startedAt) / 1000);
+    const answered = await this.answer(event, signal);
+    return answered.pending ? this.deliverAnswer(answered.pending) : answered.report;
+  }
+
+  /**
+   * The agent's part of the run, up to its answer recorded (synced) in the run record: the answer
+   * then waits for {@link deliverAnswer}, which the gateway's worker calls in the platform's lane,
+   * so that no run slot waits for a platform. Every other ending is final and reported.
+   */
+  async answer(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookAnswerOutcome> {
+    const startedAtMs = this.clock.now().getTime();
+    const outcome = await this.answerOnce(event, startedAtMs, signal);
+    if (outcome.report) this.metrics.runFinished('webhook', outcome.report.status, (this.clock.now().getTime() - startedAtMs) / 1000);
+    return outcome;
+  }
+
+  /**
+   * Delivers the recorded answer of `pending` (an empty one as a notice) and records how it went.
+   * Never throws; an answer that cannot be read back is a failed delivery.
+   */
+  async deliverAnswer(pending: PendingWebhookDelivery): Promise<WebhookRunReport> {
+    const { event, route, delivery } = pending;
+    const about = aboutEvent(event);
+    let record: WebhookRunRecord | null = null;
+    let report: WebhookRunReport;
+    try {
+      record = await this.records.find(event.route, event.id);
+    } catch (error) {
+      this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
+    }
+    const answer = pending.unrecordedAnswer ?? record?.answer ?? null;
+    if (answer === null) {
+      const message = `delivery to ${describeDelivery(delivery)} failed: the recorded answer could not be read back`;
+      this.log.error(`webhook ${message}`, about);
+      report = { status: 'delivery_failed', error: message };
+    } else {
+      if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
+      report = await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
+      if (record) await this.saveRecord({ ...record, outcome: report.status, error: report.error }, about, false);
+    }
+    this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - pending.startedAtMs) / 1000);
     return report;
   }
 
-  private async runOnce(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
-    const about = { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
+  private async answerOnce(event: WebhookEvent, startedAtMs: number, signal?: AbortSignal): Promise<WebhookAnswerOutcome> {
+    const final = (report: WebhookRunReport): WebhookAnswerOutcome => ({ report, pending: null });
+    const about = aboutEvent(event);
     const previous = await this.previousRecord(event, about);
     let record: WebhookRunRecord = previous ?? {
       eventId: event.id,
@@ -95,59 +157,56 @@ export class WebhookEventExecution {
     };
     // Only the answer is saved synced: it is what a restart must find before delivering again.
     // The rest shows progress; the inbox's done record is what keeps an ended event from running again.
-    const note = async (changes: Partial<WebhookRunRecord>, synced = false) => {
+    const note = async (changes: Partial<WebhookRunRecord>, synced = false): Promise<boolean> => {
       record = { ...record, ...changes };
-      await this.saveRecord(record, about, synced);
+      return this.saveRecord(record, about, synced);
     };
     try {
       if (previous && isFinalOutcome(previous.outcome)) {
         this.log.info(`webhook event ${event.id} had already ended (${previous.outcome}) before the restart; it is not run again`, about);
-        return { status: previous.outcome as WebhookRunStatus, error: previous.error };
+        return final({ status: previous.outcome as WebhookRunStatus, error: previous.error });
       }
       const prepared = await this.prepare(event);
       if ('error' in prepared) {
         this.log.error(`webhook event not run: ${prepared.error}`, about);
         await note({ outcome: 'not_run', error: prepared.error });
-        return { status: 'not_run', error: prepared.error };
+        return final({ status: 'not_run', error: prepared.error });
       }
       const { route, delivery } = prepared;
-      let answer: string;
       if (previous?.answer != null) {
         this.log.info(`webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`, about);
-        answer = previous.answer;
         await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), error: null });
       } else {
         // Saved with the prompt, once it is rendered.
         record = { ...record, outcome: 'running', deliveredTo: describeDelivery(delivery), error: null };
         const asked = await this.askAgent(route, event, note, about, signal);
-        if (typeof asked !== 'string') return asked;
-        answer = asked;
+        if ('status' in asked) return final(asked);
+        if (!asked.recorded) {
+          return { report: null, pending: { event, route, delivery, lane: laneOf(delivery), startedAtMs, unrecordedAnswer: asked.answer } };
+        }
       }
-      if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
-      const report = await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
-      await note({ outcome: report.status, error: report.error });
-      return report;
+      return { report: null, pending: { event, route, delivery, lane: laneOf(delivery), startedAtMs } };
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
       const message = `webhook event failed unexpectedly: ${errorText(error)}`;
       this.log.error(message, about);
       await note({ outcome: 'run_failed', error: message });
-      return { status: 'run_failed', error: message };
+      return final({ status: 'run_failed', error: message });
     }
   }
 
   /**
    * Runs the agent on the rendered prompt and records its answer before anything is delivered,
-   * so that a crash from then on redoes only the delivery. Returns the answer, or the report of
-   * a run that failed or was stopped.
+   * so that a crash from then on redoes only the delivery. Returns the answer and whether it was
+   * recorded, or the report of a run that failed or was stopped.
    */
   private async askAgent(
     route: WebhookRoute,
     event: WebhookEvent,
-    note: (changes: Partial<WebhookRunRecord>, synced?: boolean) => Promise<void>,
+    note: (changes: Partial<WebhookRunRecord>, synced?: boolean) => Promise<boolean>,
     about: Record<string, string>,
     signal?: AbortSignal,
-  ): Promise<string | WebhookRunReport> {
+  ): Promise<WebhookRunReport | { answer: string; recorded: boolean }> {
     this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
     const prompt = webhookPrompt(route, event.event, event.payload);
     await note({ prompt });
@@ -165,8 +224,7 @@ export class WebhookEventExecution {
       await note({ outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };
     }
-    await note({ outcome: 'answered', answer }, true);
-    return answer;
+    return { answer, recorded: await note({ outcome: 'answered', answer }, true) };
   }
 
   /** The record an earlier run of this event left, if any; a record that cannot be read counts as none. */
@@ -179,12 +237,14 @@ export class WebhookEventExecution {
     }
   }
 
-  /** A record that cannot be written is logged: the run and its delivery go on. */
-  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>, synced: boolean): Promise<void> {
+  /** A record that cannot be written is logged (false): the run and its delivery go on. */
+  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>, synced: boolean): Promise<boolean> {
     try {
       await this.records.save(record, synced);
+      return true;
     } catch (error) {
       this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
+      return false;
     }
   }
 
@@ -262,6 +322,15 @@ export class WebhookEventExecution {
     if (delivery.kind !== 'log') this.log.info(`webhook answer on route '${route.name}' delivered to ${where}`, about);
     return { status: 'delivered', error: null };
   }
+}
+
+function aboutEvent(event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>): Record<string, string> {
+  return { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
+}
+
+/** The lane of a delivery: its platform's, the code host's, or the log's. */
+function laneOf(delivery: WebhookDelivery): string {
+  return delivery.kind === 'platform' ? `platform:${delivery.target.platform}` : delivery.kind;
 }
 
 function describeDelivery(delivery: WebhookDelivery): string {

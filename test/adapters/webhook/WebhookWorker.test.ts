@@ -36,6 +36,7 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   const log = new RecordingLogger();
   const settings: WebhookWorkerSettings = {
     maxConcurrentRuns: 4,
+    maxConcurrentDeliveries: 2,
     idleTimeoutMs: 600_000,
     defaultModel: { provider: 'command', model: null },
     pollIntervalMs: 60_000,
@@ -255,6 +256,80 @@ describe('the webhook worker', () => {
     expect(most).toBe(2);
     expect(w.agent.requests.map((request) => JSON.parse(/\{[\s\S]*\}/.exec(request.context.task)![0]).n)).toEqual([1, 2, 3, 4, 5]);
     await w.worker.stop(1000);
+  });
+
+  it('frees the run slot once the answer is recorded: a platform that hangs delays only its own deliveries', async () => {
+    const w = worker({
+      routes: [aRoute('faulty', { deliver: 'telegram' }), aRoute('healthy', { deliver: 'slack' })],
+      settings: { maxConcurrentRuns: 1, maxConcurrentDeliveries: 1 },
+    });
+    const telegramAnswers = deferred();
+    w.channel.held.set('telegram', telegramAnswers.promise);
+    w.agent.defaultReply = async (request: AgentRunRequest) => `answer to ${/"n": (\d+)/.exec(request.context.task)![1]}`;
+    for (const n of [1, 2, 3]) await w.inbox.accept(anEvent(n, { route: 'faulty', payload: { n } }));
+    await w.inbox.accept(anEvent(4, { route: 'healthy', payload: { n: 4 } }));
+
+    await w.worker.start();
+
+    expect(await eventually(() => w.channel.sent.length === 1)).toBe(true);
+    expect(w.channel.sent[0]).toMatchObject({ target: { platform: 'slack' }, text: 'answer to 4' });
+    expect(w.agent.requests).toHaveLength(4);
+    expect(await w.inbox.pending()).toBe(3);
+    expect((await w.records.find('faulty', 'event-1'))?.outcome).toBe('answered');
+
+    telegramAnswers.resolve();
+    await w.worker.whenIdle();
+    expect(w.channel.sent.filter((sent) => sent.target.platform === 'telegram').map((sent) => sent.text)).toEqual(['answer to 1', 'answer to 2', 'answer to 3']);
+    expect((await w.records.find('faulty', 'event-1'))?.outcome).toBe('delivered');
+    expect(await w.inbox.pending()).toBe(0);
+    await w.worker.stop(1000);
+  });
+
+  it('gives a free slot to a route with nothing running before the backlog of another route', async () => {
+    const w = worker({ routes: [aRoute('busy'), aRoute('quiet')], settings: { maxConcurrentRuns: 2 } });
+    const release = deferred();
+    w.agent.defaultReply = async () => {
+      await release.promise;
+      return 'done';
+    };
+    for (const n of [1, 2, 3, 4, 5, 6]) await w.inbox.accept(anEvent(n, { route: 'busy', payload: { route: 'busy', n } }));
+    await w.inbox.accept(anEvent(7, { route: 'quiet', payload: { route: 'quiet', n: 7 } }));
+
+    await w.worker.start();
+    expect(await eventually(() => w.agent.requests.length === 2)).toBe(true);
+
+    expect(w.agent.requests.map((request) => /"route": "(\w+)"/.exec(request.context.task)![1])).toEqual(['busy', 'quiet']);
+    release.resolve();
+    await w.worker.whenIdle();
+    expect(w.agent.requests).toHaveLength(7);
+    await w.worker.stop(1000);
+  });
+
+  it('leaves answers still waiting for a platform at stop to the next start, which delivers them without running the agent', async () => {
+    const w = worker({ routes: [aRoute('faulty', { deliver: 'telegram' })], settings: { maxConcurrentDeliveries: 1 } });
+    w.channel.held.set('telegram', new Promise<void>(() => undefined));
+    w.agent.defaultReply = async () => 'the answer';
+    for (const n of [1, 2]) await w.inbox.accept(anEvent(n, { route: 'faulty', payload: { n } }));
+    await w.worker.start();
+    expect(await eventually(() => w.agent.requests.length === 2)).toBe(true);
+
+    const stopped = w.worker.stop(20, 10);
+    w.timer.advance(20);
+    await new Promise((resolve) => setImmediate(resolve));
+    w.timer.advance(10);
+    expect(await stopped).toBe(false);
+
+    const after = worker({ routes: [aRoute('faulty', { deliver: 'telegram' })], inbox: w.inbox.restarted() });
+    for (const n of [1, 2]) {
+      const record = (await w.records.find('faulty', `event-${n}`))!;
+      await after.records.save(record);
+    }
+    expect(await after.worker.start()).toBe(2);
+    await after.worker.whenIdle();
+    expect(after.agent.requests).toHaveLength(0);
+    expect(after.channel.sent.map((sent) => sent.text)).toEqual(['the answer', 'the answer']);
+    expect(await after.inbox.pending()).toBe(0);
+    await after.worker.stop(1000);
   });
 
   it('runs again at start the events a killed process had claimed but not finished', async () => {
