@@ -15,8 +15,12 @@ export class DeliveryLanes<Item> {
     private readonly work: (item: Item) => Promise<void>,
   ) {}
 
-  /** Queues `item` at the end of `lane`; it starts once one of the lane's places is free. */
-  push(lane: string, item: Item): void {
+  /**
+   * Queues `item` at the end of `lane`; it starts once one of the lane's places is free. After
+   * `stopTaking` nothing is queued (false): the caller leaves the item for a later start.
+   */
+  push(lane: string, item: Item): boolean {
+    if (!this.taking) return false;
     let queue = this.lanes.get(lane);
     if (!queue) {
       queue = { waiting: [], running: 0 };
@@ -24,6 +28,7 @@ export class DeliveryLanes<Item> {
     }
     queue.waiting.push(item);
     this.startWhatFits(lane);
+    return true;
   }
 
   /** Items waiting or under way. */
@@ -48,6 +53,7 @@ export class DeliveryLanes<Item> {
   /** Takes items again, after `stopTaking`. */
   resumeTaking(): void {
     this.taking = true;
+    for (const lane of [...this.lanes.keys()]) this.startWhatFits(lane);
   }
 
   private startWhatFits(lane: string): void {

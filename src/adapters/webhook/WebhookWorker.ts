@@ -178,6 +178,7 @@ export class WebhookWorker {
   private async runAndComplete(event: WebhookEvent, signal: AbortSignal): Promise<void> {
     const { report, pending } = await this.execution.answer(event, signal);
     if (pending) {
+      // Stopping: the answer is recorded, the event stays claimed, and the next start delivers it.
       this.deliveries.push(pending.lane, pending);
       return;
     }
