@@ -51,6 +51,10 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
 
   async find(route: string, eventId: string): Promise<WebhookRunRecord | null> {
     const directory = this.routeDirectory(route);
+    // A record this process saved is where it saved it, unless pruned or removed meanwhile.
+    const known = this.savedNames.get(`${route}\n${plain('event id', eventId)}`);
+    const record = known === undefined ? null : await this.readRecord(join(directory, known));
+    if (record !== null) return record;
     const name = (await this.namesIn(directory)).find((each) => eventIdOfFileName(each) === plain('event id', eventId));
     return name === undefined ? null : this.readRecord(join(directory, name));
   }

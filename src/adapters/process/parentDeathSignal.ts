@@ -40,8 +40,29 @@ function setpriv(): Promise<string | null> {
   return setprivFound;
 }
 
+/**
+ * Programs found, by working directory, PATH and name: a gateway starts the same agent program
+ * for every event, and looking along the PATH each time cost more than the spawn's own checks. A
+ * program removed since is reported when it fails to execute (ExecFailureWatch). Bounded: the
+ * oldest entries are dropped first.
+ */
+const found = new Map<string, string>();
+const FOUND_KEPT = 256;
+
 /** `program` as spawn would find it (a path from `cwd`, else on the PATH of `env`); null when it would not. */
 async function located(program: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | null> {
+  const key = `${cwd}\0${env.PATH ?? ''}\0${program}`;
+  const known = found.get(key);
+  if (known !== undefined) return known;
+  const path = await search(program, env, cwd);
+  if (path !== null) {
+    found.set(key, path);
+    if (found.size > FOUND_KEPT) found.delete(found.keys().next().value!);
+  }
+  return path;
+}
+
+async function search(program: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | null> {
   if (program.includes('/')) {
     const path = isAbsolute(program) ? program : resolve(cwd, program);
     return (await isExecutable(path)) ? path : null;
