@@ -4,6 +4,7 @@ import type { UnreadableRecord } from './JobRecord.js';
 import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
 import { toIsoUtc } from './zonedTime.js';
+import { printableLines } from './controlCharacters.js';
 
 export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
 export const JOB_STATES: readonly JobState[] = ['scheduled', 'paused', 'completed', 'running'];
@@ -210,12 +211,13 @@ function statusFields(outcome: RunOutcome): Pick<
       return { ...cleared, last_status: 'ok' };
     case 'error':
     case 'blocked_config':
-      return { ...cleared, last_status: outcome.status, last_error: outcome.error };
+      // Errors quote providers, platforms and scripts: stored with lines and tabs, nothing else raw.
+      return { ...cleared, last_status: outcome.status, last_error: printableLines(outcome.error) };
     case 'delivery_failed':
       return {
         ...cleared,
         last_status: 'delivery_failed',
-        last_delivery_error: outcome.deliveryError,
+        last_delivery_error: printableLines(outcome.deliveryError),
         last_delivery_queued: outcome.queued && outcome.queued.length > 0 ? [...outcome.queued] : null,
       };
     case 'delivery_queued':

@@ -89,3 +89,17 @@ describe('run reports and records', () => {
     expect(record).toContain('evt_\\u001b[1m');
   });
 });
+
+describe('a job run that ends', () => {
+  it('stores its error and its delivery error without control characters but line ends and tabs', async () => {
+    const { createJob, finishRun } = await import('../../src/domain/Job.js');
+    const now = new Date('2026-06-01T09:00:00Z');
+    const job = createJob({ id: 'a1b2c3d4e5f6', prompt: 'Check', schedule: parseSchedule('every 1h', now, 'UTC') }, now, 'UTC');
+
+    const failed = finishRun(job, { status: 'error', error: `model said ${ESC}[31mno\u0000` }, now);
+    const undelivered = finishRun(job, { status: 'delivery_failed', deliveryError: 'telegram: \u0007garbage\nslack: refused' }, now);
+
+    expect(failed.last_error).toBe('model said \\u001b[31mno\\u0000');
+    expect(undelivered.last_delivery_error).toBe('telegram: \\u0007garbage\nslack: refused');
+  });
+});
