@@ -49,15 +49,18 @@ describe('GroupCommitLog', () => {
     expect(seen).toEqual(['written 0', 'settled 0', ...rest.map((n) => `written ${n}`), ...rest.map((n) => `settled ${n}`)]);
   });
 
-  it('hands each append its own bytes as written, multi-byte characters included', async () => {
-    const log = await GroupCommitLog.create(path, '');
+  it('tells each append where its bytes lie in the file, multi-byte characters included, and reads them back from there', async () => {
+    const log = await GroupCommitLog.create(path, 'first\n');
     const texts = ['ünïcode ✓\n', 'plain\n', '😀 emoji\n'];
-    const written: Buffer[] = [];
-    await Promise.all(texts.map((text) => log.append(text, true, (bytes) => written.push(bytes))));
+    const places: Array<[number, number]> = [];
+    await Promise.all(texts.map((text) => log.append(text, true, (position, length) => places.push([position, length]))));
+
+    const readBack = await Promise.all(places.map(([position, length]) => log.file.read(position, length)));
     await log.close();
 
-    expect(written.map((bytes) => bytes.toString('utf8'))).toEqual(texts);
-    expect(Buffer.concat(written)).toEqual(await readFile(path));
+    expect(readBack.map((bytes) => bytes.toString('utf8'))).toEqual(texts);
+    const file = await readFile(path);
+    expect(places.map(([position, length]) => file.subarray(position, position + length).toString('utf8'))).toEqual(texts);
   });
 
   it('writes an append that is not durable with a durable one made in the same turn, else on its own', async () => {
@@ -102,12 +105,23 @@ describe('GroupCommitLog', () => {
     expect(await readFile(path, 'utf8')).toBe('kept 1\nkept 2\n');
   });
 
-  it('rewrites the file with what the compaction plan returns, then appends after it', async () => {
+  it('rewrites the file with what the compaction plan writes, before the batch that asked, then appends after it', async () => {
     const plannedAt: number[] = [];
+    const moves: Array<[number, number]> = [];
+    let rewritten = false;
     const log = await GroupCommitLog.create(path, 'old 1\nold 2\nold 3\n', {
-      compaction: (fileBytes) => {
-        plannedAt.push(fileBytes);
-        return fileBytes > 20 ? Buffer.from('live\n') : null;
+      compaction: (recordsBytes) => {
+        plannedAt.push(recordsBytes);
+        if (rewritten || recordsBytes <= 20) return null;
+        rewritten = true;
+        return {
+          alongside: false,
+          copy: async (into) => {
+            expect(into.from).toBe(24);
+            await into.write(Buffer.from('live\n'));
+          },
+          swapped: (from, shift) => moves.push([from, shift]),
+        };
       },
     });
 
@@ -116,7 +130,83 @@ describe('GroupCommitLog', () => {
     await log.close();
 
     expect(plannedAt).toEqual([18, 24]);
+    expect(moves).toEqual([[24, 5 - 24]]);
     expect(await readFile(path, 'utf8')).toBe('live\nnew 2\n');
+    expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
+  });
+
+  it('rewrites alongside the appends: the records appended while the content was copied follow it, at the place it says', async () => {
+    let releaseCopy: () => void = () => undefined;
+    const copyMayEnd = new Promise<void>((resolve) => (releaseCopy = resolve));
+    let swappedWith: [number, number] | null = null;
+    let noteSwapped: () => void = () => undefined;
+    const swapped = new Promise<void>((resolve) => (noteSwapped = resolve));
+    let planned = false;
+    const log = await GroupCommitLog.create(path, 'dead 1\nlive 1\ndead 2\n', {
+      reserveBytes: 16,
+      compaction: () => {
+        if (planned) return null;
+        planned = true;
+        return {
+          alongside: true,
+          copy: async (into) => {
+            // What the old file holds before `from` is still there to copy from while appends go on.
+            expect((await log.file.read(7, 7)).toString('utf8')).toBe('live 1\n');
+            await into.write(Buffer.from('live 1\n'));
+            await copyMayEnd;
+          },
+          swapped: (from, shift) => {
+            swappedWith = [from, shift];
+            noteSwapped();
+          },
+        };
+      },
+    });
+    const places: Array<[number, number]> = [];
+    const appendNoting = (text: string) => log.append(text, true, (position, length) => places.push([position, length]));
+
+    await appendNoting('during 1\n');
+    await appendNoting('during 2\n');
+    expect(swappedWith).toBeNull();
+    releaseCopy();
+    // The swap needs no append to happen: the log finishes the rewrite as soon as the copy ends.
+    await swapped;
+    await appendNoting('after\n');
+    await log.close();
+
+    // `from` was where 'during 1' went; the records from there on moved by `shift`.
+    expect(swappedWith).toEqual([21, 7 - 21]);
+    const content = await readFile(path, 'utf8');
+    expect(content.replace(/\n+$/, '\n')).toBe('live 1\nduring 1\nduring 2\nafter\n');
+    const [during1, during2, after] = places;
+    expect(during1![0] + swappedWith![1]).toBe(7);
+    expect(during2![0] + swappedWith![1]).toBe(16);
+    expect(content.slice(after![0], after![0] + after![1])).toBe('after\n');
+    expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
+  });
+
+  it('gives up a rewrite whose copying fails and goes on appending to the old file', async () => {
+    let planned = false;
+    const log = await GroupCommitLog.create(path, 'old\n', {
+      compaction: () => {
+        if (planned) return null;
+        planned = true;
+        return {
+          alongside: false,
+          copy: async () => {
+            throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+          },
+          swapped: () => {
+            throw new Error('not swapped');
+          },
+        };
+      },
+    });
+
+    await log.append('new\n', true);
+    await log.close();
+
+    expect(await readFile(path, 'utf8')).toBe('old\nnew\n');
     expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
   });
 

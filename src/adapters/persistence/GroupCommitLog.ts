@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { tryLockFile } from './fileLock.js';
-import { errnoCode, replaceFileKeepingItOpen, syncDirectory } from './fileSystem.js';
+import { errnoCode, PRIVATE_FILE_MODE, replaceFileKeepingItOpen, syncDirectory, temporaryPathFor } from './fileSystem.js';
+import { CHUNK_BYTES, intactEnd, RecordFile } from './journalLines.js';
 
 /**
  * Where the system has it (Linux, macOS), the log is opened with `O_DSYNC`: a write returns once
@@ -19,21 +20,49 @@ interface PendingAppend {
   durable: boolean;
   /** May use the slack that `protectedBytes` keeps back from the others. */
   reserved: boolean;
-  written: ((bytes: Buffer) => void) | undefined;
+  written: ((position: number, length: number) => void) | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * What the log asks its owner before each batch: the whole live content when the file is worth
- * rewriting (it has grown and most of it is dead records), or null to keep appending.
+ * A rewrite of the log's file with its live content, which its owner writes into `into` in
+ * order. Records at positions from `into.from` on are not the owner's to copy: the log puts
+ * everything appended at or after that position after the owner's content.
  */
-export type CompactionPlan = (fileBytes: number) => Buffer | null;
+export interface Rewrite {
+  /**
+   * Whether the owner's copying runs while appends go on in the old file (a large backlog): the
+   * appends wait only while the records appended meanwhile are copied and the files swapped.
+   * Otherwise the appends wait for the whole rewrite.
+   */
+  alongside: boolean;
+  copy(into: RewriteTarget): Promise<void>;
+  /**
+   * The new file has replaced the old one: records that were at `position >= from` in the old
+   * file are at `position + shift` in the new one. Called before any other batch is written.
+   */
+  swapped(from: number, shift: number): void;
+}
+
+/** Where a rewrite's content goes. */
+export interface RewriteTarget {
+  /** The old file's records before this position are the owner's to copy (or drop). */
+  readonly from: number;
+  /** Position in the new file of the next byte written. */
+  readonly written: number;
+  /** Appends `bytes` (copied at once: the caller may reuse them when this returns). */
+  write(bytes: Buffer): Promise<void>;
+}
+
+/**
+ * What the log asks its owner before each batch, with the bytes of records in the file: a
+ * rewrite to make now (the file has grown and most of it is dead records), or null.
+ */
+export type CompactionPlan = (recordsBytes: number) => Rewrite | null;
 
 export interface LogOptions {
   compaction?: CompactionPlan;
-  /** Called once a rewrite the compaction plan asked for is on disk. */
-  onCompacted?: () => void;
   /**
    * Bytes of slack kept after the records: the file is padded with newlines (blank lines, which
    * readers skip) that later records overwrite in place. Overwriting blocks the file already
@@ -64,27 +93,6 @@ const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 const NEWLINE = 0x0a;
 
 /**
- * Where the intact records of a log's bytes end: after the last line that is whole (ends in a
- * newline and parses as JSON), before any slack. `torn` when the last line with content was cut
- * short (a write interrupted before it was acknowledged): it is not part of the records.
- */
-export function intactLength(bytes: Buffer): { length: number; torn: boolean } {
-  let end = bytes.length;
-  while (end > 0 && bytes[end - 1] === NEWLINE) end -= 1;
-  if (end === 0) return { length: 0, torn: false };
-  const lineStart = bytes.lastIndexOf(NEWLINE, end - 1) + 1;
-  if (end < bytes.length) {
-    try {
-      JSON.parse(bytes.subarray(lineStart, end).toString('utf8'));
-      return { length: end + 1, torn: false };
-    } catch {
-      // Cut short and followed by slack: torn all the same.
-    }
-  }
-  return { length: lineStart, torn: true };
-}
-
-/**
  * An append-only text file written with group commit: appends made while a write is under way
  * wait and go out together in the next one, as one positional write followed by one
  * `fdatasync` for the whole batch (or one write on a file opened `O_DSYNC`, which is the same).
@@ -101,10 +109,13 @@ export function intactLength(bytes: Buffer): { length: number; torn: boolean } {
  *   disk the appends marked `reserved` still go into the slack the others must leave them.
  * - A batch that fails rejects every append in it, and what it left after the records is
  *   blanked out before the next write, so a half-written batch never stands among them.
- * - Before a batch, `compaction` may hand over the live content: it is written to a temporary
- *   file, synced and renamed over the log, then the directory is synced, and appends go on in
- *   the new file. A crash at any point leaves the old file or the new one, whole. A rewrite that
- *   fails (a full disk) is given up: appends go on in the old file.
+ * - Before a batch, `compaction` may ask for a rewrite: its owner streams the live content into
+ *   a temporary file (before the batch, or while appends go on), the records appended meanwhile
+ *   are copied after it, the file is synced and renamed over the log, the directory synced, and
+ *   appends go on in the new file. A crash at any point leaves the old file or the new one,
+ *   whole. A rewrite that fails (a full disk) is given up: appends go on in the old file.
+ * - Records are read back by position through `file`, which a rewrite replaces; reads begun on
+ *   the old file finish before it is closed.
  *
  * One writer per file; with `lock`, the kernel's lock makes sure of it across processes.
  */
@@ -122,6 +133,11 @@ export class GroupCommitLog {
   private closed = false;
   private compactionFailedAt = -Infinity;
   private readonly reserve: number;
+  private current: RecordFile;
+  /** A rewrite copying alongside the appends, until it is swapped in or given up. */
+  private rewriting: Promise<void> | null = null;
+  /** A rewrite whose owner has copied its content, waiting for the flush loop to finish it. */
+  private finishing: (() => Promise<void>) | null = null;
 
   /**
    * A log on `handle`, the open file at `path` holding `size` bytes of records in `length`;
@@ -129,15 +145,26 @@ export class GroupCommitLog {
    */
   constructor(
     private readonly path: string,
-    private handle: FileHandle,
+    handle: FileHandle,
     size: number,
     private readonly options: LogOptions = {},
     private readonly syncsOnWrite = false,
     length = size,
   ) {
+    this.current = new RecordFile(handle);
     this.size = size;
     this.length = length;
     this.reserve = options.reserveBytes ?? 0;
+  }
+
+  /** The file as it is now, to read records from by position (a rewrite replaces it). */
+  get file(): RecordFile {
+    return this.current;
+  }
+
+  /** Bytes of records in the file. */
+  recordsBytes(): number {
+    return this.size;
   }
 
   /**
@@ -168,24 +195,25 @@ export class GroupCommitLog {
   /**
    * Opens the log at `path` as it is, for appending after its intact records (a torn last record
    * is overwritten by the next batch); creates it empty when there is none. Needs no free space
-   * beyond a new file's. Returns the log and its records' bytes.
+   * beyond a new file's. Reads only the file's tail; returns the log and how many bytes its
+   * records take (read them through `log.file`).
    */
-  static async open(path: string, options: LogOptions = {}): Promise<{ log: GroupCommitLog; records: Buffer; torn: boolean }> {
+  static async open(path: string, options: LogOptions = {}): Promise<{ log: GroupCommitLog; recordsBytes: number; torn: boolean }> {
     let handle: FileHandle;
     try {
       handle = await open(path, constants.O_RDWR | SYNC_ON_WRITE);
     } catch (error) {
       if (errnoCode(error) !== 'ENOENT') throw error;
-      return { log: await GroupCommitLog.create(path, '', options), records: Buffer.alloc(0), torn: false };
+      return { log: await GroupCommitLog.create(path, '', options), recordsBytes: 0, torn: false };
     }
     try {
       if (options.lock) await lockOrThrow(path)(handle);
-      const bytes = await handle.readFile();
-      const { length, torn } = intactLength(bytes);
-      const log = new GroupCommitLog(path, handle, length, options, SYNC_ON_WRITE !== 0, bytes.length);
+      const { size } = await handle.stat();
+      const { length, torn } = await intactEnd(new RecordFile(handle), size);
+      const log = new GroupCommitLog(path, handle, length, options, SYNC_ON_WRITE !== 0, size);
       // Whatever a torn record left is blanked before the first batch.
       log.debris = torn;
-      return { log, records: bytes.subarray(0, length), torn };
+      return { log, recordsBytes: length, torn };
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
@@ -196,11 +224,9 @@ export class GroupCommitLog {
    * Appends `text` (whole lines, each ending in a newline); see the class comment for `durable`
    * and `reserved`. `written` is called as soon as the batch is on disk, before the next batch
    * is planned (state that the compaction plan reads must change there, not after the returned
-   * promise settles), with the bytes written for `text`: a view of the batch's buffer, outside
-   * the JavaScript heap, so that a caller keeping records for a while costs the garbage
-   * collector nothing.
+   * promise settles), with where `text` now lies in `file`: its position and its length in bytes.
    */
-  append(text: string, durable: boolean, written?: (bytes: Buffer) => void, reserved = false): Promise<void> {
+  append(text: string, durable: boolean, written?: (position: number, length: number) => void, reserved = false): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`the log ${this.path} is closed`));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ text, durable, reserved, written, resolve, reject });
@@ -220,16 +246,20 @@ export class GroupCommitLog {
     return this.append('', true).catch(() => undefined);
   }
 
-  /** Waits for everything appended so far, then closes the file (and lets its lock go). Later appends are refused. */
+  /**
+   * Waits for everything appended so far, gives up a rewrite under way, then closes the file
+   * (and lets its lock go). Later appends are refused.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.startFlush();
+    await this.rewriting;
     await this.flushing;
-    await this.handle.close();
+    await this.current.close();
   }
 
   private startFlush(): void {
-    if (this.flushRunning || this.queue.length === 0) return;
+    if (this.flushRunning || (this.queue.length === 0 && this.finishing === null)) return;
     this.flushRunning = true;
     this.flushing = this.flush();
   }
@@ -238,6 +268,9 @@ export class GroupCommitLog {
     // Ends in the same turn as its last check of the queue, so an append made after that check
     // (say, by a caller resuming from the batch just settled) always starts a new loop.
     for (;;) {
+      const finish = this.finishing;
+      this.finishing = null;
+      if (finish !== null) await finish();
       if (this.queue.length === 0) {
         this.flushRunning = false;
         return;
@@ -257,7 +290,8 @@ export class GroupCommitLog {
     if (this.debris) await this.blankDebris();
     await this.compactIfPlanned();
     const keep = this.options.protectedBytes?.() ?? 0;
-    const { bytes, records } = encode(batch);
+    const { bytes, offsets } = encode(batch);
+    const at = this.size;
     const room = this.length - this.size;
     const allReserved = batch.every((append) => append.reserved);
     const durable = batch.some((append) => append.durable);
@@ -271,12 +305,13 @@ export class GroupCommitLog {
         if (!NO_SPACE.has(errnoCode(error) ?? '') || reserved.length === 0 || reserved.length === batch.length) throw error;
         // The disk is full: what may use the slack kept for it goes in; the rest fails.
         for (const append of batch) if (!append.reserved) append.reject(error);
-        return this.writeBatch(reserved);
+        await this.writeBatch(reserved);
+        return;
       }
     }
     // Before the appends settle, so that a caller looking at the slack next sees it refilled.
     if (this.length - this.size < this.reserve / 2) await this.extendSlack().catch(() => undefined);
-    batch.forEach((append, index) => append.written?.(records[index]!));
+    batch.forEach((append, index) => append.written?.(at + offsets[index]!, offsets[index + 1]! - offsets[index]!));
     for (const append of batch) append.resolve();
   }
 
@@ -286,7 +321,7 @@ export class GroupCommitLog {
     const out = grows && slack > 0 ? Buffer.concat([bytes, Buffer.alloc(slack, NEWLINE)]) : bytes;
     try {
       await this.writeAt(out, this.size);
-      if (!this.syncsOnWrite && durable) await this.handle.datasync();
+      if (!this.syncsOnWrite && durable) await this.current.handle.datasync();
     } catch (error) {
       this.debris = true;
       throw error;
@@ -299,7 +334,7 @@ export class GroupCommitLog {
     let offset = 0;
     try {
       while (offset < bytes.length) {
-        const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset, position + offset);
+        const { bytesWritten } = await this.current.handle.write(bytes, offset, bytes.length - offset, position + offset);
         offset += bytesWritten;
       }
     } finally {
@@ -312,7 +347,7 @@ export class GroupCommitLog {
     const missing = this.size + this.reserve - this.length;
     if (missing <= 0) return;
     await this.writeAt(Buffer.alloc(missing, NEWLINE), this.length);
-    if (!this.syncsOnWrite) await this.handle.datasync();
+    if (!this.syncsOnWrite) await this.current.handle.datasync();
   }
 
   /**
@@ -321,49 +356,162 @@ export class GroupCommitLog {
    */
   private async blankDebris(): Promise<void> {
     if (this.reserve === 0) {
-      await this.handle.truncate(this.size);
+      await this.current.handle.truncate(this.size);
       this.length = this.size;
       this.debris = false;
       return;
     }
-    const { size } = await this.handle.stat();
+    const { size } = await this.current.handle.stat();
     this.length = Math.max(this.length, size);
     if (this.length > this.size) {
       await this.writeAt(Buffer.alloc(this.length - this.size, NEWLINE), this.size);
-      if (!this.syncsOnWrite) await this.handle.datasync();
+      if (!this.syncsOnWrite) await this.current.handle.datasync();
     }
     this.debris = false;
   }
 
+  /**
+   * Starts the rewrite the compaction plan asks for, if any: done here, before the batch, or
+   * left copying alongside the appends. At most one at a time; one that failed (a full disk,
+   * most likely) is tried again once the records have grown by COMPACTION_RETRY_BYTES.
+   */
   private async compactIfPlanned(): Promise<void> {
-    if (this.size < this.compactionFailedAt + COMPACTION_RETRY_BYTES) return;
-    const live = this.options.compaction?.(this.size) ?? null;
-    if (live === null) return;
+    if (this.rewriting !== null || this.closed || this.size < this.compactionFailedAt + COMPACTION_RETRY_BYTES) return;
+    const plan = this.options.compaction?.(this.size) ?? null;
+    if (plan === null) return;
+    let target: NewLogFile;
     try {
-      await this.rewrite(live);
+      target = await NewLogFile.create(this.path, this.size, this.syncsOnWrite ? SYNC_ON_WRITE : 0, () => this.closed);
     } catch {
-      // A full disk, most likely: the old file goes on as it is, and a later batch tries again.
       this.compactionFailedAt = this.size;
       return;
     }
-    this.options.onCompacted?.();
+    if (!plan.alongside) {
+      await this.copyAndSwap(plan, target, plan.copy(target));
+      return;
+    }
+    const copied = plan.copy(target);
+    this.rewriting = new Promise<void>((resolve) => {
+      // Whatever the copy's outcome, the swap (or giving up) happens in the flush loop.
+      const ready = () => {
+        this.finishing = () => this.copyAndSwap(plan, target, copied).finally(resolve);
+        this.startFlush();
+      };
+      copied.then(ready, ready);
+    }).finally(() => {
+      this.rewriting = null;
+    });
   }
 
-  /** Swaps in a file holding only `text` and the slack; appends go on in it. */
-  private async rewrite(text: Buffer): Promise<void> {
-    const content = withSlack(text, this.reserve);
-    const handle = await replaceFileKeepingItOpen(
-      this.path,
-      content,
-      this.syncsOnWrite ? SYNC_ON_WRITE : 0,
-      this.options.lock ? lockOrThrow(this.path) : undefined,
-    );
-    const previous = this.handle;
-    this.handle = handle;
-    this.size = text.length;
-    this.length = content.length;
-    await previous.close().catch(() => undefined);
-    await syncDirectory(dirname(this.path));
+  /** Once `copied` settles: puts the records appended since `target.from` after the content, and swaps the file in; gives up on failure. Runs in the flush loop. */
+  private async copyAndSwap(plan: Rewrite, target: NewLogFile, copied: Promise<void>): Promise<void> {
+    try {
+      await copied;
+      if (this.closed) throw new Error(`the log ${this.path} is closed`);
+      await target.copyFrom(this.current, target.from, this.size);
+      await target.finish(this.reserve, !this.syncsOnWrite, this.options.lock ? lockOrThrow(this.path) : undefined);
+    } catch {
+      await target.abandon();
+      this.compactionFailedAt = this.size;
+      return;
+    }
+    const previous = this.current;
+    const from = target.from;
+    const shift = target.contentBytes - from;
+    this.current = new RecordFile(target.handle);
+    this.size = target.written;
+    this.length = target.written + this.reserve;
+    this.debris = false;
+    plan.swapped(from, shift);
+    void previous.close();
+    // As after any rename, nothing is left to undo when this fails: appends go on in the new file.
+    await syncDirectory(dirname(this.path)).catch(() => undefined);
+  }
+}
+
+/**
+ * The file a rewrite builds beside the log: written in chunks of CHUNK_BYTES (so a rewrite holds
+ * one chunk however large the backlog), synced, locked and renamed over the log by `finish`.
+ */
+class NewLogFile implements RewriteTarget {
+  private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private buffered = 0;
+  /** Bytes on disk. */
+  private flushed = 0;
+  /** Bytes of the owner's content, once `copyFrom` began. */
+  contentBytes = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly temporary: string,
+    readonly handle: FileHandle,
+    readonly from: number,
+    private readonly cancelled: () => boolean,
+  ) {}
+
+  static async create(path: string, from: number, flags: number, cancelled: () => boolean): Promise<NewLogFile> {
+    const temporary = temporaryPathFor(path);
+    const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | flags, PRIVATE_FILE_MODE);
+    return new NewLogFile(path, temporary, handle, from, cancelled);
+  }
+
+  get written(): number {
+    return this.flushed + this.buffered;
+  }
+
+  async write(bytes: Buffer): Promise<void> {
+    if (this.cancelled()) throw new Error(`the log ${this.path} is closed`);
+    if (this.buffered + bytes.length > this.chunk.length) await this.flush();
+    if (bytes.length > this.chunk.length) {
+      await this.writeOut(bytes);
+      return;
+    }
+    bytes.copy(this.chunk, this.buffered);
+    this.buffered += bytes.length;
+  }
+
+  /** Appends the bytes of `file` from `start` to `end`, a chunk at a time. */
+  async copyFrom(file: RecordFile, start: number, end: number): Promise<void> {
+    await this.flush();
+    this.contentBytes = this.flushed;
+    for (let position = start; position < end; ) {
+      const length = await file.readInto(this.chunk, 0, Math.min(this.chunk.length, end - position), position);
+      if (length === 0) throw new Error(`${this.path} ended before byte ${end}`);
+      await this.writeOut(this.chunk.subarray(0, length));
+      position += length;
+    }
+  }
+
+  /** Adds `slack` newlines, syncs (when the file was not opened to sync each write), runs `beforeRename`, and takes the log's name. */
+  async finish(slack: number, sync: boolean, beforeRename?: (handle: FileHandle) => Promise<void>): Promise<void> {
+    await this.flush();
+    const end = this.flushed;
+    if (slack > 0) await this.writeOut(Buffer.alloc(slack, NEWLINE));
+    this.flushed = end;
+    if (sync) await this.handle.datasync();
+    await beforeRename?.(this.handle);
+    await rename(this.temporary, this.path);
+  }
+
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await rm(this.temporary, { force: true }).catch(() => undefined);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.buffered === 0) return;
+    const length = this.buffered;
+    this.buffered = 0;
+    await this.writeOut(this.chunk.subarray(0, length));
+  }
+
+  private async writeOut(bytes: Buffer): Promise<void> {
+    let offset = 0;
+    while (offset < bytes.length) {
+      const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset, this.flushed + offset);
+      offset += bytesWritten;
+    }
+    this.flushed += bytes.length;
   }
 }
 
@@ -379,16 +527,16 @@ function lockOrThrow(path: string): (handle: FileHandle) => Promise<void> {
   };
 }
 
-/** The batch as one buffer, and each append's part of it. */
-function encode(batch: PendingAppend[]): { bytes: Buffer; records: Buffer[] } {
+/** The batch as one buffer, and where each append's part of it begins (and, last, its length). */
+function encode(batch: PendingAppend[]): { bytes: Buffer; offsets: number[] } {
   const lengths = batch.map((append) => Buffer.byteLength(append.text, 'utf8'));
-  const bytes = Buffer.allocUnsafeSlow(lengths.reduce((sum, length) => sum + length, 0));
-  const records: Buffer[] = [];
+  const bytes = Buffer.allocUnsafe(lengths.reduce((sum, length) => sum + length, 0));
+  const offsets = [0];
   let offset = 0;
   batch.forEach((append, index) => {
     bytes.write(append.text, offset, 'utf8');
-    records.push(bytes.subarray(offset, offset + lengths[index]!));
     offset += lengths[index]!;
+    offsets.push(offset);
   });
-  return { bytes, records };
+  return { bytes, offsets };
 }

@@ -1,38 +1,47 @@
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
 import { tryLockFile } from './fileLock.js';
 import { errnoCode, namesInDirectory, syncDirectory } from './fileSystem.js';
-import { intactLength, LogInUse } from './GroupCommitLog.js';
+import { LogInUse } from './GroupCommitLog.js';
+import { intactEnd, RecordFile } from './journalLines.js';
 import { journalName, journalOwner } from './webhookJournal.js';
 
-/** A journal taken over from a dead process (or left by an earlier one under this claimant), read and kept as it is. */
+/**
+ * A journal taken over from a dead process (or left by an earlier one under this claimant), kept
+ * as it is: its pending events' records are read from it by position when they are handed out.
+ */
 export interface Segment {
   path: string;
   /** Open and locked for as long as it is kept, so that nobody else takes it over. */
-  handle: FileHandle;
+  file: RecordFile;
   /** Its events not yet done; it is removed when none is left. */
   live: number;
 }
 
-/** A journal locked for keeping as a segment, with its intact records. */
+/** A journal locked for keeping as a segment, and how far its intact records go. */
 export interface LockedJournal {
   segment: Segment;
-  records: Buffer;
-  /** It ends in a record cut short, which is not part of `records`. */
+  /** Bytes of intact records at its start (read them through `segment.file`). */
+  recordsBytes: number;
+  /** It ends in a record cut short, which is not part of its records. */
   torn: boolean;
 }
 
-/** Opens and locks a journal for keeping as a segment, and reads its intact records. Throws LogInUse when its owner lives. */
+/**
+ * Opens and locks a journal for keeping as a segment, and finds where its intact records end
+ * (reading its tail only). Throws LogInUse when its owner lives.
+ */
 export async function lockJournal(path: string): Promise<LockedJournal> {
   const handle = await open(path, 'r+');
   try {
     if (!(await tryLockFile(handle))) throw new LogInUse(path);
-    const bytes = await handle.readFile();
-    const { length, torn } = intactLength(bytes);
-    return { segment: { path, handle, live: 0 }, records: bytes.subarray(0, length), torn };
+    const file = new RecordFile(handle);
+    const { size } = await handle.stat();
+    const { length, torn } = await intactEnd(file, size);
+    return { segment: { path, file, live: 0 }, recordsBytes: length, torn };
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -45,8 +54,8 @@ export async function lockJournal(path: string): Promise<LockedJournal> {
  * to a dead process, however it died (zombies and reused pids included). It is locked, renamed
  * into the adopting process's name (`journal-<claimant>+<n>.ndjson`), and the processes its owner
  * started are killed: an orphaned agent must not finish a run that is about to run again. Nothing
- * is copied, so taking over needs no free space; the inbox reads the pending events from the
- * journal where it lies.
+ * is copied, so taking over needs no free space; the inbox indexes the pending events of the
+ * journal where it lies and reads each one's record from it when it hands the event out.
  */
 export class InboxJournalAdoption {
   private adoptions = 0;
@@ -80,7 +89,7 @@ export class InboxJournalAdoption {
       try {
         await rename(part.segment.path, adopted);
       } catch (error) {
-        await part.segment.handle.close();
+        await part.segment.file.close();
         segments.delete(part.segment);
         // Taken over and removed by another process between our open and our lock.
         if (errnoCode(error) === 'ENOENT') continue;

@@ -167,6 +167,15 @@ function trustedSignature(stats: Stats, now: number): string | null {
 /** Makes temporary names unique among the writes of this process. */
 let temporaryCounter = 0;
 
+/**
+ * A new name beside `path` for a temporary file that will replace it: hidden, ending in `.tmp`,
+ * unique in this process, so that one left by a process killed mid-write is recognised.
+ */
+export function temporaryPathFor(path: string): string {
+  temporaryCounter += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+}
+
 /** Whether `name` is one of the temporary files `writeFileDurably` leaves behind when it is killed mid-write. */
 export function isDurableWriteTemporary(name: string): boolean {
   return name.startsWith('.') && name.endsWith('.tmp');
@@ -196,8 +205,7 @@ export async function writeFileDurably(path: string, text: string): Promise<void
  * synced record does not cover.
  */
 export async function writeFileAtomically(path: string, text: string): Promise<void> {
-  temporaryCounter += 1;
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  const temporary = temporaryPathFor(path);
   try {
     await writeFile(temporary, text, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     await rename(temporary, path);
@@ -221,8 +229,7 @@ export async function replaceFileKeepingItOpen(
   extraFlags = 0,
   beforeRename?: (handle: FileHandle) => Promise<void>,
 ): Promise<FileHandle> {
-  temporaryCounter += 1;
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${temporaryCounter}.tmp`);
+  const temporary = temporaryPathFor(path);
   let handle: FileHandle | undefined;
   try {
     handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | extraFlags, PRIVATE_FILE_MODE);
