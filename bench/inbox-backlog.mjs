@@ -8,7 +8,7 @@
 // then, and whether the first BENCH_ORDER_CHECK (default 500) runs started after the restart
 // were the events waiting, in the order they were accepted. Linux only (/proc).
 import { spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { AGENT, benchConfig, freePort, GATEWAY_NODE_OPTIONS, signedHeaders, sleep } from './gatewayBench.mjs';
 import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,13 +20,6 @@ const PAYLOAD_BYTES = Number(process.env.BENCH_PAYLOAD_BYTES ?? 1024);
 const ORDER_CHECK = Number(process.env.BENCH_ORDER_CHECK ?? 500);
 const TARGET_RSS_MB = 150;
 const TARGET_LISTEN_MS = 2000;
-const SECRET = 'bench-secret';
-const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
-const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** VmRSS and VmHWM of `pid`, in MB. */
 function memoryOf(pid) {
@@ -58,12 +51,7 @@ async function post(url) {
       const body = payloadOf(number);
       const response = await fetch(url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': 'pull_request',
-          'x-github-delivery': `bench-${number}`,
-          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-        },
+        headers: signedHeaders(body, number),
         body,
       }).catch((error) => ({ status: String(error.cause?.code ?? error.message), arrayBuffer: async () => undefined }));
       await response.arrayBuffer();
@@ -160,37 +148,10 @@ try {
   // The agent records which event it was given, then, until `quick` exists, never finishes: with
   // one run slot, every later event waits in the inbox.
   const script = `while read -r line; do case $line in *EVENT-*) n=\${line##*EVENT-};; esac; done; echo "$n" >> ${runs}; [ -e ${quick} ] || exec sleep ${sleepFor}; echo done`;
-  const port = await import('node:net').then(
-    ({ createServer }) =>
-      new Promise((resolve) => {
-        const server = createServer().listen(0, '127.0.0.1', () => {
-          const { port: free } = server.address();
-          server.close(() => resolve(free));
-        });
-      }),
-  );
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'model:',
-      '  provider: command',
-      `  command: ${JSON.stringify(['sh', '-c', script])}`,
-      'platforms:',
-      '  webhook:',
-      '    enabled: true',
-      '    extra:',
-      '      host: 127.0.0.1',
-      `      port: ${port}`,
-      `      secret: ${SECRET}`,
-      '      rate_limit: 100000000',
-      '      max_concurrent_runs: 1',
-      '      routes:',
-      '        bench:',
-      '          events: [pull_request]',
-      '          prompt: "Handle EVENT-{number}"',
-      '',
-    ].join('\n'),
-  );
+  const port = await freePort();
+
+  writeFileSync(join(home, 'config.yaml'), benchConfig({ port, script, maxConcurrentRuns: 1 }));
+
   console.log(
     `webhook inbox backlog: ${EVENTS} signed deliveries of ~${PAYLOAD_BYTES} bytes, ${CONNECTIONS} at a time, to a gateway whose one run never ends`,
   );

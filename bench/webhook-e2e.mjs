@@ -6,22 +6,16 @@
 // with an equivalent HMAC rule running the same script. BENCH_EVENTS (default 2000) and
 // BENCH_CONNECTIONS (default 32) set the load.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { AGENT, benchConfig, freePort, GATEWAY_NODE_OPTIONS, SECRET, signedHeaders, sleep } from './gatewayBench.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const SECRET = 'bench-secret';
-const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
-const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-  .scripts.start.split(/\s+/)
-  .filter((word) => word.startsWith('--'));
 /** How long the runs may stay without progress before the ones missing count as lost. */
 const QUIET_MS = 15_000;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function installed(program, debianPackage) {
   if (spawnSync('sh', ['-c', `command -v ${program}`]).status === 0) return true;
@@ -52,12 +46,7 @@ async function post(url) {
       const body = JSON.stringify({ action: 'opened', number, pull_request: { title: `Change ${number}` } });
       const response = await fetch(url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': 'pull_request',
-          'x-github-delivery': `bench-${number}`,
-          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-        },
+        headers: signedHeaders(body, number),
         body,
       }).catch(() => null);
       await response?.arrayBuffer();
@@ -112,15 +101,8 @@ const work = mkdtempSync(join(tmpdir(), 'agent-webhook-e2e-'));
 const children = [];
 try {
   console.log(`webhook events end to end: ${EVENTS} signed deliveries, ${CONNECTIONS} at a time, a shell script run per event`);
-  const ports = await import('node:net').then(
-    ({ createServer }) =>
-      new Promise((resolve) => {
-        const server = createServer().listen(0, '127.0.0.1', () => {
-          const { port } = server.address();
-          server.close(() => resolve([port, port + 1]));
-        });
-      }),
-  );
+  const port = await freePort();
+  const ports = [port, port + 1];
 
   // Ours: the gateway as shipped, its agent a command that records the event it was given.
   const home = join(work, 'home');
@@ -128,28 +110,8 @@ try {
   const oursRuns = join(work, 'ours-runs.log');
   // Shell built-ins only, so that each event costs one process, as the peer's `sh -c 'echo …'` does.
   const script = `while read -r line; do case $line in *EVENT-*) n=\${line##*EVENT-};; esac; done; echo "EVENT-$n" >> ${oursRuns}; echo done`;
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'model:',
-      '  provider: command',
-      `  command: ${JSON.stringify(['sh', '-c', script])}`,
-      'platforms:',
-      '  webhook:',
-      '    enabled: true',
-      '    extra:',
-      '      host: 127.0.0.1',
-      `      port: ${ports[0]}`,
-      `      secret: ${SECRET}`,
-      '      rate_limit: 100000000',
-      '      max_concurrent_runs: 8',
-      '      routes:',
-      '        bench:',
-      '          events: [pull_request]',
-      '          prompt: "Handle EVENT-{number}"',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(join(home, 'config.yaml'), benchConfig({ port: ports[0], script, maxConcurrentRuns: 8 }));
+
   const ours = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], {
     env: { ...process.env, AGENT_HOME: home },
     stdio: 'ignore',

@@ -1,0 +1,56 @@
+// What the benches that drive the built gateway with signed webhook events share.
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
+export const SECRET = 'bench-secret';
+/** The Node options `npm start` gives the gateway. */
+export const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  .scripts.start.split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port nothing listens on now. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** config.yaml of a gateway whose one route, `bench`, runs `sh -c script` as its agent for each `pull_request`. */
+export function benchConfig({ port, script, maxConcurrentRuns }) {
+  return [
+    'model:',
+    '  provider: command',
+    `  command: ${JSON.stringify(['sh', '-c', script])}`,
+    'platforms:',
+    '  webhook:',
+    '    enabled: true',
+    '    extra:',
+    '      host: 127.0.0.1',
+    `      port: ${port}`,
+    `      secret: ${SECRET}`,
+    '      rate_limit: 100000000',
+    `      max_concurrent_runs: ${maxConcurrentRuns}`,
+    '      routes:',
+    '        bench:',
+    '          events: [pull_request]',
+    '          prompt: "Handle EVENT-{number}"',
+    '',
+  ].join('\n');
+}
+
+/** The headers of a signed `pull_request` delivery of `body`, numbered `number`. */
+export function signedHeaders(body, number) {
+  return {
+    'content-type': 'application/json',
+    'x-github-event': 'pull_request',
+    'x-github-delivery': `bench-${number}`,
+    'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+  };
+}
