@@ -190,6 +190,20 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await drain(restarted)).toEqual(['event-3', 'event-6', 'event-7']);
     });
 
+    it('remembers a delivery for the hour across two restarts, once the process that took its event over has finished it', async () => {
+      const now = new Date().toISOString();
+      expect(await inbox.accept(anEvent(1, { receivedAt: now }), undefined, 'github:d-1')).toBe(true);
+      const second = await subject.restart();
+      await second.recover();
+      await second.complete((await second.claimNext())!.id);
+
+      const third = await subject.restart();
+      await third.recover();
+
+      expect(await third.accept(anEvent(2, { receivedAt: now }), undefined, 'github:d-1')).toBe(false);
+      expect(await drain(third)).toEqual([]);
+    });
+
     it('never hands out again an event completed before a restart', async () => {
       await inbox.accept(anEvent(1));
       await inbox.claimNext();

@@ -359,6 +359,7 @@ export class FileWebhookInbox implements WebhookInbox {
       await this.readSegments(index, parts);
       await this.reportDamage(index);
       this.rememberDeliveries(index);
+      if (parts.length > 0) await this.keepDeliveriesOf(index, journal);
       this.live.holdAll(index.pending);
       let claims = 0;
       for (const [id, slot] of this.live.entries()) {
@@ -401,6 +402,16 @@ export class FileWebhookInbox implements WebhookInbox {
     for (const { key, atMs } of index.deliveries()) this.deliveries.remember(key, atMs);
   }
 
+  /**
+   * Writes the delivery keys `index` found into this process's journal, synced: read from
+   * journals taken over, which are removed once their events are done, they must outlive them,
+   * or a repeat of such a delivery within the hour would be accepted after the next restart.
+   */
+  private async keepDeliveriesOf(index: JournalIndex<number>, journal: GroupCommitLog): Promise<void> {
+    const records = index.deliveries().map(({ key, atMs }) => seenRecord(key, atMs));
+    if (records.length > 0) await journal.append(records.join(''), true);
+  }
+
   private async readSegments(index: JournalIndex<number>, parts: LockedJournal[]): Promise<void> {
     for (const { segment, recordsBytes, torn } of parts) {
       await index.read(segment.path, segment.file, recordsBytes, torn, (position, length, route) => this.live.allocate(segment, position, length, route));
@@ -419,6 +430,7 @@ export class FileWebhookInbox implements WebhookInbox {
     await this.readSegments(index, taken);
     await this.reportDamage(index);
     this.rememberDeliveries(index);
+    if (this.openJournal) await this.keepDeliveriesOf(index, this.openJournal);
     for (const [id, slot] of index.pending) {
       if (this.live.has(id)) {
         this.live.free(slot);
