@@ -1,6 +1,7 @@
 // What the benches that drive the built gateway with signed webhook events share.
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
@@ -54,3 +55,40 @@ export function signedHeaders(body, number) {
     'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
   };
 }
+
+/** Starts the gateway; resolves with it and the milliseconds until it printed its listening line. */
+export function startGateway(home, logFile) {
+  const started = performance.now();
+  const gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], {
+    env: { ...process.env, AGENT_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = openSync(logFile, 'a');
+  gateway.once('exit', () => closeSync(log));
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    let listening = false;
+    const onData = (chunk) => {
+      writeFileSync(log, chunk);
+      if (listening) return;
+      seen = (seen + chunk).slice(-4096);
+      if (seen.includes('webhook listening on')) {
+        listening = true;
+        resolve({ gateway, listenMs: performance.now() - started });
+      }
+    };
+    gateway.stdout.on('data', onData);
+    gateway.stderr.on('data', onData);
+    gateway.once('exit', (code, signal) => {
+      if (!listening) reject(new Error(`the gateway exited (${code ?? signal}) before listening; see ${logFile}:\n${seen}`));
+    });
+  });
+}
+
+export async function kill(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+

@@ -7,9 +7,8 @@
 // that answers at once: the time from the start until the `webhook listening on` line, the RSS
 // then, and whether the first BENCH_ORDER_CHECK (default 500) runs started after the restart
 // were the events waiting, in the order they were accepted. Linux only (/proc).
-import { spawn } from 'node:child_process';
-import { AGENT, benchConfig, freePort, GATEWAY_NODE_OPTIONS, signedHeaders, sleep } from './gatewayBench.mjs';
-import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { AGENT, benchConfig, freePort, GATEWAY_NODE_OPTIONS, kill, signedHeaders, sleep, startGateway } from './gatewayBench.mjs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -61,42 +60,6 @@ async function post(url) {
   }
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   return { accepted, refused };
-}
-
-/** Starts the gateway; resolves with it and the milliseconds until it printed its listening line. */
-function startGateway(home, logFile) {
-  const started = performance.now();
-  const gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], {
-    env: { ...process.env, AGENT_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = openSync(logFile, 'a');
-  gateway.once('exit', () => closeSync(log));
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    let listening = false;
-    const onData = (chunk) => {
-      writeFileSync(log, chunk);
-      if (listening) return;
-      seen = (seen + chunk).slice(-4096);
-      if (seen.includes('webhook listening on')) {
-        listening = true;
-        resolve({ gateway, listenMs: performance.now() - started });
-      }
-    };
-    gateway.stdout.on('data', onData);
-    gateway.stderr.on('data', onData);
-    gateway.once('exit', (code, signal) => {
-      if (!listening) reject(new Error(`the gateway exited (${code ?? signal}) before listening; see ${logFile}:\n${seen}`));
-    });
-  });
-}
-
-async function kill(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
 }
 
 /** The numbers of the events waiting in the inbox's journals, in the order they were accepted (read a line at a time: they may be large). */

@@ -204,6 +204,39 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await drain(third)).toEqual([]);
     });
 
+    it('never hands out again an event that a process taking over completed, after that process died too', async () => {
+      for (const n of [1, 2, 3, 4, 5]) await inbox.accept(anEvent(n));
+      const second = await subject.restart();
+      await second.recover();
+      for (const expected of ['event-1', 'event-2']) {
+        const event = await second.claimNext();
+        expect(event?.id).toBe(expected);
+        await second.complete(event!.id);
+      }
+
+      const third = await subject.restart();
+      await third.recover();
+
+      expect(await drain(third)).toEqual(['event-3', 'event-4', 'event-5']);
+    });
+
+    it('never hands out again what each of several processes taking over in turn completed', async () => {
+      for (const n of [1, 2, 3, 4, 5]) await inbox.accept(anEvent(n));
+      let current = inbox;
+      for (const expected of ['event-1', 'event-2', 'event-3']) {
+        current = await subject.restart();
+        await current.recover();
+        const event = await current.claimNext();
+        expect(event?.id).toBe(expected);
+        await current.complete(event!.id);
+      }
+
+      const last = await subject.restart();
+      await last.recover();
+
+      expect(await drain(last)).toEqual(['event-4', 'event-5']);
+    });
+
     it('never hands out again an event completed before a restart', async () => {
       await inbox.accept(anEvent(1));
       await inbox.claimNext();

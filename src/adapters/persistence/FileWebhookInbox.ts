@@ -373,7 +373,7 @@ export class FileWebhookInbox implements WebhookInbox {
         if (claimed) claims += 1;
       }
       this.unreportedClaims = claims;
-      for (const part of parts) this.keepOrRemove(part.segment);
+      this.removeFinishedSegments();
       await removeLegacyLayout(this.directory, earlier.files);
       // What dead processes left is part of the inbox from the first use on: their events, and
       // the deliveries they accepted.
@@ -439,7 +439,7 @@ export class FileWebhookInbox implements WebhookInbox {
       this.hold(id, slot);
       if (index.isClaimed(id)) returned += 1;
     }
-    for (const part of taken) this.keepOrRemove(part.segment);
+    this.removeFinishedSegments();
     return returned;
   }
 
@@ -452,25 +452,36 @@ export class FileWebhookInbox implements WebhookInbox {
 
   private segmentEventDone(segment: Segment): void {
     segment.live -= 1;
-    this.keepOrRemove(segment);
+    this.removeFinishedSegments();
   }
 
-  /** Removes a segment none of whose events is pending any more (its done records are on disk). */
-  private keepOrRemove(segment: Segment): void {
-    if (segment.live > 0 || !this.segments.has(segment)) return;
-    this.segments.delete(segment);
-    this.live.forgetSource(segment);
-    const removal = (async () => {
-      await rm(segment.path, { force: true }).catch(() => undefined);
-      await segment.file.close();
-    })();
-    this.removals.add(removal);
-    void removal.finally(() => this.removals.delete(removal));
+  /**
+   * Removes the journals taken over once none of them holds a pending event any more, all at
+   * once. One of them may hold no pending event of its own and still hold the done records of
+   * events accepted in another (those its process finished after taking that one over): removed
+   * alone, it would take them along, and the next process to take over would run those events
+   * again.
+   */
+  private removeFinishedSegments(): void {
+    if ([...this.segments].some((segment) => segment.live > 0)) return;
+    for (const segment of [...this.segments]) {
+      this.segments.delete(segment);
+      this.live.forgetSource(segment);
+      const removal = (async () => {
+        await rm(segment.path, { force: true }).catch(() => undefined);
+        await segment.file.close();
+      })();
+      this.removals.add(removal);
+      void removal.finally(() => this.removals.delete(removal));
+    }
   }
 
   /** A rewrite of the journal with its live records, when it has grown mostly dead (see COMPACT_LIVE_MAX_BYTES). */
   private compactionPlan(recordsBytes: number): Rewrite | null {
     if (recordsBytes <= COMPACT_AT_BYTES) return null;
+    // The done records of events accepted in a journal taken over are only in this one: kept
+    // until that journal is removed (a rewrite copies only this journal's own pending events).
+    if (this.segments.size > 0) return null;
     const small = this.ownLiveBytes <= COMPACT_LIVE_MAX_BYTES;
     if (this.ownLiveBytes * (small ? 2 : 4) >= recordsBytes) return null;
     return {
