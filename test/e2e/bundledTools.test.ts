@@ -6,7 +6,7 @@ import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
 import { answer, LocalWebServer } from '../support/localWebServer.js';
 import { postPullRequestEvent } from './signedDelivery.js';
-import { localModelLines, webhookListenerLines } from './configLines.js';
+import { commandModelLines, localModelLines, webhookListenerLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
 /**
@@ -142,7 +142,7 @@ describe('the tools through the built executable', () => {
         '',
       ].join('\n'),
     );
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify([process.execPath, model])}`, ''].join('\n'));
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines([process.execPath, model]), ''].join('\n'));
     await createJob(['--script', 'env.sh']);
 
     const run = await runAgent(['cron', 'run', 'status', '--no-tick'], { home, env: CREDENTIALS });

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
-import { localModelLines, webhookListenerLines } from './configLines.js';
+import { commandModelLines, localModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, startAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
@@ -66,9 +66,7 @@ describe('children of a killed agent process', () => {
       'config.yaml',
       [
         'timezone: UTC',
-        'model:',
-        '  provider: command',
-        `  command: ${JSON.stringify([process.execPath, writer, home])}`,
+        ...commandModelLines([process.execPath, writer, home]),
         ...webhookListenerLines(port, 'secret-1'),
         '        github:',
         '          prompt: "Handle {number}"',

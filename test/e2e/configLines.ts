@@ -5,6 +5,11 @@ import type { FakeLlmServer } from '../support/fakeLlmServer.js';
  * Join them with '\n' (with other lines before or after).
  */
 
+/** `model:` for a `command` model: `command` is the program and its arguments. */
+export function commandModelLines(command: readonly string[]): string[] {
+  return ['model:', '  provider: command', `  command: ${JSON.stringify(command)}`];
+}
+
 /** `model:` and `providers:` for a model `test-model` of a provider `local` on `llm`, its key in TEST_LLM_KEY. */
 export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic' = 'openai'): string[] {
   return [

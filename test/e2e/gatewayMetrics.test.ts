@@ -16,6 +16,7 @@ import {
   writeHomeFile,
 } from './agentCli.js';
 import { postPullRequestEvent } from './signedDelivery.js';
+import { commandModelLines } from './configLines.js';
 
 const SECRET = 'it-is-a-secret';
 const TOKEN = 'scrape-me';
@@ -27,9 +28,7 @@ function configWith(home: string, port: number, metrics: string[], host: string 
     'config.yaml',
     [
       'timezone: UTC',
-      'model:',
-      '  provider: command',
-      `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
+      ...commandModelLines([process.execPath, `${home}/model.mjs`]),
       'platforms:',
       '  webhook:',
       '    enabled: true',

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
 import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
-import { webhookListenerLines } from './configLines.js';
+import { commandModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 
 const SECRET = 'it-is-a-secret';
@@ -14,9 +14,7 @@ function configWith(home: string, port: number, prompt: string): Promise<string>
     'config.yaml',
     [
       'timezone: UTC',
-      'model:',
-      '  provider: command',
-      `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
+      ...commandModelLines([process.execPath, `${home}/model.mjs`]),
       ...webhookListenerLines(port, SECRET),
       '        github:',
       '          events: [pull_request]',

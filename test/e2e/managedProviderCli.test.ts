@@ -1,5 +1,6 @@
 import { FakePortal } from '../support/fakePortal.js';
 import { inAScratchHomeEachTest, makeDue, runAgent, storedJob, storedJobs, writeHomeFile } from './agentCli.js';
+import { commandModelLines } from './configLines.js';
 
 /**
  * `cron.provider: managed` seen from the command line: every `agent cron` command
@@ -19,9 +20,7 @@ describe('agent cron with the managed provider, end to end', () => {
       'config.yaml',
       [
         'timezone: UTC',
-        'model:',
-        '  provider: command',
-        `  command: ${JSON.stringify([process.execPath, `${home}/model.mjs`])}`,
+        ...commandModelLines([process.execPath, `${home}/model.mjs`]),
         'cron:',
         '  provider: managed',
         '  managed:',
