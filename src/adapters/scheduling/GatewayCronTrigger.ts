@@ -87,8 +87,11 @@ export class GatewayCronTrigger {
       try {
         do {
           this.again = false;
+          // Jobs due by the time the look began were seen by it; one that fell due while it
+          // looked was not, and must not be mistaken for one it left waiting for a slot.
+          const lookedAt = this.timers.now();
           const { lockBusy } = await this.target.dispatch();
-          if (!this.again) await this.arm(lockBusy);
+          if (!this.again) await this.arm(lockBusy, lookedAt);
         } while (this.again && !this.stopped);
       } catch (error) {
         this.reportError(error);
@@ -99,7 +102,7 @@ export class GatewayCronTrigger {
     return this.looking;
   }
 
-  private async arm(lockBusy: boolean): Promise<void> {
+  private async arm(lockBusy: boolean, lookedAt: number): Promise<void> {
     this.disarm();
     if (this.stopped) return;
     let delay: number;
@@ -107,10 +110,9 @@ export class GatewayCronTrigger {
       // Another process is claiming; its claims are written in a moment.
       delay = LOCK_BUSY_RETRY_MS;
     } else {
-      const now = this.timers.now();
-      const next = await this.target.nextRunAt(new Date(now));
+      const next = await this.target.nextRunAt(new Date(lookedAt));
       if (!next) return;
-      delay = next.getTime() - now;
+      delay = next.getTime() - this.timers.now();
       if (delay > ARM_HORIZON_MS) return;
     }
     if (this.stopped) return;

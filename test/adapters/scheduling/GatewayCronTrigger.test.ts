@@ -51,11 +51,14 @@ class FakeTarget implements TriggerTarget {
   storeChanged: (() => void) | null = null;
   runFinished: (() => void) | null = null;
   unwatched = false;
+  /** Runs in the middle of a look, e.g. to let time pass while it reads the store. */
+  whileLooking: (() => void) | null = null;
 
   async dispatch(): Promise<{ lockBusy: boolean }> {
     this.looks += 1;
     this.active += 1;
     this.peak = Math.max(this.peak, this.active);
+    this.whileLooking?.();
     if (this.hold) await this.hold;
     this.active -= 1;
     return { lockBusy: this.lockBusy };
@@ -106,6 +109,23 @@ describe('the gateway cron trigger', () => {
     expect(target.looks).toBe(2);
     expect(timers.delays()).toEqual([]);
     await cron.stop();
+  });
+
+  it('looks again at once for a job that fell due while a look was under way', async () => {
+    const { cron, timers, target } = trigger();
+    // The job falls due 5 ms after the look began, and the look takes 20 ms: it did not see the
+    // job due, and by the time the look ends its time has passed.
+    target.next = new Date(5);
+    target.whileLooking = () => {
+      timers.current += 20;
+      target.whileLooking = null;
+    };
+
+    await cron.start();
+    const delays = timers.delays();
+    await cron.stop();
+
+    expect(delays).toEqual([0]);
   });
 
   it('leaves runs more than a minute away to the minute tick', async () => {
