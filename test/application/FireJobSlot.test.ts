@@ -100,9 +100,17 @@ describe('firing one slot of a job (FireJobSlot)', () => {
 
   it('answers unavailable, retry after 5 s, when the store cannot be read', async () => {
     const h = fireHarness();
+    const locked = () => Promise.reject(new JobStoreUnavailableError('The job store is locked.'));
     const broken: JobRepository = {
-      load: () => Promise.reject(new JobStoreUnavailableError('The job store is locked.')),
-      modify: () => Promise.reject(new JobStoreUnavailableError('The job store is locked.')),
+      load: locked,
+      findById: locked,
+      create: locked,
+      update: locked,
+      updateById: locked,
+      remove: locked,
+      nextRunAt: locked,
+      peek: locked,
+      settleDue: locked,
     };
     const fire = new FireJobSlot(broken, h.clock, h.identity, h.settings, h.dispatchDueJobs, h.log);
 

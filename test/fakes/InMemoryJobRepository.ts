@@ -1,9 +1,10 @@
 import type { Job } from '../../src/domain/Job.js';
 import type { UnreadableRecord } from '../../src/domain/JobRecord.js';
-import type { JobChange, JobRepository, JobSnapshot } from '../../src/application/ports/JobRepository.js';
+import type { JobSnapshot } from '../../src/application/ports/JobRepository.js';
+import { WholeListJobRepository, type ListChangeFunction } from '../../src/adapters/persistence/WholeListJobRepository.js';
 
 /** A JobRepository in memory; `modify` calls are serialized like the file store's. */
-export class InMemoryJobRepository implements JobRepository {
+export class InMemoryJobRepository extends WholeListJobRepository {
   private jobs: Job[];
   private queue: Promise<unknown> = Promise.resolve();
   writes = 0;
@@ -12,6 +13,7 @@ export class InMemoryJobRepository implements JobRepository {
     jobs: Job[] = [],
     private readonly unreadable: UnreadableRecord[] = [],
   ) {
+    super();
     this.jobs = structuredClone(jobs);
   }
 
@@ -19,7 +21,7 @@ export class InMemoryJobRepository implements JobRepository {
     return { jobs: structuredClone(this.jobs), unreadable: [...this.unreadable] };
   }
 
-  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T> {
+  modify<T>(change: ListChangeFunction<T>): Promise<T> {
     const run = this.queue.then(() => {
       const current = structuredClone(this.jobs);
       const { jobs, result } = change(current, [...this.unreadable]);

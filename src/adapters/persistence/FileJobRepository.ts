@@ -4,15 +4,10 @@ import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import { SUPERSEDED_FIELDS, readJobRecord, recordOfJob, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
-import {
-  JobStoreDamagedError,
-  JobStoreUnavailableError,
-  type JobChange,
-  type JobRepository,
-  type JobSnapshot,
-} from '../../application/ports/JobRepository.js';
+import { JobStoreDamagedError, JobStoreUnavailableError, type JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { WholeListJobRepository, type ListChangeFunction } from './WholeListJobRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
 import {
   describeFileSystemProblem,
@@ -130,10 +125,11 @@ function serialize(stored: StoredJobs | null, jobs: readonly Job[], now: Date): 
  * gateway and any number of `agent` commands never lose an update nor run a slot twice.
  */
 @injectable()
-export class FileJobRepository implements JobRepository {
+export class FileJobRepository extends WholeListJobRepository {
   private readonly lockPath: string;
 
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {
+    super();
     this.lockPath = `${paths.jobsFile}.lock`;
   }
 
@@ -154,13 +150,11 @@ export class FileJobRepository implements JobRepository {
    * overwritten: JobStoreDamagedError. A throwing `change` writes nothing and its error is
    * passed on.
    */
-  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T> {
+  modify<T>(change: ListChangeFunction<T>): Promise<T> {
     return runInTurn(resolve(this.paths.jobsFile), () => this.modifyHoldingLock(change));
   }
 
-  private async modifyHoldingLock<T>(
-    change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>,
-  ): Promise<T> {
+  private async modifyHoldingLock<T>(change: ListChangeFunction<T>): Promise<T> {
     await this.ensureCronDirectory();
     const lock = await this.acquireLock();
     try {

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
 import { createJob, type Job, type JobOrigin } from '../../domain/Job.js';
-import { withUniqueName } from '../../domain/jobNames.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -49,9 +48,6 @@ export class CreateJob {
       this.settings.timeZone,
     );
     const nameWasChosen = Boolean(input.name?.trim());
-    return this.repository.modify((jobs) => {
-      const named = withUniqueName(jobs, job, nameWasChosen);
-      return { jobs: [...jobs, named], result: named };
-    });
+    return this.repository.create(job, nameWasChosen);
   }
 }

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { editJob, findJob, type Job, type JobChanges } from '../../domain/Job.js';
-import { assertNameFree } from '../../domain/jobNames.js';
+import { editJob, type Job, type JobChanges } from '../../domain/Job.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -44,11 +43,9 @@ export class EditJob {
     if (schedule !== undefined) changes.schedule = parseSchedule(schedule, now, this.settings.timeZone);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
-    return this.repository.modify((jobs, unreadable) => {
-      const target = findJob(jobs, reference, unreadable);
+    return this.repository.update(reference, (target) => {
       const edited = editJob(target, changes, now, this.settings.timeZone);
-      if (edited.name !== target.name) assertNameFree(jobs, edited.name, target.id);
-      return { jobs: jobs.map((job) => (job.id === target.id ? edited : job)), result: edited };
+      return { job: edited, result: edited };
     });
   }
 }

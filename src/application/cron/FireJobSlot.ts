@@ -61,19 +61,16 @@ export class FireJobSlot {
     this.dispatcher.onRunFinished((run) => listener(run.job.id));
   }
 
-  private claim(jobId: string, fireAt: Date): Promise<{ claimed: ClaimedJob | null; result: FireOutcome }> {
-    return this.repository.modify<{ claimed: ClaimedJob | null; result: FireOutcome }>((jobs) => {
-      const index = jobs.findIndex((job) => job.id === jobId);
-      const job = index < 0 ? undefined : jobs[index]!;
-      const verdict = job ? slotVerdict(job, fireAt) : 'gone';
-      if (verdict !== 'claim') return { jobs, result: { claimed: null, result: { status: verdict } } };
+  private async claim(jobId: string, fireAt: Date): Promise<{ claimed: ClaimedJob | null; result: FireOutcome }> {
+    type Claim = { claimed: ClaimedJob | null; result: FireOutcome };
+    const claim = await this.repository.updateById<Claim>(jobId, (job) => {
+      const verdict = slotVerdict(job, fireAt);
+      if (verdict !== 'claim') return { job, result: { claimed: null, result: { status: verdict } } };
       const now = this.clock.now();
-      const claimed = claimFiredSlot(job!, this.identity.claimant(), now, fireAt, this.settings.timeZone);
-      return {
-        jobs: jobs.map((candidate, at) => (at === index ? claimed : candidate)),
-        result: { claimed: { job: claimed, dueAt: now }, result: { status: 'accepted', jobId } },
-      };
+      const claimed = claimFiredSlot(job, this.identity.claimant(), now, fireAt, this.settings.timeZone);
+      return { job: claimed, result: { claimed: { job: claimed, dueAt: now }, result: { status: 'accepted', jobId } } };
     });
+    return claim ?? { claimed: null, result: { status: 'gone' } };
   }
 }
 

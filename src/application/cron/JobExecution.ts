@@ -81,11 +81,9 @@ export class JobExecution {
    */
   async runClaimed(job: Job, startedAt: Date, signal?: AbortSignal): Promise<{ report: JobRunReport; job: Job | null }> {
     const report = await this.execute(job, startedAt, signal);
-    const stored = await this.repository.modify((jobs) => {
-      const index = jobs.findIndex((candidate) => candidate.id === job.id);
-      if (index < 0) return { jobs, result: null };
-      const finished = finishRun(jobs[index]!, report.outcome, startedAt);
-      return { jobs: jobs.map((candidate, at) => (at === index ? finished : candidate)), result: finished };
+    const stored = await this.repository.updateById(job.id, (current) => {
+      const finished = finishRun(current, report.outcome, startedAt);
+      return { job: finished, result: finished };
     });
     return { report, job: stored };
   }

@@ -12,15 +12,7 @@ import { TOKENS } from '../ports/tokens.js';
 export class NextScheduledRun {
   constructor(@inject(TOKENS.JobRepository) private readonly repository: JobRepository) {}
 
-  async execute(after?: Date): Promise<Date | null> {
-    const { jobs } = await this.repository.load();
-    let earliest: number | null = null;
-    for (const job of jobs) {
-      if (job.state !== 'scheduled' || !job.enabled || job.next_run_at === null) continue;
-      const at = Date.parse(job.next_run_at);
-      if (Number.isNaN(at) || (after && at <= after.getTime())) continue;
-      if (earliest === null || at < earliest) earliest = at;
-    }
-    return earliest === null ? null : new Date(earliest);
+  execute(after?: Date): Promise<Date | null> {
+    return this.repository.nextRunAt(after);
   }
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { findJob, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -13,10 +13,7 @@ export class RemoveJob {
   ) {}
 
   async execute(input: { job: string }): Promise<Job> {
-    const removed = await this.repository.modify((jobs, unreadable) => {
-      const target = findJob(jobs, input.job, unreadable);
-      return { jobs: jobs.filter((job) => job.id !== target.id), result: target };
-    });
+    const removed = await this.repository.remove(input.job);
     await this.outputs.removeAll(removed.id);
     return removed;
   }

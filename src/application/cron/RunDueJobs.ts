@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import {
   claimJob,
-  isDue,
   isMissedOneShot,
   markMissed,
   recoverInterrupted,
@@ -68,6 +67,11 @@ export interface ClaimInput {
 }
 
 const MIN_STALE_CLAIM_MS = 30 * 60_000;
+/**
+ * How many due jobs beyond the free run slots a tick looks at: missed one-shots among them are
+ * settled at once, and the rest are reported as waiting for a slot.
+ */
+const WAITING_LOOKED_AT = 1000;
 const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [] };
 
 /**
@@ -141,38 +145,36 @@ export class RunDueJobs {
    * write. Anything that becomes due after this look is the next tick's business.
    */
   private async anythingToDo(now: Date, dueBy: Date): Promise<boolean> {
-    const { jobs } = await this.repository.load();
-    return jobs.some((job) => isDue(job, dueBy) || (job.state === 'running' && this.abandonment(job, now) !== null));
+    const { anyDue, running } = await this.repository.peek(dueBy);
+    return anyDue || running.some((job) => this.abandonment(job, now) !== null);
   }
 
   private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot?: ReadonlySet<string>): Promise<Claims> {
     const claimant = this.identity.claimant();
-    return this.repository.modify((jobs) => {
+    return this.repository.settleDue(dueBy, limit + WAITING_LOOKED_AT, ({ running, due }) => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [] };
-      const next = jobs.map((stored) => {
-        const abandonment = stored.state === 'running' ? this.abandonment(stored, now) : null;
-        if (!abandonment) return stored;
+      const changed: Job[] = [];
+      for (const stored of running) {
+        const abandonment = this.abandonment(stored, now);
+        if (!abandonment) continue;
         const job = recoverInterrupted(stored, abandonment);
         claims.recovered.push(job);
-        return job;
-      });
-      const due = next
-        .map((job, index) => ({ job, index }))
-        .filter(({ job }) => isDue(job, dueBy))
-        .sort((a, b) => Date.parse(a.job.next_run_at!) - Date.parse(b.job.next_run_at!));
-      for (const { job, index } of due) {
+        changed.push(job);
+      }
+      for (const job of due) {
         if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy)) {
-          next[index] = markMissed(job, now);
-          claims.missed.push(next[index]!);
+          const missed = markMissed(job, now);
+          claims.missed.push(missed);
+          changed.push(missed);
         } else if (claims.claimed.length < limit) {
-          next[index] = claimJob(job, claimant, now, this.settings.timeZone);
-          claims.claimed.push({ job: next[index]!, dueAt: new Date(job.next_run_at!) });
+          const claimed = claimJob(job, claimant, now, this.settings.timeZone);
+          claims.claimed.push({ job: claimed, dueAt: new Date(job.next_run_at!) });
+          changed.push(claimed);
         } else {
           claims.waiting.push(job);
         }
       }
-      const changed = next.some((job, index) => job !== jobs[index]);
-      return { jobs: changed ? next : jobs, result: claims };
+      return { changed, result: claims };
     });
   }
 

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { claimForManualRun, findJob, type Job } from '../../domain/Job.js';
+import { claimForManualRun, type Job } from '../../domain/Job.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
@@ -28,10 +28,9 @@ export class RunJobNow {
 
   async execute(input: { job: string }): Promise<RunJobNowOutput> {
     const startedAt = this.clock.now();
-    const claimed = await this.repository.modify((jobs, unreadable) => {
-      const target = findJob(jobs, input.job, unreadable);
+    const claimed = await this.repository.update(input.job, (target) => {
       const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone);
-      return { jobs: jobs.map((job) => (job.id === target.id ? running : job)), result: running };
+      return { job: running, result: running };
     });
     const { report, job } = await this.execution.runClaimed(claimed, startedAt);
     return { job: job ?? claimed, report };

@@ -1,4 +1,4 @@
-import { findJob, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 
 /** Finds a job by id or name inside the store's lock and replaces it with `change(job)`. */
@@ -7,10 +7,8 @@ export function changeJob(
   reference: string,
   change: (job: Job) => Job,
 ): Promise<Job> {
-  return repository.modify((jobs, unreadable) => {
-    const target = findJob(jobs, reference, unreadable);
+  return repository.update(reference, (target) => {
     const changed = change(target);
-    if (changed === target) return { jobs, result: target };
-    return { jobs: jobs.map((job) => (job.id === target.id ? changed : job)), result: changed };
+    return { job: changed, result: changed };
   });
 }

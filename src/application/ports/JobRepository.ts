@@ -9,30 +9,66 @@ export interface JobSnapshot {
   unreadable: UnreadableRecord[];
 }
 
-/** What a change to the store returns: the full new list of jobs and a result for the caller. */
-export interface JobChange<T> {
-  jobs: readonly Job[];
+/** What a change to one job returns: the job to store (the very one given: nothing is written) and a result. */
+export interface JobUpdate<T> {
+  job: Job;
+  result: T;
+}
+
+/** The jobs a tick looks at: those `running`, and those due (scheduled, enabled, `next_run_at` reached), earliest first. */
+export interface TickCandidates {
+  running: readonly Job[];
+  due: readonly Job[];
+}
+
+/** What a tick decided: the jobs it changed (each stored in place of its old self) and a result. */
+export interface TickSettlement<T> {
+  changed: readonly Job[];
   result: T;
 }
 
 /**
- * Where jobs live. Every implementation promises:
- * - `modify` is an atomic read-modify-write, serialized against every other `modify` on the
- *   same store, in this process or any other: no update is ever lost;
+ * Where jobs live, in the terms the scheduler needs: every operation is one atomic step of the
+ * domain (create, change, remove, claim due slots, record a run's end), and the rules — which job
+ * a reference means, what a claim or a run's end does to it — stay in the domain; a store only
+ * finds, locks and stores. Every implementation promises:
+ * - each operation is atomic and serialized against every other that changes the same job, in
+ *   this process or any other, on this machine or any other sharing the store: no update is lost,
+ *   and a slot handed to one `settleDue` or `update` is never handed to another;
+ * - no two jobs hold the same name (compared case-insensitively) through `create` or `update`;
  * - records it cannot understand are kept untouched and reported, never fatal, never dropped;
  * - a crash at any instant leaves either the old or the new contents, never a mix.
+ * Changes passed in must be pure and quick: other processes may wait for them.
  */
 export interface JobRepository {
-  /** Reads every job. Returns an empty snapshot when the store does not exist yet. */
+  /** Every job, and the stored records that could not be understood. Empty when nothing was stored yet. */
   load(): Promise<JobSnapshot>;
+  /** The job with this id, or null. */
+  findById(id: string): Promise<Job | null>;
   /**
-   * Runs `change` on the current jobs while holding the store's lock and writes the list it
-   * returns, unless it returns the very same array it was given (nothing is written then).
-   * `change` must not do slow I/O: other processes wait for the lock meanwhile. It is also
-   * told which records could not be read (they are written back untouched), so that a command
-   * naming one can say what is wrong with it.
+   * Stores a new job. A chosen name already held by another job is refused (the domain's
+   * NAME_TAKEN error); a default name is numbered until free ("name (2)"). Returns the job as stored.
    */
-  modify<T>(change: (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => JobChange<T>): Promise<T>;
+  create(job: Job, nameWasChosen: boolean): Promise<Job>;
+  /**
+   * Changes the job `reference` means (its id, else its name, case-insensitively; the domain's
+   * errors when none or several match or its record is unreadable). A new name must be free.
+   */
+  update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T>;
+  /** Like `update` for the job with this id, resolving null (calling nothing) when there is none. */
+  updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null>;
+  /** Removes the job `reference` means (as for `update`) and returns it. */
+  remove(reference: string): Promise<Job>;
+  /** The earliest `next_run_at` of the scheduled, enabled jobs, later than `after` when given. */
+  nextRunAt(after?: Date): Promise<Date | null>;
+  /** A cheap look before a tick: whether any job is due by `dueBy`, and the jobs `running`. */
+  peek(dueBy: Date): Promise<{ anyDue: boolean; running: readonly Job[] }>;
+  /**
+   * The tick's one step: the `running` jobs and up to `limit` jobs due by `dueBy` (earliest
+   * first; jobs another store client is settling right now are left out) are handed to `settle`,
+   * and the jobs it returns as changed are stored, all at once.
+   */
+  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>): Promise<T>;
 }
 
 /** The stored file is not what we wrote: it is left as it is for a person to look at. */

@@ -1,0 +1,93 @@
+import { findJob, isDue, type Job } from '../../domain/Job.js';
+import type { UnreadableRecord } from '../../domain/JobRecord.js';
+import { assertNameFree, withUniqueName } from '../../domain/jobNames.js';
+import type { JobRepository, JobSnapshot, JobUpdate, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
+
+/** A rewrite of the whole list: the jobs to store (the very array given: nothing is written) and a result. */
+export interface ListChange<T> {
+  jobs: readonly Job[];
+  result: T;
+}
+
+export type ListChangeFunction<T> = (jobs: readonly Job[], unreadable: readonly UnreadableRecord[]) => ListChange<T>;
+
+/**
+ * The job store's operations for a store that can only read every job and rewrite every job at
+ * once, under one lock (jobs.json; a test's memory): each operation is one read-modify-write of
+ * the list, so they are all serialized against each other.
+ */
+export abstract class WholeListJobRepository implements JobRepository {
+  abstract load(): Promise<JobSnapshot>;
+
+  /**
+   * Runs `change` on the current list under the store's lock and stores what it returns, unless it
+   * returns the array it was given. A throwing `change` stores nothing.
+   */
+  abstract modify<T>(change: ListChangeFunction<T>): Promise<T>;
+
+  async findById(id: string): Promise<Job | null> {
+    return (await this.load()).jobs.find((job) => job.id === id) ?? null;
+  }
+
+  create(job: Job, nameWasChosen: boolean): Promise<Job> {
+    return this.modify((jobs) => {
+      const named = withUniqueName(jobs, job, nameWasChosen);
+      return { jobs: [...jobs, named], result: named };
+    });
+  }
+
+  update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T> {
+    return this.modify((jobs, unreadable) => replaced(jobs, findJob(jobs, reference, unreadable), change));
+  }
+
+  updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
+    return this.modify<T | null>((jobs) => {
+      const target = jobs.find((job) => job.id === id);
+      return target ? replaced(jobs, target, change) : { jobs, result: null };
+    });
+  }
+
+  remove(reference: string): Promise<Job> {
+    return this.modify((jobs, unreadable) => {
+      const target = findJob(jobs, reference, unreadable);
+      return { jobs: jobs.filter((job) => job.id !== target.id), result: target };
+    });
+  }
+
+  async nextRunAt(after?: Date): Promise<Date | null> {
+    let earliest: number | null = null;
+    for (const job of (await this.load()).jobs) {
+      if (job.state !== 'scheduled' || !job.enabled || job.next_run_at === null) continue;
+      const at = Date.parse(job.next_run_at);
+      if (Number.isNaN(at) || (after && at <= after.getTime())) continue;
+      if (earliest === null || at < earliest) earliest = at;
+    }
+    return earliest === null ? null : new Date(earliest);
+  }
+
+  async peek(dueBy: Date): Promise<{ anyDue: boolean; running: readonly Job[] }> {
+    const { jobs } = await this.load();
+    return { anyDue: jobs.some((job) => isDue(job, dueBy)), running: jobs.filter((job) => job.state === 'running') };
+  }
+
+  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>): Promise<T> {
+    return this.modify((jobs) => {
+      const due = jobs
+        .filter((job) => isDue(job, dueBy))
+        .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
+        .slice(0, Math.max(0, limit));
+      const { changed, result } = settle({ running: jobs.filter((job) => job.state === 'running'), due });
+      if (changed.length === 0) return { jobs, result };
+      const byId = new Map(changed.map((job) => [job.id, job]));
+      return { jobs: jobs.map((job) => byId.get(job.id) ?? job), result };
+    });
+  }
+}
+
+/** The list with `target` replaced by what `change` makes of it; a new name must be free. */
+function replaced<T>(jobs: readonly Job[], target: Job, change: (job: Job) => JobUpdate<T>): ListChange<T> {
+  const { job, result } = change(target);
+  if (job === target) return { jobs, result };
+  if (job.name.toLowerCase() !== target.name.toLowerCase()) assertNameFree(jobs, job.name, target.id);
+  return { jobs: jobs.map((each) => (each === target ? job : each)), result };
+}
