@@ -120,3 +120,16 @@ export function recordOfJob(job: Job): Record<string, unknown> {
 
 /** Fields a Job record replaces when written; `skill` is the legacy field it supersedes. */
 export const SUPERSEDED_FIELDS: readonly string[] = ['skill'];
+
+/**
+ * The stored form of a job: the record it was read from (fields this version does not know
+ * survive a rewrite), overwritten by every field the Job has.
+ */
+export function storedRecordOf(job: Job, previous: Record<string, unknown> | undefined): Record<string, unknown> {
+  const record: Record<string, unknown> = { ...previous, ...recordOfJob(job) };
+  // Every Job carries `skills`, which supersedes the legacy fields.
+  for (const field of SUPERSEDED_FIELDS) delete record[field];
+  // A claim a stored record still had is gone once no run holds the job.
+  if (job.claim === null) delete record.claim;
+  return record;
+}

@@ -39,6 +39,12 @@ export const ERROR_CODES = {
     /** The job store cannot be read or written (permissions, disk, lock timeout). */
     UNAVAILABLE: 'STORE.UNAVAILABLE',
   },
+  DATABASE: {
+    /** `AGENT_DATABASE_URL` or `database.url` is not a postgres:// URL. */
+    BAD_URL: 'DATABASE.BAD_URL',
+    /** The database cannot be reached, or refused a statement for a reason of the moment. */
+    UNAVAILABLE: 'DATABASE.UNAVAILABLE',
+  },
   TICK: {
     /** The tick lock file cannot be taken for a reason other than another tick holding it. */
     UNAVAILABLE: 'TICK.UNAVAILABLE',

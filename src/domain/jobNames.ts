@@ -8,12 +8,20 @@ import type { Job } from './Job.js';
  * gets the first free " (2)", " (3)" … instead.
  */
 
+/** What the name rules look at of a job. */
+export type NamedJob = Pick<Job, 'id' | 'name'>;
+
+/** The key two names are compared by. */
+export function nameKey(name: string): string {
+  return name.toLowerCase();
+}
+
 function sameName(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
 /** Refuses `name` when a job other than `ownId` has it already. */
-export function assertNameFree(jobs: readonly Job[], name: string, ownId: string | null): void {
+export function assertNameFree(jobs: readonly NamedJob[], name: string, ownId: string | null): void {
   const holder = jobs.find((job) => job.id !== ownId && sameName(job.name, name));
   if (holder) {
     throw new InvalidJobError(
@@ -24,7 +32,7 @@ export function assertNameFree(jobs: readonly Job[], name: string, ownId: string
 }
 
 /** `base` when no job has it, else the first of "base (2)", "base (3)" … that none has. */
-export function freeDefaultName(jobs: readonly Job[], base: string): string {
+export function freeDefaultName(jobs: readonly NamedJob[], base: string): string {
   const taken = new Set(jobs.map((job) => job.name.toLowerCase()));
   if (!taken.has(base.toLowerCase())) return base;
   for (let number = 2; ; number += 1) {
@@ -34,7 +42,7 @@ export function freeDefaultName(jobs: readonly Job[], base: string): string {
 }
 
 /** A new job as it joins `jobs`: its chosen name checked, or its default name made unique. */
-export function withUniqueName(jobs: readonly Job[], job: Job, nameWasChosen: boolean): Job {
+export function withUniqueName(jobs: readonly NamedJob[], job: Job, nameWasChosen: boolean): Job {
   if (nameWasChosen) {
     assertNameFree(jobs, job.name, job.id);
     return job;

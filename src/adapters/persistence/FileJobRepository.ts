@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import { SUPERSEDED_FIELDS, readJobRecord, recordOfJob, type UnreadableRecord } from '../../domain/JobRecord.js';
+import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { JobStoreDamagedError, JobStoreUnavailableError, type JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -69,16 +69,6 @@ function parseStoredJobs(text: string, location: string): StoredJobs {
   return { snapshot: { jobs, unreadable }, recordsById, slots, otherFields };
 }
 
-/** The stored form of a job: the record it was read from, overwritten by every field the Job has. */
-function recordOf(job: Job, storedRecord: Record<string, unknown> | undefined): Record<string, unknown> {
-  const record: Record<string, unknown> = { ...storedRecord, ...recordOfJob(job) };
-  // Every Job carries `skills`, which supersedes the legacy fields.
-  for (const field of SUPERSEDED_FIELDS) delete record[field];
-  // A claim a stored record still had is gone once no run holds the job.
-  if (job.claim === null) delete record.claim;
-  return record;
-}
-
 /**
  * The records to write: the jobs in the order given, each unreadable record placed right after
  * the nearest job that preceded it in the file and still exists (at the start when none does).
@@ -100,7 +90,7 @@ function arrangeRecords(stored: StoredJobs | null, jobs: readonly Job[]): unknow
   }
   const records: unknown[] = [...(unreadableAfter.get(null) ?? [])];
   for (const job of jobs) {
-    records.push(recordOf(job, stored?.recordsById.get(job.id)));
+    records.push(storedRecordOf(job, stored?.recordsById.get(job.id)));
     const following = unreadableAfter.get(job.id);
     if (following) {
       records.push(...following);

@@ -1,0 +1,178 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { AppError } from '../../domain/errors.js';
+import { commonJsExports } from '../shared/commonJsModule.js';
+
+/** A database URL this service accepts, and how it is named to people: never with its password. */
+export interface DatabaseLocation {
+  url: string;
+  /** `host:port/database`, for messages and logs. */
+  label: string;
+}
+
+/** The URL is not a PostgreSQL URL: a configuration mistake. */
+export class DatabaseUrlError extends AppError {
+  constructor(message: string) {
+    super(ERROR_CODES.DATABASE.BAD_URL, message);
+  }
+}
+
+/** The database cannot be reached or refused the statement for a reason of the moment. */
+export class DatabaseUnavailableError extends AppError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(ERROR_CODES.DATABASE.UNAVAILABLE, message, options);
+  }
+}
+
+/**
+ * Reads a `postgres://` (or `postgresql://`) URL; `where` names the setting it came from.
+ * Throws DatabaseUrlError, in one sentence, for anything else.
+ */
+export function databaseLocation(url: string, where: string): DatabaseLocation {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw new DatabaseUrlError(`${where} is not a URL; write it as postgres://user@host:5432/database.`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new DatabaseUrlError(`${where} must be a postgres:// URL, not ${parsed.protocol}//…; write it as postgres://user@host:5432/database.`);
+  }
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
+  const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
+  return { url: url.trim(), label: `${host}:${parsed.port || '5432'}/${database}` };
+}
+
+/** Why a connection or a statement failed, in words, without the URL (it may hold a password). */
+export function databaseProblem(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ECONNREFUSED') return 'nothing listens there';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  if (code === 'ETIMEDOUT') return 'the connection timed out';
+  if (code === '3D000') return 'that database does not exist';
+  if (code === '28P01' || code === '28000') return 'the server refused the login';
+  if (code === '57P01' || code === '57P03') return 'the server is shutting down or starting';
+  return message.replace(/postgres(ql)?:\/\/\S*/g, '<database URL>');
+}
+
+/** How long a connection attempt may take before the database counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Connections a process keeps at most. */
+const POOL_SIZE = 10;
+
+/**
+ * A pool of connections to one PostgreSQL database (node-postgres, loaded when first needed so
+ * that commands on the file store never load it). Every failure to reach the database or to run a
+ * statement becomes a DatabaseUnavailableError naming the database (host, port, name; never the
+ * password).
+ */
+export class PostgresDatabase {
+  private constructor(
+    readonly location: DatabaseLocation,
+    private readonly pool: Pool,
+  ) {}
+
+  static async open(location: DatabaseLocation): Promise<PostgresDatabase> {
+    const pg = commonJsExports(await import('pg'));
+    const pool = new pg.Pool({
+      connectionString: location.url,
+      max: POOL_SIZE,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      idleTimeoutMillis: 30_000,
+      // Times as instants: `timestamptz` columns are read back as Date.
+      application_name: 'agent',
+    });
+    // An idle connection the server dropped is discarded; the next query reconnects.
+    pool.on('error', () => undefined);
+    return new PostgresDatabase(location, pool);
+  }
+
+  /** One statement on any free connection. */
+  async query<Row extends QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
+    try {
+      return (await this.pool.query<Row>(text, values as unknown[])).rows;
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
+   * when it throws (its error is passed on unchanged).
+   */
+  async transaction<T>(work: (client: Transaction) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
+    let broken = false;
+    const tx = new Transaction(client, (error) => this.failure(error));
+    try {
+      await tx.query('BEGIN');
+      const result = await work(tx);
+      await tx.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Runs `work` on one connection of its own while holding the session-level advisory lock
+   * `key`, waiting for it: what migrations hold so that only one process applies them.
+   */
+  async holdingLock<T>(key: number, work: (client: Transaction) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.failure(error);
+    }
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [key]);
+    } catch (error) {
+      client.release(true);
+      throw this.failure(error);
+    }
+    try {
+      return await work(new Transaction(client, (error) => this.failure(error)));
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+
+  private failure(error: unknown): DatabaseUnavailableError {
+    if (error instanceof DatabaseUnavailableError) return error;
+    return new DatabaseUnavailableError(
+      `Cannot use the database ${this.location.label}: ${databaseProblem(error)}; check that PostgreSQL runs there and that AGENT_DATABASE_URL (or database.url) names it.`,
+      { cause: error },
+    );
+  }
+}
+
+/** Statements on the one connection of a transaction (or of a held lock). */
+export class Transaction {
+  constructor(
+    private readonly client: PoolClient,
+    private readonly failure: (error: unknown) => Error,
+  ) {}
+
+  async query<Row extends QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
+    try {
+      return (await this.client.query<Row>(text, values as unknown[])).rows;
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+}
