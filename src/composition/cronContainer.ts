@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Container } from 'inversify';
 import type { Logger } from '../application/ports/Logger.js';
 import type { AgentPaths, CronSettings } from '../application/ports/Settings.js';
+import type { AgentConfig } from '../adapters/config/AgentConfig.js';
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { forgetConfigCache } from '../adapters/config/forgetConfigCache.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
@@ -11,13 +12,38 @@ import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
-import { filePersistenceModule } from './modules/persistenceModule.js';
+import { persistenceModule, type DatabaseJobStore } from './modules/persistenceModule.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
 import { toolCatalogsModule } from './modules/toolCatalogsModule.js';
 import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
+
+/**
+ * The job store of a configured database (docs/scaling.md), or null for the files. The database
+ * client is a chunk of its own, loaded only then.
+ */
+async function databaseJobStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<DatabaseJobStore | null> {
+  const { configuredDatabase, NO_TICK_LOCK } = await import('../adapters/postgres/jobStoreChoice.js');
+  const location = configuredDatabase(config, env);
+  if (!location) return null;
+  const [{ PostgresDatabase }, { PostgresJobRepository }, { migrate, migrationStates }] = await Promise.all([
+    import('../adapters/postgres/PostgresDatabase.js'),
+    import('../adapters/postgres/PostgresJobRepository.js'),
+    import('../adapters/postgres/migrations.js'),
+  ]);
+  const database = await PostgresDatabase.open(location);
+  const repository = new PostgresJobRepository(database);
+  return {
+    repository,
+    tickLock: NO_TICK_LOCK,
+    label: location.label,
+    migrate: () => migrate(database),
+    migrations: () => migrationStates(database),
+    watch: (onChange) => repository.watch(onChange),
+  };
+}
 
 export interface CronContainer {
   container: Container;
@@ -26,6 +52,8 @@ export interface CronContainer {
   warnings: string[];
   /** Tells the configured cron provider about every job changed through this container. */
   notifier: JobChangeNotifier;
+  /** The database holding the jobs, or null when they are in `$AGENT_HOME/cron/jobs.json`. */
+  database: DatabaseJobStore | null;
 }
 
 /**
@@ -46,11 +74,12 @@ export async function buildCronContainer(
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];
   for (const warning of allWarnings) logger.warn(warning);
+  const jobStore = await databaseJobStore(config, env);
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(
     settingsModule({ paths, config, settings, logger, env }),
     systemModule,
-    filePersistenceModule,
+    persistenceModule(jobStore ?? undefined),
     runtimeModule,
     botChatModule,
     toolCatalogsModule(container),
@@ -75,5 +104,5 @@ export async function buildCronContainer(
     });
   }, logger);
   notifyJobChanges(container, notifier);
-  return { container, settings, warnings: allWarnings, notifier };
+  return { container, settings, warnings: allWarnings, notifier, database: jobStore };
 }

@@ -44,6 +44,8 @@ export const ERROR_CODES = {
     BAD_URL: 'DATABASE.BAD_URL',
     /** The database cannot be reached, or refused a statement for a reason of the moment. */
     UNAVAILABLE: 'DATABASE.UNAVAILABLE',
+    /** A database command was given but no database is configured. */
+    NOT_CONFIGURED: 'DATABASE.NOT_CONFIGURED',
   },
   TICK: {
     /** The tick lock file cannot be taken for a reason other than another tick holding it. */

@@ -23,6 +23,14 @@ export interface AgentConfig {
   memory?: Record<string, unknown>;
   search?: Record<string, unknown>;
   tools?: ToolsConfig;
+  /** Where jobs live when not in files: `AGENT_DATABASE_URL` overrides it (docs/scaling.md). */
+  database?: DatabaseConfig;
+}
+
+/** The database that holds the jobs instead of `$AGENT_HOME/cron/jobs.json`. */
+export interface DatabaseConfig {
+  /** A postgres:// URL. */
+  url?: string;
 }
 
 /** The tools' settings. */

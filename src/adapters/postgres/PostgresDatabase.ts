@@ -51,6 +51,7 @@ export function databaseProblem(error: unknown): string {
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
   if (code === 'ETIMEDOUT') return 'the connection timed out';
   if (code === '3D000') return 'that database does not exist';
+  if (code === '42P01') return 'its schema is not set up (run `agent db migrate`, or start `agent gateway`, which does)';
   if (code === '28P01' || code === '28000') return 'the server refused the login';
   if (code === '57P01' || code === '57P03') return 'the server is shutting down or starting';
   return message.replace(/postgres(ql)?:\/\/\S*/g, '<database URL>');
@@ -58,6 +59,8 @@ export function databaseProblem(error: unknown): string {
 
 /** How long a connection attempt may take before the database counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How soon a broken LISTEN connection is opened again. */
+const RELISTEN_MS = 1_000;
 /** Connections a process keeps at most. */
 const POOL_SIZE = 10;
 
@@ -82,6 +85,8 @@ export class PostgresDatabase {
       idleTimeoutMillis: 30_000,
       // Times as instants: `timestamptz` columns are read back as Date.
       application_name: 'agent',
+      // A command ends when its work does, whatever connections stay idle in the pool.
+      allowExitOnIdle: true,
     });
     // An idle connection the server dropped is discarded; the next query reconnects.
     pool.on('error', () => undefined);
@@ -146,6 +151,51 @@ export class PostgresDatabase {
       await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
       client.release();
     }
+  }
+
+  /**
+   * Calls `onNotice` for every notification on `channel` (LISTEN), on a connection of its own
+   * that is opened again after it breaks (every `RELISTEN_MS` until it succeeds); `onNotice` is
+   * also called after each reconnection, since notices sent meanwhile are lost. Returns the
+   * function that stops listening.
+   */
+  listen(channel: string, onNotice: () => void): () => void {
+    let stopped = false;
+    let client: PoolClient | null = null;
+    let retry: NodeJS.Timeout | null = null;
+    const connect = async (): Promise<void> => {
+      try {
+        const connection = await this.pool.connect();
+        if (stopped) {
+          connection.release();
+          return;
+        }
+        client = connection;
+        const lost = () => {
+          if (client !== connection) return;
+          client = null;
+          connection.release(true);
+          if (!stopped) retry = setTimeout(() => void connect(), RELISTEN_MS);
+        };
+        connection.on('notification', (message) => {
+          if (message.channel === channel) onNotice();
+        });
+        connection.on('error', lost);
+        connection.on('end', lost);
+        await connection.query(`LISTEN ${channel}`);
+        onNotice();
+      } catch {
+        if (!stopped) retry = setTimeout(() => void connect(), RELISTEN_MS);
+      }
+    };
+    void connect();
+    return () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const connection = client;
+      client = null;
+      connection?.release(true);
+    };
   }
 
   async close(): Promise<void> {

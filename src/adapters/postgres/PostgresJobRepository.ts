@@ -13,6 +13,9 @@ interface JobRow {
 const NAME_LOCK = 0x6e616d65; // "name"
 
 const COLUMNS = 'id, record';
+/** The channel every change to the jobs is announced on, at commit: gateways watch it for jobs changed elsewhere. */
+export const JOBS_CHANGED_CHANNEL = 'agent_jobs_changed';
+const ANNOUNCE = `SELECT pg_notify('${JOBS_CHANGED_CHANNEL}', '')`;
 const IS_DUE = "state = 'scheduled' AND enabled AND next_run_at <= $1";
 
 /** The rows read back as jobs, and the rows that are not jobs this version understands. */
@@ -46,6 +49,11 @@ function rowValues(job: Job, previous: Record<string, unknown> | undefined): unk
 export class PostgresJobRepository implements JobRepository {
   constructor(private readonly database: PostgresDatabase) {}
 
+  /** Calls `onChange` when any process may have changed the jobs; returns the unwatch. */
+  watch(onChange: () => void): () => void {
+    return this.database.listen(JOBS_CHANGED_CHANNEL, onChange);
+  }
+
   async load(): Promise<JobSnapshot> {
     const { jobs, unreadable } = readRows(await this.database.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs ORDER BY seq`));
     return { jobs, unreadable };
@@ -63,6 +71,7 @@ export class PostgresJobRepository implements JobRepository {
         'INSERT INTO agent_jobs (id, name_key, state, enabled, next_run_at, record) VALUES ($1, $2, $3, $4, $5, $6)',
         rowValues(named, undefined),
       );
+      await tx.query(ANNOUNCE);
       return named;
     });
   }
@@ -86,6 +95,7 @@ export class PostgresJobRepository implements JobRepository {
     return this.database.transaction(async (tx) => {
       const { target } = await this.lockReference(tx, reference);
       await tx.query('DELETE FROM agent_jobs WHERE id = $1', [target.id]);
+      await tx.query(ANNOUNCE);
       return target;
     });
   }
@@ -121,6 +131,7 @@ export class PostgresJobRepository implements JobRepository {
       for (const job of changed) {
         await this.write(tx, job, running.records.get(job.id) ?? due.records.get(job.id));
       }
+      if (changed.length > 0) await tx.query(ANNOUNCE);
       return result;
     });
   }
@@ -145,6 +156,7 @@ export class PostgresJobRepository implements JobRepository {
       assertNameFree(await namesLike(tx, job.name), job.name, target.id);
     }
     await this.write(tx, job, record);
+    await tx.query(ANNOUNCE);
     return result;
   }
 

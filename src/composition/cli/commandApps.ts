@@ -26,8 +26,10 @@ import type { ConfigCheckApp } from '../../adapters/cli/configCommands.js';
 import type { CronApp } from '../../adapters/cli/cronCommands.js';
 import type { DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
 import type { StatusApp } from '../../adapters/cli/statusCommand.js';
+import type { DbApp } from '../../adapters/cli/dbCommands.js';
 import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { displayPath } from '../../adapters/shared/displayPath.js';
 import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
@@ -101,5 +103,25 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     const { container, settings, paths } = await homes.of(agentHomeFrom(env));
     return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
   };
-  return { cron, chat, webhook, delivery, config, status };
+  const db = async (): Promise<DbApp> => {
+    const { paths, database } = await homes.of(agentHomeFrom(env));
+    const [{ DatabaseNotConfiguredError }, { importJobs }, { FileJobRepository }] = await Promise.all([
+      import('../../adapters/postgres/jobStoreChoice.js'),
+      import('../../application/cron/ImportJobs.js'),
+      import('../../adapters/persistence/FileJobRepository.js'),
+    ]);
+    if (!database) throw new DatabaseNotConfiguredError(displayPath(paths.configFile));
+    return {
+      label: database.label,
+      migrate: () => database.migrate(),
+      migrations: async () =>
+        (await database.migrations()).map((migration) => ({
+          version: migration.version,
+          name: migration.name,
+          applied_at: migration.appliedAt ? migration.appliedAt.toISOString() : null,
+        })),
+      importJobs: () => importJobs(new FileJobRepository(paths), database.repository),
+    };
+  };
+  return { cron, chat, webhook, delivery, config, status, db };
 }

@@ -9,6 +9,7 @@ import { registerDeliveryCommands } from '../../adapters/cli/deliveryCommands.js
 import { registerConfigCommands } from '../../adapters/cli/configCommands.js';
 import { registerWebhookCommands } from '../../adapters/cli/webhookCommands.js';
 import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
+import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentVersion } from './agentVersion.js';
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
   registerDeliveryCommands(cli, apps.delivery, io);
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);
+  registerDbCommands(cli, apps.db, io);
   registerGatewayCommand(cli, { env, debug, io });
 
   try {

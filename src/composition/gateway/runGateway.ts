@@ -48,7 +48,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const stopAsked = options.stopSignal.then((name) => (signal = name));
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
-  const { container, settings, notifier } = await buildCronContainer(paths, options.env, logger, options.installationDir);
+  const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir);
+  if (database) {
+    // Gateways starting together take turns on an advisory lock: the schema is set up once.
+    const applied = (await database.migrate()).length;
+    logger.info(`job store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
+  }
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
@@ -97,7 +102,10 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       fire: firing,
       provider: config.cron.provider,
       places: { installationDir: options.installationDir, agentHome: paths.home },
-      ticker: { kind: 'continuous', watchStore: (onChange) => watchStoreFile(paths.jobsFile, onChange) },
+      ticker: {
+        kind: 'continuous',
+        watchStore: (onChange) => (database ? database.watch(onChange) : watchStoreFile(paths.jobsFile, onChange)),
+      },
     }).catch((error: unknown) => {
       logger.error(`the cron trigger could not start: ${errorText(error)}`);
       return null;
