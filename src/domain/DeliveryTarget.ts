@@ -60,6 +60,15 @@ const VALIDATED: Record<string, Rule> = {
   weixin: single(/^[\w@.-]+$/),
 };
 
+/**
+ * Platforms whose thread part has a form of its own, checked here so that a job with a thread its
+ * platform cannot find is refused when it is made rather than failing at every run.
+ */
+const THREAD_FORMS: Record<string, { pattern: RegExp; expected: string }> = {
+  // Slack names a thread by its first message's `ts`: seconds, a dot, and a sequence number.
+  slack: { pattern: /^\d+\.\d+$/, expected: "a Slack timestamp; use the ts of the thread's first message, such as 1712345678.123456" },
+};
+
 /** Platforms that take only `<platform>` or `<platform>:<chat_id>`, the id used verbatim. */
 const VERBATIM = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbles', 'qqbot'];
 
@@ -91,6 +100,10 @@ function parseOne(text: string): DeliveryTarget {
   if (CHANNEL_NAME.test(rest)) return { kind: 'platform', platform, destination: rest, threadId: null };
   const parsed = VERBATIM.includes(platform) ? verbatim(rest) : rule(rest);
   if (!parsed) throw invalid(target, `is not a valid ${platform} destination`);
+  const threadForm = THREAD_FORMS[platform];
+  if (parsed.threadId !== null && threadForm !== undefined && !threadForm.pattern.test(parsed.threadId)) {
+    throw invalid(target, `names the thread "${parsed.threadId}", which is not ${threadForm.expected}`);
+  }
   return { kind: 'platform', platform, ...parsed };
 }
 

@@ -30,6 +30,7 @@ describe('delivery targets', () => {
     ['slack:#ops', { kind: 'platform', platform: 'slack', destination: '#ops' }],
     ['telegram:#ops', { kind: 'platform', platform: 'telegram', destination: '#ops', threadId: null }],
     ['sms:#on-call', { kind: 'platform', platform: 'sms', destination: '#on-call' }],
+    ['slack:C0123ABCDEF:1712345678.123456', { kind: 'platform', platform: 'slack', destination: 'C0123ABCDEF', threadId: '1712345678.123456' }],
     ['discord:123456:789', { kind: 'platform', platform: 'discord', destination: '123456', threadId: '789' }],
     ['matrix:!room:example.org', { kind: 'platform', platform: 'matrix', destination: '!room:example.org' }],
     ['signal:group:abc=', { kind: 'platform', platform: 'signal', destination: 'group:abc=' }],
@@ -53,6 +54,15 @@ describe('delivery targets', () => {
   ])('rejects %j', (text, message) => {
     expect(() => parseDeliveryTargets(text)).toThrow(message);
   });
+
+  it.each(['notats', '1712345678', '1712345678.', '.123456', '1712345678-123456', 'p1712345678123456'])(
+    'refuses a Slack thread part %j that is not a Slack timestamp, in one sentence naming the form',
+    (thread) => {
+      expect(() => parseDeliveryTargets(`local,slack:C0123ABCDEF:${thread}`)).toThrow(
+        `Delivery target "slack:C0123ABCDEF:${thread}" names the thread "${thread}", which is not a Slack timestamp; use the ts of the thread's first message, such as 1712345678.123456.`,
+      );
+    },
+  );
 });
 
 describe('stored records', () => {

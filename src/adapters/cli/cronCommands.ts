@@ -10,6 +10,9 @@ import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import type { RunJobNow } from '../../application/cron/RunJobNow.js';
 import type { ShowJob } from '../../application/cron/ShowJob.js';
 import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { AppError } from '../../domain/errors.js';
+import type { Job } from '../../domain/Job.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
@@ -138,7 +141,12 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         async (argv) => {
           const cron = await tickFirst(argv);
           const input = await createInput(argv, cron, io);
-          const job = await cron.createJob.execute(input);
+          if (input === null) {
+            // Ctrl-C during the questions: nothing was created; the exit status a shell gives SIGINT.
+            process.exitCode = 130;
+            return;
+          }
+          const job = await deliverValueChecked(() => cron.createJob.execute(input));
           writeLine(io.stdout, createdLine(job, cron.settings.timeZone));
         },
       )
@@ -161,7 +169,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         async (argv) => {
           const changes = editInput(argv);
           const cron = await tickFirst(argv);
-          const job = await cron.editJob.execute(changes);
+          const job = await deliverValueChecked(() => cron.editJob.execute(changes));
           writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
         },
       )
@@ -196,6 +204,16 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
   );
 }
 
+/** A `--deliver` value that names no target is a bad flag value: a usage error, like any other. */
+async function deliverValueChecked(change: () => Promise<Job>): Promise<Job> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof AppError && error.code === ERROR_CODES.DELIVERY.INVALID) throw new CliUsageError(error.message);
+    throw error;
+  }
+}
+
 function jobPositional(y: Argv<CommonFlags>) {
   return y.positional('job', { type: 'string', demandOption: true, describe: 'Job id or name' });
 }
@@ -225,7 +243,7 @@ async function createInput(
   argv: JobFlags & { schedule?: string; prompt?: string },
   cron: CronApp,
   io: CliIO,
-): Promise<CreateJobInput> {
+): Promise<CreateJobInput | null> {
   const flags = {
     name: argv.name ?? null,
     deliver: argv.deliver ?? null,
@@ -249,6 +267,7 @@ async function createInput(
   // Loaded only when there is someone to ask, so other commands do not load readline.
   const { askForJob } = await import('./askForJob.js');
   const answers = await askForJob(io, cron.settings.timeZone);
+  if (answers === null) return null;
   return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
 }
 

@@ -99,6 +99,24 @@ describe('agent cron create on a terminal', () => {
     ]);
   });
 
+  it('creates nothing and ends with exit status 130 when Ctrl-C is pressed during a question', async () => {
+    const session = interactiveCreate();
+    const exitCode = process.exitCode;
+    try {
+      session.stdin.write('every 1h\n');
+      expect(await eventually(() => session.asked(PROMPT_QUESTION) === 1)).toBe(true);
+      session.stdin.write('\u0003');
+      await session.done;
+
+      expect(process.exitCode).toBe(130);
+      expect((await session.h.listJobs.execute()).jobs).toEqual([]);
+      expect(session.stdout()).not.toContain('Created job');
+      expect(session.stderr()).toBe('');
+    } finally {
+      process.exitCode = exitCode;
+    }
+  });
+
   it('creates nothing when the input ends before every question is answered', async () => {
     const session = interactiveCreate();
 

@@ -212,6 +212,17 @@ describe('CronJobTool', () => {
     expect(h.repository.writes).toBe(0);
   });
 
+  it('answers success false for a Slack thread that is not a Slack timestamp, on create and update, and writes nothing', async () => {
+    const { h, call } = setUp();
+    const sentence = `Delivery target "slack:C0123ABCDEF:notats" names the thread "notats", which is not a Slack timestamp; use the ts of the thread's first message, such as 1712345678.123456.`;
+
+    expect(await call({ action: 'create', schedule: 'every 1h', prompt: 'x', deliver: 'slack:C0123ABCDEF:notats' })).toEqual({ success: false, error: sentence });
+    expect(h.repository.writes).toBe(0);
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local' });
+    expect(await call({ action: 'update', job: job.id, deliver: 'slack:C0123ABCDEF:notats' })).toEqual({ success: false, error: sentence });
+    expect(h.repository.get(job.id)?.deliver).toBe('local');
+  });
+
   it('answers success false for a job that does not exist and for refused state changes', async () => {
     const { h, call } = setUp();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Feeds' });
