@@ -54,6 +54,8 @@ describe('agent cron, end to end', () => {
 
     it('create takes the schedule and prompt as positionals and stores every flag', async () => {
       await writeHomeFile(home, 'scripts/prepare.mjs', 'console.log("figures for today");\n');
+      await writeHomeFile(home, 'skills/triage/SKILL.md', '# Triage\n');
+      await writeHomeFile(home, 'skills/tone/SKILL.md', '# Tone\n');
 
       const run = await agent(
         'create', 'every 2h', 'Summarise what changed in the repo',

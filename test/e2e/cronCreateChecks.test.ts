@@ -1,7 +1,18 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { AGENT_EXECUTABLE, errorSentence, inAScratchHomeEachTest, jobsFileOf, outcomeOf, runAgent } from './agentCli.js';
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { eventually } from '../helpers/processLiveness.js';
+import {
+  AGENT_EXECUTABLE,
+  errorSentence,
+  inAScratchHomeEachTest,
+  jobsFileOf,
+  outcomeOf,
+  runAgent,
+  storedJobs,
+  writeHomeFile,
+} from './agentCli.js';
+import { localModelLines } from './configLines.js';
 
 /** What `agent cron create` and `edit` check when a job is made or changed, through the built executable. */
 describe('agent cron create and edit check the job as it is made', () => {
@@ -10,6 +21,78 @@ describe('agent cron create and edit check the job as it is made', () => {
   inAScratchHomeEachTest((fresh) => (home = fresh));
 
   const agent = (...args: string[]) => runAgent(['cron', ...args, '--no-tick'], { home });
+
+  describe('mistakes that show only when the job runs', () => {
+    const slackOnly = { SLACK_BOT_TOKEN: 'xoxb-test' };
+
+    it('create warns on stderr about a platform that is not configured and a skill that is not found, and still creates the job', async () => {
+      const run = await runAgent(['cron', 'create', 'every 1h', 'Triage the inbox', '--name', 'triage', '--deliver', 'discord', '--skill', 'triage', '--no-tick'], { home });
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Created job [0-9a-f]{12} 'triage': every 1h/);
+      expect(run.stderr.split('\n')).toEqual([
+        'warning: Delivery platform "discord" is not configured: set platforms.discord.bot_token (or DISCORD_BOT_TOKEN) in config.yaml or the environment.',
+        'warning: The skill "triage" was not found: add skills/triage/SKILL.md under the agent home, or runs go on without it.',
+        '',
+      ]);
+      expect(storedJobs(home)).toEqual([expect.objectContaining({ name: 'triage', deliver: 'discord', skills: ['triage'] })]);
+    });
+
+    it('create warns about a named channel neither config.yaml nor the channel directory knows', async () => {
+      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#nowhere', '--no-tick'], { home, env: slackOnly });
+
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe(
+        'warning: Delivery target "slack:#nowhere" cannot be resolved now: the slack channel "#nowhere" is unknown; run "agent channels list --refresh" to see the channels the bot can post to, or use the channel id.\n',
+      );
+      expect(storedJobs(home)).toHaveLength(1);
+    });
+
+    it('says nothing when the platform, the channel and the skill are there', async () => {
+      await writeHomeFile(home, 'skills/triage/SKILL.md', '# Triage\n');
+      await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'platforms:', '  slack:', '    channels:', '      ops: C0123ABCDEF', ''].join('\n'));
+
+      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#ops', '--skill', 'triage', '--no-tick'], { home, env: slackOnly });
+
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+    });
+
+    it('edit warns about the job as the edit left it, and still changes it', async () => {
+      const created = await runAgent(['cron', 'create', 'every 1h', 'Report', '--name', 'report', '--deliver', 'local', '--no-tick'], { home });
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+
+      const run = await runAgent(['cron', 'edit', 'report', '--deliver', 'discord:123456789012345678', '--no-tick'], { home });
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Updated job /);
+      expect(run.stderr).toMatch(/^warning: Delivery platform "discord" is not configured: set platforms\.discord\.bot_token \(or DISCORD_BOT_TOKEN\)/);
+      expect(storedJobs(home)).toEqual([expect.objectContaining({ name: 'report', deliver: 'discord:123456789012345678' })]);
+    });
+
+    it('the cronjob tool of agent chat answers with a warnings list, and the job is created', async () => {
+      const llm = await FakeLlmServer.start();
+      try {
+        await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
+        llm.reply(
+          replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Triage', name: 'triage', deliver: 'discord', skills: ['triage'] } }),
+          replies.text('Created, with warnings.'),
+        );
+
+        const run = await runAgent(['chat', '-q', 'Triage every hour on discord'], { home, env: { TEST_LLM_KEY: 'test-key' } });
+
+        expect(run.code).toBe(0);
+        const toolResult = llm.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'tool');
+        expect(JSON.parse(toolResult.content)).toMatchObject({
+          success: true,
+          job: { name: 'triage' },
+          warnings: [expect.stringMatching(/^Delivery platform "discord" is not configured/), expect.stringMatching(/^The skill "triage" was not found/)],
+        });
+        expect(storedJobs(home)).toEqual([expect.objectContaining({ name: 'triage', deliver: 'discord' })]);
+      } finally {
+        await llm.close();
+      }
+    });
+  });
 
   describe('a Slack thread', () => {
     it('is refused at creation when its thread part is not a Slack timestamp, as a usage error, and nothing is written', async () => {

@@ -24,6 +24,14 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
     return null;
   }
 
+  /** Channel names (`#ops`) no directory knows, per platform; set by a test. */
+  readonly unknownChannels = new Map<string, string[]>();
+
+  async channelProblemWith(target: PlatformTarget): Promise<string | null> {
+    if (!this.platforms.includes(target.platform) || target.destination === null) return null;
+    return this.unknownChannels.get(target.platform)?.includes(target.destination) ? `the ${target.platform} channel "${target.destination}" is unknown.` : null;
+  }
+
   homeTargets(): PlatformTarget[] {
     return this.platforms
       .filter((platform) => this.homeOf(platform) !== null)

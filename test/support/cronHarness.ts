@@ -2,6 +2,7 @@ import { AskAgent } from '../../src/application/chat/AskAgent.js';
 import { CreateJob } from '../../src/application/cron/CreateJob.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
+import { JobWarnings } from '../../src/application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../src/application/cron/ListJobRuns.js';
 import { ListJobs } from '../../src/application/cron/ListJobs.js';
 import { PauseJob } from '../../src/application/cron/PauseJob.js';
@@ -76,6 +77,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     repository, clock, ids, agent, channel, outputs, memory, skills, scripts, tickLock, identity, log, settings, botChat, botChatOwner,
     createJob: new CreateJob(repository, clock, ids, scripts, settings),
     editJob: new EditJob(repository, clock, scripts, settings),
+    jobWarnings: new JobWarnings(channel, skills),
     pauseJob: new PauseJob(repository, clock),
     resumeJob: new ResumeJob(repository, clock, settings),
     removeJob: new RemoveJob(repository, outputs),

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { CreateJob, CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJob, EditJobInput } from '../../application/cron/EditJob.js';
+import type { JobWarnings } from '../../application/cron/JobWarnings.js';
 import type { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import type { ListJobs } from '../../application/cron/ListJobs.js';
 import type { PauseJob } from '../../application/cron/PauseJob.js';
@@ -35,6 +36,7 @@ export interface CronApp {
   paths: AgentPaths;
   createJob: CreateJob;
   editJob: EditJob;
+  jobWarnings: JobWarnings;
   listJobs: ListJobs;
   pauseJob: PauseJob;
   resumeJob: ResumeJob;
@@ -148,6 +150,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           }
           const job = await deliverValueChecked(() => cron.createJob.execute(input));
           writeLine(io.stdout, createdLine(job, cron.settings.timeZone));
+          await warnAbout(job, cron, io);
         },
       )
       .command(
@@ -171,6 +174,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           const cron = await tickFirst(argv);
           const job = await deliverValueChecked(() => cron.editJob.execute(changes));
           writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
+          await warnAbout(job, cron, io);
         },
       )
       .command('pause <job>', 'Pause a job', jobPositional, async (argv) => {
@@ -202,6 +206,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       })
       .demandCommand(1, MISSING_COMMAND),
   );
+}
+
+/** What would keep the job from doing what it says, on stderr; the job is saved all the same. */
+async function warnAbout(job: Job, cron: CronApp, io: CliIO): Promise<void> {
+  for (const warning of await cron.jobWarnings.about(job)) writeLine(io.stderr, `warning: ${warning}`);
 }
 
 /** A `--deliver` value that names no target is a bad flag value: a usage error, like any other. */

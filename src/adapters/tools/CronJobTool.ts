@@ -3,7 +3,7 @@ import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '
 import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { JobRunReport } from '../../application/cron/JobExecution.js';
-import type { JobControl } from '../../application/ports/JobControl.js';
+import type { JobChange, JobControl } from '../../application/ports/JobControl.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
@@ -36,7 +36,8 @@ type Outcome = Record<string, unknown>;
  * `cronjob`, the model-facing job tool: one tool whose `action` is create, list, update,
  * pause, resume, run or remove, through the JobControl port (the same use cases as
  * `agent cron`). Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
- * with the use case's one sentence when it refuses. Arguments of the wrong shape throw
+ * with the use case's one sentence when it refuses. A create or update that went through but
+ * names a platform, a channel or a skill this host lacks adds `"warnings"`, one sentence each. Arguments of the wrong shape throw
  * ToolInputError before any use case runs.
  *
  * Cron-run sessions never get this tool; jobs it creates carry no origin yet, so
@@ -69,7 +70,7 @@ export class CronJobTool implements Tool {
     switch (action) {
       case 'create': {
         const job = createInput(input);
-        return async () => ({ job: jobView(await this.jobs.create(job)) });
+        return async () => changeView(await this.jobs.create(job));
       }
       case 'list':
         return async () => {
@@ -83,7 +84,7 @@ export class CronJobTool implements Tool {
         };
       case 'update': {
         const changes = editInput(input);
-        return async () => ({ job: jobView(await this.jobs.update(changes)) });
+        return async () => changeView(await this.jobs.update(changes));
       }
       case 'pause': {
         const job = jobReference(input, action);
@@ -201,6 +202,11 @@ function jobView(job: Job): Outcome {
   };
 }
 
+/** A created or updated job, with `warnings` when something would keep it from doing what it says. */
+function changeView({ job, warnings }: JobChange): Outcome {
+  return { job: jobView(job), ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
 /** One line of `list`: enough to pick a job and see how it is doing. */
 function listView(job: Job): Outcome {
   return {
@@ -243,7 +249,9 @@ function cronJobSpec(timeZone: string): ToolSpec {
       'Create and manage scheduled jobs. Each run of a job is a fresh agent session with no memory of this ' +
       'conversation, so its prompt must be self-contained. Actions: create (schedule and prompt required), ' +
       'list, update, pause, resume, run (runs it now and returns the outcome), remove; all but create and ' +
-      'list take "job". Returns JSON: {"success": true, ...} or {"success": false, "error": "..."}.',
+      'list take "job". Returns JSON: {"success": true, ...} or {"success": false, "error": "..."}; create and ' +
+      'update add "warnings" (the job is saved) when a delivery platform is not configured, a named channel is ' +
+      'unknown or a skill is not found: tell the user.',
     parameters: {
       type: 'object',
       properties: {

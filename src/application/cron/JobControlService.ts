@@ -1,9 +1,10 @@
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import type { JobControl } from '../ports/JobControl.js';
+import type { JobChange, JobControl } from '../ports/JobControl.js';
 import type { JobSnapshot } from '../ports/JobRepository.js';
 import { CreateJob, type CreateJobInput } from './CreateJob.js';
 import { EditJob, type EditJobInput } from './EditJob.js';
+import { JobWarnings } from './JobWarnings.js';
 import { ListJobs } from './ListJobs.js';
 import { PauseJob } from './PauseJob.js';
 import { RemoveJob } from './RemoveJob.js';
@@ -12,7 +13,8 @@ import { RunJobNow, type RunJobNowOutput } from './RunJobNow.js';
 
 /**
  * The JobControl port over the job use cases: the entry the job tool drives, as the command
- * line drives the use cases directly. It adds nothing of its own, so both ways behave alike.
+ * line drives the use cases directly, and the same JobWarnings after a create or an update. It adds
+ * nothing of its own, so both ways behave alike.
  */
 @injectable()
 export class JobControlService implements JobControl {
@@ -24,18 +26,21 @@ export class JobControlService implements JobControl {
     @inject(ResumeJob) private readonly resumeJob: ResumeJob,
     @inject(RunJobNow) private readonly runJobNow: RunJobNow,
     @inject(RemoveJob) private readonly removeJob: RemoveJob,
+    @inject(JobWarnings) private readonly warnings: JobWarnings,
   ) {}
 
-  create(input: CreateJobInput): Promise<Job> {
-    return this.createJob.execute(input);
+  async create(input: CreateJobInput): Promise<JobChange> {
+    const job = await this.createJob.execute(input);
+    return { job, warnings: await this.warnings.about(job) };
   }
 
   list(): Promise<JobSnapshot> {
     return this.listJobs.execute();
   }
 
-  update(input: EditJobInput): Promise<Job> {
-    return this.editJob.execute(input);
+  async update(input: EditJobInput): Promise<JobChange> {
+    const job = await this.editJob.execute(input);
+    return { job, warnings: await this.warnings.about(job) };
   }
 
   pause(job: string): Promise<Job> {

@@ -60,6 +60,18 @@ export class PlatformDelivery implements DeliveryChannel {
     return problem === null ? null : `Delivery target "${describeTarget(target)}" cannot be delivered: ${problem}`;
   }
 
+  async channelProblemWith(target: PlatformTarget): Promise<string | null> {
+    const status = this.platforms.status(target.platform);
+    if (status === null || !status.configured || target.destination === null) return null;
+    try {
+      await this.resolve(status, target.destination, target.threadId);
+      return null;
+    } catch (error) {
+      if (error instanceof DeliveryError) return `Delivery target "${describeTarget(target)}" cannot be resolved now: ${error.message}`;
+      throw error;
+    }
+  }
+
   homeTargets(): PlatformTarget[] {
     return this.platforms
       .statuses()

@@ -34,6 +34,13 @@ export interface DeliveryChannel {
    * platform cannot address the destination.
    */
   problemWith(target: PlatformTarget): string | null;
+  /**
+   * Whether the channel `target` names by name (`slack:#ops`) can be found now, in config's
+   * `channels` laid over the channel directory: null when it can, when the target names no
+   * channel or a raw id, and when its platform is not configured (problemWith says so); else one
+   * sentence naming the target (unknown, or matching several). Reads the directory, contacts nobody.
+   */
+  channelProblemWith(target: PlatformTarget): Promise<string | null>;
   /** The targets `all` stands for: every configured platform's home channel. */
   homeTargets(): PlatformTarget[];
   /**

@@ -4,6 +4,13 @@ import type { EditJobInput } from '../cron/EditJob.js';
 import type { RunJobNowOutput } from '../cron/RunJobNow.js';
 import type { JobSnapshot } from './JobRepository.js';
 
+/** A job as a create or an update left it, and what would keep it from doing what it says. */
+export interface JobChange {
+  job: Job;
+  /** One sentence each: a target's platform not configured, an unknown named channel, a missing skill. */
+  warnings: string[];
+}
+
 /**
  * What a session's job tool may do with jobs: the same operations, with the same checks and
  * the same one-sentence refusals (AppError), as `agent cron`. Each method throws what the use
@@ -13,10 +20,10 @@ import type { JobSnapshot } from './JobRepository.js';
  * runs; job runs never hold the job tool, so a job run's agent never reaches it.
  */
 export interface JobControl {
-  create(input: CreateJobInput): Promise<Job>;
+  create(input: CreateJobInput): Promise<JobChange>;
   /** Every job in creation order, with the stored records that could not be read. */
   list(): Promise<JobSnapshot>;
-  update(input: EditJobInput): Promise<Job>;
+  update(input: EditJobInput): Promise<JobChange>;
   pause(job: string): Promise<Job>;
   resume(job: string): Promise<Job>;
   /** Runs the job now, to its end, and returns its report. */

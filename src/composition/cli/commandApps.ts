@@ -1,6 +1,7 @@
 import { AskAgent } from '../../application/chat/AskAgent.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
+import { JobWarnings } from '../../application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
@@ -49,6 +50,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       paths,
       createJob: container.get(CreateJob),
       editJob: container.get(EditJob),
+      jobWarnings: container.get(JobWarnings),
       listJobs: container.get(ListJobs),
       pauseJob: container.get(PauseJob),
       resumeJob: container.get(ResumeJob),

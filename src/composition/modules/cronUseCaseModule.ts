@@ -5,6 +5,7 @@ import { CheckJobs } from '../../application/cron/CheckJobs.js';
 import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
+import { JobWarnings } from '../../application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
@@ -22,6 +23,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
   bind(JobPreflight).toSelf().inSingletonScope();
   bind(CheckJobs).toSelf().inSingletonScope();
+  bind(JobWarnings).toSelf().inSingletonScope();
   bind(CreateJob).toSelf().inSingletonScope();
   bind(EditJob).toSelf().inSingletonScope();
   bind(ListJobs).toSelf().inSingletonScope();

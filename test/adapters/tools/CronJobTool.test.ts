@@ -10,7 +10,7 @@ const interactive: ToolCallContext = { signal: new AbortController().signal, una
 
 function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
-  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob), h.settings);
+  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings), h.settings);
   const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
   return { h, tool, call };
 }
@@ -36,6 +36,7 @@ describe('CronJobTool', () => {
 
   it('creates a job in the repository and returns it', async () => {
     const { h, call } = setUp();
+    Object.assign(h.skills.skills, { mail: '# Mail', tone: '# Tone' });
 
     const result = await call({
       action: 'create',
@@ -62,6 +63,35 @@ describe('CronJobTool', () => {
       }),
     });
     expect(h.repository.get('000000000001')).toMatchObject({ name: 'Inbox', skills: ['mail', 'tone'], origin: null });
+  });
+
+  it('creates the job and adds warnings when its platform is not configured, its named channel unknown or a skill missing', async () => {
+    const { h, call } = setUp({ platforms: ['telegram', 'slack'] });
+    h.channel.unknownChannels.set('slack', ['#nowhere']);
+    h.skills.skills.tone = '# Tone';
+
+    const result = await call({ action: 'create', schedule: 'every 2h', prompt: 'Triage', deliver: 'discord:123456789012345678,slack:#nowhere,telegram', skills: ['triage', 'tone'] });
+
+    expect(result).toEqual({
+      success: true,
+      job: expect.objectContaining({ id: '000000000001', deliver: 'discord:123456789012345678,slack:#nowhere,telegram' }),
+      warnings: [
+        'Delivery platform "discord" is not configured: set platforms.discord.bot_token (or DISCORD_BOT_TOKEN) in config.yaml or the environment.',
+        'the slack channel "#nowhere" is unknown.',
+        'The skill "triage" was not found: add skills/triage/SKILL.md under the agent home, or runs go on without it.',
+      ],
+    });
+    expect(h.repository.get('000000000001')).toMatchObject({ skills: ['triage', 'tone'] });
+  });
+
+  it('adds warnings to an update the same way, and none when nothing is missing', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local' });
+
+    const update = await call({ action: 'update', job: job.id, deliver: 'discord' });
+    expect(update).toMatchObject({ success: true, job: { deliver: 'discord' }, warnings: [expect.stringMatching(/^Delivery platform "discord" is not configured/)] });
+
+    expect(await call({ action: 'update', job: job.id, deliver: 'telegram' })).not.toHaveProperty('warnings');
   });
 
   it('treats null optional fields of create as not given', async () => {
