@@ -50,9 +50,9 @@ describe('agent status and the gateway start-up lines', () => {
     expect(json.code).toBe(0);
     const status = JSON.parse(json.stdout);
     expect(status.gateway).toEqual({ state: 'stopped' });
-    expect(status.nextJobs.map((job: { id: string }) => job.id)).toEqual([next, failed]);
-    expect(status.failedJobs).toEqual([expect.objectContaining({ id: failed, lastStatus: 'error', error: 'the agent exited with code 3' })]);
-    expect(status.webhookEventsWaiting).toBe(1);
+    expect(status.next_jobs.map((job: { id: string }) => job.id)).toEqual([next, failed]);
+    expect(status.failed_jobs).toEqual([expect.objectContaining({ id: failed, last_status: 'error', error: 'the agent exited with code 3' })]);
+    expect(status.webhook_events_waiting).toBe(1);
   });
 
   it('with a gateway: its pid, start, listener and provider, and not any more once it stopped', async () => {
@@ -64,7 +64,7 @@ describe('agent status and the gateway start-up lines', () => {
     const status = JSON.parse((await runAgent(['status', '--json'], { home })).stdout);
     expect(status.gateway).toEqual({
       state: 'running',
-      gateway: { pid: gateway.pid, host: expect.any(String), startedAt: expect.any(String), listener: `127.0.0.1:${port}`, provider: 'built-in ticker' },
+      gateway: { pid: gateway.pid, host: expect.any(String), started_at: expect.any(String), listener: `127.0.0.1:${port}`, provider: 'built-in ticker' },
     });
     const text = await runAgent(['status'], { home });
     expect(text.stdout).toContain(`Gateway: running, pid ${gateway.pid}, since `);

@@ -8,6 +8,7 @@ import { CliError } from './CliError.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
+import { channelsJson, platformsJson, sentJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
 /** What the delivery commands need, built on first use by the composition root. */
@@ -46,7 +47,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
         }
         const text = words.length === 0 ? await readAll(io.stdin) : words.join(' ');
         const sent = await (await app()).sendMessage.execute({ target: argv.target, text });
-        if (argv.json) writeLine(io.stdout, JSON.stringify(sent, null, 2));
+        if (argv.json) writeLine(io.stdout, JSON.stringify(sentJson(sent), null, 2));
         else for (const one of sent) writeLine(io.stdout, confirmation(one));
       },
     )
@@ -57,7 +58,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
       async (argv) => {
         const statuses = (await app()).listPlatforms.execute();
         if (argv.json) {
-          writeLine(io.stdout, JSON.stringify(statuses.map(({ aliases: _aliases, listsChannels: _lists, ...status }) => status), null, 2));
+          writeLine(io.stdout, JSON.stringify(platformsJson(statuses), null, 2));
           return;
         }
         const rows = statuses.map((status) => [
@@ -91,7 +92,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
               if (report.listings.length === 0) writeLine(io.stderr, 'warning: no configured platform can list its channels (slack, discord, mattermost and matrix can).');
             }
             const list = await delivery.listChannels.execute({ platform: argv.platform });
-            if (argv.json) writeLine(io.stdout, JSON.stringify(list, null, 2));
+            if (argv.json) writeLine(io.stdout, JSON.stringify(channelsJson(list), null, 2));
             else if (list.channels.length === 0) {
               writeLine(io.stdout, list.updatedAt === null ? 'No channels known yet: run "agent channels list --refresh", or start the gateway.' : 'No channels known.');
             } else {

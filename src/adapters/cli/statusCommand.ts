@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { HomeStatus, ShowStatus } from '../../application/status/ShowStatus.js';
 import { formatWallClock } from '../../domain/zonedTime.js';
 import { writeLine, type CliIO } from './CliIO.js';
+import { statusJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
 /** What `agent status` needs, built on first use by the composition root. */
@@ -20,7 +21,7 @@ export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>
     async (argv) => {
       const { showStatus, home, timeZone } = await app();
       const status = await showStatus.execute();
-      if (argv.json) writeLine(io.stdout, JSON.stringify({ home, ...status }, null, 2));
+      if (argv.json) writeLine(io.stdout, JSON.stringify(statusJson(home, status), null, 2));
       else writeLine(io.stdout, statusText(status, home, timeZone));
     },
   );

@@ -14,6 +14,7 @@ import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { repeatable, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
+import { webhookRouteJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
 /** What the webhook commands need, built on first use by the composition root. */
@@ -128,8 +129,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           const webhooks = await app();
           const routes = await webhooks.listWebhooks.execute();
           if (argv.json) {
-            const shown = routes.map(({ secrets: _secrets, ...route }) => ({ ...route, url: webhooks.urlOf(route.name) }));
-            writeLine(io.stdout, JSON.stringify(shown, null, 2));
+            writeLine(io.stdout, JSON.stringify(routes.map((route) => webhookRouteJson(route, webhooks.urlOf(route.name))), null, 2));
           } else if (routes.length === 0) {
             writeLine(io.stdout, 'No webhook routes. Add one with: agent webhook subscribe <name>');
           } else {

@@ -1,0 +1,86 @@
+import type { ChannelList } from '../../application/delivery/ListChannels.js';
+import type { SentMessage } from '../../application/delivery/SendMessage.js';
+import type { PlatformStatus } from '../../application/ports/Platforms.js';
+import type { HomeStatus } from '../../application/status/ShowStatus.js';
+import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+
+/*
+ * What `--json` prints, spelt out key by key: every key in snake_case, as in the job records and
+ * the run records, so that a script reads every command's output the same way. The application's
+ * own types stay camelCase; only these views cross into output.
+ */
+
+/** `agent status --json`. */
+export function statusJson(home: string, status: HomeStatus) {
+  const { gateway } = status;
+  return {
+    home,
+    gateway:
+      gateway.state === 'stopped'
+        ? { state: gateway.state }
+        : {
+            state: gateway.state,
+            gateway: {
+              pid: gateway.gateway.pid,
+              host: gateway.gateway.host,
+              started_at: gateway.gateway.startedAt,
+              listener: gateway.gateway.listener,
+              provider: gateway.gateway.provider,
+            },
+          },
+    next_jobs: status.nextJobs.map((job) => ({ id: job.id, name: job.name, next_run_at: job.nextRunAt })),
+    failed_jobs: status.failedJobs.map((job) => ({
+      id: job.id,
+      name: job.name,
+      last_status: job.lastStatus,
+      last_run_at: job.lastRunAt,
+      error: job.error,
+    })),
+    webhook_events_waiting: status.webhookEventsWaiting,
+    unreadable_jobs: status.unreadableJobs,
+  };
+}
+
+/** `agent send --json`: what each platform confirmed. */
+export function sentJson(sent: readonly SentMessage[]) {
+  return sent.map(({ target, receipt }) => ({
+    target,
+    receipt: { platform: receipt.platform, chat_id: receipt.chatId, thread_id: receipt.threadId, message_ids: receipt.messageIds },
+  }));
+}
+
+/** `agent platforms --json`: never a secret, and not the channel aliases (`agent channels list` shows those). */
+export function platformsJson(statuses: readonly PlatformStatus[]) {
+  return statuses.map((status) => ({
+    platform: status.platform,
+    configured: status.configured,
+    missing: status.missing.map((setting) => ({ key: setting.key, variable: setting.variable })),
+    home_channel: status.homeChannel,
+  }));
+}
+
+/** `agent channels list --json`. */
+export function channelsJson(list: ChannelList) {
+  return {
+    updated_at: list.updatedAt,
+    channels: list.channels.map((channel) => ({ platform: channel.platform, id: channel.id, name: channel.name, source: channel.source })),
+  };
+}
+
+/** `agent webhook list --json`: a route without its secrets, and the URL it is served at. */
+export function webhookRouteJson(route: WebhookRoute, url: string) {
+  return {
+    name: route.name,
+    source: route.source,
+    events: route.events,
+    prompt: route.prompt,
+    skills: route.skills,
+    toolsets: route.toolsets,
+    allow_private_networks: route.allowPrivateNetworks,
+    deliver: route.deliver,
+    // Keys as config.yaml spells them (chat_id, pr_number …), values the route's templates.
+    deliver_extra: route.deliverExtra,
+    filters: route.filters.map((filter) => ({ field: filter.field, in: filter.in })),
+    url,
+  };
+}
