@@ -134,7 +134,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       )
       .command(
         ['create [schedule] [prompt]', 'add [schedule] [prompt]'],
-        'Create a job (asks for the details on a terminal when schedule and prompt are omitted)',
+        'Create a job (asks for the details on a terminal when schedule and prompt are omitted); warns when a target or a skill is not set up yet',
         (y) =>
           y
             .positional('schedule', { type: 'string', describe: '"every 30m", "0 9 * * 1-5", "2027-01-15T14:00", "30m"' })
@@ -155,7 +155,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       )
       .command(
         'edit <job>',
-        'Change a job (named by id or name)',
+        'Change a job (named by id or name); warns when a target or a skill is not set up yet',
         (y) =>
           y
             .positional('job', { type: 'string', demandOption: true })
