@@ -49,6 +49,14 @@ describe('JobWarnings', () => {
     ]);
   });
 
+  it('names a channel name that matches several channels', async () => {
+    const directory = new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C01', name: 'deploys' }, { id: 'C02', name: 'deploy-staging' }] } });
+
+    expect(await warningsWith({ directory }).about(job({ deliver: 'slack:#depl' }))).toEqual([
+      'Delivery target "slack:#depl" cannot be resolved now: the slack channel "#depl" matches several channels (#deploys (C01), #deploy-staging (C02)); use the full name or the channel id.',
+    ]);
+  });
+
   it('names a #channel on a platform whose directory was never built', async () => {
     const warnings = warningsWith({ directory: new InMemoryChannelDirectory() });
 
