@@ -28,9 +28,10 @@ async function databaseJobStore(config: AgentConfig, env: NodeJS.ProcessEnv): Pr
   const { configuredDatabase, NO_TICK_LOCK } = await import('../adapters/postgres/jobStoreChoice.js');
   const location = configuredDatabase(config, env);
   if (!location) return null;
-  const [{ PostgresDatabase }, { PostgresJobRepository }, { migrate, migrationStates }] = await Promise.all([
+  const [{ PostgresDatabase }, { PostgresJobRepository }, { PostgresReplicaLeases }, { migrate, migrationStates }] = await Promise.all([
     import('../adapters/postgres/PostgresDatabase.js'),
     import('../adapters/postgres/PostgresJobRepository.js'),
+    import('../adapters/postgres/PostgresReplicaLeases.js'),
     import('../adapters/postgres/migrations.js'),
   ]);
   const database = await PostgresDatabase.open(location);
@@ -38,6 +39,7 @@ async function databaseJobStore(config: AgentConfig, env: NodeJS.ProcessEnv): Pr
   return {
     repository,
     tickLock: NO_TICK_LOCK,
+    leases: new PostgresReplicaLeases(database),
     label: location.label,
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),

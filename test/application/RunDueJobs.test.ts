@@ -1,5 +1,7 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import { cronHarness } from '../support/cronHarness.js';
+import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
+import type { ReplicaLeases } from '../../src/application/ports/ReplicaLeases.js';
 
 const MINUTE = 60_000;
 
@@ -234,6 +236,37 @@ describe('a tick', () => {
     h.clock.advance(2 * MINUTE);
 
     expect((await h.runDueJobs.execute()).recovered).toHaveLength(1);
+  });
+
+  it("recovers the run of a gateway on another host whose lease on a shared store lapsed, and only that one", async () => {
+    const h = cronHarness();
+    const [lapsedJob, liveJob, laptopJob] = await Promise.all(
+      ['lapsed', 'live', 'laptop'].map((name) => h.createJob.execute({ schedule: 'every 1h', prompt: name, name })),
+    );
+    const claimants: Record<string, string> = { [lapsedJob!.id]: 'db-1:10', [liveJob!.id]: 'db-2:20', [laptopJob!.id]: 'laptop:30' };
+    await h.repository.modify((jobs) => ({
+      jobs: jobs.map((j) => ({ ...j, state: 'running' as const, claim: { by: claimants[j.id]!, at: '2026-06-01T08:00:00Z' } })),
+      result: undefined,
+    }));
+    const asked: string[][] = [];
+    const leases: ReplicaLeases = {
+      renew: async () => undefined,
+      release: async () => undefined,
+      live: async () => [],
+      lapsed: async (names) => {
+        asked.push([...names].sort());
+        return new Set(names.filter((name) => name === 'db-1:10'));
+      },
+    };
+    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, h.execution, leases);
+
+    const claims = await tick.claim({ limit: 4 });
+
+    expect(claims.recovered.map((job) => job.id)).toEqual([lapsedJob!.id]);
+    expect(claims.recovered[0]!.last_error).toMatch(/^interrupted: .*db-1:10 that ran it stopped renewing its lease/);
+    expect(asked[0]).toEqual(['db-1:10', 'db-2:20', 'laptop:30']);
+    expect(h.repository.get(liveJob!.id)!.state).toBe('running');
+    expect(h.repository.get(laptopJob!.id)!.state).toBe('running');
   });
 
   it('records a failed run as error with the reason and still counts it', async () => {

@@ -31,6 +31,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_jobs_name ON agent_jobs (name_key);
     `,
   },
+  {
+    version: 2,
+    name: 'gateway leases',
+    sql: `
+      CREATE TABLE agent_gateways (
+        claimant text PRIMARY KEY,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        listener text,
+        provider text NOT NULL,
+        lease_until timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import {
   claimJob,
   isMissedOneShot,
@@ -10,6 +10,7 @@ import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -95,6 +96,7 @@ export class RunDueJobs {
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
   ) {}
 
   async execute(input: TickInput = {}): Promise<TickReport> {
@@ -126,12 +128,13 @@ export class RunDueJobs {
   async claim(input: ClaimInput): Promise<Claims> {
     const now = this.clock.now();
     const dueBy = input.dueBy ?? now;
-    if (!(await this.anythingToDo(now, dueBy))) return { lockBusy: false, ...NOTHING };
+    const look = await this.anythingToDo(now, dueBy);
+    if (!look.needed) return { lockBusy: false, ...NOTHING };
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ...NOTHING };
     let claims: Claims;
     try {
-      claims = await this.claimDueJobs(this.clock.now(), dueBy, Math.max(0, input.limit), input.waitedForSlot);
+      claims = await this.claimDueJobs(this.clock.now(), dueBy, Math.max(0, input.limit), input.waitedForSlot, look.lapsed);
     } finally {
       await lease.release();
     }
@@ -144,18 +147,29 @@ export class RunDueJobs {
    * A lock-free look first: most ticks find nothing due, and then they need neither lock nor
    * write. Anything that becomes due after this look is the next tick's business.
    */
-  private async anythingToDo(now: Date, dueBy: Date): Promise<boolean> {
+  private async anythingToDo(now: Date, dueBy: Date): Promise<{ needed: boolean; lapsed: ReadonlySet<string> }> {
     const { anyDue, running } = await this.repository.peek(dueBy);
-    return anyDue || running.some((job) => this.abandonment(job, now) !== null);
+    const lapsed = await this.lapsedClaimants(running, now);
+    return { needed: anyDue || running.some((job) => this.abandonment(job, now, lapsed) !== null), lapsed };
   }
 
-  private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot?: ReadonlySet<string>): Promise<Claims> {
+  /**
+   * The claimants of `running` jobs that this host cannot check and whose gateway's lease lapsed
+   * (with a job store shared by several gateways): their runs died with them.
+   */
+  private async lapsedClaimants(running: readonly Job[], now: Date): Promise<ReadonlySet<string>> {
+    if (!this.leases) return new Set();
+    const unknown = [...new Set(running.map((job) => job.claim?.by).filter((by): by is string => by !== undefined && this.identity.isAlive(by) === 'unknown'))];
+    return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
+  }
+
+  private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, lapsed: ReadonlySet<string>): Promise<Claims> {
     const claimant = this.identity.claimant();
     return this.repository.settleDue(dueBy, limit + WAITING_LOOKED_AT, ({ running, due }) => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [] };
       const changed: Job[] = [];
       for (const stored of running) {
-        const abandonment = this.abandonment(stored, now);
+        const abandonment = this.abandonment(stored, now, lapsed);
         if (!abandonment) continue;
         const job = recoverInterrupted(stored, abandonment);
         claims.recovered.push(job);
@@ -179,11 +193,12 @@ export class RunDueJobs {
   }
 
   /** Why a `running` job is considered abandoned, or null while its run may still be going. */
-  private abandonment(job: Job, now: Date): string | null {
+  private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>): string | null {
     if (!job.claim) return 'it was marked running without a claim';
     if (this.identity.isAlive(job.claim.by) === false) {
       return `the process ${job.claim.by} that ran it is gone`;
     }
+    if (lapsed.has(job.claim.by)) return `the gateway ${job.claim.by} that ran it stopped renewing its lease`;
     const idle = this.settings.idleTimeoutMs;
     if (idle === null) return null;
     const staleAfter = Math.max(3 * idle, MIN_STALE_CLAIM_MS);

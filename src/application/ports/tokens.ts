@@ -15,6 +15,7 @@ import type { Metrics } from './Metrics.js';
 import type { Platforms } from './Platforms.js';
 import type { OrphanProcesses } from './OrphanProcesses.js';
 import type { ProcessIdentity } from './ProcessIdentity.js';
+import type { ReplicaLeases } from './ReplicaLeases.js';
 import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunOutputStore } from './RunOutputStore.js';
@@ -55,6 +56,7 @@ export const TOKENS = {
   Metrics: Symbol.for('agent.Metrics') as ServiceIdentifier<Metrics>,
   Platforms: Symbol.for('agent.Platforms') as ServiceIdentifier<Platforms>,
   ProcessIdentity: Symbol.for('agent.ProcessIdentity') as ServiceIdentifier<ProcessIdentity>,
+  ReplicaLeases: Symbol.for('agent.ReplicaLeases') as ServiceIdentifier<ReplicaLeases>,
   /** Ends a child together with everything it started; chosen by platform. */
   ProcessTreeKiller: Symbol.for('agent.ProcessTreeKiller') as ServiceIdentifier<ProcessTreeKiller>,
   OrphanProcesses: Symbol.for('agent.OrphanProcesses') as ServiceIdentifier<OrphanProcesses>,

@@ -11,6 +11,7 @@ import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { errorText } from '../../domain/errors.js';
 import { buildCronContainer } from '../cronContainer.js';
+import { holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
@@ -93,6 +94,23 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
   let registration: GatewayRegistration | null = null;
+  let releaseLease = async () => {};
+  const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
+  if (signal === null && leases) {
+    // Before any claim: a claim of this gateway's is recovered by the others once its lease lapses.
+    const claimant = container.get(TOKENS.ProcessIdentity).claimant();
+    releaseLease = await holdReplicaLease(
+      leases,
+      {
+        pid: process.pid,
+        host: claimant.slice(0, claimant.lastIndexOf(':')),
+        startedAt: container.get(TOKENS.Clock).now().toISOString(),
+        listener: webhooks ? `${webhookListenerAddress(config).host}:${webhooks.port}` : null,
+        provider: config.cron.provider?.trim() || 'built-in',
+      },
+      logger,
+    );
+  }
   if (signal === null) {
     scheduler = startFiring({
       container,
@@ -134,6 +152,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
+  await releaseLease();
   logger.info('gateway stopped');
   await logger.flush();
   return 0;

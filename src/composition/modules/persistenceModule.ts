@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import type { JobRepository } from '../../application/ports/JobRepository.js';
+import type { ReplicaLeases } from '../../application/ports/ReplicaLeases.js';
 import type { TickLock } from '../../application/ports/TickLock.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileChannelDirectory } from '../../adapters/persistence/FileChannelDirectory.js';
@@ -13,6 +14,8 @@ import { FileTickLock } from '../../adapters/persistence/FileTickLock.js';
 export interface JobStoreBinding {
   repository: JobRepository;
   tickLock: TickLock;
+  /** The leases of the gateways sharing the store, when several can. */
+  leases?: ReplicaLeases;
 }
 
 /** A database job store, as the gateway sees it: what it must prepare and how it hears of changes. */
@@ -36,6 +39,7 @@ export function persistenceModule(jobs?: JobStoreBinding): ContainerModule {
     if (jobs) {
       bind(TOKENS.JobRepository).toConstantValue(jobs.repository);
       bind(TOKENS.TickLock).toConstantValue(jobs.tickLock);
+      if (jobs.leases) bind(TOKENS.ReplicaLeases).toConstantValue(jobs.leases);
     } else {
       bind(TOKENS.JobRepository).to(FileJobRepository).inSingletonScope();
       bind(TOKENS.TickLock).to(FileTickLock).inSingletonScope();
