@@ -176,13 +176,13 @@ describe('agent cron, end to end', () => {
       });
     });
 
-    it('edit --clear-skills, --clear-script, --repeat 0 and empty --model/--provider remove those settings', async () => {
+    it('edit --clear-skills, --clear-script, --repeat 0, --no-model and --no-provider remove those settings', async () => {
       await writeHomeFile(home, 'scripts/first.mjs', 'console.log(1);\n');
       const id = await createJob(home, [
         'every 2h', 'Summarise', '--skill', 'triage', '--script', 'first.mjs', '--repeat', '3', '--model', 'small', '--provider', 'command',
       ]);
 
-      const run = await agent('edit', id, '--clear-skills', '--clear-script', '--repeat', '0', '--model', '', '--provider', '');
+      const run = await agent('edit', id, '--clear-skills', '--clear-script', '--repeat', '0', '--no-model', '--no-provider');
 
       expect(run.code).toBe(0);
       expect(storedJob(home, id)).toMatchObject({

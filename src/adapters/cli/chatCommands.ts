@@ -10,6 +10,7 @@ import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
+import { text } from './flagValues.js';
 
 /** What `agent chat` needs, built for the chosen home (or profile) on first use. */
 export interface ChatApp {
@@ -35,8 +36,8 @@ interface ChatFlags {
   queryFile?: string;
   profile?: string;
   createIfMissing: boolean;
-  provider?: string;
-  model?: string;
+  provider?: string | null;
+  model?: string | null;
   tick: boolean;
 }
 
@@ -57,12 +58,20 @@ export function registerChatCommand(
     'Talk to the agent: one question with -q, or a conversation on a terminal',
     (y) =>
       y
-        .option('q', { alias: 'query', type: 'string', describe: 'Ask one question, print the answer and exit' })
-        .option('query-file', { type: 'string', nargs: 1, describe: 'Read the question from a file ("-" for stdin)' })
-        .option('profile', { type: 'string', describe: 'Use $AGENT_HOME/profiles/<name> as the home' })
+        .option('q', { alias: 'query', type: 'string', coerce: text('-q'), describe: 'Ask one question, print the answer and exit' })
+        .option('query-file', { type: 'string', nargs: 1, coerce: text('--query-file'), describe: 'Read the question from a file ("-" for stdin)' })
+        .option('profile', { type: 'string', coerce: text('--profile'), describe: 'Use $AGENT_HOME/profiles/<name> as the home' })
         .option('create-if-missing', { type: 'boolean', default: false, describe: 'Create the profile when it does not exist' })
-        .option('provider', { type: 'string', describe: 'Provider for this session (overrides config)' })
-        .option('model', { type: 'string', describe: 'Model for this session (overrides config)' })
+        .option('provider', {
+          type: 'string',
+          coerce: text('--provider', { value: null, means: 'the provider from config.yaml' }),
+          describe: 'Provider for this session (overrides config)',
+        })
+        .option('model', {
+          type: 'string',
+          coerce: text('--model', { value: null, means: 'the model from config.yaml' }),
+          describe: 'Model for this session (overrides config)',
+        })
         .option('tick', { type: 'boolean', default: true, describe: 'Fire due jobs during the session (--no-tick to skip)' })
         .conflicts('q', 'query-file'),
     async (argv) => {

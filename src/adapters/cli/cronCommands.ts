@@ -18,7 +18,7 @@ import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { repeatable, wholeNumber } from './flagValues.js';
+import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import {
@@ -56,29 +56,56 @@ interface CommonFlags {
   tick: boolean;
 }
 
+/** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
 interface JobFlags {
   name?: string;
   deliver?: string;
   skill?: string[];
-  script?: string;
-  repeat?: number;
-  model?: string;
-  provider?: string;
+  script?: string | null;
+  repeat?: number | null;
+  model?: string | null;
+  provider?: string | null;
 }
 
+/**
+ * What each `--no-<flag>` of a job means (docs/cron.md#flags-left-out-emptied-or-negated); the
+ * other job flags refuse theirs, and every one refuses an empty value.
+ */
+const NO_REPEAT = { value: null, means: 'no limit' };
 const JOB_FLAG_OPTIONS = {
-  name: { type: 'string', describe: 'Display name (default: the start of the prompt)' },
-  deliver: { type: 'string', describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several)' },
-  skill: { type: 'string', coerce: repeatable, describe: 'Skill to load, in order (repeatable)' },
-  script: { type: 'string', describe: 'Pre-run script, relative to $AGENT_HOME/scripts' },
-  repeat: { type: 'string', coerce: wholeNumber('--repeat', { min: 1 }), describe: 'Stop after this many runs (a whole number)' },
-  model: { type: 'string', describe: 'Model for this job (overrides config)' },
-  provider: { type: 'string', describe: 'Provider for this job (overrides config)' },
+  name: { type: 'string', coerce: text('--name'), describe: 'Display name (default: the start of the prompt)' },
+  deliver: {
+    type: 'string',
+    coerce: text('--deliver', { value: 'local', means: 'answers stay in the output files' }),
+    describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several; --no-deliver = local)',
+  },
+  skill: {
+    type: 'string',
+    alias: 'skills',
+    coerce: repeatableText('--skill', { value: [] as string[], means: 'no skills' }),
+    describe: 'Skill to load, in order (repeatable; --no-skills for none)',
+  },
+  script: {
+    type: 'string',
+    coerce: text('--script', { value: null, means: 'no script' }),
+    describe: 'Pre-run script, relative to $AGENT_HOME/scripts (--no-script for none)',
+  },
+  repeat: {
+    type: 'string',
+    coerce: wholeNumber('--repeat', { min: 1, negation: NO_REPEAT }),
+    describe: 'Stop after this many runs (a whole number; --no-repeat = no limit)',
+  },
+  model: {
+    type: 'string',
+    coerce: text('--model', { value: null, means: 'the model from config.yaml' }),
+    describe: 'Model for this job (overrides config; --no-model uses config)',
+  },
+  provider: {
+    type: 'string',
+    coerce: text('--provider', { value: null, means: 'the provider from config.yaml' }),
+    describe: 'Provider for this job (overrides config; --no-provider uses config)',
+  },
 } as const;
-
-function emptyToNull(value: string | undefined): string | null | undefined {
-  return value === undefined ? undefined : value.trim() === '' ? null : value;
-}
 
 /**
  * `agent cron …`. Every command but `tick` runs a tick first, as CLI mode fires due jobs when
@@ -137,8 +164,8 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'Create a job (asks for the details on a terminal when schedule and prompt are omitted); warns when a target or a skill is not set up yet',
         (y) =>
           y
-            .positional('schedule', { type: 'string', describe: '"every 30m", "0 9 * * 1-5", "2027-01-15T14:00", "30m"' })
-            .positional('prompt', { type: 'string', describe: 'Self-contained task for the agent' })
+            .positional('schedule', { type: 'string', coerce: argument('schedule'), describe: '"every 30m", "0 9 * * 1-5", "2027-01-15T14:00", "30m"' })
+            .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent' })
             .options(JOB_FLAG_OPTIONS),
         async (argv) => {
           const cron = await tickFirst(argv);
@@ -159,13 +186,13 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         (y) =>
           y
             .positional('job', { type: 'string', demandOption: true })
-            .option('schedule', { type: 'string', describe: 'New schedule' })
-            .option('prompt', { type: 'string', describe: 'New prompt' })
+            .option('schedule', { type: 'string', coerce: text('--schedule'), describe: 'New schedule' })
+            .option('prompt', { type: 'string', coerce: text('--prompt'), describe: 'New prompt' })
             .options(JOB_FLAG_OPTIONS)
             .option('repeat', {
               type: 'string',
-              coerce: wholeNumber('--repeat', { min: 0, note: '0 means no limit' }),
-              describe: 'Stop after this many runs in all (a whole number; 0 = no limit)',
+              coerce: wholeNumber('--repeat', { min: 0, note: '0 means no limit', negation: NO_REPEAT }),
+              describe: 'Stop after this many runs in all (a whole number; 0 or --no-repeat = no limit)',
             })
             .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
             .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' }),
@@ -283,7 +310,7 @@ async function createInput(
 function editInput(
   argv: JobFlags & { job: string; schedule?: string; prompt?: string; clearSkills?: boolean; clearScript?: boolean },
 ): EditJobInput {
-  if (argv.clearSkills && argv.skill) throw new CliUsageError('Give either --skill or --clear-skills, not both.');
+  if (argv.clearSkills && argv.skill?.length) throw new CliUsageError('Give either --skill or --clear-skills, not both.');
   if (argv.clearScript && argv.script) throw new CliUsageError('Give either --script or --clear-script, not both.');
   const input: EditJobInput = { job: argv.job };
   if (argv.schedule !== undefined) input.schedule = argv.schedule;
@@ -295,10 +322,8 @@ function editInput(
   if (argv.script !== undefined) input.script = argv.script;
   if (argv.clearScript) input.script = null;
   if (argv.repeat !== undefined) input.repeat = argv.repeat === 0 ? null : argv.repeat;
-  const model = emptyToNull(argv.model);
-  if (model !== undefined) input.model = model;
-  const provider = emptyToNull(argv.provider);
-  if (provider !== undefined) input.provider = provider;
+  if (argv.model !== undefined) input.model = argv.model;
+  if (argv.provider !== undefined) input.provider = argv.provider;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
       'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model or --provider (see "agent cron edit --help").',

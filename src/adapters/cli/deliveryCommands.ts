@@ -8,6 +8,7 @@ import { CliError } from './CliError.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
+import { text } from './flagValues.js';
 import { channelsJson, platformsJson, sentJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
@@ -77,7 +78,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
           (y) =>
             y
               .option('refresh', { type: 'boolean', default: false, describe: 'Ask the platforms for their channels first (the gateway does so every 5 minutes)' })
-              .option('platform', { type: 'string', describe: 'Only this platform' })
+              .option('platform', { type: 'string', coerce: text('--platform'), describe: 'Only this platform' })
               .option('json', { type: 'boolean', default: false, describe: 'Print the channels as JSON' }),
           async (argv) => {
             const delivery = await app();

@@ -12,7 +12,7 @@ import { CliError } from './CliError.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { repeatable, wholeNumber } from './flagValues.js';
+import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
 import { webhookRouteJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
@@ -38,11 +38,11 @@ const DEFAULT_RUNS_LIMIT = 20;
 /** An event kind is sent as a header: printable ASCII, no spaces at either end. */
 function eventKind(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = Array.isArray(value) ? null : String(value);
-  if (text === null || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(text)) {
+  const kind = Array.isArray(value) ? null : text('--event')(value);
+  if (kind === null || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(kind)) {
     throw new CliUsageError(`--event must be an event kind such as "pull_request" (printable characters, given once), not ${JSON.stringify(value)}.`);
   }
-  return text;
+  return kind;
 }
 
 /** `--events a,b` and `--skills a,b`: comma-separated, repeatable. */
@@ -91,12 +91,21 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         (y) =>
           y
             .positional('name', { type: 'string', demandOption: true, describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit' })
-            .option('events', { type: 'string', coerce: repeatable, describe: 'Event kinds to accept, comma-separated (default: all)' })
-            .option('prompt', { type: 'string', describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
-            .option('skills', { type: 'string', coerce: repeatable, describe: 'Skills, comma-separated; the first one found is loaded' })
-            .option('deliver', { type: 'string', describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')})` })
-            .option('deliver-chat-id', { type: 'string', describe: 'Chat to deliver to (default: the platform home channel)' })
-            .option('secret', { type: 'string', describe: 'Signing secret (default: generated, kept when replacing)' }),
+            .option('events', { type: 'string', coerce: repeatableText('--events'), describe: 'Event kinds to accept, comma-separated (default: all)' })
+            .option('prompt', { type: 'string', coerce: text('--prompt'), describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
+            .option('skills', {
+              type: 'string',
+              alias: 'skill',
+              coerce: repeatableText('--skills', { value: [] as string[], means: 'no skills' }),
+              describe: 'Skills, comma-separated; the first one found is loaded (--no-skills for none)',
+            })
+            .option('deliver', {
+              type: 'string',
+              coerce: text('--deliver', { value: 'log', means: 'answers are only logged' }),
+              describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')}); --no-deliver = log`,
+            })
+            .option('deliver-chat-id', { type: 'string', coerce: text('--deliver-chat-id'), describe: 'Chat to deliver to (default: the platform home channel)' })
+            .option('secret', { type: 'string', coerce: text('--secret'), describe: 'Signing secret (default: generated, kept when replacing)' }),
         async (argv) => {
           const webhooks = await app();
           const { subscription, created } = await webhooks.subscribeWebhook.execute({
@@ -152,7 +161,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         (y) =>
           y
             .positional('name', { type: 'string', demandOption: true })
-            .option('payload', { type: 'string', describe: 'JSON object to send (default: a small sample)' })
+            .option('payload', { type: 'string', coerce: text('--payload'), describe: 'JSON object to send (default: a small sample)' })
             .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' }),
         async (argv) => {
           const payload = parsePayload(argv.payload);
@@ -169,7 +178,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'List recent webhook runs, newest first: time, route, event, delivery id, outcome',
         (y) =>
           y
-            .positional('route', { type: 'string', describe: "Only this route's runs" })
+            .positional('route', { type: 'string', coerce: argument('route'), describe: "Only this route's runs" })
             .option('json', { type: 'boolean', default: false, describe: 'Print the run records as JSON' })
             .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
         async (argv) => {

@@ -3,7 +3,7 @@ import type { Arguments } from 'yargs';
 import type { RunDueJobs, TickReport } from '../../../src/application/cron/RunDueJobs.js';
 import { usageErrorFor, MISSING_COMMAND } from '../../../src/adapters/cli/commandLevel.js';
 import { changesJobs, refuseChangesInsideCronRun } from '../../../src/adapters/cli/cronRunGuard.js';
-import { oneOf, wholeNumber } from '../../../src/adapters/cli/flagValues.js';
+import { argument, oneOf, repeatableText, text, wholeNumber } from '../../../src/adapters/cli/flagValues.js';
 import { implicitTick } from '../../../src/adapters/cli/implicitTick.js';
 import { AppError } from '../../../src/domain/errors.js';
 import { agentVersion } from '../../../src/composition/cli/agentVersion.js';
@@ -49,6 +49,45 @@ describe('flag value checks', () => {
 
   it('makes usage errors (exit 2)', () => {
     expect(() => repeat('x')).toThrow(expect.objectContaining({ code: 'CLI.USAGE' }) as unknown as Error);
+  });
+});
+
+describe('--no-<flag> and empty values (yargs reads --no-x as x = false)', () => {
+  const name = text('--name');
+  const deliver = text('--deliver', { value: 'local', means: 'answers stay local' });
+  const skills = repeatableText('--skill', { value: [] as string[], means: 'no skills' });
+
+  it('takes a text as given and a repeated flag as its list', () => {
+    expect([name('Digest'), name(' spaced ')]).toEqual(['Digest', ' spaced ']);
+    expect(skills(['triage', 'tone'])).toEqual(['triage', 'tone']);
+    expect(skills('triage')).toEqual(['triage']);
+  });
+
+  it('gives the documented meaning of a --no- form', () => {
+    expect(deliver(false)).toBe('local');
+    expect(skills(false)).toEqual([]);
+    expect(wholeNumber('--repeat', { min: 1, negation: { value: null, means: 'no limit' } })(false)).toBeNull();
+  });
+
+  it('refuses a --no- form that means nothing, in one sentence naming it', () => {
+    expect(() => name(false)).toThrow('--no-name is not an option; give --name a value or leave it out.');
+    expect(() => text('-q')(false)).toThrow('--no-q is not an option; give -q a value or leave it out.');
+    expect(() => repeatableText('--events')(false)).toThrow('--no-events is not an option');
+    expect(() => wholeNumber('--limit', { min: 1 })(false)).toThrow('--no-limit is not an option');
+    expect(() => oneOf('--log-format', ['text'])(false)).toThrow('--no-log-format is not an option');
+    expect(() => argument('prompt')(false)).toThrow('--no-prompt is not an option; give the prompt as an argument.');
+  });
+
+  it('refuses an empty or blank value, pointing to the --no- form where there is one', () => {
+    expect(() => name('')).toThrow('--name needs a value; give one or leave the flag out.');
+    expect(() => deliver('  ')).toThrow('--deliver needs a value; give one, or give --no-deliver (answers stay local).');
+    expect(() => skills(['triage', ''])).toThrow('--skill needs a value; give one, or give --no-skill (no skills).');
+  });
+
+  it('refuses a flag and its --no- form together, and a text flag given twice', () => {
+    expect(() => skills(['triage', false])).toThrow('Give either --skill or --no-skill, not both.');
+    expect(() => name(['a', 'b'])).toThrow('--name was given 2 times; give it once.');
+    expect(() => argument('schedule')(['a', 'b'])).toThrow('The schedule was given 2 times; give it once.');
   });
 });
 
