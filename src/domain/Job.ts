@@ -3,7 +3,7 @@ import { InvalidJobError, InvalidScheduleError, JobError } from './errors.js';
 import type { UnreadableRecord } from './JobRecord.js';
 import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
-import { toIsoUtc } from './zonedTime.js';
+import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 
 export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
@@ -324,12 +324,25 @@ export function assertRunnableNow(job: Job): void {
 }
 
 /**
- * Claim for a manual run: the job runs now. A slot still ahead is left as it was; a recurring
- * job that is due already has its due slot used by this run (its next run computed from now, as
+ * Refuses a manual run of a one-shot before its time: the run would be its only one, so the job
+ * would be completed before the moment it was made for. Forcing it is the caller's choice.
+ */
+function assertNotUsedUpEarly(job: Job, now: Date, timeZone: string): void {
+  if (isRecurring(job.schedule) || isDue(job, now) || job.next_run_at === null) return;
+  throw new JobError(
+    ERROR_CODES.JOB.NOT_DUE,
+    `Job '${job.name}' is a one-shot due at ${formatWallClock(new Date(job.next_run_at), timeZone)} (${timeZone}), and running it now would use it up; give --force to run it anyway.`,
+  );
+}
+
+/**
+ * Claim for a manual run: the job runs now. A one-shot not yet due is refused unless `force`.
+ * A slot still ahead is left as it was; a recurring job that is due already has its due slot used by this run (its next run computed from now, as
  * a tick's claim does), so that the next tick does not run it again.
  */
-export function claimForManualRun(job: Job, claimant: string, now: Date, timeZone: string): Job {
+export function claimForManualRun(job: Job, claimant: string, now: Date, timeZone: string, force = false): Job {
   assertRunnableNow(job);
+  if (!force) assertNotUsedUpEarly(job, now, timeZone);
   if (isDue(job, now) && isRecurring(job.schedule)) return claimJob(job, claimant, now, timeZone);
   return { ...job, state: 'running', claim: { by: claimant, at: toIsoUtc(now) } };
 }

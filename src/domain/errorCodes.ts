@@ -20,6 +20,8 @@ export const ERROR_CODES = {
     EMPTY_PROMPT: 'JOB.EMPTY_PROMPT',
     /** A job's name is already used by another job. */
     NAME_TAKEN: 'JOB.NAME_TAKEN',
+    /** A one-shot is asked to run before its time without being forced (the run would use it up). */
+    NOT_DUE: 'JOB.NOT_DUE',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

@@ -239,14 +239,37 @@ describe('running a job now', () => {
     expect(h.agent.requests).toHaveLength(1);
   });
 
-  it('completes a one-shot run early', async () => {
+  it('refuses a one-shot before its time, saying when it is due and that the run would use it up', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '2h', prompt: 'x', name: 'Stretch' });
+    const before = await h.listJobs.execute();
+
+    await expect(h.runJobNow.execute({ job: job.id })).rejects.toThrow(
+      expect.objectContaining({
+        code: 'JOB.NOT_DUE',
+        message: "Job 'Stretch' is a one-shot due at 2026-06-01 10:00 (UTC), and running it now would use it up; give --force to run it anyway.",
+      }) as unknown as Error,
+    );
+    expect(h.agent.requests).toHaveLength(0);
+    expect(await h.listJobs.execute()).toEqual(before);
+  });
+
+  it('completes a one-shot run early when forced', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: '2h', prompt: 'x' });
 
-    const { job: after } = await h.runJobNow.execute({ job: job.id });
+    const { job: after } = await h.runJobNow.execute({ job: job.id, force: true });
 
     expect(after).toMatchObject({ state: 'completed', enabled: false });
-    await expect(h.runJobNow.execute({ job: job.id })).rejects.toThrow(/completed/);
+    await expect(h.runJobNow.execute({ job: job.id, force: true })).rejects.toThrow(/completed/);
+  });
+
+  it('runs a one-shot that is due without being forced', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: '2h', prompt: 'x' });
+    h.clock.advance(2 * 60 * 60_000);
+
+    await expect(h.runJobNow.execute({ job: job.id })).resolves.toMatchObject({ job: { state: 'completed' } });
   });
 });
 

@@ -308,7 +308,7 @@ describe('the run path', () => {
 describe('model selection', () => {
   it('uses the configured model for a job that names no provider', async () => {
     const h = cronHarness({ settings: { defaultModel: { provider: 'command', model: 'small' } } });
-    await h.runJobNow.execute({ job: (await h.createJob.execute({ schedule: '1h', prompt: 'x' })).id });
+    await h.runJobNow.execute({ job: (await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' })).id });
 
     expect(h.agent.requests[0]!.selection).toEqual({ provider: 'command', model: 'small' });
   });
@@ -316,7 +316,7 @@ describe('model selection', () => {
   it('does not pass the default provider\'s model name to a job that picks another provider', async () => {
     const h = cronHarness({ settings: { defaultModel: { provider: 'command', model: 'small' } } });
     h.agent.knownProviders.add('nightly');
-    await h.runJobNow.execute({ job: (await h.createJob.execute({ schedule: '1h', prompt: 'x', provider: 'nightly' })).id });
+    await h.runJobNow.execute({ job: (await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', provider: 'nightly' })).id });
 
     expect(h.agent.requests[0]!.selection).toEqual({ provider: 'nightly', model: null });
   });

@@ -203,7 +203,7 @@ describe('agent cron, end to end', () => {
       expect(paused).toMatchObject({ code: 0, stdout: `Paused job ${id} 'Feeds'.\n` });
       expect(storedJob(home, id)).toMatchObject({ state: 'paused', enabled: false });
 
-      const tick = await agent('tick');
+      const tick = await agent('tick', '--verbose');
       expect(tick.stdout).toBe('No jobs were due.\n');
       expect(invocations(home)).toEqual([]);
 
@@ -302,13 +302,35 @@ describe('agent cron, end to end', () => {
       expect(storedJob(home, notDue)).toMatchObject({ last_status: null, repeat: { completed: 0 } });
     });
 
-    it('tick says "No jobs were due." when nothing is due', async () => {
+    it('tick prints nothing when nothing is due, so a crontab entry mails nothing; --verbose says so', async () => {
       await createJob(home, ['every 1h', 'Not yet']);
 
-      const run = await agent('tick');
+      const [quiet, verbose] = [await agent('tick'), await agent('tick', '--verbose')];
 
-      expect(run).toEqual({ code: 0, stdout: 'No jobs were due.\n', stderr: '' });
+      expect(quiet).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(verbose).toEqual({ code: 0, stdout: 'No jobs were due.\n', stderr: '' });
       expect(invocations(home)).toEqual([]);
+    });
+
+    it('run refuses a one-shot that is not due yet, since the run would use it up, and --force runs it', async () => {
+      const id = await createJob(home, ['2099-01-15T14:00', 'Wish Ada a happy birthday', '--name', 'Birthday', '--deliver', 'local']);
+      const before = readFileSync(join(home, 'cron', 'jobs.json'));
+
+      const refused = await agent('run', 'birthday');
+
+      expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(refused.stderr).toBe(
+        "error: Job 'Birthday' is a one-shot due at 2099-01-15 14:00 (UTC), and running it now would use it up; give --force to run it anyway.\n",
+      );
+      expect(readFileSync(join(home, 'cron', 'jobs.json'))).toEqual(before);
+      expect(invocations(home)).toEqual([]);
+
+      const forced = await agent('run', 'birthday', '--force');
+
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toMatch(new RegExp(`^Ran job ${id} 'Birthday': ok`));
+      expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok' });
+      expect(invocations(home)).toEqual(['Wish Ada a happy birthday']);
     });
 
     it('every command but tick runs a tick first: a due job fires when "agent cron list" runs', async () => {

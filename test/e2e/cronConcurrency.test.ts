@@ -85,7 +85,7 @@ describe('agent cron under concurrency', () => {
     expect(Date.parse(job.next_run_at!)).toBeGreaterThan(Date.now());
     expect(invocations(home)).toEqual([prompt]);
 
-    const after = await runAgent(['cron', 'tick'], { home });
+    const after = await runAgent(['cron', 'tick', '--verbose'], { home });
     expect(after.stdout).toBe('No jobs were due.\n');
     expect(invocations(home)).toEqual([prompt]);
   }, 60_000);

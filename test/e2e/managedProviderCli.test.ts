@@ -70,7 +70,7 @@ describe('agent cron with the managed provider, end to end', () => {
   it('a one-shot run by hand is disarmed after its run', async () => {
     const id = created((await agent(['create', '2h', 'Once only', '--no-tick'])).stdout);
     expect(portal.armed.has(id)).toBe(true);
-    const run = await agent(['run', id]);
+    const run = await agent(['run', id, '--force']);
     expect(run.code).toBe(0);
     expect(storedJob(home, id).state).toBe('completed');
     expect(portal.armed.has(id)).toBe(false);

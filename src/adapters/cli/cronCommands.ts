@@ -114,7 +114,7 @@ const JOB_FLAG_OPTIONS = {
 export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, io: CliIO): Argv {
   const tickFirst = async (flags: CommonFlags): Promise<CronApp> => {
     const cron = await app();
-    if (flags.tick) await tick(cron, io, false);
+    if (flags.tick) await tick(cron, io, null);
     return cron;
   };
 
@@ -214,23 +214,33 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         const job = await cron.resumeJob.execute({ job: argv.job });
         writeLine(io.stdout, `Resumed job ${jobSummary(job, cron.settings.timeZone)}.`);
       })
-      .command('run <job>', 'Run a job now, in this process', jobPositional, async (argv) => {
-        const cron = await tickFirst(argv);
-        if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
-        const { job, report } = await cron.runJobNow.execute({ job: argv.job });
-        writeLine(io.stdout, runLine(job, report));
-        if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
-        // A run whose answer never reached its target failed as far as the caller is concerned.
-        if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
-      })
+      .command(
+        'run <job>',
+        'Run a job now, in this process (a one-shot before its time only with --force: the run uses it up)',
+        (y) => jobPositional(y).option('force', { type: 'boolean', default: false, describe: 'Run a one-shot that is not due yet' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
+          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force });
+          writeLine(io.stdout, runLine(job, report));
+          if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
+          // A run whose answer never reached its target failed as far as the caller is concerned.
+          if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
+        },
+      )
       .command(['remove <job>', 'rm <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);
         const job = await cron.removeJob.execute({ job: argv.job });
         writeLine(io.stdout, `Removed job ${job.id} '${job.name}'.`);
       })
-      .command('tick', 'Run the jobs that are due, wait for them and report', {}, async () => {
-        await tick(await app(), io, true);
-      })
+      .command(
+        'tick',
+        'Run the jobs that are due, wait for them and report what ran (nothing when nothing ran, fit for a crontab)',
+        (y) => y.option('verbose', { type: 'boolean', default: false, describe: 'Also say when nothing ran' }),
+        async (argv) => {
+          await tick(await app(), io, { verbose: argv.verbose });
+        },
+      )
       .demandCommand(1, MISSING_COMMAND),
   );
 }
@@ -254,8 +264,12 @@ function jobPositional(y: Argv<CommonFlags>) {
   return y.positional('job', { type: 'string', demandOption: true, describe: 'Job id or name' });
 }
 
-/** Runs one tick. `explicit` (agent cron tick) reports to stdout; otherwise to stderr. */
-async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> {
+/**
+ * Runs one tick. `explicit` (agent cron tick) reports what ran to stdout, and only with
+ * `verbose` that nothing ran: from a crontab, any output is mailed. Otherwise (the tick before
+ * another command) the report goes to stderr.
+ */
+async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean } | null): Promise<void> {
   const onRunStart = io.interactive
     ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
     : undefined;
@@ -267,12 +281,12 @@ async function tick(cron: CronApp, io: CliIO, explicit: boolean): Promise<void> 
   }
   const report = await cron.runDueJobs.execute({ onRunStart });
   if (report.lockBusy) {
-    writeLine(io.stdout, 'Another tick is in progress; nothing was run.');
+    if (explicit.verbose) writeLine(io.stdout, 'Another tick is in progress; nothing was run.');
     return;
   }
   const lines = tickLines(report);
   for (const line of lines) writeLine(io.stdout, line);
-  if (lines.length === 0) writeLine(io.stdout, 'No jobs were due.');
+  if (lines.length === 0 && explicit.verbose) writeLine(io.stdout, 'No jobs were due.');
 }
 
 async function createInput(

@@ -12,9 +12,15 @@ export interface RunJobNowOutput {
   report: JobRunReport;
 }
 
+export interface RunJobNowInput {
+  job: string;
+  /** Run a one-shot before its time, which uses it up; without it such a run is refused. */
+  force?: boolean;
+}
+
 /**
  * Runs a job now in the calling process. It counts as a run; a paused, running or
- * completed job is refused. The job is claimed first so no tick runs it at the same time.
+ * completed job is refused, and so is a one-shot not yet due unless forced. The job is claimed first so no tick runs it at the same time.
  */
 @injectable()
 export class RunJobNow {
@@ -26,10 +32,10 @@ export class RunJobNow {
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
   ) {}
 
-  async execute(input: { job: string }): Promise<RunJobNowOutput> {
+  async execute(input: RunJobNowInput): Promise<RunJobNowOutput> {
     const startedAt = this.clock.now();
     const claimed = await this.repository.update(input.job, (target) => {
-      const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone);
+      const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone, input.force);
       return { job: running, result: running };
     });
     const { report, job } = await this.execution.runClaimed(claimed, startedAt);
