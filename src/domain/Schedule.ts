@@ -19,7 +19,22 @@ const UNIT_MINUTES: ReadonlyArray<[RegExp, number]> = [
 
 /** The four forms, for every message that refuses a schedule a user wrote: one list, one place. */
 const FORMS_HELP =
-  'use one of: "every 30m" (interval), "0 9 * * 1-5" (cron), "2027-01-15T14:00:00" (ISO time), "30m" (delay)';
+  'use one of: "every 30m" (interval), "0 9 * * 1-5" or "@daily" (cron), "2027-01-15T14:00:00" (ISO time), "30m" or "in 30m" (delay)';
+
+/**
+ * The cron macros other schedulers accept, as the five-field expressions they stand for (Vixie
+ * cron's meanings; midnight in the configured zone). A job keeps the macro as its display and the
+ * expression as what it fires by.
+ */
+export const CRON_MACROS: Readonly<Record<string, string>> = {
+  '@hourly': '0 * * * *',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@weekly': '0 0 * * 0',
+  '@monthly': '0 0 1 * *',
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+};
 
 function invalidSchedule(text: string, what: string, why: string): InvalidScheduleError {
   return new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not ${what}: ${why}; ${FORMS_HELP}.`);
@@ -96,12 +111,21 @@ function wallClockFault(year: number, month: number, day: number, hour: number, 
 
 /**
  * Reads a schedule written by a user, trying the four forms in this order (docs/cron.md):
- * interval, cron, ISO timestamp, relative delay. Naive times are read in `timeZone`.
+ * interval, cron (a macro such as `@daily` included), ISO timestamp, relative delay (`30m`,
+ * `in 30m`). Naive times are read in `timeZone`.
  * Throws SCHEDULE.INVALID saying what is wrong: with the four forms listed, or for a cron
  * expression with the offending field named.
  */
 export function parseSchedule(input: string, now: Date, timeZone: string): Schedule {
   const text = input.trim();
+  if (/^@[a-z]+$/i.test(text)) {
+    const macro = text.toLowerCase();
+    const expr = CRON_MACROS[macro];
+    if (expr === undefined) {
+      throw invalidSchedule(text, 'a cron macro', `the macros are ${Object.keys(CRON_MACROS).join(', ')}`);
+    }
+    return { kind: 'cron', expr, display: macro };
+  }
   const interval = /^every\s+(.+)$/i.exec(text);
   if (interval) {
     const minutes = durationOf(interval[1]!);
@@ -119,6 +143,13 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
       throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
     }
     return { kind: 'once', expr: text, display: `once at ${iso.shown}`, run_at: toIsoUtc(iso.at) };
+  }
+  const relative = /^in\s+(.+)$/i.exec(text);
+  if (relative) {
+    const minutes = durationOf(relative[1]!);
+    if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid delay', minutes);
+    const expr = `in ${relative[1]!.trim()}`;
+    return { kind: 'once', expr, display: `once ${expr}`, run_at: toIsoUtc(new Date(now.getTime() + minutes * 60_000)) };
   }
   const delay = durationOf(text);
   if (typeof delay === 'number') {

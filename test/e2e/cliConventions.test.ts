@@ -78,7 +78,7 @@ describe('agent command-line conventions', () => {
 
     /** The commands a "the cron commands are: …" sentence lists. */
     const listedIn = (message: string) => /commands are: ([^(]+) \(see/.exec(message)?.[1]?.split(', ') ?? [];
-    const CRON_COMMANDS = ['list', 'create', 'edit', 'pause', 'resume', 'run', 'remove', 'tick'];
+    const CRON_COMMANDS = ['list', 'create', 'edit', 'pause', 'resume', 'run', 'remove', 'status', 'tick'];
 
     it('names an unknown subcommand and lists that group\'s commands', async () => {
       const message = failure(await agent('cron', 'frob'), 2);
@@ -170,6 +170,9 @@ describe('agent command-line conventions', () => {
       ['cron', 'run', 'Target'],
       ['cron', 'remove', 'Target'],
       ['cron', 'rm', 'Target'],
+      ['cron', 'delete', 'Target'],
+      ['cron', 'disable', 'Target'],
+      ['cron', 'enable', 'Target'],
       ['cron', 'tick'],
       ['webhook', 'subscribe', 'sneaky'],
       ['webhook', 'remove', 'sneaky'],

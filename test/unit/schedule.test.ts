@@ -1,5 +1,5 @@
 import { InvalidScheduleError } from '../../src/domain/errors.js';
-import { nextRunTime, parseSchedule, type Schedule } from '../../src/domain/Schedule.js';
+import { nextRunTime, parseSchedule, scheduleFromRecord, type Schedule } from '../../src/domain/Schedule.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 
@@ -26,6 +26,38 @@ describe('reading a schedule', () => {
     ['1 day', { kind: 'once', run_at: '2026-03-02T12:00:00Z' }],
   ])('reads %j', (input, expected) => {
     expect(parseSchedule(input, now, 'UTC')).toMatchObject(expected);
+  });
+
+  it.each([
+    ['@hourly', '0 * * * *'],
+    ['@daily', '0 0 * * *'],
+    ['@midnight', '0 0 * * *'],
+    ['@weekly', '0 0 * * 0'],
+    ['@monthly', '0 0 1 * *'],
+    ['@yearly', '0 0 1 1 *'],
+    ['@annually', '0 0 1 1 *'],
+  ])('reads the cron macro %s as "%s", keeping the macro as its display', (macro, expr) => {
+    expect(parseSchedule(` ${macro.toUpperCase()} `, now, 'UTC')).toEqual({ kind: 'cron', expr, display: macro });
+  });
+
+  it('fires a macro at midnight of the configured zone, like its expression', () => {
+    const weekly = parseSchedule('@weekly', now, 'Europe/Berlin');
+
+    expect(runs(weekly, now, 'Europe/Berlin', 2)).toEqual(['2026-03-07T23:00:00.000Z', '2026-03-14T23:00:00.000Z']);
+  });
+
+  it('reads a stored macro back with its display', () => {
+    expect(scheduleFromRecord({ kind: 'cron', expr: '0 0 * * *', display: '@daily' })).toEqual({ kind: 'cron', expr: '0 0 * * *', display: '@daily' });
+  });
+
+  it.each([
+    ['in 30m', '2026-03-01T12:30:00Z', 'once in 30m'],
+    ['in 45 min', '2026-03-01T12:45:00Z', 'once in 45 min'],
+    ['IN 2 hours', '2026-03-01T14:00:00Z', 'once in 2 hours'],
+    ['in  1d', '2026-03-02T12:00:00Z', 'once in 1d'],
+    ['in 3 days', '2026-03-04T12:00:00Z', 'once in 3 days'],
+  ])('reads the relative delay %j', (input, runAt, display) => {
+    expect(parseSchedule(input, now, 'UTC')).toMatchObject({ kind: 'once', run_at: runAt, display });
   });
 
   it('reads a naive ISO time in the configured zone', () => {
@@ -108,7 +140,7 @@ describe('reading a schedule', () => {
     expect(answers.length).toBeGreaterThan(50);
   });
 
-  it.each(['0 0 9 * * 1', '0 0 9 * * 1 2027', '0 9 * *', '@daily', '0 9 * * 1 extra words here'])(
+  it.each(['0 0 9 * * 1', '0 0 9 * * 1 2027', '0 9 * *', '@daily 9', '0 9 * * 1 extra words here'])(
     'refuses %j, which does not have five fields, with the four forms',
     (input) => {
       expect(() => parseSchedule(input, now, 'UTC')).toThrow(`"${input}" is not a schedule; use one of`);
@@ -127,9 +159,13 @@ describe('reading a schedule', () => {
 
 describe('refusing a schedule the user typed', () => {
   const FOUR_FORMS =
-    '; use one of: "every 30m" (interval), "0 9 * * 1-5" (cron), "2027-01-15T14:00:00" (ISO time), "30m" (delay).';
+    '; use one of: "every 30m" (interval), "0 9 * * 1-5" or "@daily" (cron), "2027-01-15T14:00:00" (ISO time), "30m" or "in 30m" (delay).';
 
   it.each([
+    ['@reboot', '"@reboot" is not a cron macro: the macros are @hourly, @daily, @midnight, @weekly, @monthly, @yearly, @annually'],
+    ['in 5x', '"in 5x" is not a valid delay: "x" is not a unit (m for minutes, h for hours, d for days)'],
+    ['in 0m', '"in 0m" is not a valid delay: the number must be a whole number of 1 or more, not 0'],
+    ['in a while', '"in a while" is not a valid delay: "a while" is not a number followed by a unit'],
     ['every 0m', '"every 0m" is not a valid interval: the number must be a whole number of 1 or more, not 0'],
     ['every 5x', '"every 5x" is not a valid interval: "x" is not a unit (m for minutes, h for hours, d for days)'],
     ['every 30', '"every 30" is not a valid interval: it has no unit (m for minutes, h for hours, d for days)'],

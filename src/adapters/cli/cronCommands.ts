@@ -18,6 +18,8 @@ import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
+import { CRON_MACROS } from '../../domain/Schedule.js';
+import { statusText, type StatusApp } from './statusCommand.js';
 import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
@@ -111,7 +113,7 @@ const JOB_FLAG_OPTIONS = {
  * `agent cron …`. Every command but `tick` runs a tick first, as CLI mode fires due jobs when
  * `agent cron` commands run (docs/cron.md), unless `--no-tick` is given.
  */
-export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, io: CliIO): Argv {
+export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, io: CliIO, status: () => Promise<StatusApp>): Argv {
   const tickFirst = async (flags: CommonFlags): Promise<CronApp> => {
     const cron = await app();
     if (flags.tick) await tick(cron, io, null);
@@ -122,7 +124,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
     cron
       .option('tick', { type: 'boolean', default: true, describe: 'Run due jobs before the command (--no-tick to skip)' })
       .command(
-        'list',
+        ['list', 'ls'],
         'Show all jobs',
         (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the job records as JSON' }),
         async (argv) => {
@@ -164,7 +166,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'Create a job (asks for the details on a terminal when schedule and prompt are omitted); warns when a target or a skill is not set up yet',
         (y) =>
           y
-            .positional('schedule', { type: 'string', coerce: argument('schedule'), describe: '"every 30m", "0 9 * * 1-5", "2027-01-15T14:00", "30m"' })
+            .positional('schedule', {
+              type: 'string',
+              coerce: argument('schedule'),
+              describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS).map((macro) => `"${macro}"`).join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
+            })
             .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent' })
             .options(JOB_FLAG_OPTIONS),
         async (argv) => {
@@ -204,12 +210,12 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           await warnAbout(job, cron, io);
         },
       )
-      .command('pause <job>', 'Pause a job', jobPositional, async (argv) => {
+      .command(['pause <job>', 'disable <job>'], 'Pause a job', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);
         const job = await cron.pauseJob.execute({ job: argv.job });
         writeLine(io.stdout, `Paused job ${job.id} '${job.name}'.`);
       })
-      .command('resume <job>', 'Resume a paused job', jobPositional, async (argv) => {
+      .command(['resume <job>', 'enable <job>'], 'Resume a paused job', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);
         const job = await cron.resumeJob.execute({ job: argv.job });
         writeLine(io.stdout, `Resumed job ${jobSummary(job, cron.settings.timeZone)}.`);
@@ -228,11 +234,21 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
         },
       )
-      .command(['remove <job>', 'rm <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
+      .command(['remove <job>', 'rm <job>', 'delete <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);
         const job = await cron.removeJob.execute({ job: argv.job });
         writeLine(io.stdout, `Removed job ${job.id} '${job.name}'.`);
       })
+      .command(
+        'status',
+        'Show the cron part of "agent status": whether a gateway fires the jobs, the next jobs due and the failed ones',
+        (y) => y,
+        async (argv) => {
+          await tickFirst(argv);
+          const { showStatus, home, timeZone } = await status();
+          writeLine(io.stdout, statusText(await showStatus.execute(), home, timeZone, { webhooks: false }));
+        },
+      )
       .command(
         'tick',
         'Run the jobs that are due, wait for them and report what ran (nothing when nothing ran, fit for a crontab)',

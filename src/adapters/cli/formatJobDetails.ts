@@ -77,7 +77,8 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutpu
       ['Id', job.id],
       ['Name', job.name],
       ['State', stateInWords(job, timeZone)],
-      ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.expr})`],
+      // A macro is shown as written (`@daily`), not as the expression it stands for.
+      ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.kind === 'cron' ? job.schedule.display : job.schedule.expr})`],
       ['Time zone', timeZone],
       ['Prompt', job.prompt],
       ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],

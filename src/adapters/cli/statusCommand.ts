@@ -27,8 +27,11 @@ export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>
   );
 }
 
-/** The text of `agent status`, times in `timeZone`. */
-export function statusText(status: HomeStatus, home: string, timeZone: string): string {
+/**
+ * The text of `agent status`, times in `timeZone`; without `webhooks` only its cron part (the
+ * gateway, which fires the jobs, and the jobs), for `agent cron status`.
+ */
+export function statusText(status: HomeStatus, home: string, timeZone: string, parts = { webhooks: true }): string {
   const when = (iso: string) => `${formatWallClock(new Date(iso), timeZone)} (${timeZone})`;
   const lines = [`Home: ${home}`];
   const { gateway } = status;
@@ -57,8 +60,10 @@ export function statusText(status: HomeStatus, home: string, timeZone: string): 
       lines.push(`  ${job.id} '${job.name}': ${job.lastStatus}${at}${job.error ? ` — ${oneLine(job.error)}` : ''}`);
     }
   }
-  lines.push('');
-  lines.push(`Webhook events waiting: ${status.webhookEventsWaiting}`);
+  if (parts.webhooks) {
+    lines.push('');
+    lines.push(`Webhook events waiting: ${status.webhookEventsWaiting}`);
+  }
   if (status.unreadableJobs > 0) lines.push(`Unreadable job records: ${status.unreadableJobs} (see "agent cron list")`);
   return lines.join('\n');
 }

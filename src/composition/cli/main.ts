@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       if (error && error.name !== 'YError') throw error;
       throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli));
     });
-  registerCronCommands(cli, apps.cron, io);
+  registerCronCommands(cli, apps.cron, io, apps.status);
   registerChatCommand(cli, apps.chat, io);
   registerWebhookCommands(cli, apps.webhook, io);
   registerDeliveryCommands(cli, apps.delivery, io);

@@ -131,8 +131,10 @@ describe('the recursion guard of the command line', () => {
   const argv = (...words: string[]) => ({ _: words, $0: 'agent' }) as Arguments;
 
   it('covers exactly the commands that change jobs or subscriptions', () => {
-    const refused = ['create', 'add', 'edit', 'pause', 'resume', 'run', 'remove', 'rm', 'tick'].map((command) => changesJobs('cron', command));
-    const allowed = ['list', 'ls', 'show', 'runs'].map((command) => changesJobs('cron', command));
+    const refused = ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'remove', 'rm', 'delete', 'tick'].map((command) =>
+      changesJobs('cron', command),
+    );
+    const allowed = ['list', 'ls', 'show', 'runs', 'status'].map((command) => changesJobs('cron', command));
 
     expect(refused.every(Boolean)).toBe(true);
     expect(allowed.some(Boolean)).toBe(false);

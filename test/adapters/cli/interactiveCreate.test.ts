@@ -22,7 +22,7 @@ function interactiveCreate(args: string[] = []) {
   const cli = yargs(['cron', 'create', ...args]).strict().fail((message, error) => {
     throw error ?? new Error(message);
   });
-  registerCronCommands(cli, async () => app, io);
+  registerCronCommands(cli, async () => app, io, () => Promise.reject(new Error('agent cron status is not used here')));
   return {
     h,
     stdin,
