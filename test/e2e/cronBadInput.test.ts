@@ -89,7 +89,9 @@ describe('agent cron given bad input', () => {
         'error: "2027-01-15T14:00:00+25:00" is not a real date and time: +25:00 is not a UTC offset',
       ]);
       for (const message of messages) {
-        expect(message).toMatch(/; use one of: "every 30m" \(interval\), "0 9 \* \* 1-5" \(cron\), "2027-01-15T14:00:00" \(ISO time\), "30m" \(delay\)\.$/);
+        expect(message).toMatch(
+          /; use one of: "every 30m" \(interval\), "0 9 \* \* 1-5" or "@daily" \(cron\), "2027-01-15T14:00:00" \(ISO time\), "30m" or "in 30m" \(delay\)\.$/,
+        );
       }
       expect(existsSync(jobsFileOf(home))).toBe(false);
     });
