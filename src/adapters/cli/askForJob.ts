@@ -47,7 +47,7 @@ export async function askForJob(io: CliIO, timeZone: string): Promise<JobAnswers
   try {
     let schedule = '';
     for (let attempt = 1; schedule === ''; attempt += 1) {
-      const answer = await ask('Schedule (every 30m | 0 9 * * 1-5 | 2027-01-15T14:00 | 30m): ');
+      const answer = await ask('Schedule (every 30m | 0 9 * * 1-5 | @daily | 2027-01-15T14:00 | 30m | in 2 hours): ');
       try {
         parseSchedule(answer, new Date(), timeZone);
         schedule = answer;
