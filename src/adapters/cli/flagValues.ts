@@ -122,10 +122,10 @@ export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v
 }
 
 /**
- * A `coerce` for a repeatable flag: every value given, in order, as a list. The flag is declared a
- * plain string, not a yargs array, so that it takes one word each time and never swallows the
- * positionals after it (`--skill triage "every 1h" "Check"`).
+ * Every value of a repeatable flag, in order, as a list. The flag is declared a plain string, not
+ * a yargs array, so that it takes one word each time and never swallows the positionals after it
+ * (`--skill triage "every 1h" "Check"`).
  */
-export function repeatable(value: unknown): string[] {
+function repeatable(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map((each) => String(each ?? ''));
 }
