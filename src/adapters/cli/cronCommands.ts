@@ -69,11 +69,14 @@ interface JobFlags {
   provider?: string | null;
 }
 
-/**
- * What each `--no-<flag>` of a job means (docs/cron.md#flags-left-out-emptied-or-negated); the
- * other job flags refuse theirs, and every one refuses an empty value.
- */
+/** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
 const NO_REPEAT = { value: null, means: 'no limit' };
+
+/**
+ * The flags `create` and `edit` share, with what each `--no-<flag>` means
+ * (docs/cron.md#flags-left-out-emptied-or-negated); the others refuse theirs, and every one
+ * refuses an empty value.
+ */
 const JOB_FLAG_OPTIONS = {
   name: { type: 'string', coerce: text('--name'), describe: 'Display name (default: the start of the prompt)' },
   deliver: {
