@@ -260,8 +260,9 @@ function cronJobSpec(timeZone: string): ToolSpec {
         schedule: {
           type: 'string',
           description:
-            'When it runs: "every 30m" / "every 2h" (interval), "0 9 * * 1-5" (cron, 5 fields), ' +
-            '"30m" / "2h" / "1d" (once, after that delay) or "2027-01-15T14:00:00" (once, at that time). ' +
+            'When it runs: "every 30m" / "every 2h" (interval), "0 9 * * 1-5" (cron, 5 fields) or a cron macro ' +
+            '("@hourly", "@daily", "@weekly", "@monthly", "@yearly"), "30m" / "in 2 hours" / "1d" (once, after that delay) ' +
+            'or "2027-01-15T14:00:00" (once, at that time). ' +
             `Cron expressions and times without an offset are read in ${timeZone}.`,
         },
         prompt: { type: 'string', description: 'The self-contained task the agent does on each run.' },
