@@ -1,3 +1,5 @@
+import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
+import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -35,7 +37,9 @@ const CREDENTIALS: Record<string, string> = {
   DEPLOY_PASSWORD: 'canary-deploy',
 };
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
-const CANARIES = [...Object.values(CREDENTIALS), LLM_KEY.TEST_LLM_KEY];
+// The database URL's password is a canary of its own: the URL is set to a scratch database
+// (below), so that the commands of these tests work on it while their children must not see it.
+const CANARIES = [...Object.values(CREDENTIALS), LLM_KEY.TEST_LLM_KEY, 'canary-db'];
 
 function llmConfig(llm: FakeLlmServer, type: 'openai' | 'anthropic', extra: string[] = []): string {
   return ['timezone: UTC', ...localModelLines(llm, type), ...extra, ''].join('\n');
@@ -58,9 +62,25 @@ describe('the tools through the built executable', () => {
   let llm: FakeLlmServer;
   let web: LocalWebServer;
 
-  beforeAll(requireBuiltAgent);
+  let database: ScratchDatabase;
+  let jobsTable: PostgresDatabase;
+
+  beforeAll(async () => {
+    requireBuiltAgent();
+    database = await scratchDatabase();
+    jobsTable = await database.open();
+    const url = new URL(database.url);
+    url.password = 'canary-db';
+    CREDENTIALS.AGENT_DATABASE_URL = url.toString();
+  });
+
+  afterAll(async () => {
+    await jobsTable?.close();
+    await database?.drop();
+  });
 
   beforeEach(async () => {
+    await jobsTable.query('TRUNCATE agent_jobs');
     llm = await FakeLlmServer.start();
     web = await LocalWebServer.start({
       '/page': answer(200, 'text/html; charset=utf-8', '<html><head><title>Status page</title></head><body><p>All systems nominal.</p></body></html>'),
@@ -75,10 +95,11 @@ describe('the tools through the built executable', () => {
     await removeAgentHome(home);
   });
 
-  const createJob = async (extraArgs: string[] = []) => {
+  /** Creates the job `status`; `env` names the job store when it is not the home's files. */
+  const createJob = async (extraArgs: string[] = [], env: Record<string, string> = {}) => {
     const created = await runAgent(['cron', 'create', 'every 1h', 'Check the status page', '--name', 'status', '--deliver', 'local', '--no-tick', ...extraArgs], {
       home,
-      env: LLM_KEY,
+      env: { ...LLM_KEY, ...env },
     });
     expect(created).toMatchObject({ code: 0 });
   };
@@ -113,7 +134,7 @@ describe('the tools through the built executable', () => {
 
   it('the terminal tool of a cron run sees none of the credentials the service holds, but what the operator passes through', async () => {
     await writeHomeFile(home, 'config.yaml', llmConfig(llm, 'openai', ['tools:', '  terminal:', '    env_passthrough: [DEPLOY_PASSWORD]']));
-    await createJob();
+    await createJob([], { AGENT_DATABASE_URL: CREDENTIALS.AGENT_DATABASE_URL! });
     llm.reply(replies.toolCalls({ name: 'terminal', arguments: { command: 'env | sort' } }), replies.text('Done.'));
 
     const run = await runAgent(['cron', 'run', 'status', '--no-tick'], { home, env: { ...LLM_KEY, ...CREDENTIALS, HARMLESS_SETTING: 'visible' } });
@@ -143,7 +164,7 @@ describe('the tools through the built executable', () => {
       ].join('\n'),
     );
     await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines([process.execPath, model]), ''].join('\n'));
-    await createJob(['--script', 'env.sh']);
+    await createJob(['--script', 'env.sh'], { AGENT_DATABASE_URL: CREDENTIALS.AGENT_DATABASE_URL! });
 
     const run = await runAgent(['cron', 'run', 'status', '--no-tick'], { home, env: CREDENTIALS });
 

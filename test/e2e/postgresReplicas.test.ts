@@ -81,6 +81,13 @@ describe('gateway replicas on one PostgreSQL database', () => {
     expect(listed.every((job) => job.last_status === 'ok')).toBe(true);
     const ran = (await readFile(join(work, 'ran.log'), 'utf8')).trim().split('\n').sort();
     expect(ran).toEqual(marks.map((n) => `mark-${n}`).sort());
+
+    // agent status on the laptop lists every gateway holding a lease on the store.
+    const status = JSON.parse((await runAgent(['status', '--json'], { home: laptop, env })).stdout) as { replicas: Array<{ pid: number; provider: string }> };
+    expect(status.replicas.map((replica) => replica.pid).sort()).toEqual(gateways.map((gateway) => gateway.pid!).sort());
+    expect(status.replicas.every((replica) => replica.provider === 'built-in')).toBe(true);
+    const text = await runAgent(['status'], { home: laptop, env });
+    expect(text.stdout).toMatch(/Gateways on the shared job store \(3\):/);
   }, 120_000);
 
   it('says in one sentence, naming host and database but never the password, when the database cannot be reached', async () => {

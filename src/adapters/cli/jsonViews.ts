@@ -28,6 +28,15 @@ export function statusJson(home: string, status: HomeStatus) {
               provider: gateway.gateway.provider,
             },
           },
+    replicas:
+      status.replicas?.map((replica) => ({
+        host: replica.host,
+        pid: replica.pid,
+        started_at: replica.startedAt,
+        listener: replica.listener,
+        provider: replica.provider,
+        lease_until: replica.leaseUntil.toISOString(),
+      })) ?? null,
     next_jobs: status.nextJobs.map((job) => ({ id: job.id, name: job.name, next_run_at: job.nextRunAt })),
     failed_jobs: status.failedJobs.map((job) => ({
       id: job.id,

@@ -45,6 +45,20 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
       `  trigger provider: ${provider}`,
     );
   }
+  if (status.replicas) {
+    if (status.replicas.length === 0) lines.push('Gateways on the shared job store: none');
+    else {
+      lines.push(`Gateways on the shared job store (${status.replicas.length}):`);
+      lines.push(
+        indent(
+          textTable(
+            ['HOST', 'PID', `SINCE (${timeZone})`, 'LISTENER', 'PROVIDER'],
+            status.replicas.map((replica) => [replica.host, String(replica.pid), formatWallClock(new Date(replica.startedAt), timeZone), replica.listener ?? 'off', replica.provider]),
+          ),
+        ),
+      );
+    }
+  }
   lines.push('');
   if (status.nextJobs.length === 0) lines.push('Next jobs: none scheduled');
   else {

@@ -1,8 +1,10 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import type { GatewayRegistration, GatewayRegistry } from '../ports/GatewayRegistry.js';
 import type { JobRepository } from '../ports/JobRepository.js';
+import type { Clock } from '../ports/Clock.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { Replica, ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { WebhookBacklog } from '../ports/WebhookBacklog.js';
 import { TOKENS } from '../ports/tokens.js';
 
@@ -35,6 +37,8 @@ export interface FailedJob {
 
 export interface HomeStatus {
   gateway: GatewayStatus;
+  /** The gateways whose lease on a shared job store holds (a database), oldest first; null with the files. */
+  replicas: Replica[] | null;
   /** The next jobs due, earliest first, at most NEXT_JOBS_SHOWN. */
   nextJobs: UpcomingJob[];
   /** Jobs whose last run failed, most recent first. */
@@ -55,12 +59,20 @@ export class ShowStatus {
     @inject(TOKENS.GatewayRegistry) private readonly gateways: GatewayRegistry,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.WebhookBacklog) private readonly backlog: WebhookBacklog,
+    @inject(TOKENS.Clock) @optional() private readonly clock: Clock | undefined = undefined,
+    @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
   ) {}
 
   async execute(): Promise<HomeStatus> {
-    const [snapshot, registration, webhookEventsWaiting] = await Promise.all([this.jobs.load(), this.gateways.read(), this.backlog.waiting()]);
+    const [snapshot, registration, webhookEventsWaiting, replicas] = await Promise.all([
+      this.jobs.load(),
+      this.gateways.read(),
+      this.backlog.waiting(),
+      this.leases ? this.leases.live(this.clock?.now() ?? new Date()) : Promise.resolve(null),
+    ]);
     return {
       gateway: this.statusOf(registration),
+      replicas,
       nextJobs: upcoming(snapshot.jobs),
       failedJobs: failed(snapshot.jobs),
       webhookEventsWaiting,
