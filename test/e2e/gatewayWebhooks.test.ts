@@ -55,6 +55,8 @@ describe('agent gateway with webhooks', () => {
     expect(await response.json()).toEqual({ status: 'accepted', route: 'github', event: 'pull_request', delivery_id: 'delivery-1' });
     expect(output()).toContain(`webhook listening on 127.0.0.1:${port} — routes: github`);
     expect(await eventually(() => output().includes('Answer to: Review PR #42: Fix the flaky test'), 10_000)).toBe(true);
+    // In text mode the line is printed once, as it is, not again as a log entry.
+    expect(output().match(/webhook listening on/g)).toHaveLength(1);
     gateway.kill('SIGTERM');
     const [code] = await once(gateway, 'exit');
     expect(code).toBe(0);

@@ -187,16 +187,17 @@ async function register(
 }
 
 /**
- * The listening line: in text mode on its own line as well as in the log; with
- * `--log-format json` only as a log entry, so that every line on stdout is JSON.
+ * The listening line, once: in text mode on a line of its own, as it is (what scripts wait
+ * for); with `--log-format json` as a log entry, so that every line on stdout is JSON.
  */
 async function announce(line: string, options: GatewayOptions, logger: WinstonLogger): Promise<void> {
-  if (options.logFormat === 'text') {
-    // Lines logged while starting come first.
-    await logger.flush();
-    options.out.write(`${line}\n`);
+  if (options.logFormat === 'json') {
+    logger.info(line);
+    return;
   }
-  logger.info(line);
+  // Lines logged while starting come first.
+  await logger.flush();
+  options.out.write(`${line}\n`);
 }
 
 /** The longest a Node timer waits: the keep-alive never needs to fire. */
