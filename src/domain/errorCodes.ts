@@ -116,6 +116,8 @@ export const ERROR_CODES = {
   WEBHOOK: {
     /** No webhook subscription has the name given. */
     NOT_FOUND: 'WEBHOOK.NOT_FOUND',
+    /** `agent webhook runs` was given a route that neither exists nor ever ran. */
+    ROUTE_NOT_FOUND: 'WEBHOOK.ROUTE_NOT_FOUND',
     /** A subscription name has characters a route name may not have. */
     NAME_INVALID: 'WEBHOOK.NAME_INVALID',
     /** A subscription name is a route of config.yaml. */

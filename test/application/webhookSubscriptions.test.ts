@@ -113,7 +113,7 @@ describe('agent webhook list and remove', () => {
     const s = subscriptions();
     await s.subscribe.execute({ name: 'payments' });
 
-    expect((await s.list.execute()).map((route) => [route.name, route.source])).toEqual([
+    expect((await s.list.execute()).routes.map((route) => [route.name, route.source])).toEqual([
       ['github', 'config'],
       ['payments', 'subscription'],
     ]);

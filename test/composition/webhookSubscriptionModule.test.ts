@@ -34,7 +34,7 @@ describe('webhookSubscriptionModule', () => {
     const { subscription } = await container.get(SubscribeWebhook).execute({ name: 'payments' });
 
     expect(subscription.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await container.get(ListWebhooks).execute()).map((route) => route.name)).toEqual(['payments']);
+    expect((await container.get(ListWebhooks).execute()).routes.map((route) => route.name)).toEqual(['payments']);
     expect(container.get(TestWebhookSubscription)).toBeInstanceOf(TestWebhookSubscription);
     expect(container.get(TOKENS.LocalWebhookClient).urlOf('payments')).toBe('http://127.0.0.1:8644/webhooks/payments');
     await container.get(RemoveWebhookSubscription).execute({ name: 'payments' });

@@ -1,4 +1,4 @@
-import type { WebhookRoutes } from '../../src/application/ports/WebhookRoutes.js';
+import type { WebhookRouteListing, WebhookRoutes } from '../../src/application/ports/WebhookRoutes.js';
 import type { WebhookSubscriptionRepository } from '../../src/application/ports/WebhookSubscriptionRepository.js';
 import { DEFAULT_WEBHOOK_TOOLSETS, type WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../src/domain/webhook/WebhookSubscription.js';
@@ -42,6 +42,14 @@ export class FakeWebhookRoutes implements WebhookRoutes {
 
   async find(name: string): Promise<WebhookRoute | null> {
     return (await this.all()).find((route) => route.name === name) ?? null;
+  }
+
+  /** Config routes that cannot be served, as a test sets them. */
+  readonly unusable: Array<{ name: string; problems: string[] }> = [];
+
+  async listing(): Promise<WebhookRouteListing> {
+    const subscriptionProblems = this.subscriptions ? (await this.subscriptions.load()).problems : [];
+    return { routes: await this.all(), unusable: [...this.unusable], subscriptionProblems, storeProblem: null };
   }
 
   async all(): Promise<WebhookRoute[]> {

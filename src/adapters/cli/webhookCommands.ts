@@ -6,6 +6,7 @@ import type { SubscribeWebhook } from '../../application/webhook/subscriptions/S
 import type { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import { KNOWN_PLATFORMS } from '../../domain/DeliveryTarget.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { WebhookError } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
 import { CliError } from './CliError.js';
@@ -55,7 +56,8 @@ function deliveryOf(route: WebhookRoute): string {
   return chatId ? `${route.deliver}:${chatId}` : route.deliver;
 }
 
-function routeTable(routes: readonly WebhookRoute[], urlOf: (route: string) => string): string {
+/** The routes served, then those of config.yaml that are not, marked so in place of their URL. */
+function routeTable(routes: readonly WebhookRoute[], unusable: ReadonlyArray<{ name: string }>, urlOf: (route: string) => string): string {
   const header = ['NAME', 'SOURCE', 'EVENTS', 'DELIVER', 'URL'];
   const rows = routes.map((route) => [
     route.name,
@@ -64,7 +66,12 @@ function routeTable(routes: readonly WebhookRoute[], urlOf: (route: string) => s
     deliveryOf(route),
     urlOf(route.name),
   ]);
+  for (const route of unusable) rows.push([route.name, 'config.yaml', '-', '-', 'not served (see below)']);
   return textTable(header, rows);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function parsePayload(text: string | undefined): Record<string, unknown> | null {
@@ -136,14 +143,21 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the routes as JSON (without secrets)' }),
         async (argv) => {
           const webhooks = await app();
-          const routes = await webhooks.listWebhooks.execute();
+          const { routes, unusable, subscriptionProblems, storeProblem } = await webhooks.listWebhooks.execute();
           if (argv.json) {
-            writeLine(io.stdout, JSON.stringify(routes.map((route) => webhookRouteJson(route, webhooks.urlOf(route.name))), null, 2));
-          } else if (routes.length === 0) {
-            writeLine(io.stdout, 'No webhook routes. Add one with: agent webhook subscribe <name>');
+            const shown = [
+              ...routes.map((route) => webhookRouteJson(route, webhooks.urlOf(route.name))),
+              ...unusable.map((route) => ({ name: route.name, source: 'config', served: false, problems: route.problems })),
+            ];
+            writeLine(io.stdout, JSON.stringify(shown, null, 2));
+          } else if (routes.length + unusable.length === 0 && subscriptionProblems.length === 0) {
+            if (storeProblem === null) writeLine(io.stdout, 'No webhook routes. Add one with: agent webhook subscribe <name>');
           } else {
-            writeLine(io.stdout, routeTable(routes, (name) => webhooks.urlOf(name)));
+            if (routes.length + unusable.length > 0) writeLine(io.stdout, routeTable(routes, unusable, (name) => webhooks.urlOf(name)));
+            // A route that is not served says why, one sentence a line, each naming the route.
+            for (const problem of [...unusable.flatMap((route) => route.problems), ...subscriptionProblems]) writeLine(io.stdout, `not served: ${problem}`);
           }
+          if (storeProblem !== null) throw new WebhookError(ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED, `No subscription is listed or served: ${lowerFirst(storeProblem)}`);
         },
       )
       .command(

@@ -6,8 +6,8 @@ import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
-import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
-import type { SubscriptionSnapshot, WebhookSubscriptionRepository } from '../../application/ports/WebhookSubscriptionRepository.js';
+import type { WebhookRouteListing, WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
+import { SubscriptionStoreError, type SubscriptionSnapshot, type WebhookSubscriptionRepository } from '../../application/ports/WebhookSubscriptionRepository.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
@@ -61,6 +61,24 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
   async all(): Promise<WebhookRoute[]> {
     const subscriptions = (await this.loadSubscriptions()).filter((each) => !this.configured.names.includes(each.name));
     return [...this.configured.routes, ...subscriptions.map(subscriptionRoute)];
+  }
+
+  async listing(): Promise<WebhookRouteListing> {
+    const unusable = this.configured.unusable;
+    let snapshot: SubscriptionSnapshot;
+    try {
+      snapshot = await this.subscriptions.load();
+    } catch (error) {
+      if (!(error instanceof SubscriptionStoreError)) throw error;
+      return { routes: [...this.configured.routes], unusable, subscriptionProblems: [], storeProblem: error.message };
+    }
+    const subscriptions = snapshot.subscriptions.filter((each) => !this.configured.names.includes(each.name));
+    return {
+      routes: [...this.configured.routes, ...subscriptions.map(subscriptionRoute)],
+      unusable,
+      subscriptionProblems: snapshot.problems,
+      storeProblem: null,
+    };
   }
 
   /** The subscriptions; none, with the reason logged once, when the store cannot be read. */

@@ -23,6 +23,8 @@ export interface ConfiguredRoutes {
   names: string[];
   /** One sentence per problem that must stop the gateway, naming the file, the route and the key. */
   problems: string[];
+  /** The routes that cannot be served, each with its problems (the sentences of `problems` about it). */
+  unusable: Array<{ name: string; problems: string[] }>;
   /** One sentence per key this version ignores. */
   warnings: string[];
 }
@@ -50,7 +52,7 @@ export function readConfiguredRoutes(
   listenerOnLoopback: boolean,
   configFile = 'config.yaml',
 ): ConfiguredRoutes {
-  const result: ConfiguredRoutes = { routes: [], names: [], problems: [], warnings: [] };
+  const result: ConfiguredRoutes = { routes: [], names: [], problems: [], unusable: [], warnings: [] };
   const at = (key: string) => `${configFile}: platforms.webhook.extra.${key}`;
   // The schema has checked extra.secret and that routes is a mapping.
   const fallback = readSecrets(extra.secret);
@@ -66,6 +68,7 @@ export function readConfiguredRoutes(
     }
     if (!isJsonObject(settings)) {
       problem(null, `must be a mapping of route settings (got ${describeValue(settings)})`);
+      result.unusable.push({ name, problems: result.problems.slice(before) });
       continue;
     }
     for (const key of Object.keys(settings).filter((key) => !ROUTE_KEYS.includes(key))) {
@@ -73,6 +76,7 @@ export function readConfiguredRoutes(
     }
     const route = readRoute(name, settings, fallback.ok ? fallback.values : null, listenerOnLoopback, problem);
     if (route && result.problems.length === before) result.routes.push(route);
+    else result.unusable.push({ name, problems: result.problems.slice(before) });
   }
   return result;
 }

@@ -1,6 +1,9 @@
 import { inject, injectable } from 'inversify';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { WebhookError } from '../../domain/errors.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
 import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
 
 export interface ListWebhookRunsInput {
@@ -10,12 +13,30 @@ export interface ListWebhookRunsInput {
   limit: number;
 }
 
-/** `agent webhook runs [<route>]`: the recent webhook runs from their records, newest first. Reads only. */
+/**
+ * `agent webhook runs [<route>]`: the recent webhook runs from their records, newest first. Reads
+ * only. A route that has no runs and that no route of config.yaml nor any subscription is named
+ * (usually a typo) is WEBHOOK.ROUTE_NOT_FOUND, naming the routes there are; a route removed since
+ * keeps showing the runs it had.
+ */
 @injectable()
 export class ListWebhookRuns {
-  constructor(@inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords) {}
+  constructor(
+    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
+    @inject(TOKENS.WebhookRoutes) private readonly routes: WebhookRoutes,
+  ) {}
 
-  execute(input: ListWebhookRunsInput): Promise<WebhookRunRecord[]> {
-    return this.records.list({ route: input.route ?? null, limit: input.limit });
+  async execute(input: ListWebhookRunsInput): Promise<WebhookRunRecord[]> {
+    const route = input.route ?? null;
+    const runs = await this.records.list({ route, limit: input.limit });
+    if (route === null || runs.length > 0) return runs;
+    const listing = await this.routes.listing();
+    const names = [...listing.routes.map((each) => each.name), ...listing.unusable.map((each) => each.name)];
+    if (names.includes(route)) return runs;
+    const there =
+      names.length === 0
+        ? 'there is no route yet (add one with "agent webhook subscribe <name>")'
+        : `the routes are ${names.join(', ')} (see "agent webhook list")`;
+    throw new WebhookError(ERROR_CODES.WEBHOOK.ROUTE_NOT_FOUND, `No webhook route is named "${route}" and no run was recorded under that name; ${there}.`);
   }
 }

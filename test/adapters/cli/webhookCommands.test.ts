@@ -57,7 +57,7 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
     removeWebhookSubscription: new RemoveWebhookSubscription(repository, routes),
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
-    listWebhookRuns: new ListWebhookRuns(records),
+    listWebhookRuns: new ListWebhookRuns(records, routes),
     timeZone: 'Europe/Berlin',
     listenerEnabled: options.listenerEnabled ?? true,
   };

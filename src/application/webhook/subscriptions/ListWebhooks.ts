@@ -1,14 +1,17 @@
 import { inject, injectable } from 'inversify';
-import type { WebhookRoute } from '../../../domain/webhook/WebhookRoute.js';
 import { TOKENS } from '../../ports/tokens.js';
-import type { WebhookRoutes } from '../../ports/WebhookRoutes.js';
+import type { WebhookRouteListing, WebhookRoutes } from '../../ports/WebhookRoutes.js';
 
-/** `agent webhook list`: every route served now, config.yaml routes first, then subscriptions. */
+/**
+ * `agent webhook list`: every route served now, config.yaml routes first, then subscriptions,
+ * and the routes that cannot be served with the reasons. Throws SubscriptionStoreError when the
+ * subscriptions cannot be read.
+ */
 @injectable()
 export class ListWebhooks {
   constructor(@inject(TOKENS.WebhookRoutes) private readonly routes: WebhookRoutes) {}
 
-  async execute(): Promise<WebhookRoute[]> {
-    return this.routes.all();
+  async execute(): Promise<WebhookRouteListing> {
+    return this.routes.listing();
   }
 }
