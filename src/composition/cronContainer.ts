@@ -68,6 +68,8 @@ export async function buildCronContainer(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   installationDir: string = installationDirectory(import.meta.url),
+  /** False when the caller reports config.yaml's warnings itself (the gateway's start-up check). */
+  logWarnings = true,
 ): Promise<CronContainer> {
   // The loader (js-yaml and the schema) is a chunk of its own: --help and --version never load it.
   const [{ YamlConfigLoader }] = await Promise.all([import('../adapters/config/YamlConfigLoader.js'), forgetConfigCache(paths.home)]);
@@ -75,7 +77,7 @@ export async function buildCronContainer(
   const settingsWarnings: string[] = [];
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];
-  for (const warning of allWarnings) logger.warn(warning);
+  if (logWarnings) for (const warning of allWarnings) logger.warn(warning);
   const jobStore = await databaseJobStore(config, env);
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(

@@ -9,3 +9,13 @@ export class ConfigError extends AppError {
     super(code, message, options);
   }
 }
+
+/**
+ * The configuration has problems that stop start-up: one sentence each, each naming what is
+ * wrong and what to do, which the command line prints one a line, in the order found.
+ */
+export class ConfigProblemsError extends ConfigError {
+  constructor(readonly sentences: readonly string[]) {
+    super(ERROR_CODES.CONFIG.INVALID, sentences.join('\n'));
+  }
+}

@@ -1,5 +1,4 @@
 import { inject, injectable } from 'inversify';
-import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { errorText } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
@@ -10,7 +9,6 @@ import type { WebhookRouteListing, WebhookRoutes } from '../../application/ports
 import { SubscriptionStoreError, type SubscriptionSnapshot, type WebhookSubscriptionRepository } from '../../application/ports/WebhookSubscriptionRepository.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig } from './AgentConfig.js';
-import { ConfigError } from './ConfigError.js';
 import { CONFIG_TOKENS } from './tokens.js';
 import { readConfiguredRoutes, type ConfiguredRoutes } from './webhookRouteConfig.js';
 import { isLoopbackHost, webhookExtra, webhookListenerAddress } from './webhookSettings.js';
@@ -22,7 +20,7 @@ import { isLoopbackHost, webhookExtra, webhookListenerAddress } from './webhookS
  * removed are served without a restart. A config route wins over a subscription of its name,
  * even when the config route is unusable.
  *
- * The gateway calls `validate()` before it listens: a config route without a secret, or with
+ * The gateway's start-up check reads `report()`: a config route without a secret, or with
  * `INSECURE_NO_AUTH` on a listener that is not bound to a loopback address, stops it there.
  */
 @injectable()
@@ -44,12 +42,13 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
   }
 
   /**
-   * The start-up check of the config routes: throws CONFIG.INVALID with one sentence per
-   * problem, each naming its route; logs the keys it ignores.
+   * What is wrong with the config routes, for the gateway's start-up check (which `agent config
+   * check` runs too): the routes that cannot be served, each with one sentence per problem naming
+   * it, and one sentence per key ignored. Logs nothing.
    */
-  validate(): void {
-    for (const warning of this.configured.warnings) this.log.warn(warning);
-    if (this.configured.problems.length > 0) throw new ConfigError(ERROR_CODES.CONFIG.INVALID, this.configured.problems.join(' '));
+  report(): Pick<ConfiguredRoutes, 'problems' | 'unusable' | 'warnings'> {
+    const { problems, unusable, warnings } = this.configured;
+    return { problems, unusable, warnings };
   }
 
   async find(name: string): Promise<WebhookRoute | null> {

@@ -12,7 +12,6 @@ import type { AgentConfig, LoadedConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
 import { describeValue } from './describeValue.js';
 import { agentConfigSchema, cronSchema } from './configSchema.js';
-import { openMetricsProblem } from './webhookSettings.js';
 
 /**
  * Reads `$AGENT_HOME/config.yaml` once and returns it validated, with defaults filled in.
@@ -43,11 +42,11 @@ export class YamlConfigLoader {
   }
 
   /**
-   * Everything wrong with the file, for `agent config check`: unreadable or invalid YAML, every
-   * wrong value and every unknown key (with the known key it probably meant), and what loads but
-   * stops `agent gateway` at start-up (metrics anyone can read), each naming the file and the
-   * key. `config` is what a command would run with (unknown keys ignored), or null when a wrong
-   * value would stop it. Never throws for the file's content.
+   * Everything wrong with the file, for the gateway's start-up check (startupChecks.ts), which
+   * `agent config check` runs too: unreadable or invalid YAML, every wrong value and every unknown
+   * key (with the known key it probably meant), each naming the file and the key. `config` is
+   * what a command would run with (unknown keys ignored), or null when a wrong value would stop
+   * it. Never throws for the file's content.
    */
   diagnose(): ConfigDiagnosis {
     const file = this.shownPath;
@@ -57,39 +56,33 @@ export class YamlConfigLoader {
       raw = withoutEmptyValues((source === null ? null : this.parseYaml(source)) ?? {});
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return { config: null, problems: [{ file, key: '', message: error.message }] };
+      return { config: null, problems: [{ file, key: '', message: error.message, stops: true }] };
     }
     if (!isJsonObject(raw)) {
-      return { config: null, problems: [{ file, key: '', message: `${file} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).` }] };
+      return { config: null, problems: [{ file, key: '', message: `${file} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`, stops: true }] };
     }
     const warnings: string[] = [];
     this.dropInvalidScriptTimeout(raw, warnings);
-    const problems: ConfigProblem[] = warnings.map((message) => ({ file, key: 'cron.script_timeout_seconds', message }));
+    const problems: ConfigProblem[] = warnings.map((message) => ({ file, key: 'cron.script_timeout_seconds', message, stops: false }));
     const plugin = takePluginSection(raw);
     const result = agentConfigSchema.safeParse(raw);
-    if (result.success) return { config: result.data, problems: [...problems, ...this.refusedByTheGateway(result.data)] };
+    if (result.success) return { config: result.data, problems };
     let fatal = false;
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) {
-          problems.push({ file, key: formatKeyPath([...issue.path, key]), message: `${this.unknownKey(issue.path, key)}; remove it or correct its spelling.` });
+          problems.push({ file, key: formatKeyPath([...issue.path, key]), message: `${this.unknownKey(issue.path, key)}; remove it or correct its spelling.`, stops: false });
         }
       } else {
         fatal = true;
-        problems.push({ file, key: formatKeyPath(keyPathOf(issue)), message: this.invalidValue(raw, issue).message });
+        problems.push({ file, key: formatKeyPath(keyPathOf(issue)), message: this.invalidValue(raw, issue).message, stops: true });
       }
     }
     problems.sort((a, b) => a.key.localeCompare(b.key));
     if (fatal) return { config: null, problems };
     const config = this.validate(raw, []);
     if (plugin) (config.cron as unknown as Record<string, unknown>)[plugin.name] = plugin.settings;
-    return { config, problems: [...problems, ...this.refusedByTheGateway(config)] };
-  }
-
-  /** What loads, but stops `agent gateway` at start-up: metrics anyone can read. */
-  private refusedByTheGateway(config: AgentConfig): ConfigProblem[] {
-    const open = openMetricsProblem(config, this.shownPath);
-    return open === null ? [] : [{ file: this.shownPath, key: 'platforms.webhook.extra.metrics', message: open }];
+    return { config, problems };
   }
 
   /** `unknown key "timezon" (did you mean "timezone"?)`, prefixed with the file. */
@@ -220,6 +213,8 @@ export interface ConfigProblem {
   file: string;
   key: string;
   message: string;
+  /** Whether it stops every command (a wrong value); false for what is ignored with a warning (a misspelt key). */
+  stops: boolean;
 }
 
 export interface ConfigDiagnosis {

@@ -3,6 +3,7 @@ import type { ChatAddress, PlatformSender } from '../../application/ports/Platfo
 import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
 import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
 import { environmentVariableFor, platformSettings, type PlatformSettings } from './PlatformSettings.js';
+import { platformSettingProblems, type PlatformSettingProblem } from './platformSettingChecks.js';
 
 /**
  * The chat platforms of config.yaml (`platforms.<name>`) and the environment (`<NAME>_<KEY>`,
@@ -60,8 +61,30 @@ export class ConfiguredPlatforms implements Platforms {
 
   addressProblem(platform: string, address: ChatAddress): string | null {
     const spec = this.specs[platform];
-    if (spec?.addressProblem === undefined) return null;
+    if (spec === undefined) return null;
+    // A setting that cannot be used (an API root that is no http(s) URL) is refused before anything is sent, not retried.
+    const setting = platformSettingProblems(this.settingsOf(platform, spec), this.env)[0];
+    if (setting !== undefined) return setting.message.replace(/\.$/, '');
+    if (spec.addressProblem === undefined) return null;
     return spec.addressProblem(address, this.settingsOf(platform, spec));
+  }
+
+  /**
+   * Every platform setting that cannot be used as it stands, configured platform or not: a
+   * `platforms.<name>` that is not a mapping, an address that is no http(s) URL, a number that is
+   * none (platformSettingProblems). For the gateway's start-up check; contacts nobody.
+   */
+  settingProblems(): PlatformSettingProblem[] {
+    const problems: PlatformSettingProblem[] = [];
+    for (const [platform, spec] of Object.entries(this.specs)) {
+      const section = this.sections[platform];
+      if (section !== undefined && section !== null && (typeof section !== 'object' || Array.isArray(section))) {
+        problems.push({ platform, key: '', source: 'config', message: `platforms.${platform} must be a mapping of settings such as "bot_token:" (got ${Array.isArray(section) ? 'a list' : `a ${typeof section}`}).` });
+        continue;
+      }
+      problems.push(...platformSettingProblems(this.settingsOf(platform, spec), this.env));
+    }
+    return problems;
   }
 
   private settingsOf(platform: string, spec: PlatformSpec): PlatformSettings {

@@ -18,6 +18,11 @@ export interface PlatformSettings {
 const SECRET_KEY = /token|secret|password|webhook_url/i;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
+/** Whether the value of `key` may be a credential, never to be shown. */
+export function isSecretSetting(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
 export function environmentVariableFor(platform: string, key: string): string {
   return `${platform}_${key}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }

@@ -21,6 +21,8 @@ import { gatewayMetrics } from './gatewayMetrics.js';
 import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
 import { startupLines } from './startupLines.js';
+import { checkConfigFile, checkStartup, refusals, type StartupFinding } from '../startupChecks.js';
+import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -49,13 +51,21 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const stopAsked = options.stopSignal.then((name) => (signal = name));
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
-  const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir);
+  // The start-up check, the one `agent config check` runs too: everything it refuses, one
+  // sentence a line, before anything listens or fires; what it would ignore, as warnings.
+  const file = await checkConfigFile(paths, options.env);
+  refuseOn(file.findings);
+  const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
+  const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
+  const startup = await checkStartup({ container, config, paths, env: options.env, installationDir: options.installationDir, log: logger });
+  const findings = [...file.findings, ...startup.findings];
+  refuseOn(findings);
+  for (const finding of findings) logger.warn(finding.message);
   if (database) {
     // Gateways starting together take turns on an advisory lock: the schema is set up once.
     const applied = (await database.migrate()).length;
     logger.info(`job store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
   }
-  const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
@@ -118,7 +128,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       env: options.env,
       log: logger,
       fire: firing,
-      provider: config.cron.provider,
+      // A named provider the check found unusable was reported there; the built-in ticker replaces it.
+      provider: startup.providerUsable ? config.cron.provider : undefined,
       places: { installationDir: options.installationDir, agentHome: paths.home },
       ticker: {
         kind: 'continuous',
@@ -156,6 +167,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
+}
+
+/** Stops start-up with every refused finding, one sentence a line, when there is one. */
+function refuseOn(findings: readonly StartupFinding[]): void {
+  const refused = refusals(findings);
+  if (refused.length > 0) throw new ConfigProblemsError(refused);
 }
 
 /**

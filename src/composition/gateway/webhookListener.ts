@@ -25,8 +25,8 @@ export interface RunningWebhookListener {
 }
 
 /**
- * Starts the webhook platform in `container`: checks the config routes, recovers and starts the
- * worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`, with
+ * Starts the webhook platform in `container` (whose config passed the start-up check): recovers
+ * and starts the worker, and listens; with `fire`, the same listener serves `POST /api/cron/fire`, with
  * `metrics`, `GET /metrics`. A port in use is a GatewayError naming the port and the config key.
  */
 export async function startWebhookListener(
@@ -41,8 +41,8 @@ export async function startWebhookListener(
   const address = webhookListenerAddress(config);
   const listener = webhookListenerSettingsFrom(config);
   container.load(webhookModule({ listener, worker: webhookWorkerSettingsFrom(config, cron) }));
+  // Checked already, with everything else the gateway checks before it listens (startupChecks.ts).
   const routes = container.get(ConfiguredWebhookRoutes);
-  routes.validate();
   const worker = container.get(WebhookWorker);
   const accept = container.get(AcceptWebhook);
   const inbox = container.get(TOKENS.WebhookInbox);

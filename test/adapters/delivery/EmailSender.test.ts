@@ -177,7 +177,8 @@ describe('EmailSender', () => {
     it('refuses an unknown secure mode, naming the setting, without connecting', async () => {
       const { delivery, target } = deliveryOver(fake, { secure: 'ssl' });
       const error = await failureOf(delivery.deliver(target, 'hello'));
-      expect(error.message).toBe('platforms.email.secure (or EMAIL_SECURE) is "ssl"; it must be starttls, tls or none');
+      // Refused before anything is sent, as the gateway's start-up check refuses it.
+      expect(error.message).toBe('Delivery target "email:ops@example.com" cannot be delivered: platforms.email.secure must be starttls, tls or none (got "ssl"); correct it');
       expect(fake.attempts).toBe(0);
     });
   });
