@@ -3,6 +3,8 @@ import { hideBin } from 'yargs/helpers';
 import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { commandLevelOf, MISSING_COMMAND, usageErrorFor } from '../../adapters/cli/commandLevel.js';
 import { refuseChangesInsideCronRun } from '../../adapters/cli/cronRunGuard.js';
+import { sayWhenHomeIsMissing } from '../../adapters/cli/missingHome.js';
+import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
 import { registerChatCommand } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands } from '../../adapters/cli/cronCommands.js';
 import { registerDeliveryCommands } from '../../adapters/cli/deliveryCommands.js';
@@ -39,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
     // Laying out help is costly; only do it when help is asked for (docs/adr/0003).
     .wrap(argv.includes('--help') || argv.includes('-h') ? Math.min(100, process.stdout.columns || 100) : null)
     .middleware(refuseChangesInsideCronRun(io))
+    .middleware(sayWhenHomeIsMissing(io, () => agentHomeFrom(env)))
     .fail((message, error) => {
       // A command's own failure, or a flag check's one sentence, goes on as it is; yargs' own
       // complaints (its YError, or a bare message) become one sentence about the command concerned.
