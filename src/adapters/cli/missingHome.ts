@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Arguments } from 'yargs';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { JobError, WebhookError } from '../../domain/errors.js';
@@ -30,7 +30,7 @@ export function sayWhenHomeIsMissing(io: CliIO, home: () => string): (argv: Argu
     if (looking === undefined || (looking !== 'all' && !looking.includes(command))) return;
     if (group === 'channels' && argv.refresh === true) return;
     const path = home();
-    if (existsSync(path)) return;
+    if (!isMissing(path)) return;
     if (group === 'cron' && (command === 'show' || command === 'runs')) {
       throw new JobError(ERROR_CODES.JOB.NOT_FOUND, `No job has the id or name "${String(argv.job ?? '')}": the home ${path} does not exist; check AGENT_HOME.`);
     }
@@ -40,4 +40,14 @@ export function sayWhenHomeIsMissing(io: CliIO, home: () => string): (argv: Argu
     const what = group === 'status' ? 'no gateway runs there and it holds no jobs' : 'nothing is stored there yet';
     writeLine(io.stderr, `warning: the home ${path} does not exist, so ${what}; check AGENT_HOME (a command that creates something creates it).`);
   };
+}
+
+/** Whether nothing is at `path`; a path through a file, or one that cannot be read, is left to the command to report. */
+function isMissing(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }
