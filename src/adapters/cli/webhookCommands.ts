@@ -139,7 +139,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
       )
       .command(
         ['list', 'ls'],
-        'Show every route served: config.yaml routes, then subscriptions',
+        'Show every route: config.yaml routes, then subscriptions; one that cannot be served is marked so, with the reason',
         (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the routes as JSON (without secrets)' }),
         async (argv) => {
           const webhooks = await app();
