@@ -101,7 +101,7 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
   const routes = context.container.get(ConfiguredWebhookRoutes).report();
   for (const route of routes.unusable) {
     for (const message of route.problems) {
-      findings.push({ effect: listenerOn ? 'refused' : 'ignored', key: `platforms.webhook.extra.routes.${route.name}`, message: listenerOn ? message : `${message.replace(/\.$/, '')} (the listener is off, so no route is served).` });
+      findings.push({ effect: listenerOn ? 'refused' : 'ignored', key: `platforms.webhook.extra.routes.${route.name}`, message: listenerOn ? message : `${message.replace(/\.$/, '')}; the listener is off now, but this stops the gateway once it is on.` });
     }
   }
   for (const message of routes.warnings) findings.push({ effect: 'ignored', key: 'platforms.webhook.extra.routes', message });

@@ -110,6 +110,21 @@ describe('agent config check agrees with agent gateway, end to end', () => {
     expect(output()).toContain('cron trigger: built-in ticker');
   });
 
+  it('a route it cannot serve while the listener is off fails the check; the gateway starts, warning with the same sentence', async () => {
+    await writeConfig(['platforms:', '  webhook:', '    extra:', '      routes:', '        ops: {deliver: log}']);
+
+    const check = await runAgent(['config', 'check'], { home });
+    expect(check.code).toBe(1);
+    const sentence = check.stdout.split('\n').find((line) => line.includes('routes.ops has no secret'));
+    expect(sentence).toMatch(/; the listener is off now, but this stops the gateway once it is on\.$/);
+
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started');
+    gateway.kill('SIGTERM');
+    const [code] = await once(gateway, 'exit');
+    expect(code).toBe(0);
+    expect(output()).toContain(`warn ${sentence}`);
+  });
+
   it('a config that passes the check starts the gateway', async () => {
     await writeConfig([
       ...listener('        github: {secret: s1, events: [pull_request], deliver: telegram, deliver_extra: {chat_id: "-100123"}}', '        pr: {secret: s2, deliver: repo_comment, deliver_extra: {repo: "{repository.full_name}", pr_number: "{number}"}, filters: [{field: action, in: [opened]}]}'),
