@@ -67,7 +67,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     logger.info(`job store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
   }
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
-  const metrics = await gatewayMetrics(container, config, displayPath(paths.configFile));
+  const metrics = await gatewayMetrics(container, config);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
