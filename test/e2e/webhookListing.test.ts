@@ -37,6 +37,9 @@ describe('agent webhook list and runs, end to end', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^github +config\.yaml/m);
     expect(errorSentence(run)).toMatch(/^error: No subscription is listed or served: .*webhook_subscriptions\.json is not valid JSON/);
+    const runs = await runAgent(['webhook', 'runs', 'payments'], { home });
+    expect(runs.code).toBe(1);
+    expect(errorSentence(runs)).toMatch(/^error: No run was recorded for the route "payments", and whether it is a subscription cannot be told: .*webhook_subscriptions\.json is not valid JSON/);
   });
 
   it('exits 1 for the runs of a route that does not exist, naming the routes that do', async () => {

@@ -33,6 +33,11 @@ export class ListWebhookRuns {
     const listing = await this.routes.listing();
     const names = [...listing.routes.map((each) => each.name), ...listing.unusable.map((each) => each.name)];
     if (names.includes(route)) return runs;
+    if (listing.storeProblem !== null) {
+      // It may be a subscription of the store that cannot be read: say that, not that it does not exist.
+      const problem = listing.storeProblem.charAt(0).toLowerCase() + listing.storeProblem.slice(1);
+      throw new WebhookError(ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED, `No run was recorded for the route "${route}", and whether it is a subscription cannot be told: ${problem}`);
+    }
     const there =
       names.length === 0
         ? 'there is no route yet (add one with "agent webhook subscribe <name>")'
