@@ -63,6 +63,15 @@ export async function checkConfigFile(paths: AgentPaths, env: NodeJS.ProcessEnv)
     return { config: null, findings };
   }
   for (const warning of warnings) findings.push({ effect: 'ignored', key: '', message: warning });
+  // The job store's database: a URL that is no postgres:// URL stops everything that uses it.
+  const { configuredDatabase } = await import('../adapters/postgres/jobStoreChoice.js');
+  try {
+    configuredDatabase(config, env);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    findings.push({ effect: 'refused', key: 'database.url', message: error.message });
+    return { config: null, findings };
+  }
   return { config, findings };
 }
 
