@@ -48,6 +48,8 @@ export class GatewayCronTrigger {
   private again = false;
   private stopped = true;
   private unwatch: (() => void) | null = null;
+  /** The message of the failure reported last, while looks keep failing: an outage is logged once, and its end once. */
+  private failing: string | null = null;
 
   constructor(
     private readonly target: TriggerTarget,
@@ -92,6 +94,10 @@ export class GatewayCronTrigger {
           const lookedAt = this.timers.now();
           const { lockBusy } = await this.target.dispatch();
           if (!this.again) await this.arm(lockBusy, lookedAt);
+          if (this.failing !== null) {
+            this.failing = null;
+            this.log.info('cron ticks work again');
+          }
         } while (this.again && !this.stopped);
       } catch (error) {
         this.reportError(error);
@@ -127,7 +133,11 @@ export class GatewayCronTrigger {
     this.timer = null;
   }
 
+  /** Logs a failed look, unless looks have been failing the same way since the last one reported. */
   private reportError(error: unknown): void {
-    this.log.error('cron tick failed', { error: errorText(error) });
+    const text = errorText(error);
+    if (this.failing === text) return;
+    this.failing = text;
+    this.log.error('cron tick failed; the next looks are not logged until they work again or fail differently', { error: text });
   }
 }

@@ -51,6 +51,8 @@ class FakeTarget implements TriggerTarget {
   storeChanged: (() => void) | null = null;
   runFinished: (() => void) | null = null;
   unwatched = false;
+  /** While set, a look fails with it (the store out of reach). */
+  failure: Error | null = null;
   /** Runs in the middle of a look, e.g. to let time pass while it reads the store. */
   whileLooking: (() => void) | null = null;
 
@@ -60,6 +62,10 @@ class FakeTarget implements TriggerTarget {
     this.peak = Math.max(this.peak, this.active);
     this.whileLooking?.();
     if (this.hold) await this.hold;
+    if (this.failure) {
+      this.active -= 1;
+      throw this.failure;
+    }
     this.active -= 1;
     return { lockBusy: this.lockBusy };
   }
@@ -81,8 +87,9 @@ class FakeTarget implements TriggerTarget {
 function trigger() {
   const timers = new ManualTimers();
   const target = new FakeTarget();
-  const cron = new GatewayCronTrigger(target, new RecordingLogger(), timers);
-  return { cron, timers, target };
+  const log = new RecordingLogger();
+  const cron = new GatewayCronTrigger(target, log, timers);
+  return { cron, timers, target, log };
 }
 
 describe('the gateway cron trigger', () => {
@@ -126,6 +133,25 @@ describe('the gateway cron trigger', () => {
     await cron.stop();
 
     expect(delays).toEqual([0]);
+  });
+
+  it('logs a store that stays out of reach once, and once more when looks work again', async () => {
+    const { cron, target, log } = trigger();
+    target.failure = new Error('Cannot use the database db:5432/agent: nothing listens there');
+    await cron.start();
+    for (let look = 0; look < 3; look += 1) {
+      target.storeChanged!();
+      await settle();
+    }
+    target.failure = null;
+    target.storeChanged!();
+    await settle();
+    target.storeChanged!();
+    await settle();
+    await cron.stop();
+
+    expect(log.entries.filter((entry) => entry.level === 'error')).toHaveLength(1);
+    expect(log.entries.filter((entry) => entry.message === 'cron ticks work again')).toHaveLength(1);
   });
 
   it('leaves runs more than a minute away to the minute tick', async () => {
