@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { jobStoreText } from './jobStore.mjs';
+import { scratchJobDatabase } from './postgresBench.mjs';
 
 const LATENCY_FIRES = Number(process.env.BENCH_LATENCY_FIRES ?? 100);
 const FIRES = Number(process.env.BENCH_FIRES ?? 200);
@@ -91,7 +92,7 @@ function writeJobs(home, count) {
   }
   mkdirSync(join(home, 'cron'), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, 'cron', 'jobs.json'), JSON.stringify(store, null, 2), { mode: 0o600 });
-  return store.jobs.map((job) => ({ id: job.id, name: job.name, slot: job.next_run_at }));
+  return { records: store.jobs, jobs: store.jobs.map((job) => ({ id: job.id, name: job.name, slot: job.next_run_at })) };
 }
 
 async function fire(base, job, token) {
@@ -119,11 +120,21 @@ if (!existsSync(AGENT)) {
 
 const work = mkdtempSync(join(tmpdir(), 'agent-fire-bench-'));
 const portal = await startPortal();
-let gateway = null;
 try {
-  const home = join(work, 'home');
+  await measure('file store (jobs.json)', join(work, 'files'), null);
+  await measure('PostgreSQL', join(work, 'postgres'), async (records) => scratchJobDatabase(records));
+} finally {
+  await portal.close();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Both figures with the jobs in `jobs.json`, or in the database `database(records)` gives (skipped when null). */
+async function measure(storeName, home, database) {
+let gateway = null;
+let scratch = null;
+try {
   const port = await freePort();
-  const runsFile = join(work, 'runs.log');
+  const runsFile = join(home, 'runs.log');
   // Shell built-ins only: a run costs one process and records which job it was.
   const model = `while read -r line; do case $line in *JOB-*) n=\${line##*JOB-};; esac; done; echo "JOB-$n" >> ${runsFile}; echo done`;
   mkdirSync(home, { recursive: true });
@@ -151,12 +162,18 @@ try {
       '',
     ].join('\n'),
   );
-  const jobs = writeJobs(home, LATENCY_FIRES + FIRES);
+  const { records, jobs } = writeJobs(home, LATENCY_FIRES + FIRES);
+  if (database) {
+    scratch = await database(records);
+    if (!scratch) return;
+  }
   const latencyJobs = jobs.slice(0, LATENCY_FIRES);
   const burstJobs = jobs.slice(LATENCY_FIRES);
 
   const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1', AGENT_CRON_SCHEDULER_TOKEN: SCHEDULER_TOKEN };
   for (const name of Object.keys(env)) if (name.startsWith('AGENT_') && !['AGENT_HOME', 'AGENT_CRON_SCHEDULER_TOKEN'].includes(name)) delete env[name];
+  if (scratch) env.AGENT_DATABASE_URL = scratch.url;
+  console.log(`${storeName}:`);
   delete env.NODE_OPTIONS;
   gateway = spawn(process.execPath, ['--v8-pool-size=1', AGENT, 'gateway'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let log = '';
@@ -229,6 +246,6 @@ try {
   );
 } finally {
   if (gateway) await stop(gateway);
-  await portal.close();
-  rmSync(work, { recursive: true, force: true });
+  await scratch?.drop();
+}
 }
