@@ -50,6 +50,8 @@ export class ManagedSchedulerProvider {
     /** Portal work runs one call sequence at a time, so an arm and a cancel of one job never cross. */
     /** @type {Promise<unknown>} */
     this.work = Promise.resolve();
+    /** @type {Promise<void> | null} the reconcile queued and not started yet */
+    this.reconcileWaiting = null;
   }
 
   /** @returns {string | null} */
@@ -90,7 +92,7 @@ export class ManagedSchedulerProvider {
    */
   jobsChanged(jobIds) {
     return this.serially(async () => {
-      const jobs = await this.loadJobs();
+      const jobs = await this.loadJobs(new Set(jobIds));
       if (!jobs) return;
       for (const jobId of new Set(jobIds)) {
         const job = jobs.get(jobId);
@@ -106,7 +108,11 @@ export class ManagedSchedulerProvider {
    * cancels what is armed for no schedulable job. A running job is left alone: its run's end re-arms it.
    */
   reconcile() {
-    return this.serially(async () => {
+    // A reconcile waiting for its turn covers every change made before it starts: a burst of
+    // fires queues one, not one each.
+    if (this.reconcileWaiting) return this.reconcileWaiting;
+    const run = this.serially(async () => {
+      this.reconcileWaiting = null;
       const armed = await this.list();
       if (!armed) return;
       const jobs = await this.loadJobs();
@@ -123,6 +129,8 @@ export class ManagedSchedulerProvider {
         await this.cancel(fire.job_id);
       }
     });
+    this.reconcileWaiting = run;
+    return run;
   }
 
   /** @param {() => Promise<void>} task */
@@ -134,9 +142,18 @@ export class ManagedSchedulerProvider {
     return run;
   }
 
-  /** @returns {Promise<Map<string, any> | null>} */
-  async loadJobs() {
+  /**
+   * The jobs by id: every job, or only those of `ids` when given (looked up one by one where the
+   * store can, so a change to one job does not read them all).
+   * @param {ReadonlySet<string>} [ids]
+   * @returns {Promise<Map<string, any> | null>}
+   */
+  async loadJobs(ids) {
     try {
+      if (ids && typeof this.context.jobs.findById === 'function') {
+        const found = await Promise.all([...ids].map((id) => this.context.jobs.findById(id)));
+        return new Map(found.filter((job) => job !== null).map((/** @type {any} */ job) => [job.id, job]));
+      }
       const { jobs } = await this.context.jobs.load();
       return new Map(jobs.map((/** @type {any} */ job) => [job.id, job]));
     } catch (error) {
