@@ -1,4 +1,5 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
+import { seededRandom } from '../helpers/seededRandom.js';
 import { type AgentRun, createJob, jobsFileOf, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent } from './agentCli.js';
 
 /**
@@ -62,18 +63,6 @@ const KNOWN_CASES: ReadonlyArray<readonly string[]> = [
 
 /** How many generated cases each run adds to the known ones (ARGV_PROPERTY_CASES for a longer hunt). */
 const GENERATED = Number(process.env.ARGV_PROPERTY_CASES ?? 16);
-
-/** mulberry32: a small seeded generator, so that a failing draw can be drawn again. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generatedArgv(random: () => number): string[] {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -143,7 +132,7 @@ describe('any argv a user could type', () => {
   }
 
   it(`exits 0, 1 or 2, says one error sentence on failure, never crashes, and changes no job on failure (seed ${seed})`, async () => {
-    const random = generator(seed);
+    const random = seededRandom(seed);
     const cases = [...KNOWN_CASES, ...Array.from({ length: GENERATED }, () => generatedArgv(random))];
     const failures: string[] = [];
 

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { seededRandom } from '../../helpers/seededRandom.js';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { aRoute } from '../../fakes/FakeWebhookRoutes.js';
@@ -15,18 +16,6 @@ const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const PARALLEL = 32;
 const RAW_CONNECTIONS = 200;
 const MAX_BODY = 4096;
-
-/** mulberry32: small, fast and good enough to spread cases around. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface FuzzRequest {
   method: string;
@@ -201,7 +190,7 @@ describe('webhook listener fuzzing', () => {
   });
 
   it(`never answers ${REQUESTS} random requests with a 5xx, and still answers /health`, async () => {
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const next = generator(random, () => listener.clock.now());
     const agent = new Agent({ keepAlive: true, maxSockets: PARALLEL });
     const statuses = new Map<number, number>();
@@ -235,7 +224,7 @@ describe('webhook listener fuzzing', () => {
     expect(answered).toBeGreaterThan(REQUESTS * 0.97);
     for (const status of [200, 202, 400, 401, 404, 405, 413, 429, 431]) expect(statuses.get(status) ?? 0).toBeGreaterThan(0);
 
-    const garbage = prng(SEED + 1);
+    const garbage = seededRandom(SEED + 1);
     for (let i = 0; i < RAW_CONNECTIONS; i += 20) {
       const answers = await Promise.all(
         Array.from({ length: 20 }, () => {
