@@ -1,6 +1,6 @@
 // Time from the killTree call (a timeout firing) to every process of the tree gone, for trees of
 // 1, 10 and 50 processes (BENCH_TREE_SIZES); median of BENCH_TREE_RUNS (default 7) runs each.
-// Target (issue 4): under 1 s for 50 processes. POSIX only: Windows uses taskkill.
+// Target: under 1 s for 50 processes. POSIX only: Windows uses taskkill.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

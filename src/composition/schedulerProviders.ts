@@ -57,7 +57,7 @@ export interface FiringStart {
 }
 
 /**
- * The one place every process starts firing due jobs (issue 14): `agent gateway`, an `agent chat`
+ * The one place every process starts firing due jobs: `agent gateway`, an `agent chat`
  * session and a command's implicit tick all select their provider here (a named one that cannot
  * be used leaves the built-in ticker in its place, with one warning saying why; docs/plugins.md).
  * Resolves with the provider started, once its first look is done.
