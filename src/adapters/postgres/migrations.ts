@@ -96,10 +96,9 @@ export function migrate(database: PostgresDatabase, migrations: readonly Migrati
 /** Every migration this version knows, with when it was applied (null: pending). */
 export async function migrationStates(database: PostgresDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationState[]> {
   const exists = await database.query<{ found: string | null }>("SELECT to_regclass('agent_schema_migrations')::text AS found");
-  const rows =
-    exists[0]?.found === null || exists[0] === undefined
-      ? []
-      : await database.query<{ version: number; applied_at: Date }>('SELECT version, applied_at FROM agent_schema_migrations');
+  const rows = exists[0]?.found
+    ? await database.query<{ version: number; applied_at: Date }>('SELECT version, applied_at FROM agent_schema_migrations')
+    : [];
   const appliedAt = new Map(rows.map((row) => [row.version, row.applied_at]));
   return migrations.map((migration) => ({ version: migration.version, name: migration.name, appliedAt: appliedAt.get(migration.version) ?? null }));
 }

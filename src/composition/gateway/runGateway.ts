@@ -108,18 +108,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
   if (signal === null && leases) {
     // Before any claim: a claim of this gateway's is recovered by the others once its lease lapses.
-    const claimant = container.get(TOKENS.ProcessIdentity).claimant();
-    releaseLease = await holdReplicaLease(
-      leases,
-      {
-        pid: process.pid,
-        host: claimant.slice(0, claimant.lastIndexOf(':')),
-        startedAt: container.get(TOKENS.Clock).now().toISOString(),
-        listener: webhooks ? `${webhookListenerAddress(config).host}:${webhooks.port}` : null,
-        provider: config.cron.provider?.trim() || 'built-in',
-      },
-      logger,
-    );
+    releaseLease = await holdReplicaLease(leases, registrationOf(container, config, webhooks?.port ?? null, config.cron.provider?.trim() || 'built-in'), logger);
   }
   if (signal === null) {
     scheduler = startFiring({
@@ -175,6 +164,23 @@ function refuseOn(findings: readonly StartupFinding[]): void {
   if (refused.length > 0) throw new ConfigProblemsError(refused);
 }
 
+/** What this gateway says about itself: on its home for `agent status`, and in its lease on a shared job store. */
+function registrationOf(
+  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
+  config: AgentConfig,
+  port: number | null,
+  provider: string,
+): GatewayRegistration {
+  const claimant = container.get(TOKENS.ProcessIdentity).claimant();
+  return {
+    pid: process.pid,
+    host: claimant.slice(0, claimant.lastIndexOf(':')),
+    startedAt: container.get(TOKENS.Clock).now().toISOString(),
+    listener: port === null ? null : `${webhookListenerAddress(config).host}:${port}`,
+    provider,
+  };
+}
+
 /**
  * Registers this gateway on its home for `agent status` (pid, start, listener, provider). A home
  * where it cannot be written is worth a warning, not a refusal to run.
@@ -186,14 +192,7 @@ async function register(
   provider: string,
   logger: WinstonLogger,
 ): Promise<GatewayRegistration | null> {
-  const claimant = container.get(TOKENS.ProcessIdentity).claimant();
-  const registration: GatewayRegistration = {
-    pid: process.pid,
-    host: claimant.slice(0, claimant.lastIndexOf(':')),
-    startedAt: container.get(TOKENS.Clock).now().toISOString(),
-    listener: port === null ? null : `${webhookListenerAddress(config).host}:${port}`,
-    provider,
-  };
+  const registration = registrationOf(container, config, port, provider);
   try {
     await container.get(TOKENS.GatewayRegistry).register(registration);
     return registration;
