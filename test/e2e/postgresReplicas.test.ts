@@ -85,7 +85,7 @@ describe('gateway replicas on one PostgreSQL database', () => {
     // agent status on the laptop lists every gateway holding a lease on the store.
     const status = JSON.parse((await runAgent(['status', '--json'], { home: laptop, env })).stdout) as { replicas: Array<{ pid: number; provider: string }> };
     expect(status.replicas.map((replica) => replica.pid).sort()).toEqual(gateways.map((gateway) => gateway.pid!).sort());
-    expect(status.replicas.every((replica) => replica.provider === 'built-in')).toBe(true);
+    expect(status.replicas.every((replica) => replica.provider === 'built-in ticker')).toBe(true);
     const text = await runAgent(['status'], { home: laptop, env });
     expect(text.stdout).toMatch(/Gateways on the shared job store \(3\):/);
   }, 120_000);

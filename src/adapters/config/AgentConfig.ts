@@ -31,6 +31,11 @@ export interface AgentConfig {
 export interface DatabaseConfig {
   /** A postgres:// URL. */
   url?: string;
+  /**
+   * How long a gateway's lease on the shared store holds without renewal (renewed every third of
+   * it); after that the other gateways recover its runs. Default 30.
+   */
+  lease_seconds: number;
 }
 
 /** The tools' settings. */

@@ -195,5 +195,10 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   memory: optional(freeMapping()),
   search: optional(freeMapping()),
   tools: optional(toolsSchema),
-  database: optional(mapping({ url: optional(z.string({ error: 'must be a postgres:// URL such as "postgres://agent@db:5432/agent"' })) })),
+  database: optional(
+    mapping({
+      url: optional(z.string({ error: 'must be a postgres:// URL such as "postgres://agent@db:5432/agent"' })),
+      lease_seconds: z._default(wholeNumberFrom(3), 30),
+    }),
+  ),
 });

@@ -3,19 +3,25 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { ReplicaLeases } from '../../application/ports/ReplicaLeases.js';
 import { errorText } from '../../domain/errors.js';
 
-/** How often a gateway renews its lease on a shared job store. */
-export const LEASE_RENEW_MS = 10_000;
-/** How long a lease holds without renewal: after that the other gateways recover its runs. */
-export const LEASE_MS = 30_000;
+/** How long a lease holds without renewal when `database.lease_seconds` is not set. */
+export const DEFAULT_LEASE_SECONDS = 30;
+
+/** A lease held on a shared store: `update` changes what it says (the listener, the provider) at the next renewal. */
+export interface HeldLease {
+  update(change: Partial<Pick<GatewayRegistration, 'listener' | 'provider'>>): Promise<void>;
+  /** Stops renewing and gives the lease up. */
+  release(): Promise<void>;
+}
 
 /**
- * Holds this gateway's lease on a shared job store (docs/scaling.md): taken at start, renewed
- * every 10 s for 30 s, given up at stop. A renewal that fails (the database away) is logged once,
- * and its end once; the renewals go on. Returns the function that stops renewing and releases it.
+ * Holds this gateway's lease on a shared store (docs/scaling.md): taken at start, renewed every
+ * third of `leaseMs` for `leaseMs` (`database.lease_seconds`, 30 s by default), given up at stop.
+ * A renewal that fails (the database away) is logged once, and its end once; the renewals go on.
  */
-export async function holdReplicaLease(leases: ReplicaLeases, registration: GatewayRegistration, log: Logger): Promise<() => Promise<void>> {
+export async function holdReplicaLease(leases: ReplicaLeases, registration: GatewayRegistration, leaseMs: number, log: Logger): Promise<HeldLease> {
   const claimant = `${registration.host}:${registration.pid}`;
-  const renew = () => leases.renew({ ...registration, claimant, leaseUntil: new Date(Date.now() + LEASE_MS) });
+  let current = registration;
+  const renew = () => leases.renew({ ...current, claimant, leaseUntil: new Date(Date.now() + leaseMs) });
   await renew();
   let failing = false;
   const timer = setInterval(() => {
@@ -29,10 +35,16 @@ export async function holdReplicaLease(leases: ReplicaLeases, registration: Gate
         failing = true;
       },
     );
-  }, LEASE_RENEW_MS);
+  }, Math.max(1000, Math.floor(leaseMs / 3)));
   timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await leases.release(claimant);
+  return {
+    update: async (change) => {
+      current = { ...current, ...change };
+      await renew();
+    },
+    release: async () => {
+      clearInterval(timer);
+      await leases.release(claimant);
+    },
   };
 }

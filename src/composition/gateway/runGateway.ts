@@ -1,4 +1,5 @@
 import { TOKENS } from '../../application/ports/tokens.js';
+import { BUILT_IN_PROVIDER_NAME } from '../../adapters/scheduling/BuiltInTickerProvider.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import type { SchedulerProvider } from '../../application/ports/SchedulerProvider.js';
@@ -11,7 +12,7 @@ import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { errorText } from '../../domain/errors.js';
 import { buildCronContainer } from '../cronContainer.js';
-import { holdReplicaLease } from './replicaLease.js';
+import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
@@ -72,6 +73,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
   container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
+  // On a shared store, the lease comes before any claim (a webhook event's or a job's): a claim
+  // of this gateway's is recovered by the others only once its lease lapsed.
+  const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
+  const lease = leases
+    ? await holdReplicaLease(leases, registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME), (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000, logger)
+    : null;
   const webhooksOn = config.platforms.webhook?.enabled === true;
   for (const line of startupLines(container, config, paths, webhooksOn)) logger[line.level](line.message, line.fields);
 
@@ -104,12 +111,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
   let registration: GatewayRegistration | null = null;
-  let releaseLease = async () => {};
-  const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
-  if (signal === null && leases) {
-    // Before any claim: a claim of this gateway's is recovered by the others once its lease lapses.
-    releaseLease = await holdReplicaLease(leases, registrationOf(container, config, webhooks?.port ?? null, config.cron.provider?.trim() || 'built-in'), logger);
-  }
+  if (lease && webhooks) await lease.update({ listener: listenerOf(config, webhooks.port) });
   if (signal === null) {
     scheduler = startFiring({
       container,
@@ -133,6 +135,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     if (provider) notifier.use(provider);
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
     if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', logger);
+    // The provider that runs may be the built-in ticker standing in for an unusable plugin.
+    if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
     if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
@@ -152,7 +156,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
-  await releaseLease();
+  await lease?.release();
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
@@ -176,9 +180,14 @@ function registrationOf(
     pid: process.pid,
     host: claimant.slice(0, claimant.lastIndexOf(':')),
     startedAt: container.get(TOKENS.Clock).now().toISOString(),
-    listener: port === null ? null : `${webhookListenerAddress(config).host}:${port}`,
+    listener: listenerOf(config, port),
     provider,
   };
+}
+
+/** `host:port` of this gateway's HTTP listener; null when it serves none. */
+function listenerOf(config: AgentConfig, port: number | null): string | null {
+  return port === null ? null : `${webhookListenerAddress(config).host}:${port}`;
 }
 
 /**
