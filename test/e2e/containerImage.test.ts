@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CORE_SCHEMA, load } from 'js-yaml';
+import { load } from 'js-yaml';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { AGENT_EXECUTABLE, requireBuiltAgent } from './agentCli.js';
@@ -120,17 +120,52 @@ describe("the image's health check (docker/healthcheck.mjs)", () => {
 });
 
 describe('compose.yaml', () => {
+  interface Service {
+    build?: string;
+    image?: string;
+    profiles?: string[];
+    volumes: unknown[];
+    ports?: string[];
+    environment?: Record<string, string>;
+    depends_on?: unknown;
+    stop_grace_period?: string;
+  }
+  // Compose reads YAML merge keys (`<<: *replica`); the default schema resolves them as it does.
+  const compose = load(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+
   it('runs the gateway with config.yaml mounted read-only over the home on a named volume', () => {
-    const compose = load(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { schema: CORE_SCHEMA }) as {
-      services: { gateway: { build: string; volumes: unknown[]; stop_grace_period: string } };
-      volumes: Record<string, unknown>;
-    };
     const { gateway } = compose.services;
 
     expect(gateway.build).toBe('.');
     expect(gateway.volumes).toContain('agent-home:/data');
     expect(gateway.volumes).toContainEqual(expect.objectContaining({ type: 'bind', target: '/data/config.yaml', read_only: true }));
-    expect(Object.keys(compose.volumes)).toEqual(['agent-home']);
+    expect(Object.keys(compose.volumes)).toContain('agent-home');
+    // `docker compose up` with no profile starts the single gateway on files and nothing else.
+    expect(Object.entries(compose.services).filter(([, service]) => !service.profiles).map(([name]) => name)).toEqual(['gateway']);
+  });
+
+  it('has a replicas profile: PostgreSQL, two gateways on it with a home each, and one port in front of both', () => {
+    const replicas = Object.entries(compose.services).filter(([, service]) => service.profiles?.includes('replicas'));
+    expect(replicas.map(([name]) => name).sort()).toEqual(['balancer', 'postgres', 'replica-a', 'replica-b']);
+
+    const homes = new Set<unknown>();
+    for (const name of ['replica-a', 'replica-b']) {
+      const replica = compose.services[name]!;
+      expect(replica.build).toBe('.');
+      expect(replica.environment?.AGENT_DATABASE_URL).toMatch(/^postgres:\/\/agent:.*@postgres:5432\/agent$/);
+      expect(replica.volumes).toContainEqual(expect.objectContaining({ target: '/data/config.yaml', read_only: true }));
+      expect(replica.ports).toBeUndefined();
+      homes.add(replica.volumes.find((volume) => typeof volume === 'string'));
+    }
+    expect(homes.size).toBe(2);
+
+    const balancer = compose.services.balancer!;
+    expect(balancer.ports).toEqual(['8644:8644']);
+    const upstream = readFileSync(join(ROOT, 'docker', 'balancer.conf'), 'utf8');
+    expect(upstream).toMatch(/server replica-a:8644/);
+    expect(upstream).toMatch(/server replica-b:8644/);
+    // A POST a replica received is never sent to the other as well.
+    expect(upstream).toMatch(/proxy_next_upstream error;/);
   });
 });
 
