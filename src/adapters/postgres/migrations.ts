@@ -11,6 +11,8 @@ export interface Migration {
  * The schema, oldest first. A released migration is never edited: a change is a new one.
  * Jobs are rows whose `record` holds the job as jobs.json holds it; the columns beside it are
  * what the store looks jobs up by (due, running, by name), kept equal to the record by every write.
+ * Webhook events are rows holding the event's fields and the sender's JSON text of its payload,
+ * with who claimed each; delivery keys are remembered a row each with when they were last stored.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -44,6 +46,31 @@ export const MIGRATIONS: readonly Migration[] = [
         provider text NOT NULL,
         lease_until timestamptz NOT NULL
       );
+    `,
+  },
+  {
+    version: 3,
+    name: 'webhook inbox',
+    sql: `
+      CREATE TABLE agent_webhook_events (
+        id text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        route text NOT NULL,
+        event text NOT NULL,
+        delivery_id text NOT NULL,
+        payload text NOT NULL,
+        received_at timestamptz NOT NULL,
+        claimant text,
+        claim_session text,
+        claimed_at timestamptz
+      );
+      CREATE INDEX agent_webhook_events_waiting ON agent_webhook_events (seq) WHERE claimant IS NULL;
+      CREATE INDEX agent_webhook_events_claimed ON agent_webhook_events (claimant) WHERE claimant IS NOT NULL;
+      CREATE TABLE agent_webhook_deliveries (
+        key text PRIMARY KEY,
+        seen_at timestamptz NOT NULL
+      );
+      CREATE INDEX agent_webhook_deliveries_seen ON agent_webhook_deliveries (seen_at);
     `,
   },
 ];

@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../application/ports/Clock.js';
+import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
+import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js';
+import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { WebhookError } from '../../domain/errors.js';
+import { DELIVERY_MEMORY_MS } from '../../domain/webhook/DeliveryMemory.js';
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import type { PostgresDatabase } from './PostgresDatabase.js';
+
+/**
+ * A claim by a claimant that holds no lease is taken as abandoned once it is this old. A gateway
+ * takes its lease moments after it starts and gives it up only once it stopped its runs and let
+ * go of its claims, so this covers a gateway between its first claim and its lease, and one that
+ * stopped without reaching the database to let go. It equals the gateway lease (docs/scaling.md).
+ */
+export const UNLEASED_CLAIM_MS = 30_000;
+/** How often old delivery keys (remembered more than an hour ago) are deleted, at most. */
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/**
+ * What tells this process's claims from those an earlier process with the same claimant left (the
+ * same host name and pid, as after a container restart): made once per process, so that every
+ * instance in it shares it.
+ */
+const PROCESS_SESSION = randomUUID();
+
+interface EventRow {
+  id: string;
+  route: string;
+  event: string;
+  delivery_id: string;
+  payload: string;
+  received_at: Date;
+}
+
+const EVENT_COLUMNS = 'id, route, event, delivery_id, payload, received_at';
+
+/** Stores an event; returns its row. */
+const INSERT_EVENT = `
+  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  RETURNING 1 AS stored`;
+
+/**
+ * Stores an event only when its delivery key ($7) was not stored since $9 (an hour before $8,
+ * now): the key's row is taken or moved on, and the event inserted, in one statement; no row
+ * comes back for a duplicate. Two deliveries of one key at once: the second waits for the
+ * first's row and then finds it fresh.
+ */
+const INSERT_EVENT_ONCE = `
+  WITH seen AS (
+    INSERT INTO agent_webhook_deliveries AS known (key, seen_at) VALUES ($7, $8)
+    ON CONFLICT (key) DO UPDATE SET seen_at = EXCLUDED.seen_at WHERE known.seen_at <= $9
+    RETURNING 1
+  )
+  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz FROM seen
+  RETURNING 1 AS stored`;
+
+/** Claims the oldest event nobody holds, of a route not in $4, skipping rows another claim is taking. */
+const CLAIM_NEXT = `
+  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claimed_at = $3
+  WHERE claimant IS NULL AND id = (
+    SELECT id FROM agent_webhook_events
+    WHERE claimant IS NULL AND route <> ALL($4::text[])
+    ORDER BY seq LIMIT 1
+    FOR UPDATE SKIP LOCKED
+  )
+  RETURNING ${EVENT_COLUMNS}`;
+
+/** Of a claimant's claims: none of them while its lease ($3: now) holds. */
+const LEASE_NOT_LIVE = 'NOT EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant AND lease.lease_until >= $3)';
+
+/**
+ * The claimants whose claims recovery may release: others without a live lease, and this
+ * claimant ($1) when an earlier process ($2: this one's session) claimed under it.
+ */
+const RECOVERY_CANDIDATES = `
+  SELECT DISTINCT e.claimant FROM agent_webhook_events e
+  WHERE e.claimant IS NOT NULL
+    AND ((e.claimant <> $1 AND ${LEASE_NOT_LIVE}) OR (e.claimant = $1 AND e.claim_session IS DISTINCT FROM $2))`;
+
+/**
+ * Releases the claims of gone claimants (the rule is in the class comment): $1 this claimant,
+ * $2 this process's session, $3 now, $4 the claimants this host saw dead, $5 the age before which
+ * a claim without a lease counts as abandoned. The lease is checked in the statement itself, so
+ * a lease renewed meanwhile keeps its claims.
+ */
+const RELEASE_GONE = `
+  UPDATE agent_webhook_events e SET claimant = NULL, claim_session = NULL, claimed_at = NULL
+  WHERE e.claimant IS NOT NULL AND (
+    (e.claimant = $1 AND e.claim_session IS DISTINCT FROM $2)
+    OR (e.claimant <> $1 AND ${LEASE_NOT_LIVE} AND (
+      EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant)
+      OR e.claimant = ANY($4::text[])
+      OR e.claimed_at < $5
+    ))
+  )
+  RETURNING e.id`;
+
+/**
+ * The webhook inbox in PostgreSQL (docs/webhooks.md, docs/scaling.md), shared by every gateway on
+ * the database: an event accepted by any of them is run by whichever claims it first.
+ *
+ * - `accept` is one statement, so one round trip, and resolves once it is committed. A delivery
+ *   key is a row of `agent_webhook_deliveries` with when it was last stored; the same statement
+ *   takes or moves on that row only when it is an hour old or more, and inserts the event only
+ *   then, so a delivery is stored once an hour whichever gateway receives it. Keys older than the
+ *   hour are deleted now and then by `recover()`.
+ * - `claimNext` takes the oldest event nobody holds (`FOR UPDATE SKIP LOCKED`), writing into it
+ *   this process's claimant (`<host>:<pid>`, the name of its gateway lease) and session; two
+ *   gateways never get the same event, and never wait for each other.
+ * - `complete` deletes the event's row.
+ * - `recover` releases the claims of claimants that are gone, so that the events wait again in
+ *   their places. A claimant whose lease in `agent_gateways` holds is never gone. Without a live
+ *   lease it is gone when its lease lapsed, when this host sees its process dead (it is on this
+ *   host), or, when it holds no lease at all (it gave it up at a clean stop, or never took one),
+ *   once its claim is UNLEASED_CLAIM_MS old. Claims under this process's own claimant made by an
+ *   earlier process (the same host name and pid, as after a container restart) are released too.
+ *   With `orphans`, the processes a claimant seen dead on this host left running are killed
+ *   first, so that none finishes a run that is about to run again.
+ * - `close` releases this process's claims (runs cut short by a stop), so that the other
+ *   gateways take them over at once; it leaves the database's pool open (its owner closes it).
+ *
+ * Every failure of the database is the DatabaseUnavailableError of PostgresDatabase, naming the
+ * database. Bind one instance per process: claims are this process's, not the instance's.
+ */
+export class PostgresWebhookInbox implements WebhookInbox {
+  private readonly claimant: string;
+  private recovering: Promise<number> | null = null;
+  /** When old delivery keys were last deleted (ms), or null before the first time. */
+  private prunedAt: number | null = null;
+
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly identity: ProcessIdentity,
+    private readonly clock: Clock,
+    private readonly orphans?: OrphanProcesses,
+  ) {
+    this.claimant = identity.claimant();
+  }
+
+  /**
+   * Stores the event in one statement and resolves once it is committed; false (storing nothing)
+   * when `deliveryKey` was stored within the hour, by any gateway. `payloadJson` is kept as it is.
+   */
+  async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
+    const values = [event.id, event.route, event.event, event.deliveryId, payloadJson ?? JSON.stringify(event.payload), new Date(event.receivedAt)];
+    if (deliveryKey === undefined) {
+      await this.database.query(INSERT_EVENT, values);
+      return true;
+    }
+    const now = this.clock.now();
+    const rows = await this.database.query(INSERT_EVENT_ONCE, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Releases the claims of gone claimants (see the class comment) and returns how many; calls
+   * made while one runs share it. Deletes delivery keys older than the hour every ten minutes.
+   */
+  recover(): Promise<number> {
+    this.recovering ??= this.releaseGone().finally(() => {
+      this.recovering = null;
+    });
+    return this.recovering;
+  }
+
+  /** The oldest event nobody holds, of a route not in `skipRoutes`, now claimed by this process; null when none waits. */
+  async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
+    const [row] = await this.database.query<EventRow>(CLAIM_NEXT, [this.claimant, PROCESS_SESSION, this.clock.now(), [...(skipRoutes ?? [])]]);
+    return row === undefined ? null : this.eventOf(row);
+  }
+
+  /** Deletes the event; nothing for an id the inbox does not hold. */
+  async complete(eventId: string): Promise<void> {
+    await this.database.query('DELETE FROM agent_webhook_events WHERE id = $1', [eventId]);
+  }
+
+  /** Events accepted and not completed, by every gateway on the database, claimed or not. */
+  async pending(): Promise<number> {
+    const [row] = await this.database.query<{ count: number }>('SELECT count(*)::int AS count FROM agent_webhook_events');
+    return row?.count ?? 0;
+  }
+
+  /**
+   * Releases this process's claims so that the other gateways take them over at once. Never
+   * throws: claims it could not release are recovered by the others once its lease is gone.
+   */
+  async close(): Promise<void> {
+    await this.recovering?.catch(() => undefined);
+    await this.database
+      .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [this.claimant])
+      .catch(() => undefined);
+  }
+
+  private async releaseGone(): Promise<number> {
+    const now = this.clock.now();
+    await this.pruneDeliveries(now);
+    const candidates = await this.database.query<{ claimant: string }>(RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION, now]);
+    if (candidates.length === 0) return 0;
+    const deadHere = candidates.map((row) => row.claimant).filter((claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false);
+    if (this.orphans) for (const claimant of deadHere) await this.orphans.killOrphansOf(claimant);
+    const released = await this.database.query(RELEASE_GONE, [
+      this.claimant,
+      PROCESS_SESSION,
+      now,
+      deadHere,
+      new Date(now.getTime() - UNLEASED_CLAIM_MS),
+    ]);
+    return released.length;
+  }
+
+  /** Deletes the delivery keys stored more than an hour ago, once every PRUNE_EVERY_MS at most. */
+  private async pruneDeliveries(now: Date): Promise<void> {
+    if (this.prunedAt !== null && now.getTime() - this.prunedAt < PRUNE_EVERY_MS) return;
+    await this.database.query('DELETE FROM agent_webhook_deliveries WHERE seen_at <= $1', [new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
+    this.prunedAt = now.getTime();
+  }
+
+  /**
+   * The event a row holds. A payload that is not a JSON object (a row not written by this
+   * service) is reported; the event stays claimed by this process, so the next claim goes on.
+   */
+  private eventOf(row: EventRow): WebhookEvent {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(row.payload);
+    } catch {
+      payload = undefined;
+    }
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
+        `The webhook event ${row.id} in the database ${this.database.location.label} has a payload that is not a JSON object; it is left claimed by ${this.claimant} and not run (delete its row from agent_webhook_events once looked at).`,
+      );
+    }
+    return {
+      id: row.id,
+      route: row.route,
+      event: row.event,
+      deliveryId: row.delivery_id,
+      payload: payload as Record<string, unknown>,
+      receivedAt: row.received_at.toISOString(),
+    };
+  }
+}
