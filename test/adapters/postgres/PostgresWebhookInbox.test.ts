@@ -1,0 +1,273 @@
+import { DatabaseUnavailableError, PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
+import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
+import { PostgresWebhookBacklog } from '../../../src/adapters/postgres/PostgresWebhookBacklog.js';
+import { PostgresWebhookInbox, UNLEASED_CLAIM_MS } from '../../../src/adapters/postgres/PostgresWebhookInbox.js';
+import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../../src/application/ports/WebhookSettings.js';
+import { AcceptWebhook } from '../../../src/application/webhook/AcceptWebhook.js';
+import { DELIVERY_MEMORY_MS } from '../../../src/domain/webhook/DeliveryMemory.js';
+import { anEvent } from '../../contract/WebhookInbox.contract.js';
+import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
+import { FakeSignatureVerifier } from '../../fakes/FakeSignatureVerifier.js';
+import { aRoute } from '../../fakes/FakeWebhookRoutes.js';
+import { ManualClock } from '../../fakes/ManualClock.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../../fakes/RecordingOrphanProcesses.js';
+import { SequentialIds } from '../../fakes/SequentialIds.js';
+import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+
+const T0 = new Date('2026-06-01T08:00:00.000Z');
+const seconds = (n: number) => n * 1000;
+
+describe('the webhook inbox on PostgreSQL', () => {
+  let scratch: ScratchDatabase;
+  let database: PostgresDatabase;
+  let clock: ManualClock;
+  let leases: PostgresReplicaLeases;
+
+  beforeAll(async () => {
+    scratch = await scratchDatabase();
+    database = await scratch.open();
+  });
+
+  beforeEach(async () => {
+    await database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
+    clock = new ManualClock(T0);
+    leases = new PostgresReplicaLeases(database);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await scratch?.drop();
+  });
+
+  /** A gateway's inbox: `claimant` is `<host>:<pid>`; its identity sees the claimants in `dead` dead. */
+  const gateway = (claimant: string, options: { dead?: string[]; orphans?: RecordingOrphanProcesses } = {}) => {
+    const identity = new FakeProcessIdentity(claimant);
+    for (const gone of options.dead ?? []) identity.dead.add(gone);
+    return new PostgresWebhookInbox(database, identity, clock, options.orphans);
+  };
+  /** `claimant`'s lease, holding until `until`. */
+  const lease = (claimant: string, until: Date) => {
+    const host = claimant.slice(0, claimant.lastIndexOf(':'));
+    const pid = Number(claimant.slice(claimant.lastIndexOf(':') + 1));
+    return leases.renew({ claimant, host, pid, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: until });
+  };
+  const later = (ms: number) => new Date(T0.getTime() + ms);
+  const claimedBy = async () =>
+    Object.fromEntries(
+      (await database.query<{ id: string; claimant: string | null }>('SELECT id, claimant FROM agent_webhook_events ORDER BY seq')).map((row) => [
+        row.id,
+        row.claimant,
+      ]),
+    );
+
+  it('hands each of 200 events to exactly one of two gateways claiming at the same time', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    for (let n = 1; n <= 200; n += 1) await (n % 2 === 0 ? a : b).accept(anEvent(n));
+    const drain = async (inbox: PostgresWebhookInbox, into: string[]) => {
+      for (let event = await inbox.claimNext(); event !== null; event = await inbox.claimNext()) into.push(event.id);
+    };
+    const byA: string[] = [];
+    const byB: string[] = [];
+
+    await Promise.all([...Array.from({ length: 4 }, () => drain(a, byA)), ...Array.from({ length: 4 }, () => drain(b, byB))]);
+
+    const all = [...byA, ...byB];
+    expect(all).toHaveLength(200);
+    expect(new Set(all).size).toBe(200);
+    const owners = await claimedBy();
+    for (const id of byA) expect(owners[id]).toBe('host-a:1');
+    for (const id of byB) expect(owners[id]).toBe('host-b:2');
+    expect(await a.claimNext()).toBeNull();
+  });
+
+  it('stores a delivery once an hour whichever gateway receives it, also when two receive it at once', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+
+    expect(await a.accept(anEvent(1), undefined, 'github:d-1')).toBe(true);
+    expect(await b.accept(anEvent(2), undefined, 'github:d-1')).toBe(false);
+    const together = await Promise.all([a.accept(anEvent(3), undefined, 'github:d-3'), b.accept(anEvent(4), undefined, 'github:d-3')]);
+    expect(together.filter(Boolean)).toHaveLength(1);
+    clock.set(later(DELIVERY_MEMORY_MS - 1));
+    expect(await b.accept(anEvent(5), undefined, 'github:d-1')).toBe(false);
+    clock.set(later(DELIVERY_MEMORY_MS));
+    expect(await b.accept(anEvent(6), undefined, 'github:d-1')).toBe(true);
+
+    expect(Object.keys(await claimedBy()).sort()).toEqual(['event-1', 'event-6', together[0] ? 'event-3' : 'event-4'].sort());
+  });
+
+  it('never releases the claims of a gateway whose lease holds, however old they are or whatever this host thinks of its process', async () => {
+    const a = gateway('test-host:1');
+    // On the same host name, and its pid not alive here: another machine named alike.
+    const b = gateway('test-host:2', { dead: ['test-host:1'] });
+    await lease('test-host:1', later(seconds(30)));
+    await a.accept(anEvent(1));
+    await a.claimNext();
+
+    clock.set(later(seconds(29)));
+    expect(await b.recover()).toBe(0);
+    await lease('test-host:1', later(DELIVERY_MEMORY_MS + seconds(30)));
+    clock.set(later(DELIVERY_MEMORY_MS));
+    expect(await b.recover()).toBe(0);
+
+    expect(await b.claimNext()).toBeNull();
+    expect(await claimedBy()).toEqual({ 'event-1': 'test-host:1' });
+  });
+
+  it('releases the claims of a gateway whose lease lapsed, in their places, to whichever gateway recovers first', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    const c = gateway('host-c:3');
+    await lease('host-a:1', later(seconds(30)));
+    await lease('host-b:2', later(seconds(90)));
+    for (const n of [1, 2, 3]) await a.accept(anEvent(n));
+    await a.claimNext();
+    await a.claimNext();
+    await b.claimNext();
+
+    clock.set(later(seconds(31)));
+    const recovered = await Promise.all([b.recover(), c.recover()]);
+
+    expect(recovered.sort()).toEqual([0, 2]);
+    expect(await claimedBy()).toEqual({ 'event-1': null, 'event-2': null, 'event-3': 'host-b:2' });
+    expect((await c.claimNext())?.id).toBe('event-1');
+  });
+
+  it('releases the claims of a gateway that gave its lease up once they are older than a lease, and at once when this host sees its process dead', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    await lease('host-a:1', later(seconds(30)));
+    await a.accept(anEvent(1));
+    await a.claimNext();
+    await leases.release('host-a:1');
+
+    clock.set(later(UNLEASED_CLAIM_MS));
+    expect(await b.recover()).toBe(0);
+    clock.set(later(UNLEASED_CLAIM_MS + 1));
+    expect(await b.recover()).toBe(1);
+
+    const dying = gateway('test-host:1');
+    expect((await dying.claimNext())?.id).toBe('event-1');
+    // Another host cannot tell whether it lives, and its claim is fresh.
+    expect(await b.recover()).toBe(0);
+    const claimsWhenKilled: Array<Record<string, string | null>> = [];
+    const orphans = new (class extends RecordingOrphanProcesses {
+      override async killOrphansOf(claimant: string): Promise<number> {
+        claimsWhenKilled.push(await claimedBy());
+        return super.killOrphansOf(claimant);
+      }
+    })();
+    const here = gateway('test-host:8', { dead: ['test-host:1'], orphans });
+    expect(await here.recover()).toBe(1);
+    expect(claimsWhenKilled).toEqual([{ 'event-1': 'test-host:1' }]);
+    expect(orphans.killedFor).toEqual(['test-host:1']);
+  });
+
+  it('releases at its first recovery the claims an earlier process with the same claimant left', async () => {
+    const a = gateway('host-a:1');
+    await lease('host-a:1', later(seconds(30)));
+    for (const n of [1, 2]) await a.accept(anEvent(n));
+    await a.claimNext();
+    await a.claimNext();
+    await database.query("UPDATE agent_webhook_events SET claim_session = 'an-earlier-process' WHERE id = 'event-1'");
+
+    expect(await a.recover()).toBe(1);
+    expect(await claimedBy()).toEqual({ 'event-1': null, 'event-2': 'host-a:1' });
+  });
+
+  it('on close lets go of its own claims only, and leaves the database open', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    for (const n of [1, 2, 3]) await a.accept(anEvent(n));
+    await a.claimNext();
+    await b.claimNext();
+
+    await a.close();
+
+    expect(await claimedBy()).toEqual({ 'event-1': null, 'event-2': 'host-b:2', 'event-3': null });
+    expect((await b.claimNext())?.id).toBe('event-1');
+  });
+
+  it('forgets delivery keys older than the hour when it recovers, and keeps the others', async () => {
+    const a = gateway('host-a:1');
+    await a.accept(anEvent(1), undefined, 'github:old');
+    clock.set(later(seconds(10)));
+    await a.accept(anEvent(2), undefined, 'github:new');
+
+    clock.set(later(DELIVERY_MEMORY_MS + seconds(5)));
+    await a.recover();
+
+    expect((await database.query<{ key: string }>('SELECT key FROM agent_webhook_deliveries')).map((row) => row.key)).toEqual(['github:new']);
+    expect(await a.accept(anEvent(3), undefined, 'github:new')).toBe(false);
+  });
+
+  it('reports an event whose stored payload is no JSON object, leaves it claimed, and hands out the next', async () => {
+    const a = gateway('host-a:1');
+    for (const n of [1, 2]) await a.accept(anEvent(n));
+    await database.query("UPDATE agent_webhook_events SET payload = '[1, 2' WHERE id = 'event-1'");
+
+    await expect(a.claimNext()).rejects.toThrow(/^The webhook event event-1 in the database 127\.0\.0\.1:5432\/agent_test_\w+ has a payload that is not a JSON object;/);
+    expect((await a.claimNext())?.id).toBe('event-2');
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1', 'event-2': 'host-a:1' });
+  });
+
+  it('counts the waiting and claimed events of every gateway as the backlog', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    for (const n of [1, 2]) await a.accept(anEvent(n));
+    await b.accept(anEvent(3));
+    await b.claimNext();
+    const backlog = new PostgresWebhookBacklog(database);
+
+    expect(await backlog.waiting()).toBe(3);
+    await b.complete('event-1');
+    expect(await backlog.waiting()).toBe(2);
+    expect(await a.pending()).toBe(2);
+  });
+});
+
+describe('the webhook inbox when PostgreSQL is unreachable', () => {
+  let database: PostgresDatabase;
+
+  beforeAll(async () => {
+    database = await PostgresDatabase.open(databaseLocation('postgres://agent:s3cret-pw@127.0.0.1:1/agent_inbox', 'AGENT_DATABASE_URL'));
+  });
+
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it('rejects an accept in one sentence naming the database, never the password', async () => {
+    const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
+
+    const failure = await inbox.accept(anEvent(1), undefined, 'github:d-1').catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+    expect((failure as Error).message).toBe(
+      'Cannot use the database 127.0.0.1:1/agent_inbox: nothing listens there; check that PostgreSQL runs there and that AGENT_DATABASE_URL (or database.url) names it.',
+    );
+  });
+
+  it('makes the listener answer unavailable, retry in 30 seconds', async () => {
+    const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
+    const logger = new RecordingLogger();
+    const accept = new AcceptWebhook(new FakeSignatureVerifier(), inbox, new ManualClock(T0), new SequentialIds(), logger, DEFAULT_WEBHOOK_LISTENER_SETTINGS);
+
+    const outcome = await accept.execute({
+      route: aRoute('ci'),
+      rawBody: Buffer.from('{"action":"opened"}'),
+      headers: { 'x-test-signature': 's3cret', 'x-github-delivery': 'abc' },
+      contentType: 'application/json',
+    });
+
+    expect(outcome).toEqual({ kind: 'unavailable', retryAfterSeconds: 30 });
+    expect(logger.entries.at(-1)).toMatchObject({ level: 'error', fields: { error: expect.stringContaining('127.0.0.1:1/agent_inbox') } });
+  });
+
+  it('lets close go by without throwing', async () => {
+    const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
+    await expect(inbox.close()).resolves.toBeUndefined();
+  });
+});
