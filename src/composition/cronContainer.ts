@@ -12,7 +12,8 @@ import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
-import { persistenceModule, type DatabaseJobStore } from './modules/persistenceModule.js';
+import { databaseAdapter, persistenceModule, type DatabaseStore } from './modules/persistenceModule.js';
+import { TOKENS } from '../application/ports/tokens.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
 import { systemModule } from './modules/systemModule.js';
@@ -21,19 +22,22 @@ import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
 
 /**
- * The job store of a configured database (docs/scaling.md), or null for the files. The database
- * client is a chunk of its own, loaded only then.
+ * The store of a configured database (docs/scaling.md), or null for the files. The database
+ * client and its adapters are chunks of their own, loaded only then.
  */
-async function databaseJobStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<DatabaseJobStore | null> {
+async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<DatabaseStore | null> {
   const { configuredDatabase, NO_TICK_LOCK } = await import('../adapters/postgres/jobStoreChoice.js');
   const location = configuredDatabase(config, env);
   if (!location) return null;
-  const [{ PostgresDatabase }, { PostgresJobRepository }, { PostgresReplicaLeases }, { migrate, migrationStates }] = await Promise.all([
-    import('../adapters/postgres/PostgresDatabase.js'),
-    import('../adapters/postgres/PostgresJobRepository.js'),
-    import('../adapters/postgres/PostgresReplicaLeases.js'),
-    import('../adapters/postgres/migrations.js'),
-  ]);
+  const [{ PostgresDatabase }, { PostgresJobRepository }, { PostgresReplicaLeases }, { migrate, migrationStates }, { PostgresWebhookInbox }, { PostgresWebhookBacklog }] =
+    await Promise.all([
+      import('../adapters/postgres/PostgresDatabase.js'),
+      import('../adapters/postgres/PostgresJobRepository.js'),
+      import('../adapters/postgres/PostgresReplicaLeases.js'),
+      import('../adapters/postgres/migrations.js'),
+      import('../adapters/postgres/PostgresWebhookInbox.js'),
+      import('../adapters/postgres/PostgresWebhookBacklog.js'),
+    ]);
   const database = await PostgresDatabase.open(location);
   const repository = new PostgresJobRepository(database);
   return {
@@ -44,6 +48,13 @@ async function databaseJobStore(config: AgentConfig, env: NodeJS.ProcessEnv): Pr
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),
     watch: (onChange) => repository.watch(onChange),
+    stores: [
+      databaseAdapter(
+        TOKENS.WebhookInbox,
+        (context) => new PostgresWebhookInbox(database, context.get(TOKENS.ProcessIdentity), context.get(TOKENS.Clock), context.get(TOKENS.OrphanProcesses)),
+      ),
+      databaseAdapter(TOKENS.WebhookBacklog, () => new PostgresWebhookBacklog(database)),
+    ],
   };
 }
 
@@ -55,7 +66,7 @@ export interface CronContainer {
   /** Tells the configured cron provider about every job changed through this container. */
   notifier: JobChangeNotifier;
   /** The database holding the jobs, or null when they are in `$AGENT_HOME/cron/jobs.json`. */
-  database: DatabaseJobStore | null;
+  database: DatabaseStore | null;
 }
 
 /**
@@ -78,7 +89,7 @@ export async function buildCronContainer(
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
   const allWarnings = [...warnings, ...settingsWarnings];
   if (logWarnings) for (const warning of allWarnings) logger.warn(warning);
-  const jobStore = await databaseJobStore(config, env);
+  const jobStore = await databaseStore(config, env);
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(
     settingsModule({ paths, config, settings, logger, env }),

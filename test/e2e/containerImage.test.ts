@@ -134,7 +134,7 @@ describe('compose.yaml', () => {
   const compose = load(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 
   it('runs the gateway with config.yaml mounted read-only over the home on a named volume', () => {
-    const { gateway } = compose.services;
+    const gateway = compose.services.gateway!;
 
     expect(gateway.build).toBe('.');
     expect(gateway.volumes).toContain('agent-home:/data');

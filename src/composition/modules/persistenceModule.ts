@@ -1,4 +1,4 @@
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
 import type { JobRepository } from '../../application/ports/JobRepository.js';
 import type { ReplicaLeases } from '../../application/ports/ReplicaLeases.js';
 import type { TickLock } from '../../application/ports/TickLock.js';
@@ -10,16 +10,15 @@ import { FileRunOutputStore } from '../../adapters/persistence/FileRunOutputStor
 import { FileSkillLibrary } from '../../adapters/persistence/FileSkillLibrary.js';
 import { FileTickLock } from '../../adapters/persistence/FileTickLock.js';
 
-/** Where jobs live when not in `$AGENT_HOME/cron/jobs.json`, and the tick lock that goes with that store. */
-export interface JobStoreBinding {
+/**
+ * A database holding what gateway replicas share (docs/scaling.md): the jobs and their tick lock,
+ * the replicas' leases, and the other stores it keeps instead of files, each bound under its
+ * token (an adapter built on first use from what the container resolves).
+ */
+export interface DatabaseStore {
   repository: JobRepository;
   tickLock: TickLock;
-  /** The leases of the gateways sharing the store, when several can. */
-  leases?: ReplicaLeases;
-}
-
-/** A database job store, as the gateway sees it: what it must prepare and how it hears of changes. */
-export interface DatabaseJobStore extends JobStoreBinding {
+  leases: ReplicaLeases;
   /** `host:port/database`, never the password. */
   label: string;
   /** Applies the schema migrations not applied yet; resolves with those it applied. */
@@ -28,23 +27,38 @@ export interface DatabaseJobStore extends JobStoreBinding {
   migrations(): Promise<Array<{ version: number; name: string; appliedAt: Date | null }>>;
   /** Calls `onChange` when any process may have changed the jobs; returns the unwatch. */
   watch(onChange: () => void): () => void;
+  /** The adapters of the other ports it stores, by token. */
+  stores: readonly DatabaseAdapter[];
+}
+
+/** The adapter a database store gives one port: built on first use, from what the container resolves. */
+export interface DatabaseAdapter {
+  token: ServiceIdentifier;
+  build: (context: ResolutionContext) => unknown;
+}
+
+/** `build` as the adapter of `token`, checked against the port's type. */
+export function databaseAdapter<T>(token: ServiceIdentifier<T>, build: (context: ResolutionContext) => T): DatabaseAdapter {
+  return { token, build };
 }
 
 /**
- * Everything under `$AGENT_HOME`, nothing else running (the embedded default); with `jobs`,
- * the jobs live there instead (a database), the rest stays in files.
+ * Everything under `$AGENT_HOME`, nothing else running (the embedded default); with `database`,
+ * what it stores lives there instead, the rest stays in files. Loaded before the modules that
+ * bind the file adapters of those ports, which bind theirs only where nothing is bound yet.
  */
-export function persistenceModule(jobs?: JobStoreBinding): ContainerModule {
+export function persistenceModule(database?: DatabaseStore): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    if (jobs) {
-      bind(TOKENS.JobRepository).toConstantValue(jobs.repository);
-      bind(TOKENS.TickLock).toConstantValue(jobs.tickLock);
-      if (jobs.leases) bind(TOKENS.ReplicaLeases).toConstantValue(jobs.leases);
+    if (database) {
+      bind(TOKENS.JobRepository).toConstantValue(database.repository);
+      bind(TOKENS.TickLock).toConstantValue(database.tickLock);
+      bind(TOKENS.ReplicaLeases).toConstantValue(database.leases);
+      for (const store of database.stores) bind(store.token).toDynamicValue(store.build).inSingletonScope();
     } else {
       bind(TOKENS.JobRepository).to(FileJobRepository).inSingletonScope();
       bind(TOKENS.TickLock).to(FileTickLock).inSingletonScope();
     }
-    bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
+    if (!database?.stores.some((store) => store.token === TOKENS.RunOutputStore)) bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
     bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
     bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
     bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();

@@ -5,8 +5,9 @@ import { FileGatewayRegistry } from '../../adapters/persistence/FileGatewayRegis
 import { FileWebhookBacklog } from '../../adapters/persistence/FileWebhookBacklog.js';
 
 /** `agent status` and the gateway's registration on its home. */
-export const statusModule = new ContainerModule(({ bind }) => {
+export const statusModule = new ContainerModule(({ bind, isBound }) => {
   bind(TOKENS.GatewayRegistry).to(FileGatewayRegistry).inSingletonScope();
-  bind(TOKENS.WebhookBacklog).to(FileWebhookBacklog).inSingletonScope();
+  // A database store binds its own (persistenceModule).
+  if (!isBound(TOKENS.WebhookBacklog)) bind(TOKENS.WebhookBacklog).to(FileWebhookBacklog).inSingletonScope();
   bind(ShowStatus).toSelf().inSingletonScope();
 });

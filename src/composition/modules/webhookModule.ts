@@ -17,11 +17,12 @@ import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
  * loads.
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
-  return new ContainerModule(({ bind }) => {
+  return new ContainerModule(({ bind, isBound }) => {
     bind(TOKENS.WebhookListenerSettings).toConstantValue(settings.listener);
     bind(TOKENS.WebhookWorkerSettings).toConstantValue(settings.worker);
     bind(TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
-    bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
+    // A database store binds its own (persistenceModule).
+    if (!isBound(TOKENS.WebhookInbox)) bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
     bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
