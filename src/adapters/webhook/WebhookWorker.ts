@@ -11,6 +11,9 @@ import { DeliveryLanes } from './DeliveryLanes.js';
 
 /** How long aborted runs get to wind down before stop() returns without them. */
 const ABORT_WAIT_MS = 5000;
+/** The first and the longest wait between tries to complete an event the inbox could not complete. */
+const COMPLETE_RETRY_FIRST_MS = 1000;
+const COMPLETE_RETRY_MAX_MS = 30_000;
 
 /**
  * The gateway's webhook worker: takes accepted events from the inbox in order and
@@ -30,6 +33,11 @@ const ABORT_WAIT_MS = 5000;
  * Every finished event is completed, whatever its outcome, so a failing event is never retried
  * forever. Only a run cut short by `stop()` stays claimed: the next start runs it again.
  *
+ * An inbox that cannot be reached (a database restarting) is a fault to wait out, not a reason to
+ * run anything twice: claiming is logged as failing once, and once more when it works again; an
+ * event that finished but could not be completed keeps its slot and is completed again with
+ * backoff (1 s doubling to 30 s) until the inbox takes it, or the worker stops.
+ *
  * All its waiting (the polls, the grace periods of `stop()`) goes through the `Timer`, so tests
  * move its time on by hand.
  */
@@ -42,6 +50,10 @@ export class WebhookWorker {
   private claimAgain = false;
   /** Ends the polling started by `start()`. */
   private polling: AbortController | null = null;
+  /** Aborted when the worker gives up waiting (the end of `stop()`): ends the retries of `complete`. */
+  private retrying = new AbortController();
+  /** Whether the last claim failed (the failure is logged once, and its end once). */
+  private claimFailing = false;
 
   constructor(
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
@@ -62,6 +74,7 @@ export class WebhookWorker {
     const recovered = await this.inbox.recover();
     if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
     this.state = 'running';
+    this.retrying = new AbortController();
     this.deliveries.resumeTaking();
     this.poll();
     await this.notify();
@@ -132,6 +145,7 @@ export class WebhookWorker {
       const left = this.deliveries.stopTaking();
       if (left.length > 0) this.log.warn(`${left.length} webhook answer(s) still waiting for delivery will be delivered after the next start`);
       for (const run of this.inProgress.values()) run.abort.abort();
+      this.retrying.abort();
       await this.idleWithin(abortWaitMs);
     }
     this.state = 'idle';
@@ -156,9 +170,12 @@ export class WebhookWorker {
           const busy = new Set([...this.inProgress.values()].map((run) => run.route));
           event = (await this.inbox.claimNext(busy)) ?? (busy.size > 0 ? await this.inbox.claimNext() : null);
         } catch (error) {
-          this.log.error(`cannot take webhook events from the inbox: ${errorText(error)}`);
+          if (!this.claimFailing) this.log.error(`cannot take webhook events from the inbox; trying again at the next poll: ${errorText(error)}`);
+          this.claimFailing = true;
           return;
         }
+        if (this.claimFailing) this.log.info('webhook events are taken from the inbox again');
+        this.claimFailing = false;
         if (event === null) break;
         this.launch(event);
       }
@@ -192,10 +209,21 @@ export class WebhookWorker {
   }
 
   private async complete(eventId: string): Promise<void> {
-    try {
-      await this.inbox.complete(eventId);
-    } catch (error) {
-      this.log.error(`webhook event ${eventId} finished but could not be removed from the inbox: ${errorText(error)}`);
+    for (let waitMs = COMPLETE_RETRY_FIRST_MS; ; waitMs = Math.min(waitMs * 2, COMPLETE_RETRY_MAX_MS)) {
+      try {
+        await this.inbox.complete(eventId);
+        if (waitMs > COMPLETE_RETRY_FIRST_MS) this.log.info(`webhook event ${eventId} is completed in the inbox now`);
+        return;
+      } catch (error) {
+        if (waitMs === COMPLETE_RETRY_FIRST_MS) {
+          this.log.error(`webhook event ${eventId} finished but could not be completed in the inbox; trying again until it can: ${errorText(error)}`);
+        }
+      }
+      // Stopped: the event stays claimed, and whoever takes it over finds its run record ended.
+      if (this.state === 'idle') return;
+      const stopping = this.retrying.signal;
+      await this.timer.wait(waitMs, stopping, { background: true });
+      if (stopping.aborted) return;
     }
   }
 }

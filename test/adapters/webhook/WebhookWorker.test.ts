@@ -425,6 +425,56 @@ describe('the webhook worker', () => {
     expect(await afterRestart.recover()).toBe(1);
   });
 
+  it('completes a finished event once the inbox can be reached again, without running it twice', async () => {
+    const inbox = new InMemoryWebhookInbox();
+    const complete = inbox.complete.bind(inbox);
+    let failures = 2;
+    inbox.complete = async (eventId) => {
+      if (failures-- > 0) throw new Error('the database is away');
+      return complete(eventId);
+    };
+    const w = worker({ inbox });
+    await inbox.accept(anEvent(1));
+    await w.worker.start();
+
+    // The poll's wait, and the retry's.
+    expect(await eventually(() => w.timer.pending === 2)).toBe(true);
+    w.timer.advance(1000);
+    expect(await eventually(() => w.timer.pending === 2 && w.errors().length === 1)).toBe(true);
+    w.timer.advance(2000);
+    await w.worker.whenIdle();
+
+    expect(await inbox.pending()).toBe(0);
+    expect(w.agent.requests).toHaveLength(1);
+    expect(w.errors()).toEqual([expect.stringMatching(/^webhook event event-1 finished but could not be completed in the inbox; trying again until it can: the database is away$/)]);
+    expect(w.log.entries.map((entry) => entry.message)).toContain('webhook event event-1 is completed in the inbox now');
+    await w.worker.stop(1000);
+  });
+
+  it('says once that the inbox cannot be reached, and once that it can again', async () => {
+    const inbox = new InMemoryWebhookInbox();
+    const claimNext = inbox.claimNext.bind(inbox);
+    let away = true;
+    inbox.claimNext = async (skip) => {
+      if (away) throw new Error('the database is away');
+      return claimNext(skip);
+    };
+    const w = worker({ inbox, settings: { pollIntervalMs: 10 } });
+    await inbox.accept(anEvent(1));
+    await w.worker.start();
+    for (let poll = 0; poll < 3; poll += 1) {
+      w.timer.advance(10);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    away = false;
+    w.timer.advance(10);
+
+    expect(await eventually(() => w.agent.requests.length === 1)).toBe(true);
+    expect(w.errors()).toEqual(['cannot take webhook events from the inbox; trying again at the next poll: the database is away']);
+    expect(w.log.entries.filter((entry) => entry.message === 'webhook events are taken from the inbox again')).toHaveLength(1);
+    await w.worker.stop(1000);
+  });
+
   it('returns from stop even when a run ignores the abort', async () => {
     const w = worker();
     w.agent.reply(() => new Promise<string>(() => undefined));
