@@ -1,4 +1,6 @@
+import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { AcceptWebhook, type AcceptWebhookInput } from '../../src/application/webhook/AcceptWebhook.js';
+import type { RateDecision } from '../../src/application/ports/WebhookRateLimiter.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
@@ -24,12 +26,26 @@ class FlakyInbox extends InMemoryWebhookInbox {
   }
 }
 
+/** A rate limiter whose next `failures` takes fail, as one whose database is away would. */
+class FlakyRateLimiter extends InMemoryWebhookRateLimiter {
+  failures = 0;
+
+  override async take(route: string, limit: number, now: Date): Promise<RateDecision> {
+    if (this.failures > 0) {
+      this.failures -= 1;
+      throw new Error('Cannot use the database db:5432/agent: nothing listens there');
+    }
+    return super.take(route, limit, now);
+  }
+}
+
 function setUp(rateLimitPerMinute = 30) {
   const inbox = new FlakyInbox();
+  const rateLimiter = new FlakyRateLimiter();
   const clock = new ManualClock(T0);
   const logger = new RecordingLogger();
   const verifier = new FakeSignatureVerifier();
-  const accept = new AcceptWebhook(verifier, inbox, clock, new SequentialIds(), logger, {
+  const accept = new AcceptWebhook(verifier, inbox, rateLimiter, clock, new SequentialIds(), logger, {
     ...DEFAULT_WEBHOOK_LISTENER_SETTINGS,
     rateLimitPerMinute,
   });
@@ -38,7 +54,7 @@ function setUp(rateLimitPerMinute = 30) {
     for (let event = await inbox.claimNext(); event; event = await inbox.claimNext()) events.push(event);
     return events;
   };
-  return { inbox, clock, logger, verifier, accept, stored };
+  return { inbox, rateLimiter, clock, logger, verifier, accept, stored };
 }
 
 function post(
@@ -293,6 +309,26 @@ describe('AcceptWebhook', () => {
     const send = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
     expect(await send()).toEqual({ kind: 'unavailable', retryAfterSeconds: 30 });
     expect(logger.entries.at(-1)).toMatchObject({ level: 'error', fields: { route: 'ci', delivery_id: 'abc' } });
+    expect((await send()).kind).toBe('accepted');
+    expect(await inbox.pending()).toBe(1);
+  });
+
+  it('answers unavailable, retry in 30 seconds, when the rate limiter fails, logs it once, stores nothing, and takes the retry', async () => {
+    const { accept, inbox, rateLimiter, logger } = setUp();
+    rateLimiter.failures = 1;
+    const route = aRoute('ci');
+    const send = () => accept.execute(post(route, { headers: { 'x-github-delivery': 'abc' } }));
+
+    expect(await send()).toEqual({ kind: 'unavailable', retryAfterSeconds: 30 });
+    expect(logger.entries).toEqual([
+      {
+        level: 'error',
+        message: 'webhook not accepted: the rate limiter failed',
+        fields: { route: 'ci', error: 'Cannot use the database db:5432/agent: nothing listens there' },
+      },
+    ]);
+    expect(await inbox.pending()).toBe(0);
+
     expect((await send()).kind).toBe('accepted');
     expect(await inbox.pending()).toBe(1);
   });

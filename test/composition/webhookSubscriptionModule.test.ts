@@ -11,7 +11,9 @@ import { ListWebhooks } from '../../src/application/webhook/subscriptions/ListWe
 import { RemoveWebhookSubscription } from '../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../src/application/webhook/subscriptions/SubscribeWebhook.js';
 import { TestWebhookSubscription } from '../../src/application/webhook/subscriptions/TestWebhookSubscription.js';
+import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
+import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
 import { buildCronContainer } from '../../src/composition/cronContainer.js';
 import { webhookModule } from '../../src/composition/modules/webhookModule.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
@@ -52,6 +54,9 @@ describe('webhookSubscriptionModule', () => {
 
     expect(container.get(WebhookWorker)).toBeInstanceOf(WebhookWorker);
     expect(container.get(TOKENS.WebhookRoutes)).toBe(container.get(ConfiguredWebhookRoutes));
+    expect(container.get(AcceptWebhook)).toBeInstanceOf(AcceptWebhook);
+    expect(container.get(TOKENS.WebhookRateLimiter)).toBeInstanceOf(InMemoryWebhookRateLimiter);
+    expect(container.get(TOKENS.WebhookRateLimiter)).toBe(container.get(TOKENS.WebhookRateLimiter));
   });
 
   it('gives every container the webhook run records, so agent webhook runs needs no gateway', async () => {

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createWebhookApp } from '../../src/adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../src/adapters/http/webhookServer.js';
 import { WebhookSignatureVerifier } from '../../src/adapters/security/WebhookSignatureVerifier.js';
+import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS, type WebhookListenerSettings } from '../../src/application/ports/WebhookSettings.js';
 import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
@@ -38,7 +39,7 @@ export async function startWebhookListener(
   const inbox = new InMemoryWebhookInbox();
   const clock = new ManualClock(options.now ?? '2026-11-22T10:00:00.000Z');
   const logger = new RecordingLogger();
-  const acceptWebhook = new AcceptWebhook(new WebhookSignatureVerifier(clock), inbox, clock, new SequentialIds(), logger, settings);
+  const acceptWebhook = new AcceptWebhook(new WebhookSignatureVerifier(clock), inbox, new InMemoryWebhookRateLimiter(), clock, new SequentialIds(), logger, settings);
   const server = createWebhookServer(createWebhookApp({ routes, acceptWebhook, settings, logger }));
   const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
   return {

@@ -28,6 +28,7 @@ import type { Timer } from './Timer.js';
 import type { WebhookBacklog } from './WebhookBacklog.js';
 import type { WebhookInbox } from './WebhookInbox.js';
 import type { WebhookListenerSettings } from './WebhookSettings.js';
+import type { WebhookRateLimiter } from './WebhookRateLimiter.js';
 import type { WebhookRoutes } from './WebhookRoutes.js';
 import type { WebhookRunRecords } from './WebhookRunRecords.js';
 import type { WebhookSubscriptionRepository } from './WebhookSubscriptionRepository.js';
@@ -71,6 +72,8 @@ export const TOKENS = {
   WebhookBacklog: Symbol.for('agent.WebhookBacklog') as ServiceIdentifier<WebhookBacklog>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,
+  /** The per-route webhook rate limit: in memory for one gateway, in the database for replicas sharing one. */
+  WebhookRateLimiter: Symbol.for('agent.WebhookRateLimiter') as ServiceIdentifier<WebhookRateLimiter>,
   WebhookRoutes: Symbol.for('agent.WebhookRoutes') as ServiceIdentifier<WebhookRoutes>,
   WebhookRunRecords: Symbol.for('agent.WebhookRunRecords') as ServiceIdentifier<WebhookRunRecords>,
   WebhookSubscriptionRepository: Symbol.for('agent.WebhookSubscriptionRepository') as ServiceIdentifier<WebhookSubscriptionRepository>,

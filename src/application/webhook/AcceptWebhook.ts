@@ -1,7 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { deliveryKey } from '../../domain/webhook/DeliveryMemory.js';
 import { passesFilters } from '../../domain/webhook/fieldFilters.js';
-import { SlidingWindowRateLimit } from '../../domain/webhook/SlidingWindowRateLimit.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import {
@@ -16,6 +15,7 @@ import type { Logger } from '../ports/Logger.js';
 import type { SignatureVerifier } from '../ports/SignatureVerifier.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
+import type { RateDecision, WebhookRateLimiter } from '../ports/WebhookRateLimiter.js';
 import type { WebhookListenerSettings } from '../ports/WebhookSettings.js';
 import { errorText } from '../../domain/errors.js';
 
@@ -34,7 +34,8 @@ export interface AcceptWebhookInput {
  * How one request ended, for the driving adapter to answer in its own terms:
  * refused (`refused_signature`, `rate_limited`, `malformed_body`), let go without a run
  * (`ignored` for its event or the route's filters, `duplicate` of a delivery already accepted),
- * `unavailable` when the event could not be stored and the sender should retry, or `accepted`.
+ * `unavailable` when the event could not be stored (the inbox or the rate limiter failed) and the
+ * sender should retry, or `accepted`.
  */
 export type WebhookOutcome =
   | { kind: 'refused_signature' }
@@ -46,26 +47,25 @@ export type WebhookOutcome =
   | { kind: 'unavailable'; retryAfterSeconds: number }
   | { kind: 'accepted'; route: string; event: string; deliveryId: string; eventId: string };
 
-/** How long a sender should wait before retrying an event the inbox could not store. */
-const INBOX_RETRY_AFTER_SECONDS = 30;
+/** How long a sender should wait before retrying an event the inbox or the rate limiter failed. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Takes one webhook request for a known route, in this order (docs/webhooks.md):
  * authentication → rate limit (only authenticated requests count) → body → event filter →
  * field filters → idempotency → the event is stored in the inbox → accepted. The agent runs
  * later, from the inbox. Never throws: whatever a client sends ends in an outcome; a failing
- * inbox is `unavailable` so that the sender retries.
+ * inbox or rate limiter (its database away) is `unavailable` so that the sender retries.
  *
- * Holds the rate-limit window, so bind it as a singleton. Repeated deliveries are told apart by
- * the inbox, which remembers them across restarts.
+ * The rate-limit windows are the limiter's; repeated deliveries are told apart by the inbox,
+ * which remembers them across restarts.
  */
 @injectable()
 export class AcceptWebhook {
-  private readonly rateLimit = new SlidingWindowRateLimit();
-
   constructor(
     @inject(TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
+    @inject(TOKENS.WebhookRateLimiter) private readonly rateLimiter: WebhookRateLimiter,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly logger: Logger,
@@ -84,7 +84,13 @@ export class AcceptWebhook {
       }
     }
 
-    const allowance = this.rateLimit.take(route.name, this.settings.rateLimitPerMinute, now.getTime());
+    let allowance: RateDecision;
+    try {
+      allowance = await this.rateLimiter.take(route.name, this.settings.rateLimitPerMinute, now);
+    } catch (error) {
+      this.logger.error('webhook not accepted: the rate limiter failed', { route: route.name, error: errorText(error) });
+      return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+    }
     if (!allowance.allowed) {
       this.logger.warn('webhook refused: rate limit exceeded', { route: route.name, retry_after_seconds: allowance.retryAfterSeconds });
       return { kind: 'rate_limited', retryAfterSeconds: allowance.retryAfterSeconds };
@@ -128,7 +134,7 @@ export class AcceptWebhook {
         delivery_id: delivery.value,
         error: errorText(error),
       });
-      return { kind: 'unavailable', retryAfterSeconds: INBOX_RETRY_AFTER_SECONDS };
+      return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
     }
 
     if (!stored) {

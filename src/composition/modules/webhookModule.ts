@@ -7,12 +7,13 @@ import { WebhookEventExecution } from '../../application/webhook/WebhookEventExe
 import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
+import { InMemoryWebhookRateLimiter } from '../../adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
 
 /**
  * The webhook platform on the embedded defaults: the durable inbox under
- * `$AGENT_HOME/webhooks/inbox`, the accept path (a singleton: it holds the rate-limit windows and
- * the duplicate memory) and the worker. The routes and the run records (which `agent webhook
+ * `$AGENT_HOME/webhooks/inbox`, the rate limit in the gateway's memory (a singleton: it holds
+ * the windows), the accept path and the worker. The routes and the run records (which `agent webhook
  * runs` reads without this module) come from webhookSubscriptionModule, which every container
  * loads.
  */
@@ -23,6 +24,7 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     bind(TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
     // A database store binds its own (persistenceModule).
     if (!isBound(TOKENS.WebhookInbox)) bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
+    if (!isBound(TOKENS.WebhookRateLimiter)) bind(TOKENS.WebhookRateLimiter).to(InMemoryWebhookRateLimiter).inSingletonScope();
     bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
