@@ -73,6 +73,68 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_webhook_deliveries_seen ON agent_webhook_deliveries (seen_at);
     `,
   },
+  {
+    version: 5,
+    name: 'webhook rate limit',
+    // The webhook rate limit shared by replicas: requests counted per route and whole second
+    // (`bucket`, seconds since the epoch). agent_webhook_rate_take does a whole take in one
+    // statement: it waits for the route's advisory lock (so that takes of one route run one at a
+    // time across every process), sums the buckets of the window (the 61 whole seconds that
+    // overlap the last 60 s: stricter by at most one second, never looser), counts the request
+    // when that is under the limit, and returns 0, or else the whole seconds until enough
+    // requests leave the window. The first request of a new second also drops up to 100 buckets
+    // older than two windows, of any route, skipping rows another take holds; the second window
+    // of margin keeps buckets a replica whose clock is behind still counts. Its transaction
+    // commits without waiting for the disk (synchronous_commit off, for that transaction only):
+    // takes of a route wait for each other until commit, and a crash of the server forgets at
+    // most the last moment's counts. Call it as a statement of its own, not inside a
+    // transaction whose other writes must be durable at commit.
+    sql: `
+      CREATE TABLE agent_webhook_rate (
+        route text NOT NULL,
+        bucket bigint NOT NULL,
+        hits integer NOT NULL,
+        PRIMARY KEY (route, bucket)
+      );
+      CREATE INDEX agent_webhook_rate_bucket ON agent_webhook_rate (bucket);
+      CREATE FUNCTION agent_webhook_rate_take(p_route text, p_limit integer, p_now timestamptz) RETURNS integer
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        now_epoch numeric := extract(epoch FROM p_now);
+        now_bucket bigint := floor(extract(epoch FROM p_now));
+        counted bigint;
+        hits_now integer;
+        oldest bigint;
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        -- 1918989413 is "rate": these locks' own key space (two routes of one hash share a lock).
+        PERFORM pg_advisory_xact_lock(1918989413, hashtext(p_route));
+        SELECT coalesce(sum(hits), 0) INTO counted
+          FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60;
+        IF counted < p_limit THEN
+          INSERT INTO agent_webhook_rate AS rate (route, bucket, hits) VALUES (p_route, now_bucket, 1)
+            ON CONFLICT (route, bucket) DO UPDATE SET hits = rate.hits + 1
+            RETURNING rate.hits INTO hits_now;
+          IF hits_now = 1 THEN
+            DELETE FROM agent_webhook_rate AS rate USING (
+              SELECT route, bucket FROM agent_webhook_rate WHERE bucket < now_bucket - 120
+              ORDER BY bucket LIMIT 100 FOR UPDATE SKIP LOCKED
+            ) AS old
+            WHERE rate.route = old.route AND rate.bucket = old.bucket;
+          END IF;
+          RETURN 0;
+        END IF;
+        SELECT window_buckets.bucket INTO oldest FROM (
+          SELECT bucket, sum(hits) OVER (ORDER BY bucket) AS running
+            FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60
+        ) AS window_buckets
+        WHERE window_buckets.running > counted - p_limit
+        ORDER BY window_buckets.bucket LIMIT 1;
+        RETURN greatest(1, ceil(oldest + 61 - now_epoch))::integer;
+      END
+      $$;
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

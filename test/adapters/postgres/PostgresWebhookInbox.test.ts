@@ -1,3 +1,4 @@
+import { InMemoryWebhookRateLimiter } from '../../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { DatabaseUnavailableError, PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
 import { PostgresWebhookBacklog } from '../../../src/adapters/postgres/PostgresWebhookBacklog.js';
@@ -253,7 +254,7 @@ describe('the webhook inbox when PostgreSQL is unreachable', () => {
   it('makes the listener answer unavailable, retry in 30 seconds', async () => {
     const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
     const logger = new RecordingLogger();
-    const accept = new AcceptWebhook(new FakeSignatureVerifier(), inbox, new ManualClock(T0), new SequentialIds(), logger, DEFAULT_WEBHOOK_LISTENER_SETTINGS);
+    const accept = new AcceptWebhook(new FakeSignatureVerifier(), inbox, new InMemoryWebhookRateLimiter(), new ManualClock(T0), new SequentialIds(), logger, DEFAULT_WEBHOOK_LISTENER_SETTINGS);
 
     const outcome = await accept.execute({
       route: aRoute('ci'),
