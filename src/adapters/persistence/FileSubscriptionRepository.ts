@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
-import { ROUTE_NAME_RULE, WEBHOOK_DELIVERIES, isRouteName } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
+import { readSubscriptionRecord, readSubscriptionRecords, subscriptionRecordOf } from '../../domain/webhook/subscriptionRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -16,67 +16,6 @@ import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn } from './fil
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 type Entries = Record<string, unknown>;
-
-const isStringList = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
-
-/** One stored entry as a subscription, or why it is not one. */
-function readEntry(name: string, value: unknown): { ok: true; subscription: WebhookSubscription } | { ok: false; problem: string } {
-  const problem = (why: string) => ({ ok: false as const, problem: `the subscription "${name}" ${why}` });
-  // A name written by hand that no route can have: serving it would put its run records outside their directory.
-  if (!isRouteName(name)) return problem(`has a name no route can have (${ROUTE_NAME_RULE})`);
-  if (!isJsonObject(value)) return problem('is not an object');
-  const { events = [], prompt = null, skills = [], deliver = 'log', deliver_extra: extra = {}, secret } = value;
-  if (!isStringList(events)) return problem('has "events" that are not a list of strings');
-  if (prompt !== null && typeof prompt !== 'string') return problem('has a "prompt" that is not a string');
-  if (!isStringList(skills)) return problem('has "skills" that are not a list of strings');
-  if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
-    return problem(`has a "deliver" that is not one of ${WEBHOOK_DELIVERIES.join(', ')}`);
-  }
-  if (!isJsonObject(extra) || (extra.chat_id !== undefined && typeof extra.chat_id !== 'string')) {
-    return problem('has a "deliver_extra" that is not an object with a string "chat_id"');
-  }
-  if (typeof secret !== 'string' || secret === '') return problem('has no "secret"');
-  return {
-    ok: true,
-    subscription: {
-      name,
-      events,
-      prompt,
-      skills,
-      deliver,
-      deliverChatId: typeof extra.chat_id === 'string' ? extra.chat_id : null,
-      secret,
-      createdAt: typeof value.created_at === 'string' ? value.created_at : '',
-      updatedAt: typeof value.updated_at === 'string' ? value.updated_at : '',
-    },
-  };
-}
-
-function entryOf(subscription: WebhookSubscription): Record<string, unknown> {
-  return {
-    events: subscription.events,
-    prompt: subscription.prompt,
-    skills: subscription.skills,
-    deliver: subscription.deliver,
-    ...(subscription.deliverChatId !== null ? { deliver_extra: { chat_id: subscription.deliverChatId } } : {}),
-    secret: subscription.secret,
-    created_at: subscription.createdAt,
-    updated_at: subscription.updatedAt,
-  };
-}
-
-function snapshotOf(entries: Entries): SubscriptionSnapshot {
-  const subscriptions: WebhookSubscription[] = [];
-  const problems: string[] = [];
-  for (const [name, value] of Object.entries(entries)) {
-    const reading = readEntry(name, value);
-    if (reading.ok) subscriptions.push(reading.subscription);
-    else problems.push(reading.problem);
-  }
-  subscriptions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { subscriptions, problems };
-}
 
 /**
  * Dynamic subscriptions in `$AGENT_HOME/webhook_subscriptions.json`: one object
@@ -100,7 +39,7 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
   async load(): Promise<SubscriptionSnapshot> {
     const identity = await this.identity();
     if (this.cached?.identity === identity) return this.cached.snapshot;
-    const snapshot = snapshotOf((await this.read()) ?? {});
+    const snapshot = readSubscriptionRecords(Object.entries((await this.read()) ?? {}));
     this.cached = { identity, snapshot };
     return snapshot;
   }
@@ -111,13 +50,13 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
       const lock = await this.lock();
       try {
         const entries = (await this.read()) ?? {};
-        const reading = Object.hasOwn(entries, name) ? readEntry(name, entries[name]) : null;
+        const reading = Object.hasOwn(entries, name) ? readSubscriptionRecord(name, entries[name]) : null;
         const current = reading?.ok ? reading.subscription : null;
         const { next, result } = change(current);
         if (next === current) return result;
         const updated = { ...entries };
         if (next === null) delete updated[name];
-        else updated[name] = entryOf(next);
+        else updated[name] = subscriptionRecordOf(next);
         await this.guard('write', () => writeFileDurably(this.file, `${JSON.stringify(updated, null, 2)}\n`));
         return result;
       } finally {
