@@ -13,6 +13,8 @@ export interface Migration {
  * what the store looks jobs up by (due, running, by name), kept equal to the record by every write.
  * Webhook events are rows holding the event's fields and the sender's JSON text of its payload,
  * with who claimed each; delivery keys are remembered a row each with when they were last stored.
+ * Webhook subscriptions and webhook run records are rows of a `record` the same way; run reports
+ * are rows holding the Markdown text.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -71,6 +73,33 @@ export const MIGRATIONS: readonly Migration[] = [
         seen_at timestamptz NOT NULL
       );
       CREATE INDEX agent_webhook_deliveries_seen ON agent_webhook_deliveries (seen_at);
+    `,
+  },
+  {
+    version: 4,
+    name: 'subscriptions and run records',
+    // Names and file names sort byte by byte ("C"), as the file store sorts them, whatever the
+    // database's collation: report names must sort in time order.
+    sql: `
+      CREATE TABLE agent_webhook_subscriptions (
+        name text PRIMARY KEY,
+        record jsonb NOT NULL
+      );
+      CREATE TABLE agent_webhook_runs (
+        route text NOT NULL,
+        event_id text COLLATE "C" NOT NULL,
+        started_at timestamptz NOT NULL,
+        record jsonb NOT NULL,
+        PRIMARY KEY (route, event_id)
+      );
+      CREATE INDEX agent_webhook_runs_route_newest ON agent_webhook_runs (route, started_at DESC, event_id DESC);
+      CREATE INDEX agent_webhook_runs_newest ON agent_webhook_runs (started_at DESC, event_id DESC);
+      CREATE TABLE agent_run_reports (
+        job_id text NOT NULL,
+        file_name text COLLATE "C" NOT NULL,
+        content text NOT NULL,
+        PRIMARY KEY (job_id, file_name)
+      );
     `,
   },
   {
