@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
 import { FileWebhookRunRecords } from '../../src/adapters/persistence/FileWebhookRunRecords.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
+import { PostgresWebhookRunRecords } from '../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
+import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { describeWebhookRunRecordsContract } from './WebhookRunRecords.contract.js';
 
 describeWebhookRunRecordsContract('InMemoryWebhookRunRecords', async (keep) => ({ records: new InMemoryWebhookRunRecords(keep) }));
@@ -18,4 +21,24 @@ describeWebhookRunRecordsContract('FileWebhookRunRecords', async (keep) => {
     records: new FileWebhookRunRecords(agentPathsFor(home), { timeZone: 'Europe/Berlin' } as CronSettings, config),
     cleanup: () => rm(home, { recursive: true, force: true }),
   };
+});
+
+describe('on PostgreSQL', () => {
+  let scratch: ScratchDatabase;
+  let database: PostgresDatabase;
+
+  beforeAll(async () => {
+    scratch = await scratchDatabase();
+    database = await scratch.open();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await scratch?.drop();
+  });
+
+  describeWebhookRunRecordsContract('PostgresWebhookRunRecords', async (keep) => {
+    await database.query('TRUNCATE agent_webhook_runs');
+    return { records: new PostgresWebhookRunRecords(database, keep) };
+  });
 });
