@@ -29,17 +29,34 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
   const { configuredDatabase, NO_TICK_LOCK } = await import('../adapters/postgres/jobStoreChoice.js');
   const location = configuredDatabase(config, env);
   if (!location) return null;
-  const [{ PostgresDatabase }, { PostgresJobRepository }, { PostgresReplicaLeases }, { migrate, migrationStates }, { PostgresWebhookInbox }, { PostgresWebhookBacklog }] =
-    await Promise.all([
-      import('../adapters/postgres/PostgresDatabase.js'),
-      import('../adapters/postgres/PostgresJobRepository.js'),
-      import('../adapters/postgres/PostgresReplicaLeases.js'),
-      import('../adapters/postgres/migrations.js'),
-      import('../adapters/postgres/PostgresWebhookInbox.js'),
-      import('../adapters/postgres/PostgresWebhookBacklog.js'),
-    ]);
+  const [
+    { PostgresDatabase },
+    { PostgresJobRepository },
+    { PostgresReplicaLeases },
+    { migrate, migrationStates },
+    { PostgresWebhookInbox },
+    { PostgresWebhookBacklog },
+    { PostgresSubscriptionRepository },
+    { PostgresWebhookRunRecords },
+    { PostgresRunOutputStore },
+    { PostgresWebhookRateLimiter },
+    { webhookOutputRetention },
+  ] = await Promise.all([
+    import('../adapters/postgres/PostgresDatabase.js'),
+    import('../adapters/postgres/PostgresJobRepository.js'),
+    import('../adapters/postgres/PostgresReplicaLeases.js'),
+    import('../adapters/postgres/migrations.js'),
+    import('../adapters/postgres/PostgresWebhookInbox.js'),
+    import('../adapters/postgres/PostgresWebhookBacklog.js'),
+    import('../adapters/postgres/PostgresSubscriptionRepository.js'),
+    import('../adapters/postgres/PostgresWebhookRunRecords.js'),
+    import('../adapters/postgres/PostgresRunOutputStore.js'),
+    import('../adapters/postgres/PostgresWebhookRateLimiter.js'),
+    import('../adapters/config/webhookSettings.js'),
+  ]);
   const database = await PostgresDatabase.open(location);
   const repository = new PostgresJobRepository(database);
+  const subscriptions = new PostgresSubscriptionRepository(database);
   return {
     repository,
     tickLock: NO_TICK_LOCK,
@@ -48,12 +65,17 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),
     watch: (onChange) => repository.watch(onChange),
+    listenForChanges: () => subscriptions.watch(),
     stores: [
       databaseAdapter(
         TOKENS.WebhookInbox,
         (context) => new PostgresWebhookInbox(database, context.get(TOKENS.ProcessIdentity), context.get(TOKENS.Clock), context.get(TOKENS.OrphanProcesses)),
       ),
       databaseAdapter(TOKENS.WebhookBacklog, () => new PostgresWebhookBacklog(database)),
+      databaseAdapter(TOKENS.WebhookSubscriptionRepository, () => subscriptions),
+      databaseAdapter(TOKENS.WebhookRunRecords, () => new PostgresWebhookRunRecords(database, webhookOutputRetention(config))),
+      databaseAdapter(TOKENS.RunOutputStore, () => new PostgresRunOutputStore(database)),
+      databaseAdapter(TOKENS.WebhookRateLimiter, () => new PostgresWebhookRateLimiter(database)),
     ],
   };
 }

@@ -87,7 +87,7 @@ describe('gateway replicas on one PostgreSQL database', () => {
     expect(status.replicas.map((replica) => replica.pid).sort()).toEqual(gateways.map((gateway) => gateway.pid!).sort());
     expect(status.replicas.every((replica) => replica.provider === 'built-in ticker')).toBe(true);
     const text = await runAgent(['status'], { home: laptop, env });
-    expect(text.stdout).toMatch(/Gateways on the shared job store \(3\):/);
+    expect(text.stdout).toMatch(/Gateways on the shared database \(3\):/);
   }, 120_000);
 
   it('says in one sentence, naming host and database but never the password, when the database cannot be reached', async () => {

@@ -15,6 +15,10 @@ export class InMemorySubscriptionRepository implements WebhookSubscriptionReposi
     for (const subscription of subscriptions) this.entries.set(subscription.name, structuredClone(subscription));
   }
 
+  reload(): Promise<SubscriptionSnapshot> {
+    return this.load();
+  }
+
   async load(): Promise<SubscriptionSnapshot> {
     const subscriptions = [...this.entries.values()].map((subscription) => structuredClone(subscription));
     subscriptions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

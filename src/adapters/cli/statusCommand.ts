@@ -46,9 +46,9 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
     );
   }
   if (status.replicas) {
-    if (status.replicas.length === 0) lines.push('Gateways on the shared job store: none');
+    if (status.replicas.length === 0) lines.push('Gateways on the shared database: none');
     else {
-      lines.push(`Gateways on the shared job store (${status.replicas.length}):`);
+      lines.push(`Gateways on the shared database (${status.replicas.length}):`);
       lines.push(
         indent(
           textTable(

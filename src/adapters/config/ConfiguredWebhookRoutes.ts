@@ -53,7 +53,11 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
 
   async find(name: string): Promise<WebhookRoute | null> {
     if (this.configured.names.includes(name)) return this.configured.routes.find((route) => route.name === name) ?? null;
-    const subscription = (await this.loadSubscriptions()).find((each) => each.name === name);
+    // A name not found may be a subscription made a moment ago by another process, which a
+    // store's cache has not heard of yet: it is looked up afresh before the answer is no.
+    const subscription =
+      (await this.loadSubscriptions()).find((each) => each.name === name) ??
+      (await this.loadSubscriptions(true)).find((each) => each.name === name);
     return subscription ? subscriptionRoute(subscription) : null;
   }
 
@@ -81,10 +85,10 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
   }
 
   /** The subscriptions; none, with the reason logged once, when the store cannot be read. */
-  private async loadSubscriptions(): Promise<SubscriptionSnapshot['subscriptions']> {
+  private async loadSubscriptions(afresh = false): Promise<SubscriptionSnapshot['subscriptions']> {
     let snapshot: SubscriptionSnapshot;
     try {
-      snapshot = await this.subscriptions.load();
+      snapshot = await (afresh ? this.subscriptions.reload() : this.subscriptions.load());
     } catch (error) {
       const message = errorText(error);
       if (this.reported !== message) this.log.error(`webhook subscriptions are not served: ${message}`);

@@ -36,6 +36,11 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
     this.file = paths.webhookSubscriptionsFile;
   }
 
+  /** The file is read afresh whenever it changed: the same as `load`. */
+  reload(): Promise<SubscriptionSnapshot> {
+    return this.load();
+  }
+
   async load(): Promise<SubscriptionSnapshot> {
     const identity = await this.identity();
     if (this.cached?.identity === identity) return this.cached.snapshot;

@@ -57,7 +57,8 @@ interface Read {
  * was committed before it began waits for the next read instead of joining the one under way, so
  * a burst of reloads costs two queries, not one each.
  *
- * Without `watch()` (a command that loads once) every load reads the table.
+ * Without `watch()` (a command that loads once) every load reads the table. While the database
+ * cannot be reached, a watching repository's `load` answers from its last snapshot, however old.
  */
 export class PostgresSubscriptionRepository implements WebhookSubscriptionRepository {
   /** Every sign that the stored subscriptions may have changed counts one up. */
@@ -109,7 +110,14 @@ export class PostgresSubscriptionRepository implements WebhookSubscriptionReposi
     ) {
       return cached.snapshot;
     }
-    return this.read();
+    try {
+      return await this.read();
+    } catch (error) {
+      // A watching gateway goes on serving the routes it last read while the database is away:
+      // its listener answers 503 at the inbox anyway, and a run in progress keeps its route.
+      if (cached !== null && this.listening > 0) return cached.snapshot;
+      throw error;
+    }
   }
 
   /**

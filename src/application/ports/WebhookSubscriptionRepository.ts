@@ -35,6 +35,12 @@ export interface WebhookSubscriptionRepository {
    */
   load(): Promise<SubscriptionSnapshot>;
   /**
+   * Every subscription as committed when it is called, whatever a cache behind `load` holds: for
+   * a request naming a route `load` did not find (created a moment ago by another process).
+   * Throws SubscriptionStoreError.
+   */
+  reload(): Promise<SubscriptionSnapshot>;
+  /**
    * Reads the subscription `name` afresh (null when absent or unreadable), applies `change`
    * and stores its `next`, as one step serialized across processes; other entries are left as
    * they are. `next` equal to the value given writes nothing, nor does a `change` that throws

@@ -65,8 +65,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (database) {
     // Gateways starting together take turns on an advisory lock: the schema is set up once.
     const applied = (await database.migrate()).length;
-    logger.info(`job store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
+    logger.info(`store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
   }
+  const stopListening = database?.listenForChanges() ?? (() => undefined);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
@@ -157,6 +158,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
   await lease?.release();
+  stopListening();
   logger.info('gateway stopped');
   await logger.flush();
   return 0;

@@ -27,6 +27,11 @@ export interface DatabaseStore {
   migrations(): Promise<Array<{ version: number; name: string; appliedAt: Date | null }>>;
   /** Calls `onChange` when any process may have changed the jobs; returns the unwatch. */
   watch(onChange: () => void): () => void;
+  /**
+   * Starts hearing of changes other processes make to what the gateway keeps in memory (the
+   * webhook subscriptions), so that it may serve them without a query per request; returns the stop.
+   */
+  listenForChanges(): () => void;
   /** The adapters of the other ports it stores, by token. */
   stores: readonly DatabaseAdapter[];
 }

@@ -18,13 +18,14 @@ import { RandomSecretGenerator } from '../../adapters/system/RandomSecretGenerat
  * records the gateway's worker writes without the gateway's own module. Nothing here is built
  * before it is asked for. The gateway adds `webhookModule` on top.
  */
-export const webhookSubscriptionModule = new ContainerModule(({ bind }) => {
-  bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
+export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound }) => {
+  // A database store binds its own (persistenceModule).
+  if (!isBound(TOKENS.WebhookSubscriptionRepository)) bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
   bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
   bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
   bind(TOKENS.SecretGenerator).to(RandomSecretGenerator).inSingletonScope();
   bind(TOKENS.LocalWebhookClient).to(HttpWebhookClient).inSingletonScope();
-  bind(TOKENS.WebhookRunRecords).to(FileWebhookRunRecords).inSingletonScope();
+  if (!isBound(TOKENS.WebhookRunRecords)) bind(TOKENS.WebhookRunRecords).to(FileWebhookRunRecords).inSingletonScope();
   bind(SubscribeWebhook).toSelf().inSingletonScope();
   bind(ListWebhooks).toSelf().inSingletonScope();
   bind(RemoveWebhookSubscription).toSelf().inSingletonScope();
