@@ -45,6 +45,31 @@ describe('the gateway dispatching due jobs', () => {
     held.get('long')!.answer('done');
   });
 
+  it('claims again at the next dispatch after one failed (the store was away), and every claim after it', async () => {
+    const h = cronHarness();
+    const held = heldAgent(h);
+    await h.createJob.execute({ schedule: '1m', prompt: 'job first', name: 'first' });
+    h.clock.advance(MINUTE);
+    const settleDue = h.repository.settleDue.bind(h.repository);
+    h.repository.settleDue = async () => {
+      throw new Error('the database is away');
+    };
+
+    await expect(h.dispatchDueJobs.dispatch()).rejects.toThrow('the database is away');
+    h.repository.settleDue = settleDue;
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+
+    expect([...held.keys()]).toEqual(['first']);
+    await h.createJob.execute({ schedule: '1m', prompt: 'job second', name: 'second' });
+    h.clock.advance(MINUTE);
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+    expect([...held.keys()]).toEqual(['first', 'second']);
+    for (const run of held.values()) run.answer('done');
+    await settle();
+  });
+
   it('runs no more than cron.max_parallel_jobs at once; the rest wait, unclaimed, and start late with a warning', async () => {
     const h = cronHarness({ settings: { maxParallelJobs: 2 } });
     const held = heldAgent(h);

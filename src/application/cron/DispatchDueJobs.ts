@@ -72,8 +72,15 @@ export class DispatchDueJobs {
 
   /** Claims due jobs for the free slots and starts them; resolves once they are started. */
   dispatch(): Promise<DispatchResult> {
-    this.claiming = this.claiming.then(() => this.claimAndStart());
+    // After the turn before, however it ended: a claim that failed (the store away) rejects its
+    // own dispatch, never the ones after it.
+    this.claiming = this.afterClaims().then(() => this.claimAndStart());
     return this.claiming;
+  }
+
+  /** Settles once the claims under way did, whether they worked or not. */
+  private afterClaims(): Promise<unknown> {
+    return this.claiming.catch(() => undefined);
   }
 
   /**
@@ -83,7 +90,7 @@ export class DispatchDueJobs {
    * result, or null without calling `claim` once stopping; rejects when `claim` does.
    */
   claimWith<T>(claim: () => Promise<{ claimed: ClaimedJob | null; result: T }>): Promise<T | null> {
-    const turn = this.claiming.then(async () => {
+    const turn = this.afterClaims().then(async () => {
       if (!this.accepting) return null;
       const { claimed, result } = await claim();
       if (claimed) this.startOrQueue(claimed);
@@ -103,7 +110,7 @@ export class DispatchDueJobs {
   async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<boolean> {
     this.accepting = false;
     // A claim already under way is written; its runs start and get the grace period like the rest.
-    await this.claiming;
+    await this.afterClaims();
     // Claimed, so promised a run: they start now and get the grace period like the rest.
     for (const claimed of this.claimedWaiting.splice(0)) this.start(claimed);
     if (await this.idleWithin(graceMs)) return true;
