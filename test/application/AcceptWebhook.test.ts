@@ -323,7 +323,7 @@ describe('AcceptWebhook', () => {
     expect(logger.entries).toEqual([
       {
         level: 'error',
-        message: 'webhook not accepted: the rate limiter failed',
+        message: 'webhook not accepted: the rate limiter failed; answering 503 until events can be stored again',
         fields: { route: 'ci', error: 'Cannot use the database db:5432/agent: nothing listens there' },
       },
     ]);
@@ -331,5 +331,18 @@ describe('AcceptWebhook', () => {
 
     expect((await send()).kind).toBe('accepted');
     expect(await inbox.pending()).toBe(1);
+  });
+
+  it('logs an outage once however many requests meet it, and its end once', async () => {
+    const { accept, inbox, logger } = setUp();
+    inbox.failures = 5;
+    const route = aRoute('ci');
+    for (let n = 0; n < 5; n += 1) {
+      expect((await accept.execute(post(route, { headers: { 'x-github-delivery': `d-${n}` } }))).kind).toBe('unavailable');
+    }
+    expect((await accept.execute(post(route, { headers: { 'x-github-delivery': 'd-5' } }))).kind).toBe('accepted');
+
+    const messages = logger.entries.filter((entry) => entry.level !== 'info' || /stored again/.test(entry.message)).map((entry) => entry.message);
+    expect(messages).toEqual(['webhook not stored: the inbox failed; answering 503 until events can be stored again', 'webhook events are stored again']);
   });
 });

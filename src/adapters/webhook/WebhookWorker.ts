@@ -54,6 +54,8 @@ export class WebhookWorker {
   private retrying = new AbortController();
   /** Whether the last claim failed (the failure is logged once, and its end once). */
   private claimFailing = false;
+  /** Whether the last takeover failed (logged once until one works). */
+  private takeOverFailing = false;
 
   constructor(
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
@@ -104,8 +106,10 @@ export class WebhookWorker {
     try {
       const recovered = await this.inbox.recover();
       if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
+      this.takeOverFailing = false;
     } catch (error) {
-      this.log.error(`cannot take over webhook events of stopped processes: ${errorText(error)}`);
+      if (!this.takeOverFailing) this.log.error(`cannot take over webhook events of stopped processes; trying again at the next poll: ${errorText(error)}`);
+      this.takeOverFailing = true;
     }
   }
 

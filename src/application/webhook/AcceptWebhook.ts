@@ -62,6 +62,9 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
  */
 @injectable()
 export class AcceptWebhook {
+  /** What failed last while events cannot be stored: an outage is logged once, and its end once. */
+  private failing: string | null = null;
+
   constructor(
     @inject(TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
@@ -88,8 +91,7 @@ export class AcceptWebhook {
     try {
       allowance = await this.rateLimiter.take(route.name, this.settings.rateLimitPerMinute, now);
     } catch (error) {
-      this.logger.error('webhook not accepted: the rate limiter failed', { route: route.name, error: errorText(error) });
-      return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+      return this.unavailable('webhook not accepted: the rate limiter failed', { route: route.name, error: errorText(error) });
     }
     if (!allowance.allowed) {
       this.logger.warn('webhook refused: rate limit exceeded', { route: route.name, retry_after_seconds: allowance.retryAfterSeconds });
@@ -129,12 +131,11 @@ export class AcceptWebhook {
     try {
       stored = await this.inbox.accept(accepted, json ?? undefined, key);
     } catch (error) {
-      this.logger.error('webhook not stored: the inbox failed', {
-        route: route.name,
-        delivery_id: delivery.value,
-        error: errorText(error),
-      });
-      return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+      return this.unavailable('webhook not stored: the inbox failed', { route: route.name, delivery_id: delivery.value, error: errorText(error) });
+    }
+    if (this.failing !== null) {
+      this.failing = null;
+      this.logger.info('webhook events are stored again');
     }
 
     if (!stored) {
@@ -143,5 +144,17 @@ export class AcceptWebhook {
     }
     this.logger.info('webhook accepted', { route: route.name, event, delivery_id: delivery.value, event_id: accepted.id });
     return { kind: 'accepted', route: route.name, event, deliveryId: delivery.value, eventId: accepted.id };
+  }
+
+  /**
+   * The answer to a request whose event cannot be stored now: logged when this failure is new
+   * (the same one again, during an outage, is not logged for every request), and the sender told
+   * to retry.
+   */
+  private unavailable(message: string, fields: Record<string, string>): WebhookOutcome {
+    const failure = `${message}: ${fields.error}`;
+    if (this.failing !== failure) this.logger.error(`${message}; answering 503 until events can be stored again`, fields);
+    this.failing = failure;
+    return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
   }
 }
