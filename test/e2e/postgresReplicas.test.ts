@@ -101,10 +101,12 @@ describe('gateway replicas on one PostgreSQL database', () => {
     expect(run.stderr).not.toContain('hunter2');
   });
 
-  it('imports the jobs of a home into the database keeping their ids, and a second import changes nothing', async () => {
+  it('imports the jobs and webhook subscriptions of a home into the database keeping ids and secrets, and a second import changes nothing', async () => {
     const dir = await home('moving', false);
     const created = await runAgent(['cron', 'create', 'every 1h', 'Hourly digest', '--name', 'digest'], { home: dir });
     expect(created.code).toBe(0);
+    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployed {ref}', '--secret', 'kept-secret'], { home: dir });
+    expect(subscribed.code).toBe(0);
     const fileJobs = JSON.parse((await runAgent(['cron', 'list', '--json'], { home: dir })).stdout) as Array<{ id: string }>;
     const env = { AGENT_DATABASE_URL: scratch.url };
 
@@ -112,7 +114,15 @@ describe('gateway replicas on one PostgreSQL database', () => {
     const second = await runAgent(['db', 'import'], { home: dir, env });
 
     expect(first.stdout).toMatch(/^Imported 1 job\(s\) into 127\.0\.0\.1:5432\/agent_test_\w+; 0 were there already\.$/m);
+    expect(first.stdout).toMatch(/^Imported 1 webhook subscription\(s\) into 127\.0\.0\.1:5432\/agent_test_\w+; 0 were there already\.$/m);
     expect(second.stdout).toMatch(/Imported 0 job\(s\) .*; 1 were there already\./);
+    expect(second.stdout).toMatch(/Imported 0 webhook subscription\(s\) .*; 1 were there already\./);
+    const listed = await runAgent(['webhook', 'list', '--json'], { home: dir, env });
+    expect(listed.stdout).toContain('deploys');
+    const database = await scratch.open();
+    const rows = await database.query<{ secret: string }>("SELECT record->>'secret' AS secret FROM agent_webhook_subscriptions WHERE name = 'deploys'");
+    await database.close();
+    expect(rows).toEqual([{ secret: 'kept-secret' }]);
     const inDatabase = JSON.parse((await runAgent(['cron', 'list', '--json'], { home: dir, env })).stdout) as Array<{ id: string; name: string }>;
     expect(inDatabase.map((job) => [job.id, job.name])).toEqual([[fileJobs[0]!.id, 'digest']]);
     const status = await runAgent(['db', 'status'], { home: dir, env });

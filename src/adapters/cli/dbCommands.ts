@@ -15,6 +15,8 @@ export interface ImportReport {
   present: string[];
   /** Jobs that could not be copied, one sentence each. */
   refused: string[];
+  /** Webhook subscriptions: copied, held already (by name), and entries that could not be read. */
+  subscriptions: { imported: string[]; present: string[]; refused: string[] };
 }
 
 /** What `agent db` needs: the configured database (`AGENT_DATABASE_URL` or `database.url`). */
@@ -23,8 +25,8 @@ export interface DbApp {
   label: string;
   migrate(): Promise<Array<{ version: number; name: string }>>;
   migrations(): Promise<MigrationLine[]>;
-  /** Copies the jobs of `$AGENT_HOME/cron/jobs.json` into the database, keeping their ids. */
-  importJobs(): Promise<ImportReport>;
+  /** Copies the jobs and the webhook subscriptions of `$AGENT_HOME` into the database, keeping their ids and names. */
+  importHome(): Promise<ImportReport>;
 }
 
 /** `agent db migrate|status|import`: the PostgreSQL job store (docs/scaling.md). */
@@ -58,22 +60,27 @@ export function registerDbCommands(yargs: Argv, app: () => Promise<DbApp>, io: C
       )
       .command(
         'import',
-        'Copy the jobs in $AGENT_HOME/cron/jobs.json into the database, keeping their ids; jobs it holds already are left as they are',
+        'Copy the jobs and webhook subscriptions of $AGENT_HOME into the database, keeping ids and names; what it holds already is left as it is',
         (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the outcome as JSON' }),
         async (argv) => {
           const database = await app();
           await database.migrate();
-          const report = await database.importJobs();
+          const report = await database.importHome();
+          const { subscriptions } = report;
           if (argv.json) {
             writeLine(io.stdout, JSON.stringify({ database: database.label, ...report }, null, 2));
           } else {
-            for (const refusal of report.refused) writeLine(io.stderr, refusal);
+            for (const refusal of [...report.refused, ...subscriptions.refused]) writeLine(io.stderr, refusal);
             writeLine(
               io.stdout,
               `Imported ${report.imported.length} job(s) into ${database.label}; ${report.present.length} were there already${report.refused.length > 0 ? `; ${report.refused.length} could not be imported` : ''}.`,
             );
+            writeLine(
+              io.stdout,
+              `Imported ${subscriptions.imported.length} webhook subscription(s) into ${database.label}; ${subscriptions.present.length} were there already${subscriptions.refused.length > 0 ? `; ${subscriptions.refused.length} could not be imported` : ''}.`,
+            );
           }
-          if (report.refused.length > 0) process.exitCode = 1;
+          if (report.refused.length + subscriptions.refused.length > 0) process.exitCode = 1;
         },
       )
       .demandCommand(1, MISSING_COMMAND),

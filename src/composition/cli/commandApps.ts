@@ -106,11 +106,12 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
   };
   const db = async (): Promise<DbApp> => {
-    const { paths, database } = await homes.of(agentHomeFrom(env));
-    const [{ DatabaseNotConfiguredError }, { importJobs }, { FileJobRepository }] = await Promise.all([
+    const { paths, database, container } = await homes.of(agentHomeFrom(env));
+    const [{ DatabaseNotConfiguredError }, { importJobs, importSubscriptions }, { FileJobRepository }, { FileSubscriptionRepository }] = await Promise.all([
       import('../../adapters/postgres/jobStoreChoice.js'),
       import('../../application/cron/ImportJobs.js'),
       import('../../adapters/persistence/FileJobRepository.js'),
+      import('../../adapters/persistence/FileSubscriptionRepository.js'),
     ]);
     if (!database) throw new DatabaseNotConfiguredError(displayPath(paths.configFile));
     return {
@@ -122,7 +123,10 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
           name: migration.name,
           applied_at: migration.appliedAt ? migration.appliedAt.toISOString() : null,
         })),
-      importJobs: () => importJobs(new FileJobRepository(paths), database.repository),
+      importHome: async () => ({
+        ...(await importJobs(new FileJobRepository(paths), database.repository)),
+        subscriptions: await importSubscriptions(new FileSubscriptionRepository(paths), container.get(TOKENS.WebhookSubscriptionRepository)),
+      }),
     };
   };
   return { cron, chat, webhook, delivery, config, status, db };
