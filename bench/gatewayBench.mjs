@@ -92,3 +92,44 @@ export async function kill(child, signal) {
   await exited;
 }
 
+
+/** A signed ~1 KB `pull_request` payload like a code host sends, as JSON text. */
+export function pullRequestPayload() {
+  return JSON.stringify({
+    action: 'opened',
+    number: 1347,
+    pull_request: {
+      number: 1347,
+      title: 'Fix the race between the tick lock and claims',
+      user: { login: 'octocat' },
+      head: { ref: 'fix/tick-race' },
+      base: { ref: 'main' },
+      html_url: 'https://example.com/octo/repo/pull/1347',
+      diff_url: 'https://example.com/octo/repo/pull/1347.diff',
+      merged: false,
+      body: 'The tick released its lock before the claims were written. '.repeat(10),
+    },
+    repository: { full_name: 'octo/repo' },
+    sender: { login: 'octocat' },
+  });
+}
+
+/**
+ * Writes the hooks.json of adnanh/webhook (the peer) for one hook `bench` with an HMAC-SHA256
+ * rule on X-Hub-Signature-256 equivalent to ours, running `command`; returns its path.
+ */
+export function peerHooks(dir, command, secret = SECRET) {
+  const path = `${dir}/hooks.json`;
+  writeFileSync(
+    path,
+    JSON.stringify([
+      {
+        id: 'bench',
+        'execute-command': command,
+        'command-working-directory': dir,
+        'trigger-rule': { match: { type: 'payload-hmac-sha256', secret, parameter: { source: 'header', name: 'X-Hub-Signature-256' } } },
+      },
+    ]),
+  );
+  return path;
+}

@@ -10,30 +10,12 @@ import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleBenchEntry } from './bundleEntry.mjs';
-import { GATEWAY_NODE_OPTIONS, SECRET, freePort, kill } from './gatewayBench.mjs';
+import { GATEWAY_NODE_OPTIONS, SECRET, freePort, kill, peerHooks, pullRequestPayload } from './gatewayBench.mjs';
 import { scratchJobDatabase } from './postgresBench.mjs';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const client = new URL('./openLoopClient.mjs', import.meta.url).pathname;
-
-function payload() {
-  return JSON.stringify({
-    action: 'opened',
-    number: 1347,
-    pull_request: {
-      number: 1347,
-      title: 'Fix the race between the tick lock and claims',
-      user: { login: 'octocat' },
-      head: { ref: 'fix/tick-race' },
-      base: { ref: 'main' },
-      html_url: 'https://example.com/octo/repo/pull/1347',
-      body: 'The tick released its lock before the claims were written. '.repeat(10),
-    },
-    repository: { full_name: 'octo/repo' },
-    sender: { login: 'octocat' },
-  });
-}
 
 /** Runs the open-loop client against `url` for `seconds`; its JSON figures. */
 function load(url, seconds, bodyFile) {
@@ -65,7 +47,7 @@ const work = mkdtempSync(join(tmpdir(), 'agent-webhook-rate-'));
 const children = [];
 try {
   const bodyFile = join(work, 'body.json');
-  writeFileSync(bodyFile, payload());
+  writeFileSync(bodyFile, pullRequestPayload());
   const entry = join(work, 'webhookBench.mjs');
   await bundleBenchEntry('webhookBench', entry);
   console.log(`webhook accept at a fixed ${RATE} requests/s for ${SECONDS} s (open loop, after a 2 s warm-up), signed pull_request, loopback`);
@@ -105,18 +87,7 @@ try {
   if (!installed) {
     console.log('  adnanh/webhook                     not installed and could not be installed');
   } else {
-    const hooks = join(work, 'hooks.json');
-    writeFileSync(
-      hooks,
-      JSON.stringify([
-        {
-          id: 'bench',
-          'execute-command': '/bin/true',
-          'command-working-directory': work,
-          'trigger-rule': { match: { type: 'payload-hmac-sha256', secret: SECRET, parameter: { source: 'header', name: 'X-Hub-Signature-256' } } },
-        },
-      ]),
-    );
+    const hooks = peerHooks(work, '/bin/true');
     const port = await freePort();
     const peer = spawn('webhook', ['-hooks', hooks, '-ip', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
     children.push(peer);

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleBenchEntry } from './bundleEntry.mjs';
+import { peerHooks, pullRequestPayload } from './gatewayBench.mjs';
 
 const DURATION = process.env.BENCH_SECONDS ?? '10';
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ?? '16';
@@ -23,27 +24,6 @@ function ensureInstalled(program, debianPackage) {
   console.log(`installing ${debianPackage} …`);
   const install = spawnSync('sh', ['-c', `(apt-get install -y -qq ${debianPackage} || (apt-get update -qq && apt-get install -y -qq ${debianPackage})) >/dev/null 2>&1`]);
   return install.status === 0;
-}
-
-function pullRequestPayload() {
-  const payload = {
-    action: 'opened',
-    number: 1347,
-    pull_request: {
-      number: 1347,
-      title: 'Fix the race between the tick lock and claims',
-      user: { login: 'octocat' },
-      head: { ref: 'fix/tick-race' },
-      base: { ref: 'main' },
-      html_url: 'https://example.com/octo/repo/pull/1347',
-      diff_url: 'https://example.com/octo/repo/pull/1347.diff',
-      merged: false,
-      body: 'The tick released its lock before the claims were written. '.repeat(10),
-    },
-    repository: { full_name: 'octo/repo' },
-    sender: { login: 'octocat' },
-  };
-  return JSON.stringify(payload);
 }
 
 function wrkScript(dir, body, signature) {
@@ -157,20 +137,7 @@ try {
   if (!ensureInstalled('webhook', 'webhook')) {
     console.log('  adnanh/webhook                     not installed and could not be installed');
   } else {
-    const hooks = join(work, 'hooks.json');
-    writeFileSync(
-      hooks,
-      JSON.stringify([
-        {
-          id: 'bench',
-          'execute-command': '/bin/true',
-          'command-working-directory': work,
-          'trigger-rule': {
-            match: { type: 'payload-hmac-sha256', secret: SECRET, parameter: { source: 'header', name: 'X-Hub-Signature-256' } },
-          },
-        },
-      ]),
-    );
+    const hooks = peerHooks(work, '/bin/true');
     const peerPort = Number(port) + 1;
     const peer = spawn('webhook', ['-hooks', hooks, '-ip', '127.0.0.1', '-port', String(peerPort)], { stdio: 'ignore' });
     children.push(peer);
