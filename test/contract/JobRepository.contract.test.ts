@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileJobRepository } from '../../src/adapters/persistence/FileJobRepository.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
-import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresJobRepository } from '../../src/adapters/postgres/PostgresJobRepository.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
 import { describeJobRepositoryContract } from './JobRepository.contract.js';
 
@@ -21,21 +20,10 @@ describeJobRepositoryContract('FileJobRepository', async () => {
 });
 
 describe('on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
-  });
+  const suite = scratchDatabaseForSuite();
 
   describeJobRepositoryContract('PostgresJobRepository', async () => {
-    await database.query('TRUNCATE agent_jobs');
-    return { repo: new PostgresJobRepository(database) };
+    await suite.database.query('TRUNCATE agent_jobs');
+    return { repo: new PostgresJobRepository(suite.database) };
   });
 });

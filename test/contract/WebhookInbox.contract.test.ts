@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbox.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
-import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresWebhookInbox } from '../../src/adapters/postgres/PostgresWebhookInbox.js';
 import { SystemClock } from '../../src/adapters/system/SystemClock.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
 import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
@@ -52,28 +51,17 @@ describeWebhookInboxContract('FileWebhookInbox', async () => {
 });
 
 describe('on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
-  });
+  const suite = scratchDatabaseForSuite();
 
   describeWebhookInboxContract('PostgresWebhookInbox', async () => {
-    await database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
+    await suite.database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
     let generation = 1;
     const dead = new Set<string>();
     const open = () => {
       // Each process is another pid on this host, which sees the earlier ones dead.
       const identity = new FakeProcessIdentity(`test-host:${generation}`);
       for (const claimant of dead) identity.dead.add(claimant);
-      return new PostgresWebhookInbox(database, identity, new SystemClock());
+      return new PostgresWebhookInbox(suite.database, identity, new SystemClock());
     };
     return {
       inbox: open(),

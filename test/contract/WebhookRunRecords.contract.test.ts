@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
 import { FileWebhookRunRecords } from '../../src/adapters/persistence/FileWebhookRunRecords.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
-import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresWebhookRunRecords } from '../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { describeWebhookRunRecordsContract } from './WebhookRunRecords.contract.js';
 
 describeWebhookRunRecordsContract('InMemoryWebhookRunRecords', async (keep) => ({ records: new InMemoryWebhookRunRecords(keep) }));
@@ -24,21 +23,10 @@ describeWebhookRunRecordsContract('FileWebhookRunRecords', async (keep) => {
 });
 
 describe('on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
-  });
+  const suite = scratchDatabaseForSuite();
 
   describeWebhookRunRecordsContract('PostgresWebhookRunRecords', async (keep) => {
-    await database.query('TRUNCATE agent_webhook_runs');
-    return { records: new PostgresWebhookRunRecords(database, keep) };
+    await suite.database.query('TRUNCATE agent_webhook_runs');
+    return { records: new PostgresWebhookRunRecords(suite.database, keep) };
   });
 });

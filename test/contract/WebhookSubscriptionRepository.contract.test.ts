@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSubscriptionRepository } from '../../src/adapters/persistence/FileSubscriptionRepository.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
-import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresSubscriptionRepository } from '../../src/adapters/postgres/PostgresSubscriptionRepository.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { InMemorySubscriptionRepository } from '../fakes/InMemorySubscriptionRepository.js';
 import { describeSubscriptionRepositoryContract } from './WebhookSubscriptionRepository.contract.js';
 
@@ -21,27 +20,16 @@ describeSubscriptionRepositoryContract('FileSubscriptionRepository', async () =>
 });
 
 describe('on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
-  });
+  const suite = scratchDatabaseForSuite();
 
   describeSubscriptionRepositoryContract('PostgresSubscriptionRepository', async () => {
-    await database.query('TRUNCATE agent_webhook_subscriptions');
-    return { repo: new PostgresSubscriptionRepository(database) };
+    await suite.database.query('TRUNCATE agent_webhook_subscriptions');
+    return { repo: new PostgresSubscriptionRepository(suite.database) };
   });
 
   describeSubscriptionRepositoryContract('PostgresSubscriptionRepository, watching', async () => {
-    await database.query('TRUNCATE agent_webhook_subscriptions');
-    const repo = new PostgresSubscriptionRepository(database);
+    await suite.database.query('TRUNCATE agent_webhook_subscriptions');
+    const repo = new PostgresSubscriptionRepository(suite.database);
     const unwatch = repo.watch();
     return { repo, cleanup: async () => unwatch() };
   });

@@ -41,3 +41,30 @@ export async function scratchDatabase(): Promise<ScratchDatabase> {
     drop: () => asAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+/**
+ * A scratch database for the enclosing `describe`: made and migrated before its tests, dropped
+ * after them. `database` is its pool, once the tests run.
+ */
+export function scratchDatabaseForSuite(): { readonly database: PostgresDatabase; readonly url: string } {
+  let scratch: ScratchDatabase | undefined;
+  let database: PostgresDatabase | undefined;
+  beforeAll(async () => {
+    scratch = await scratchDatabase();
+    database = await scratch.open();
+  });
+  afterAll(async () => {
+    await database?.close();
+    await scratch?.drop();
+  });
+  return {
+    get database() {
+      if (!database) throw new Error('the scratch database is made before the tests of its describe run, not while they are declared');
+      return database;
+    },
+    get url() {
+      if (!scratch) throw new Error('the scratch database is made before the tests of its describe run, not while they are declared');
+      return scratch.url;
+    },
+  };
+}
