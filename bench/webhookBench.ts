@@ -12,9 +12,14 @@ import { agentPathsFor } from '../src/adapters/persistence/agentPaths.js';
 import { buildCronContainer } from '../src/composition/cronContainer.js';
 import { startWebhookListener } from '../src/composition/gateway/webhookListener.js';
 
+/** How long the stand-in agent takes to answer (BENCH_AGENT_MS, default 0: at once). */
+const agentMs = Number(process.env.BENCH_AGENT_MS ?? 0);
 const noOpAgent: AgentRunner = {
   problemWith: () => null,
-  run: async () => ({ text: '[SILENT]', answeredBy: 'no-op' }),
+  run: async () => {
+    if (agentMs > 0) await new Promise((resolve) => setTimeout(resolve, agentMs));
+    return { text: '[SILENT]', answeredBy: 'no-op' };
+  },
 };
 
 const home = process.argv[2]!;

@@ -93,10 +93,16 @@ export class PostgresDatabase {
     return new PostgresDatabase(location, pool);
   }
 
-  /** One statement on any free connection. */
-  async query<Row extends QueryResultRow>(text: string, values: readonly unknown[] = []): Promise<Row[]> {
+  /**
+   * One statement on any free connection. A `PreparedStatement` is parsed and planned once per
+   * connection and run by name after that: for the statements of the hot paths (a webhook's
+   * accept, the rate limit).
+   */
+  async query<Row extends QueryResultRow>(statement: string | PreparedStatement, values: readonly unknown[] = []): Promise<Row[]> {
     try {
-      return (await this.pool.query<Row>(text, values as unknown[])).rows;
+      const text = typeof statement === 'string' ? statement : statement.text;
+      const name = typeof statement === 'string' ? undefined : statement.name;
+      return (await this.pool.query<Row>({ text, name, values: values as unknown[] })).rows;
     } catch (error) {
       throw this.failure(error);
     }
@@ -209,6 +215,12 @@ export class PostgresDatabase {
       { cause: error },
     );
   }
+}
+
+/** A statement prepared once per connection under `name` (unique in the process), then run by name. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
 }
 
 /** Statements on the one connection of a transaction (or of a held lock). */

@@ -148,11 +148,11 @@ export class PostgresWebhookInbox implements WebhookInbox {
   async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
     const values = [event.id, event.route, event.event, event.deliveryId, payloadJson ?? JSON.stringify(event.payload), new Date(event.receivedAt)];
     if (deliveryKey === undefined) {
-      await this.database.query(INSERT_EVENT, values);
+      await this.database.query({ name: 'agent_webhook_accept', text: INSERT_EVENT }, values);
       return true;
     }
     const now = this.clock.now();
-    const rows = await this.database.query(INSERT_EVENT_ONCE, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
+    const rows = await this.database.query({ name: 'agent_webhook_accept_once', text: INSERT_EVENT_ONCE }, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
     return rows.length > 0;
   }
 

@@ -1,5 +1,7 @@
 import type { RateDecision, WebhookRateLimiter } from '../../application/ports/WebhookRateLimiter.js';
-import type { PostgresDatabase } from './PostgresDatabase.js';
+import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
+
+const TAKE: PreparedStatement = { name: 'agent_webhook_rate_take', text: 'SELECT agent_webhook_rate_take($1, $2, $3) AS retry_after' };
 
 /**
  * The webhook rate limit kept in the database, so that it holds across every gateway sharing
@@ -17,7 +19,7 @@ export class PostgresWebhookRateLimiter implements WebhookRateLimiter {
   constructor(private readonly database: PostgresDatabase) {}
 
   async take(route: string, limit: number, now: Date): Promise<RateDecision> {
-    const [row] = await this.database.query<{ retry_after: number }>('SELECT agent_webhook_rate_take($1, $2, $3) AS retry_after', [route, limit, now]);
+    const [row] = await this.database.query<{ retry_after: number }>(TAKE, [route, limit, now]);
     const retryAfterSeconds = row!.retry_after;
     return retryAfterSeconds === 0 ? { allowed: true } : { allowed: false, retryAfterSeconds };
   }
