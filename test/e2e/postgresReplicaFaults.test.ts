@@ -8,6 +8,7 @@ import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { privatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.js';
+import { FakePortal } from '../support/fakePortal.js';
 import { requireBuiltAgent, runAgent, startGatewayUntil } from './agentCli.js';
 import { commandModelLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
@@ -23,7 +24,8 @@ interface Replica {
 }
 
 /**
- * Gateways sharing one PostgreSQL database under faults: webhook events sent round robin to
+ * Gateways sharing one PostgreSQL database under faults: managed fires of one slot sent to every
+ * replica at once, webhook events sent round robin to
  * their listeners, a replica killed with -9 in the middle of its runs, the database stopped and
  * started again under load. Every accepted event and every slot is counted at the agent, which
  * appends the mark its prompt carries to one file.
@@ -54,7 +56,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
    * A home on `url` whose agent waits the seconds its prompt names (`wait-N`), then appends its
    * `mark-…` to ran.log; its listener on a port of its own.
    */
-  async function replicaHome(name: string, url: string, settings: { rateLimit?: number; maxRuns?: number; leaseSeconds?: number } = {}) {
+  async function replicaHome(name: string, url: string, settings: { rateLimit?: number; maxRuns?: number; leaseSeconds?: number; cron?: string[] } = {}) {
     const home = join(work, name);
     await mkdir(home, { recursive: true });
     const port = await freePort();
@@ -82,6 +84,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       `      port: ${port}`,
       `      rate_limit: ${settings.rateLimit ?? 100000}`,
       `      max_concurrent_runs: ${settings.maxRuns ?? 4}`,
+      ...(settings.cron ?? []),
     ];
     await writeFile(join(home, 'config.yaml'), `${lines.join('\n')}\n`);
     return { home, port };
@@ -170,6 +173,51 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       const records = JSON.parse(runs.stdout) as Array<{ route: string; outcome: string }>;
       expect(records).toHaveLength(numbers.length);
       expect(records.every((record) => record.route === 'pr' && record.outcome === 'delivered')).toBe(true);
+    }, 120_000);
+
+    it('runs a managed fire of a slot once, whichever replica the portal calls and however many it calls', async () => {
+      const portal = await FakePortal.start();
+      try {
+        const managed = portal.managedSettings('http://127.0.0.1:1');
+        const cron = ['cron:', '  provider: managed', '  managed:', ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`)];
+        const env = { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken };
+        const homes = await Promise.all(['a', 'b', 'c'].map((name) => replicaHome(name, scratch.url, { cron })));
+        for (const { home, port } of homes) {
+          const started = await startGatewayUntil(home, 'gateway started', { withinMs: 20_000, env });
+          replicas.push({ home, port, ...started });
+        }
+        const laptop = join(work, 'laptop');
+        await mkdir(laptop, { recursive: true });
+        await writeFile(join(laptop, 'config.yaml'), `${cron.join('\n')}\n`);
+        const numbers = Array.from({ length: 8 }, (_, n) => n + 1);
+        const jobs: Array<{ id: string; slot: string }> = [];
+        for (const n of numbers) {
+          const created = await runAgent(['cron', 'create', 'every 1h', `Do mark-${n} wait-0 now`, '--name', `fired ${n}`, '--deliver', 'local', '--no-tick'], {
+            home: laptop,
+            env: { ...env, AGENT_DATABASE_URL: scratch.url },
+          });
+          expect(created.code).toBe(0);
+          const id = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
+          const shown = JSON.parse((await runAgent(['cron', 'show', id, '--json'], { home: laptop, env: { AGENT_DATABASE_URL: scratch.url } })).stdout) as { next_run_at: string };
+          jobs.push({ id, slot: shown.next_run_at });
+        }
+
+        // Every slot fired at all three replicas at once, each fire with a token of its own.
+        const answers = await Promise.all(
+          jobs.map(async ({ id, slot }) =>
+            Promise.all(replicas.map((replica) => portal.fire(`http://127.0.0.1:${replica.port}`, { job_id: id, fire_at: slot }, portal.mint(id)))),
+          ),
+        );
+        for (const perSlot of answers) {
+          expect(perSlot.filter((answer) => answer.status === 202)).toHaveLength(1);
+          expect(perSlot.filter((answer) => answer.status === 200 && (answer.body as { status?: string }).status === 'stale')).toHaveLength(2);
+        }
+        expect(await within(30_000, async () => (await marks()).length >= numbers.length)).toBe(true);
+        await sleep(1_000);
+        await expectEachOnce(numbers);
+      } finally {
+        await portal.close();
+      }
     }, 120_000);
 
     it('runs again, once, the events of a replica killed with -9 in the middle of its runs, after its lease lapsed', async () => {
