@@ -74,6 +74,39 @@ describe('on PostgreSQL', () => {
     ]);
   });
 
+  it('counts a busy route ahead, as many as the second before let through, and drops what a second did not use', async () => {
+    const limiter = new PostgresWebhookRateLimiter(database);
+    const counted = async () => (await database.query<{ bucket: string; hits: number }>('SELECT bucket::text, hits FROM agent_webhook_rate ORDER BY bucket')).map((row) => row.hits);
+    // A limit of 6,000 a minute: up to 100 a second may be counted ahead.
+    for (let i = 0; i < 40; i += 1) expect(await limiter.take('busy', 6000, new Date(T0 + i))).toEqual({ allowed: true });
+    expect(await counted()).toEqual([40]);
+
+    // The next second: its first request counts 40 at once, the next 39 cost nothing more.
+    expect(await limiter.take('busy', 6000, at(1))).toEqual({ allowed: true });
+    expect(await counted()).toEqual([40, 40]);
+    for (let i = 1; i < 10; i += 1) await limiter.take('busy', 6000, new Date(T0 + 1000 + i));
+    expect(await counted()).toEqual([40, 40]);
+
+    // 30 counted and not used in that second are not let through in the next: it asks again.
+    expect(await limiter.take('busy', 6000, at(2))).toEqual({ allowed: true });
+    expect(await counted()).toEqual([40, 40, 10]);
+  });
+
+  it('never lets more than the limit through in a window when replicas count ahead', async () => {
+    const replicas = [new PostgresWebhookRateLimiter(database), new PostgresWebhookRateLimiter(other)];
+    const limit = 600; // up to 10 a second counted ahead
+    let allowed = 0;
+    // 30 requests a second for 70 s, alternating replicas: twice the limit over the minute.
+    for (let second = 0; second < 70; second += 1) {
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => replicas[i % 2]!.take('ci', limit, new Date(T0 + second * 1000 + i * 30))),
+      );
+      if (second < 60) allowed += decisions.filter((decision) => decision.allowed).length;
+    }
+    expect(allowed).toBeLessThanOrEqual(limit);
+    expect(allowed).toBeGreaterThan(limit - 2 * 10);
+  });
+
   it('fails with the database named, never the password, when the database is away', async () => {
     const away = await PostgresDatabase.open(databaseLocation('postgres://agent:s3cret-pw@127.0.0.1:1/agent', 'AGENT_DATABASE_URL'));
     try {

@@ -164,6 +164,54 @@ export const MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 6,
+    name: 'webhook rate reservations',
+    // agent_webhook_rate_reserve counts up to p_want requests of a route at once in the current
+    // second (as agent_webhook_rate_take counts one, under the same lock and with the same
+    // window): it returns how many it counted (1 or more), or, when the window is full, minus the
+    // whole seconds until a request can pass. A gateway that sees many requests a second reserves
+    // several and lets them through without a round trip each (PostgresWebhookRateLimiter).
+    sql: `
+      CREATE FUNCTION agent_webhook_rate_reserve(p_route text, p_limit integer, p_now timestamptz, p_want integer) RETURNS integer
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        now_epoch numeric := extract(epoch FROM p_now);
+        now_bucket bigint := floor(extract(epoch FROM p_now));
+        counted bigint;
+        granted integer;
+        hits_now integer;
+        oldest bigint;
+      BEGIN
+        PERFORM set_config('synchronous_commit', 'off', true);
+        PERFORM pg_advisory_xact_lock(1918989413, hashtext(p_route));
+        SELECT coalesce(sum(hits), 0) INTO counted
+          FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60;
+        IF counted < p_limit THEN
+          granted := least(greatest(p_want, 1), p_limit - counted)::integer;
+          INSERT INTO agent_webhook_rate AS rate (route, bucket, hits) VALUES (p_route, now_bucket, granted)
+            ON CONFLICT (route, bucket) DO UPDATE SET hits = rate.hits + granted
+            RETURNING rate.hits INTO hits_now;
+          IF hits_now = granted THEN
+            DELETE FROM agent_webhook_rate AS rate USING (
+              SELECT route, bucket FROM agent_webhook_rate WHERE bucket < now_bucket - 120
+              ORDER BY bucket LIMIT 100 FOR UPDATE SKIP LOCKED
+            ) AS old
+            WHERE rate.route = old.route AND rate.bucket = old.bucket;
+          END IF;
+          RETURN granted;
+        END IF;
+        SELECT window_buckets.bucket INTO oldest FROM (
+          SELECT bucket, sum(hits) OVER (ORDER BY bucket) AS running
+            FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60
+        ) AS window_buckets
+        WHERE window_buckets.running > counted - p_limit
+        ORDER BY window_buckets.bucket LIMIT 1;
+        RETURN -greatest(1, ceil(oldest + 61 - now_epoch))::integer;
+      END
+      $$;
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */
