@@ -225,11 +225,12 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       for (const { home, port } of homes) await startReplica(home, port);
       await subscribeFromLaptop(scratch.url);
 
-      // Runs of 6 s: longer than the lease, so a killed replica's agents are still going when the
-      // others take its events over (and stop those agents before they finish).
+      // Runs of 12 s: longer than the lease and the pause between looks for gone gateways, so a
+      // killed replica's agents are still going when the others take its events over (and stop
+      // those agents before they finish).
       const numbers = Array.from({ length: 9 }, (_, n) => n + 1);
       for (const n of numbers) {
-        const response = await postPullRequestEvent(replicas[n % 3]!.port, SECRET, `slow-${n}`, { number: n, wait: 6 }, 'pr');
+        const response = await postPullRequestEvent(replicas[n % 3]!.port, SECRET, `slow-${n}`, { number: n, wait: 12 }, 'pr');
         expect(response.status).toBe(202);
       }
       // Each replica takes what it can (two at a time); then the first dies with its runs.
@@ -241,9 +242,9 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       // events while the old lease holds, nor run them twice after.
       const back = await startReplica(victim.home, victim.port);
 
-      expect(await within(60_000, async () => (await marks()).length >= numbers.length)).toBe(true);
-      // An agent of the killed replica that outlived it would finish within 6 s of its start.
-      await sleep(7_000);
+      expect(await within(90_000, async () => (await marks()).length >= numbers.length)).toBe(true);
+      // An agent of the killed replica that outlived it would finish within 12 s of its start.
+      await sleep(12_000);
       await expectEachOnce(numbers);
 
       const status = JSON.parse((await runAgent(['status', '--json'], { home: join(work, 'laptop'), env: { AGENT_DATABASE_URL: scratch.url } })).stdout) as {

@@ -19,6 +19,12 @@ export const UNLEASED_CLAIM_MS = 30_000;
 /** How often old delivery keys (remembered more than an hour ago) are deleted, at most. */
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 /**
+ * How often `recover` looks for gone claimants at most (its first call always looks): a gone
+ * gateway is noticed once its lease lapsed, so looking every second, as the worker asks, would
+ * cost a query a second for nothing.
+ */
+export const RECOVER_EVERY_MS = 5_000;
+/**
  * What tells this process's claims from those an earlier process with the same claimant left (the
  * same host name and pid, as after a container restart): made once per process, so that every
  * instance in it shares it.
@@ -63,9 +69,35 @@ const CLAIM_NEXT = `
   UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claimed_at = $3
   WHERE claimant IS NULL AND id = (
     SELECT id FROM agent_webhook_events
-    WHERE claimant IS NULL AND route <> ALL($4::text[])
+    WHERE claimant IS NULL
     ORDER BY seq LIMIT 1
     FOR UPDATE SKIP LOCKED
+  )
+  RETURNING ${EVENT_COLUMNS}`;
+
+/**
+ * CLAIM_NEXT among the routes not in $4: the routes waiting are listed by a skip scan of the
+ * (route, seq) index (one step a route), and the first event of each one not skipped is looked
+ * at, so a deep backlog of a skipped route is never read through.
+ */
+const CLAIM_NEXT_SKIPPING = `
+  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claimed_at = $3
+  WHERE claimant IS NULL AND id = (
+    WITH RECURSIVE routes(route) AS (
+      (SELECT route FROM agent_webhook_events WHERE claimant IS NULL ORDER BY route LIMIT 1)
+      UNION ALL
+      SELECT (SELECT e.route FROM agent_webhook_events e WHERE e.claimant IS NULL AND e.route > routes.route ORDER BY e.route LIMIT 1)
+      FROM routes WHERE routes.route IS NOT NULL
+    )
+    SELECT first.id FROM routes
+    CROSS JOIN LATERAL (
+      SELECT e.id, e.seq FROM agent_webhook_events e
+      WHERE e.claimant IS NULL AND e.route = routes.route
+      ORDER BY e.seq LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    ) AS first
+    WHERE routes.route IS NOT NULL AND routes.route <> ALL($4::text[])
+    ORDER BY first.seq LIMIT 1
   )
   RETURNING ${EVENT_COLUMNS}`;
 
@@ -131,6 +163,8 @@ export class PostgresWebhookInbox implements WebhookInbox {
   private recovering: Promise<number> | null = null;
   /** When old delivery keys were last deleted (ms), or null before the first time. */
   private prunedAt: number | null = null;
+  /** When `recover` last looked (and succeeded): it looks again RECOVER_EVERY_MS later at the earliest. */
+  private recoveredAt: number | null = null;
 
   constructor(
     private readonly database: PostgresDatabase,
@@ -161,7 +195,14 @@ export class PostgresWebhookInbox implements WebhookInbox {
    * made while one runs share it. Deletes delivery keys older than the hour every ten minutes.
    */
   recover(): Promise<number> {
-    this.recovering ??= this.releaseGone().finally(() => {
+    const now = this.clock.now().getTime();
+    if (this.recovering === null && this.recoveredAt !== null && now - this.recoveredAt < RECOVER_EVERY_MS && now >= this.recoveredAt) return Promise.resolve(0);
+    this.recovering ??= this.releaseGone().then(
+      (released) => {
+        this.recoveredAt = now;
+        return released;
+      },
+    ).finally(() => {
       this.recovering = null;
     });
     return this.recovering;
@@ -169,7 +210,16 @@ export class PostgresWebhookInbox implements WebhookInbox {
 
   /** The oldest event nobody holds, of a route not in `skipRoutes`, now claimed by this process; null when none waits. */
   async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
-    const [row] = await this.database.query<EventRow>(CLAIM_NEXT, [this.claimant, PROCESS_SESSION, this.clock.now(), [...(skipRoutes ?? [])]]);
+    const skipped = [...(skipRoutes ?? [])];
+    const [row] =
+      skipped.length === 0
+        ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [this.claimant, PROCESS_SESSION, this.clock.now()])
+        : await this.database.query<EventRow>({ name: 'agent_webhook_claim_next_skipping', text: CLAIM_NEXT_SKIPPING }, [
+            this.claimant,
+            PROCESS_SESSION,
+            this.clock.now(),
+            skipped,
+          ]);
     return row === undefined ? null : this.eventOf(row);
   }
 

@@ -212,6 +212,15 @@ export const MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 7,
+    name: 'webhook inbox by route',
+    // The oldest waiting event of each route, found without reading the others: what a free run
+    // slot asks for first (a route with nothing running) however deep another route's backlog.
+    sql: `
+      CREATE INDEX agent_webhook_events_route_waiting ON agent_webhook_events (route, seq) WHERE claimant IS NULL;
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

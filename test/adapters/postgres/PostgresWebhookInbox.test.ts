@@ -2,7 +2,7 @@ import { InMemoryWebhookRateLimiter } from '../../../src/adapters/webhook/InMemo
 import { DatabaseUnavailableError, PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
 import { PostgresWebhookBacklog } from '../../../src/adapters/postgres/PostgresWebhookBacklog.js';
-import { PostgresWebhookInbox, UNLEASED_CLAIM_MS } from '../../../src/adapters/postgres/PostgresWebhookInbox.js';
+import { PostgresWebhookInbox, UNLEASED_CLAIM_MS, RECOVER_EVERY_MS } from '../../../src/adapters/postgres/PostgresWebhookInbox.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../../src/application/ports/WebhookSettings.js';
 import { AcceptWebhook } from '../../../src/application/webhook/AcceptWebhook.js';
 import { DELIVERY_MEMORY_MS } from '../../../src/domain/webhook/DeliveryMemory.js';
@@ -147,7 +147,9 @@ describe('the webhook inbox on PostgreSQL', () => {
     clock.set(later(UNLEASED_CLAIM_MS));
     expect(await b.recover()).toBe(0);
     clock.set(later(UNLEASED_CLAIM_MS + 1));
-    expect(await b.recover()).toBe(1);
+    // A gateway that looked a moment ago waits before it looks again; one that has not, looks.
+    expect(await b.recover()).toBe(0);
+    expect(await gateway('host-c:3').recover()).toBe(1);
 
     const dying = gateway('test-host:1');
     expect((await dying.claimNext())?.id).toBe('event-1');
@@ -164,6 +166,20 @@ describe('the webhook inbox on PostgreSQL', () => {
     expect(await here.recover()).toBe(1);
     expect(claimsWhenKilled).toEqual([{ 'event-1': 'test-host:1' }]);
     expect(orphans.killedFor).toEqual(['test-host:1']);
+  });
+
+  it('looks for gone claimants at most every few seconds, however often it is asked', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    await lease('host-a:1', later(seconds(3)));
+    await a.accept(anEvent(1));
+    await a.claimNext();
+
+    expect(await b.recover()).toBe(0);
+    clock.set(later(seconds(4)));
+    expect(await b.recover()).toBe(0);
+    clock.set(later(RECOVER_EVERY_MS));
+    expect(await b.recover()).toBe(1);
   });
 
   it('releases at its first recovery the claims an earlier process with the same claimant left', async () => {
