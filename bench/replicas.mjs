@@ -1,4 +1,4 @@
-// 1,000 jobs (BENCH_JOBS) due at the same instant, an agent that answers at once, and
+// 1,000 jobs (BENCH_JOBS) due at the same instant, an agent that answers at once (`/bin/echo done`), and
 // `cron.max_parallel_jobs: 32`: on PostgreSQL with three gateway replicas (BENCH_REPLICAS) sharing
 // one scratch database, then on the file store with one gateway. Lateness is the time from the
 // jobs' due time to each gateway's `running job` log line (JSON logs, millisecond timestamps);
@@ -52,7 +52,7 @@ function dueJobs(count, dueAt) {
 function home(name, databaseUrl) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const lines = ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify(['sh', '-c', 'cat >/dev/null; echo done'])}`, 'cron:', '  max_parallel_jobs: 32'];
+  const lines = ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify(['/bin/echo', 'done'])}`, 'cron:', '  max_parallel_jobs: 32'];
   if (databaseUrl) lines.push('database:', `  url: ${databaseUrl}`);
   writeFileSync(join(dir, 'config.yaml'), `${lines.join('\n')}\n`);
   return dir;
