@@ -59,6 +59,9 @@ const KNOWN_CASES: ReadonlyArray<readonly string[]> = [
   ['cron', 'edit', 'digest', '--deliver'],
   ['webhook', 'subscribe', 'generated', '--no-deliver'],
   ['chat', '--no-q'],
+  // The positional given again as a flag of its name (seed 421582306 found it).
+  ['cron', 'show', 'digest', '--job', 'telegram:', '--job', '', '--job', ''],
+  ['webhook', 'subscribe', 'generated', '--name', 'other'],
 ];
 
 /** How many generated cases each run adds to the known ones (ARGV_PROPERTY_CASES for a longer hunt). */

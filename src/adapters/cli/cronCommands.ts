@@ -194,7 +194,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'Change a job (named by id or name); warns when a target or a skill is not set up yet',
         (y) =>
           y
-            .positional('job', { type: 'string', demandOption: true })
+            .positional('job', { type: 'string', demandOption: true, coerce: argument('job') })
             .option('schedule', { type: 'string', coerce: text('--schedule'), describe: 'New schedule' })
             .option('prompt', { type: 'string', coerce: text('--prompt'), describe: 'New prompt' })
             .options(JOB_FLAG_OPTIONS)
@@ -280,7 +280,7 @@ async function deliverValueChecked(change: () => Promise<Job>): Promise<Job> {
 }
 
 function jobPositional(y: Argv<CommonFlags>) {
-  return y.positional('job', { type: 'string', demandOption: true, describe: 'Job id or name' });
+  return y.positional('job', { type: 'string', demandOption: true, coerce: argument('job'), describe: 'Job id or name' });
 }
 
 /**

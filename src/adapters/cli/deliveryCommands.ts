@@ -8,7 +8,7 @@ import { CliError } from './CliError.js';
 import { readAll, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { text } from './flagValues.js';
+import { argument, text } from './flagValues.js';
 import { channelsJson, platformsJson, sentJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
@@ -35,7 +35,7 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
       'Deliver a message through the same path as a job\'s answer, and print what the platform confirmed',
       (y) =>
         y
-          .positional('target', { type: 'string', demandOption: true, describe: 'e.g. telegram, telegram:<chat_id>, slack:#general, email:ops@example.com, all; several separated by commas' })
+          .positional('target', { type: 'string', demandOption: true, coerce: argument('target'), describe: 'e.g. telegram, telegram:<chat_id>, slack:#general, email:ops@example.com, all; several separated by commas' })
           .positional('text', { type: 'string', array: true, describe: 'The message; "-" (or nothing, on a pipe) reads it from stdin' })
           .option('json', { type: 'boolean', default: false, describe: 'Print the confirmations as JSON' })
           .example('$0 send telegram "Deploy finished"', 'to the home channel of telegram')

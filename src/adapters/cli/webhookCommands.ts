@@ -97,7 +97,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Create or replace a dynamic subscription, served at /webhooks/<name> without a restart',
         (y) =>
           y
-            .positional('name', { type: 'string', demandOption: true, describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit' })
+            .positional('name', { type: 'string', demandOption: true, coerce: argument('name'), describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit' })
             .option('events', { type: 'string', coerce: repeatableText('--events'), describe: 'Event kinds to accept, comma-separated (default: all)' })
             .option('prompt', { type: 'string', coerce: text('--prompt'), describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
             .option('skills', {
@@ -163,7 +163,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
       .command(
         ['remove <name>', 'rm <name>'],
         'Delete a dynamic subscription',
-        (y) => y.positional('name', { type: 'string', demandOption: true }),
+        (y) => y.positional('name', { type: 'string', demandOption: true, coerce: argument('name') }),
         async (argv) => {
           const removed = await (await app()).removeWebhookSubscription.execute({ name: argv.name });
           writeLine(io.stdout, `Removed webhook subscription '${removed.name}'.`);
@@ -174,7 +174,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Send a signed test event to a subscription on the running listener',
         (y) =>
           y
-            .positional('name', { type: 'string', demandOption: true })
+            .positional('name', { type: 'string', demandOption: true, coerce: argument('name') })
             .option('payload', { type: 'string', coerce: text('--payload'), describe: 'JSON object to send (default: a small sample)' })
             .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' }),
         async (argv) => {
