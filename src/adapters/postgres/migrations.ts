@@ -171,8 +171,10 @@ export const MIGRATIONS: readonly Migration[] = [
     // second (as agent_webhook_rate_take counts one, under the same lock and with the same
     // window): it returns how many it counted (1 or more), or, when the window is full, minus the
     // whole seconds until a request can pass. A gateway that sees many requests a second reserves
-    // several and lets them through without a round trip each (PostgresWebhookRateLimiter).
+    // several and lets them through without a round trip each (PostgresWebhookRateLimiter). It
+    // replaces agent_webhook_rate_take, which nothing calls any more.
     sql: `
+      DROP FUNCTION agent_webhook_rate_take(text, integer, timestamptz);
       CREATE FUNCTION agent_webhook_rate_reserve(p_route text, p_limit integer, p_now timestamptz, p_want integer) RETURNS integer
       LANGUAGE plpgsql AS $$
       DECLARE

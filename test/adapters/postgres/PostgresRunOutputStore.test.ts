@@ -1,33 +1,22 @@
 import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresRunOutputStore } from '../../../src/adapters/postgres/PostgresRunOutputStore.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
 
 const JOB = 'a1b2c3d4e5f6';
 
 describe('run reports on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
+  const suite = scratchDatabaseForSuite();
   let store: PostgresRunOutputStore;
 
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
   beforeEach(async () => {
-    await database.query('TRUNCATE agent_run_reports');
-    store = new PostgresRunOutputStore(database);
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
+    await suite.database.query('TRUNCATE agent_run_reports');
+    store = new PostgresRunOutputStore(suite.database);
   });
 
   it('names a report by job, file and database (host:port/name, never the password)', async () => {
     const location = await store.save(JOB, '2026-03-01_12-00-00.md', 'x', 5);
 
-    expect(location).toBe(`report ${JOB}/2026-03-01_12-00-00.md in ${database.location.label}`);
+    expect(location).toBe(`report ${JOB}/2026-03-01_12-00-00.md in ${suite.database.location.label}`);
     expect(location).toMatch(/ in [^/\s]+:\d+\/agent_test_\w+$/);
     expect((await store.read(JOB, '2026-03-01_12-00-00.md'))?.location).toBe(location);
   });

@@ -14,38 +14,27 @@ import { ManualClock } from '../../fakes/ManualClock.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { RecordingOrphanProcesses } from '../../fakes/RecordingOrphanProcesses.js';
 import { SequentialIds } from '../../fakes/SequentialIds.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
 
 const T0 = new Date('2026-06-01T08:00:00.000Z');
 const seconds = (n: number) => n * 1000;
 
 describe('the webhook inbox on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
+  const suite = scratchDatabaseForSuite();
   let clock: ManualClock;
   let leases: PostgresReplicaLeases;
 
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
   beforeEach(async () => {
-    await database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
+    await suite.database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
     clock = new ManualClock(T0);
-    leases = new PostgresReplicaLeases(database);
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
+    leases = new PostgresReplicaLeases(suite.database);
   });
 
   /** A gateway's inbox: `claimant` is `<host>:<pid>`; its identity sees the claimants in `dead` dead. */
   const gateway = (claimant: string, options: { dead?: string[]; orphans?: RecordingOrphanProcesses } = {}) => {
     const identity = new FakeProcessIdentity(claimant);
     for (const gone of options.dead ?? []) identity.dead.add(gone);
-    return new PostgresWebhookInbox(database, identity, clock, options.orphans);
+    return new PostgresWebhookInbox(suite.database, identity, clock, options.orphans);
   };
   /** `claimant`'s lease, holding until `until`. */
   const lease = (claimant: string, until: Date) => {
@@ -56,7 +45,7 @@ describe('the webhook inbox on PostgreSQL', () => {
   const later = (ms: number) => new Date(T0.getTime() + ms);
   const claimedBy = async () =>
     Object.fromEntries(
-      (await database.query<{ id: string; claimant: string | null }>('SELECT id, claimant FROM agent_webhook_events ORDER BY seq')).map((row) => [
+      (await suite.database.query<{ id: string; claimant: string | null }>('SELECT id, claimant FROM agent_webhook_events ORDER BY seq')).map((row) => [
         row.id,
         row.claimant,
       ]),
@@ -188,7 +177,7 @@ describe('the webhook inbox on PostgreSQL', () => {
     for (const n of [1, 2]) await a.accept(anEvent(n));
     await a.claimNext();
     await a.claimNext();
-    await database.query("UPDATE agent_webhook_events SET claim_session = 'an-earlier-process' WHERE id = 'event-1'");
+    await suite.database.query("UPDATE agent_webhook_events SET claim_session = 'an-earlier-process' WHERE id = 'event-1'");
 
     expect(await a.recover()).toBe(1);
     expect(await claimedBy()).toEqual({ 'event-1': null, 'event-2': 'host-a:1' });
@@ -216,14 +205,14 @@ describe('the webhook inbox on PostgreSQL', () => {
     clock.set(later(DELIVERY_MEMORY_MS + seconds(5)));
     await a.recover();
 
-    expect((await database.query<{ key: string }>('SELECT key FROM agent_webhook_deliveries')).map((row) => row.key)).toEqual(['github:new']);
+    expect((await suite.database.query<{ key: string }>('SELECT key FROM agent_webhook_deliveries')).map((row) => row.key)).toEqual(['github:new']);
     expect(await a.accept(anEvent(3), undefined, 'github:new')).toBe(false);
   });
 
   it('reports an event whose stored payload is no JSON object, leaves it claimed, and hands out the next', async () => {
     const a = gateway('host-a:1');
     for (const n of [1, 2]) await a.accept(anEvent(n));
-    await database.query("UPDATE agent_webhook_events SET payload = '[1, 2' WHERE id = 'event-1'");
+    await suite.database.query("UPDATE agent_webhook_events SET payload = '[1, 2' WHERE id = 'event-1'");
 
     await expect(a.claimNext()).rejects.toThrow(/^The webhook event event-1 in the database 127\.0\.0\.1:5432\/agent_test_\w+ has a payload that is not a JSON object;/);
     expect((await a.claimNext())?.id).toBe('event-2');
@@ -236,7 +225,7 @@ describe('the webhook inbox on PostgreSQL', () => {
     for (const n of [1, 2]) await a.accept(anEvent(n));
     await b.accept(anEvent(3));
     await b.claimNext();
-    const backlog = new PostgresWebhookBacklog(database);
+    const backlog = new PostgresWebhookBacklog(suite.database);
 
     expect(await backlog.waiting()).toBe(3);
     await b.complete('event-1');

@@ -1,28 +1,17 @@
 import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresWebhookRunRecords } from '../../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import { aRunRecord } from '../../contract/WebhookRunRecords.contract.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
 
 describe('webhook run records on PostgreSQL', () => {
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
+  const suite = scratchDatabaseForSuite();
 
   beforeEach(async () => {
-    await database.query('TRUNCATE agent_webhook_runs');
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
+    await suite.database.query('TRUNCATE agent_webhook_runs');
   });
 
   it('keeps a record saved without waiting for the disk like any other', async () => {
-    const records = new PostgresWebhookRunRecords(database, 50);
+    const records = new PostgresWebhookRunRecords(suite.database, 50);
 
     await records.save(aRunRecord(1, { outcome: 'running', answer: null }), false);
 
@@ -31,7 +20,7 @@ describe('webhook run records on PostgreSQL', () => {
 
   it('asks a retention given as a function at every save', async () => {
     let keep = 3;
-    const records = new PostgresWebhookRunRecords(database, () => keep);
+    const records = new PostgresWebhookRunRecords(suite.database, () => keep);
     for (const n of [1, 2, 3]) await records.save(aRunRecord(n));
 
     keep = 1;
@@ -41,9 +30,9 @@ describe('webhook run records on PostgreSQL', () => {
   });
 
   it('leaves out a stored record it cannot read', async () => {
-    const records = new PostgresWebhookRunRecords(database, 50);
+    const records = new PostgresWebhookRunRecords(suite.database, 50);
     await records.save(aRunRecord(1));
-    await database.query(`INSERT INTO agent_webhook_runs (route, event_id, started_at, record) VALUES ('pr-review', 'odd', now(), '{"outcome": 7}')`);
+    await suite.database.query(`INSERT INTO agent_webhook_runs (route, event_id, started_at, record) VALUES ('pr-review', 'odd', now(), '{"outcome": 7}')`);
 
     expect(await records.find('pr-review', 'odd')).toBeNull();
     expect((await records.list({ limit: 10 })).map((record) => record.eventId)).toEqual(['event1']);
