@@ -110,7 +110,8 @@ export class PostgresDatabase {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
-   * when it throws (its error is passed on unchanged).
+   * when it throws (its error is passed on unchanged) or when it resolves after calling
+   * `keepNothing()` (nothing it did need be kept, so it waits for no write to disk).
    */
   async transaction<T>(work: (client: Transaction) => Promise<T>): Promise<T> {
     let client: PoolClient;
@@ -124,7 +125,7 @@ export class PostgresDatabase {
     try {
       await tx.query('BEGIN');
       const result = await work(tx);
-      await tx.query('COMMIT');
+      await tx.query(tx.keeps ? 'COMMIT' : 'ROLLBACK');
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => (broken = true));
@@ -225,6 +226,8 @@ export interface PreparedStatement {
 
 /** Statements on the one connection of a transaction (or of a held lock). */
 export class Transaction {
+  private kept = true;
+
   constructor(
     private readonly client: PoolClient,
     private readonly failure: (error: unknown) => Error,
@@ -236,5 +239,19 @@ export class Transaction {
     } catch (error) {
       throw this.failure(error);
     }
+  }
+
+  /**
+   * Says that the transaction changed nothing worth keeping (it only read, or locked rows it then
+   * left as they were): it ends with a rollback instead of a commit. A commit of a transaction
+   * that locked rows waits for the server to write its record to disk; a rollback does not.
+   */
+  keepNothing(): void {
+    this.kept = false;
+  }
+
+  /** Whether the transaction ends with a commit (see keepNothing). */
+  get keeps(): boolean {
+    return this.kept;
   }
 }

@@ -3,10 +3,23 @@ import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../doma
 import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
 import type { JobRepository, JobSnapshot, JobUpdate, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
 import type { PostgresDatabase, Transaction } from './PostgresDatabase.js';
+import { StatementBatcher } from './StatementBatcher.js';
 
 interface JobRow {
   id: string;
   record: Record<string, unknown>;
+}
+
+/** A row as `updateById` reads it: with its version (`xmin`, which every update of the row changes). */
+interface VersionedRow extends JobRow {
+  version: string;
+}
+
+/** A write `updateById` makes: the row's new values, stored only if the row is still at `version`. */
+interface VersionedWrite {
+  id: string;
+  values: unknown[];
+  version: string;
 }
 
 /** One advisory lock serializes the writes that decide a name (create, rename): names are few and rarely change. */
@@ -47,6 +60,11 @@ function rowValues(job: Job, previous: Record<string, unknown> | undefined): unk
  * LOCKED`, so ticks on several replicas never take the same slot and never wait for each other.
  */
 export class PostgresJobRepository implements JobRepository {
+  /** The reads of `updateById` and `findById`, batched: one statement reads the rows of many. */
+  private readonly reads = new StatementBatcher<string, VersionedRow | null>((ids) => this.readVersionedRows(ids));
+  /** The writes of `updateById`, batched: one statement, one commit, writes many rows. */
+  private readonly writes = new StatementBatcher<VersionedWrite, boolean>((writes) => this.writeUnchangedRows(writes));
+
   constructor(private readonly database: PostgresDatabase) {}
 
   /** Calls `onChange` when any process may have changed the jobs; returns the unwatch. */
@@ -60,7 +78,8 @@ export class PostgresJobRepository implements JobRepository {
   }
 
   async findById(id: string): Promise<Job | null> {
-    return readRows(await this.database.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE id = $1`, [id])).jobs[0] ?? null;
+    const row = await this.reads.submit(id);
+    return row ? (readRows([row]).jobs[0] ?? null) : null;
   }
 
   create(job: Job, nameWasChosen: boolean): Promise<Job> {
@@ -83,7 +102,30 @@ export class PostgresJobRepository implements JobRepository {
     });
   }
 
-  updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
+  /**
+   * Reads the row, applies `change` and writes the result only if the row is still the version
+   * read (its `xmin`); when another process changed it meanwhile, reads it again and applies
+   * `change` to that (changes are pure). So a claim or a run's end is one read and one
+   * autocommitted write, and a change that changes nothing (a stale fire) writes nothing and
+   * waits for no disk. Reads and writes made at the same time, by concurrent fires say, share
+   * statements (StatementBatcher), and so the disk write of one commit. A rename goes the locked
+   * way: names are checked under their lock.
+   */
+  async updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
+    for (;;) {
+      const row = await this.reads.submit(id);
+      const { jobs, records } = readRows(row ? [row] : []);
+      const target = jobs[0];
+      if (!row || !target) return null;
+      const { job, result } = change(target);
+      if (job === target) return result;
+      if (nameKey(job.name) !== nameKey(target.name)) return this.updateByIdLocked(id, change);
+      if (await this.writes.submit({ id, values: rowValues(job, records.get(target.id)), version: row.version })) return result;
+    }
+  }
+
+  /** `updateById` holding the row lock from the read to the write. */
+  private updateByIdLocked<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
     return this.database.transaction(async (tx) => {
       const { jobs, records } = readRows(await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE id = $1 FOR UPDATE`, [id]));
       const target = jobs[0];
@@ -128,12 +170,51 @@ export class PostgresJobRepository implements JobRepository {
         ]),
       );
       const { changed, result } = settle({ running: running.jobs, due: due.jobs });
+      // Rows locked and none changed: nothing to wait for the disk for.
+      if (changed.length === 0) tx.keepNothing();
       for (const job of changed) {
         await this.write(tx, job, running.records.get(job.id) ?? due.records.get(job.id));
       }
       if (changed.length > 0) await tx.query(ANNOUNCE);
       return result;
     });
+  }
+
+  /** The rows of `ids` with their versions, null for an id without one: one statement for all. */
+  private async readVersionedRows(ids: readonly string[]): Promise<Array<VersionedRow | null>> {
+    const rows = await this.database.query<VersionedRow>(`SELECT ${COLUMNS}, xmin::text AS version FROM agent_jobs WHERE id = ANY($1::text[])`, [
+      [...new Set(ids)],
+    ]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /**
+   * Stores each write whose row is still at its version, in one statement (one transaction),
+   * announced once; whether each was stored. Of several writes of one row only the first is
+   * tried: the others were made from a version that write replaces.
+   */
+  private async writeUnchangedRows(writes: readonly VersionedWrite[]): Promise<boolean[]> {
+    const tried = new Map<string, VersionedWrite>();
+    for (const write of writes) if (!tried.has(write.id)) tried.set(write.id, write);
+    const columns = Array.from({ length: 7 }, (): unknown[] => []);
+    for (const write of tried.values()) [...write.values, write.version].forEach((value, index) => columns[index]!.push(value));
+    const stored = await this.database.query<{ id: string }>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::boolean[], $5::timestamptz[], $6::jsonb[], $7::xid[])
+           AS input (id, name_key, state, enabled, next_run_at, record, version)
+       ), written AS (
+         UPDATE agent_jobs AS job
+            SET name_key = input.name_key, state = input.state, enabled = input.enabled, next_run_at = input.next_run_at, record = input.record
+           FROM input
+          WHERE job.id = input.id AND job.xmin = input.version
+         RETURNING job.id
+       )
+       SELECT id, pg_notify('${JOBS_CHANGED_CHANNEL}', '') FROM written`,
+      columns,
+    );
+    const storedIds = new Set(stored.map((row) => row.id));
+    return writes.map((write) => tried.get(write.id) === write && storedIds.has(write.id));
   }
 
   /** The job `reference` means, its row locked: by id, else by name (findJob's rules and errors). */
@@ -150,7 +231,12 @@ export class PostgresJobRepository implements JobRepository {
 
   private async store<T>(tx: Transaction, target: Job, record: Record<string, unknown> | undefined, change: (job: Job) => JobUpdate<T>): Promise<T> {
     const { job, result } = change(target);
-    if (job === target) return result;
+    if (job === target) {
+      // Only the row lock was taken (a stale or gone fire, a pause of a paused job): a commit would
+      // wait for the disk for nothing.
+      tx.keepNothing();
+      return result;
+    }
     if (nameKey(job.name) !== nameKey(target.name)) {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [NAME_LOCK]);
       assertNameFree(await namesLike(tx, job.name), job.name, target.id);
