@@ -149,3 +149,145 @@ describe('firing one slot of a job (FireJobSlot)', () => {
     expect(h.finished.sort()).toEqual([a.id, b.id].sort());
   });
 });
+
+/** The harness's store, except that each `updateById` (a fire's claim) waits until the test lets it go on. */
+function gatedStore(inner: JobRepository) {
+  const waiting: Array<{ id: string; go: () => void }> = [];
+  let open = false;
+  const repository: JobRepository = {
+    load: () => inner.load(),
+    findById: (id) => inner.findById(id),
+    create: (job, nameWasChosen) => inner.create(job, nameWasChosen),
+    update: (reference, change) => inner.update(reference, change),
+    updateById: async (id, change) => {
+      if (!open) await new Promise<void>((go) => waiting.push({ id, go }));
+      return inner.updateById(id, change);
+    },
+    remove: (reference) => inner.remove(reference),
+    nextRunAt: (after) => inner.nextRunAt(after),
+    peek: (dueBy) => inner.peek(dueBy),
+    settleDue: (dueBy, limit, settle) => inner.settleDue(dueBy, limit, settle),
+  };
+  /** Lets the claims waiting go on, and every later one through. */
+  const releaseAll = () => {
+    open = true;
+    for (const claim of waiting.splice(0)) claim.go();
+  };
+  /** Lets the claims waiting go on; later ones wait again. */
+  const releaseWaiting = () => {
+    for (const claim of waiting.splice(0)) claim.go();
+  };
+  return { repository, waiting, releaseAll, releaseWaiting };
+}
+
+describe('fires arriving together', () => {
+  function gatedHarness(options: Parameters<typeof cronHarness>[0] = {}) {
+    const h = cronHarness(options);
+    const store = gatedStore(h.repository);
+    const fire = new FireJobSlot(store.repository, h.clock, h.identity, h.settings, h.dispatchDueJobs, h.log);
+    return { ...h, fire, store };
+  }
+
+  it('claims the slots of different jobs side by side: the second claim reaches the store while the first is under way', async () => {
+    const h = gatedHarness();
+    const a = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
+    const b = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job b' });
+
+    const outcomes = Promise.all([h.fire.execute({ jobId: a.id, fireAt: a.next_run_at! }), h.fire.execute({ jobId: b.id, fireAt: b.next_run_at! })]);
+    await settle();
+    expect(h.store.waiting.map((claim) => claim.id)).toEqual([a.id, b.id]);
+
+    h.store.releaseAll();
+    expect((await outcomes).map((outcome) => outcome.status)).toEqual(['accepted', 'accepted']);
+    await settle();
+    expect(h.agent.requests).toHaveLength(2);
+  });
+
+  it('answers a second fire of a slot being claimed from that claim: stale once it is accepted, without claiming again', async () => {
+    const h = gatedHarness();
+    const job = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
+
+    const outcomes = Promise.all([0, 1].map(() => h.fire.execute({ jobId: job.id, fireAt: job.next_run_at! })));
+    await settle();
+    expect(h.store.waiting).toHaveLength(1);
+    h.store.releaseAll();
+
+    expect(await outcomes).toEqual([{ status: 'accepted', jobId: job.id }, { status: 'stale' }]);
+    await settle();
+    expect(h.agent.requests).toHaveLength(1);
+    expect(h.log.entries.some((entry) => entry.message === `fire of job ${job.id} for ${job.next_run_at}: stale`)).toBe(true);
+  });
+
+  it('gives a second fire of a slot being claimed the same answer when that claim finds the job gone', async () => {
+    const h = gatedHarness();
+    const job = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
+    await h.pauseJob.execute({ job: job.id });
+
+    const outcomes = Promise.all([0, 1].map(() => h.fire.execute({ jobId: job.id, fireAt: job.next_run_at! })));
+    await settle();
+    expect(h.store.waiting).toHaveLength(1);
+    h.store.releaseAll();
+
+    expect(await outcomes).toEqual([{ status: 'gone' }, { status: 'gone' }]);
+  });
+
+  it('claims a slot again once the claim of it is over: a later fire goes to the store and is stale there', async () => {
+    const h = gatedHarness();
+    const job = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
+    const first = h.fire.execute({ jobId: job.id, fireAt: job.next_run_at! });
+    await settle();
+    h.store.releaseWaiting();
+    await first;
+
+    const later = h.fire.execute({ jobId: job.id, fireAt: job.next_run_at! });
+    await settle();
+    expect(h.store.waiting).toHaveLength(1);
+    h.store.releaseWaiting();
+    expect(await later).toEqual({ status: 'stale' });
+  });
+
+  it('stopping waits for a claim under way, whose run then starts and gets the grace period', async () => {
+    const h = gatedHarness();
+    const job = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
+    const fired = h.fire.execute({ jobId: job.id, fireAt: job.next_run_at! });
+    await settle();
+
+    let stopped = false;
+    const stopping = h.dispatchDueJobs.stop(60_000).then((finished) => {
+      stopped = true;
+      return finished;
+    });
+    await settle();
+    expect(stopped).toBe(false);
+
+    h.store.releaseAll();
+    expect(await fired).toEqual({ status: 'accepted', jobId: job.id });
+    expect(await stopping).toBe(true);
+    expect(h.agent.requests).toHaveLength(1);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'scheduled', last_status: 'ok' });
+  });
+
+  it('a look for due jobs waits for the fires claimed before it, so it never starts more runs than cron.max_parallel_jobs', async () => {
+    const h = gatedHarness({ settings: { maxParallelJobs: 1 } });
+    const answers: Array<(text: string) => void> = [];
+    h.agent.defaultReply = () => new Promise<string>((resolve) => answers.push(resolve));
+    const fired = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job fired' });
+    const due = await h.createJob.execute({ schedule: '1m', prompt: 'job due' });
+    h.clock.advance(MINUTE);
+
+    const fire = h.fire.execute({ jobId: fired.id, fireAt: fired.next_run_at! });
+    await settle();
+    const look = h.dispatchDueJobs.dispatch();
+    await settle();
+    h.store.releaseAll();
+
+    expect((await fire).status).toBe('accepted');
+    expect((await look).waiting).toBe(1);
+    await settle();
+    expect(h.agent.requests).toHaveLength(1);
+    // Never claimed: the slot went to the fire.
+    expect(h.repository.get(due.id)).toMatchObject({ state: 'scheduled', claim: null });
+    answers[0]!('done');
+    await settle();
+  });
+});

@@ -35,7 +35,8 @@ interface RunInProgress {
  * run ends; when it starts more than a second late, its lateness is logged.
  *
  * Whoever decides *when* to look (the trigger: timers, the store watch, a run's end) calls
- * `dispatch`; calls are serialised here. `stop` stops claiming at once, lets the runs finish for
+ * `dispatch`; calls are serialised here, and with the claims of fires (`claimWith`), which
+ * otherwise go on side by side. `stop` stops claiming at once, lets the runs finish for
  * the grace period, then cancels the rest: their process trees are killed and their jobs
  * recorded `interrupted:`.
  */
@@ -47,7 +48,10 @@ export class DispatchDueJobs {
   private readonly finishedListeners: Array<(run: TickRun) => void> = [];
   /** Jobs claimed by a fire while every run slot was busy: they start, first come first, as runs end. */
   private readonly claimedWaiting: ClaimedJob[] = [];
+  /** This dispatcher's own claims, one after the other; each also waits for the callers' claims made before it. */
   private claiming: Promise<DispatchResult> = Promise.resolve({ lockBusy: false, waiting: 0 });
+  /** Callers' claims (fires) under way, each settled (never rejected) once its run is started or queued. */
+  private readonly callerClaims = new Set<Promise<void>>();
   private accepting = true;
 
   constructor(
@@ -70,11 +74,19 @@ export class DispatchDueJobs {
     this.finishedListeners.push(listener);
   }
 
-  /** Claims due jobs for the free slots and starts them; resolves once they are started. */
+  /**
+   * Claims due jobs for the free slots and starts them; resolves once they are started. It claims
+   * after the callers' claims made before it have started or queued their runs, and callers'
+   * claims made meanwhile wait for it, so the free slots it counts are the free slots.
+   */
   dispatch(): Promise<DispatchResult> {
     // After the turn before, however it ended: a claim that failed (the store away) rejects its
     // own dispatch, never the ones after it.
-    this.claiming = this.afterClaims().then(() => this.claimAndStart());
+    const callersBefore = [...this.callerClaims];
+    this.claiming = this.afterClaims().then(async () => {
+      await Promise.all(callersBefore);
+      return this.claimAndStart();
+    });
     return this.claiming;
   }
 
@@ -84,10 +96,12 @@ export class DispatchDueJobs {
   }
 
   /**
-   * Makes a claim of the caller's (a fire's compare-and-set) in turn with this
-   * dispatcher's own, and runs the job it claimed in a run slot like the rest: when every slot is
-   * busy the run waits for one, ahead of due jobs not yet claimed. Resolves with the claim's
-   * result, or null without calling `claim` once stopping; rejects when `claim` does.
+   * Makes a claim of the caller's (a fire's compare-and-set) in turn with this dispatcher's own,
+   * and runs the job it claimed in a run slot like the rest: when every slot is busy the run waits
+   * for one, ahead of due jobs not yet claimed. Callers' claims do not wait for each other: the
+   * store decides which of several claims of one slot wins, and claims of many slots share its
+   * writes. Resolves with the claim's result, or null without calling `claim` once stopping;
+   * rejects when `claim` does.
    */
   claimWith<T>(claim: () => Promise<{ claimed: ClaimedJob | null; result: T }>): Promise<T | null> {
     const turn = this.afterClaims().then(async () => {
@@ -96,10 +110,12 @@ export class DispatchDueJobs {
       if (claimed) this.startOrQueue(claimed);
       return result;
     });
-    this.claiming = turn.then(
-      () => ({ lockBusy: false, waiting: 0 }),
-      () => ({ lockBusy: false, waiting: 0 }),
+    const settled = turn.then(
+      () => undefined,
+      () => undefined,
     );
+    this.callerClaims.add(settled);
+    void settled.then(() => this.callerClaims.delete(settled));
     return turn;
   }
 
@@ -111,6 +127,7 @@ export class DispatchDueJobs {
     this.accepting = false;
     // A claim already under way is written; its runs start and get the grace period like the rest.
     await this.afterClaims();
+    await Promise.all([...this.callerClaims]);
     // Claimed, so promised a run: they start now and get the grace period like the rest.
     for (const claimed of this.claimedWaiting.splice(0)) this.start(claimed);
     if (await this.idleWithin(graceMs)) return true;

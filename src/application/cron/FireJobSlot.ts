@@ -29,11 +29,18 @@ export const STOPPING_RETRY_AFTER_SECONDS = 10;
  * on this gateway or on others sharing the store — exactly one runs. The provider's clock decides
  * when: a slot still ahead on ours runs at once.
  *
+ * Fires of one slot that arrive here while one of them is being claimed do not go to the store
+ * again: they get that claim's answer, except that once it is accepted they are `stale` (the slot
+ * is taken), so a portal retrying a fire costs no second claim in the store.
+ *
  * The run takes a run slot shared with the built-in dispatcher (`cron.max_parallel_jobs`); when
  * every slot is busy the claimed run waits for the next one free. It never throws.
  */
 @injectable()
 export class FireJobSlot {
+  /** The claim under way of each slot being fired, by job id and instant. */
+  private readonly claiming = new Map<string, Promise<FireOutcome>>();
+
   constructor(
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.Clock) private readonly clock: Clock,
@@ -45,6 +52,25 @@ export class FireJobSlot {
 
   async execute(input: FireJobSlotInput): Promise<FireOutcome> {
     const fireAt = new Date(Date.parse(input.fireAt));
+    const slot = `${input.jobId}\n${fireAt.getTime()}`;
+    const underWay = this.claiming.get(slot);
+    if (underWay) {
+      const first = await underWay;
+      if (first.status === 'unavailable') return first;
+      const outcome: FireOutcome = first.status === 'accepted' ? { status: 'stale' } : first;
+      this.log.info(`fire of job ${input.jobId} for ${input.fireAt}: ${outcome.status}`, { job: input.jobId });
+      return outcome;
+    }
+    const claim = this.claimSlot(input, fireAt);
+    this.claiming.set(slot, claim);
+    try {
+      return await claim;
+    } finally {
+      this.claiming.delete(slot);
+    }
+  }
+
+  private async claimSlot(input: FireJobSlotInput, fireAt: Date): Promise<FireOutcome> {
     try {
       const outcome = await this.dispatcher.claimWith(() => this.claim(input.jobId, fireAt));
       if (outcome === null) return { status: 'unavailable', retryAfterSeconds: STOPPING_RETRY_AFTER_SECONDS };
