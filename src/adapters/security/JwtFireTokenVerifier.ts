@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { FireTokenVerdict, FireTokenVerifier } from '../../application/ports/FireTokenVerifier.js';
@@ -53,10 +54,12 @@ class RefusedToken extends Error {}
  * fetches the JWKS again, at most once per `JWKS_MIN_REFETCH_MS` whatever the number of tokens,
  * so forged `kid`s cannot flood the portal.
  * A JWKS that cannot be fetched or read refuses the token (and is logged); the keys already known
- * stay in use. Used `jti`s are remembered, in this process, until their token expires.
+ * stay in use. Each key is read once per fetch, not at every token: a key the JWKS holds but that
+ * cannot be read is left out (and logged), so its tokens are refused like those of an unknown
+ * `kid`. Used `jti`s are remembered, in this process, until their token expires.
  */
 export class JwtFireTokenVerifier implements FireTokenVerifier {
-  private keys = new Map<string, string>();
+  private keys = new Map<string, KeyObject>();
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private lastFetchAttempt = Number.NEGATIVE_INFINITY;
   private fetching: Promise<void> | null = null;
@@ -121,7 +124,7 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     return { jti: payload.jti, exp: payload.exp };
   }
 
-  private async keyFor(kid: string): Promise<string | null> {
+  private async keyFor(kid: string): Promise<KeyObject | null> {
     // A fetch under way may bring the key: wait for it rather than refuse.
     if (this.fetching) await this.fetching;
     const now = this.clock.now().getTime();
@@ -135,7 +138,7 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     this.fetching ??= (async () => {
       this.lastFetchAttempt = this.clock.now().getTime();
       try {
-        this.keys = await this.fetchKeys();
+        this.keys = this.readKeys(await this.fetchKeys());
         this.fetchedAt = this.clock.now().getTime();
       } catch (error) {
         this.log.warn(`the JWKS at ${this.settings.jwksUrl} could not be fetched or read: ${errorText(error)}; fire tokens are checked against the keys known before`);
@@ -144,5 +147,18 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
       }
     })();
     return this.fetching;
+  }
+
+  /** The PEM keys fetched, read once here rather than at every token; one that cannot be read is left out. */
+  private readKeys(pems: ReadonlyMap<string, string>): Map<string, KeyObject> {
+    const keys = new Map<string, KeyObject>();
+    for (const [kid, pem] of pems) {
+      try {
+        keys.set(kid, createPublicKey(pem));
+      } catch (error) {
+        this.log.warn(`the key ${kid} of the JWKS at ${this.settings.jwksUrl} cannot be read (${errorText(error)}); tokens naming it are refused`);
+      }
+    }
+    return keys;
   }
 }

@@ -166,6 +166,18 @@ describe('POST /api/cron/fire', () => {
       expect((await post(portal.mint('job1'))).status).toBe(202);
     });
 
+    it('leaves out a key of the JWKS that cannot be read, with a warning, and keeps the others', async () => {
+      const rsa = portal.keys['rsa-1'].publicKey.export({ format: 'pem', type: 'spki' }).toString();
+      const fetcher = async () => new Map([['rsa-1', rsa], ['ec-256', 'not a key at all']]);
+      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, fetcher);
+      app = createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
+
+      expect((await post(portal.mint('job1', { kid: 'ec-256' }))).status).toBe(401);
+      expect((await post(portal.mint('job1'))).status).toBe(202);
+      expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/the key ec-256 of the JWKS .* cannot be read/) }));
+      expect(log.entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('its key ec-256 is not in the JWKS') }));
+    });
+
     it('fetches the JWKS once for many fires, and an unknown kid at most once per interval', async () => {
       const before = portal.jwksRequests;
       for (let i = 0; i < 3; i += 1) expect((await post(portal.mint('job1'))).status).toBe(202);
