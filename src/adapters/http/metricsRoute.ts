@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../application/ports/Logger.js';
 import { errorText } from '../../domain/errors.js';
+import { sendJson } from './jsonAnswer.js';
 
 /** What `GET /metrics` serves: the metrics in the Prometheus text format. */
 export interface MetricsExposition {
@@ -49,10 +50,4 @@ function digest(text: string): Buffer {
 function carriesToken(header: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer +(\S+)\s*$/i.exec(header ?? '');
   return match !== null && timingSafeEqual(digest(match[1]!), expected);
-}
-
-function sendJson(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
 }

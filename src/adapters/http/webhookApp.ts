@@ -8,7 +8,9 @@ import type { AcceptWebhookInput, WebhookOutcome } from '../../application/webho
 import type { WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 import { errorText } from '../../domain/errors.js';
 import { isRouteName } from '../../domain/webhook/WebhookRoute.js';
-import { fireRoute, type FireRouteDependencies } from './fireApp.js';
+import { fireRoute, fireShortcut, type FireRouteDependencies } from './fireApp.js';
+import { answerEarly, sendJson } from './jsonAnswer.js';
+import { awaitingContinue } from './webhookServer.js';
 import { statusForError } from './httpStatus.js';
 import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
 
@@ -25,21 +27,6 @@ export interface WebhookAppDependencies {
   /** Counts the answers to requests under `/webhooks/`. */
   metrics?: Pick<Metrics, 'webhookRequest'>;
 }
-
-/**
- * After an early answer (404, 413, 408) the rest of a body is read and thrown away, up to this
- * many bytes and for at most this long, so that a client still sending sees the answer instead
- * of a reset connection; then the connection is cut.
- */
-const DRAIN_LIMIT_BYTES = 4 * 1024 * 1024;
-const DRAIN_LIMIT_MS = 5_000;
-
-/**
- * Requests that asked `Expect: 100-continue` and were not yet told to go on: the server
- * (webhookServer.ts) puts them here instead of letting Node answer 100 at once, so that the
- * route and size checks come first and a body that would be refused is never invited.
- */
-export const awaitingContinue = new WeakSet<IncomingMessage>();
 
 type BodyRead = { kind: 'complete'; body: Buffer } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'aborted' };
 
@@ -60,8 +47,9 @@ const WEBHOOK_PATH = /^\/webhooks\//i;
  * are 404 and other methods on these paths 405, all with a JSON body `{"error": …}`; nothing a
  * client sends leads to a 5xx, and no answer carries a stack trace.
  *
- * It is an Express app, with one shortcut in front: a POST whose path has the plain shape above
- * goes straight to the same handler that the app's `/webhooks/:route` uses. Express's per-request
+ * It is an Express app, with shortcuts in front: a POST whose path has the plain shape above
+ * goes straight to the same handler that the app's `/webhooks/:route` uses (and, with `fire`, a
+ * plain `POST /api/cron/fire` to the fire endpoint's: fireShortcut). Express's per-request
  * dispatch (prototype swaps, the router's layer walk, parameter decoding) measured as much as the
  * rest of the accept path put together — half the throughput and twice the p99 under
  * `npm run bench:webhook` — and this is the one path that takes load. Every other request
@@ -109,7 +97,9 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
   app.use(errorHandler(logger));
 
   const { metrics } = dependencies;
+  const fire = dependencies.fire ? fireShortcut(dependencies.fire) : null;
   return (req, res) => {
+    if (fire?.(req, res)) return;
     if (metrics && WEBHOOK_PATH.test(req.url ?? '')) res.once('finish', () => metrics.webhookRequest(res.statusCode));
     const plain = req.method === 'POST' ? PLAIN_WEBHOOK_PATH.exec(req.url ?? '') : null;
     if (plain === null) {
@@ -231,54 +221,6 @@ function answerUnexpected(logger: Logger, error: unknown, req: IncomingMessage, 
     return;
   }
   answerEarly(req, res, status, { error: STATUS_CODES[status] ?? 'Error' });
-}
-
-/**
- * Answers before the body was read (or when reading stopped): the connection is closed after
- * the answer, and what the client is still sending is drained, within bounds, so that it gets
- * to read the answer.
- */
-function answerEarly(
-  req: IncomingMessage,
-  res: ServerResponse,
-  status: number,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): void {
-  if (!req.complete) {
-    res.setHeader('Connection', 'close');
-    res.once('finish', () => drain(req));
-  }
-  sendJson(res, status, body, headers);
-}
-
-/**
- * Sends a JSON answer straight through Node's response, as Express's `res.json` would (same
- * headers), without its content negotiation and header bookkeeping, which cost more per request
- * than the rest of the answer.
- */
-function sendJson(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Readonly<Record<string, string>> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function drain(req: IncomingMessage): void {
-  if (req.complete || req.destroyed) return;
-  let drained = 0;
-  const cut = () => {
-    clearTimeout(timer);
-    req.socket.destroy();
-  };
-  const timer = setTimeout(cut, DRAIN_LIMIT_MS);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_LIMIT_BYTES) cut();
-  });
-  req.on('end', () => clearTimeout(timer));
-  req.on('close', () => clearTimeout(timer));
-  req.resume();
 }
 
 /** Reads the body up to `maxBytes`, stopping as soon as it is over; gives up after `timeoutMs`. */

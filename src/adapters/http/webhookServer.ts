@@ -1,6 +1,12 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { awaitingContinue } from './webhookApp.js';
+
+/**
+ * Requests that asked `Expect: 100-continue` and were not yet told to go on: createWebhookServer
+ * puts them here instead of letting Node answer 100 at once, so that the route and size checks
+ * of the app (webhookApp.ts, fireApp.ts) come first and a body that would be refused is never invited.
+ */
+export const awaitingContinue = new WeakSet<IncomingMessage>();
 
 /**
  * Connection limits of the webhook listener. A slow client holds a socket and a timer, never a

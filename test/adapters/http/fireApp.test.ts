@@ -1,7 +1,10 @@
 import { sign } from 'node:crypto';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import type { FireOutcome } from '../../../src/application/ports/SchedulerProvider.js';
 import { createFireApp } from '../../../src/adapters/http/fireApp.js';
+import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../../src/adapters/http/webhookServer.js';
 import { JWKS_MIN_REFETCH_MS, JwtFireTokenVerifier } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
 import { ManualClock } from '../../fakes/ManualClock.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
@@ -87,6 +90,74 @@ describe('POST /api/cron/fire', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'missing job_id' });
       expect(fires).toEqual([]);
+    });
+  });
+
+  describe('the request itself', () => {
+    it('takes a gzip-compressed body and one in another charset alike', async () => {
+      const body = JSON.stringify({ job_id: 'job1', fire_at: FIRE_AT });
+      const server = createWebhookServer(app);
+      const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
+      const send = (headers: string, bytes: Buffer) =>
+        new Promise<string>((resolve, reject) => {
+          const head = `POST /api/cron/fire HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${portal.mint('job1')}\r\n${headers}Content-Length: ${bytes.length}\r\n\r\n`;
+          const socket = connect(port, '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(head, 'latin1'), bytes])));
+          let text = '';
+          socket.setEncoding('latin1');
+          socket.on('data', (chunk: string) => (text += chunk));
+          socket.on('close', () => resolve(text));
+          socket.on('error', reject);
+        });
+      try {
+        expect(await send('Content-Type: application/json\r\nContent-Encoding: gzip\r\n', gzipSync(body))).toMatch(/^HTTP\/1\.1 202 /);
+        expect(await send('Content-Type: application/json; charset=iso-8859-1\r\n', Buffer.from(body, 'latin1'))).toMatch(/^HTTP\/1\.1 202 /);
+      } finally {
+        await closeWebhookServer(server);
+      }
+      expect(fires).toEqual([
+        { jobId: 'job1', fireAt: FIRE_AT },
+        { jobId: 'job1', fireAt: FIRE_AT },
+      ]);
+    });
+
+    it('answers 413 to a body over 16 KB, declared or not, and fires nothing', async () => {
+      const big = { job_id: 'job1', fire_at: FIRE_AT, padding: 'x'.repeat(17 * 1024) };
+      const declared = await post(portal.mint('job1'), big);
+      expect(declared.status).toBe(413);
+      expect(declared.body).toEqual({ error: 'Payload too large' });
+      const server = createWebhookServer(app);
+      const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
+      try {
+        const chunked = await exchange(
+          port,
+          `POST /api/cron/fire HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${portal.mint('job1')}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+            `${(17 * 1024).toString(16)}\r\n${'x'.repeat(17 * 1024)}\r\n0\r\n\r\n`,
+        );
+        expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+      } finally {
+        await closeWebhookServer(server);
+      }
+      expect(fires).toEqual([]);
+    });
+
+    it('answers 405 with Allow: POST to another method', async () => {
+      const response = await request(app).get('/api/cron/fire');
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe('POST');
+    });
+
+    it('invites the body of `Expect: 100-continue` with 100 Continue, then answers the fire', async () => {
+      const server = createWebhookServer(app);
+      const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
+      try {
+        const body = JSON.stringify({ job_id: 'job1', fire_at: FIRE_AT });
+        const head =
+          `POST /api/cron/fire HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nAuthorization: Bearer ${portal.mint('job1')}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+        expect(await exchange(port, head, body)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+      } finally {
+        await closeWebhookServer(server);
+      }
     });
   });
 
@@ -190,3 +261,20 @@ describe('POST /api/cron/fire', () => {
     });
   });
 });
+
+/** Sends `head` on a raw connection, then `body` once the server answers 100 Continue; everything answered. */
+function exchange(port: number, head: string, body?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head));
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      const before = text;
+      text += chunk;
+      if (body !== undefined && !before.includes('100 Continue') && text.includes('100 Continue')) socket.write(body);
+      if (body === undefined && /\r\n\r\n\{.*\}$/s.test(text)) socket.end();
+    });
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
