@@ -138,6 +138,50 @@ describe('the managed provider', () => {
     expect(armedAt()).toEqual({ hourly: '2030-01-01T02:00:00.000Z' });
   });
 
+  it('follows fires with a reconcile: at once after a quiet spell, then one for every fire of the next 10 s', async () => {
+    const timeouts: Array<{ callback: () => void; ms: number; cleared: boolean }> = [];
+    const context = contextWith();
+    const clock = context.clock as ManualClock;
+    const timed = createSchedulerProvider(context, {
+      setInterval: () => ({}),
+      clearInterval: () => undefined,
+      setTimeout: (callback: () => void, ms: number) => {
+        const entry = { callback, ms, cleared: false };
+        timeouts.push(entry);
+        return entry;
+      },
+      clearTimeout: (entry: { cleared: boolean }) => {
+        entry.cleared = true;
+      },
+    }) as SchedulerProvider & { reconcile(): Promise<void> };
+    await timed.start(context);
+    const lists = () => callsOf('list').length;
+    expect(lists()).toBe(1);
+
+    fire.finishRun('hourly');
+    await portal.until(() => timeouts.length === 1);
+    expect(timeouts[0]!.ms).toBe(0);
+    timeouts[0]!.callback();
+    await timed.reconcile();
+    expect(lists()).toBe(2);
+
+    // Three more fires within the next 10 s share one reconcile, when those 10 s are up.
+    clock.advance(4_000);
+    const armsBefore = callsOf('provision').length;
+    for (const jobId of ['hourly', 'once', 'hourly']) fire.finishRun(jobId);
+    await portal.until(() => callsOf('provision').length === armsBefore + 3);
+    expect(timeouts.map((entry) => entry.ms)).toEqual([0, 6_000]);
+    expect(lists()).toBe(2);
+    timeouts[1]!.callback();
+    await timed.reconcile();
+    expect(lists()).toBe(3);
+
+    fire.finishRun('hourly');
+    await portal.until(() => timeouts.length === 3);
+    await timed.stop();
+    expect(timeouts[2]!.cleared).toBe(true);
+  });
+
   it('leaves a running job armed as it is: its run’s end re-arms it', async () => {
     await provider.start(contextWith());
     await jobs.modify((all) => ({ jobs: all.map((job) => (job.id === 'hourly' ? { ...job, state: 'running' as const } : job)), result: null }));

@@ -6,19 +6,24 @@
 export const REQUEST_TIMEOUT_MS = 15_000;
 /** How often everything armed is compared with the job store. */
 export const RECONCILE_EVERY_MS = 10 * 60_000;
+/**
+ * The least time between two reconciles that follow fires: each fire is followed by one, but every
+ * fire within this interval shares the next, so a burst of fires does not read every job per fire.
+ */
+export const RECONCILE_AFTER_FIRES_MS = 10_000;
 
 const REQUIRED_SETTINGS = ['portal_url', 'callback_url', 'expected_audience', 'jwks_url'];
 const TOKEN_VARIABLE = 'AGENT_CRON_SCHEDULER_TOKEN';
 
 /**
  * @typedef {{ job_id: string, fire_at: string, schedule_id?: string }} ArmedFire
- * @typedef {{ fetch?: typeof fetch, setInterval?: (callback: () => void, ms: number) => unknown, clearInterval?: (handle: unknown) => void, reconcileEveryMs?: number }} ManagedOptions
+ * @typedef {{ fetch?: typeof fetch, setInterval?: (callback: () => void, ms: number) => unknown, clearInterval?: (handle: unknown) => void, reconcileEveryMs?: number, setTimeout?: (callback: () => void, ms: number) => unknown, clearTimeout?: (handle: unknown) => void, reconcileAfterFiresMs?: number }} ManagedOptions
  */
 
 /**
  * The plugin's entry point.
  * @param {any} context the SchedulerContext: jobs, fire, clock, log, settings (`cron.managed`), env
- * @param {ManagedOptions} [options] what tests replace: fetch and the reconcile timer
+ * @param {ManagedOptions} [options] what tests replace: fetch and the reconcile timers
  */
 export function createSchedulerProvider(context, options = {}) {
   return new ManagedSchedulerProvider(context, options);
@@ -42,8 +47,15 @@ export class ManagedSchedulerProvider {
     this.setInterval = options.setInterval ?? ((callback, ms) => setInterval(callback, ms).unref());
     this.clearInterval = options.clearInterval ?? ((handle) => clearInterval(/** @type {any} */ (handle)));
     this.reconcileEveryMs = options.reconcileEveryMs ?? RECONCILE_EVERY_MS;
+    this.setTimeout = options.setTimeout ?? ((callback, ms) => setTimeout(callback, ms).unref());
+    this.clearTimeout = options.clearTimeout ?? ((handle) => clearTimeout(/** @type {any} */ (handle)));
+    this.reconcileAfterFiresMs = options.reconcileAfterFiresMs ?? RECONCILE_AFTER_FIRES_MS;
     /** @type {unknown} */
     this.interval = null;
+    /** @type {unknown} the reconcile that follows the fires since the last one, when it is waiting */
+    this.afterFires = null;
+    /** When the last reconcile that followed fires started (ms on the context's clock). */
+    this.lastAfterFires = Number.NEGATIVE_INFINITY;
     this.started = false;
     /** Set once the portal refused the token: no call is made after that (restart with a good one). */
     this.refusedBecause = null;
@@ -64,14 +76,17 @@ export class ManagedSchedulerProvider {
     return null;
   }
 
-  /** Reconciles now, then after every fire and every 10 minutes. @param {any} [context] */
+  /**
+   * Reconciles now, then every 10 minutes and after fires: a job's run re-arms it at once, and a
+   * reconcile follows within RECONCILE_AFTER_FIRES_MS. @param {any} [context]
+   */
   async start(context) {
     if (context) this.context = context;
     if (this.started) return;
     this.started = true;
     this.context.fire.onRunFinished((/** @type {string} */ jobId) => {
       if (!this.started) return;
-      void this.jobsChanged([jobId]).then(() => this.reconcile());
+      void this.jobsChanged([jobId]).then(() => this.reconcileAfterFires());
     });
     this.interval = this.setInterval(() => void this.reconcile(), this.reconcileEveryMs);
     await this.reconcile();
@@ -81,7 +96,25 @@ export class ManagedSchedulerProvider {
     this.started = false;
     if (this.interval !== null) this.clearInterval(this.interval);
     this.interval = null;
+    if (this.afterFires !== null) this.clearTimeout(this.afterFires);
+    this.afterFires = null;
     await this.work;
+  }
+
+  /**
+   * The reconcile that follows a fire: at once when none followed fires for
+   * RECONCILE_AFTER_FIRES_MS, else when that much time has passed since the last; one waiting
+   * covers every fire until it starts.
+   */
+  reconcileAfterFires() {
+    if (!this.started || this.afterFires !== null) return;
+    const wait = Math.max(0, this.lastAfterFires + this.reconcileAfterFiresMs - this.context.clock.now().getTime());
+    this.afterFires = this.setTimeout(() => {
+      this.afterFires = null;
+      if (!this.started) return;
+      this.lastAfterFires = this.context.clock.now().getTime();
+      void this.reconcile();
+    }, wait);
   }
 
   /**
