@@ -10,10 +10,14 @@
 //    twice (each with its own token), so 2 × N requests; claims per second from the first request
 //    to the last answer, then the runs counted: every job must run exactly once (none lost, none
 //    doubled) and exactly N fires must be answered 202.
+//
+// The client is what a portal is: keep-alive connections (node:http, Nagle off) and at most
+// BENCH_CONCURRENCY (default 64) fires in flight at once, each sent as the previous one on its
+// connection is answered; not one new connection per fire, nor every fire of the burst at once.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
@@ -22,6 +26,7 @@ import { scratchJobDatabase } from './postgresBench.mjs';
 
 const LATENCY_FIRES = Number(process.env.BENCH_LATENCY_FIRES ?? 100);
 const FIRES = Number(process.env.BENCH_FIRES ?? 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
 const AUDIENCE = 'agent-gateway-bench';
 const SCHEDULER_TOKEN = 'bench-scheduler-token';
@@ -95,13 +100,45 @@ function writeJobs(home, count) {
   return { records: store.jobs, jobs: store.jobs.map((job) => ({ id: job.id, name: job.name, slot: job.next_run_at })) };
 }
 
-async function fire(base, job, token) {
-  const response = await fetch(`${base}/api/cron/fire`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ job_id: job.id, fire_at: job.slot }),
+/** The portal's connections to the gateway: kept alive, at most CONCURRENCY of them. */
+const connections = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, noDelay: true });
+
+/** One fire: a POST of `{job_id, fire_at}` with the token; its status and parsed answer. */
+function fire(base, job, token) {
+  const body = JSON.stringify({ job_id: job.id, fire_at: job.slot });
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${base}/api/cron/fire`,
+      {
+        method: 'POST',
+        agent: connections,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(text) }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
   });
-  return { status: response.status, body: await response.json() };
+}
+
+/** Sends every request, at most CONCURRENCY in flight; the answers in the order of `requests`. */
+async function fireAll(base, requests) {
+  const answers = new Array(requests.length);
+  let next = 0;
+  const sender = async () => {
+    while (next < requests.length) {
+      const index = next++;
+      const { job, token } = requests[index];
+      answers[index] = await fire(base, job, token).catch((error) => ({ status: 0, body: { error: String(error) } }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, requests.length) }, sender));
+  return answers;
 }
 
 async function stop(child) {
@@ -124,6 +161,7 @@ try {
   await measure('file store (jobs.json)', join(work, 'files'), null);
   await measure('PostgreSQL', join(work, 'postgres'), async (records) => scratchJobDatabase(records));
 } finally {
+  connections.destroy();
   await portal.close();
   rmSync(work, { recursive: true, force: true });
 }
@@ -221,7 +259,7 @@ try {
   // 2. Every slot of N jobs fired twice, all at once.
   const requests = burstJobs.flatMap((job) => [job, job].map((same) => ({ job: same, token: portal.mint(same.id) })));
   const started = performance.now();
-  const answers = await Promise.all(requests.map(({ job, token }) => fire(base, job, token).catch((error) => ({ status: 0, body: { error: String(error) } }))));
+  const answers = await fireAll(base, requests);
   const seconds = (performance.now() - started) / 1000;
   const accepted = answers.filter((answer) => answer.status === 202).length;
   const stale = answers.filter((answer) => answer.status === 200 && answer.body.status === 'stale').length;
@@ -239,7 +277,7 @@ try {
   for (const line of ranLines().slice(ranBefore)) ran.set(line, (ran.get(line) ?? 0) + 1);
   const lost = burstJobs.filter((_, index) => !ran.has(`JOB-${LATENCY_FIRES + index}`)).length;
   const doubled = [...ran.values()].reduce((sum, times) => sum + Math.max(0, times - 1), 0);
-  console.log(`fires claimed per second (${FIRES} jobs due, each slot fired twice at once: ${requests.length} requests)`);
+  console.log(`fires claimed per second (${FIRES} jobs due, each slot fired twice at once: ${requests.length} requests, ${CONCURRENCY} in flight)`);
   console.log(
     `  ${(accepted / seconds).toFixed(0)} claims/s (${(requests.length / seconds).toFixed(0)} answers/s)   202 ${accepted}   stale ${stale}   other ${other}` +
       `   runs ${ran.size}   lost ${lost}   doubled ${doubled}   (target: ${FIRES} × 202, none lost, none doubled)`,
