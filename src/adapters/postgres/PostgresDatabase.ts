@@ -114,12 +114,7 @@ export class PostgresDatabase {
    * `keepNothing()` (nothing it did need be kept, so it waits for no write to disk).
    */
   async transaction<T>(work: (client: Transaction) => Promise<T>): Promise<T> {
-    let client: PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw this.failure(error);
-    }
+    const client = await this.checkOut();
     let broken = false;
     const tx = new Transaction(client, (error) => this.failure(error));
     try {
@@ -131,7 +126,7 @@ export class PostgresDatabase {
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw error;
     } finally {
-      client.release(broken);
+      checkIn(client, broken);
     }
   }
 
@@ -140,24 +135,39 @@ export class PostgresDatabase {
    * `key`, waiting for it: what migrations hold so that only one process applies them.
    */
   async holdingLock<T>(key: number, work: (client: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.checkOut();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [key]);
+    } catch (error) {
+      checkIn(client, true);
+      throw this.failure(error);
+    }
+    try {
+      return await work(new Transaction(client, (error) => this.failure(error)));
+    } finally {
+      const unlocked = await client.query('SELECT pg_advisory_unlock($1)', [key]).then(
+        () => true,
+        () => false,
+      );
+      checkIn(client, !unlocked);
+    }
+  }
+
+  /**
+   * A connection of the pool for this process alone until `checkIn`. node-postgres reports a
+   * connection the server cut (a restart) as an 'error' event on a client that is out of the pool,
+   * which would end the process without a listener: the statement under way fails anyway, with
+   * the same error, so the event itself is ignored.
+   */
+  private async checkOut(): Promise<PoolClient> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       throw this.failure(error);
     }
-    try {
-      await client.query('SELECT pg_advisory_lock($1)', [key]);
-    } catch (error) {
-      client.release(true);
-      throw this.failure(error);
-    }
-    try {
-      return await work(new Transaction(client, (error) => this.failure(error)));
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
-      client.release();
-    }
+    client.on('error', ignoreCutConnection);
+    return client;
   }
 
   /**
@@ -216,6 +226,15 @@ export class PostgresDatabase {
       { cause: error },
     );
   }
+}
+
+/** What `checkOut` listens to a checked-out connection's 'error' events with. */
+function ignoreCutConnection(): void {}
+
+/** Gives a connection of `checkOut` back to the pool; a `broken` one is closed. */
+function checkIn(client: PoolClient, broken: boolean): void {
+  client.off('error', ignoreCutConnection);
+  client.release(broken);
 }
 
 /** A statement prepared once per connection under `name` (unique in the process), then run by name. */
