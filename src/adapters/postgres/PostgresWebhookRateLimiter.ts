@@ -22,7 +22,7 @@ interface RouteSecond {
 /**
  * The webhook rate limit kept in the database, so that it holds across every gateway sharing
  * it (docs/scaling.md): requests counted per route and whole second in `agent_webhook_rate`,
- * by agent_webhook_rate_reserve (the migration 'webhook rate reservations'), one statement per
+ * by agent_webhook_rate_reserve (the migration 'webhook rate limit'), one statement per
  * round trip; reservations of one route wait for each other there, whatever process sends them.
  *
  * A busy route does not cost a round trip per request: this process counts several requests of

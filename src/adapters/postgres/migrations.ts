@@ -68,6 +68,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX agent_webhook_events_waiting ON agent_webhook_events (seq) WHERE claimant IS NULL;
       CREATE INDEX agent_webhook_events_claimed ON agent_webhook_events (claimant) WHERE claimant IS NOT NULL;
+      -- The oldest waiting event of each route without reading the others: what a free run slot
+      -- asks for first (a route with nothing running), however deep another route's backlog.
+      CREATE INDEX agent_webhook_events_route_waiting ON agent_webhook_events (route, seq) WHERE claimant IS NULL;
       CREATE TABLE agent_webhook_deliveries (
         key text PRIMARY KEY,
         seen_at timestamptz NOT NULL
@@ -106,18 +109,20 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'webhook rate limit',
     // The webhook rate limit shared by replicas: requests counted per route and whole second
-    // (`bucket`, seconds since the epoch). agent_webhook_rate_take does a whole take in one
-    // statement: it waits for the route's advisory lock (so that takes of one route run one at a
-    // time across every process), sums the buckets of the window (the 61 whole seconds that
-    // overlap the last 60 s: stricter by at most one second, never looser), counts the request
-    // when that is under the limit, and returns 0, or else the whole seconds until enough
-    // requests leave the window. The first request of a new second also drops up to 100 buckets
-    // older than two windows, of any route, skipping rows another take holds; the second window
-    // of margin keeps buckets a replica whose clock is behind still counts. Its transaction
-    // commits without waiting for the disk (synchronous_commit off, for that transaction only):
-    // takes of a route wait for each other until commit, and a crash of the server forgets at
-    // most the last moment's counts. Call it as a statement of its own, not inside a
-    // transaction whose other writes must be durable at commit.
+    // (`bucket`, seconds since the epoch). agent_webhook_rate_reserve counts up to p_want
+    // requests of a route in the current second in one statement: it waits for the route's
+    // advisory lock (so that counts of one route are made one at a time across every process),
+    // sums the buckets of the window (the 61 whole seconds that overlap the last 60 s: stricter by
+    // at most one second, never looser), counts what is left under the limit (1 or more) and
+    // returns how many it counted, or else minus the whole seconds until enough requests leave
+    // the window. The first count of a new second also drops up to 100 buckets older than two
+    // windows, of any route, skipping rows another count holds; the second window of margin keeps
+    // buckets a replica whose clock is behind still counts. Its transaction commits without
+    // waiting for the disk (synchronous_commit off, for that transaction only): counts of a route
+    // wait for each other until commit, and a crash of the server forgets at most the last
+    // moment's counts. Call it as a statement of its own, not inside a transaction whose other
+    // writes must be durable at commit. A gateway that sees many requests a second counts several
+    // at once and lets them through without a round trip each (PostgresWebhookRateLimiter).
     sql: `
       CREATE TABLE agent_webhook_rate (
         route text NOT NULL,
@@ -126,55 +131,6 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (route, bucket)
       );
       CREATE INDEX agent_webhook_rate_bucket ON agent_webhook_rate (bucket);
-      CREATE FUNCTION agent_webhook_rate_take(p_route text, p_limit integer, p_now timestamptz) RETURNS integer
-      LANGUAGE plpgsql AS $$
-      DECLARE
-        now_epoch numeric := extract(epoch FROM p_now);
-        now_bucket bigint := floor(extract(epoch FROM p_now));
-        counted bigint;
-        hits_now integer;
-        oldest bigint;
-      BEGIN
-        PERFORM set_config('synchronous_commit', 'off', true);
-        -- 1918989413 is "rate": these locks' own key space (two routes of one hash share a lock).
-        PERFORM pg_advisory_xact_lock(1918989413, hashtext(p_route));
-        SELECT coalesce(sum(hits), 0) INTO counted
-          FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60;
-        IF counted < p_limit THEN
-          INSERT INTO agent_webhook_rate AS rate (route, bucket, hits) VALUES (p_route, now_bucket, 1)
-            ON CONFLICT (route, bucket) DO UPDATE SET hits = rate.hits + 1
-            RETURNING rate.hits INTO hits_now;
-          IF hits_now = 1 THEN
-            DELETE FROM agent_webhook_rate AS rate USING (
-              SELECT route, bucket FROM agent_webhook_rate WHERE bucket < now_bucket - 120
-              ORDER BY bucket LIMIT 100 FOR UPDATE SKIP LOCKED
-            ) AS old
-            WHERE rate.route = old.route AND rate.bucket = old.bucket;
-          END IF;
-          RETURN 0;
-        END IF;
-        SELECT window_buckets.bucket INTO oldest FROM (
-          SELECT bucket, sum(hits) OVER (ORDER BY bucket) AS running
-            FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60
-        ) AS window_buckets
-        WHERE window_buckets.running > counted - p_limit
-        ORDER BY window_buckets.bucket LIMIT 1;
-        RETURN greatest(1, ceil(oldest + 61 - now_epoch))::integer;
-      END
-      $$;
-    `,
-  },
-  {
-    version: 6,
-    name: 'webhook rate reservations',
-    // agent_webhook_rate_reserve counts up to p_want requests of a route at once in the current
-    // second (as agent_webhook_rate_take counts one, under the same lock and with the same
-    // window): it returns how many it counted (1 or more), or, when the window is full, minus the
-    // whole seconds until a request can pass. A gateway that sees many requests a second reserves
-    // several and lets them through without a round trip each (PostgresWebhookRateLimiter). It
-    // replaces agent_webhook_rate_take, which nothing calls any more.
-    sql: `
-      DROP FUNCTION agent_webhook_rate_take(text, integer, timestamptz);
       CREATE FUNCTION agent_webhook_rate_reserve(p_route text, p_limit integer, p_now timestamptz, p_want integer) RETURNS integer
       LANGUAGE plpgsql AS $$
       DECLARE
@@ -186,6 +142,7 @@ export const MIGRATIONS: readonly Migration[] = [
         oldest bigint;
       BEGIN
         PERFORM set_config('synchronous_commit', 'off', true);
+        -- 1918989413 is "rate": these locks' own key space (two routes of one hash share a lock).
         PERFORM pg_advisory_xact_lock(1918989413, hashtext(p_route));
         SELECT coalesce(sum(hits), 0) INTO counted
           FROM agent_webhook_rate WHERE route = p_route AND bucket >= now_bucket - 60;
@@ -212,15 +169,6 @@ export const MIGRATIONS: readonly Migration[] = [
         RETURN -greatest(1, ceil(oldest + 61 - now_epoch))::integer;
       END
       $$;
-    `,
-  },
-  {
-    version: 7,
-    name: 'webhook inbox by route',
-    // The oldest waiting event of each route, found without reading the others: what a free run
-    // slot asks for first (a route with nothing running) however deep another route's backlog.
-    sql: `
-      CREATE INDEX agent_webhook_events_route_waiting ON agent_webhook_events (route, seq) WHERE claimant IS NULL;
     `,
   },
 ];
