@@ -40,8 +40,11 @@ describe('gateway replicas on PostgreSQL under faults', () => {
     work = await mkdtemp(join(tmpdir(), 'agent-replica-faults-'));
   });
 
+  /** Kills every replica still running (before its database goes). */
+  const killReplicas = () => Promise.all(replicas.splice(0).map((replica) => killNow(replica.gateway)));
+
   afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => killNow(replica.gateway)));
+    await killReplicas();
     await rm(work, { recursive: true, force: true });
   });
 
@@ -90,8 +93,8 @@ describe('gateway replicas on PostgreSQL under faults', () => {
     return { home, port };
   }
 
-  async function startReplica(home: string, port: number): Promise<Replica> {
-    const started = await startGatewayUntil(home, 'gateway started', { withinMs: 20_000 });
+  async function startReplica(home: string, port: number, env: Record<string, string> = {}): Promise<Replica> {
+    const started = await startGatewayUntil(home, 'gateway started', { withinMs: 20_000, env });
     const replica = { home, port, ...started };
     replicas.push(replica);
     return replica;
@@ -137,7 +140,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
     });
 
     afterEach(async () => {
-      await Promise.all(replicas.splice(0).map((replica) => killNow(replica.gateway)));
+      await killReplicas();
       await scratch.drop();
     });
 
@@ -182,10 +185,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
         const cron = ['cron:', '  provider: managed', '  managed:', ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`)];
         const env = { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken };
         const homes = await Promise.all(['a', 'b', 'c'].map((name) => replicaHome(name, scratch.url, { cron })));
-        for (const { home, port } of homes) {
-          const started = await startGatewayUntil(home, 'gateway started', { withinMs: 20_000, env });
-          replicas.push({ home, port, ...started });
-        }
+        for (const { home, port } of homes) await startReplica(home, port, env);
         const laptop = join(work, 'laptop');
         await mkdir(laptop, { recursive: true });
         await writeFile(join(laptop, 'config.yaml'), `${cron.join('\n')}\n`);
@@ -262,7 +262,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
     });
 
     afterEach(async () => {
-      await Promise.all(replicas.splice(0).map((replica) => killNow(replica.gateway)));
+      await killReplicas();
       await server.destroy();
     });
 

@@ -82,10 +82,10 @@ export class PostgresWebhookRateLimiter implements WebhookRateLimiter {
   /** This process's count of `route` in `second`, started afresh when the second changed. */
   private secondOf(route: string, second: number): RouteSecond {
     const held = this.routes.get(route);
-    if (held && held.second === second) return held;
+    // A caller whose clock is behind the last one takes from the later second: counted later, so stricter.
+    if (held && held.second >= second) return held;
     // Reservations of an earlier second are dropped: they were counted in that second.
     const fresh: RouteSecond = { second, reserved: 0, used: 0, usedBefore: held && held.second === second - 1 ? held.used : 0, refused: null, reserving: null };
-    if (held && held.second > second) return held; // a caller whose clock went back: it keeps the later second
     this.routes.set(route, fresh);
     if (this.routes.size > 1000) this.forgetQuiet(second);
     return fresh;
