@@ -6,10 +6,11 @@ import { createServer } from 'node:net';
 
 export const AGENT = new URL('../dist/agent.js', import.meta.url).pathname;
 export const SECRET = 'bench-secret';
-/** The Node options `npm start` gives the gateway. */
+/** The Node options `npm start` gives the gateway (and, with BENCH_CPU_PROFILE=<directory>, a CPU profile written there at exit). */
 export const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   .scripts.start.split(/\s+/)
-  .filter((word) => word.startsWith('--'));
+  .filter((word) => word.startsWith('--'))
+  .concat(process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : []);
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -92,7 +92,7 @@ describe('FileWebhookInbox with a large backlog', () => {
     expect(afterRestart).toBeLessThan(4 * MB);
     for (let n = 0; n < count; n += 1) {
       const event = await restarted.claimNext();
-      expect(event).toEqual(eventWithPayload(n, payloadBytes).event);
+      expect(event).toEqual({ ...eventWithPayload(n, payloadBytes).event, resumed: true });
       await restarted.complete(event!.id);
     }
     expect(await restarted.claimNext()).toBeNull();
@@ -208,7 +208,7 @@ describe('FileWebhookInbox with a large backlog', () => {
     expect(await restarted.accept(anEvent(999_999, { receivedAt: clock.now().toISOString() }), undefined, 'github:d-5')).toBe(false);
     for (let event = await restarted.claimNext(); event !== null; event = await restarted.claimNext()) {
       const { number } = event.payload as { number: number };
-      expect(event).toEqual(eventWithPayload(number, payloadBytes).event);
+      expect(event).toEqual({ ...eventWithPayload(number, payloadBytes).event, resumed: true });
       handedOut.push(number);
       await restarted.complete(event.id);
     }

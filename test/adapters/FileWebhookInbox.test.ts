@@ -115,7 +115,7 @@ describe('FileWebhookInbox', () => {
       expect((await exited).signal).toBe('SIGKILL');
 
       expect(await whileItRuns.recover()).toBe(1);
-      expect(await whileItRuns.claimNext()).toEqual(anEvent(1));
+      expect(await whileItRuns.claimNext()).toEqual({ ...anEvent(1), resumed: true });
       expect(await whileItRuns.pending()).toBe(1);
     } finally {
       await rm(bundleDirectory, { recursive: true, force: true });
@@ -150,7 +150,7 @@ describe('FileWebhookInbox', () => {
           if (orphans.killedFor.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(orphans.killedFor).toEqual([`${hostname()}:${pid}`]);
-        expect(await running.claimNext()).toEqual(anEvent(1));
+        expect(await running.claimNext()).toEqual({ ...anEvent(1), resumed: true });
       } finally {
         shell.kill('SIGKILL');
       }

@@ -30,10 +30,10 @@ describe('FileWebhookRunRecords', () => {
     await rm(home, { recursive: true, force: true });
   });
 
-  it('writes webhooks/output/<route>/<start time in the configured zone>_<event id>.md, 0600 in 0700 directories', async () => {
+  it('writes webhooks/output/<route>/<time received in the configured zone>_<event id>.md, 0600 in 0700 directories', async () => {
     await records.save(aRunRecord(1));
 
-    const path = join(outputDir(), 'pr-review', '2026-06-01_10-01-02_event1.md');
+    const path = join(outputDir(), 'pr-review', '2026-06-01_10-01-00_event1.md');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     for (const directory of [join(home, 'webhooks'), outputDir(), join(outputDir(), 'pr-review')]) {
       expect((await stat(directory)).mode & 0o777).toBe(0o700);
@@ -48,7 +48,7 @@ describe('FileWebhookRunRecords', () => {
     await records.save(aRunRecord(1, { outcome: 'answered' }));
     await records.save(aRunRecord(1, { startedAt: '2026-06-01T09:30:00.000Z' }));
 
-    expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-02_event1.md']);
+    expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-00_event1.md']);
   });
 
   it('saves a run\'s later records in the same file, and again after its directory was removed meanwhile', async () => {
@@ -57,8 +57,35 @@ describe('FileWebhookRunRecords', () => {
     await rm(join(outputDir(), 'pr-review'), { recursive: true });
     await records.save(aRunRecord(1, { outcome: 'delivered' }), false);
 
-    expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-02_event1.md']);
+    expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-00_event1.md']);
     expect(await records.find('pr-review', 'event1')).toMatchObject({ outcome: 'delivered' });
+  });
+
+  it('finds the record of an event that another process saved, and one an older version named after its start', async () => {
+    await records.find('pr-review', 'event1');
+    await make().save(aRunRecord(2));
+    const directory = join(outputDir(), 'pr-review');
+    await writeFile(join(directory, '2026-06-01_10-03-02_event3.md'), await readFile(join(directory, '2026-06-01_10-02-00_event2.md'), 'utf8'));
+    const later = make();
+
+    expect(await records.find('pr-review', 'event2', aRunRecord(2).receivedAt)).toMatchObject({ eventId: 'event2', answer: 'Looks fine (2).' });
+    expect(await later.find('pr-review', 'event3', aRunRecord(3).receivedAt)).toMatchObject({ answer: 'Looks fine (2).' });
+    await later.save(aRunRecord(3, { outcome: 'delivery_failed' }));
+    expect((await readdir(directory)).sort()).toEqual(['2026-06-01_10-02-00_event2.md', '2026-06-01_10-03-02_event3.md']);
+  });
+
+  it('keeps the newest records of a route, those another process saved included', async () => {
+    const other = make({ output_retention: 3 });
+    for (let n = 1; n <= 10; n += 1) await other.save(aRunRecord(n));
+    records = make({ output_retention: 3 });
+    await records.save(aRunRecord(11));
+    await records.save(aRunRecord(12));
+
+    expect((await readdir(join(outputDir(), 'pr-review'))).sort()).toEqual([
+      '2026-06-01_10-10-00_event10.md',
+      '2026-06-01_10-11-00_event11.md',
+      '2026-06-01_10-12-00_event12.md',
+    ]);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
-import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
+import { RUNNING_RECORD_AFTER_MS, WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { SystemTimer } from '../../src/adapters/system/SystemTimer.js';
 import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
 import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
@@ -15,6 +15,7 @@ import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
 import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
 import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
 import { ManualClock } from '../fakes/ManualClock.js';
+import { ManualTimer } from '../fakes/ManualTimer.js';
 import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
@@ -50,6 +51,7 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
   const agent = new FakeAgentRunner();
   const channel = new WatchingChannel(storage.records);
   const log = new RecordingLogger();
+  const timer = new ManualTimer();
   const execution = new WebhookEventExecution(
     new FakeWebhookRoutes(routes),
     agent,
@@ -61,8 +63,9 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
     log,
     storage.records,
     new ManualClock('2026-06-01T08:00:05Z'),
+    timer,
   );
-  return { agent, channel, log, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
+  return { agent, channel, log, timer, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
 }
 
 const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });
@@ -99,8 +102,30 @@ describe('the record of a webhook run', () => {
     await g.execution.run(alert());
 
     expect(g.channel.recordAtDelivery).toEqual([expect.objectContaining({ outcome: 'answered', answer: 'Free some space on db1.' })]);
-    expect(records.saves.map((record) => record.outcome)).toEqual(['running', 'answered', 'delivered']);
+    // A run that answers at once is written with its answer, then with its delivery's outcome.
+    expect(records.saves.map((record) => record.outcome)).toEqual(['answered', 'delivered']);
     // Only the answer waits for the disk: it is what a restart after a power cut must find.
+    expect(records.synced).toEqual([true, false]);
+  });
+
+  it('shows a run still going after a second as running, with its prompt', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    let answer!: (text: string) => void;
+    g.agent.reply(() => new Promise<string>((resolve) => (answer = resolve)));
+
+    const run = g.execution.run(alert());
+    await eventually(() => g.agent.requests.length === 1);
+    g.timer.advance(RUNNING_RECORD_AFTER_MS - 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(records.saves).toEqual([]);
+    g.timer.advance(1);
+    await eventually(() => records.saves.length === 1);
+    expect(records.saves[0]).toMatchObject({ outcome: 'running', prompt: 'Alert: DiskFull', answer: null });
+    answer('Free some space on db1.');
+    await run;
+
+    expect(records.saves.map((record) => record.outcome)).toEqual(['running', 'answered', 'delivered']);
     expect(records.synced).toEqual([false, true, false]);
   });
 

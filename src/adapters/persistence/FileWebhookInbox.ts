@@ -133,9 +133,11 @@ export class FileWebhookInbox implements WebhookInbox {
       const journal = await this.journal();
       if (deliveryKey !== undefined && !this.deliveries.remember(deliveryKey, this.clock.now().getTime())) return false;
       try {
-        await journal.append(acceptRecord(event, payloadJson, deliveryKey), true, (position, length) =>
-          this.hold(event.id, this.live.allocate(null, position, length, event.route)),
-        );
+        await journal.append(acceptRecord(event, payloadJson, deliveryKey), true, (position, length) => {
+          const slot = this.live.allocate(null, position, length, event.route);
+          this.live.setFresh(slot, true);
+          this.hold(event.id, slot);
+        });
       } catch (error) {
         // Not stored, so not accepted: a retry of this delivery must get through.
         if (deliveryKey !== undefined) this.deliveries.forget(deliveryKey);
@@ -195,6 +197,9 @@ export class FileWebhookInbox implements WebhookInbox {
           await this.setAside(journal, id, slot, bytes, read.problem ?? `it holds event ${read.event?.id} where ${id} was indexed`);
           continue;
         }
+        // Accepted here and handed out for the first time: no earlier run can have left a record.
+        const fresh = this.live.fresh(slot);
+        this.live.setFresh(slot, false);
         // Losing this note costs nothing: after a crash the event runs again either way.
         const claim = claimRecord(id);
         journal
@@ -209,7 +214,7 @@ export class FileWebhookInbox implements WebhookInbox {
             true,
           )
           .catch(() => undefined);
-        return read.event;
+        return { ...read.event, resumed: !fresh };
       }
     });
   }

@@ -1,4 +1,4 @@
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -19,25 +19,42 @@ import { webhookOutputRetention } from '../config/webhookSettings.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
-/** Records whose file names are kept for their later saves: more than the runs that can be under way at once. */
-const SAVED_NAMES_KEPT = 1000;
+/** Records kept in memory after their save, for the reads that follow it (a delivery reading its answer back). */
+const RECENT_KEPT = 64;
+/** A route's directory is listed again after this many records were added to it (or `keep`, when fewer), to prune what other processes added too. */
+const RELIST_EVERY = 50;
+
+/** What this process knows of one route's directory: listed once, then kept up to date by its own saves. */
+interface RouteDirectory {
+  /** Record file names, oldest first (names begin with their time). */
+  names: string[];
+  /** Event id → its record's file name. */
+  byEvent: Map<string, string>;
+  /** Records added since the directory was last listed. */
+  addedSinceListing: number;
+}
 
 /**
  * Webhook run records in `$AGENT_HOME/webhooks/output/<route>/<YYYY-MM-DD_HH-MM-SS>_<event id>.md`
  * (docs/webhooks.md): directories 0700, files 0600, every write atomic, and synced unless the
  * caller says the record need not survive a crash (`save(record, false)`): the answer written
- * before a delivery must be there after one. The time in the name is the
- * run's start in the configured time zone, as for cron reports; an event keeps the file its
- * first run created. Each route keeps its newest `platforms.webhook.extra.output_retention`
- * records (default 50).
+ * before a delivery must be there after one. The time in the name is when the event was
+ * received, in the configured time zone, so a later process finds an event's record from the
+ * event alone; a record an older version named otherwise is found by the one listing of its
+ * route directory this process makes. Each route keeps its newest
+ * `platforms.webhook.extra.output_retention` records (default 50): the oldest beyond them are
+ * removed as a save adds one, from what this process knows of the directory, which it lists
+ * again now and then for the records other processes added.
  */
 @injectable()
 export class FileWebhookRunRecords implements WebhookRunRecords {
   private readonly directory: string;
   private readonly keep: number;
-  /** Route and event id → the file name of the record this process saved for it. */
-  private readonly savedNames = new Map<string, string>();
   private readonly timeZone: string;
+  /** Route → what is known of its directory (listed at the first save or find of the route). */
+  private readonly routes = new Map<string, Promise<RouteDirectory>>();
+  /** Route and event id → the record as last saved by this process, the newest RECENT_KEPT. */
+  private readonly recent = new Map<string, WebhookRunRecord>();
 
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
@@ -49,41 +66,39 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     this.timeZone = settings.timeZone;
   }
 
-  async find(route: string, eventId: string): Promise<WebhookRunRecord | null> {
+  async find(route: string, eventId: string, receivedAt?: string): Promise<WebhookRunRecord | null> {
     const directory = this.routeDirectory(route);
-    // A record this process saved is where it saved it, unless pruned or removed meanwhile.
-    const known = this.savedNames.get(`${route}\n${plain('event id', eventId)}`);
-    const record = known === undefined ? null : await this.readRecord(join(directory, known));
-    if (record !== null) return record;
-    const name = (await this.namesIn(directory)).find((each) => eventIdOfFileName(each) === plain('event id', eventId));
-    return name === undefined ? null : this.readRecord(join(directory, name));
+    plain('event id', eventId);
+    const kept = this.recent.get(`${route}\n${eventId}`);
+    if (kept !== undefined) return { ...kept };
+    const known = await this.known(route);
+    const name = known.byEvent.get(eventId);
+    if (name !== undefined) {
+      const record = await this.readRecord(join(directory, name));
+      if (record !== null) return record;
+    }
+    // Saved by another process since the listing: named after the event, or found by listing again.
+    if (receivedAt !== undefined) return this.readRecord(join(directory, webhookRunFileName({ eventId, receivedAt }, this.timeZone)));
+    const listed = (await this.namesIn(directory)).find((each) => eventIdOfFileName(each) === eventId);
+    return listed === undefined ? null : this.readRecord(join(directory, listed));
   }
 
   async save(record: WebhookRunRecord, synced = true): Promise<void> {
     const directory = this.routeDirectory(record.route);
     plain('event id', record.eventId);
-    const key = `${record.route}\n${record.eventId}`;
     try {
-      // A run saves its record three or four times; the directory is listed only at its first save.
-      const known = this.savedNames.get(key);
-      if (known !== undefined) {
-        const written = await (synced ? writeFileDurably : writeFileAtomically)(join(directory, known), renderWebhookRunRecord(record)).then(
-          () => true,
-          (error: unknown) => {
-            // Its directory was removed meanwhile: made again below.
-            if (errnoCode(error) !== 'ENOENT') throw error;
-            return false;
-          },
-        );
-        if (written) return;
-      }
-      await ensurePrivateDirectory(directory);
-      const names = await this.namesIn(directory);
-      const existing = names.find((name) => eventIdOfFileName(name) === record.eventId);
+      const known = await this.known(record.route);
+      const existing = known.byEvent.get(record.eventId);
       const name = existing ?? webhookRunFileName(record, this.timeZone);
-      await (synced ? writeFileDurably : writeFileAtomically)(join(directory, name), renderWebhookRunRecord(record));
-      this.remember(key, name);
-      if (existing === undefined) await this.prune(directory, [...names, name], name);
+      const write = synced ? writeFileDurably : writeFileAtomically;
+      await write(join(directory, name), renderWebhookRunRecord(record)).catch(async (error: unknown) => {
+        // Its directory was removed meanwhile: made again.
+        if (errnoCode(error) !== 'ENOENT') throw error;
+        await ensurePrivateDirectory(directory);
+        await write(join(directory, name), renderWebhookRunRecord(record));
+      });
+      this.keepRecent(record);
+      if (existing === undefined) await this.added(record.route, known, record.eventId, name);
     } catch (error) {
       if (error instanceof AppError) throw error;
       const code = errnoCode(error);
@@ -110,17 +125,66 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
       .slice(0, Math.max(0, options.limit));
   }
 
-  /** The file name of a record this process saved, for its next saves; the oldest are forgotten first. */
-  private remember(key: string, name: string): void {
-    this.savedNames.set(key, name);
-    if (this.savedNames.size > SAVED_NAMES_KEPT) this.savedNames.delete(this.savedNames.keys().next().value!);
+  /**
+   * What is known of the route's directory, listed at its first use by this process. A save
+   * makes the directory first; a find never creates anything.
+   */
+  private known(route: string): Promise<RouteDirectory> {
+    let known = this.routes.get(route);
+    if (known === undefined) {
+      known = this.listed(this.routeDirectory(route));
+      this.routes.set(route, known);
+      // A listing that failed is tried again at the next use.
+      known.catch(() => this.routes.delete(route));
+    }
+    return known;
   }
 
-  /** Deletes the oldest records beyond `keep`, never the one just written. */
-  private async prune(directory: string, names: string[], justWritten: string): Promise<void> {
-    const others = names.filter((name) => name !== justWritten).sort();
-    const surplus = others.slice(0, Math.max(0, others.length - (this.keep - 1)));
-    await Promise.all(surplus.map((name) => rm(join(directory, name), { force: true })));
+  private async listed(directory: string): Promise<RouteDirectory> {
+    const names = (await this.namesIn(directory)).sort();
+    return { names, byEvent: new Map(names.map((name) => [eventIdOfFileName(name)!, name])), addedSinceListing: 0 };
+  }
+
+  /** Takes note of a record just added to the route, and removes the oldest beyond `keep`, never that one. */
+  private async added(route: string, known: RouteDirectory, eventId: string, name: string): Promise<void> {
+    if (known.byEvent.has(eventId)) return;
+    known.byEvent.set(eventId, name);
+    insertSorted(known.names, name);
+    known.addedSinceListing += 1;
+    if (known.addedSinceListing >= Math.min(RELIST_EVERY, this.keep)) {
+      known.addedSinceListing = 0;
+      const fresh = await this.listed(this.routeDirectory(route));
+      for (const each of fresh.names) {
+        const id = eventIdOfFileName(each)!;
+        if (known.byEvent.has(id)) continue;
+        known.byEvent.set(id, each);
+        insertSorted(known.names, each);
+      }
+    }
+    const surplus = known.names.length - this.keep;
+    if (surplus <= 0) return;
+    const removed = known.names.filter((each) => each !== name).slice(0, surplus);
+    const gone = new Set(removed);
+    known.names = known.names.filter((each) => !gone.has(each));
+    const directory = this.routeDirectory(route);
+    await Promise.all(
+      removed.map((each) => {
+        const id = eventIdOfFileName(each)!;
+        known.byEvent.delete(id);
+        this.recent.delete(`${route}\n${id}`);
+        return unlink(join(directory, each)).catch((error: unknown) => {
+          if (errnoCode(error) !== 'ENOENT') throw error;
+        });
+      }),
+    );
+  }
+
+  private keepRecent(record: WebhookRunRecord): void {
+    const key = `${record.route}\n${record.eventId}`;
+    this.recent.delete(key);
+    // Every field is a string or null: a shallow copy is a copy.
+    this.recent.set(key, { ...record });
+    if (this.recent.size > RECENT_KEPT) this.recent.delete(this.recent.keys().next().value!);
   }
 
   private routeDirectory(route: string): string {
@@ -189,4 +253,16 @@ function plain(what: string, name: string): string {
     throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.INVALID_NAME, `The ${what} "${name}" cannot name a file: it holds a path separator or is empty.`);
   }
   return name;
+}
+
+/** Inserts `name` into the sorted `names` where it belongs. */
+function insertSorted(names: string[], name: string): void {
+  let low = 0;
+  let high = names.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (names[middle]! < name) low = middle + 1;
+    else high = middle;
+  }
+  names.splice(low, 0, name);
 }

@@ -126,6 +126,16 @@ export class PendingEvents<Source extends object> {
     this.states[slot] = claimed ? this.states[slot]! | CLAIMED : this.states[slot]! & ~CLAIMED;
   }
 
+  /** Whether the event in `slot` was accepted by this process and never handed out (see `setFresh`). */
+  fresh(slot: number): boolean {
+    return (this.states[slot]! & FRESH) !== 0;
+  }
+
+  /** Marks an event this process accepted; its first claim clears the mark. */
+  setFresh(slot: number, fresh: boolean): void {
+    this.states[slot] = fresh ? this.states[slot]! | FRESH : this.states[slot]! & ~FRESH;
+  }
+
   setClaimWritten(slot: number): void {
     this.states[slot]! |= CLAIM_WRITTEN;
   }
@@ -198,3 +208,5 @@ export class PendingEvents<Source extends object> {
 
 const CLAIMED = 1;
 const CLAIM_WRITTEN = 2;
+/** Accepted by this process and never handed out before: no run of it can have started anywhere. */
+const FRESH = 4;

@@ -10,8 +10,11 @@ import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js'
  * - reading never creates or changes anything, so it works in a home this user cannot write.
  */
 export interface WebhookRunRecords {
-  /** The record of the event `eventId` on `route`, or null when there is none. */
-  find(route: string, eventId: string): Promise<WebhookRunRecord | null>;
+  /**
+   * The record of the event `eventId` on `route`, or null when there is none. `receivedAt`, the
+   * event's, lets a store that names records after it look there instead of searching.
+   */
+  find(route: string, eventId: string, receivedAt?: string): Promise<WebhookRunRecord | null>;
   /**
    * Writes the record of `record.eventId`, replacing an earlier one of the same event. With
    * `synced` false it resolves without waiting for the disk: a crash of the process still leaves

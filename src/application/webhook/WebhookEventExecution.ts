@@ -16,6 +16,7 @@ import type { Clock } from '../ports/Clock.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
+import type { Timer } from '../ports/Timer.js';
 import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
@@ -49,7 +50,7 @@ export interface WebhookRunReport {
  * answer stays in its run record until the delivery reads it.
  */
 export interface PendingWebhookDelivery {
-  event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>;
+  event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId' | 'receivedAt'>;
   route: WebhookRoute;
   delivery: WebhookDelivery;
   /**
@@ -65,6 +66,9 @@ export interface PendingWebhookDelivery {
 
 /** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */
 export type WebhookAnswerOutcome = { report: WebhookRunReport; pending: null } | { report: null; pending: PendingWebhookDelivery };
+
+/** How long a run goes before its record shows it running (a run answering sooner is recorded once, answered). */
+export const RUNNING_RECORD_AFTER_MS = 1000;
 
 /**
  * The run path of one accepted webhook event (docs/webhooks.md): resolve the route and its
@@ -89,6 +93,7 @@ export class WebhookEventExecution {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
@@ -120,7 +125,7 @@ export class WebhookEventExecution {
     let record: WebhookRunRecord | null = null;
     let report: WebhookRunReport;
     try {
-      record = await this.records.find(event.route, event.id);
+      record = await this.records.find(event.route, event.id, event.receivedAt);
     } catch (error) {
       this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
     }
@@ -141,7 +146,8 @@ export class WebhookEventExecution {
   private async answerOnce(event: WebhookEvent, startedAtMs: number, signal?: AbortSignal): Promise<WebhookAnswerOutcome> {
     const final = (report: WebhookRunReport): WebhookAnswerOutcome => ({ report, pending: null });
     const about = aboutEvent(event);
-    const previous = await this.previousRecord(event, about);
+    // An event handed out for the first time since this process accepted it has no earlier record to find.
+    const previous = event.resumed === false ? null : await this.previousRecord(event, about);
     let record: WebhookRunRecord = previous ?? {
       eventId: event.id,
       route: event.route,
@@ -182,10 +188,10 @@ export class WebhookEventExecution {
         const asked = await this.askAgent(route, event, note, about, signal);
         if ('status' in asked) return final(asked);
         if (!asked.recorded) {
-          return { report: null, pending: { event, route, delivery, lane: laneOf(delivery), startedAtMs, unrecordedAnswer: asked.answer } };
+          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, unrecordedAnswer: asked.answer } };
         }
       }
-      return { report: null, pending: { event, route, delivery, lane: laneOf(delivery), startedAtMs } };
+      return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs } };
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
       const message = `webhook event failed unexpectedly: ${errorText(error)}`;
@@ -209,28 +215,37 @@ export class WebhookEventExecution {
   ): Promise<WebhookRunReport | { answer: string; recorded: boolean }> {
     this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
     const prompt = webhookPrompt(route, event.event, event.payload);
-    await note({ prompt });
+    // A run that answers at once is recorded once, with its answer; one still going after
+    // RUNNING_RECORD_AFTER_MS shows as running, with its prompt, until then.
+    const answered = new AbortController();
+    const shownRunning = this.timer
+      .wait(RUNNING_RECORD_AFTER_MS, answered.signal, { background: true })
+      .then(() => (answered.signal.aborted ? false : note({ prompt })));
     let answer: string;
     try {
       answer = await this.runAgent(route, prompt, signal);
     } catch (error) {
+      answered.abort('answered');
+      await shownRunning;
       if (signal?.aborted) {
         const stopped = 'the worker stopped before the run finished';
-        await note({ outcome: 'abandoned', error: stopped });
+        await note({ prompt, outcome: 'abandoned', error: stopped });
         return { status: 'abandoned', error: stopped };
       }
       const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
       this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
-      await note({ outcome: 'run_failed', error: message });
+      await note({ prompt, outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };
     }
-    return { answer, recorded: await note({ outcome: 'answered', answer }, true) };
+    answered.abort('answered');
+    await shownRunning;
+    return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true) };
   }
 
   /** The record an earlier run of this event left, if any; a record that cannot be read counts as none. */
   private async previousRecord(event: WebhookEvent, about: Record<string, string>): Promise<WebhookRunRecord | null> {
     try {
-      return await this.records.find(event.route, event.id);
+      return await this.records.find(event.route, event.id, event.receivedAt);
     } catch (error) {
       this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
       return null;
@@ -326,6 +341,11 @@ export class WebhookEventExecution {
 
 function aboutEvent(event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>): Record<string, string> {
   return { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
+}
+
+/** What a waiting delivery keeps of its event: not the payload. */
+function idsOf(event: WebhookEvent): PendingWebhookDelivery['event'] {
+  return { id: event.id, route: event.route, event: event.event, deliveryId: event.deliveryId, receivedAt: event.receivedAt };
 }
 
 /** The lane of a delivery: its platform's, the code host's, or the log's. */

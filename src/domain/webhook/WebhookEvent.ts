@@ -14,4 +14,10 @@ export interface WebhookEvent {
   payload: Record<string, unknown>;
   /** ISO 8601 UTC. */
   receivedAt: string;
+  /**
+   * Set by an inbox handing the event out: false when no run of it can have started before (it
+   * was accepted by this very process and is handed out for the first time), true when one may
+   * have (a restart, a takeover); absent when the inbox does not say. Never stored.
+   */
+  resumed?: boolean;
 }

@@ -26,9 +26,9 @@ export interface WebhookRunRecord {
   route: string;
   event: string;
   deliveryId: string;
-  /** ISO 8601 UTC. */
+  /** ISO 8601 UTC: when the event was accepted; it names the file. */
   receivedAt: string;
-  /** ISO 8601 UTC: when the first run of the event started; it names the file. */
+  /** ISO 8601 UTC: when the first run of the event started. */
   startedAt: string;
   outcome: WebhookRunOutcome;
   /** Where the answer goes (`the log`, `octo/widgets#12`, `telegram:-100123`); null when not known. */
@@ -41,9 +41,12 @@ export interface WebhookRunRecord {
   error: string | null;
 }
 
-/** `<YYYY-MM-DD_HH-MM-SS>_<event id>.md`, the start time in `timeZone`, so names sort by time. */
-export function webhookRunFileName(record: Pick<WebhookRunRecord, 'startedAt' | 'eventId'>, timeZone: string): string {
-  return `${formatFileStamp(new Date(record.startedAt), timeZone)}_${record.eventId}.md`;
+/**
+ * `<YYYY-MM-DD_HH-MM-SS>_<event id>.md`, the time the event was received in `timeZone`: names
+ * sort by time, and the event alone names its record.
+ */
+export function webhookRunFileName(record: Pick<WebhookRunRecord, 'receivedAt' | 'eventId'>, timeZone: string): string {
+  return `${formatFileStamp(new Date(record.receivedAt), timeZone)}_${record.eventId}.md`;
 }
 
 const FILE_NAME = /^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_(.+)\.md$/;

@@ -43,7 +43,8 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
     ...options.settings,
   };
   const records = new InMemoryWebhookRunRecords();
-  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'));
+  // The runs' own waits (when a record shows a run as running) are not the worker's.
+  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'), new ManualTimer());
   const timer = new ManualTimer();
   const subject = new WebhookWorker(inbox, execution, settings, log, timer);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */
