@@ -46,6 +46,8 @@ export interface Job {
   script: string | null;
   origin: JobOrigin | null;
   paused_at: string | null;
+  /** Why the job was paused, as the one who paused it said (`agent cron pause --reason`); null when not paused or no reason was given. */
+  paused_reason: string | null;
   claim: JobClaim | null;
 }
 
@@ -114,6 +116,7 @@ export function createJob(input: NewJobInput, now: Date, timeZone: string): Job 
     script: input.script ?? null,
     origin: input.origin ?? null,
     paused_at: null,
+    paused_reason: null,
     claim: null,
   };
 }
@@ -260,7 +263,13 @@ function refuseRun(job: Job, reason: string, startedAt: Date): Job {
     claim: null,
   };
   if (job.schedule.kind === 'once') {
-    return { ...refused, state: 'paused', enabled: false, paused_at: job.paused_at ?? toIsoUtc(startedAt) };
+    return {
+      ...refused,
+      state: 'paused',
+      enabled: false,
+      paused_at: job.paused_at ?? toIsoUtc(startedAt),
+      paused_reason: job.paused_reason ?? `its run was refused: ${reason}`,
+    };
   }
   if (job.state === 'paused') return refused;
   return { ...refused, state: 'scheduled' };
@@ -292,13 +301,37 @@ export function recoverInterrupted(job: Job, reason: string): Job {
   return finishRun({ ...job, state: 'scheduled' }, outcome, startedAt);
 }
 
-export function pauseJob(job: Job, now: Date): Job {
+/** The longest pause reason kept: a sentence or two, not a document. */
+export const PAUSE_REASON_MAX_LENGTH = 500;
+
+/** A pause reason as stored: trimmed, null when empty; refused when too long or not one line of text. */
+export function validatePauseReason(reason: string | null | undefined): string | null {
+  const text = reason?.trim() ?? '';
+  if (text === '') return null;
+  if (/[\u0000-\u001f\u007f]/.test(text)) {
+    throw new InvalidJobError(ERROR_CODES.JOB.INVALID_PAUSE_REASON, 'The pause reason holds a line break or another control character; write it as one line of text.');
+  }
+  if (text.length > PAUSE_REASON_MAX_LENGTH) {
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.INVALID_PAUSE_REASON,
+      `The pause reason is ${text.length} characters long; keep it to ${PAUSE_REASON_MAX_LENGTH} or fewer.`,
+    );
+  }
+  return text;
+}
+
+/**
+ * Pauses the job, with the reason given (validatePauseReason). Pausing a paused job changes
+ * nothing but its reason, when a new one is given.
+ */
+export function pauseJob(job: Job, now: Date, reason?: string | null): Job {
+  const why = validatePauseReason(reason);
   if (job.state === 'completed') {
     throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`);
   }
-  if (job.state === 'paused') return job;
+  if (job.state === 'paused') return why === null || why === job.paused_reason ? job : { ...job, paused_reason: why };
   // A running job keeps running; marking it paused stops it from being scheduled again.
-  return { ...job, state: 'paused', enabled: false, paused_at: toIsoUtc(now) };
+  return { ...job, state: 'paused', enabled: false, paused_at: toIsoUtc(now), paused_reason: why };
 }
 
 export function resumeJob(job: Job, now: Date, timeZone: string): Job {
@@ -311,7 +344,7 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
     job.schedule.kind === 'once'
       ? new Date(Math.max(Date.parse(job.schedule.run_at), now.getTime()))
       : nextRunTime(job.schedule, now, timeZone);
-  return { ...job, state: 'scheduled', enabled: true, paused_at: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
+  return { ...job, state: 'scheduled', enabled: true, paused_at: null, paused_reason: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
 }
 
 /** Refuses a manual run of a job that is paused, running or completed. */

@@ -104,6 +104,8 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       script: str(record.script),
       origin: origin(record.origin),
       paused_at: str(record.paused_at),
+      // Unknown to records written before it: absent is no reason.
+      paused_reason: str(record.paused_reason),
       claim: claim(record.claim),
     },
   };

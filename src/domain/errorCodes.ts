@@ -22,6 +22,8 @@ export const ERROR_CODES = {
     NAME_TAKEN: 'JOB.NAME_TAKEN',
     /** A one-shot is asked to run before its time without being forced (the run would use it up). */
     NOT_DUE: 'JOB.NOT_DUE',
+    /** A pause reason is too long or not one line of text. */
+    INVALID_PAUSE_REASON: 'JOB.INVALID_PAUSE_REASON',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

@@ -133,6 +133,7 @@ describe('pause and resume', () => {
     h.clock.advance(10 * 60_000);
     await h.runDueJobs.execute();
     expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', last_status: 'blocked_config', repeat: { completed: 0 } });
+    expect(h.repository.get(job.id)?.paused_reason).toMatch(/^its run was refused: /);
 
     h.agent.configured = true;
     h.clock.advance(60 * 60_000);
@@ -143,6 +144,23 @@ describe('pause and resume', () => {
     expect(report.missed).toEqual([]);
     expect(h.agent.requests).toHaveLength(1);
     expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+  });
+
+  it('keeps a pause reason, updates it when a paused job is paused again with another, and refuses one too long', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    await h.pauseJob.execute({ job: job.id, reason: '  Waiting for the new API key  ' });
+    const pausedAt = h.repository.get(job.id)?.paused_at;
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', paused_reason: 'Waiting for the new API key' });
+    h.clock.advance(60_000);
+    await h.pauseJob.execute({ job: job.id });
+    expect(h.repository.get(job.id)?.paused_reason).toBe('Waiting for the new API key');
+    await h.pauseJob.execute({ job: job.id, reason: 'Key arrives Friday' });
+    expect(h.repository.get(job.id)).toMatchObject({ paused_reason: 'Key arrives Friday', paused_at: pausedAt });
+    await expect(h.pauseJob.execute({ job: job.id, reason: 'x'.repeat(501) })).rejects.toThrow(
+      'The pause reason is 501 characters long; keep it to 500 or fewer.',
+    );
   });
 
   it('still judges a one-shot resumed before its time missed when no tick runs it within 120 s of that time', async () => {

@@ -217,6 +217,28 @@ describe('agent cron, end to end', () => {
       expect(invocations(home)).toEqual([]);
     });
 
+    it('pause --reason keeps the reason, shows it in list, show and status, and resume clears it', async () => {
+      const id = await createJob(home, ['every 1h', 'Check the feeds', '--name', 'Feeds']);
+
+      const paused = await agent('pause', 'feeds', '--reason', 'Feed server is down until Monday', '--no-tick');
+      expect(paused).toMatchObject({ code: 0, stdout: `Paused job ${id} 'Feeds': Feed server is down until Monday.\n` });
+      expect(storedJob(home, id)).toMatchObject({ state: 'paused', paused_reason: 'Feed server is down until Monday' });
+      const listed = JSON.parse((await agent('list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
+      expect(listed[0]).toMatchObject({ state: 'paused', paused_reason: 'Feed server is down until Monday' });
+      expect((await agent('list', '--no-tick')).stdout).toContain(`Paused because:\n  ${id} 'Feeds': Feed server is down until Monday`);
+      expect((await agent('show', id, '--no-tick')).stdout).toMatch(/^ {2}Paused because: +Feed server is down until Monday$/m);
+      const status = await agent('status', '--no-tick');
+      expect(status.stdout).toMatch(new RegExp(`^Paused jobs:\\n  ${id} 'Feeds' since .+ — Feed server is down until Monday$`, 'm'));
+
+      const refused = await agent('pause', id, '--reason', 'two\nlines', '--no-tick');
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toBe('error: The pause reason holds a line break or another control character; write it as one line of text.\n');
+
+      expect((await agent('resume', id)).code).toBe(0);
+      expect(storedJob(home, id)).toMatchObject({ state: 'scheduled', paused_at: null, paused_reason: null });
+      expect((await agent('show', id, '--no-tick')).stdout).not.toContain('Paused because');
+    });
+
     it('remove deletes the record and its output directory', async () => {
       const [id, gone] = await Promise.all([
         createJob(home, ['every 1h', 'Keep me', '--name', 'Keeper']),

@@ -213,11 +213,16 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           await warnAbout(job, cron, io);
         },
       )
-      .command(['pause <job>', 'disable <job>'], 'Pause a job', jobPositional, async (argv) => {
-        const cron = await tickFirst(argv);
-        const job = await cron.pauseJob.execute({ job: argv.job });
-        writeLine(io.stdout, `Paused job ${job.id} '${job.name}'.`);
-      })
+      .command(
+        ['pause <job>', 'disable <job>'],
+        'Pause a job (with --reason, say why; shown by list, show and status until it is resumed)',
+        (y) => jobPositional(y).option('reason', { type: 'string', nargs: 1, coerce: text('--reason'), describe: 'Why the job is paused, in one line' }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const job = await cron.pauseJob.execute({ job: argv.job, reason: argv.reason });
+          writeLine(io.stdout, `Paused job ${job.id} '${job.name}'${job.paused_reason ? `: ${job.paused_reason}` : ''}.`);
+        },
+      )
       .command(['resume <job>', 'enable <job>'], 'Resume a paused job', jobPositional, async (argv) => {
         const cron = await tickFirst(argv);
         const job = await cron.resumeJob.execute({ job: argv.job });
@@ -244,7 +249,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       })
       .command(
         'status',
-        'Show the cron part of "agent status": whether a gateway fires the jobs, the next jobs due and the failed ones',
+        'Show the cron part of "agent status": whether a gateway fires the jobs, the next jobs due, the failed ones and the paused ones',
         (y) => y,
         async (argv) => {
           await tickFirst(argv);

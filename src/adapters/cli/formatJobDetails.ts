@@ -77,6 +77,7 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutpu
       ['Id', job.id],
       ['Name', job.name],
       ['State', stateInWords(job, timeZone)],
+      ...(job.state === 'paused' && job.paused_reason ? ([['Paused because', job.paused_reason]] as Array<[string, string]>) : []),
       // A macro is shown as written (`@daily`), not as the expression it stands for.
       ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.kind === 'cron' ? job.schedule.display : job.schedule.expr})`],
       ['Time zone', timeZone],

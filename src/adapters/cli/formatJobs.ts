@@ -59,7 +59,12 @@ export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean)
       })
       .join('  ')
       .trimEnd();
-  return [line(header, false), ...rows.map((row) => line(row, true))].join('\n');
+  const reasons = jobs
+    .filter((job) => job.state === 'paused' && job.paused_reason)
+    .map((job) => `  ${job.id} '${truncate(job.name, 32)}': ${job.paused_reason}`);
+  // Below the table, so that scripts reading its columns keep working.
+  const footnote = reasons.length > 0 ? ['', 'Paused because:', ...reasons] : [];
+  return [line(header, false), ...rows.map((row) => line(row, true)), ...footnote].join('\n');
 }
 
 function truncate(text: string, width: number): string {

@@ -45,6 +45,7 @@ export function statusJson(home: string, status: HomeStatus) {
       last_run_at: job.lastRunAt,
       error: job.error,
     })),
+    paused_jobs: status.pausedJobs.map((job) => ({ id: job.id, name: job.name, paused_at: job.pausedAt, paused_reason: job.reason })),
     webhook_events_waiting: status.webhookEventsWaiting,
     unreadable_jobs: status.unreadableJobs,
   };

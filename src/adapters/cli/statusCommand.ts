@@ -16,7 +16,7 @@ export interface StatusApp {
 export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>, io: CliIO): Argv {
   return yargs.command(
     'status',
-    'Show whether a gateway runs on this home, the next jobs due, failed jobs and waiting webhook events',
+    'Show whether a gateway runs on this home, the next jobs due, failed and paused jobs and waiting webhook events',
     (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' }),
     async (argv) => {
       const { showStatus, home, timeZone } = await app();
@@ -72,6 +72,13 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
     for (const job of status.failedJobs) {
       const at = job.lastRunAt ? ` at ${when(job.lastRunAt)}` : '';
       lines.push(`  ${job.id} '${job.name}': ${job.lastStatus}${at}${job.error ? ` — ${oneLine(job.error)}` : ''}`);
+    }
+  }
+  if (status.pausedJobs.length > 0) {
+    lines.push('', 'Paused jobs:');
+    for (const job of status.pausedJobs) {
+      const since = job.pausedAt ? ` since ${when(job.pausedAt)}` : '';
+      lines.push(`  ${job.id} '${job.name}'${since}${job.reason ? ` — ${job.reason}` : ''}`);
     }
   }
   if (parts.webhooks) {

@@ -28,6 +28,7 @@ const ARGUMENTS = [
   'repeat',
   'model',
   'provider',
+  'reason',
 ] as const;
 
 type Outcome = Record<string, unknown>;
@@ -88,7 +89,8 @@ export class CronJobTool implements Tool {
       }
       case 'pause': {
         const job = jobReference(input, action);
-        return async () => ({ job: jobView(await this.jobs.pause(job)) });
+        const reason = input.string('reason');
+        return async () => ({ job: jobView(await this.jobs.pause(job, reason)) });
       }
       case 'resume': {
         const job = jobReference(input, action);
@@ -192,6 +194,7 @@ function jobView(job: Job): Outcome {
     provider: job.provider,
     state: job.state,
     enabled: job.enabled,
+    paused_reason: job.paused_reason,
     next_run_at: job.next_run_at,
     last_run_at: job.last_run_at,
     last_status: job.last_status,
@@ -283,6 +286,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
         },
         model: nullableString('Model for this job; null uses the configured default.'),
         provider: nullableString('Provider for this job; null uses the configured default.'),
+        reason: { type: 'string', description: 'With pause: why, in one line; shown with the job until it is resumed.' },
       },
       required: ['action'],
       additionalProperties: false,

@@ -43,8 +43,8 @@ export class JobControlService implements JobControl {
     return { job, warnings: await this.warnings.about(job) };
   }
 
-  pause(job: string): Promise<Job> {
-    return this.pauseJob.execute({ job });
+  pause(job: string, reason?: string | null): Promise<Job> {
+    return this.pauseJob.execute({ job, reason });
   }
 
   resume(job: string): Promise<Job> {

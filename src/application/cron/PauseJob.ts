@@ -5,7 +5,7 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import { TOKENS } from '../ports/tokens.js';
 import { changeJob } from './changeJobState.js';
 
-/** Pauses a job (a run in progress finishes); pausing a paused job changes nothing. */
+/** Pauses a job (a run in progress finishes), with an optional reason; pausing a paused job changes nothing but its reason. */
 @injectable()
 export class PauseJob {
   constructor(
@@ -13,7 +13,7 @@ export class PauseJob {
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  execute(input: { job: string }): Promise<Job> {
-    return changeJob(this.repository, input.job, (job) => pauseJob(job, this.clock.now()));
+  execute(input: { job: string; reason?: string | null }): Promise<Job> {
+    return changeJob(this.repository, input.job, (job) => pauseJob(job, this.clock.now(), input.reason));
   }
 }

@@ -24,7 +24,8 @@ export interface JobControl {
   /** Every job in creation order, with the stored records that could not be read. */
   list(): Promise<JobSnapshot>;
   update(input: EditJobInput): Promise<JobChange>;
-  pause(job: string): Promise<Job>;
+  /** Pauses the job; `reason`, when given, is stored with it and shown until it is resumed. */
+  pause(job: string, reason?: string | null): Promise<Job>;
   resume(job: string): Promise<Job>;
   /** Runs the job now, to its end, and returns its report. */
   run(job: string): Promise<RunJobNowOutput>;

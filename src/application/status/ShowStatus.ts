@@ -35,6 +35,14 @@ export interface FailedJob {
   error: string | null;
 }
 
+export interface PausedJob {
+  id: string;
+  name: string;
+  pausedAt: string | null;
+  /** Why, as the one who paused it said; null when no reason was given. */
+  reason: string | null;
+}
+
 export interface HomeStatus {
   gateway: GatewayStatus;
   /** The gateways whose lease on a shared job store holds (a database), oldest first; null with the files. */
@@ -43,6 +51,8 @@ export interface HomeStatus {
   nextJobs: UpcomingJob[];
   /** Jobs whose last run failed, most recent first. */
   failedJobs: FailedJob[];
+  /** Paused jobs, most recently paused first. */
+  pausedJobs: PausedJob[];
   /** Webhook events accepted and not yet done. */
   webhookEventsWaiting: number;
   /** Records in the job store that could not be read. */
@@ -75,6 +85,7 @@ export class ShowStatus {
       replicas,
       nextJobs: upcoming(snapshot.jobs),
       failedJobs: failed(snapshot.jobs),
+      pausedJobs: paused(snapshot.jobs),
       webhookEventsWaiting,
       unreadableJobs: snapshot.unreadable.length,
     };
@@ -94,6 +105,13 @@ function upcoming(jobs: readonly Job[]): UpcomingJob[] {
     .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
     .slice(0, NEXT_JOBS_SHOWN)
     .map((job) => ({ id: job.id, name: job.name, nextRunAt: job.next_run_at! }));
+}
+
+function paused(jobs: readonly Job[]): PausedJob[] {
+  return jobs
+    .filter((job) => job.state === 'paused')
+    .sort((a, b) => Date.parse(b.paused_at ?? '') - Date.parse(a.paused_at ?? '') || 0)
+    .map((job) => ({ id: job.id, name: job.name, pausedAt: job.paused_at, reason: job.paused_reason }));
 }
 
 function failed(jobs: readonly Job[]): FailedJob[] {

@@ -177,6 +177,19 @@ describe('CronJobTool', () => {
     expect(h.repository.get(job.id)?.state).toBe('scheduled');
   });
 
+  it('pauses a job with the reason given, and resume clears it', async () => {
+    const { h, call } = setUp();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
+
+    expect(await call({ action: 'pause', job: job.id, reason: 'The user is on holiday' })).toMatchObject({
+      success: true,
+      job: { state: 'paused', paused_reason: 'The user is on holiday' },
+    });
+    expect(h.repository.get(job.id)?.paused_reason).toBe('The user is on holiday');
+    await call({ action: 'resume', job: job.id });
+    expect(h.repository.get(job.id)?.paused_reason).toBeNull();
+  });
+
   it('takes the job as job_id or id, and one skill as skill, as models often write them', async () => {
     const { h, call } = setUp();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });
