@@ -71,6 +71,14 @@ export const ERROR_CODES = {
     /** Run reports cannot be written. */
     UNAVAILABLE: 'OUTPUT.UNAVAILABLE',
   },
+  RUNS: {
+    /** A run id, job id or route name cannot name a file of the run ledger. */
+    INVALID_NAME: 'RUNS.INVALID_NAME',
+    /** The run ledger cannot be read. */
+    UNREADABLE: 'RUNS.UNREADABLE',
+    /** The run ledger cannot be written. */
+    UNAVAILABLE: 'RUNS.UNAVAILABLE',
+  },
   PROFILE: {
     /** A profile name holds characters a profile directory may not have. */
     INVALID_NAME: 'PROFILE.INVALID_NAME',

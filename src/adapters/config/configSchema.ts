@@ -195,6 +195,12 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   memory: optional(freeMapping()),
   search: optional(freeMapping()),
   tools: optional(toolsSchema),
+  runs: optional(
+    mapping({
+      retention_count: optional(wholeNumberFrom(1)),
+      retention_days: optional(wholeNumberFrom(1)),
+    }),
+  ),
   database: optional(
     mapping({
       url: optional(z.string({ error: 'must be a postgres:// URL such as "postgres://agent@db:5432/agent"' })),

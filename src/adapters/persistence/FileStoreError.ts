@@ -6,11 +6,13 @@ type FileStoreErrorCode =
   | ErrorCodeOf<'TICK'>
   | ErrorCodeOf<'PROFILE'>
   | typeof ERROR_CODES.OUTPUT.UNREADABLE
-  | typeof ERROR_CODES.OUTPUT.UNAVAILABLE;
+  | typeof ERROR_CODES.OUTPUT.UNAVAILABLE
+  | typeof ERROR_CODES.RUNS.UNREADABLE
+  | typeof ERROR_CODES.RUNS.UNAVAILABLE;
 
 /**
  * A file or directory of the agent's home cannot be read, written or created (context files,
- * the tick lock, run reports), or a profile cannot be used.
+ * the tick lock, run reports, the run ledger), or a profile cannot be used.
  */
 export class FileStoreError extends AppError {
   constructor(code: FileStoreErrorCode, message: string, options?: { cause?: unknown }) {

@@ -1,4 +1,4 @@
-import { readFile, readdir, unlink } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -16,24 +16,12 @@ import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecord
 import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { webhookOutputRetention } from '../config/webhookSettings.js';
+import { RecordDirectories } from './RecordDirectories.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
 /** Records kept in memory after their save, for the reads that follow it (a delivery reading its answer back). */
 const RECENT_KEPT = 64;
-/** A route's directory is listed again after this many records were added to it (or `keep`, when fewer), to prune what other processes added too. */
-const RELIST_EVERY = 50;
-
-/** What this process knows of one route's directory: listed once, then kept up to date by its own saves. */
-interface RouteDirectory {
-  /** Record file names, oldest first (names begin with their time). */
-  names: string[];
-  /** Event id → its record's file name. */
-  byEvent: Map<string, string>;
-  /** Records added since the directory was last listed. */
-  addedSinceListing: number;
-}
-
 /**
  * Webhook run records in `$AGENT_HOME/webhooks/output/<route>/<YYYY-MM-DD_HH-MM-SS>_<event id>.md`
  * (docs/webhooks.md): directories 0700, files 0600, every write atomic, and synced unless the
@@ -51,8 +39,8 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   private readonly directory: string;
   private readonly keep: number;
   private readonly timeZone: string;
-  /** Route → what is known of its directory (listed at the first save or find of the route). */
-  private readonly routes = new Map<string, Promise<RouteDirectory>>();
+  /** What is known of each route's directory (listed at the first save or find of the route). */
+  private readonly directories = new RecordDirectories(eventIdOfFileName);
   /** Route and event id → the record as last saved by this process, the newest RECENT_KEPT. */
   private readonly recent = new Map<string, WebhookRunRecord>();
 
@@ -72,14 +60,14 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     const kept = this.recent.get(`${route}\n${eventId}`);
     if (kept !== undefined) return { ...kept };
     const known = await this.known(route);
-    const name = known.byEvent.get(eventId);
+    const name = known.byId.get(eventId);
     if (name !== undefined) {
       const record = await this.readRecord(join(directory, name));
       if (record !== null) return record;
     }
     // Saved by another process since the listing: named after the event, or found by listing again.
     if (receivedAt !== undefined) return this.readRecord(join(directory, webhookRunFileName({ eventId, receivedAt }, this.timeZone)));
-    const listed = (await this.namesIn(directory)).find((each) => eventIdOfFileName(each) === eventId);
+    const listed = (await this.namesOf(directory)).find((each) => eventIdOfFileName(each) === eventId);
     return listed === undefined ? null : this.readRecord(join(directory, listed));
   }
 
@@ -88,7 +76,7 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     plain('event id', record.eventId);
     try {
       const known = await this.known(record.route);
-      const existing = known.byEvent.get(record.eventId);
+      const existing = known.byId.get(record.eventId);
       const name = existing ?? webhookRunFileName(record, this.timeZone);
       const write = synced ? writeFileDurably : writeFileAtomically;
       await write(join(directory, name), renderWebhookRunRecord(record)).catch(async (error: unknown) => {
@@ -98,7 +86,9 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
         await write(join(directory, name), renderWebhookRunRecord(record));
       });
       this.keepRecent(record);
-      if (existing === undefined) await this.added(record.route, known, record.eventId, name);
+      if (existing === undefined) {
+        for (const removed of await this.directories.added(directory, name, this.keep)) this.recent.delete(`${record.route}\n${removed}`);
+      }
     } catch (error) {
       if (error instanceof AppError) throw error;
       const code = errnoCode(error);
@@ -115,7 +105,7 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     const records = await Promise.all(
       routes.map(async (route) => {
         const directory = this.routeDirectory(route);
-        return Promise.all(newestNames(await this.namesIn(directory), options.limit).map((name) => this.readRecord(join(directory, name))));
+        return Promise.all(newestNames(await this.namesOf(directory), options.limit).map((name) => this.readRecord(join(directory, name))));
       }),
     );
     return records
@@ -125,58 +115,14 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
       .slice(0, Math.max(0, options.limit));
   }
 
-  /**
-   * What is known of the route's directory, listed at its first use by this process. A save
-   * makes the directory first; a find never creates anything.
-   */
-  private known(route: string): Promise<RouteDirectory> {
-    let known = this.routes.get(route);
-    if (known === undefined) {
-      known = this.listed(this.routeDirectory(route));
-      this.routes.set(route, known);
-      // A listing that failed is tried again at the next use.
-      known.catch(() => this.routes.delete(route));
-    }
-    return known;
-  }
-
-  private async listed(directory: string): Promise<RouteDirectory> {
-    const names = (await this.namesIn(directory)).sort();
-    return { names, byEvent: new Map(names.map((name) => [eventIdOfFileName(name)!, name])), addedSinceListing: 0 };
-  }
-
-  /** Takes note of a record just added to the route, and removes the oldest beyond `keep`, never that one. */
-  private async added(route: string, known: RouteDirectory, eventId: string, name: string): Promise<void> {
-    if (known.byEvent.has(eventId)) return;
-    known.byEvent.set(eventId, name);
-    insertSorted(known.names, name);
-    known.addedSinceListing += 1;
-    if (known.addedSinceListing >= Math.min(RELIST_EVERY, this.keep)) {
-      known.addedSinceListing = 0;
-      const fresh = await this.listed(this.routeDirectory(route));
-      for (const each of fresh.names) {
-        const id = eventIdOfFileName(each)!;
-        if (known.byEvent.has(id)) continue;
-        known.byEvent.set(id, each);
-        insertSorted(known.names, each);
-      }
-    }
-    const surplus = known.names.length - this.keep;
-    if (surplus <= 0) return;
-    const removed = known.names.filter((each) => each !== name).slice(0, surplus);
-    const gone = new Set(removed);
-    known.names = known.names.filter((each) => !gone.has(each));
+  /** What is known of the route's directory, listed at its first use by this process; never creates anything. */
+  private async known(route: string) {
     const directory = this.routeDirectory(route);
-    await Promise.all(
-      removed.map((each) => {
-        const id = eventIdOfFileName(each)!;
-        known.byEvent.delete(id);
-        this.recent.delete(`${route}\n${id}`);
-        return unlink(join(directory, each)).catch((error: unknown) => {
-          if (errnoCode(error) !== 'ENOENT') throw error;
-        });
-      }),
-    );
+    try {
+      return await this.directories.known(directory);
+    } catch (error) {
+      throw this.unreadable(directory, error);
+    }
   }
 
   private keepRecent(record: WebhookRunRecord): void {
@@ -202,12 +148,10 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   }
 
   /** The record files of a route directory (temporary files left by a crash are not records). */
-  private async namesIn(directory: string): Promise<string[]> {
+  private async namesOf(directory: string): Promise<string[]> {
     try {
-      const entries = await readdir(directory, { withFileTypes: true });
-      return entries.filter((entry) => entry.isFile() && eventIdOfFileName(entry.name) !== null).map((entry) => entry.name);
+      return await this.directories.namesIn(directory);
     } catch (error) {
-      if (ABSENT.includes(errnoCode(error) ?? '')) return [];
       throw this.unreadable(directory, error);
     }
   }
@@ -255,14 +199,3 @@ function plain(what: string, name: string): string {
   return name;
 }
 
-/** Inserts `name` into the sorted `names` where it belongs. */
-function insertSorted(names: string[], name: string): void {
-  let low = 0;
-  let high = names.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (names[middle]! < name) low = middle + 1;
-    else high = middle;
-  }
-  names.splice(low, 0, name);
-}

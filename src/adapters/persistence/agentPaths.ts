@@ -25,5 +25,6 @@ export function agentPathsFor(home: string): AgentPaths {
     webhookInboxDir: join(webhooksDir, 'inbox'),
     webhookSubscriptionsFile: join(home, 'webhook_subscriptions.json'),
     channelDirectoryFile: join(home, 'channel_directory.json'),
+    runsDir: join(home, 'runs'),
   };
 }

@@ -50,4 +50,6 @@ export interface AgentPaths {
   webhookSubscriptionsFile: string;
   /** `channel_directory.json`: the channels each chat platform listed at the last refresh. */
   channelDirectoryFile: string;
+  /** `runs/`: the run ledger, one file per run under `<kind>/<job id or route>/`. */
+  runsDir: string;
 }

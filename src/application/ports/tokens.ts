@@ -18,6 +18,7 @@ import type { ProcessIdentity } from './ProcessIdentity.js';
 import type { ReplicaLeases } from './ReplicaLeases.js';
 import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import type { RepoCommenter } from './RepoCommenter.js';
+import type { RunLedger } from './RunLedger.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { SecretGenerator } from './SecretGenerator.js';
@@ -63,6 +64,7 @@ export const TOKENS = {
   OrphanProcesses: Symbol.for('agent.OrphanProcesses') as ServiceIdentifier<OrphanProcesses>,
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
+  RunLedger: Symbol.for('agent.RunLedger') as ServiceIdentifier<RunLedger>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,

@@ -1,0 +1,169 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inject, injectable, optional } from 'inversify';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { AppError, InvalidInputError } from '../../domain/errors.js';
+import { isTooOld, newestFirst, RUN_KINDS, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import type { Clock } from '../../application/ports/Clock.js';
+import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
+import type { AgentPaths } from '../../application/ports/Settings.js';
+import { TOKENS } from '../../application/ports/tokens.js';
+import type { AgentConfig } from '../config/AgentConfig.js';
+import { runRetention } from '../config/runSettings.js';
+import { CONFIG_TOKENS } from '../config/tokens.js';
+import { FileStoreError } from './FileStoreError.js';
+import { RecordDirectories } from './RecordDirectories.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically } from './fileSystem.js';
+
+/** `20260620-080100-000_<id>.json`: the start in UTC to the millisecond, so names sort by start. */
+const FILE_NAME = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})_(.+)\.json$/;
+
+function fileNameOf(run: Pick<RunRecord, 'id' | 'started_at'>): string {
+  const iso = new Date(run.started_at).toISOString();
+  return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${iso.slice(20, 23)}_${run.id}.json`;
+}
+
+function idOfName(name: string): string | null {
+  return FILE_NAME.exec(name)?.[8] ?? null;
+}
+
+/** When the run of a file name started (ms since the epoch). */
+function startOfName(name: string): number {
+  const [, year, month, day, hour, minute, second, milli] = FILE_NAME.exec(name)!;
+  return Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), Number(milli));
+}
+
+/**
+ * The run ledger in files (docs/runs.md): `$AGENT_HOME/runs/<kind>/<job id or route>/` holds
+ * one JSON file per run, named after its start and id; directories 0700, files 0600. Every
+ * write replaces the whole file atomically (a temporary file renamed over it) without waiting
+ * for the disk. Each job or route keeps its newest `runs.retention_count` runs (200) and none
+ * older than `runs.retention_days` (30): the surplus is removed as a save adds a run, and
+ * reading takes only what the retention keeps, so the rules hold whichever process wrote what.
+ */
+@injectable()
+export class FileRunLedger implements RunLedger {
+  private readonly retention: RunRetention;
+  private readonly directories = new RecordDirectories(idOfName);
+
+  constructor(
+    @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(CONFIG_TOKENS.AgentConfig) @optional() config: AgentConfig | null = null,
+  ) {
+    this.retention = runRetention(config);
+  }
+
+  async save(run: RunRecord): Promise<void> {
+    const directory = this.directoryOf(run.kind, run.subject);
+    if (!isPlainPathSegment(run.id)) throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The run id "${run.id}" cannot name a file.`);
+    try {
+      const known = await this.directories.known(directory);
+      const name = known.byId.get(run.id) ?? fileNameOf(run);
+      const text = `${JSON.stringify(run, null, 2)}\n`;
+      await writeFileAtomically(join(directory, name), text).catch(async (error: unknown) => {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+        await ensurePrivateDirectory(directory);
+        await writeFileAtomically(join(directory, name), text);
+      });
+      const oldest = this.oldestKept();
+      await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      const code = errnoCode(error);
+      throw new FileStoreError(
+        ERROR_CODES.RUNS.UNAVAILABLE,
+        `Cannot write the run ledger in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+        { cause: error },
+      );
+    }
+  }
+
+  async get(id: string): Promise<RunRecord | null> {
+    if (!isPlainPathSegment(id)) return null;
+    for (const kind of RUN_KINDS) {
+      for (const subject of await this.subjectsOf(kind)) {
+        const directory = this.directoryOf(kind, subject);
+        const name = (await this.keptNames(directory)).find((each) => idOfName(each) === id);
+        if (name !== undefined) return this.read(join(directory, name));
+      }
+    }
+    return null;
+  }
+
+  async list(query: RunQuery): Promise<RunRecord[]> {
+    const kinds = query.kind ? [query.kind] : RUN_KINDS;
+    const runs: RunRecord[] = [];
+    for (const kind of kinds) {
+      const subjects = query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind);
+      for (const subject of subjects) {
+        if (!isPlainPathSegment(subject)) continue;
+        const directory = this.directoryOf(kind, subject);
+        const names = (await this.keptNames(directory)).slice(-Math.max(0, query.limit));
+        const read = await Promise.all(names.map((name) => this.read(join(directory, name))));
+        runs.push(...read.filter((run) => run !== null));
+      }
+    }
+    return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
+  }
+
+  /** The names the retention keeps in `directory`, oldest first, read afresh. */
+  private async keptNames(directory: string): Promise<string[]> {
+    const oldest = this.oldestKept();
+    try {
+      const names = (await this.directories.namesIn(directory)).filter((name) => startOfName(name) >= oldest);
+      return names.slice(-this.retention.count);
+    } catch (error) {
+      throw this.unreadable(directory, error);
+    }
+  }
+
+  private async subjectsOf(kind: RunKind): Promise<string[]> {
+    const directory = join(this.paths.runsDir, kind);
+    try {
+      const entries = await readdir(directory, { withFileTypes: true });
+      return entries.filter((entry) => entry.isDirectory() && isPlainPathSegment(entry.name)).map((entry) => entry.name);
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return [];
+      throw this.unreadable(directory, error);
+    }
+  }
+
+  /** A run, or null when its file vanished (pruned meanwhile) or does not hold one. */
+  private async read(path: string): Promise<RunRecord | null> {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errnoCode(error) ?? '')) return null;
+      throw this.unreadable(path, error);
+    }
+    try {
+      const run = JSON.parse(text) as RunRecord;
+      return typeof run === 'object' && run !== null && typeof run.id === 'string' && !isTooOld(run, this.retention, this.clock.now()) ? run : null;
+    } catch {
+      // Half a file a crash left behind.
+      return null;
+    }
+  }
+
+  private oldestKept(): number {
+    return this.clock.now().getTime() - this.retention.days * 86_400_000;
+  }
+
+  private directoryOf(kind: RunKind, subject: string): string {
+    if (!isPlainPathSegment(subject)) {
+      throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The job or route "${subject}" cannot name a directory of the run ledger.`);
+    }
+    return join(this.paths.runsDir, kind, subject);
+  }
+
+  private unreadable(path: string, error: unknown): FileStoreError {
+    const code = errnoCode(error);
+    return new FileStoreError(
+      ERROR_CODES.RUNS.UNREADABLE,
+      `Cannot read the run ledger in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
+      { cause: error },
+    );
+  }
+}

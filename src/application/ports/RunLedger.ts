@@ -1,0 +1,26 @@
+import type { RunKind, RunRecord } from '../../domain/runs/RunRecord.js';
+
+/** Which runs to list: of one kind, of one job or route, the newest `limit`. */
+export interface RunQuery {
+  kind?: RunKind;
+  /** A job's id or a route's name; with it, `kind` is required. */
+  subject?: string;
+  limit: number;
+}
+
+/**
+ * The run ledger (docs/runs.md): one structured record per cron or webhook run. Promises:
+ * - `save` stores the record, replacing the one with its id (a run is saved when it starts and
+ *   again when it ends); it does not wait for the disk: the ledger shows runs, the job store and
+ *   the webhook inbox are what keep a run from being lost or repeated;
+ * - each job or route keeps its newest `retention.count` runs, and no run that started more
+ *   than `retention.days` days ago is listed; the run just saved is always kept;
+ * - `list` returns the newest first (by start); reading never creates anything, so it works in
+ *   a home this user cannot write.
+ */
+export interface RunLedger {
+  save(run: RunRecord): Promise<void>;
+  /** The run with this id, or null. */
+  get(id: string): Promise<RunRecord | null>;
+  list(query: RunQuery): Promise<RunRecord[]>;
+}

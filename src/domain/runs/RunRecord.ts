@@ -1,0 +1,79 @@
+import type { LastStatus } from '../RunOutcome.js';
+
+/** What a ledger record is the run of: a job's (cron) or a webhook event's. */
+export const RUN_KINDS = ['cron', 'webhook'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/**
+ * Where a run stands: `running` until it ends, then one of the closed `last_status` words
+ * (webhook runs use the same words: a delivered answer is `ok`, a failed run `error`, an event
+ * the gateway could not run `blocked_config`).
+ */
+export type RunStatus = 'running' | LastStatus;
+
+/** How the answer went to one target. */
+export interface RunDelivery {
+  /** The target as written in the job or route (`telegram:-100123`, `local`, `octo/widgets#12`, `the log`). */
+  target: string;
+  /** `delivered` (the platform confirmed), `queued` (admitted to a bot-chat mailbox), `failed`. */
+  outcome: 'delivered' | 'queued' | 'failed';
+  /** The platform's message ids (one per part), or the bot-chat receipt; empty when none. */
+  message_ids: string[];
+  /** Why it failed; null otherwise. */
+  error: string | null;
+}
+
+/**
+ * One run in the ledger (docs/runs.md): every cron run and every webhook run, structured. Field
+ * names are those of its JSON form (`--json`, the store).
+ */
+export interface RunRecord {
+  /** Unique: a cron run's own id; a webhook run's is its event's id (a run repeated after a restart updates it). */
+  id: string;
+  kind: RunKind;
+  /** The job's id, or the route's name. */
+  subject: string;
+  /** The job's name at the time of the run, or the route's name. */
+  name: string;
+  /** Cron: the slot the run was for (ISO 8601 UTC); null for a run asked for by hand, and for webhook runs. */
+  slot: string | null;
+  /** Webhook: the event kind (`pull_request`); null for cron runs. */
+  event: string | null;
+  /** Webhook: the sender's delivery id; null for cron runs. */
+  delivery_id: string | null;
+  /** ISO 8601 UTC. */
+  started_at: string;
+  /** ISO 8601 UTC; null while the run goes on. */
+  finished_at: string | null;
+  status: RunStatus;
+  /** `provider/model` (or the command) that answered; null when no model answered. */
+  model: string | null;
+  /** What the agent was asked (the job's prompt, the rendered webhook prompt); null when nothing ran. */
+  prompt: string | null;
+  /** The answer as the agent gave it; null when there is none. */
+  answer: string | null;
+  /** Why the run failed or was not run; null otherwise. */
+  error: string | null;
+  /** One entry per target the answer was sent to, in order; empty when nothing was sent. */
+  deliveries: RunDelivery[];
+}
+
+/** How long records are kept, per job or route and overall (`runs.retention_count`, `runs.retention_days`). */
+export interface RunRetention {
+  /** The newest this many runs of each job or route are kept. */
+  count: number;
+  /** Runs that started longer ago than this many days are removed. */
+  days: number;
+}
+
+export const DEFAULT_RUN_RETENTION: RunRetention = { count: 200, days: 30 };
+
+/** Whether `run`, finished or not, started before the age limit of `retention` at `now`. */
+export function isTooOld(run: Pick<RunRecord, 'started_at'>, retention: RunRetention, now: Date): boolean {
+  return Date.parse(run.started_at) < now.getTime() - retention.days * 86_400_000;
+}
+
+/** Newest first by start, then by id so that the order is total. */
+export function newestFirst(a: RunRecord, b: RunRecord): number {
+  return Date.parse(b.started_at) - Date.parse(a.started_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}

@@ -1,0 +1,21 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
+import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
+import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
+import { ManualClock } from '../fakes/ManualClock.js';
+import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
+import { describeRunLedgerContract, LEDGER_NOW } from './RunLedger.contract.js';
+
+describeRunLedgerContract('InMemoryRunLedger', async (retention) => {
+  const ledger = new InMemoryRunLedger(retention, () => LEDGER_NOW);
+  return { ledger, another: async () => ledger };
+});
+
+describeRunLedgerContract('FileRunLedger', async (retention) => {
+  const home = await mkdtemp(join(tmpdir(), 'agent-run-ledger-'));
+  const config = { runs: { retention_count: retention.count, retention_days: retention.days } } as AgentConfig;
+  const make = () => new FileRunLedger(agentPathsFor(home), new ManualClock(LEDGER_NOW.toISOString()), config);
+  return { ledger: make(), another: async () => make(), cleanup: () => rm(home, { recursive: true, force: true }) };
+});

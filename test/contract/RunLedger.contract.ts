@@ -1,0 +1,122 @@
+import type { RunLedger } from '../../src/application/ports/RunLedger.js';
+import type { RunRecord, RunRetention } from '../../src/domain/runs/RunRecord.js';
+
+export interface RunLedgerSubject {
+  ledger: RunLedger;
+  /** Another ledger on the same storage (another process). */
+  another(): Promise<RunLedger>;
+  cleanup?: () => Promise<void>;
+}
+
+/** The times the contract's runs start at, and the "now" every subject is made with. */
+export const LEDGER_NOW = new Date('2026-06-20T12:00:00.000Z');
+
+/** Cron run `n` of `subject`, started n minutes after 2026-06-20 08:00 UTC; `overrides` replace fields. */
+export function aRun(n: number, overrides: Partial<RunRecord> = {}): RunRecord {
+  const started = new Date(Date.UTC(2026, 5, 20, 8, n));
+  return {
+    id: `run-${n}`,
+    kind: 'cron',
+    subject: 'job1',
+    name: 'Morning digest',
+    slot: started.toISOString(),
+    event: null,
+    delivery_id: null,
+    started_at: started.toISOString(),
+    finished_at: new Date(started.getTime() + 5000).toISOString(),
+    status: 'ok',
+    model: 'openai/gpt-4o',
+    prompt: 'Summarise the news',
+    answer: `Digest ${n}: ünïcode ✓\nsecond line`,
+    error: null,
+    deliveries: [{ target: 'telegram:-100123', outcome: 'delivered', message_ids: [`${n}00`, `${n}01`], error: null }],
+    ...overrides,
+  };
+}
+
+/** What every RunLedger promises; each test gets a fresh one with `retention`. */
+export function describeRunLedgerContract(name: string, makeSubject: (retention: RunRetention) => Promise<RunLedgerSubject>): void {
+  describe(`${name} (RunLedger contract)`, () => {
+    let subject: RunLedgerSubject | undefined;
+    const use = async (retention: RunRetention = { count: 200, days: 30 }) => {
+      subject = await makeSubject(retention);
+      return subject.ledger;
+    };
+
+    afterEach(async () => {
+      await subject?.cleanup?.();
+      subject = undefined;
+    });
+
+    it('has nothing when nothing was saved', async () => {
+      const ledger = await use();
+      expect(await ledger.list({ limit: 10 })).toEqual([]);
+      expect(await ledger.list({ kind: 'cron', subject: 'job1', limit: 10 })).toEqual([]);
+      expect(await ledger.get('run-1')).toBeNull();
+    });
+
+    it('gives back a run field for field, and its later save in its place', async () => {
+      const ledger = await use();
+      const running = aRun(1, { status: 'running', finished_at: null, answer: null, deliveries: [] });
+      await ledger.save(running);
+      expect(await ledger.get('run-1')).toEqual(running);
+
+      const ended = aRun(1, { status: 'delivery_failed', deliveries: [{ target: 'slack:C1', outcome: 'failed', message_ids: [], error: 'slack refused: channel_not_found' }] });
+      await ledger.save(ended);
+      expect(await ledger.get('run-1')).toEqual(ended);
+      expect(await ledger.list({ limit: 10 })).toEqual([ended]);
+    });
+
+    it('lists the newest first, by kind and by job or route, up to the limit', async () => {
+      const ledger = await use();
+      await ledger.save(aRun(2));
+      await ledger.save(aRun(1));
+      await ledger.save(aRun(3, { subject: 'job2' }));
+      const webhook = aRun(4, { id: 'event-4', kind: 'webhook', subject: 'github-prs', name: 'github-prs', slot: null, event: 'pull_request', delivery_id: 'd-4' });
+      await ledger.save(webhook);
+
+      const ids = async (query: Parameters<RunLedger['list']>[0]) => (await ledger.list(query)).map((run) => run.id);
+      expect(await ids({ limit: 10 })).toEqual(['event-4', 'run-3', 'run-2', 'run-1']);
+      expect(await ids({ limit: 2 })).toEqual(['event-4', 'run-3']);
+      expect(await ids({ kind: 'cron', limit: 10 })).toEqual(['run-3', 'run-2', 'run-1']);
+      expect(await ids({ kind: 'cron', subject: 'job1', limit: 10 })).toEqual(['run-2', 'run-1']);
+      expect(await ids({ kind: 'webhook', subject: 'github-prs', limit: 10 })).toEqual(['event-4']);
+      expect(await ids({ kind: 'webhook', subject: 'job1', limit: 10 })).toEqual([]);
+      expect(await ledger.get('event-4')).toEqual(webhook);
+    });
+
+    it("keeps each job's newest runs, the one just saved always", async () => {
+      const ledger = await use({ count: 3, days: 30 });
+      for (let n = 1; n <= 6; n += 1) await ledger.save(aRun(n));
+      await ledger.save(aRun(7, { subject: 'job2' }));
+      // Saved last, though it started first.
+      await ledger.save(aRun(0, { id: 'late' }));
+
+      expect((await ledger.list({ kind: 'cron', subject: 'job1', limit: 10 })).map((run) => run.id)).toEqual(['run-6', 'run-5', 'late']);
+      expect((await ledger.list({ kind: 'cron', subject: 'job2', limit: 10 })).map((run) => run.id)).toEqual(['run-7']);
+    });
+
+    it('lists no run that started longer ago than the retention days', async () => {
+      const ledger = await use({ count: 200, days: 30 });
+      const old = aRun(1, { id: 'old', started_at: '2026-05-01T08:00:00.000Z' });
+      await ledger.save(old);
+      await ledger.save(aRun(2));
+
+      expect((await ledger.list({ limit: 10 })).map((run) => run.id)).toEqual(['run-2']);
+      expect(await ledger.get('old')).toBeNull();
+    });
+
+    it('shows what another process saved, and keeps its retention over both', async () => {
+      const ledger = await use({ count: 3, days: 30 });
+      const other = await subject!.another();
+      await ledger.save(aRun(1));
+      await other.save(aRun(2));
+      expect(await ledger.get('run-2')).toEqual(aRun(2));
+      for (let n = 3; n <= 8; n += 1) await (n % 2 === 0 ? other : ledger).save(aRun(n));
+
+      for (const each of [ledger, other]) {
+        expect((await each.list({ kind: 'cron', subject: 'job1', limit: 10 })).map((run) => run.id)).toEqual(['run-8', 'run-7', 'run-6']);
+      }
+    });
+  });
+}

@@ -1,0 +1,33 @@
+import type { RunLedger, RunQuery } from '../../src/application/ports/RunLedger.js';
+import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
+
+/** The run ledger in memory, with the retention rules of the real ones. */
+export class InMemoryRunLedger implements RunLedger {
+  private readonly runs = new Map<string, RunRecord>();
+
+  constructor(
+    private readonly retention: RunRetention = DEFAULT_RUN_RETENTION,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async save(run: RunRecord): Promise<void> {
+    this.runs.set(run.id, structuredClone(run));
+    const same = [...this.runs.values()].filter((each) => each.kind === run.kind && each.subject === run.subject && each.id !== run.id).sort(newestFirst);
+    for (const old of same.slice(Math.max(0, this.retention.count - 1))) this.runs.delete(old.id);
+    for (const old of same) if (isTooOld(old, this.retention, this.now())) this.runs.delete(old.id);
+  }
+
+  async get(id: string): Promise<RunRecord | null> {
+    const run = this.runs.get(id);
+    return run && !isTooOld(run, this.retention, this.now()) ? structuredClone(run) : null;
+  }
+
+  async list(query: RunQuery): Promise<RunRecord[]> {
+    return [...this.runs.values()]
+      .filter((run) => (query.kind === undefined || run.kind === query.kind) && (query.subject === undefined || run.subject === query.subject))
+      .filter((run) => !isTooOld(run, this.retention, this.now()))
+      .sort(newestFirst)
+      .slice(0, Math.max(0, query.limit))
+      .map((run) => structuredClone(run));
+  }
+}
