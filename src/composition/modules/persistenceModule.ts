@@ -6,6 +6,7 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { FileChannelDirectory } from '../../adapters/persistence/FileChannelDirectory.js';
 import { FileJobRepository } from '../../adapters/persistence/FileJobRepository.js';
 import { FileMemoryStore } from '../../adapters/persistence/FileMemoryStore.js';
+import { FileRunLedger } from '../../adapters/persistence/FileRunLedger.js';
 import { FileRunOutputStore } from '../../adapters/persistence/FileRunOutputStore.js';
 import { FileSkillLibrary } from '../../adapters/persistence/FileSkillLibrary.js';
 import { FileTickLock } from '../../adapters/persistence/FileTickLock.js';
@@ -64,6 +65,7 @@ export function persistenceModule(database?: DatabaseStore): ContainerModule {
       bind(TOKENS.TickLock).to(FileTickLock).inSingletonScope();
     }
     if (!database?.stores.some((store) => store.token === TOKENS.RunOutputStore)) bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
+    if (!database?.stores.some((store) => store.token === TOKENS.RunLedger)) bind(TOKENS.RunLedger).to(FileRunLedger).inSingletonScope();
     bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
     bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
     bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();
