@@ -1,3 +1,4 @@
+import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
 import { AskAgent } from '../../src/application/chat/AskAgent.js';
 import { CreateJob } from '../../src/application/cron/CreateJob.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
@@ -60,7 +61,8 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     defaultModel: { provider: 'command', model: null },
     ...options.settings,
   };
-  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat);
+  const ledger = new InMemoryRunLedger(undefined, () => clock.now());
+  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
   const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
@@ -71,6 +73,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     return provider;
   };
   return {
+    ledger,
     timer,
     metrics,
     execution,

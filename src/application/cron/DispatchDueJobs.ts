@@ -190,7 +190,7 @@ export class DispatchDueJobs {
     this.metrics.runStarted(Math.max(0, lateMs) / 1000);
     const abort = new AbortController();
     // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
-    const done = this.execution.runClaimed(job, startedAt, abort.signal).then(
+    const done = this.execution.runClaimed(job, startedAt, { signal: abort.signal, slot: dueAt }).then(
       ({ report, job: stored }) => {
         this.metrics.runFinished('cron', report.outcome.status, (this.clock.now().getTime() - startedAt.getTime()) / 1000);
         this.runs.delete(job.id);

@@ -18,6 +18,9 @@ import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import type { Clock } from '../ports/Clock.js';
+import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -33,6 +36,29 @@ export interface JobRunReport {
   response: string | null;
   outputPath: string | null;
   answeredBy: string | null;
+  /** How the answer went to each target, in order; empty when nothing was sent. */
+  deliveries?: RunDelivery[];
+  /** The run's id in the run ledger. */
+  runId?: string;
+}
+
+/** What the ledger says went wrong in a run: the error, or the delivery's; null when nothing did. */
+function runError(outcome: RunOutcome): string | null {
+  switch (outcome.status) {
+    case 'error':
+    case 'blocked_config':
+      return outcome.error;
+    case 'delivery_failed':
+      return outcome.deliveryError;
+    case 'ok':
+    case 'delivery_queued':
+      return null;
+  }
+}
+
+/** A cron run's id in the run ledger: the job's id and the run's start (UTC, to the millisecond). */
+export function cronRunId(jobId: string, startedAt: Date): string {
+  return `${jobId}.${startedAt.toISOString().replace(/[-:.]/g, '')}`;
 }
 
 const RUN_CANCELLED = 'the gateway stopped before the run finished';
@@ -67,6 +93,8 @@ export class JobExecution {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {
     this.checks = new JobPreflight(agent, channel, scripts, settings, botChat);
   }
@@ -79,13 +107,53 @@ export class JobExecution {
    * `signal` cancels the run (the gateway stopping): the script's and the agent's process trees
    * are killed and the run is recorded as `interrupted:`, which uses up its slot like any run.
    */
-  async runClaimed(job: Job, startedAt: Date, signal?: AbortSignal): Promise<{ report: JobRunReport; job: Job | null }> {
-    const report = await this.execute(job, startedAt, signal);
+  async runClaimed(
+    job: Job,
+    startedAt: Date,
+    options: { signal?: AbortSignal; slot?: Date | null } = {},
+  ): Promise<{ report: JobRunReport; job: Job | null }> {
+    const running: RunRecord = {
+      id: cronRunId(job.id, startedAt),
+      kind: 'cron',
+      subject: job.id,
+      name: job.name,
+      slot: options.slot ? options.slot.toISOString() : null,
+      event: null,
+      delivery_id: null,
+      started_at: startedAt.toISOString(),
+      finished_at: null,
+      status: 'running',
+      model: null,
+      prompt: job.prompt,
+      answer: null,
+      error: null,
+      deliveries: [],
+    };
+    await this.toLedger(running);
+    const report = await this.execute(job, startedAt, options.signal);
     const stored = await this.repository.updateById(job.id, (current) => {
       const finished = finishRun(current, report.outcome, startedAt);
       return { job: finished, result: finished };
     });
-    return { report, job: stored };
+    await this.toLedger({
+      ...running,
+      finished_at: this.clock.now().toISOString(),
+      status: report.outcome.status,
+      model: report.answeredBy,
+      answer: report.response,
+      error: runError(report.outcome),
+      deliveries: report.deliveries ?? [],
+    });
+    return { report: { ...report, runId: running.id }, job: stored };
+  }
+
+  /** The ledger shows runs; one it cannot take is logged, and the run goes on. */
+  private async toLedger(run: RunRecord): Promise<void> {
+    try {
+      await this.ledger.save(run);
+    } catch (error) {
+      this.log.warn(`could not write run ${run.id} to the run ledger`, { job: run.subject, error: errorText(error) });
+    }
   }
 
   private async execute(job: Job, startedAt: Date, signal?: AbortSignal): Promise<JobRunReport> {
@@ -167,6 +235,7 @@ export class JobExecution {
     }
     const failures: string[] = [];
     const queued: string[] = [];
+    const deliveries: RunDelivery[] = [];
     const message = this.settings.wrapResponse ? wrapResponse(job, text) : text;
     for (const target of targets) {
       try {
@@ -179,13 +248,17 @@ export class JobExecution {
             message: botChatMessage(job.name, text),
           });
           if (receipt.lane === 'queued') queued.push(receipt.receipt);
+          deliveries.push({ target: describeTarget(target), outcome: receipt.lane === 'queued' ? 'queued' : 'delivered', message_ids: [receipt.receipt], error: null });
         } else {
-          await this.deliverTo(target, message);
+          const messageIds = await this.deliverTo(target, message);
+          if (messageIds !== null) deliveries.push({ target: describeTarget(target), outcome: 'delivered', message_ids: messageIds, error: null });
         }
       } catch (error) {
         // One line per target, and no control character a platform's answer may hold (a NUL, an
         // ESC) reaches last_delivery_error, the report or a terminal showing them.
-        failures.push(escapeControlCharacters(`${describeTarget(target)}: ${errorText(error)}`));
+        const reason = escapeControlCharacters(errorText(error));
+        failures.push(`${escapeControlCharacters(describeTarget(target))}: ${reason}`);
+        deliveries.push({ target: describeTarget(target), outcome: 'failed', message_ids: [], error: reason });
       }
     }
     // A genuine failure wins over an admission; the queued receipts are kept either way.
@@ -195,10 +268,18 @@ export class JobExecution {
         : queued.length > 0
           ? { status: 'delivery_queued', receipts: queued }
           : { status: 'ok' };
-    const report = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
-    if (report.outputPath === null && targets.some((target) => target.kind === 'local')) {
-      failures.push('local: the output file could not be written');
+    const finished = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
+    if (targets.some((target) => target.kind === 'local')) {
+      const written = finished.outputPath !== null;
+      if (!written) failures.push('local: the output file could not be written');
+      deliveries.push({
+        target: 'local',
+        outcome: written ? 'delivered' : 'failed',
+        message_ids: [],
+        error: written ? null : 'the output file could not be written',
+      });
     }
+    const report = { ...finished, deliveries };
     if (failures.length === 0) return report;
     // One line per failed target.
     const deliveryError = failures.join('\n');
@@ -206,15 +287,15 @@ export class JobExecution {
     return { ...report, outcome: { status: 'delivery_failed', deliveryError, queued } };
   }
 
-  private async deliverTo(target: DeliveryTarget, message: string): Promise<void> {
+  /** The platform's message ids; null for a target that is not sent anywhere but the output file. */
+  private async deliverTo(target: DeliveryTarget, message: string): Promise<string[] | null> {
     switch (target.kind) {
       case 'local':
       case 'origin':
       case 'all':
-        return;
+        return null;
       case 'platform':
-        await this.channel.deliver(target, message);
-        return;
+        return (await this.channel.deliver(target, message)).messageIds;
       case 'bot-chat':
         throw new Error('bot-chat is delivered by the bot-chat lane, not as a platform message');
     }

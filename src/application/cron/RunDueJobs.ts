@@ -109,11 +109,11 @@ export class RunDueJobs {
       if (claims.lockBusy && runs.length === 0) return { ...report, lockBusy: true };
       report.missed.push(...claims.missed);
       report.recovered.push(...claims.recovered);
-      for (const { job } of claims.claimed) {
+      for (const { job, dueAt } of claims.claimed) {
         this.log.info(`running job '${job.name}'`, { job: job.id });
         input.onRunStart?.(job);
         const run = this.execution
-          .runClaimed(job, this.clock.now())
+          .runClaimed(job, this.clock.now(), { slot: dueAt })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);
         running.set(job.id, run.then(() => void running.delete(job.id)));
