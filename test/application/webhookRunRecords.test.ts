@@ -16,6 +16,7 @@ import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
 import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
 import { ManualClock } from '../fakes/ManualClock.js';
 import { ManualTimer } from '../fakes/ManualTimer.js';
+import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
 import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
@@ -52,6 +53,7 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
   const channel = new WatchingChannel(storage.records);
   const log = new RecordingLogger();
   const timer = new ManualTimer();
+  const ledger = new InMemoryRunLedger(undefined, () => new Date('2026-06-01T08:00:05Z'));
   const execution = new WebhookEventExecution(
     new FakeWebhookRoutes(routes),
     agent,
@@ -64,8 +66,9 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
     storage.records,
     new ManualClock('2026-06-01T08:00:05Z'),
     timer,
+    ledger,
   );
-  return { agent, channel, log, timer, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
+  return { agent, channel, log, timer, ledger, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
 }
 
 const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });
@@ -92,6 +95,25 @@ describe('the record of a webhook run', () => {
       error: null,
     });
     expect(g.agent.requests[0]!.context.task).toBe(`${WEBHOOK_PREAMBLE}\n\nAlert: DiskFull`);
+    expect(await g.ledger.list({ kind: 'webhook', subject: 'alerts', limit: 5 })).toEqual([
+      {
+        id: 'event-1',
+        kind: 'webhook',
+        subject: 'alerts',
+        name: 'alerts',
+        slot: null,
+        event: 'alert',
+        delivery_id: 'delivery-1',
+        started_at: '2026-06-01T08:00:05.000Z',
+        finished_at: '2026-06-01T08:00:05.000Z',
+        status: 'ok',
+        model: expect.any(String),
+        prompt: 'Alert: DiskFull',
+        answer: 'Free some space on db1.',
+        error: null,
+        deliveries: [{ target: 'telegram', outcome: 'delivered', message_ids: ['1'], error: null }],
+      },
+    ]);
   });
 
   it('has the answer recorded before the answer is delivered', async () => {
@@ -165,7 +187,7 @@ describe('the record of a webhook run', () => {
     };
     const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
 
-    expect(await g.execution.run(alert())).toEqual({ status: 'delivered', error: null });
+    expect(await g.execution.run(alert())).toMatchObject({ status: 'delivered', error: null });
     expect(g.log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('could not write the run record of webhook event event-1: disk full') }));
   });
 });

@@ -17,6 +17,8 @@ import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import type { RunRecord, RunStatus } from '../../domain/runs/RunRecord.js';
 import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
@@ -43,6 +45,8 @@ export interface WebhookRunReport {
   status: WebhookRunStatus;
   /** The sentence logged for every status but `delivered`. */
   error: string | null;
+  /** The platform's message ids of a delivered answer; empty for the log and code-host comments. */
+  messageIds?: string[];
 }
 
 /**
@@ -60,6 +64,8 @@ export interface PendingWebhookDelivery {
   lane: string;
   /** When the run started (ms), for the run's duration. */
   startedAtMs: number;
+  /** The model that answered; null when not known (an answer recorded before a restart). */
+  model: string | null;
   /** The answer itself, only when its run record could not be written to hold it. */
   unrecordedAnswer?: string;
 }
@@ -94,6 +100,7 @@ export class WebhookEventExecution {
     @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Timer) private readonly timer: Timer,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
@@ -137,7 +144,7 @@ export class WebhookEventExecution {
     } else {
       if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
       report = await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
-      if (record) await this.saveRecord({ ...record, outcome: report.status, error: report.error }, about, false);
+      if (record) await this.saveRecord({ ...record, outcome: report.status, error: report.error }, about, false, pending.model, report.messageIds ?? []);
     }
     this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - pending.startedAtMs) / 1000);
     return report;
@@ -163,9 +170,11 @@ export class WebhookEventExecution {
     };
     // Only the answer is saved synced: it is what a restart must find before delivering again.
     // The rest shows progress; the inbox's done record is what keeps an ended event from running again.
-    const note = async (changes: Partial<WebhookRunRecord>, synced = false): Promise<boolean> => {
+    let model: string | null = null;
+    const note = async (changes: Partial<WebhookRunRecord>, synced = false, answeredBy?: string): Promise<boolean> => {
       record = { ...record, ...changes };
-      return this.saveRecord(record, about, synced);
+      if (answeredBy !== undefined) model = answeredBy;
+      return this.saveRecord(record, about, synced, model);
     };
     try {
       if (previous && isFinalOutcome(previous.outcome)) {
@@ -188,10 +197,10 @@ export class WebhookEventExecution {
         const asked = await this.askAgent(route, event, note, about, signal);
         if ('status' in asked) return final(asked);
         if (!asked.recorded) {
-          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, unrecordedAnswer: asked.answer } };
+          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model, unrecordedAnswer: asked.answer } };
         }
       }
-      return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs } };
+      return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model } };
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
       const message = `webhook event failed unexpectedly: ${errorText(error)}`;
@@ -209,7 +218,7 @@ export class WebhookEventExecution {
   private async askAgent(
     route: WebhookRoute,
     event: WebhookEvent,
-    note: (changes: Partial<WebhookRunRecord>, synced?: boolean) => Promise<boolean>,
+    note: (changes: Partial<WebhookRunRecord>, synced?: boolean, answeredBy?: string) => Promise<boolean>,
     about: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<WebhookRunReport | { answer: string; recorded: boolean }> {
@@ -222,8 +231,9 @@ export class WebhookEventExecution {
       .wait(RUNNING_RECORD_AFTER_MS, answered.signal, { background: true })
       .then(() => (answered.signal.aborted ? false : note({ prompt })));
     let answer: string;
+    let answeredBy: string;
     try {
-      answer = await this.runAgent(route, prompt, signal);
+      ({ text: answer, answeredBy } = await this.runAgent(route, prompt, signal));
     } catch (error) {
       answered.abort('answered');
       await shownRunning;
@@ -239,7 +249,7 @@ export class WebhookEventExecution {
     }
     answered.abort('answered');
     await shownRunning;
-    return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true) };
+    return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true, answeredBy) };
   }
 
   /** The record an earlier run of this event left, if any; a record that cannot be read counts as none. */
@@ -252,15 +262,30 @@ export class WebhookEventExecution {
     }
   }
 
-  /** A record that cannot be written is logged (false): the run and its delivery go on. */
-  private async saveRecord(record: WebhookRunRecord, about: Record<string, string>, synced: boolean): Promise<boolean> {
-    try {
-      await this.records.save(record, synced);
-      return true;
-    } catch (error) {
-      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
-      return false;
-    }
+  /**
+   * Saves the run record and the run's entry in the run ledger, side by side. A record that
+   * cannot be written is logged (false): the run and its delivery go on; so for the ledger.
+   */
+  private async saveRecord(
+    record: WebhookRunRecord,
+    about: Record<string, string>,
+    synced: boolean,
+    model: string | null,
+    messageIds: string[] = [],
+  ): Promise<boolean> {
+    const [saved] = await Promise.all([
+      this.records.save(record, synced).then(
+        () => true,
+        (error: unknown) => {
+          this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
+          return false;
+        },
+      ),
+      this.ledger.save(ledgerRunOf(record, model, messageIds, this.clock.now())).catch((error: unknown) => {
+        this.log.warn(`could not write webhook event ${record.eventId} to the run ledger: ${errorText(error)}`, about);
+      }),
+    ]);
+    return saved;
   }
 
   /** Everything that can be checked before a token is spent. */
@@ -278,7 +303,7 @@ export class WebhookEventExecution {
     return { route, delivery: plan.delivery };
   }
 
-  private async runAgent(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<string> {
+  private async runAgent(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<{ text: string; answeredBy: string }> {
     const context = buildWebhookRunContext({
       memories: await this.memory.load(),
       skill: await this.firstSkillFound(route),
@@ -293,7 +318,7 @@ export class WebhookEventExecution {
       privateNetworks: route.allowPrivateNetworks,
       signal,
     });
-    return result.text;
+    return { text: result.text, answeredBy: result.answeredBy };
   }
 
   /** Only the first skill of the list that exists is loaded; the rest are ignored. */
@@ -315,6 +340,7 @@ export class WebhookEventExecution {
     about: Record<string, string>,
   ): Promise<WebhookRunReport> {
     const where = describeDelivery(delivery);
+    let messageIds: string[] = [];
     try {
       switch (delivery.kind) {
         case 'log':
@@ -324,7 +350,7 @@ export class WebhookEventExecution {
           await this.commenter.comment({ repo: delivery.repo, prNumber: delivery.prNumber, body: answer });
           break;
         case 'platform':
-          await this.channel.deliver(delivery.target, answer);
+          messageIds = (await this.channel.deliver(delivery.target, answer)).messageIds;
           break;
       }
     } catch (error) {
@@ -335,8 +361,53 @@ export class WebhookEventExecution {
       return { status: 'delivery_failed', error: message };
     }
     if (delivery.kind !== 'log') this.log.info(`webhook answer on route '${route.name}' delivered to ${where}`, about);
-    return { status: 'delivered', error: null };
+    return { status: 'delivered', error: null, messageIds };
   }
+}
+
+/** The run ledger's words for where a webhook run stands. */
+const LEDGER_STATUS: Readonly<Record<WebhookRunRecord['outcome'], RunStatus>> = {
+  running: 'running',
+  answered: 'running',
+  delivered: 'ok',
+  delivery_failed: 'delivery_failed',
+  run_failed: 'error',
+  not_run: 'blocked_config',
+  abandoned: 'error',
+};
+
+/** The run ledger's record of a webhook run, from its run record. */
+function ledgerRunOf(record: WebhookRunRecord, model: string | null, messageIds: string[], now: Date): RunRecord {
+  const status = LEDGER_STATUS[record.outcome];
+  const ended = status !== 'running';
+  const sent = record.outcome === 'delivered' || record.outcome === 'delivery_failed';
+  return {
+    id: record.eventId,
+    kind: 'webhook',
+    subject: record.route,
+    name: record.route,
+    slot: null,
+    event: record.event,
+    delivery_id: record.deliveryId,
+    started_at: record.startedAt,
+    finished_at: ended ? now.toISOString() : null,
+    status,
+    model,
+    prompt: record.prompt,
+    answer: record.answer,
+    error: record.error,
+    deliveries:
+      sent && record.deliveredTo !== null
+        ? [
+            {
+              target: record.deliveredTo,
+              outcome: record.outcome === 'delivered' ? 'delivered' : 'failed',
+              message_ids: record.outcome === 'delivered' ? messageIds : [],
+              error: record.outcome === 'delivered' ? null : record.error,
+            },
+          ]
+        : [],
+  };
 }
 
 function aboutEvent(event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>): Record<string, string> {

@@ -12,6 +12,7 @@ import { FakeWebhookRoutes, aRoute } from '../../fakes/FakeWebhookRoutes.js';
 import { InMemoryWebhookInbox } from '../../fakes/InMemoryWebhookInbox.js';
 import { InMemoryWebhookRunRecords } from '../../fakes/InMemoryWebhookRunRecords.js';
 import { ManualClock } from '../../fakes/ManualClock.js';
+import { InMemoryRunLedger } from '../../fakes/InMemoryRunLedger.js';
 import { ManualTimer } from '../../fakes/ManualTimer.js';
 import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
@@ -44,7 +45,7 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   };
   const records = new InMemoryWebhookRunRecords();
   // The runs' own waits (when a record shows a run as running) are not the worker's.
-  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'), new ManualTimer());
+  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'), new ManualTimer(), new InMemoryRunLedger());
   const timer = new ManualTimer();
   const subject = new WebhookWorker(inbox, execution, settings, log, timer);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */
