@@ -139,6 +139,27 @@ describe('seeing a job and its runs, end to end', () => {
     expect(json).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Count the stars', file: expect.stringContaining(join('cron', 'output', id)) })]);
   });
 
+  it('runs --json gives each run from the run ledger: its id, when it ended, the model, each target and the report', async () => {
+    const id = await createJob(home, ['every 1h', 'Count the stars', '--name', 'Stars', '--deliver', 'local']);
+    await agent('run', id, '--no-tick');
+
+    const [run] = JSON.parse((await agent('runs', id, '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
+    expect(run).toMatchObject({
+      id: expect.stringMatching(new RegExp(`^${id}\\.\\d{8}T\\d{9}Z$`)),
+      status: 'ok',
+      slot: null,
+      model: expect.any(String),
+      response: 'Answer to: Count the stars',
+      deliveries: [{ target: 'local', outcome: 'delivered', message_ids: [], error: null }],
+      file: expect.stringContaining(join('cron', 'output', id)),
+    });
+    expect(Date.parse(run!.finished_at as string)).toBeGreaterThanOrEqual(Date.parse(run!.run_at as string));
+    const stored = readdirSync(join(home, 'runs', 'cron', id));
+    expect(stored).toEqual([expect.stringMatching(new RegExp(`^\\d{8}-\\d{6}-\\d{3}_${run!.id as string}\\.json$`))]);
+    const shown = JSON.parse((await agent('show', id, '--json', '--no-tick')).stdout) as { recent_runs: Array<Record<string, unknown>> };
+    expect(shown.recent_runs[0]).toMatchObject({ id: run!.id, status: 'ok' });
+  });
+
   it('runs says so when a job has not run yet, and refuses a bad --limit in one sentence', async () => {
     await createJob(home, ['every 1h', 'Wait', '--name', 'Fresh']);
 

@@ -151,7 +151,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       )
       .command(
         'runs <job>',
-        "List a job's past runs from its output files, newest first",
+        "List a job's runs from the run ledger and its output files, newest first",
         (y) =>
           jobPositional(y)
             .option('json', { type: 'boolean', default: false, describe: 'Print the runs as JSON' })

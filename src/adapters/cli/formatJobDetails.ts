@@ -109,11 +109,16 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutpu
 /** A past run as `--json` shows it. */
 export function runJson(run: JobRun) {
   return {
+    id: run.id,
     run_at: run.startedAt ? toIsoUtc(run.startedAt) : null,
+    finished_at: run.finishedAt ? toIsoUtc(run.finishedAt) : null,
+    slot: run.slot ? toIsoUtc(run.slot) : null,
     status: run.status,
+    model: run.model,
     summary: run.headline,
     error: run.error,
     response: run.response,
+    deliveries: run.deliveries,
     file: run.location,
   };
 }

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { findJob, type Job } from '../../domain/Job.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { RunLedger } from '../ports/RunLedger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { recentRuns, type JobRun } from './jobRuns.js';
@@ -18,12 +19,13 @@ export interface ListJobRunsOutput {
   runs: JobRun[];
 }
 
-/** `agent cron runs <job>`: the job's past runs from its reports, newest first. Reads only. */
+/** `agent cron runs <job>`: the job's runs from the run ledger and its reports, newest first. Reads only. */
 @injectable()
 export class ListJobRuns {
   constructor(
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
   ) {}
 
@@ -31,6 +33,6 @@ export class ListJobRuns {
   async execute(input: ListJobRunsInput): Promise<ListJobRunsOutput> {
     const { jobs, unreadable } = await this.repository.load();
     const job = findJob(jobs, input.job, unreadable);
-    return { job, runs: await recentRuns(this.outputs, job, this.settings.timeZone, input.limit) };
+    return { job, runs: await recentRuns(this.outputs, this.ledger, job, this.settings.timeZone, input.limit) };
   }
 }

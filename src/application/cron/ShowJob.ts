@@ -3,6 +3,7 @@ import { findJob, type Job } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { RunLedger } from '../ports/RunLedger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { recentRuns, type JobRun } from './jobRuns.js';
@@ -28,6 +29,7 @@ export class ShowJob {
   constructor(
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
   ) {}
 
@@ -40,7 +42,7 @@ export class ShowJob {
       job,
       timeZone,
       nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, timeZone),
-      recentRuns: await recentRuns(this.outputs, job, timeZone, SHOWN_RECENT_RUNS),
+      recentRuns: await recentRuns(this.outputs, this.ledger, job, timeZone, SHOWN_RECENT_RUNS),
     };
   }
 }
