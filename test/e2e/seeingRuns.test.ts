@@ -279,7 +279,20 @@ describe('seeing webhook runs, end to end', () => {
     ]);
     const json = JSON.parse((await webhook('runs', '--json', '--limit', '1')).stdout);
     expect(json).toEqual([
-      expect.objectContaining({ route: 'alerts', event: 'alert.resolved', delivery_id: 'curl-1', outcome: 'delivered', prompt: 'Alert CpuHigh', answer: 'Answer to: Alert CpuHigh' }),
+      expect.objectContaining({
+        route: 'alerts',
+        event: 'alert.resolved',
+        delivery_id: 'curl-1',
+        outcome: 'delivered',
+        prompt: 'Alert CpuHigh',
+        answer: 'Answer to: Alert CpuHigh',
+        // From the run ledger.
+        id: json[0].event_id,
+        status: 'ok',
+        model: expect.any(String),
+        finished_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        deliveries: [{ target: 'the log', outcome: 'delivered', message_ids: [], error: null }],
+      }),
     ]);
     gateway.kill('SIGTERM');
     expect((await once(gateway, 'exit'))[0]).toBe(0);

@@ -1,4 +1,5 @@
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { wallClockWithSeconds } from './formatJobDetails.js';
 import { textTable } from './textTable.js';
 
@@ -28,9 +29,11 @@ export function webhookRunTable(records: readonly WebhookRunRecord[], timeZone: 
 }
 
 /** A run record as `agent webhook runs --json` shows it. */
-export function webhookRunJson(record: WebhookRunRecord) {
+export function webhookRunJson(record: ListedWebhookRun) {
   return {
+    id: record.eventId,
     started_at: record.startedAt,
+    finished_at: record.ledger?.finished_at ?? null,
     received_at: record.receivedAt,
     route: record.route,
     event: record.event,
@@ -41,5 +44,8 @@ export function webhookRunJson(record: WebhookRunRecord) {
     error: record.error,
     prompt: record.prompt,
     answer: record.answer,
+    status: record.ledger?.status ?? null,
+    model: record.ledger?.model ?? null,
+    deliveries: record.ledger?.deliveries ?? [],
   };
 }

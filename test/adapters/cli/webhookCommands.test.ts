@@ -1,3 +1,4 @@
+import { InMemoryRunLedger } from '../../fakes/InMemoryRunLedger.js';
 import 'reflect-metadata';
 import type { IncomingMessage } from 'node:http';
 import yargs from 'yargs';
@@ -57,7 +58,7 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
     removeWebhookSubscription: new RemoveWebhookSubscription(repository, routes),
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
-    listWebhookRuns: new ListWebhookRuns(records, routes),
+    listWebhookRuns: new ListWebhookRuns(records, routes, new InMemoryRunLedger()),
     timeZone: 'Europe/Berlin',
     listenerEnabled: options.listenerEnabled ?? true,
   };
