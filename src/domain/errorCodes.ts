@@ -71,6 +71,10 @@ export const ERROR_CODES = {
     /** Run reports cannot be written. */
     UNAVAILABLE: 'OUTPUT.UNAVAILABLE',
   },
+  DASHBOARD: {
+    /** The dashboard's API was asked for a run the ledger does not hold. */
+    RUN_NOT_FOUND: 'DASHBOARD.RUN_NOT_FOUND',
+  },
   RUNS: {
     /** A run id, job id or route name cannot name a file of the run ledger. */
     INVALID_NAME: 'RUNS.INVALID_NAME',

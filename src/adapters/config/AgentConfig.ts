@@ -23,6 +23,8 @@ export interface AgentConfig {
   memory?: Record<string, unknown>;
   search?: Record<string, unknown>;
   tools?: ToolsConfig;
+  /** The web dashboard `agent gateway` serves (docs/dashboard.md). */
+  dashboard?: { enabled: boolean; host?: string; port?: number; token?: string };
   /** How long the run ledger keeps runs (docs/runs.md). */
   runs?: { retention_count?: number; retention_days?: number };
   /** Where jobs live when not in files: `AGENT_DATABASE_URL` overrides it (docs/scaling.md). */

@@ -195,6 +195,14 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   memory: optional(freeMapping()),
   search: optional(freeMapping()),
   tools: optional(toolsSchema),
+  dashboard: optional(
+    mapping({
+      enabled: z._default(flag(), false),
+      host: optional(text()),
+      port: optional(z.int({ error: 'must be a port number from 1 to 65535' }).check(z.minimum(1, { error: 'must be a port number from 1 to 65535' }), z.maximum(65535, { error: 'must be a port number from 1 to 65535' }))),
+      token: optional(text()),
+    }),
+  ),
   runs: optional(
     mapping({
       retention_count: optional(wholeNumberFrom(1)),

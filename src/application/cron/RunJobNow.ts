@@ -33,12 +33,20 @@ export class RunJobNow {
   ) {}
 
   async execute(input: RunJobNowInput): Promise<RunJobNowOutput> {
+    return (await this.start(input)).finished;
+  }
+
+  /**
+   * Claims the job for a run now (refusing as `execute` does) and starts the run; resolves once
+   * the run has started, with the job as claimed and the run's end to wait for.
+   */
+  async start(input: RunJobNowInput): Promise<{ job: Job; finished: Promise<RunJobNowOutput> }> {
     const startedAt = this.clock.now();
     const claimed = await this.repository.update(input.job, (target) => {
       const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone, input.force);
       return { job: running, result: running };
     });
-    const { report, job } = await this.execution.runClaimed(claimed, startedAt);
-    return { job: job ?? claimed, report };
+    const finished = this.execution.runClaimed(claimed, startedAt).then(({ report, job }) => ({ job: job ?? claimed, report }));
+    return { job: claimed, finished };
   }
 }

@@ -16,6 +16,8 @@ import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
+import type { RunningDashboard } from './dashboardListener.js';
+import { dashboardSettingsFrom } from '../../adapters/config/dashboardSettings.js';
 import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { gatewayMetrics } from './gatewayMetrics.js';
@@ -99,6 +101,14 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     else webhooks = { ...fires, stop: () => fires.stop().then(() => true) };
   }
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
+  // The dashboard, on its own listener; its code is loaded only when it is on.
+  const dashboardSettings = dashboardSettingsFrom(config, options.env);
+  let dashboard: RunningDashboard | null = null;
+  if (dashboardSettings.enabled && signal === null) {
+    const { startDashboard } = await import('./dashboardListener.js');
+    dashboard = await startDashboard(container, dashboardSettings, settings, logger, displayPath(paths.configFile));
+    await announce(dashboard.listeningLine, options, logger);
+  }
   if (metrics && !webhooks && signal === null) {
     logger.warn(`platforms.webhook.extra.metrics is on but no listener serves GET /metrics; set platforms.webhook.enabled: true in ${displayPath(paths.configFile)}`);
   }
@@ -149,6 +159,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   clearInterval(keepAlive);
   logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
+  await dashboard?.stop();
   await (await scheduler)?.stop();
   const [cronFinished, webhooksFinished] = await Promise.all([
     dispatcher.stop(graceMs),

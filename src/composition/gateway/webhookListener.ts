@@ -81,9 +81,16 @@ export async function startWebhookListener(
 
 /**
  * Binds `server` (`what` names it in errors); a port in use is GATEWAY.PORT_IN_USE naming the
- * port and the config key, any other failure GATEWAY.LISTEN_FAILED.
+ * port and the config key (under `keys`), any other failure GATEWAY.LISTEN_FAILED.
  */
-export async function listenOrExplain(server: Server, host: string, port: number, configFile: string, what = 'The webhook listener'): Promise<number> {
+export async function listenOrExplain(
+  server: Server,
+  host: string,
+  port: number,
+  configFile: string,
+  what = 'The webhook listener',
+  keys = 'platforms.webhook.extra',
+): Promise<number> {
   try {
     return (await listenWebhookServer(server, host, port)).port;
   } catch (error) {
@@ -91,12 +98,12 @@ export async function listenOrExplain(server: Server, host: string, port: number
     if (code === 'EADDRINUSE') {
       throw new GatewayError(
         ERROR_CODES.GATEWAY.PORT_IN_USE,
-        `Port ${port} on ${host} is already in use; stop the program using it or set platforms.webhook.extra.port in ${configFile} to a free port.`,
+        `Port ${port} on ${host} is already in use; stop the program using it or set ${keys}.port in ${configFile} to a free port.`,
       );
     }
     throw new GatewayError(
       ERROR_CODES.GATEWAY.LISTEN_FAILED,
-      `${what} could not listen on ${host}:${port} (${code ?? String(error)}); check platforms.webhook.extra.host and .port in ${configFile}.`,
+      `${what} could not listen on ${host}:${port} (${code ?? String(error)}); check ${keys}.host and .port in ${configFile}.`,
       { cause: error },
     );
   }

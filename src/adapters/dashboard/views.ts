@@ -1,0 +1,331 @@
+import type { HomeStatus } from '../../application/status/ShowStatus.js';
+import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
+import type { Job } from '../../domain/Job.js';
+import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
+import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { describeSchedule } from '../../domain/scheduleWords.js';
+import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import { wallClockAt } from '../../domain/zonedTime.js';
+import { html, type Html } from './html.js';
+
+/** What every page of a signed-in user carries. */
+export interface PageContext {
+  timeZone: string;
+  /** The session's CSRF token, put in every form that changes something. */
+  csrf: string;
+  /** Whether signing in (and so signing out) is a thing: a token is set. */
+  signedIn: boolean;
+  /** A sentence saying what just happened, or what was refused. */
+  notice?: string | null;
+  problem?: string | null;
+}
+
+/** The states of a job, in the store's words, for the filter. */
+export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
+
+const pad = (value: number) => String(value).padStart(2, '0');
+
+/** `YYYY-MM-DD HH:MM:SS` in `timeZone`; `-` for none. */
+export function when(iso: string | Date | null, timeZone: string): string {
+  if (iso === null) return '-';
+  const instant = typeof iso === 'string' ? new Date(iso) : iso;
+  if (Number.isNaN(instant.getTime())) return String(iso);
+  const c = wallClockAt(instant, timeZone);
+  return `${c.year}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}`;
+}
+
+function csrfField(context: PageContext): Html {
+  return html`<input type="hidden" name="csrf" value="${context.csrf}">`;
+}
+
+/** A form of one button that posts to `action` (with the CSRF token). */
+export function postButton(context: PageContext, action: string, label: string, extra: Html | null = null): Html {
+  return html`<form class="inline" method="post" action="${action}">${csrfField(context)}${extra}<button type="submit">${label}</button></form>`;
+}
+
+export function layout(context: PageContext, title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · agent</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/dashboard.js" defer></script>
+</head>
+<body>
+<header>
+<strong>agent</strong>
+<nav aria-label="Main"><a href="/">Overview</a><a href="/jobs">Jobs</a><a href="/jobs/new">New job</a><a href="/webhooks">Webhooks</a></nav>
+${context.signedIn ? postButton(context, '/sign-out', 'Sign out') : null}
+</header>
+<main>
+<h1>${title}</h1>
+${context.notice ? html`<p class="notice" role="status">${context.notice}</p>` : null}
+${context.problem ? html`<p class="problem" role="alert">${context.problem}</p>` : null}
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function signInPage(problem: string | null): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · agent</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+</head>
+<body>
+<main>
+<h1>Sign in</h1>
+${problem ? html`<p class="problem" role="alert">${problem}</p>` : null}
+<form class="stacked" method="post" action="/sign-in">
+<label for="token">Token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Sign in</button>
+</form>
+</main>
+</body>
+</html>`;
+}
+
+function table(caption: string, headers: readonly string[], rows: readonly Html[], empty: string): Html {
+  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  return html`<table><caption class="muted">${caption}</caption><thead><tr>${headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function firstLine(text: string | null): string {
+  const line = text?.split('\n').find((each) => each.trim() !== '')?.trim() ?? '';
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
+
+/** The runs table, also served alone for the live refresh of the pages that show it. */
+export function runsTable(runs: readonly RunRecord[], timeZone: string, caption = 'Runs, newest first'): Html {
+  return table(
+    caption,
+    ['Started', 'Job or route', 'Status', 'Answer or error', 'Run'],
+    runs.map(
+      (run) =>
+        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
+    ),
+    'No runs yet.',
+  );
+}
+
+export function overviewPage(
+  context: PageContext,
+  view: { status: HomeStatus; nextRuns: Array<{ job: Job; at: Date }>; failing: Job[]; latest: RunRecord[] },
+): Html {
+  const { status } = view;
+  const replicas = status.replicas ?? (status.gateway.state === 'stopped' ? [] : [status.gateway.gateway]);
+  return layout(
+    context,
+    'Overview',
+    html`<section class="cards" aria-label="At a glance">
+<div class="card">Jobs scheduled<b>${view.nextRuns.length === 0 ? 0 : new Set(view.nextRuns.map((each) => each.job.id)).size}</b></div>
+<div class="card">Jobs failing<b>${view.failing.length}</b></div>
+<div class="card">Webhook events waiting<b>${status.webhookEventsWaiting}</b></div>
+</section>
+<h2>Gateways</h2>
+${table(
+  'The gateways serving this home',
+  ['Host', 'Process id', 'Since', 'Trigger provider'],
+  replicas.map((replica) => html`<tr><td>${replica.host}</td><td>${replica.pid}</td><td>${when(replica.startedAt, context.timeZone)}</td><td>${replica.provider}</td></tr>`),
+  'No gateway is registered.',
+)}
+<h2>Next runs</h2>
+${table(
+  `The next ${view.nextRuns.length} runs (${context.timeZone})`,
+  ['When', 'Job'],
+  view.nextRuns.map((each) => html`<tr><td>${when(each.at, context.timeZone)}</td><td><a href="/jobs/${encodeURIComponent(each.job.id)}">${each.job.name}</a></td></tr>`),
+  'No run is scheduled.',
+)}
+<h2>Jobs whose last run failed</h2>
+${table(
+  'Failing jobs',
+  ['Job', 'Last status', 'Why'],
+  view.failing.map(
+    (job) =>
+      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.last_status}</td><td>${firstLine(job.last_status === 'delivery_failed' ? job.last_delivery_error : job.last_error)}</td></tr>`,
+  ),
+  'No job failed its last run.',
+)}
+<h2>Latest runs</h2>
+<div data-live="/fragments/runs">${runsTable(view.latest, context.timeZone)}</div>`,
+  );
+}
+
+export function jobsPage(context: PageContext, view: { jobs: Job[]; state: string; search: string; nextRuns: Map<string, Date | null> }): Html {
+  return layout(
+    context,
+    'Jobs',
+    html`<form class="inline" method="get" action="/jobs" role="search">
+<label for="state">State</label>
+<select id="state" name="state">
+<option value=""${view.state === '' ? ' selected' : ''}>any</option>
+${JOB_STATES.map((state) => html`<option value="${state}"${view.state === state ? html` selected` : ''}>${state}</option>`)}
+</select>
+<label for="search">Search</label>
+<input id="search" name="q" type="search" value="${view.search}">
+<button type="submit">Filter</button>
+</form>
+<p><a href="/jobs/new">New job</a></p>
+${table(
+  'Jobs',
+  ['Name', 'Schedule', 'State', 'Next run', 'Last status', 'Target'],
+  view.jobs.map(
+    (job) =>
+      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.schedule.display}</td><td>${job.state}</td><td>${when(view.nextRuns.get(job.id) ?? null, context.timeZone)}</td><td>${job.last_status ?? '-'}</td><td>${job.deliver}</td></tr>`,
+  ),
+  'No job matches.',
+)}`,
+  );
+}
+
+export function jobPage(context: PageContext, view: { job: Job; nextRuns: Date[]; runs: RunRecord[] }): Html {
+  const { job } = view;
+  const id = encodeURIComponent(job.id);
+  const fields: Array<[string, string]> = [
+    ['Id', job.id],
+    ['Name', job.name],
+    ['State', job.state],
+    ...(job.state === 'paused' ? ([['Paused since', when(job.paused_at, context.timeZone)], ['Paused because', job.paused_reason ?? '-']] as Array<[string, string]>) : []),
+    ['Schedule', `${describeSchedule(job.schedule, context.timeZone)} (${job.schedule.display})`],
+    ['Prompt', job.prompt],
+    ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
+    ['Script', job.script ?? 'none'],
+    ['Model', job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / ')],
+    ['Repeat', describeRepeat(job.repeat)],
+    ['Delivers to', describeTargets(job)],
+    ['Created', when(job.created_at, context.timeZone)],
+    ['Last run', when(job.last_run_at, context.timeZone)],
+    ['Last status', job.last_status ?? '-'],
+    ['Last error', job.last_error ?? '-'],
+    ['Last delivery error', job.last_delivery_error ?? '-'],
+  ];
+  return layout(
+    context,
+    `Job ${job.name}`,
+    html`<section aria-label="Actions">
+${postButton(context, `/jobs/${id}/run`, 'Run now')}
+${
+  job.state === 'paused'
+    ? postButton(context, `/jobs/${id}/resume`, 'Resume')
+    : postButton(context, `/jobs/${id}/pause`, 'Pause', html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`)
+}
+<a href="/jobs/${id}/edit">Edit</a>
+<form class="inline" method="get" action="/jobs/${id}/remove"><button type="submit">Remove</button></form>
+</section>
+<dl>${fields.map(([label, value]) => html`<dt>${label}</dt><dd>${label === 'Prompt' ? html`<pre>${value}</pre>` : value}</dd>`)}</dl>
+<h2>Next runs</h2>
+${view.nextRuns.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${view.nextRuns.map((at) => html`<li>${when(at, context.timeZone)} (${context.timeZone})</li>`)}</ul>`}
+<h2>Run history</h2>
+<div data-live="/fragments/jobs/${id}/runs">${jobRuns(view.runs, context.timeZone)}</div>`,
+  );
+}
+
+/** A job's runs with their answers; also served alone for the live refresh. */
+export function jobRuns(runs: readonly RunRecord[], timeZone: string): Html {
+  if (runs.length === 0) return html`<p class="muted">No runs yet.</p>`;
+  return html`${runsTable(runs, timeZone, 'Runs of this job, newest first')}${runs.map(
+    (run) => html`<article><h3>${when(run.started_at, timeZone)}: ${run.status}</h3>${run.error ? html`<p class="problem">${run.error}</p>` : null}${run.answer !== null ? html`<pre>${run.answer}</pre>` : null}</article>`,
+  )}`;
+}
+
+/** The values of the New job and Edit forms. */
+export interface JobFormValues {
+  schedule: string;
+  prompt: string;
+  name: string;
+  deliver: string;
+  skills: string;
+}
+
+export function jobFormPage(context: PageContext, view: { title: string; action: string; values: JobFormValues; submit: string }): Html {
+  const { values } = view;
+  return layout(
+    context,
+    view.title,
+    html`<form class="stacked" method="post" action="${view.action}">
+${csrfField(context)}
+<label>Schedule<input name="schedule" type="text" value="${values.schedule}" required placeholder="every 2h, 0 9 * * 1-5, 30m, 2027-01-15T14:00"></label>
+<label>Prompt<textarea name="prompt" required>${values.prompt}</textarea></label>
+<label>Name<input name="name" type="text" value="${values.name}"></label>
+<label>Deliver<input name="deliver" type="text" value="${values.deliver}" placeholder="local, origin, telegram:-100123"></label>
+<label>Skills<input name="skills" type="text" value="${values.skills}" placeholder="comma-separated"></label>
+<button type="submit">${view.submit}</button>
+</form>`,
+  );
+}
+
+export function removePage(context: PageContext, job: Job): Html {
+  const id = encodeURIComponent(job.id);
+  return layout(
+    context,
+    `Remove job ${job.name}?`,
+    html`<p>The job and its run reports are deleted; this cannot be undone.</p>
+${postButton(context, `/jobs/${id}/remove`, 'Remove', html`<input type="hidden" name="confirm" value="yes">`)}
+<a href="/jobs/${id}">Cancel</a>`,
+  );
+}
+
+export function runPage(context: PageContext, run: RunRecord): Html {
+  const took = run.finished_at ? `${((Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000).toFixed(1)} s` : 'still running';
+  return layout(
+    context,
+    `Run ${run.id}`,
+    html`<dl>
+<dt>Kind</dt><dd>${run.kind}</dd>
+<dt>${run.kind === 'cron' ? 'Job' : 'Route'}</dt><dd>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</dd>
+${run.slot ? html`<dt>Slot</dt><dd>${when(run.slot, context.timeZone)}</dd>` : null}
+${run.event ? html`<dt>Event</dt><dd>${run.event}</dd><dt>Delivery id</dt><dd>${run.delivery_id}</dd>` : null}
+<dt>Status</dt><dd>${run.status}</dd>
+<dt>Started</dt><dd>${when(run.started_at, context.timeZone)}</dd>
+<dt>Finished</dt><dd>${when(run.finished_at, context.timeZone)}</dd>
+<dt>Took</dt><dd>${took}</dd>
+<dt>Model</dt><dd>${run.model ?? '-'}</dd>
+</dl>
+<h2>Prompt</h2>${run.prompt !== null ? html`<pre>${run.prompt}</pre>` : html`<p class="muted">None.</p>`}
+<h2>Answer</h2>${run.answer !== null ? html`<pre>${run.answer}</pre>` : html`<p class="muted">None.</p>`}
+<h2>Error</h2>${run.error !== null ? html`<pre>${run.error}</pre>` : html`<p class="muted">None.</p>`}
+<h2>Delivery</h2>
+${table(
+  'Delivery per target',
+  ['Target', 'Outcome', 'Message ids', 'Error'],
+  run.deliveries.map((each) => html`<tr><td>${each.target}</td><td>${each.outcome}</td><td>${each.message_ids.join(', ') || '-'}</td><td>${each.error ?? '-'}</td></tr>`),
+  'Nothing was delivered.',
+)}`,
+  );
+}
+
+export function webhooksPage(context: PageContext, view: { routes: WebhookRoute[]; runs: ListedWebhookRun[] }): Html {
+  return layout(
+    context,
+    'Webhooks',
+    html`${view.routes.length === 0 ? html`<p class="muted">No route: add one in config.yaml or with "agent webhook subscribe".</p>` : null}
+${view.routes.map((route) => {
+  const runs = view.runs.filter((run) => run.route === route.name);
+  return html`<section aria-label="Route ${route.name}">
+<h2>${route.name} <span class="muted">(${route.source === 'config' ? 'config.yaml' : 'subscription'})</span></h2>
+<p>Events: ${route.events.length > 0 ? route.events.join(', ') : 'any'}; delivers to ${route.deliver}.</p>
+${route.source === 'subscription' ? postButton(context, `/webhooks/${encodeURIComponent(route.name)}/test`, 'Send test event') : null}
+${table(
+  `Recent events of ${route.name}`,
+  ['Received', 'Event', 'Delivery id', 'Outcome', 'Run'],
+  runs.map(
+    (run) =>
+      html`<tr><td>${when(run.receivedAt, context.timeZone)}</td><td>${run.event}</td><td>${run.deliveryId}</td><td>${run.outcome}</td><td>${run.ledger ? html`<a href="/runs/${encodeURIComponent(run.eventId)}">Details<span class="muted"> of run ${run.eventId}</span></a>` : '-'}</td></tr>`,
+  ),
+  'No events yet.',
+)}
+</section>`;
+})}`,
+  );
+}
+
+export function notFoundPage(context: PageContext, what: string): Html {
+  return layout(context, 'Not found', html`<p>${what}</p><p><a href="/">Back to the overview</a></p>`);
+}

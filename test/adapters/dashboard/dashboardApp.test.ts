@@ -1,0 +1,146 @@
+import request from 'supertest';
+import { createDashboardApp } from '../../../src/adapters/dashboard/dashboardApp.js';
+import type { HomeStatus } from '../../../src/application/status/ShowStatus.js';
+import { cronHarness } from '../../support/cronHarness.js';
+
+const TOKEN = 'dashboard-secret-token';
+const STATUS: HomeStatus = { gateway: { state: 'stopped' }, replicas: null, nextJobs: [], failedJobs: [], pausedJobs: [], webhookEventsWaiting: 0, unreadableJobs: 0 };
+
+function dashboard(token: string | null = TOKEN) {
+  const h = cronHarness();
+  const app = createDashboardApp({
+    token,
+    timeZone: 'UTC',
+    log: h.log,
+    jobs: {
+      list: () => h.listJobs.execute(),
+      show: (job) => h.showJob.execute({ job }),
+      create: (input) => h.createJob.execute(input),
+      edit: (input) => h.editJob.execute(input),
+      pause: (job, reason) => h.pauseJob.execute({ job, reason }),
+      resume: (job) => h.resumeJob.execute({ job }),
+      remove: (job) => h.removeJob.execute({ job }),
+      runNow: (job) => h.runJobNow.start({ job }),
+    },
+    runs: h.ledger,
+    status: async () => STATUS,
+    webhooks: { listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }), runs: async () => [], sendTest: async () => ({ status: 202, body: '' }) },
+  });
+  return { h, app };
+}
+
+/** Signs in; returns the session cookie and the CSRF token of the page at `path`. */
+async function signIn(app: ReturnType<typeof dashboard>['app'], path = '/jobs/new') {
+  const signedIn = await request(app).post('/sign-in').type('form').send({ token: TOKEN });
+  const cookie = signedIn.headers['set-cookie']![0]!.split(';')[0]!;
+  const page = await request(app).get(path).set('cookie', cookie);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  return { cookie, csrf: csrf!, signedIn };
+}
+
+describe('the dashboard', () => {
+  it('asks for the token, says when it is wrong, and signs in with an HttpOnly, SameSite=Strict cookie', async () => {
+    const { app } = dashboard();
+    const first = await request(app).get('/');
+    expect(first.text).toMatch(/<label for="token">Token<\/label>\s*<input id="token" name="token" type="password"/);
+    expect(first.text).toContain('<button type="submit">Sign in</button>');
+
+    const wrong = await request(app).post('/sign-in').type('form').send({ token: 'guess' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('That token is not the dashboard token; try again.');
+
+    const { signedIn, cookie } = await signIn(app);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers['set-cookie']![0]).toMatch(/^agent_dashboard=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    const overview = await request(app).get('/').set('cookie', cookie);
+    expect(overview.text).toContain('<h1>Overview</h1>');
+  });
+
+  it('serves every page with a strict Content-Security-Policy and its assets itself', async () => {
+    const { app } = dashboard();
+    const { cookie } = await signIn(app);
+    const page = await request(app).get('/jobs').set('cookie', cookie);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'; script-src 'self'");
+    expect(page.text).toContain('<script src="/assets/dashboard.js" defer></script>');
+    expect((await request(app).get('/assets/dashboard.js')).status).toBe(200);
+  });
+
+  it('refuses a change without the session CSRF token', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    const { cookie } = await signIn(app);
+
+    const forged = await request(app).post(`/jobs/${job.id}/pause`).set('cookie', cookie).type('form').send({ reason: 'x' });
+    expect(forged.status).toBe(403);
+    expect(forged.text).toMatch(/CSRF token is missing or wrong/);
+    expect(h.repository.get(job.id)?.state).toBe('scheduled');
+  });
+
+  it('pauses with a reason and resumes through the CLI use cases, and the JSON API agrees with a Bearer token', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    const { cookie, csrf } = await signIn(app, `/jobs/${job.id}`);
+
+    const paused = await request(app).post(`/jobs/${job.id}/pause`).set('cookie', cookie).type('form').send({ csrf, reason: 'Server moves tonight' });
+    expect(paused.status).toBe(303);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', paused_reason: 'Server moves tonight' });
+    const page = await request(app).get(paused.headers.location!).set('cookie', cookie);
+    expect(page.text).toContain('Paused: Server moves tonight.');
+
+    const api = await request(app).get(`/api/jobs/${job.id}`).set('authorization', `Bearer ${TOKEN}`);
+    expect(api.body).toMatchObject({ state: 'paused', paused_reason: 'Server moves tonight' });
+    expect((await request(app).get('/api/jobs').set('authorization', 'Bearer wrong')).status).toBe(401);
+    const resumed = await request(app).post(`/api/jobs/${job.id}/resume`).set('authorization', `Bearer ${TOKEN}`);
+    expect(resumed.body).toMatchObject({ state: 'scheduled', paused_reason: null });
+  });
+
+  it("answers a bad new job with the CLI's own sentence and keeps what was typed", async () => {
+    const { app, h } = dashboard();
+    const { cookie, csrf } = await signIn(app);
+    const refused = await request(app).post('/jobs').set('cookie', cookie).type('form').send({ csrf, schedule: 'every blue moon', prompt: 'Check the feeds', name: 'Feeds' });
+
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/<p class="problem" role="alert">[^<]*every blue moon[^<]*<\/p>/);
+    expect(refused.text).toContain('>Check the feeds</textarea>');
+    expect((await h.listJobs.execute()).jobs).toEqual([]);
+  });
+
+  it('shows names, prompts and answers as text, never as markup', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: '<script>alert(1)</script>', name: '<img src=x onerror=alert(1)>' });
+    h.agent.reply('<img src=x onerror=alert(1)>');
+    await h.runJobNow.execute({ job: job.id });
+    const { cookie } = await signIn(app);
+
+    for (const path of ['/jobs', `/jobs/${job.id}`, '/']) {
+      const page = await request(app).get(path).set('cookie', cookie);
+      expect(page.text).not.toContain('<img src=x');
+      expect(page.text).not.toContain('<script>alert');
+      expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    }
+  });
+
+  it('removes a job only once confirmed', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    const { cookie, csrf } = await signIn(app, `/jobs/${job.id}/remove`);
+
+    const asked = await request(app).get(`/jobs/${job.id}/remove`).set('cookie', cookie);
+    expect(asked.text).toContain('<h1>Remove job Digest?</h1>');
+    await request(app).post(`/jobs/${job.id}/remove`).set('cookie', cookie).type('form').send({ csrf });
+    expect(h.repository.get(job.id)).toBeDefined();
+    const removed = await request(app).post(`/jobs/${job.id}/remove`).set('cookie', cookie).type('form').send({ csrf, confirm: 'yes' });
+    expect(removed.headers.location).toBe(`/jobs?done=${encodeURIComponent('Removed job Digest.')}`);
+    expect(h.repository.get(job.id)).toBeUndefined();
+  });
+
+  it('needs no sign-in without a token (a loopback listener), and still a CSRF token for changes', async () => {
+    const { app } = dashboard(null);
+    const page = await request(app).get('/jobs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Jobs</h1>');
+    expect(page.text).not.toContain('Sign out');
+    const cookie = page.headers['set-cookie']![0]!.split(';')[0]!;
+    expect((await request(app).post('/jobs').set('cookie', cookie).type('form').send({ schedule: 'every 1h', prompt: 'x' })).status).toBe(403);
+  });
+});
