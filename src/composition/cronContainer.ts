@@ -40,7 +40,9 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     { PostgresWebhookRunRecords },
     { PostgresRunOutputStore },
     { PostgresWebhookRateLimiter },
+    { PostgresRunLedger },
     { webhookOutputRetention },
+    { runRetention },
   ] = await Promise.all([
     import('../adapters/postgres/PostgresDatabase.js'),
     import('../adapters/postgres/PostgresJobRepository.js'),
@@ -52,7 +54,9 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     import('../adapters/postgres/PostgresWebhookRunRecords.js'),
     import('../adapters/postgres/PostgresRunOutputStore.js'),
     import('../adapters/postgres/PostgresWebhookRateLimiter.js'),
+    import('../adapters/postgres/PostgresRunLedger.js'),
     import('../adapters/config/webhookSettings.js'),
+    import('../adapters/config/runSettings.js'),
   ]);
   const database = await PostgresDatabase.open(location);
   const repository = new PostgresJobRepository(database);
@@ -76,6 +80,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
       databaseAdapter(TOKENS.WebhookRunRecords, () => new PostgresWebhookRunRecords(database, webhookOutputRetention(config))),
       databaseAdapter(TOKENS.RunOutputStore, () => new PostgresRunOutputStore(database)),
       databaseAdapter(TOKENS.WebhookRateLimiter, () => new PostgresWebhookRateLimiter(database)),
+      databaseAdapter(TOKENS.RunLedger, (context) => new PostgresRunLedger(database, runRetention(config), context.get(TOKENS.Clock))),
     ],
   };
 }

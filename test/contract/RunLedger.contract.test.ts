@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
+import { PostgresRunLedger } from '../../src/adapters/postgres/PostgresRunLedger.js';
 import { ManualClock } from '../fakes/ManualClock.js';
 import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { describeRunLedgerContract, LEDGER_NOW } from './RunLedger.contract.js';
 
 describeRunLedgerContract('InMemoryRunLedger', async (retention) => {
@@ -18,4 +20,14 @@ describeRunLedgerContract('FileRunLedger', async (retention) => {
   const config = { runs: { retention_count: retention.count, retention_days: retention.days } } as AgentConfig;
   const make = () => new FileRunLedger(agentPathsFor(home), new ManualClock(LEDGER_NOW.toISOString()), config);
   return { ledger: make(), another: async () => make(), cleanup: () => rm(home, { recursive: true, force: true }) };
+});
+
+describe('on PostgreSQL', () => {
+  const suite = scratchDatabaseForSuite();
+
+  describeRunLedgerContract('PostgresRunLedger', async (retention) => {
+    await suite.database.query('TRUNCATE agent_runs');
+    const make = () => new PostgresRunLedger(suite.database, retention, new ManualClock(LEDGER_NOW));
+    return { ledger: make(), another: async () => make() };
+  });
 });

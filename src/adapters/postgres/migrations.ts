@@ -13,8 +13,8 @@ export interface Migration {
  * what the store looks jobs up by (due, running, by name), kept equal to the record by every write.
  * Webhook events are rows holding the event's fields and the sender's JSON text of its payload,
  * with who claimed each; delivery keys are remembered a row each with when they were last stored.
- * Webhook subscriptions and webhook run records are rows of a `record` the same way; run reports
- * are rows holding the Markdown text.
+ * Webhook subscriptions, webhook run records and the runs of the run ledger are rows of a
+ * `record` the same way; run reports are rows holding the Markdown text.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -169,6 +169,24 @@ export const MIGRATIONS: readonly Migration[] = [
         RETURN -greatest(1, ceil(oldest + 61 - now_epoch))::integer;
       END
       $$;
+    `,
+  },
+  {
+    version: 6,
+    name: 'run ledger',
+    // One row per run of the ledger, its `record` beside the columns it is looked up by. Ids sort
+    // byte by byte ("C") whatever the database's collation, so that runs started at the same
+    // instant come in the same order as in the other stores of the ledger.
+    sql: `
+      CREATE TABLE agent_runs (
+        id text COLLATE "C" PRIMARY KEY,
+        kind text NOT NULL,
+        subject text NOT NULL,
+        started_at timestamptz NOT NULL,
+        record jsonb NOT NULL
+      );
+      CREATE INDEX agent_runs_subject_newest ON agent_runs (kind, subject, started_at DESC, id DESC);
+      CREATE INDEX agent_runs_newest ON agent_runs (started_at DESC, id DESC);
     `,
   },
 ];

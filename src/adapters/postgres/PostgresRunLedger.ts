@@ -1,0 +1,150 @@
+import type { Clock } from '../../application/ports/Clock.js';
+import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
+import { newestFirst, RUN_KINDS, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import { isJsonObject } from '../../domain/webhook/payloadPath.js';
+import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
+
+interface RecordRow {
+  record: unknown;
+}
+
+/** Runs too old to keep, of any job or route, that one save deletes at most. */
+const EXPIRED_PER_SAVE = 100;
+
+/**
+ * Writes run $1 (kind $2, subject $3, start $4, record $5) over its earlier row, then deletes
+ * the other runs of its job or route beyond the newest $6 − 1 and up to EXPIRED_PER_SAVE runs of
+ * any job or route that started before $7; never run $1. Rows another statement holds (another
+ * save of that run, another save's delete) are skipped and left for a later save, so that saves
+ * never wait for each other's deletes. Its transaction commits without waiting for the server's
+ * disk (`synchronous_commit` off for it alone).
+ */
+const SAVE: PreparedStatement = {
+  name: 'agent_runs_save',
+  text: `
+    WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true)),
+    saved AS (
+      INSERT INTO agent_runs (id, kind, subject, started_at, record)
+      SELECT $1::text, $2::text, $3::text, $4::timestamptz, $5::jsonb FROM unsynced
+      ON CONFLICT (id) DO UPDATE
+        SET kind = EXCLUDED.kind, subject = EXCLUDED.subject, started_at = EXCLUDED.started_at, record = EXCLUDED.record
+    ),
+    surplus AS (
+      SELECT id FROM agent_runs WHERE id IN (
+        SELECT id FROM (
+          SELECT id, row_number() OVER (ORDER BY started_at DESC, id DESC) AS place
+          FROM agent_runs WHERE kind = $2 AND subject = $3 AND id <> $1
+        ) AS others WHERE place >= $6
+        UNION ALL
+        (SELECT id FROM agent_runs WHERE started_at < $7 AND id <> $1 ORDER BY started_at LIMIT ${EXPIRED_PER_SAVE})
+      )
+      FOR UPDATE SKIP LOCKED
+    )
+    DELETE FROM agent_runs WHERE id IN (SELECT id FROM surplus)`,
+};
+
+/**
+ * Whether the row `run` is among the newest `count` runs of its job or route: fewer than that
+ * many of them started after it (or at the same instant with a greater id). It reads at most
+ * `count` entries of an index, so that a list of the newest runs of every job stops at its limit
+ * instead of ranking the whole table.
+ */
+const amongNewest = (count: string) => `(
+  SELECT count(*) FROM (
+    SELECT FROM agent_runs AS newer
+    WHERE newer.kind = run.kind AND newer.subject = run.subject AND (newer.started_at, newer.id) > (run.started_at, run.id)
+    LIMIT ${count}
+  ) AS newer) < ${count}`;
+
+/** Run $1, if it started at $2 or later and is among the newest $3 of its job or route. */
+const GET: PreparedStatement = {
+  name: 'agent_runs_get',
+  text: `SELECT record FROM agent_runs AS run WHERE run.id = $1 AND run.started_at >= $2 AND ${amongNewest('$3')}`,
+};
+
+/** The newest $4 runs of the kinds $1 that started at $2 or later and are among the newest $3 of their job or route. */
+const LIST: PreparedStatement = {
+  name: 'agent_runs_list',
+  text: `
+    SELECT record FROM agent_runs AS run
+    WHERE run.kind = ANY($1::text[]) AND run.started_at >= $2 AND ${amongNewest('$3')}
+    ORDER BY run.started_at DESC, run.id DESC LIMIT $4`,
+};
+
+/** The newest $4 runs of kind $1 and job or route $2 that started at $3 or later ($4 is at most the retention's count). */
+const LIST_OF_SUBJECT: PreparedStatement = {
+  name: 'agent_runs_list_of_subject',
+  text: `
+    SELECT record FROM agent_runs
+    WHERE kind = $1 AND subject = $2 AND started_at >= $3
+    ORDER BY started_at DESC, id DESC LIMIT $4`,
+};
+
+/** A lone half of a surrogate pair (a text cut between the two), which jsonb refuses. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The JSON text of a run for its jsonb column. jsonb holds neither a NUL character nor half of a
+ * surrogate pair (an answer cut inside an emoji): each is stored as U+FFFD instead of failing the save.
+ */
+function storedTextOf(run: RunRecord): string {
+  return JSON.stringify(run, (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD') : value,
+  );
+}
+
+const isKind = (value: unknown): value is RunKind => (RUN_KINDS as readonly unknown[]).includes(value);
+
+/** A stored run read back, or null when it is not one this version understands. */
+function readStoredRun(value: unknown): RunRecord | null {
+  if (!isJsonObject(value)) return null;
+  const { id, kind, subject, started_at: startedAt } = value;
+  if (typeof id !== 'string' || !isKind(kind) || typeof subject !== 'string' || typeof startedAt !== 'string') return null;
+  return value as unknown as RunRecord;
+}
+
+const readRows = (rows: readonly RecordRow[]): RunRecord[] => rows.map((row) => readStoredRun(row.record)).filter((run) => run !== null);
+
+/**
+ * The run ledger in PostgreSQL (docs/scaling.md), one row per run in `agent_runs` holding the
+ * record (its JSON form) beside its id, kind, job or route and start, so that every gateway
+ * sharing the database sees every run. A save is one statement: the record is written over the
+ * run's earlier one, and what the retention keeps no longer is deleted: the runs of its job or
+ * route beyond the newest `retention.count` (the one just saved always kept), and runs of any
+ * job or route, a removed one's too, that started more than `retention.days` days before the
+ * clock's now. It commits without waiting for the server's disk. Reads take only what the
+ * retention keeps, whichever process wrote what, and never write. A failure is the database's
+ * DatabaseUnavailableError, naming the database.
+ */
+export class PostgresRunLedger implements RunLedger {
+  /** `retention`: `runs.retention_count` and `runs.retention_days` (runRetention). */
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly retention: RunRetention,
+    private readonly clock: Clock,
+  ) {}
+
+  async save(run: RunRecord): Promise<void> {
+    await this.database.query(SAVE, [run.id, run.kind, run.subject, run.started_at, storedTextOf(run), this.retention.count, this.oldestKept()]);
+  }
+
+  async get(id: string): Promise<RunRecord | null> {
+    return readRows(await this.database.query<RecordRow>(GET, [id, this.oldestKept(), this.retention.count]))[0] ?? null;
+  }
+
+  async list(query: RunQuery): Promise<RunRecord[]> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    if (limit === 0) return [];
+    const kinds = query.kind ? [query.kind] : [...RUN_KINDS];
+    if (query.subject === undefined) return readRows(await this.database.query<RecordRow>(LIST, [kinds, this.oldestKept(), this.retention.count, limit]));
+    const perKind = await Promise.all(
+      kinds.map((kind) => this.database.query<RecordRow>(LIST_OF_SUBJECT, [kind, query.subject, this.oldestKept(), Math.min(limit, this.retention.count)])),
+    );
+    return readRows(perKind.flat()).sort(newestFirst).slice(0, limit);
+  }
+
+  /** The earliest start the retention keeps, as of the clock's now. */
+  private oldestKept(): Date {
+    return new Date(this.clock.now().getTime() - this.retention.days * 86_400_000);
+  }
+}
