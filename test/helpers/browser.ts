@@ -8,8 +8,14 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 /** The browser the tests drive: the chromium package, which .ci/run installs with apt-get when it is missing. */
 export const BROWSER_PATH = '/usr/bin/chromium';
 
-/** Where `screenshot()` saves by default: the images the docs show. */
-export const SCREENSHOT_DIR = fileURLToPath(new URL('../../docs/images', import.meta.url));
+/**
+ * Where `screenshot()` saves by default: the images the docs show when the tests are run by
+ * `npm run screenshots` (AGENT_DOCS_SCREENSHOTS=1), else a directory of the machine's temporary
+ * files, so that a test run leaves the working tree as it found it.
+ */
+export const SCREENSHOT_DIR = process.env.AGENT_DOCS_SCREENSHOTS === '1'
+  ? fileURLToPath(new URL('../../docs/images', import.meta.url))
+  : join(tmpdir(), 'agent-test-screenshots');
 
 /** Whether the browser is installed on this machine. */
 export function browserAvailable(): boolean {
@@ -75,7 +81,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
 
 /**
  * Saves a PNG of the page as `<name>.png` in `directory` (by default docs/images, for the docs),
- * creating the directory; returns the file's path.
+ * creating the directory; the whole page, not only what the window shows; returns the file's path.
  */
 export async function screenshot(page: Page, name: string, directory = SCREENSHOT_DIR): Promise<string> {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
@@ -83,6 +89,6 @@ export async function screenshot(page: Page, name: string, directory = SCREENSHO
   }
   await mkdir(directory, { recursive: true });
   const path = join(directory, `${name}.png`);
-  await page.screenshot({ path });
+  await page.screenshot({ path, fullPage: true });
   return path;
 }
