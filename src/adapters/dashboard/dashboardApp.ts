@@ -234,7 +234,16 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     const values = formValues(request);
     const id = param(request, 'job');
     try {
-      const job = await deps.jobs.edit({ job: id, schedule: values.schedule, prompt: values.prompt, name: values.name, deliver: values.deliver, skills: skillList(values.skills) });
+      // Only what was changed: an unchanged one-shot time that has passed meanwhile is not refused.
+      const { job: current } = await deps.jobs.show(id);
+      const changes: EditJobInput = { job: current.id };
+      if (values.schedule.trim() !== current.schedule.display) changes.schedule = values.schedule;
+      if (values.prompt !== current.prompt) changes.prompt = values.prompt;
+      if (values.name !== current.name) changes.name = values.name;
+      if (values.deliver !== current.deliver) changes.deliver = values.deliver;
+      const skills = skillList(values.skills);
+      if (skills.join(',') !== current.skills.join(',')) changes.skills = skills;
+      const job = await deps.jobs.edit(changes);
       response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent('Saved.')}`);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;

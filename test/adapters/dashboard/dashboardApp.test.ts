@@ -144,3 +144,22 @@ describe('the dashboard', () => {
     expect((await request(app).post('/jobs').set('cookie', cookie).type('form').send({ schedule: 'every 1h', prompt: 'x' })).status).toBe(403);
   });
 });
+
+describe('editing a job on the dashboard', () => {
+  it('changes only the fields that were changed', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check the feeds', name: 'Feeds', skills: ['rss'] });
+    const { cookie, csrf } = await signIn(app, `/jobs/${job.id}/edit`);
+    // A schedule given again would count its next run from now.
+    h.clock.advance(600_000);
+
+    const saved = await request(app)
+      .post(`/jobs/${job.id}/edit`)
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, schedule: 'every 1h', prompt: 'Check all feeds', name: 'Feeds', deliver: job.deliver, skills: 'rss' });
+
+    expect(saved.status).toBe(303);
+    expect(h.repository.get(job.id)).toMatchObject({ prompt: 'Check all feeds', next_run_at: job.next_run_at, skills: ['rss'], name: 'Feeds' });
+  });
+});
