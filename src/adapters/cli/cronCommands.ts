@@ -215,7 +215,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       )
       .command(
         ['pause <job>', 'disable <job>'],
-        'Pause a job (with --reason, say why; shown by list, show and status until it is resumed)',
+        'Pause a job (--reason: why)',
         (y) => jobPositional(y).option('reason', { type: 'string', nargs: 1, coerce: text('--reason'), describe: 'Why the job is paused, in one line' }),
         async (argv) => {
           const cron = await tickFirst(argv);
