@@ -216,7 +216,7 @@ ${
     ? postButton(context, `/jobs/${id}/resume`, 'Resume')
     : postButton(context, `/jobs/${id}/pause`, 'Pause', html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`)
 }
-<a href="/jobs/${id}/edit">Edit</a>
+<form class="inline" method="get" action="/jobs/${id}/edit"><button type="submit">Edit</button></form>
 <form class="inline" method="get" action="/jobs/${id}/remove"><button type="submit">Remove</button></form>
 </section>
 <dl>${fields.map(([label, value]) => html`<dt>${label}</dt><dd>${label === 'Prompt' ? html`<pre>${value}</pre>` : value}</dd>`)}</dl>
