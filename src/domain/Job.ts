@@ -173,11 +173,11 @@ export function isDue(job: Job, now: Date): boolean {
  * resumed after its time has its slot at the resume instant instead (see resumeJob): the user
  * asked for that run, so it is never judged missed and fires at the next tick, however late.
  */
-export function isMissedOneShot(job: Job, now: Date): boolean {
+export function isMissedOneShot(job: Job, now: Date, graceMs: number = ONE_SHOT_GRACE_MS): boolean {
   if (job.schedule.kind !== 'once' || job.next_run_at === null) return false;
   const slot = Date.parse(job.next_run_at);
   if (slot > Date.parse(job.schedule.run_at)) return false;
-  return now.getTime() - slot > ONE_SHOT_GRACE_MS;
+  return now.getTime() - slot > graceMs;
 }
 
 /**

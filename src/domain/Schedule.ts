@@ -116,7 +116,7 @@ function wallClockFault(year: number, month: number, day: number, hour: number, 
  * Throws SCHEDULE.INVALID saying what is wrong: with the four forms listed, or for a cron
  * expression with the offending field named.
  */
-export function parseSchedule(input: string, now: Date, timeZone: string): Schedule {
+export function parseSchedule(input: string, now: Date, timeZone: string, graceMs: number = ONE_SHOT_GRACE_MS): Schedule {
   const text = input.trim();
   if (/^@[a-z]+$/i.test(text)) {
     const macro = text.toLowerCase();
@@ -139,7 +139,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string): Sched
   }
   const iso = parseIso(text, timeZone);
   if (iso) {
-    if (now.getTime() - iso.at.getTime() > ONE_SHOT_GRACE_MS) {
+    if (now.getTime() - iso.at.getTime() > graceMs) {
       throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
     }
     return { kind: 'once', expr: text, display: `once at ${iso.shown}`, run_at: toIsoUtc(iso.at) };

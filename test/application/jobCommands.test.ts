@@ -176,6 +176,21 @@ describe('pause and resume', () => {
     expect(h.repository.get(job.id)!.last_error).toMatch(/^missed:/);
   });
 
+  it('runs a one-shot found late within cron.one_shot_grace_seconds, judges it missed beyond, and takes a past time within it', async () => {
+    const h = cronHarness({ settings: { oneShotGraceMs: 600_000 } });
+    const late = await h.createJob.execute({ schedule: '10m', prompt: 'late' });
+    const tooLate = await h.createJob.execute({ schedule: '5m', prompt: 'too late' });
+    h.clock.advance(15 * 60_000 + 1000);
+
+    const report = await h.runDueJobs.execute();
+
+    expect(report.ran.map((run) => run.job.id)).toEqual([late.id]);
+    expect(h.repository.get(tooLate.id)!.last_error).toMatch(/^missed:/);
+    const pastTime = new Date(h.clock.now().getTime() - 300_000).toISOString().slice(0, 19);
+    await expect(h.createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' })).resolves.toMatchObject({ state: 'scheduled' });
+    await expect(cronHarness({ now: h.clock.now().toISOString() }).createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' })).rejects.toThrow(/is in the past/);
+  });
+
   it('still judges a one-shot that was never paused missed when found 121 s after its time', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: '10m', prompt: 'x' });

@@ -147,6 +147,7 @@ describe('cronSettingsFrom', () => {
       wrapResponse: false,
       maxParallelJobs: 2,
       outputRetention: 7,
+      oneShotGraceMs: 120_000,
       idleTimeoutMs: null,
       scriptTimeoutMs: 3_600_000,
       defaultModel: { provider: 'command', model: 'small' },

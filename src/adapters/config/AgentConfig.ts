@@ -126,6 +126,8 @@ export interface CronConfig {
   script_timeout_seconds?: number;
   /** Default 600; bounds only the legacy bot-chat subprocess lane. */
   bot_chat_delivery_timeout_seconds: number;
+  /** How late a one-shot may be found and still run, and how far in the past a new one's time may be; default 120. */
+  one_shot_grace_seconds?: number;
   managed?: ManagedCronConfig;
 }
 

@@ -104,6 +104,7 @@ export const cronSchema = mapping({
   output_retention: z._default(wholeNumberFrom(1), 50),
   script_timeout_seconds: optional(positiveSeconds()),
   bot_chat_delivery_timeout_seconds: z._default(positiveSeconds(), 600),
+  one_shot_grace_seconds: z._default(secondsFromZero(), 120),
   managed: optional(managedSchema),
 });
 

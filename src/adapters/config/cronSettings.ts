@@ -124,6 +124,7 @@ export function cronSettingsFrom(
     wrapResponse: config.cron.wrap_response,
     maxParallelJobs: config.cron.max_parallel_jobs,
     outputRetention: config.cron.output_retention,
+    oneShotGraceMs: (config.cron.one_shot_grace_seconds ?? 120) * 1000,
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },

@@ -39,7 +39,7 @@ export class CreateJob {
 
   async execute(input: CreateJobInput): Promise<Job> {
     const now = this.clock.now();
-    const schedule = parseSchedule(input.schedule, now, this.settings.timeZone);
+    const schedule = parseSchedule(input.schedule, now, this.settings.timeZone, this.settings.oneShotGraceMs);
     if (input.deliver) parseDeliveryTargets(input.deliver);
     const script = input.script ? await this.scripts.check(input.script) : null;
     const job = createJob(

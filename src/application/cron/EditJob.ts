@@ -40,7 +40,7 @@ export class EditJob {
     const now = this.clock.now();
     const { job: reference, schedule, script, ...rest } = input;
     const changes: JobChanges = { ...rest };
-    if (schedule !== undefined) changes.schedule = parseSchedule(schedule, now, this.settings.timeZone);
+    if (schedule !== undefined) changes.schedule = parseSchedule(schedule, now, this.settings.timeZone, this.settings.oneShotGraceMs);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
     return this.repository.update(reference, (target) => {

@@ -176,7 +176,7 @@ export class RunDueJobs {
         changed.push(job);
       }
       for (const job of due) {
-        if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy)) {
+        if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy, this.settings.oneShotGraceMs)) {
           const missed = markMissed(job, now);
           claims.missed.push(missed);
           changed.push(missed);

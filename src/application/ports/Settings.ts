@@ -12,6 +12,8 @@ export interface CronSettings {
   scriptTimeoutMs: number;
   /** The configured default model, used when a job names none. */
   defaultModel: ModelSelection;
+  /** `cron.one_shot_grace_seconds` (ms): how late a one-shot may run, how far past a new one's time may be; 120 s when absent. */
+  oneShotGraceMs?: number;
 }
 
 /** What the webhook worker reads from configuration and environment. */
