@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -101,6 +101,16 @@ describe('agent cron given bad input', () => {
 
       expect(message).toMatch(/"2020-01-01T09:00" is in the past; give a future time/);
       expect(existsSync(jobsFileOf(home))).toBe(false);
+    });
+
+    it('takes a one-shot time in the past within cron.one_shot_grace_seconds', async () => {
+      await appendFile(join(home, 'config.yaml'), 'cron:\n  one_shot_grace_seconds: 3600\n');
+      const tenMinutesAgo = new Date(Date.now() - 600_000).toISOString().slice(0, 16);
+
+      const created = await agent('create', `${tenMinutesAgo}Z`, 'Still wanted', '--no-tick');
+
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/^Created job [0-9a-f]{12} /);
     });
   });
 
