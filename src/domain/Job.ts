@@ -48,6 +48,8 @@ export interface Job {
   paused_at: string | null;
   /** Why the job was paused, as the one who paused it said (`agent cron pause --reason`); null when not paused or no reason was given. */
   paused_reason: string | null;
+  /** Consecutive failed runs up to the last one (`error`, `blocked_config`, `delivery_failed`); 0 after a run that did not fail. */
+  failure_streak: number;
   claim: JobClaim | null;
 }
 
@@ -117,6 +119,7 @@ export function createJob(input: NewJobInput, now: Date, timeZone: string): Job 
     origin: input.origin ?? null,
     paused_at: null,
     paused_reason: null,
+    failure_streak: 0,
     claim: null,
   };
 }
@@ -233,14 +236,35 @@ function statusFields(outcome: RunOutcome): Pick<
  * and the job completes when it was a one-shot or its repeat count is used up. A job paused
  * while it ran stays paused.
  */
+/** Whether a run with this outcome counts as failed, for the failure streak. */
+export function isFailedRun(outcome: RunOutcome): boolean {
+  return outcome.status === 'error' || outcome.status === 'blocked_config' || outcome.status === 'delivery_failed';
+}
+
+/** The failure streak after a run with `outcome`. */
+function streakAfter(job: Job, outcome: RunOutcome): number {
+  return isFailedRun(outcome) ? job.failure_streak + 1 : 0;
+}
+
+/** `cron.failure_alerts`: the failure notice on the first failure of a streak, on every one, or never. */
+export type FailureAlerts = 'first' | 'every' | 'off';
+export const FAILURE_ALERTS: readonly FailureAlerts[] = ['first', 'every', 'off'];
+
+/** Whether a run of `job` that failed sends the failure notice, the job's streak being the one before that run. */
+export function alertsFailure(job: Pick<Job, 'failure_streak'>, alerts: FailureAlerts): boolean {
+  return alerts === 'every' || (alerts === 'first' && job.failure_streak === 0);
+}
+
 export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
-  if (outcome.status === 'blocked_config') return refuseRun(job, outcome.error, startedAt);
+  const streak = streakAfter(job, outcome);
+  if (outcome.status === 'blocked_config') return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streak };
   const completed = job.repeat.completed + 1;
   const exhausted =
     job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
   const finished: Job = {
     ...job,
     ...statusFields(outcome),
+    failure_streak: streak,
     repeat: { ...job.repeat, completed },
     last_run_at: toIsoUtc(startedAt),
     claim: null,

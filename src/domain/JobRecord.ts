@@ -106,6 +106,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       paused_at: str(record.paused_at),
       // Unknown to records written before it: absent is no reason.
       paused_reason: str(record.paused_reason),
+      failure_streak: typeof record.failure_streak === 'number' && Number.isSafeInteger(record.failure_streak) && record.failure_streak > 0 ? record.failure_streak : 0,
       claim: claim(record.claim),
     },
   };

@@ -293,3 +293,24 @@ describe('agent cron given bad input', () => {
     });
   });
 });
+
+describe('failure alerts settings through the built CLI', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('counts failed runs in a row on the record and shows them; refuses a failure_alerts value it does not know', async () => {
+    await appendFile(join(home, 'config.yaml'), 'cron:\n  failure_alerts: every\n  pause_after_failures: 2\n');
+    const id = await createJob(home, ['every 1h', 'Fail [hang]', '--name', 'Failing']);
+    for (let n = 0; n < 2; n += 1) {
+      const run = await runAgent(['cron', 'run', id], { home, env: { AGENT_CRON_TIMEOUT: '1' } });
+      expect(run.code).toBe(1);
+    }
+    const [job] = JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<Record<string, unknown>>;
+    expect(job).toMatchObject({ failure_streak: 2, state: 'paused', paused_reason: expect.stringMatching(/^paused after 2 consecutive failed runs/) });
+
+    await writeFile(join(home, 'config.yaml'), `${readFileSync(join(home, 'config.yaml'), 'utf8').replace('failure_alerts: every', 'failure_alerts: sometimes')}`);
+    const refused = await runAgent(['cron', 'list', '--no-tick'], { home });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/cron\.failure_alerts.*must be first, every or off/);
+  });
+});

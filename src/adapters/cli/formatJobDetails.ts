@@ -90,6 +90,7 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutpu
       ['Created', when(job.created_at, timeZone) ?? job.created_at],
       ['Last run', when(job.last_run_at, timeZone) ?? 'never'],
       ['Last status', job.last_status ?? '-'],
+      ...(job.failure_streak > 0 ? ([['Failed runs in a row', String(job.failure_streak)]] as Array<[string, string]>) : []),
       ['Last error', job.last_error ?? '-'],
       ['Last delivery error', job.last_delivery_error ?? '-'],
       ...(job.last_delivery_queued ? ([['Last delivery queued', job.last_delivery_queued.join(', ')]] as Array<[string, string]>) : []),

@@ -128,6 +128,10 @@ export interface CronConfig {
   bot_chat_delivery_timeout_seconds: number;
   /** How late a one-shot may be found and still run, and how far in the past a new one's time may be; default 120. */
   one_shot_grace_seconds?: number;
+  /** The failure notice: on the first failure of a streak (default), on every one, or never. */
+  failure_alerts?: 'first' | 'every' | 'off';
+  /** Pause a job after this many consecutive failed runs; 0 (default) never. */
+  pause_after_failures?: number;
   managed?: ManagedCronConfig;
 }
 

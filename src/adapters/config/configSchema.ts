@@ -105,6 +105,8 @@ export const cronSchema = mapping({
   script_timeout_seconds: optional(positiveSeconds()),
   bot_chat_delivery_timeout_seconds: z._default(positiveSeconds(), 600),
   one_shot_grace_seconds: z._default(secondsFromZero(), 120),
+  failure_alerts: z._default(z.enum(['first', 'every', 'off'], { error: 'must be first, every or off' }), 'first'),
+  pause_after_failures: z._default(wholeNumberFrom(0), 0),
   managed: optional(managedSchema),
 });
 

@@ -125,6 +125,8 @@ export function cronSettingsFrom(
     maxParallelJobs: config.cron.max_parallel_jobs,
     outputRetention: config.cron.output_retention,
     oneShotGraceMs: (config.cron.one_shot_grace_seconds ?? 120) * 1000,
+    failureAlerts: config.cron.failure_alerts ?? 'first',
+    pauseAfterFailures: config.cron.pause_after_failures ?? 0,
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },

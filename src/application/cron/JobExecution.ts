@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { finishRun, type Job } from '../../domain/Job.js';
+import { alertsFailure, finishRun, isFailedRun, pauseJob, type Job } from '../../domain/Job.js';
 import {
   buildRunContext,
   scriptErrorBlock,
@@ -9,7 +9,14 @@ import {
 } from '../../domain/RunContext.js';
 import { renderRunReport, runReportFileName } from '../../domain/RunReport.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import { failureNotice, isSilentResponse, wrapResponse } from '../../domain/response.js';
+import {
+  failureNotice,
+  isSilentResponse,
+  pausedAfterFailuresNotice,
+  pausedAfterFailuresReason,
+  recoveryNotice,
+  wrapResponse,
+} from '../../domain/response.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
 import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
@@ -22,7 +29,7 @@ import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
 import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
-import { JobPreflight } from './JobPreflight.js';
+import { JobPreflight, type Preflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
@@ -130,11 +137,19 @@ export class JobExecution {
       deliveries: [],
     };
     await this.toLedger(running);
-    const report = await this.execute(job, startedAt, options.signal);
+    const preflight = await this.checks.check(job);
+    const report = await this.execute(job, startedAt, preflight, options.signal);
+    const pauseAfter = this.settings.pauseAfterFailures ?? 0;
+    let pausedBecause: string | null = null;
     const stored = await this.repository.updateById(job.id, (current) => {
-      const finished = finishRun(current, report.outcome, startedAt);
+      let finished = finishRun(current, report.outcome, startedAt);
+      if (pauseAfter > 0 && isFailedRun(report.outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
+        pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(report.outcome) ?? '');
+        finished = pauseJob(finished, this.clock.now(), pausedBecause);
+      }
       return { job: finished, result: finished };
     });
+    await this.noticesAfter(job, report.outcome, preflight.targets, pausedBecause);
     await this.toLedger({
       ...running,
       finished_at: this.clock.now().toISOString(),
@@ -156,8 +171,7 @@ export class JobExecution {
     }
   }
 
-  private async execute(job: Job, startedAt: Date, signal?: AbortSignal): Promise<JobRunReport> {
-    const preflight = await this.checks.check(job);
+  private async execute(job: Job, startedAt: Date, preflight: Preflight, signal?: AbortSignal): Promise<JobRunReport> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.notifyFailure(job, preflight.targets, preflight.error);
@@ -301,14 +315,34 @@ export class JobExecution {
     }
   }
 
-  /** Best effort: a failure notice that cannot be sent is only logged. */
+  /**
+   * The failure notice of a failed run, to the job's platforms: on the first failure of a streak
+   * only, on every one, or never (`cron.failure_alerts`; `job` is the job as claimed, with the
+   * streak before this run).
+   */
   private async notifyFailure(job: Job, targets: DeliveryTarget[], reason: string): Promise<void> {
+    if (!alertsFailure(job, this.settings.failureAlerts ?? 'first')) return;
+    await this.notify(job, targets, failureNotice(job.name, reason), 'failure notice');
+  }
+
+  /** After a run: the one notice that a streak of failures ended, or that the job was paused for it. */
+  private async noticesAfter(job: Job, outcome: RunOutcome, targets: DeliveryTarget[], pausedBecause: string | null): Promise<void> {
+    if (pausedBecause !== null) {
+      this.log.warn(`job '${job.name}' ${pausedBecause}`, { job: job.id });
+      await this.notify(job, targets, pausedAfterFailuresNotice(job.name, pausedBecause), 'pause notice');
+    } else if (!isFailedRun(outcome) && job.failure_streak > 0 && (this.settings.failureAlerts ?? 'first') !== 'off') {
+      await this.notify(job, targets, recoveryNotice(job.name, job.failure_streak), 'recovery notice');
+    }
+  }
+
+  /** Best effort: a notice that cannot be sent is only logged. */
+  private async notify(job: Job, targets: DeliveryTarget[], text: string, what: string): Promise<void> {
     const platforms = targets.filter((target): target is PlatformTarget => target.kind === 'platform');
     for (const target of platforms) {
       try {
-        await this.channel.deliver(target, failureNotice(job.name, reason));
+        await this.channel.deliver(target, text);
       } catch (error) {
-        this.log.warn(`could not send the failure notice of job '${job.name}'`, { job: job.id, error: errorText(error) });
+        this.log.warn(`could not send the ${what} of job '${job.name}'`, { job: job.id, error: errorText(error) });
       }
     }
   }

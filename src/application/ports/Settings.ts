@@ -14,6 +14,10 @@ export interface CronSettings {
   defaultModel: ModelSelection;
   /** `cron.one_shot_grace_seconds` (ms): how late a one-shot may run, how far past a new one's time may be; 120 s when absent. */
   oneShotGraceMs?: number;
+  /** `cron.failure_alerts`: `first` when absent. */
+  failureAlerts?: 'first' | 'every' | 'off';
+  /** `cron.pause_after_failures`: 0 (never) when absent. */
+  pauseAfterFailures?: number;
 }
 
 /** What the webhook worker reads from configuration and environment. */
