@@ -148,6 +148,8 @@ describe('cronSettingsFrom', () => {
       maxParallelJobs: 2,
       outputRetention: 7,
       oneShotGraceMs: 120_000,
+      failureAlerts: 'first',
+      pauseAfterFailures: 0,
       idleTimeoutMs: null,
       scriptTimeoutMs: 3_600_000,
       defaultModel: { provider: 'command', model: 'small' },
