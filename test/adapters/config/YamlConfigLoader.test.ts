@@ -34,6 +34,9 @@ const DEFAULT_CRON = {
   max_parallel_jobs: 4,
   output_retention: 50,
   bot_chat_delivery_timeout_seconds: 600,
+  one_shot_grace_seconds: 120,
+  failure_alerts: 'first',
+  pause_after_failures: 0,
 };
 
 describe('YamlConfigLoader', () => {
@@ -121,6 +124,9 @@ search: {provider: none}
       output_retention: 10,
       script_timeout_seconds: 90,
       bot_chat_delivery_timeout_seconds: 30,
+      one_shot_grace_seconds: 120,
+      failure_alerts: 'first',
+      pause_after_failures: 0,
       managed: {
         portal_url: 'https://portal.example.com',
         callback_url: 'https://agent.example.com',
