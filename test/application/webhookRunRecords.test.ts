@@ -238,3 +238,17 @@ describe('a webhook event run again after a crash', () => {
     expect(g.channel.sent).toHaveLength(0);
   });
 });
+
+describe('a deliver_only route', () => {
+  it('delivers its rendered prompt as the message without running the agent, and its record says so', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records }, [aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}', deliverOnly: true })]);
+
+    expect(await g.execution.run(alert())).toMatchObject({ status: 'delivered' });
+
+    expect(g.agent.requests).toEqual([]);
+    expect(g.channel.sent.map((sent) => sent.text)).toEqual(['Alert: DiskFull']);
+    expect(await records.find('alerts', 'event-1')).toMatchObject({ outcome: 'delivered', prompt: 'Alert: DiskFull', answer: 'Alert: DiskFull', agent: 'not run (deliver_only)' });
+    expect(await g.ledger.get('event-1')).toMatchObject({ status: 'ok', model: null, answer: 'Alert: DiskFull' });
+  });
+});

@@ -104,6 +104,23 @@ describe('agent gateway with webhooks', () => {
     expect(configRoute.stderr).toMatch(/only for dynamic subscriptions/);
   });
 
+  it('delivers the rendered prompt of a deliver_only subscription as it is, without running the agent', async () => {
+    await configWith(home, port, 'Review PR #{number}');
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
+    running.push(gateway);
+
+    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployment {status}', '--deliver', 'log', '--deliver-only'], { home });
+    const tested = await runAgent(['webhook', 'test', 'deploys', '--payload', '{"status": "green"}'], { home });
+
+    expect(subscribed.code).toBe(0);
+    expect(tested.stdout).toContain('202');
+    const answered = await eventually(() => output().includes('Deployment green'), 10_000);
+    if (!answered) throw new Error(output());
+    expect(invocations(home)).toEqual([]);
+    const [run] = JSON.parse((await runAgent(['webhook', 'runs', 'deploys', '--json'], { home })).stdout) as Array<Record<string, unknown>>;
+    expect(run).toMatchObject({ outcome: 'delivered', answer: 'Deployment green', agent: 'not run (deliver_only)', model: null });
+  });
+
   it('exits 1 naming the port and the config key when the port is in use', async () => {
     await configWith(home, port, 'x');
     const { gateway } = await startGatewayUntil(home, 'webhook listening on');

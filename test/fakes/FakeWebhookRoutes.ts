@@ -14,6 +14,7 @@ export function aRoute(name: string, overrides: Partial<WebhookRoute> = {}): Web
     skills: [],
     toolsets: DEFAULT_WEBHOOK_TOOLSETS,
     allowPrivateNetworks: false,
+    deliverOnly: false,
     deliver: 'log',
     deliverExtra: {},
     filters: [],

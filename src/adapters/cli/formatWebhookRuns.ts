@@ -44,6 +44,7 @@ export function webhookRunJson(record: ListedWebhookRun) {
     error: record.error,
     prompt: record.prompt,
     answer: record.answer,
+    agent: record.agent ?? null,
     status: record.ledger?.status ?? null,
     model: record.ledger?.model ?? null,
     deliveries: record.ledger?.deliveries ?? [],

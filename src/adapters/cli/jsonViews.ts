@@ -87,6 +87,7 @@ export function webhookRouteJson(route: WebhookRoute, url: string) {
     skills: route.skills,
     toolsets: route.toolsets,
     allow_private_networks: route.allowPrivateNetworks,
+    deliver_only: route.deliverOnly,
     deliver: route.deliver,
     // Keys as config.yaml spells them (chat_id, pr_number …), values the route's templates.
     deliver_extra: route.deliverExtra,

@@ -112,6 +112,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
               describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')}); --no-deliver = log`,
             })
             .option('deliver-chat-id', { type: 'string', coerce: text('--deliver-chat-id'), describe: 'Chat to deliver to (default: the platform home channel)' })
+            .option('deliver-only', { type: 'boolean', default: false, describe: 'Deliver the rendered prompt as the message, without running the agent' })
             .option('secret', { type: 'string', coerce: text('--secret'), describe: 'Signing secret (default: generated, kept when replacing)' }),
         async (argv) => {
           const webhooks = await app();
@@ -122,6 +123,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             skills: commaList(argv.skills),
             deliver: argv.deliver ?? null,
             deliverChatId: argv.deliverChatId ?? null,
+            deliverOnly: argv.deliverOnly === true,
             secret: argv.secret ?? null,
           });
           writeLine(io.stdout, `${created ? 'Created' : 'Replaced'} webhook subscription '${subscription.name}'.`);

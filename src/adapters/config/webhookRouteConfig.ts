@@ -13,7 +13,7 @@ import {
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
 
-const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver', 'deliver_extra', 'filters'];
+const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver_only', 'deliver', 'deliver_extra', 'filters'];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
 export interface ConfiguredRoutes {
@@ -99,6 +99,8 @@ function readRoute(
   if (typeof allowPrivateNetworks !== 'boolean') {
     problem('allow_private_networks', `must be true or false (got ${describeValue(allowPrivateNetworks)})`);
   }
+  const deliverOnly = settings.deliver_only ?? false;
+  if (typeof deliverOnly !== 'boolean') problem('deliver_only', `must be true or false (got ${describeValue(deliverOnly)})`);
   if (prompt !== null && typeof prompt !== 'string') problem('prompt', `must be a template string (got ${describeValue(prompt)})`);
   if (typeof deliver !== 'string' || !WEBHOOK_DELIVERIES.includes(deliver)) {
     problem('deliver', `must be one of ${WEBHOOK_DELIVERIES.join(', ')} (got ${describeValue(deliver)})`);
@@ -120,6 +122,7 @@ function readRoute(
     skills,
     toolsets,
     allowPrivateNetworks: allowPrivateNetworks === true,
+    deliverOnly: deliverOnly === true,
     deliver: String(deliver),
     deliverExtra: extra,
     filters,

@@ -18,6 +18,7 @@ function storedRecordOf(record: WebhookRunRecord): Record<string, unknown> {
     started_at: record.startedAt,
     outcome: record.outcome,
     delivered_to: record.deliveredTo,
+    ...(record.agent ? { agent: record.agent } : {}),
     prompt: record.prompt,
     answer: record.answer,
     error: record.error,
@@ -35,7 +36,8 @@ function readStoredRecord(value: unknown): WebhookRunRecord | null {
   const { delivered_to: deliveredTo = null, prompt = null, answer = null, error = null } = value;
   if (!isText(eventId) || !isText(route) || !isText(event) || !isText(deliveryId) || !isText(receivedAt) || !isText(startedAt)) return null;
   if (!isOutcome(outcome) || !isTextOrNull(deliveredTo) || !isTextOrNull(prompt) || !isTextOrNull(answer) || !isTextOrNull(error)) return null;
-  return { eventId, route, event, deliveryId, receivedAt, startedAt, outcome, deliveredTo, prompt, answer, error };
+  const agent = typeof value.agent === 'string' ? { agent: value.agent } : {};
+  return { eventId, route, event, deliveryId, receivedAt, startedAt, outcome, deliveredTo, prompt, answer, error, ...agent };
 }
 
 const readRows = (rows: readonly RecordRow[]): WebhookRunRecord[] =>

@@ -3,7 +3,7 @@ import { describeTarget } from '../../domain/DeliveryTarget.js';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
-import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import { AGENT_NOT_RUN, isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import {
   EMPTY_ANSWER_NOTICE,
@@ -191,6 +191,14 @@ export class WebhookEventExecution {
       if (previous?.answer != null) {
         this.log.info(`webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`, about);
         await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), error: null });
+      } else if (route.deliverOnly) {
+        // The rendered prompt is the message: nothing is asked of a model.
+        const message = webhookPrompt(route, event.event, event.payload);
+        this.log.info(`webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`, about);
+        const recorded = await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), prompt: message, answer: message, agent: AGENT_NOT_RUN, error: null }, true);
+        if (!recorded) {
+          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model, unrecordedAnswer: message } };
+        }
       } else {
         // Saved with the prompt, once it is rendered.
         record = { ...record, outcome: 'running', deliveredTo: describeDelivery(delivery), error: null };

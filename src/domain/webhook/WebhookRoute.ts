@@ -54,6 +54,11 @@ export interface WebhookRoute {
    * false, since the payload (attacker-controlled text) may try to send the agent there.
    */
   allowPrivateNetworks: boolean;
+  /**
+   * `deliver_only`: the rendered prompt is the message, delivered as it is; no agent runs (a
+   * forward, a notification). Default false.
+   */
+  deliverOnly: boolean;
   /** `log`, `repo_comment`, `sms`, `discord`, `slack`, `telegram`, `whatsapp` or `signal`. */
   deliver: string;
   /** For `repo_comment`: `repo`, `pr_number` (templates). For chat platforms: `chat_id`. */

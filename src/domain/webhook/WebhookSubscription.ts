@@ -25,6 +25,8 @@ export interface WebhookSubscription {
   deliver: string;
   /** For chat platforms; null is the home channel. */
   deliverChatId: string | null;
+  /** Deliver the rendered prompt as the message, without running the agent; absent is false. */
+  deliverOnly?: boolean;
   secret: string;
   /** ISO 8601 UTC. */
   createdAt: string;
@@ -58,6 +60,7 @@ export function subscriptionRoute(subscription: WebhookSubscription): WebhookRou
     skills: [...subscription.skills],
     toolsets: DEFAULT_WEBHOOK_TOOLSETS,
     allowPrivateNetworks: false,
+    deliverOnly: subscription.deliverOnly === true,
     deliver: subscription.deliver,
     deliverExtra,
     filters: [],
@@ -71,6 +74,7 @@ export interface SubscriptionOptions {
   skills?: readonly string[];
   deliver?: string | null;
   deliverChatId?: string | null;
+  deliverOnly?: boolean;
   secret?: string | null;
 }
 
@@ -130,6 +134,7 @@ export function defineSubscription(
     skills: names(options.skills),
     deliver,
     deliverChatId,
+    ...(options.deliverOnly === true ? { deliverOnly: true } : {}),
     secret: secret ?? current?.secret ?? newSecret(),
     createdAt: current?.createdAt || now.toISOString(),
     updatedAt: now.toISOString(),

@@ -31,6 +31,8 @@ export function readSubscriptionRecord(
     return problem('has a "deliver_extra" that is not an object with a string "chat_id"');
   }
   if (typeof secret !== 'string' || secret === '') return problem('has no "secret"');
+  const deliverOnly = value.deliver_only ?? false;
+  if (typeof deliverOnly !== 'boolean') return problem('has a "deliver_only" that is not true or false');
   return {
     ok: true,
     subscription: {
@@ -40,6 +42,7 @@ export function readSubscriptionRecord(
       skills,
       deliver,
       deliverChatId: typeof extra.chat_id === 'string' ? extra.chat_id : null,
+      ...(deliverOnly ? { deliverOnly: true } : {}),
       secret,
       createdAt: typeof value.created_at === 'string' ? value.created_at : '',
       updatedAt: typeof value.updated_at === 'string' ? value.updated_at : '',
@@ -55,6 +58,7 @@ export function subscriptionRecordOf(subscription: WebhookSubscription): Subscri
     skills: subscription.skills,
     deliver: subscription.deliver,
     ...(subscription.deliverChatId !== null ? { deliver_extra: { chat_id: subscription.deliverChatId } } : {}),
+    ...(subscription.deliverOnly === true ? { deliver_only: true } : {}),
     secret: subscription.secret,
     created_at: subscription.createdAt,
     updated_at: subscription.updatedAt,

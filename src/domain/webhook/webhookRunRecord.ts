@@ -39,7 +39,12 @@ export interface WebhookRunRecord {
   answer: string | null;
   /** Why the run did not run, failed, or was not delivered; null otherwise. */
   error: string | null;
+  /** Set when no agent ran: `not run (deliver_only)`, the route delivering its rendered prompt as it is. */
+  agent?: string | null;
 }
+
+/** What a deliver_only run's record says of the agent. */
+export const AGENT_NOT_RUN = 'not run (deliver_only)';
 
 /**
  * `<YYYY-MM-DD_HH-MM-SS>_<event id>.md`, the time the event was received in `timeZone`: names
@@ -65,6 +70,7 @@ const HEADER_FIELDS = [
   ['Started', 'startedAt'],
   ['Outcome', 'outcome'],
   ['Delivered to', 'deliveredTo'],
+  ['Agent', 'agent'],
 ] as const;
 
 const SECTIONS = [
@@ -97,7 +103,7 @@ export function renderWebhookRunRecord(record: WebhookRunRecord): string {
   const lines = [`# Webhook run: ${escapeValue(record.route)}`, ''];
   for (const [label, key] of HEADER_FIELDS) {
     const value = record[key];
-    if (value !== null) lines.push(`- ${label}: ${escapeValue(value)}`);
+    if (value !== null && value !== undefined) lines.push(`- ${label}: ${escapeValue(value)}`);
   }
   for (const [title, key] of SECTIONS) {
     const quoted = record[key];
@@ -142,6 +148,7 @@ export function parseWebhookRunRecord(content: string): WebhookRunRecord | null 
     prompt: sections.get('Prompt') ?? null,
     error: sections.get('Error') ?? null,
     answer: sections.get('Answer') ?? null,
+    ...(value('Agent') !== null ? { agent: value('Agent') } : {}),
   };
 }
 

@@ -57,6 +57,7 @@ describe('ConfiguredWebhookRoutes', () => {
       skills: [review, triage]
       toolsets: [web, terminal]
       allow_private_networks: true
+      deliver_only: true
       deliver: repo_comment
       deliver_extra: {repo: "{repository.full_name}", pr_number: 12}
       filters:
@@ -72,6 +73,7 @@ describe('ConfiguredWebhookRoutes', () => {
       skills: ['review', 'triage'],
       toolsets: ['web', 'terminal'],
       allowPrivateNetworks: true,
+      deliverOnly: true,
       deliver: 'repo_comment',
       deliverExtra: { repo: '{repository.full_name}', pr_number: '12' },
       filters: [{ field: 'action', in: ['opened', 'synchronize'] }],
@@ -93,6 +95,7 @@ describe('ConfiguredWebhookRoutes', () => {
       skills: [],
       toolsets: ['agent-webhook'],
       allowPrivateNetworks: false,
+      deliverOnly: false,
       deliver: 'log',
       deliverExtra: {},
       filters: [],
