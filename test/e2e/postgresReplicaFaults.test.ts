@@ -287,9 +287,13 @@ describe('gateway replicas on PostgreSQL under faults', () => {
         throw new Error(`event ${n} was never accepted`);
       };
 
-      const numbers = Array.from({ length: 30 }, (_, n) => n + 1);
+      // At least 30 events, and events go on being sent until the server is back, so that some
+      // are sent while it is away however long the steps before the outage take on a busy machine.
+      const numbers: number[] = [];
+      let restarted = false;
       const sending = (async () => {
-        for (const n of numbers) {
+        for (let n = 1; n <= 30 || !restarted; n += 1) {
+          numbers.push(n);
           await deliver(n);
           await sleep(50);
         }
@@ -316,6 +320,7 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       }
       await sleep(Math.max(0, dueAt + 1_000 - Date.now()));
       await server.start();
+      restarted = true;
       await sending;
 
       const allRan = await within(60_000, async () => (await marks()).length >= numbers.length + 1);
