@@ -3,6 +3,7 @@ import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
 import { newestFirst, RUN_KINDS, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
+import { jsonbText } from './jsonbText.js';
 
 interface RecordRow {
   record: unknown;
@@ -80,17 +81,9 @@ const LIST_OF_SUBJECT: PreparedStatement = {
     ORDER BY started_at DESC, id DESC LIMIT $4`,
 };
 
-/** A lone half of a surrogate pair (a text cut between the two), which jsonb refuses. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * The JSON text of a run for its jsonb column. jsonb holds neither a NUL character nor half of a
- * surrogate pair (an answer cut inside an emoji): each is stored as U+FFFD instead of failing the save.
- */
+/** The JSON text of a run for its jsonb column (see jsonbText). */
 function storedTextOf(run: RunRecord): string {
-  return JSON.stringify(run, (_key, value: unknown) =>
-    typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD') : value,
-  );
+  return jsonbText(run);
 }
 
 const isKind = (value: unknown): value is RunKind => (RUN_KINDS as readonly unknown[]).includes(value);

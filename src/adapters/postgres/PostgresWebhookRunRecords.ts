@@ -1,6 +1,7 @@
 import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecords.js';
 import { WEBHOOK_RUN_OUTCOMES, type WebhookRunOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
+import { jsonbText } from './jsonbText.js';
 import type { PostgresDatabase } from './PostgresDatabase.js';
 
 interface RecordRow {
@@ -81,7 +82,7 @@ export class PostgresWebhookRunRecords implements WebhookRunRecords {
         `INSERT INTO agent_webhook_runs (route, event_id, started_at, record) VALUES ($1, $2, $3, $4)
          ON CONFLICT (route, event_id) DO UPDATE SET started_at = EXCLUDED.started_at, record = EXCLUDED.record
          RETURNING (xmax = 0) AS inserted`,
-        [record.route, record.eventId, record.startedAt, JSON.stringify(storedRecordOf(record))],
+        [record.route, record.eventId, record.startedAt, jsonbText(storedRecordOf(record))],
       );
       if (!written?.inserted) return;
       await tx.query(

@@ -29,6 +29,14 @@ describe('webhook run records on PostgreSQL', () => {
     expect((await records.list({ route: 'pr-review', limit: 10 })).map((record) => record.eventId)).toEqual(['event4']);
   });
 
+  it("keeps a record whose answer or error holds a NUL or half an emoji, those characters as U+FFFD", async () => {
+    const records = new PostgresWebhookRunRecords(suite.database, 50);
+
+    await records.save(aRunRecord(1, { answer: 'cut here \uD83D', error: 'platform said \u0000garbage' }));
+
+    expect(await records.find('pr-review', 'event1')).toMatchObject({ answer: 'cut here \uFFFD', error: 'platform said \uFFFDgarbage' });
+  });
+
   it('leaves out a stored record it cannot read', async () => {
     const records = new PostgresWebhookRunRecords(suite.database, 50);
     await records.save(aRunRecord(1));

@@ -1,0 +1,13 @@
+/** A lone half of a surrogate pair (a text cut between the two), which jsonb refuses. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The JSON text of `value` for a jsonb column. jsonb holds neither a NUL character nor half of a
+ * surrogate pair (an answer cut inside an emoji, a platform's garbage error): each is stored as
+ * U+FFFD instead of failing the save.
+ */
+export function jsonbText(value: unknown): string {
+  return JSON.stringify(value, (_key, each: unknown) =>
+    typeof each === 'string' ? each.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD') : each,
+  );
+}
