@@ -27,6 +27,7 @@ function mountSmallDisk(): { path: string } | { skipped: string } {
 }
 
 const disk = mountSmallDisk();
+// Skipped only where no tmpfs can be mounted (not root, no CAP_SYS_ADMIN): there is no disk to fill then.
 const describeOnSmallDisk = 'path' in disk ? describe : describe.skip;
 
 /** Writes a file until the disk has no room left; returns its path. */

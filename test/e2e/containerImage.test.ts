@@ -169,6 +169,7 @@ describe('compose.yaml', () => {
   });
 });
 
+// Skipped only where hadolint is not installed (the reason is in the title): there is nothing to lint with then.
 const lintSkip = hadolintUnavailable();
 (lintSkip ? describe.skip : describe)(`the Dockerfile under hadolint${lintSkip ? ` (skipped: ${lintSkip})` : ''}`, () => {
   it('has no findings', () => {
@@ -179,6 +180,7 @@ const lintSkip = hadolintUnavailable();
   });
 });
 
+// Skipped only where no Docker daemon answers (the reason is in the title): no image can be built or run then.
 const dockerSkip = dockerUnavailable();
 (dockerSkip ? describe.skip : describe)(`the container image${dockerSkip ? ` (skipped: ${dockerSkip})` : ''}`, () => {
   const containers: string[] = [];

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { MarkedOrphanProcesses, OWNER_VARIABLE } from '../../../src/adapters/process/MarkedOrphanProcesses.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 
+// Skipped off Linux: the marks are read from /proc/<pid>/environ, which only Linux has.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
 
 onLinux('MarkedOrphanProcesses', () => {
