@@ -182,8 +182,8 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
       .flatMap((job) => upcomingRuns(job, 10, deps.timeZone).map((at) => ({ job, at })))
       .sort((a, b) => a.at.getTime() - b.at.getTime())
       .slice(0, 10);
-    const failing = snapshot.jobs.filter((job) => job.last_status === 'error' || job.last_status === 'delivery_failed' || job.last_status === 'blocked_config');
-    page(response, overviewPage(context(response, said(request)), { status, nextRuns, failing, latest }));
+    const scheduledJobs = snapshot.jobs.filter((job) => job.state === 'scheduled').length;
+    page(response, overviewPage(context(response, said(request)), { status, scheduledJobs, nextRuns, latest }));
   }));
   app.get('/fragments/runs', handle(async (_request, response) => {
     page(response, runsTable(await deps.runs.list({ limit: RUNS_SHOWN }), deps.timeZone));

@@ -117,7 +117,7 @@ export function runsTable(runs: readonly RunRecord[], timeZone: string, caption 
 
 export function overviewPage(
   context: PageContext,
-  view: { status: HomeStatus; nextRuns: Array<{ job: Job; at: Date }>; failing: Job[]; latest: RunRecord[] },
+  view: { status: HomeStatus; scheduledJobs: number; nextRuns: Array<{ job: Job; at: Date }>; latest: RunRecord[] },
 ): Html {
   const { status } = view;
   const replicas = status.replicas ?? (status.gateway.state === 'stopped' ? [] : [status.gateway.gateway]);
@@ -125,8 +125,8 @@ export function overviewPage(
     context,
     'Overview',
     html`<section class="cards" aria-label="At a glance">
-<div class="card">Jobs scheduled<b>${view.nextRuns.length === 0 ? 0 : new Set(view.nextRuns.map((each) => each.job.id)).size}</b></div>
-<div class="card">Jobs failing<b>${view.failing.length}</b></div>
+<div class="card">Jobs scheduled<b>${view.scheduledJobs}</b></div>
+<div class="card">Jobs failing<b>${status.failedJobs.length}</b></div>
 <div class="card">Webhook events waiting<b>${status.webhookEventsWaiting}</b></div>
 </section>
 <h2>Gateways</h2>
@@ -147,9 +147,9 @@ ${table(
 ${table(
   'Failing jobs',
   ['Job', 'Last status', 'Why'],
-  view.failing.map(
+  status.failedJobs.map(
     (job) =>
-      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.last_status}</td><td>${firstLine(job.last_status === 'delivery_failed' ? job.last_delivery_error : job.last_error)}</td></tr>`,
+      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.lastStatus}</td><td>${firstLine(job.error)}</td></tr>`,
   ),
   'No job failed its last run.',
 )}
