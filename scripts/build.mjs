@@ -2,6 +2,7 @@
 // chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
 import { chmod, readFile, rm } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
@@ -19,10 +20,14 @@ const lazyStringWidth = {
   },
 };
 
-// Chunk names carry content hashes: start clean so stale chunks do not pile up.
-await rm('dist', { recursive: true, force: true });
-await build({
-  entryPoints: { agent: 'src/composition/cli/agent.ts' },
+/** The executable, its program (loaded once the signal handlers are in), and the module that imports the core. */
+const ENTRY = 'src/composition/cli/agent.ts';
+const MAIN = 'src/composition/cli/main.ts';
+const CORE = 'agent-core';
+
+/** The options of both passes; `plugins` are added to the string-width one. */
+const options = (plugins) => ({
+  entryPoints: { agent: ENTRY },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -41,8 +46,64 @@ await build({
   // `agent --version` without reading package.json at every start (src/composition/cli/agentVersion.ts).
   define: { __AGENT_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
+  // The core's side-effect imports of packages that declare none are dropped, as they should be.
+  logOverride: { 'ignored-bare-import': 'silent' },
   // A native addon finds its prebuilt binary beside its own files: it is loaded from node_modules.
   external: ['fs-native-extensions'],
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, ...plugins],
 });
+
+/**
+ * What every command loads: the modules main.ts reaches by static imports, found by a first pass
+ * that writes nothing. esbuild puts modules into one chunk when the same set of entry points (the
+ * executable and each module loaded lazily) reaches them; the core is reached by main and by
+ * different lazy modules each, so it came out as ~45 small chunks, and loading a chunk costs
+ * about as much as compiling 20 KB. `oneCoreChunk` has every module outside the core import a
+ * module that imports the whole core: the core is then reached by all, and is one chunk.
+ */
+async function coreModules() {
+  const { metafile } = await build({ ...options([]), write: false, metafile: true, minify: false, sourcemap: false });
+  const outputs = metafile.outputs;
+  const reached = (entryPoint) => {
+    const inputs = new Set();
+    const visited = new Set();
+    const visit = (out) => {
+      if (visited.has(out)) return;
+      visited.add(out);
+      for (const input of Object.keys(outputs[out].inputs)) inputs.add(input);
+      for (const { kind, path } of outputs[out].imports) if (kind === 'import-statement' && outputs[path]) visit(path);
+    };
+    visit(Object.keys(outputs).find((out) => outputs[out].entryPoint === entryPoint));
+    return inputs;
+  };
+  const core = reached(MAIN);
+  // What the executable imports before main (the signal handlers) stays small and apart.
+  const first = reached(ENTRY);
+  for (const input of [...first, MAIN]) core.delete(input);
+  return { core, untouched: new Set([...core, ...first, MAIN]) };
+}
+
+function oneCoreChunk({ core, untouched }) {
+  const root = process.cwd();
+  return {
+    name: 'one-core-chunk',
+    setup(context) {
+      context.onResolve({ filter: new RegExp(`^${CORE}$`) }, () => ({ path: CORE, namespace: CORE }));
+      context.onLoad({ filter: /.*/, namespace: CORE }, () => ({
+        contents: [...core].map((input) => `import ${JSON.stringify(resolve(root, input))};`).join('\n'),
+        resolveDir: root,
+        loader: 'js',
+      }));
+      // Added last, so that line numbers and source maps stay as they were.
+      context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) =>
+        untouched.has(relative(root, args.path)) ? undefined : { contents: `${await readFile(args.path, 'utf8')}\nimport '${CORE}';\n`, loader: 'ts' },
+      );
+    },
+  };
+}
+
+const modules = await coreModules();
+// Chunk names carry content hashes: start clean so stale chunks do not pile up.
+await rm('dist', { recursive: true, force: true });
+await build(options([oneCoreChunk(modules)]));
 await chmod('dist/agent.js', 0o755);

@@ -258,7 +258,7 @@ describe('a tick', () => {
         return new Set(names.filter((name) => name === 'db-1:10'));
       },
     };
-    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, h.execution, leases);
+    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, () => h.execution, leases);
 
     const claims = await tick.claim({ limit: 4 });
 

@@ -65,7 +65,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
-  const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, execution);
+  const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, () => execution);
   // CLI mode's firing, as the composition starts it: the built-in ticker on the firing path given.
   const startFiring: StartCliFiring = async (cadence, fire) => {
     const provider = new BuiltInTickerProvider(cadence);

@@ -3,6 +3,7 @@ import type { CronSettings } from '../../application/ports/Settings.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { assertTimeZone } from '../../domain/zonedTime.js';
+import { environmentAsGiven } from '../system/hostTimeZone.js';
 import type { AgentConfig } from './AgentConfig.js';
 import { ConfigError } from './ConfigError.js';
 
@@ -23,7 +24,7 @@ export function resolveTimeZone(
 ): string {
   const fromEnv = env.AGENT_TIMEZONE?.trim();
   const fromConfig = config.timezone?.trim();
-  const chosen = fromEnv || fromConfig || systemTimeZone(env);
+  const chosen = fromEnv || fromConfig || systemTimeZone(environmentAsGiven(env));
   try {
     return assertTimeZone(chosen);
   } catch (error) {

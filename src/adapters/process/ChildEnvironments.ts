@@ -1,6 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import { childEnvironment, type ChildEnvironmentPolicy, type ChildKind } from '../../domain/childEnvironment.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
+import { environmentAsGiven } from '../system/hostTimeZone.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 
 /**
@@ -45,6 +46,6 @@ export class ChildEnvironments {
   }
 
   private for(kind: ChildKind): NodeJS.ProcessEnv {
-    return childEnvironment(this.env, kind, this.policy);
+    return childEnvironment(environmentAsGiven(this.env), kind, this.policy);
   }
 }

@@ -1,4 +1,4 @@
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
 import {
   claimJob,
   isMissedOneShot,
@@ -14,7 +14,13 @@ import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
-import { JobExecution, type JobRunReport } from './JobExecution.js';
+import type { JobExecution, JobRunReport } from './JobExecution.js';
+
+/**
+ * JobExecution, built the first time a tick has a job to run: its object graph (runner, senders,
+ * ledger …) is most of what a command builds, and a command's look for due jobs mostly finds none.
+ */
+export const JOB_EXECUTION_ON_DEMAND: ServiceIdentifier<() => JobExecution> = Symbol.for('JobExecutionOnDemand');
 
 export interface TickRun {
   job: Job;
@@ -95,7 +101,7 @@ export class RunDueJobs {
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(JOB_EXECUTION_ON_DEMAND) private readonly execution: () => JobExecution,
     @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
   ) {}
 
@@ -112,7 +118,7 @@ export class RunDueJobs {
       for (const { job, dueAt } of claims.claimed) {
         this.log.info(`running job '${job.name}'`, { job: job.id });
         input.onRunStart?.(job);
-        const run = this.execution
+        const run = this.execution()
           .runClaimed(job, this.clock.now(), { slot: dueAt })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);

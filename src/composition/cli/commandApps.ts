@@ -45,21 +45,45 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   const cron = async (): Promise<CronApp> => {
     const home = agentHomeFrom(env);
     const { container, settings, paths } = await homes.of(home);
+    // Each use case is resolved when the command first uses it: building all their object graphs
+    // for every command would be a tenth of `agent cron list`'s start-up.
     return {
       settings,
       paths,
-      createJob: container.get(CreateJob),
-      editJob: container.get(EditJob),
-      jobWarnings: container.get(JobWarnings),
-      listJobs: container.get(ListJobs),
-      pauseJob: container.get(PauseJob),
-      resumeJob: container.get(ResumeJob),
-      removeJob: container.get(RemoveJob),
-      runJobNow: container.get(RunJobNow),
-      runDueJobs: container.get(RunDueJobs),
+      get createJob() {
+        return container.get(CreateJob);
+      },
+      get editJob() {
+        return container.get(EditJob);
+      },
+      get jobWarnings() {
+        return container.get(JobWarnings);
+      },
+      get listJobs() {
+        return container.get(ListJobs);
+      },
+      get pauseJob() {
+        return container.get(PauseJob);
+      },
+      get resumeJob() {
+        return container.get(ResumeJob);
+      },
+      get removeJob() {
+        return container.get(RemoveJob);
+      },
+      get runJobNow() {
+        return container.get(RunJobNow);
+      },
+      get runDueJobs() {
+        return container.get(RunDueJobs);
+      },
       startFiring: homes.firingIn(home),
-      showJob: container.get(ShowJob),
-      listJobRuns: container.get(ListJobRuns),
+      get showJob() {
+        return container.get(ShowJob);
+      },
+      get listJobRuns() {
+        return container.get(ListJobRuns);
+      },
     };
   };
   const chat = async (choice: ChatHomeChoice): Promise<ChatApp> => {

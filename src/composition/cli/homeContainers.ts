@@ -1,6 +1,7 @@
 import type { StartCliFiring } from '../../adapters/cli/cliFiring.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
+import { runOnTimeZone } from '../../adapters/system/hostTimeZone.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildCronContainer, type CronContainer } from '../cronContainer.js';
@@ -21,7 +22,11 @@ export class HomeContainers {
     let built = this.built.get(home);
     if (!built) {
       const paths = agentPathsFor(home);
-      built = buildCronContainer(paths, this.env, this.logger).then((container) => ({ ...container, paths }));
+      built = buildCronContainer(paths, this.env, this.logger).then((container) => {
+        // Times are shown and computed in the jobs' zone: reading it from Date spares start-up time.
+        runOnTimeZone(container.settings.timeZone);
+        return { ...container, paths };
+      });
       this.built.set(home, built);
     }
     return built;

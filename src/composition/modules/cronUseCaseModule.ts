@@ -12,7 +12,7 @@ import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
-import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
+import { JOB_EXECUTION_ON_DEMAND, RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
@@ -21,6 +21,12 @@ import { TOKENS } from '../../application/ports/tokens.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
+  bind(JOB_EXECUTION_ON_DEMAND)
+    .toDynamicValue((context) => {
+      let execution: JobExecution | undefined;
+      return () => (execution ??= context.get(JobExecution));
+    })
+    .inSingletonScope();
   bind(JobPreflight).toSelf().inSingletonScope();
   bind(CheckJobs).toSelf().inSingletonScope();
   bind(JobWarnings).toSelf().inSingletonScope();
