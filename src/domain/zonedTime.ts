@@ -44,6 +44,16 @@ export function assertTimeZone(timeZone: string): string {
   }
 }
 
+/**
+ * `timeZone` (a name assertTimeZone accepts) spelt as the tz database spells it when only its
+ * case differs (`america/new_york` → `America/New_York`); otherwise as given, so that a link such
+ * as `Asia/Kolkata` is never swapped for another name of the same zone.
+ */
+export function zoneSpelling(timeZone: string): string {
+  const resolved = formatterFor(timeZone).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === timeZone.toLowerCase() ? resolved : timeZone;
+}
+
 /** The wall clock shown in `timeZone` at `instant`. */
 export function wallClockAt(instant: Date, timeZone: string): WallClock {
   const parts = formatterFor(timeZone).formatToParts(instant);
