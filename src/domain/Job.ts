@@ -3,7 +3,7 @@ import { InvalidJobError, InvalidScheduleError, JobError } from './errors.js';
 import type { UnreadableRecord } from './JobRecord.js';
 import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
-import { formatWallClock, toIsoUtc } from './zonedTime.js';
+import { assertTimeZone, formatWallClock, toIsoUtc, zoneSpelling } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 
 export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
@@ -29,6 +29,11 @@ export interface Job {
   name: string;
   prompt: string;
   schedule: Schedule;
+  /**
+   * The job's own IANA time zone, in which its cron expression and a one-shot's time without an
+   * offset are read and its times shown; null (or absent in an older record) for the configured zone.
+   */
+  timezone: string | null;
   skills: string[];
   deliver: string;
   repeat: { times: number | null; completed: number };
@@ -57,6 +62,8 @@ export interface NewJobInput {
   id: string;
   schedule: Schedule;
   prompt: string;
+  /** The job's own time zone (validateJobTimeZone); null or absent for the configured zone. */
+  timezone?: string | null;
   name?: string | null;
   deliver?: string | null;
   skills?: readonly string[];
@@ -65,6 +72,29 @@ export interface NewJobInput {
   provider?: string | null;
   script?: string | null;
   origin?: JobOrigin | null;
+}
+
+/**
+ * A job's own time zone as stored: an IANA name this runtime knows, or null (the configured
+ * zone) for none or an empty one. An unknown name is refused in one sentence saying where the
+ * valid names are listed.
+ */
+export function validateJobTimeZone(zone: string | null | undefined): string | null {
+  const name = zone?.trim() ?? '';
+  if (name === '') return null;
+  try {
+    return zoneSpelling(assertTimeZone(name));
+  } catch {
+    throw new InvalidScheduleError(
+      ERROR_CODES.TIMEZONE.INVALID,
+      `Unknown time zone "${name}"; use an IANA name such as Europe/Berlin or America/New_York (\`timedatectl list-timezones\` lists them, as does the tz database at https://www.iana.org/time-zones).`,
+    );
+  }
+}
+
+/** The zone a job's schedule is read and its times shown in: its own, else the configured one. */
+export function jobTimeZone(job: { timezone?: string | null }, configuredZone: string): string {
+  return job.timezone || configuredZone;
 }
 
 const DEFAULT_NAME_LENGTH = 50;
@@ -89,10 +119,14 @@ function requirePrompt(prompt: string): string {
   return prompt;
 }
 
-/** A new job in state `scheduled`; one-shots repeat once, recurring jobs forever unless told. */
-export function createJob(input: NewJobInput, now: Date, timeZone: string): Job {
+/**
+ * A new job in state `scheduled`; one-shots repeat once, recurring jobs forever unless told. Its
+ * first run is counted in its own zone, else in `configuredZone`.
+ */
+export function createJob(input: NewJobInput, now: Date, configuredZone: string): Job {
   const recurring = isRecurring(input.schedule);
-  const first = nextRunTime(input.schedule, now, timeZone);
+  const timezone = validateJobTimeZone(input.timezone);
+  const first = nextRunTime(input.schedule, now, timezone ?? configuredZone);
   if (!first) {
     throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.NEVER, `The schedule "${input.schedule.display}" never fires; choose another.`);
   }
@@ -101,6 +135,7 @@ export function createJob(input: NewJobInput, now: Date, timeZone: string): Job 
     name: input.name?.trim() || defaultName(input.prompt),
     prompt: requirePrompt(input.prompt),
     schedule: input.schedule,
+    timezone,
     skills: [...(input.skills ?? [])],
     deliver: input.deliver?.trim() || 'origin',
     repeat: { times: validateRepeat(input.repeat) ?? (recurring ? null : 1), completed: 0 },
@@ -126,6 +161,8 @@ export function createJob(input: NewJobInput, now: Date, timeZone: string): Job 
 
 export interface JobChanges {
   schedule?: Schedule;
+  /** A new own time zone, or null for the configured zone again. */
+  timezone?: string | null;
   prompt?: string;
   name?: string;
   deliver?: string;
@@ -136,9 +173,15 @@ export interface JobChanges {
   script?: string | null;
 }
 
-/** Applies an edit. A new schedule restarts the job's timing from `now`. */
-export function editJob(job: Job, changes: JobChanges, now: Date, timeZone: string): Job {
+/**
+ * Applies an edit. A new schedule restarts the job's timing from `now`, and so does a new time
+ * zone for a cron schedule (an interval's slots do not depend on the zone; a one-shot written
+ * without an offset is read again in the new zone by the caller, as a new schedule).
+ */
+export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone: string): Job {
   const edited: Job = { ...job };
+  if (changes.timezone !== undefined) edited.timezone = validateJobTimeZone(changes.timezone);
+  const zone = jobTimeZone(edited, configuredZone);
   if (changes.prompt !== undefined) edited.prompt = requirePrompt(changes.prompt);
   if (changes.name !== undefined) edited.name = changes.name.trim() || job.name;
   if (changes.deliver !== undefined) edited.deliver = changes.deliver.trim() || 'origin';
@@ -152,12 +195,15 @@ export function editJob(job: Job, changes: JobChanges, now: Date, timeZone: stri
   if (changes.schedule !== undefined) {
     edited.schedule = changes.schedule;
     if (job.state !== 'running') {
-      const next = nextRunTime(changes.schedule, now, timeZone);
+      const next = nextRunTime(changes.schedule, now, zone);
       edited.next_run_at = next ? toIsoUtc(next) : null;
     }
     if (job.state === 'completed') {
       Object.assign(edited, { state: 'scheduled', enabled: true, repeat: { ...edited.repeat, completed: 0 } });
     }
+  } else if (zone !== jobTimeZone(job, configuredZone) && job.schedule.kind === 'cron' && job.state !== 'running' && job.state !== 'completed') {
+    const next = nextRunTime(job.schedule, now, zone);
+    edited.next_run_at = next ? toIsoUtc(next) : null;
   }
   return edited;
 }
@@ -187,8 +233,8 @@ export function isMissedOneShot(job: Job, now: Date, graceMs: number = ONE_SHOT_
  * Marks a due job `running` before its run starts. A recurring job's next slot is computed from
  * `now` here, so an overdue job fires once and a crash mid-run can never replay the slot.
  */
-export function claimJob(job: Job, claimant: string, now: Date, timeZone: string): Job {
-  const next = isRecurring(job.schedule) ? nextRunTime(job.schedule, now, timeZone) : null;
+export function claimJob(job: Job, claimant: string, now: Date, configuredZone: string): Job {
+  const next = isRecurring(job.schedule) ? nextRunTime(job.schedule, now, jobTimeZone(job, configuredZone)) : null;
   return {
     ...job,
     state: 'running',
@@ -202,9 +248,9 @@ export function claimJob(job: Job, claimant: string, now: Date, timeZone: string
  * slot runs now even if `fireAt` is still ahead on ours, so a recurring job's next slot is counted
  * from the later of the two and can never be `fireAt` again.
  */
-export function claimFiredSlot(job: Job, claimant: string, now: Date, fireAt: Date, timeZone: string): Job {
+export function claimFiredSlot(job: Job, claimant: string, now: Date, fireAt: Date, configuredZone: string): Job {
   const from = fireAt.getTime() > now.getTime() ? fireAt : now;
-  return { ...claimJob(job, claimant, from, timeZone), claim: { by: claimant, at: toIsoUtc(now) } };
+  return { ...claimJob(job, claimant, from, configuredZone), claim: { by: claimant, at: toIsoUtc(now) } };
 }
 
 function statusFields(outcome: RunOutcome): Pick<
@@ -358,7 +404,7 @@ export function pauseJob(job: Job, now: Date, reason?: string | null): Job {
   return { ...job, state: 'paused', enabled: false, paused_at: toIsoUtc(now), paused_reason: why };
 }
 
-export function resumeJob(job: Job, now: Date, timeZone: string): Job {
+export function resumeJob(job: Job, now: Date, configuredZone: string): Job {
   if (job.state !== 'paused') {
     throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' is ${job.state}, not paused; only a paused job can be resumed.`);
   }
@@ -367,7 +413,7 @@ export function resumeJob(job: Job, now: Date, timeZone: string): Job {
   const next =
     job.schedule.kind === 'once'
       ? new Date(Math.max(Date.parse(job.schedule.run_at), now.getTime()))
-      : nextRunTime(job.schedule, now, timeZone);
+      : nextRunTime(job.schedule, now, jobTimeZone(job, configuredZone));
   return { ...job, state: 'scheduled', enabled: true, paused_at: null, paused_reason: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
 }
 
@@ -384,8 +430,9 @@ export function assertRunnableNow(job: Job): void {
  * Refuses a manual run of a one-shot before its time: the run would be its only one, so the job
  * would be completed before the moment it was made for. Forcing it is the caller's choice.
  */
-function assertNotUsedUpEarly(job: Job, now: Date, timeZone: string): void {
+function assertNotUsedUpEarly(job: Job, now: Date, configuredZone: string): void {
   if (isRecurring(job.schedule) || isDue(job, now) || job.next_run_at === null) return;
+  const timeZone = jobTimeZone(job, configuredZone);
   throw new JobError(
     ERROR_CODES.JOB.NOT_DUE,
     `Job '${job.name}' is a one-shot due at ${formatWallClock(new Date(job.next_run_at), timeZone)} (${timeZone}), and running it now would use it up; give --force to run it anyway.`,
@@ -397,10 +444,10 @@ function assertNotUsedUpEarly(job: Job, now: Date, timeZone: string): void {
  * A slot still ahead is left as it was; a recurring job that is due already has its due slot used by this run (its next run computed from now, as
  * a tick's claim does), so that the next tick does not run it again.
  */
-export function claimForManualRun(job: Job, claimant: string, now: Date, timeZone: string, force = false): Job {
+export function claimForManualRun(job: Job, claimant: string, now: Date, configuredZone: string, force = false): Job {
   assertRunnableNow(job);
-  if (!force) assertNotUsedUpEarly(job, now, timeZone);
-  if (isDue(job, now) && isRecurring(job.schedule)) return claimJob(job, claimant, now, timeZone);
+  if (!force) assertNotUsedUpEarly(job, now, configuredZone);
+  if (isDue(job, now) && isRecurring(job.schedule)) return claimJob(job, claimant, now, configuredZone);
   return { ...job, state: 'running', claim: { by: claimant, at: toIsoUtc(now) } };
 }
 

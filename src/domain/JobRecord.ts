@@ -1,6 +1,7 @@
 import { JOB_STATES, type Job, type JobClaim, type JobOrigin, type JobState } from './Job.js';
 import { isLastStatus } from './RunOutcome.js';
 import { scheduleFromRecord } from './Schedule.js';
+import { assertTimeZone } from './zonedTime.js';
 
 /** A stored record that could not be understood; it is kept untouched and reported. */
 export interface UnreadableRecord {
@@ -43,6 +44,20 @@ function dateProblem(field: string, value: unknown): string | null {
 }
 
 /**
+ * A record's own time zone: null when absent, null or empty (the configured zone, as for records
+ * written before jobs had one), else the name; or why it cannot be used, as a phrase about the record.
+ */
+function recordTimeZone(value: unknown): { zone: string | null } | string {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { zone: null };
+  if (typeof value !== 'string') return `its timezone ${JSON.stringify(value)} is not a time zone name`;
+  try {
+    return { zone: assertTimeZone(value.trim()) };
+  } catch {
+    return `its timezone ${JSON.stringify(value)} is not a time zone this system knows`;
+  }
+}
+
+/**
  * Reads one stored record into a Job, accepting the shapes older versions wrote: a legacy
  * `skill` becomes `skills: [skill]`, missing optional fields take their defaults. Records
  * lacking an id, a prompt, a usable schedule or a known state are reported, not guessed at.
@@ -75,6 +90,9 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   }
   const claimProblem = typeof record.claim === 'object' && record.claim !== null ? dateProblem('claim.at', (record.claim as Record<string, unknown>).at) : null;
   if (claimProblem) return fail(claimProblem, id);
+  // Every time of the job is read in its zone: one this system does not know would break them all.
+  const timezone = recordTimeZone(record.timezone);
+  if (typeof timezone === 'string') return fail(timezone, id);
   const lastStatus = isLastStatus(record.last_status) ? record.last_status : null;
   const createdAt = str(record.created_at) ?? new Date(0).toISOString();
   return {
@@ -84,6 +102,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       name: str(record.name) ?? id,
       prompt,
       schedule,
+      timezone: timezone.zone,
       skills,
       deliver: str(record.deliver) ?? 'origin',
       repeat: {

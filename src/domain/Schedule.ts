@@ -164,6 +164,16 @@ export function parseSchedule(input: string, now: Date, timeZone: string, graceM
   throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a schedule; ${FORMS_HELP}.`);
 }
 
+/**
+ * Whether a one-shot was written as a time without an offset (`2027-01-15T14:00`): its instant
+ * depends on the zone it is read in, so a job whose zone changes reads it again.
+ */
+export function isZoneDependentOneShot(schedule: Schedule): boolean {
+  if (schedule.kind !== 'once') return false;
+  const match = ISO_PATTERN.exec(schedule.expr.trim());
+  return match !== null && match[7] === undefined;
+}
+
 export function isRecurring(schedule: Schedule): boolean {
   return schedule.kind !== 'once';
 }

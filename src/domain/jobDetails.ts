@@ -1,6 +1,6 @@
 import { describeTarget, parseDeliveryTargets, type DeliveryTarget } from './DeliveryTarget.js';
 import { errorText } from './errors.js';
-import type { Job } from './Job.js';
+import { jobTimeZone, type Job } from './Job.js';
 import { isRecurring, nextRunTime } from './Schedule.js';
 
 /**
@@ -59,13 +59,18 @@ export function describeRepeat(repeat: Job['repeat']): string {
 
 /**
  * The next `count` times a recurring job will fire, starting at its `next_run_at`, each slot
- * computed from the one before as the trigger would (cron in `timeZone`). Fewer when its repeat
- * count runs out first; none for a one-shot, or a job that is paused, completed or has no next
- * run.
+ * computed from the one before as the trigger would (cron in the job's own zone, else in
+ * `configuredZone`). Fewer when its repeat count runs out first; none for a one-shot, or a job
+ * that is paused, completed or has no next run.
  */
-export function upcomingRuns(job: Pick<Job, 'schedule' | 'state' | 'next_run_at' | 'repeat'>, count: number, timeZone: string): Date[] {
+export function upcomingRuns(
+  job: Pick<Job, 'schedule' | 'state' | 'next_run_at' | 'repeat'> & { timezone?: string | null },
+  count: number,
+  configuredZone: string,
+): Date[] {
   if (!isRecurring(job.schedule) || job.next_run_at === null || (job.state !== 'scheduled' && job.state !== 'running')) return [];
   const remaining = job.repeat.times === null ? count : Math.max(0, job.repeat.times - job.repeat.completed - (job.state === 'running' ? 1 : 0));
+  const timeZone = jobTimeZone(job, configuredZone);
   const runs: Date[] = [];
   let next: Date | null = new Date(job.next_run_at);
   while (next !== null && !Number.isNaN(next.getTime()) && runs.length < Math.min(count, remaining)) {

@@ -70,6 +70,17 @@ export function localTimeIs(timeZone: string | null): void {
   localTimeZone = timeZone;
 }
 
+/**
+ * `timeZone` (a name assertTimeZone accepts) spelt as the tz database spells it when only its
+ * case differs (`america/new_york` → `America/New_York`); otherwise as given, so that a link such
+ * as `Asia/Kolkata` is never swapped for another name of the same zone.
+ */
+export function zoneSpelling(timeZone: string): string {
+  if (isListedTimeZone(timeZone)) return timeZone;
+  const resolved = formatterFor(timeZone).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === timeZone.toLowerCase() ? resolved : timeZone;
+}
+
 /** The wall clock shown in `timeZone` at `instant`. */
 export function wallClockAt(instant: Date, timeZone: string): WallClock {
   if (timeZone === localTimeZone) {

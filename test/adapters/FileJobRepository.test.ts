@@ -134,6 +134,13 @@ describe('FileJobRepository', () => {
       expect(record?.skills).toEqual(['weather']);
       expect(record).not.toHaveProperty('skill');
     });
+
+    it('reads a record written before jobs had a time zone of their own as in the configured zone', async () => {
+      const older = storedRecord(jobIdFor(1));
+      delete older.timezone;
+      await writeStore({ jobs: [older] });
+      expect((await repo.load()).jobs[0]?.timezone).toBeNull();
+    });
   });
 
   describe('unreadable records', () => {

@@ -51,6 +51,13 @@ export function describeJobRepositoryContract(
       expect(await repo.findById(job.id)).toEqual(job);
     });
 
+    it("keeps a job's own time zone, and a change of it back to the configured zone (null)", async () => {
+      const job = await repo.create({ ...anHourlyJob(jobIdFor(1)), timezone: 'America/New_York' }, true);
+      expect(await repo.findById(job.id)).toMatchObject({ timezone: 'America/New_York' });
+      await repo.update(job.id, (current) => ({ job: { ...current, timezone: null }, result: null }));
+      expect((await repo.load()).jobs).toEqual([{ ...job, timezone: null }]);
+    });
+
     it('lists jobs in the order they were created', async () => {
       for (const n of [3, 1, 2]) await repo.create(anHourlyJob(jobIdFor(n)), true);
       expect((await repo.load()).jobs.map((job) => job.id)).toEqual([jobIdFor(3), jobIdFor(1), jobIdFor(2)]);

@@ -13,7 +13,7 @@ import type { ShowJob } from '../../application/cron/ShowJob.js';
 import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
-import type { Job } from '../../domain/Job.js';
+import { validateJobTimeZone, type Job } from '../../domain/Job.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
@@ -67,6 +67,7 @@ interface JobFlags {
   repeat?: number | null;
   model?: string | null;
   provider?: string | null;
+  tz?: string | null;
 }
 
 /** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
@@ -109,6 +110,11 @@ const JOB_FLAG_OPTIONS = {
     type: 'string',
     coerce: text('--provider', { value: null, means: 'the provider from config.yaml' }),
     describe: 'Provider for this job (overrides config; --no-provider uses config)',
+  },
+  tz: {
+    type: 'string',
+    coerce: text('--tz', { value: null, means: 'the configured time zone' }),
+    describe: 'IANA time zone its cron expression and times without an offset are read in, e.g. America/New_York (overrides config; --no-tz uses config)',
   },
 } as const;
 
@@ -158,10 +164,10 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
         async (argv) => {
           const cron = await tickFirst(argv);
-          const { job, runs } = await cron.listJobRuns.execute({ job: argv.job, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
+          const { job, runs, timeZone } = await cron.listJobRuns.execute({ job: argv.job, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
           if (argv.json) writeLine(io.stdout, JSON.stringify(runs.map(runJson), null, 2));
           else if (runs.length === 0) writeLine(io.stdout, `Job ${job.id} '${job.name}' has no recorded runs.`);
-          else writeLine(io.stdout, runTable(runs, cron.settings.timeZone));
+          else writeLine(io.stdout, runTable(runs, timeZone));
         },
       )
       .command(
@@ -326,6 +332,7 @@ async function createInput(
     repeat: argv.repeat ?? null,
     model: argv.model ?? null,
     provider: argv.provider ?? null,
+    timezone: argv.tz ?? null,
   };
   if (argv.schedule !== undefined && argv.prompt !== undefined) {
     return { ...flags, schedule: argv.schedule, prompt: argv.prompt };
@@ -340,7 +347,8 @@ async function createInput(
   }
   // Loaded only when there is someone to ask, so other commands do not load readline.
   const { askForJob } = await import('./askForJob.js');
-  const answers = await askForJob(io, cron.settings.timeZone);
+  // The schedule asked for is read in the job's zone, which must be valid before anything is asked.
+  const answers = await askForJob(io, validateJobTimeZone(flags.timezone) ?? cron.settings.timeZone);
   if (answers === null) return null;
   return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
 }
@@ -362,9 +370,10 @@ function editInput(
   if (argv.repeat !== undefined) input.repeat = argv.repeat === 0 ? null : argv.repeat;
   if (argv.model !== undefined) input.model = argv.model;
   if (argv.provider !== undefined) input.provider = argv.provider;
+  if (argv.tz !== undefined) input.timezone = argv.tz;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model or --provider (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider or --tz (see "agent cron edit --help").',
     );
   }
   return input;

@@ -1,6 +1,6 @@
 import type { TickReport } from '../../application/cron/RunDueJobs.js';
 import type { JobRunReport } from '../../application/cron/JobExecution.js';
-import type { Job } from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { compactTargets } from '../../domain/jobDetails.js';
@@ -34,9 +34,17 @@ function when(iso: string | null, timeZone: string): string {
   return iso ? formatWallClock(new Date(iso), timeZone) : '-';
 }
 
+/** A job's next run in its zone, which is named when it is not the configured one (the column's). */
+function nextRunCell(job: Job, configuredZone: string): string {
+  const zone = jobTimeZone(job, configuredZone);
+  const at = when(job.next_run_at, zone);
+  return zone === configuredZone || job.next_run_at === null ? at : `${at} (${zone})`;
+}
+
 /**
  * The `agent cron list` table: id, name, schedule, state, next run, last status, and where the
- * answers go (last, so that scripts reading the first six columns keep working).
+ * answers go (last, so that scripts reading the first six columns keep working). A job with its
+ * own time zone has its next run shown in that zone, named after the time.
  */
 export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean): string {
   const header = ['ID', 'NAME', 'SCHEDULE', 'STATE', `NEXT RUN (${timeZone})`, 'LAST STATUS', 'DELIVER'];
@@ -45,7 +53,7 @@ export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean)
     truncate(job.name, 32),
     truncate(job.schedule.display, 28),
     job.state,
-    when(job.next_run_at, timeZone),
+    nextRunCell(job, timeZone),
     job.last_status ?? '-',
     truncate(compactTargets(job.deliver), 32),
   ]);
@@ -106,10 +114,14 @@ export function tickLines(report: TickReport): string[] {
   return lines;
 }
 
-export function createdLine(job: Job, timeZone: string): string {
+/** `Created job …`, the next run in the job's zone (its own, else `configuredZone`). */
+export function createdLine(job: Job, configuredZone: string): string {
+  const timeZone = jobTimeZone(job, configuredZone);
   return `Created job ${job.id} '${job.name}': ${job.schedule.display}, next run ${when(job.next_run_at, timeZone)} (${timeZone}), delivers to ${job.deliver}.`;
 }
 
-export function jobSummary(job: Job, timeZone: string): string {
+/** One job in a line, the next run in the job's zone (its own, else `configuredZone`). */
+export function jobSummary(job: Job, configuredZone: string): string {
+  const timeZone = jobTimeZone(job, configuredZone);
   return `${job.id} '${job.name}': ${job.schedule.display}, ${job.state}, next run ${when(job.next_run_at, timeZone)} (${timeZone})`;
 }

@@ -10,7 +10,7 @@ import type { WebhookRouteListing } from '../../application/ports/WebhookRoutes.
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { AppError, errorText, InvalidInputError } from '../../domain/errors.js';
-import type { Job } from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -198,7 +198,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     page(response, jobsPage(context(response, said(request)), { jobs: shown, state, search, nextRuns }));
   }));
 
-  const emptyForm: JobFormValues = { schedule: '', prompt: '', name: '', deliver: '', skills: '' };
+  const emptyForm: JobFormValues = { schedule: '', prompt: '', name: '', deliver: '', skills: '', timezone: '' };
   app.get('/jobs/new', (_request, response) => page(response, jobFormPage(context(response), { title: 'New job', action: '/jobs', values: emptyForm, submit: 'Create job' })));
   app.post('/jobs', handle(async (request, response) => {
     const values = formValues(request);
@@ -209,6 +209,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
         name: values.name.trim() || null,
         deliver: values.deliver.trim() || null,
         skills: skillList(values.skills),
+        timezone: values.timezone.trim() || null,
       });
       response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent(`Created job ${job.name}.`)}`);
     } catch (error) {
@@ -220,14 +221,16 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   app.get('/jobs/:job', handle(async (request, response) => {
     const shown = await deps.jobs.show(param(request, 'job'));
     const runs = await deps.runs.list({ kind: 'cron', subject: shown.job.id, limit: RUNS_SHOWN });
-    page(response, jobPage(context(response, said(request)), { job: shown.job, nextRuns: shown.nextRuns, runs }));
+    page(response, jobPage(context(response, said(request)), { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone }));
   }));
   app.get('/fragments/jobs/:job/runs', handle(async (request, response) => {
-    page(response, jobRuns(await deps.runs.list({ kind: 'cron', subject: param(request, 'job'), limit: RUNS_SHOWN }), deps.timeZone));
+    // In the job's zone, as its page shows them (the configured one when the job is gone).
+    const job = (await deps.jobs.list()).jobs.find((each) => each.id === param(request, 'job'));
+    page(response, jobRuns(await deps.runs.list({ kind: 'cron', subject: param(request, 'job'), limit: RUNS_SHOWN }), jobTimeZone(job ?? {}, deps.timeZone)));
   }));
   app.get('/jobs/:job/edit', handle(async (request, response) => {
     const { job } = await deps.jobs.show(param(request, 'job'));
-    const values = { schedule: job.schedule.display, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills.join(', ') };
+    const values = { schedule: job.schedule.display, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills.join(', '), timezone: job.timezone ?? '' };
     page(response, jobFormPage(context(response), { title: `Edit job ${job.name}`, action: `/jobs/${encodeURIComponent(job.id)}/edit`, values, submit: 'Save' }));
   }));
   app.post('/jobs/:job/edit', handle(async (request, response) => {
@@ -243,6 +246,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
       if (values.deliver !== current.deliver) changes.deliver = values.deliver;
       const skills = skillList(values.skills);
       if (skills.join(',') !== current.skills.join(',')) changes.skills = skills;
+      if (values.timezone.trim() !== (current.timezone ?? '')) changes.timezone = values.timezone.trim() || null;
       const job = await deps.jobs.edit(changes);
       response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent('Saved.')}`);
     } catch (error) {
@@ -350,7 +354,7 @@ function reasonOf(request: Request): string | null {
 
 function formValues(request: Request): JobFormValues {
   const field = (name: string) => (typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '');
-  return { schedule: field('schedule'), prompt: field('prompt'), name: field('name'), deliver: field('deliver'), skills: field('skills') };
+  return { schedule: field('schedule'), prompt: field('prompt'), name: field('name'), deliver: field('deliver'), skills: field('skills'), timezone: field('timezone') };
 }
 
 function skillList(text: string): string[] {

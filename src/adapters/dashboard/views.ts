@@ -158,6 +158,11 @@ ${table(
   );
 }
 
+/** A job's next run in its own zone, named, or else in the configured zone. */
+function nextRunCell(at: Date | null, job: Job, configuredZone: string): string {
+  return job.timezone && at !== null ? `${when(at, job.timezone)} (${job.timezone})` : when(at, configuredZone);
+}
+
 export function jobsPage(context: PageContext, view: { jobs: Job[]; state: string; search: string; nextRuns: Map<string, Date | null> }): Html {
   return layout(
     context,
@@ -178,15 +183,20 @@ ${table(
   ['Name', 'Schedule', 'State', 'Next run', 'Last status', 'Target'],
   view.jobs.map(
     (job) =>
-      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.schedule.display}</td><td>${job.state}</td><td>${when(view.nextRuns.get(job.id) ?? null, context.timeZone)}</td><td>${job.last_status ?? '-'}</td><td>${job.deliver}</td></tr>`,
+      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.schedule.display}</td><td>${job.state}</td><td>${nextRunCell(view.nextRuns.get(job.id) ?? null, job, context.timeZone)}</td><td>${job.last_status ?? '-'}</td><td>${job.deliver}</td></tr>`,
   ),
   'No job matches.',
 )}`,
   );
 }
 
-export function jobPage(context: PageContext, view: { job: Job; nextRuns: Date[]; runs: RunRecord[] }): Html {
+/**
+ * A job's page, its times in its own zone when it has one (`timeZone`), else in the configured
+ * zone (`context.timeZone`).
+ */
+export function jobPage(pageContext: PageContext, view: { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string }): Html {
   const { job } = view;
+  const context = { ...pageContext, timeZone: view.timeZone ?? pageContext.timeZone };
   const id = encodeURIComponent(job.id);
   const fields: Array<[string, string]> = [
     ['Id', job.id],
@@ -194,6 +204,7 @@ export function jobPage(context: PageContext, view: { job: Job; nextRuns: Date[]
     ['State', job.state],
     ...(job.state === 'paused' ? ([['Paused since', when(job.paused_at, context.timeZone)], ['Paused because', job.paused_reason ?? '-']] as Array<[string, string]>) : []),
     ['Schedule', `${describeSchedule(job.schedule, context.timeZone)} (${job.schedule.display})`],
+    ['Time zone', job.timezone ? job.timezone : `${pageContext.timeZone} (the configured zone)`],
     ['Prompt', job.prompt],
     ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
     ['Script', job.script ?? 'none'],
@@ -242,6 +253,8 @@ export interface JobFormValues {
   name: string;
   deliver: string;
   skills: string;
+  /** The job's own IANA time zone; empty for the configured one. */
+  timezone: string;
 }
 
 export function jobFormPage(context: PageContext, view: { title: string; action: string; values: JobFormValues; submit: string }): Html {
@@ -256,6 +269,7 @@ ${csrfField(context)}
 <label>Name<input name="name" type="text" value="${values.name}"></label>
 <label>Deliver<input name="deliver" type="text" value="${values.deliver}" placeholder="local, origin, telegram:-100123"></label>
 <label>Skills<input name="skills" type="text" value="${values.skills}" placeholder="comma-separated"></label>
+<label>Time zone<input name="timezone" type="text" value="${values.timezone}" placeholder="${context.timeZone} (the configured zone) or America/New_York, …"></label>
 <button type="submit">${view.submit}</button>
 </form>`,
   );

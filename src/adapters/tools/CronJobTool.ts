@@ -29,6 +29,7 @@ const ARGUMENTS = [
   'model',
   'provider',
   'reason',
+  'timezone',
 ] as const;
 
 type Outcome = Record<string, unknown>;
@@ -153,6 +154,7 @@ function createInput(input: ToolArguments): CreateJobInput {
     repeat: input.nullableInteger('repeat') ?? null,
     model: clearable(input.nullableString('model')) ?? null,
     provider: clearable(input.nullableString('provider')) ?? null,
+    timezone: clearable(input.nullableString('timezone')) ?? null,
   };
 }
 
@@ -176,6 +178,8 @@ function editInput(input: ToolArguments): EditJobInput {
   if (model !== undefined) changes.model = model;
   const provider = clearable(input.nullableString('provider'));
   if (provider !== undefined) changes.provider = provider;
+  const timezone = clearable(input.nullableString('timezone'));
+  if (timezone !== undefined) changes.timezone = timezone;
   return changes;
 }
 
@@ -185,6 +189,7 @@ function jobView(job: Job): Outcome {
     id: job.id,
     name: job.name,
     schedule: job.schedule.display,
+    timezone: job.timezone,
     prompt: job.prompt,
     deliver: job.deliver,
     skills: job.skills,
@@ -216,6 +221,8 @@ function listView(job: Job): Outcome {
     id: job.id,
     name: job.name,
     schedule: job.schedule.display,
+    // Only a job with its own zone names one: the others are in the configured zone.
+    ...(job.timezone ? { timezone: job.timezone } : {}),
     state: job.state,
     next_run_at: job.next_run_at,
     last_status: job.last_status,
@@ -266,7 +273,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
             'When it runs: "every 30m" / "every 2h" (interval), "0 9 * * 1-5" (cron, 5 fields) or a cron macro ' +
             '("@hourly", "@daily", "@weekly", "@monthly", "@yearly"), "30m" / "in 2 hours" / "1d" (once, after that delay) ' +
             'or "2027-01-15T14:00:00" (once, at that time). ' +
-            `Cron expressions and times without an offset are read in ${timeZone}.`,
+            `Cron expressions and times without an offset are read in ${timeZone}, or in the job's "timezone" when it has one.`,
         },
         prompt: { type: 'string', description: 'The self-contained task the agent does on each run.' },
         name: { type: 'string', description: 'Display name; default: the start of the prompt.' },
@@ -287,6 +294,9 @@ function cronJobSpec(timeZone: string): ToolSpec {
         model: nullableString('Model for this job; null uses the configured default.'),
         provider: nullableString('Provider for this job; null uses the configured default.'),
         reason: { type: 'string', description: 'With pause: why, in one line; shown with the job until it is resumed.' },
+        timezone: nullableString(
+          `IANA time zone (e.g. "America/New_York") the job's cron expression and times without an offset are read in, and its times shown in; null uses the configured ${timeZone}.`,
+        ),
       },
       required: ['action'],
       additionalProperties: false,

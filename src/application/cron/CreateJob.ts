@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { createJob, type Job, type JobOrigin } from '../../domain/Job.js';
+import { createJob, validateJobTimeZone, type Job, type JobOrigin } from '../../domain/Job.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -12,6 +12,8 @@ import { TOKENS } from '../ports/tokens.js';
 export interface CreateJobInput {
   schedule: string;
   prompt: string;
+  /** The job's own IANA time zone; null or absent for the configured one. */
+  timezone?: string | null;
   name?: string | null;
   deliver?: string | null;
   skills?: readonly string[];
@@ -39,11 +41,12 @@ export class CreateJob {
 
   async execute(input: CreateJobInput): Promise<Job> {
     const now = this.clock.now();
-    const schedule = parseSchedule(input.schedule, now, this.settings.timeZone, this.settings.oneShotGraceMs);
+    const timezone = validateJobTimeZone(input.timezone);
+    const schedule = parseSchedule(input.schedule, now, timezone ?? this.settings.timeZone, this.settings.oneShotGraceMs);
     if (input.deliver) parseDeliveryTargets(input.deliver);
     const script = input.script ? await this.scripts.check(input.script) : null;
     const job = createJob(
-      { ...input, id: this.ids.jobId(), schedule, script, skills: input.skills ?? [] },
+      { ...input, id: this.ids.jobId(), schedule, timezone, script, skills: input.skills ?? [] },
       now,
       this.settings.timeZone,
     );

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { editJob, type Job, type JobChanges } from '../../domain/Job.js';
-import { parseSchedule } from '../../domain/Schedule.js';
+import { editJob, jobTimeZone, validateJobTimeZone, type Job, type JobChanges } from '../../domain/Job.js';
+import { isZoneDependentOneShot, parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
@@ -11,6 +11,8 @@ import { TOKENS } from '../ports/tokens.js';
 export interface EditJobInput {
   job: string;
   schedule?: string;
+  /** A new own IANA time zone for the job, or null for the configured one again. */
+  timezone?: string | null;
   prompt?: string;
   name?: string;
   deliver?: string;
@@ -25,7 +27,9 @@ export interface EditJobInput {
 
 /**
  * Changes a job's configuration; unspecified fields stay as they are. A new name another job
- * has is refused (checked under the store's lock, like a create).
+ * has is refused (checked under the store's lock, like a create). A schedule is read in the
+ * job's zone as it stands after the edit; a new zone alone reads a one-shot written without an
+ * offset again in it (unless the job has completed), as `--schedule` with the same time would.
  */
 @injectable()
 export class EditJob {
@@ -38,13 +42,23 @@ export class EditJob {
 
   async execute(input: EditJobInput): Promise<Job> {
     const now = this.clock.now();
-    const { job: reference, schedule, script, ...rest } = input;
+    const { job: reference, schedule, script, timezone, ...rest } = input;
     const changes: JobChanges = { ...rest };
-    if (schedule !== undefined) changes.schedule = parseSchedule(schedule, now, this.settings.timeZone, this.settings.oneShotGraceMs);
+    if (timezone !== undefined) changes.timezone = validateJobTimeZone(timezone);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
+    const { timeZone: configuredZone, oneShotGraceMs } = this.settings;
     return this.repository.update(reference, (target) => {
-      const edited = editJob(target, changes, now, this.settings.timeZone);
+      // Which zone the schedule is read in depends on the job: read under the store's lock.
+      const zone = changes.timezone !== undefined ? (changes.timezone ?? configuredZone) : jobTimeZone(target, configuredZone);
+      const rezoned = zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
+      const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
+      const edited = editJob(
+        target,
+        written === undefined ? changes : { ...changes, schedule: parseSchedule(written, now, zone, oneShotGraceMs) },
+        now,
+        configuredZone,
+      );
       return { job: edited, result: edited };
     });
   }

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { alertsFailure, finishRun, isFailedRun, pauseJob, type Job } from '../../domain/Job.js';
+import { alertsFailure, finishRun, isFailedRun, jobTimeZone, pauseJob, type Job } from '../../domain/Job.js';
 import {
   buildRunContext,
   scriptErrorBlock,
@@ -354,10 +354,12 @@ export class JobExecution {
     outcome: RunOutcome,
     details: { response?: string; error?: string; answeredBy?: string },
   ): Promise<JobRunReport> {
+    // The report is named and dated in the job's zone (docs/cron.md).
+    const timeZone = jobTimeZone(job, this.settings.timeZone);
     const content = renderRunReport({
       job,
       startedAt,
-      timeZone: this.settings.timeZone,
+      timeZone,
       status: outcome.status,
       response: details.response ?? null,
       error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
@@ -369,7 +371,7 @@ export class JobExecution {
     try {
       outputPath = await this.outputs.save(
         job.id,
-        runReportFileName(startedAt, this.settings.timeZone),
+        runReportFileName(startedAt, timeZone),
         content,
         this.settings.outputRetention,
       );

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { findJob, type Job } from '../../domain/Job.js';
+import { findJob, jobTimeZone, type Job } from '../../domain/Job.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
@@ -16,6 +16,8 @@ export interface ListJobRunsInput {
 
 export interface ListJobRunsOutput {
   job: Job;
+  /** The zone the job's times are shown in: its own, else the configured one. */
+  timeZone: string;
   runs: JobRun[];
 }
 
@@ -33,6 +35,7 @@ export class ListJobRuns {
   async execute(input: ListJobRunsInput): Promise<ListJobRunsOutput> {
     const { jobs, unreadable } = await this.repository.load();
     const job = findJob(jobs, input.job, unreadable);
-    return { job, runs: await recentRuns(this.outputs, this.ledger, job, this.settings.timeZone, input.limit) };
+    const runs = await recentRuns(this.outputs, this.ledger, job, this.settings.timeZone, input.limit);
+    return { job, timeZone: jobTimeZone(job, this.settings.timeZone), runs };
   }
 }

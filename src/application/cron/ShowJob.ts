@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { findJob, type Job } from '../../domain/Job.js';
+import { findJob, jobTimeZone, type Job } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
@@ -15,8 +15,10 @@ export const SHOWN_RECENT_RUNS = 5;
 
 export interface ShowJobOutput {
   job: Job;
-  /** The zone the times are meant to be shown in (the configured one). */
+  /** The zone the times are meant to be shown in: the job's own, else the configured one. */
   timeZone: string;
+  /** The configured zone (`timezone`, AGENT_TIMEZONE, the system's), which a job without its own uses; `timeZone` when not given. */
+  configuredTimeZone?: string;
   /** The next run times of a recurring job that is scheduled; empty otherwise. */
   nextRuns: Date[];
   /** The newest runs, newest first, from the job's reports. */
@@ -37,12 +39,13 @@ export class ShowJob {
   async execute(input: { job: string }): Promise<ShowJobOutput> {
     const { jobs, unreadable } = await this.repository.load();
     const job = findJob(jobs, input.job, unreadable);
-    const { timeZone } = this.settings;
+    const configuredTimeZone = this.settings.timeZone;
     return {
       job,
-      timeZone,
-      nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, timeZone),
-      recentRuns: await recentRuns(this.outputs, this.ledger, job, timeZone, SHOWN_RECENT_RUNS),
+      timeZone: jobTimeZone(job, configuredTimeZone),
+      configuredTimeZone,
+      nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, configuredTimeZone),
+      recentRuns: await recentRuns(this.outputs, this.ledger, job, configuredTimeZone, SHOWN_RECENT_RUNS),
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { Job } from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
 import { parseRunReport, runReportHeadline } from '../../domain/RunReport.js';
 import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
 import type { RunLedger } from '../ports/RunLedger.js';
@@ -32,9 +32,10 @@ export interface JobRun {
  * The job's newest `limit` runs, newest first (shared by ShowJob and ListJobRuns): the run
  * ledger's records, each with the location of its report, and the runs that only a report
  * tells of (those of a home from before the ledger). Reports that vanish while being read (a
- * run pruning old ones) are skipped.
+ * run pruning old ones) are skipped. A report's name is read in the job's zone, else in `configuredZone`.
  */
-export async function recentRuns(outputs: RunOutputStore, ledger: RunLedger, job: Job, timeZone: string, limit: number): Promise<JobRun[]> {
+export async function recentRuns(outputs: RunOutputStore, ledger: RunLedger, job: Job, configuredZone: string, limit: number): Promise<JobRun[]> {
+  const timeZone = jobTimeZone(job, configuredZone);
   const [names, ledgered] = await Promise.all([outputs.list(job.id), ledger.list({ kind: 'cron', subject: job.id, limit })]);
   const reports = await Promise.all(names.slice(0, limit + ledgered.length).map((name) => outputs.read(job.id, name)));
   const reported = reports

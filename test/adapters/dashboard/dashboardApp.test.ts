@@ -162,4 +162,27 @@ describe('editing a job on the dashboard', () => {
     expect(saved.status).toBe(303);
     expect(h.repository.get(job.id)).toMatchObject({ prompt: 'Check all feeds', next_run_at: job.next_run_at, skills: ['rss'], name: 'Feeds' });
   });
+
+  it("takes a job's own time zone, shows its times in it, and gives it back to the configured zone when emptied", async () => {
+    const { app, h } = dashboard();
+    const { cookie, csrf } = await signIn(app);
+    const created = await request(app).post('/jobs').set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', timezone: 'America/New_York' });
+    expect(created.status).toBe(303);
+    const job = h.repository.get('000000000001')!;
+    // T0 is 08:00 UTC on 1 June: 04:00 in New York, so 09:00 there is 13:00 UTC the same day.
+    expect(job).toMatchObject({ timezone: 'America/New_York', next_run_at: '2026-06-01T13:00:00Z' });
+
+    const page = await request(app).get(`/jobs/${job.id}`).set('cookie', cookie);
+    expect(page.text).toContain('<dt>Time zone</dt><dd>America/New_York</dd>');
+    expect(page.text).toContain('<li>2026-06-01 09:00:00 (America/New_York)</li>');
+    const form = await request(app).get(`/jobs/${job.id}/edit`).set('cookie', cookie);
+    expect(form.text).toContain('<input name="timezone" type="text" value="America/New_York"');
+
+    const refused = await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: 'Mars/Base' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(/<p class="problem" role="alert">Unknown time zone &quot;Mars\/Base&quot;; use an IANA name/);
+
+    await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: '' });
+    expect(h.repository.get(job.id)).toMatchObject({ timezone: null, next_run_at: '2026-06-01T09:00:00Z' });
+  });
 });

@@ -105,4 +105,14 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
 
     expect(await lastLockerOf(database, job.id)).toBe('aborted');
   });
+
+  it("reads a row written before jobs had a time zone of their own as in the configured zone, and stores a zone given later in its record", async () => {
+    const job = await repo.create({ ...anHourlyJob(jobIdFor(1)), timezone: 'America/New_York' }, true);
+    await database.query(`UPDATE agent_jobs SET record = record - 'timezone' WHERE id = $1`, [job.id]);
+    expect((await repo.findById(job.id))!.timezone).toBeNull();
+
+    await repo.updateById(job.id, (current) => ({ job: { ...current, timezone: 'Asia/Tokyo' }, result: null }));
+    const [row] = await database.query<{ zone: string }>(`SELECT record->>'timezone' AS zone FROM agent_jobs WHERE id = $1`, [job.id]);
+    expect(row!.zone).toBe('Asia/Tokyo');
+  });
 });

@@ -65,6 +65,23 @@ describe('CronJobTool', () => {
     expect(h.repository.get('000000000001')).toMatchObject({ name: 'Inbox', skills: ['mail', 'tone'], origin: null });
   });
 
+  it("creates and updates a job's own time zone, refuses an unknown one in the use case's sentence, and clears it with null or an empty string", async () => {
+    const { h, call } = setUp({ settings: { timeZone: 'Europe/Berlin' } });
+
+    const created = await call({ action: 'create', schedule: '0 9 * * *', prompt: 'Morning brief', timezone: 'America/New_York' });
+    // T0 is 08:00 UTC on 1 June: 04:00 in New York, whose 09:00 is 13:00 UTC.
+    expect(created.job).toMatchObject({ timezone: 'America/New_York', next_run_at: '2026-06-01T13:00:00Z' });
+    expect((await call({ action: 'list' })).jobs[0]).toMatchObject({ timezone: 'America/New_York' });
+
+    const refused = await call({ action: 'update', job: created.job.id, timezone: 'Mars/Base' });
+    expect(refused).toEqual({ success: false, error: expect.stringMatching(/^Unknown time zone "Mars\/Base"; use an IANA name/) });
+    expect(h.repository.get(created.job.id)!.timezone).toBe('America/New_York');
+
+    expect((await call({ action: 'update', job: created.job.id, timezone: 'Asia/Tokyo' })).job).toMatchObject({ timezone: 'Asia/Tokyo', next_run_at: '2026-06-02T00:00:00Z' });
+    expect((await call({ action: 'update', job: created.job.id, timezone: '' })).job).toMatchObject({ timezone: null, next_run_at: '2026-06-02T07:00:00Z' });
+    expect(h.repository.get(created.job.id)!.timezone).toBeNull();
+  });
+
   it('creates the job and adds warnings when its platform is not configured, its named channel unknown or a skill missing', async () => {
     const { h, call } = setUp({ platforms: ['telegram', 'slack'] });
     h.channel.unknownChannels.set('slack', ['#nowhere']);
