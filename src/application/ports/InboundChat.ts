@@ -1,0 +1,37 @@
+import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
+
+/**
+ * Receives what people write to the bot on one chat platform (Telegram long polling, the Slack
+ * Events API, the Discord Gateway). A source decides which messages are for the bot (private
+ * chats, mentions, replies to it; never its own messages or other bots'), hands each one over
+ * once in arrival order, and keeps its place across restarts where the platform lets it (Telegram's
+ * update offset, Discord's session), so that a restart neither answers a message twice nor
+ * drops one the platform still holds.
+ */
+export interface InboundChatSource {
+  readonly platform: string;
+  /**
+   * Starts receiving; resolves once it is under way (it may keep reconnecting in the background,
+   * logging each outage once). `deliver` is awaited before the source acknowledges the message
+   * to the platform (moves its offset): a message is handed over at least once, and the caller
+   * makes handing it over twice harmless (it remembers message ids).
+   */
+  start(deliver: (message: InboundMessage) => Promise<void>): Promise<void>;
+  /** Stops receiving and closes connections; resolves when nothing more will be handed over. */
+  stop(): Promise<void>;
+  /**
+   * Shows "typing…" in the conversation, where the platform has such a sign for bots; a no-op
+   * where it has none. The caller repeats it while a turn runs (every ~4 s).
+   */
+  typing(conversation: ConversationKey): Promise<void>;
+}
+
+/**
+ * Where a source keeps its place with the platform between runs (Telegram's next update id,
+ * Discord's session id and sequence), by platform. Values are small strings; the store writes
+ * them durably before `set` resolves.
+ */
+export interface InboundCursorStore {
+  get(platform: string): Promise<string | null>;
+  set(platform: string, cursor: string): Promise<void>;
+}
