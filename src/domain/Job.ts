@@ -10,10 +10,18 @@ export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
 export const JOB_STATES: readonly JobState[] = ['scheduled', 'paused', 'completed', 'running'];
 
 /** Where a job was created: the chat that `deliver: origin` answers to. */
+/**
+ * The chat a job was created in, by the job tool in a conversation: a platform's chat and thread
+ * and who asked, or `bot-chat` and the profile (`chat_id`) for `agent chat --profile`. Jobs made
+ * on the command line have none. `deliver: origin` delivers there.
+ */
 export interface JobOrigin {
   platform: string;
   chat_id: string;
   thread_id?: string | null;
+  /** The platform's id of the person whose message made the job. */
+  user_id?: string | null;
+  user_name?: string | null;
 }
 
 /** Who is running a job and since when; written before the run starts. */

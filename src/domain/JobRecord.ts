@@ -23,7 +23,13 @@ function origin(value: unknown): JobOrigin | null {
   const chatId = record.chat_id === undefined || record.chat_id === null ? null : String(record.chat_id);
   if (!platform || chatId === null) return null;
   const thread = record.thread_id === undefined || record.thread_id === null ? null : String(record.thread_id);
-  return { platform, chat_id: chatId, thread_id: thread };
+  const userId = record.user_id === undefined || record.user_id === null ? null : String(record.user_id);
+  return {
+    platform,
+    chat_id: chatId,
+    thread_id: thread,
+    ...(userId === null ? {} : { user_id: userId, user_name: str(record.user_name) }),
+  };
 }
 
 function claim(value: unknown): JobClaim | null {

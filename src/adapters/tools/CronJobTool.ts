@@ -1,3 +1,4 @@
+import type { JobOrigin } from '../../domain/Job.js';
 import { inject, injectable } from 'inversify';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import type { CreateJobInput } from '../../application/cron/CreateJob.js';
@@ -42,8 +43,9 @@ type Outcome = Record<string, unknown>;
  * names a platform, a channel or a skill this host lacks adds `"warnings"`, one sentence each. Arguments of the wrong shape throw
  * ToolInputError before any use case runs.
  *
- * Cron-run sessions never get this tool; jobs it creates carry no origin yet, so
- * `deliver: origin` behaves as `local` until chat platforms pass one.
+ * Cron-run sessions never get this tool. A job it creates records the session's chat as its
+ * origin (a conversation on a platform, a bot-chat profile), where `deliver: origin` delivers;
+ * made where there is no chat, it has none and `origin` is the output file.
  */
 @injectable()
 export class CronJobTool implements Tool {
@@ -56,10 +58,10 @@ export class CronJobTool implements Tool {
     this.spec = cronJobSpec(settings.timeZone);
   }
 
-  async call(args: Record<string, unknown>, _context: ToolCallContext): Promise<string> {
+  async call(args: Record<string, unknown>, context: ToolCallContext): Promise<string> {
     const input = new ToolArguments('cronjob', withAliases(args));
     input.rejectUnknown(ARGUMENTS);
-    const operation = this.operationFor(readAction(input), input);
+    const operation = this.operationFor(readAction(input), input, context.origin ?? null);
     try {
       return JSON.stringify({ success: true, ...(await operation()) });
     } catch (error) {
@@ -68,10 +70,10 @@ export class CronJobTool implements Tool {
   }
 
   /** Reads every argument the action needs first, so that a wrong shape throws before anything runs. */
-  private operationFor(action: Action, input: ToolArguments): () => Promise<Outcome> {
+  private operationFor(action: Action, input: ToolArguments, origin: JobOrigin | null): () => Promise<Outcome> {
     switch (action) {
       case 'create': {
-        const job = createInput(input);
+        const job = { ...createInput(input), origin };
         return async () => changeView(await this.jobs.create(job));
       }
       case 'list':

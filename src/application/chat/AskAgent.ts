@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
+import type { JobOrigin } from '../../domain/Job.js';
 import { chooseModel } from '../../domain/modelChoice.js';
 import { buildChatContext } from '../../domain/RunContext.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
@@ -31,6 +32,8 @@ export interface AskAgentInput {
    * tool): it gets every toolset but the job tool, like the run itself.
    */
   insideCronRun?: boolean;
+  /** The chat this session answers in; jobs made in it record it as their origin (see JobOrigin). */
+  origin?: JobOrigin | null;
   /** Receives the answer as it streams. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;
@@ -69,6 +72,7 @@ export class AskAgent {
       idleTimeoutMs: this.settings.idleTimeoutMs,
       unattended: false,
       conversation: input.conversation ?? [],
+      origin: input.origin ?? null,
       onText: input.onText,
       signal: input.signal,
     });

@@ -78,6 +78,7 @@ export class JobPreflight {
 function resolveOrigin(job: Job, target: DeliveryTarget): DeliveryTarget {
   if (target.kind !== 'origin') return target;
   if (!job.origin) return { kind: 'local' };
+  if (job.origin.platform === 'bot-chat') return { kind: 'bot-chat', profile: job.origin.chat_id };
   return {
     kind: 'platform',
     platform: job.origin.platform,

@@ -1,3 +1,4 @@
+import type { JobOrigin } from '../../domain/Job.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
@@ -40,6 +41,8 @@ export interface AgentRunRequest {
    * commands of its terminal tool); a cron run sets `AGENT_CRON_RUN` (the recursion guard).
    */
   environment?: Readonly<Record<string, string>>;
+  /** The chat this session answers in (a conversation on a platform, a bot-chat profile): jobs its job tool makes record it as their origin. */
+  origin?: JobOrigin | null;
   /** Receives the answer's text as it streams, for a terminal to show. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;

@@ -1,3 +1,4 @@
+import type { JobOrigin } from '../../../domain/Job.js';
 import { ERROR_CODES } from '../../../domain/errorCodes.js';
 import { AppError } from '../../../domain/errors.js';
 
@@ -21,6 +22,8 @@ export interface ToolCallContext {
   privateNetworks?: boolean;
   /** Variables added to the environment of every process a tool starts (a cron run's `AGENT_CRON_RUN`). */
   environment?: Readonly<Record<string, string>>;
+  /** The chat this session answers in, when it has one: what a job made in it records as its origin. */
+  origin?: JobOrigin | null;
 }
 
 /**
