@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
+import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
 import {
@@ -221,5 +223,55 @@ describe('jobs without the agent, end to end', () => {
     expect((await runAgent(['cron', 'edit', id, '--no-agent', '--no-tick'], { home })).code).toBe(0);
     expect(storedJob(home, id).no_agent).toBe(true);
     expect(readdirSync(join(home, 'cron', 'output', id))).toHaveLength(1);
+  });
+});
+
+describe('both new fields and a skipped slot on the PostgreSQL job store, end to end', () => {
+  let home: string;
+  let scratch: ScratchDatabase;
+  let database: PostgresDatabase;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  beforeAll(async () => {
+    scratch = await scratchDatabase();
+    database = await scratch.open();
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await scratch?.drop();
+  });
+
+  it('keeps catch_up and no_agent in the JSONB records, and records a skipped slot in agent_runs', async () => {
+    const env = { AGENT_DATABASE_URL: scratch.url };
+    const agent = (...args: string[]) => runAgent(args, { home, env });
+    await writeHomeFile(home, 'scripts/disks.mjs', "console.log('sda1: 91% full');\n");
+
+    const created = await agent('cron', 'create', 'every 1h', '--script', 'disks.mjs', '--no-agent', '--catch-up', 'skip', '--name', 'Disks', '--deliver', 'local', '--no-tick');
+    expect(created.code).toBe(0);
+    const [row] = await database.query<{ id: string; record: Record<string, unknown> }>('SELECT id, record FROM agent_jobs');
+    expect(row!.record).toMatchObject({ no_agent: true, catch_up: 'skip', script: 'disks.mjs' });
+    const [listed] = JSON.parse((await agent('cron', 'list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
+    expect(listed).toMatchObject({ no_agent: true, catch_up: 'skip' });
+
+    // The gateway and the CLI were away over two slots.
+    const overdue = new Date(Date.now() - 2.5 * HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await database.query(
+      "UPDATE agent_jobs SET next_run_at = $2::timestamptz, record = jsonb_set(record, '{next_run_at}', to_jsonb($2::text)) WHERE id = $1",
+      [row!.id, overdue],
+    );
+    const tick = await agent('cron', 'tick');
+
+    expect(tick.stdout).toMatch(/was not run: skipped: /);
+    const runs = JSON.parse((await agent('cron', 'runs', row!.id, '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
+    expect(runs).toEqual([expect.objectContaining({ status: 'skipped', model: null })]);
+    const stored = await database.query<{ status: string; model: unknown }>("SELECT record->>'status' AS status, record->'model' AS model FROM agent_runs WHERE subject = $1", [row!.id]);
+    expect(stored).toEqual([{ status: 'skipped', model: null }]);
+    const [job] = JSON.parse((await agent('cron', 'list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
+    expect(Date.parse(job!.next_run_at as string)).toBeGreaterThan(Date.now());
+
+    expect((await agent('cron', 'edit', row!.id, '--catch-up', 'once', '--agent', '--prompt', 'Comment on the disks', '--no-tick')).code).toBe(0);
+    const [edited] = await database.query<{ record: Record<string, unknown> }>('SELECT record FROM agent_jobs WHERE id = $1', [row!.id]);
+    expect(edited!.record).toMatchObject({ no_agent: false, catch_up: 'once', prompt: 'Comment on the disks' });
   });
 });
