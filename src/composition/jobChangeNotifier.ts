@@ -62,14 +62,14 @@ export function notifyJobChanges(container: Container, notifier: JobChangeNotifi
   container.onActivation(ResumeJob, (_context, useCase) => after(useCase, jobId));
   container.onActivation(RemoveJob, (_context, useCase) => after(useCase, jobId));
   container.onActivation(RunJobNow, (_context, useCase) => after(useCase, (output: { job: { id: string } }) => output.job.id));
-  // The command line's tick (implicit or `agent cron tick`): the jobs it ran or settled as missed,
+  // The command line's tick (implicit or `agent cron tick`): the jobs it ran, settled as missed or moved past a skipped slot,
   // so that a one-shot it ran is disarmed at once, not at the next reconcile. Its claims alone
   // (the gateway's DispatchDueJobs) are not wrapped: the gateway's provider hears of its runs itself.
   container.onActivation(RunDueJobs, (_context, tick) => {
     const execute = tick.execute.bind(tick);
     tick.execute = async (input) => {
       const report: TickReport = await execute(input);
-      const changed = [...report.ran.map((run) => run.job.id), ...report.missed.map((job) => job.id)];
+      const changed = [...report.ran.map((run) => run.job.id), ...report.missed.map((job) => job.id), ...report.skipped.map((skip) => skip.job.id)];
       // Nothing changed: no provider is loaded, so a command that finds nothing due stays quick.
       if (changed.length > 0) await notifier.jobsChanged(changed);
       return report;

@@ -31,6 +31,13 @@ export interface JobClaim {
   at: string;
 }
 
+/**
+ * What a recurring job found overdue does (`cron.catch_up`, a job's `catch_up`): `once` runs it
+ * once, `skip` skips the slot and waits for the next one (docs/cron.md, Missed runs).
+ */
+export type CatchUp = 'once' | 'skip';
+export const CATCH_UP_POLICIES: readonly CatchUp[] = ['once', 'skip'];
+
 /** A job record, field names as stored in jobs.json. */
 export interface Job {
   id: string;
@@ -63,6 +70,10 @@ export interface Job {
   paused_reason: string | null;
   /** Consecutive failed runs up to the last one (`error`, `blocked_config`, `delivery_failed`); 0 after a run that did not fail. */
   failure_streak: number;
+  /** What an overdue slot of this recurring job does; null follows `cron.catch_up`. */
+  catch_up: CatchUp | null;
+  /** True when a run runs only the pre-run script and delivers its output, without the agent. */
+  no_agent: boolean;
   claim: JobClaim | null;
 }
 
@@ -80,6 +91,8 @@ export interface NewJobInput {
   provider?: string | null;
   script?: string | null;
   origin?: JobOrigin | null;
+  catch_up?: CatchUp | null;
+  no_agent?: boolean;
 }
 
 /**
@@ -128,6 +141,32 @@ function requirePrompt(prompt: string): string {
 }
 
 /**
+ * A job that runs no agent runs its script instead, so it must have one. It needs no prompt
+ * (nobody reads it); a job that runs the agent does, so giving a job without one the agent back
+ * (`agentBack`) is refused too.
+ */
+function requireWhatRuns(job: Job, agentBack = !job.no_agent): Job {
+  if (job.no_agent && !job.script) {
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.SCRIPT_REQUIRED,
+      `Job '${job.name}' is to run without the agent but has no pre-run script to run instead; give it a script, or let it run the agent.`,
+    );
+  }
+  if (agentBack && job.prompt.trim() === '') {
+    throw new InvalidJobError(ERROR_CODES.JOB.EMPTY_PROMPT, `Job '${job.name}' has no prompt for the agent; give it the task the agent should do.`);
+  }
+  return job;
+}
+
+/** The name a job gets when none is given: the start of its prompt, else (a job without the agent) its script. */
+function nameFor(input: NewJobInput): string {
+  const chosen = input.name?.trim();
+  if (chosen) return chosen;
+  if (input.prompt.trim() === '' && input.script) return defaultName(input.script);
+  return defaultName(input.prompt);
+}
+
+/**
  * A new job in state `scheduled`; one-shots repeat once, recurring jobs forever unless told. Its
  * first run is counted in its own zone, else in `configuredZone`.
  */
@@ -138,10 +177,11 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
   if (!first) {
     throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.NEVER, `The schedule "${input.schedule.display}" never fires; choose another.`);
   }
-  return {
+  if (!input.no_agent) requirePrompt(input.prompt);
+  return requireWhatRuns({
     id: input.id,
-    name: input.name?.trim() || defaultName(input.prompt),
-    prompt: requirePrompt(input.prompt),
+    name: nameFor(input),
+    prompt: input.prompt,
     schedule: input.schedule,
     timezone,
     skills: [...(input.skills ?? [])],
@@ -163,8 +203,10 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     paused_at: null,
     paused_reason: null,
     failure_streak: 0,
+    catch_up: input.catch_up ?? null,
+    no_agent: input.no_agent ?? false,
     claim: null,
-  };
+  });
 }
 
 export interface JobChanges {
@@ -179,6 +221,9 @@ export interface JobChanges {
   model?: string | null;
   provider?: string | null;
   script?: string | null;
+  /** null: follow `cron.catch_up` again. */
+  catch_up?: CatchUp | null;
+  no_agent?: boolean;
 }
 
 /**
@@ -197,6 +242,8 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.model !== undefined) edited.model = changes.model;
   if (changes.provider !== undefined) edited.provider = changes.provider;
   if (changes.script !== undefined) edited.script = changes.script;
+  if (changes.catch_up !== undefined) edited.catch_up = changes.catch_up;
+  if (changes.no_agent !== undefined) edited.no_agent = changes.no_agent;
   if (changes.repeat !== undefined) {
     edited.repeat = { ...job.repeat, times: validateRepeat(changes.repeat) };
   }
@@ -213,7 +260,7 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
     const next = nextRunTime(job.schedule, now, zone);
     edited.next_run_at = next ? toIsoUtc(next) : null;
   }
-  return edited;
+  return requireWhatRuns(edited, job.no_agent && !edited.no_agent);
 }
 
 export function isDue(job: Job, now: Date): boolean {
@@ -235,6 +282,49 @@ export function isMissedOneShot(job: Job, now: Date, graceMs: number = ONE_SHOT_
   const slot = Date.parse(job.next_run_at);
   if (slot > Date.parse(job.schedule.run_at)) return false;
   return now.getTime() - slot > graceMs;
+}
+
+/**
+ * The least lateness at which a recurring slot counts as overdue, whatever the grace: the period
+ * of the slowest ticker (an `agent chat` session looks once a minute), so that a slot its tick
+ * came round to in the normal way is never judged overdue.
+ */
+export const OVERDUE_MIN_LATENESS_MS = 60_000;
+
+/** The catch-up policy a job follows: its own, else the configured one (`cron.catch_up`). */
+export function catchUpOf(job: Pick<Job, 'catch_up'>, configured: CatchUp = 'once'): CatchUp {
+  return job.catch_up ?? configured;
+}
+
+/**
+ * Whether the slot of a recurring job was found overdue at `at`: later than the missed-run grace
+ * of one-shots (`cron.one_shot_grace_seconds`, isMissedOneShot), and never by less than
+ * OVERDUE_MIN_LATENESS_MS. One-shots are never overdue here: they have the missed rule.
+ */
+export function isOverdueSlot(job: Job, at: Date, graceMs: number = ONE_SHOT_GRACE_MS): boolean {
+  if (!isRecurring(job.schedule) || job.next_run_at === null) return false;
+  return at.getTime() - Date.parse(job.next_run_at) > Math.max(graceMs, OVERDUE_MIN_LATENESS_MS);
+}
+
+/** Whether a due job's slot is skipped rather than run: it is overdue and its policy is `skip`. */
+export function skipsOverdueSlot(job: Job, at: Date, configured: CatchUp = 'once', graceMs: number = ONE_SHOT_GRACE_MS): boolean {
+  return catchUpOf(job, configured) === 'skip' && isOverdueSlot(job, at, graceMs);
+}
+
+/** How many slots of a recurring job fell between `slot` and `now`, `slot` included; counted up to `cap`. */
+export function slotsMissed(schedule: Schedule, slot: Date, now: Date, timeZone: string, cap = 1000): number {
+  let count = 0;
+  for (let at: Date | null = slot; at !== null && at.getTime() <= now.getTime() && count < cap; at = nextRunTime(schedule, at, timeZone)) count += 1;
+  return Math.max(1, count);
+}
+
+/**
+ * Skips the overdue slot of a recurring job (catch-up policy `skip`): nothing runs and nothing is
+ * counted; the next slot is computed from `now`, as a run's claim would.
+ */
+export function skipOverdueSlot(job: Job, now: Date, timeZone: string): Job {
+  const next = nextRunTime(job.schedule, now, timeZone);
+  return { ...job, next_run_at: next ? toIsoUtc(next) : null };
 }
 
 /**

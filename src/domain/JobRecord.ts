@@ -1,4 +1,4 @@
-import { JOB_STATES, type Job, type JobClaim, type JobOrigin, type JobState } from './Job.js';
+import { CATCH_UP_POLICIES, JOB_STATES, type CatchUp, type Job, type JobClaim, type JobOrigin, type JobState } from './Job.js';
 import { isLastStatus } from './RunOutcome.js';
 import { scheduleFromRecord } from './Schedule.js';
 import { assertTimeZone } from './zonedTime.js';
@@ -132,6 +132,9 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       // Unknown to records written before it: absent is no reason.
       paused_reason: str(record.paused_reason),
       failure_streak: typeof record.failure_streak === 'number' && Number.isSafeInteger(record.failure_streak) && record.failure_streak > 0 ? record.failure_streak : 0,
+      // Unknown to records written before them: absent follows cron.catch_up, and runs the agent.
+      catch_up: (CATCH_UP_POLICIES as readonly unknown[]).includes(record.catch_up) ? (record.catch_up as CatchUp) : null,
+      no_agent: record.no_agent === true,
       claim: claim(record.claim),
     },
   };

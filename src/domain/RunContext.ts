@@ -54,6 +54,15 @@ export function scriptErrorBlock(problem: string, stderr: string): string {
   return `## Script Error\n\n${problem}${detail}`;
 }
 
+/**
+ * A failed script's error when no agent runs (a job's `no_agent`): what the Script Error block
+ * would tell the agent, as the run's error.
+ */
+export function scriptErrorText(problem: string, stderr: string): string {
+  const detail = stderr.trim() ? `\n\n${stderr.trimEnd()}` : '';
+  return `Script Error: ${problem}${detail}`;
+}
+
 /** The script's "do not wake the agent" gate: its last non-empty stdout line. */
 export function scriptSaysSleep(stdout: string): boolean {
   const last = stdout.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '').at(-1);

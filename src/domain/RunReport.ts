@@ -18,7 +18,12 @@ export interface RunReportInput {
   queuedReceipts?: readonly string[];
   /** What failed in the delivery, one line per target; recorded with `delivery_failed`, joined by `; `. */
   deliveryError?: string | null;
+  /** Set when no agent runs: AGENT_NOT_RUN_NO_AGENT for a job that runs only its script. */
+  agent?: string | null;
 }
+
+/** What the report of a job that runs only its script (`no_agent`) says of the agent. */
+export const AGENT_NOT_RUN_NO_AGENT = 'not run (no_agent)';
 
 /** File name of a run's output, in the job's time zone so it sorts by run time. */
 export function runReportFileName(startedAt: Date, timeZone: string): string {
@@ -35,6 +40,7 @@ export function renderRunReport(input: RunReportInput): string {
     `- Schedule: ${input.job.schedule.display}`,
     `- Status: ${input.status}`,
   ];
+  if (input.agent) lines.push(`- Agent: ${input.agent}`);
   if (input.answeredBy) lines.push(`- Answered by: ${input.answeredBy}`);
   const receipts = input.queuedReceipts ?? [];
   if (input.deliveryError) {

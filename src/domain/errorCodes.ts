@@ -24,6 +24,8 @@ export const ERROR_CODES = {
     NOT_DUE: 'JOB.NOT_DUE',
     /** A pause reason is too long or not one line of text. */
     INVALID_PAUSE_REASON: 'JOB.INVALID_PAUSE_REASON',
+    /** A job that runs no agent (`no_agent`) has no pre-run script to run instead. */
+    SCRIPT_REQUIRED: 'JOB.SCRIPT_REQUIRED',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

@@ -58,6 +58,19 @@ export function describeJobRepositoryContract(
       expect((await repo.load()).jobs).toEqual([{ ...job, timezone: null }]);
     });
 
+    it('keeps the catch-up policy of a job and whether it runs the agent, through a change', async () => {
+      const job: Job = { ...anHourlyJob(jobIdFor(1)), script: 'disk.sh', no_agent: true, catch_up: 'skip' };
+      await repo.create(job, true);
+      expect(await repo.findById(job.id)).toEqual(job);
+
+      const edited = await repo.update(job.id, (current) => {
+        const changed: Job = { ...current, no_agent: false, catch_up: null };
+        return { job: changed, result: changed };
+      });
+      expect(edited).toMatchObject({ no_agent: false, catch_up: null });
+      expect((await repo.load()).jobs).toEqual([{ ...job, no_agent: false, catch_up: null }]);
+    });
+
     it('lists jobs in the order they were created', async () => {
       for (const n of [3, 1, 2]) await repo.create(anHourlyJob(jobIdFor(n)), true);
       expect((await repo.load()).jobs.map((job) => job.id)).toEqual([jobIdFor(3), jobIdFor(1), jobIdFor(2)]);

@@ -67,6 +67,24 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       expect(await ledger.list({ limit: 10 })).toEqual([ended]);
     });
 
+    it('keeps a skipped slot (nothing ran: no model, prompt, answer or delivery) like any run, and lists it', async () => {
+      const ledger = await use();
+      const skipped = aRun(2, {
+        status: 'skipped',
+        model: null,
+        prompt: null,
+        answer: null,
+        error: 'skipped: the job was due at 2026-06-20T07:00:00Z but nothing ran it until 2026-06-20T08:02:00Z (2 slots missed)',
+        deliveries: [],
+        finished_at: new Date(Date.UTC(2026, 5, 20, 8, 2)).toISOString(),
+      });
+      await ledger.save(aRun(1));
+      await ledger.save(skipped);
+
+      expect(await ledger.get('run-2')).toEqual(skipped);
+      expect((await ledger.list({ kind: 'cron', subject: 'job1', limit: 10 })).map((run) => run.status)).toEqual(['skipped', 'ok']);
+    });
+
     it('lists the newest first, by kind and by job or route, up to the limit', async () => {
       const ledger = await use();
       await ledger.save(aRun(2));

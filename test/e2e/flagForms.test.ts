@@ -47,6 +47,18 @@ describe('--no-<flag> and empty flag values', () => {
     });
   });
 
+  it('cron edit --no-agent runs only the script, and --agent runs the agent again', async () => {
+    const id = await digest();
+
+    // (Its telegram target and its skill are not set up here: warnings only.)
+    const off = await agent('cron', 'edit', 'digest', '--no-agent');
+    expect(off.code).toBe(0);
+    expect(storedJob(home, id)).toMatchObject({ no_agent: true, script: 'prepare.mjs', prompt: 'Send the digest' });
+
+    expect((await agent('cron', 'edit', 'digest', '--agent')).code).toBe(0);
+    expect(storedJob(home, id).no_agent).toBe(false);
+  });
+
   it('refuses the --no- forms that mean nothing in one sentence each, leaving the store as it was', async () => {
     await digest();
     const before = readFileSync(jobsFileOf(home));
@@ -57,6 +69,7 @@ describe('--no-<flag> and empty flag values', () => {
       agent('cron', 'edit', 'digest', '--no-prompt'),
       agent('cron', 'edit', 'digest', '--no-name'),
       agent('cron', 'create', 'every 1h', '--no-prompt'),
+      agent('cron', 'edit', 'digest', '--no-catch-up'),
     ]);
 
     expect(runs.map(usageError)).toEqual([
@@ -65,6 +78,7 @@ describe('--no-<flag> and empty flag values', () => {
       'error: --no-prompt is not an option; give --prompt a value or leave it out.',
       'error: --no-name is not an option; give --name a value or leave it out.',
       'error: --no-prompt is not an option; give the prompt as an argument.',
+      'error: --no-catch-up is not an option; give --catch-up a value or leave it out.',
     ]);
     expect(readFileSync(jobsFileOf(home))).toEqual(before);
   });

@@ -139,7 +139,7 @@ describe('cronSettingsFrom', () => {
   it('gathers the cron settings from config and environment', () => {
     const config = configWith(
       { timezone: 'Europe/Berlin', model: { provider: 'command', name: 'small', command: ['a'] } },
-      { wrap_response: false, max_parallel_jobs: 2, output_retention: 7 },
+      { wrap_response: false, max_parallel_jobs: 2, output_retention: 7, catch_up: 'skip' },
     );
 
     expect(cronSettingsFrom(config, { AGENT_CRON_TIMEOUT: '0' })).toEqual({
@@ -150,6 +150,7 @@ describe('cronSettingsFrom', () => {
       oneShotGraceMs: 120_000,
       failureAlerts: 'first',
       pauseAfterFailures: 0,
+      catchUp: 'skip',
       idleTimeoutMs: null,
       scriptTimeoutMs: 3_600_000,
       defaultModel: { provider: 'command', model: 'small' },

@@ -13,14 +13,14 @@ import type { ShowJob } from '../../application/cron/ShowJob.js';
 import type { AgentPaths, CronSettings } from '../../application/ports/Settings.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
-import { validateJobTimeZone, type Job } from '../../domain/Job.js';
+import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { CRON_MACROS } from '../../domain/Schedule.js';
 import { statusText, type StatusApp } from './statusCommand.js';
-import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
+import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import {
@@ -68,6 +68,9 @@ interface JobFlags {
   model?: string | null;
   provider?: string | null;
   tz?: string | null;
+  catchUp?: CatchUp;
+  /** false for `--no-agent`: the job runs only its script. */
+  agent?: boolean;
 }
 
 /** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
@@ -115,6 +118,15 @@ const JOB_FLAG_OPTIONS = {
     type: 'string',
     coerce: text('--tz', { value: null, means: 'the configured time zone' }),
     describe: 'IANA time zone its cron expression and times without an offset are read in, e.g. America/New_York (overrides config; --no-tz uses config)',
+  },
+  'catch-up': {
+    type: 'string',
+    coerce: oneOf('--catch-up', CATCH_UP_POLICIES),
+    describe: 'What an overdue slot of this recurring job does: once (run it once) or skip (wait for the next slot); default: cron.catch_up',
+  },
+  agent: {
+    type: 'boolean',
+    describe: 'Run the agent (the default); --no-agent runs only the --script and delivers its output',
   },
 } as const;
 
@@ -180,7 +192,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
               coerce: argument('schedule'),
               describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS).map((macro) => `"${macro}"`).join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
             })
-            .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent' })
+            .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent (may be left out with --no-agent)' })
             .options(JOB_FLAG_OPTIONS),
         async (argv) => {
           const cron = await tickFirst(argv);
@@ -333,9 +345,15 @@ async function createInput(
     model: argv.model ?? null,
     provider: argv.provider ?? null,
     timezone: argv.tz ?? null,
+    catch_up: argv.catchUp ?? null,
+    no_agent: argv.agent === false,
   };
-  if (argv.schedule !== undefined && argv.prompt !== undefined) {
-    return { ...flags, schedule: argv.schedule, prompt: argv.prompt };
+  if (flags.no_agent && flags.script === null) {
+    throw new CliUsageError('--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.');
+  }
+  if (argv.schedule !== undefined && (argv.prompt !== undefined || flags.no_agent)) {
+    // A job without the agent needs no prompt: nobody reads it.
+    return { ...flags, schedule: argv.schedule, prompt: argv.prompt ?? '' };
   }
   if (argv.schedule !== undefined) {
     throw new CliUsageError('A job needs a schedule and a prompt: agent cron create "<schedule>" "<prompt>".');
@@ -371,9 +389,11 @@ function editInput(
   if (argv.model !== undefined) input.model = argv.model;
   if (argv.provider !== undefined) input.provider = argv.provider;
   if (argv.tz !== undefined) input.timezone = argv.tz;
+  if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
+  if (argv.agent !== undefined) input.no_agent = !argv.agent;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider or --tz (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up or --agent/--no-agent (see "agent cron edit --help").',
     );
   }
   return input;

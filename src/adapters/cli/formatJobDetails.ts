@@ -1,6 +1,7 @@
 import type { JobRun } from '../../application/cron/jobRuns.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
-import type { Job } from '../../domain/Job.js';
+import { catchUpOf, type CatchUp, type Job } from '../../domain/Job.js';
+import { isRecurring } from '../../domain/Schedule.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
@@ -37,6 +38,18 @@ function modelInWords(job: Job): string {
   return `${job.model} (provider ${job.provider})`;
 }
 
+/** Whether the agent runs, or only the script (`--no-agent`). */
+function agentInWords(job: Job): string {
+  return job.no_agent ? "not run: the script's output is delivered as the answer (--no-agent)" : 'runs on every run';
+}
+
+/** What an overdue slot of a recurring job does, and whose setting that is. */
+function catchUpInWords(job: Job, configured: CatchUp): string {
+  const policy = catchUpOf(job, configured);
+  const what = policy === 'skip' ? 'skip: an overdue slot is skipped, the job waits for its next one' : 'once: an overdue slot runs once';
+  return `${what} (${job.catch_up === null ? 'cron.catch_up' : "the job's own --catch-up"})`;
+}
+
 function nextRunInWords(job: Job, timeZone: string): string {
   const next = when(job.next_run_at, timeZone);
   if (job.state === 'completed') return 'none: the job has completed';
@@ -70,7 +83,7 @@ function truncate(text: string, width: number): string {
 }
 
 /** `agent cron show`: every field in words, the coming runs and the last runs. */
-export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutput): string {
+export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once' }: ShowJobOutput): string {
   const lines = [
     `Job ${job.id} '${job.name}'`,
     ...fieldLines([
@@ -81,11 +94,14 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns }: ShowJobOutpu
       // A macro is shown as written (`@daily`), not as the expression it stands for.
       ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.kind === 'cron' ? job.schedule.display : job.schedule.expr})`],
       ['Time zone', timeZone],
-      ['Prompt', job.prompt],
+      ['Prompt', job.prompt === '' ? 'none' : job.prompt],
       ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
       ['Script', job.script ?? 'none'],
+      ['Agent', agentInWords(job)],
       ['Model', modelInWords(job)],
       ['Repeat', describeRepeat(job.repeat)],
+      // One-shots have the missed rule instead (cron.one_shot_grace_seconds).
+      ...(isRecurring(job.schedule) ? ([['Catch-up', catchUpInWords(job, catchUp)]] as Array<[string, string]>) : []),
       ['Delivers to', describeTargets(job)],
       ['Created', when(job.created_at, timeZone) ?? job.created_at],
       ['Last run', when(job.last_run_at, timeZone) ?? 'never'],

@@ -70,8 +70,10 @@ export function jobTable(jobs: readonly Job[], timeZone: string, color: boolean)
   const reasons = jobs
     .filter((job) => job.state === 'paused' && job.paused_reason)
     .map((job) => `  ${job.id} '${truncate(job.name, 32)}': ${job.paused_reason}`);
+  const scriptOnly = jobs.filter((job) => job.no_agent).map((job) => `  ${job.id} '${truncate(job.name, 32)}'`);
   // Below the table, so that scripts reading its columns keep working.
   const footnote = reasons.length > 0 ? ['', 'Paused because:', ...reasons] : [];
+  if (scriptOnly.length > 0) footnote.push('', "Without the agent (the script's output is delivered):", ...scriptOnly);
   return [line(header, false), ...rows.map((row) => line(row, true)), ...footnote].join('\n');
 }
 
@@ -110,6 +112,7 @@ export function tickLines(report: TickReport): string[] {
     (job) => `Job ${job.id} '${job.name}' was interrupted earlier and is back in service (${job.last_error}).`,
   );
   lines.push(...report.missed.map((job) => `Job ${job.id} '${job.name}' was not run: ${job.last_error}.`));
+  lines.push(...report.skipped.map((skip) => `Job ${skip.job.id} '${skip.job.name}' was not run: ${skip.reason}.`));
   lines.push(...report.ran.map((run) => runLine(run.job, run.report)));
   return lines;
 }

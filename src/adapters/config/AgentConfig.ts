@@ -132,6 +132,8 @@ export interface CronConfig {
   failure_alerts?: 'first' | 'every' | 'off';
   /** Pause a job after this many consecutive failed runs; 0 (default) never. */
   pause_after_failures?: number;
+  /** What an overdue slot of a recurring job does: run once (default) or be skipped. */
+  catch_up?: 'once' | 'skip';
   managed?: ManagedCronConfig;
 }
 

@@ -107,6 +107,7 @@ export const cronSchema = mapping({
   one_shot_grace_seconds: z._default(secondsFromZero(), 120),
   failure_alerts: z._default(z.enum(['first', 'every', 'off'], { error: 'must be first, every or off' }), 'first'),
   pause_after_failures: z._default(wholeNumberFrom(0), 0),
+  catch_up: z._default(z.enum(['once', 'skip'], { error: 'must be once or skip' }), 'once'),
   managed: optional(managedSchema),
 });
 

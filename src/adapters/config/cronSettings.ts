@@ -128,6 +128,7 @@ export function cronSettingsFrom(
     oneShotGraceMs: (config.cron.one_shot_grace_seconds ?? 120) * 1000,
     failureAlerts: config.cron.failure_alerts ?? 'first',
     pauseAfterFailures: config.cron.pause_after_failures ?? 0,
+    catchUp: config.cron.catch_up ?? 'once',
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },

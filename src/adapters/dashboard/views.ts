@@ -3,6 +3,7 @@ import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns
 import type { Job } from '../../domain/Job.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { isRecurring } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { wallClockAt } from '../../domain/zonedTime.js';
@@ -208,6 +209,8 @@ export function jobPage(pageContext: PageContext, view: { job: Job; nextRuns: Da
     ['Prompt', job.prompt],
     ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
     ['Script', job.script ?? 'none'],
+    ['Agent', job.no_agent ? "not run: the script's output is delivered" : 'runs'],
+    ...(isRecurring(job.schedule) ? ([['Catch-up', job.catch_up ?? 'as cron.catch_up']] as Array<[string, string]>) : []),
     ['Model', job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / ')],
     ['Repeat', describeRepeat(job.repeat)],
     ['Delivers to', describeTargets(job)],

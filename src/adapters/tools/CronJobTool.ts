@@ -8,7 +8,7 @@ import type { JobChange, JobControl } from '../../application/ports/JobControl.j
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
-import type { Job } from '../../domain/Job.js';
+import { CATCH_UP_POLICIES, type CatchUp, type Job } from '../../domain/Job.js';
 import { ToolArguments } from './ToolArguments.js';
 
 /** The job tool's name. */
@@ -31,6 +31,8 @@ const ARGUMENTS = [
   'provider',
   'reason',
   'timezone',
+  'catch_up',
+  'no_agent',
 ] as const;
 
 type Outcome = Record<string, unknown>;
@@ -145,10 +147,22 @@ function clearable(value: string | null | undefined): string | null | undefined 
   return value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
 }
 
+/** `catch_up`: once or skip; null (or "") follows the configured policy again. */
+function catchUp(input: ToolArguments): CatchUp | null | undefined {
+  const value = clearable(input.nullableString('catch_up'));
+  if (value === undefined || value === null) return value;
+  if (!(CATCH_UP_POLICIES as readonly string[]).includes(value)) {
+    throw new ToolInputError(`cronjob: "catch_up" must be one of ${CATCH_UP_POLICIES.join(', ')} or null, not ${JSON.stringify(value)}.`);
+  }
+  return value as CatchUp;
+}
+
 function createInput(input: ToolArguments): CreateJobInput {
+  const noAgent = input.boolean('no_agent') ?? false;
   return {
     schedule: input.requiredString('schedule', 'when the job runs, e.g. "every 2h", "0 9 * * 1-5", "30m" or "2027-01-15T14:00:00"'),
-    prompt: input.requiredString('prompt', 'the self-contained task the agent does on each run'),
+    // A job without the agent needs no prompt: nobody reads it.
+    prompt: noAgent ? (input.string('prompt') ?? '') : input.requiredString('prompt', 'the self-contained task the agent does on each run'),
     name: input.string('name') ?? null,
     deliver: input.string('deliver') ?? null,
     skills: input.stringList('skills') ?? [],
@@ -157,6 +171,8 @@ function createInput(input: ToolArguments): CreateJobInput {
     model: clearable(input.nullableString('model')) ?? null,
     provider: clearable(input.nullableString('provider')) ?? null,
     timezone: clearable(input.nullableString('timezone')) ?? null,
+    catch_up: catchUp(input) ?? null,
+    no_agent: noAgent,
   };
 }
 
@@ -182,6 +198,10 @@ function editInput(input: ToolArguments): EditJobInput {
   if (provider !== undefined) changes.provider = provider;
   const timezone = clearable(input.nullableString('timezone'));
   if (timezone !== undefined) changes.timezone = timezone;
+  const policy = catchUp(input);
+  if (policy !== undefined) changes.catch_up = policy;
+  const noAgent = input.boolean('no_agent');
+  if (noAgent !== undefined) changes.no_agent = noAgent;
   return changes;
 }
 
@@ -202,6 +222,8 @@ function jobView(job: Job): Outcome {
     state: job.state,
     enabled: job.enabled,
     paused_reason: job.paused_reason,
+    catch_up: job.catch_up,
+    no_agent: job.no_agent,
     next_run_at: job.next_run_at,
     last_run_at: job.last_run_at,
     last_status: job.last_status,
@@ -299,6 +321,17 @@ function cronJobSpec(timeZone: string): ToolSpec {
         timezone: nullableString(
           `IANA time zone (e.g. "America/New_York") the job's cron expression and times without an offset are read in, and its times shown in; null uses the configured ${timeZone}.`,
         ),
+        catch_up: {
+          type: ['string', 'null'],
+          enum: [...CATCH_UP_POLICIES, null],
+          description:
+            'What a recurring job does with a slot found overdue (the machine slept, nothing ran): "once" runs it once, "skip" skips it and waits for the next slot. null uses the configured default.',
+        },
+        no_agent: {
+          type: 'boolean',
+          description:
+            'true: each run runs only the pre-run script (required) and delivers its output as the answer, without the agent (empty output or [SILENT] delivers nothing); the prompt may then be left out. On update false runs the agent again.',
+        },
       },
       required: ['action'],
       additionalProperties: false,

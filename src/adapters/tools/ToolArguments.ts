@@ -63,6 +63,14 @@ export class ToolArguments {
     return value;
   }
 
+  /** true or false; undefined when absent or null. */
+  boolean(name: string): boolean | undefined {
+    const value = this.args[name];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'boolean') throw this.wrong(name, 'true or false', value);
+    return value;
+  }
+
   /** A list of non-empty strings; undefined when absent or null. */
   stringList(name: string): string[] | undefined {
     const value = this.args[name];

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { createJob, validateJobTimeZone, type Job, type JobOrigin } from '../../domain/Job.js';
+import { createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -22,6 +22,10 @@ export interface CreateJobInput {
   model?: string | null;
   provider?: string | null;
   origin?: JobOrigin | null;
+  /** What an overdue slot does; null or absent follows `cron.catch_up`. */
+  catch_up?: CatchUp | null;
+  /** Run only the pre-run script and deliver its output, without the agent (needs a script). */
+  no_agent?: boolean;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { editJob, jobTimeZone, validateJobTimeZone, type Job, type JobChanges } from '../../domain/Job.js';
+import { editJob, jobTimeZone, validateJobTimeZone, type CatchUp, type Job, type JobChanges } from '../../domain/Job.js';
 import { isZoneDependentOneShot, parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -23,6 +23,10 @@ export interface EditJobInput {
   repeat?: number | null;
   model?: string | null;
   provider?: string | null;
+  /** What an overdue slot does; null follows `cron.catch_up` again. */
+  catch_up?: CatchUp | null;
+  /** true: run only the script, without the agent; false: run the agent again. */
+  no_agent?: boolean;
 }
 
 /**

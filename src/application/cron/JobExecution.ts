@@ -4,10 +4,11 @@ import { alertsFailure, finishRun, isFailedRun, jobTimeZone, pauseJob, type Job 
 import {
   buildRunContext,
   scriptErrorBlock,
+  scriptErrorText,
   scriptOutputBlock,
   scriptSaysSleep,
 } from '../../domain/RunContext.js';
-import { renderRunReport, runReportFileName } from '../../domain/RunReport.js';
+import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../../domain/RunReport.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import {
   failureNotice,
@@ -131,7 +132,8 @@ export class JobExecution {
       finished_at: null,
       status: 'running',
       model: null,
-      prompt: job.prompt,
+      // A job that runs only its script asks no agent anything.
+      prompt: job.no_agent ? null : job.prompt,
       answer: null,
       error: null,
       deliveries: [],
@@ -162,6 +164,33 @@ export class JobExecution {
     return { report: { ...report, runId: running.id }, job: stored };
   }
 
+  /**
+   * A slot skipped by the catch-up policy `skip` (docs/cron.md, Missed runs): nothing ran, so the
+   * ledger's record is `skipped`, with the slot, no prompt, no model and `reason` as its error.
+   * Returns the record's id.
+   */
+  async recordSkipped(job: Job, slot: Date, foundAt: Date, reason: string): Promise<string> {
+    const id = cronRunId(job.id, foundAt);
+    await this.toLedger({
+      id,
+      kind: 'cron',
+      subject: job.id,
+      name: job.name,
+      slot: slot.toISOString(),
+      event: null,
+      delivery_id: null,
+      started_at: foundAt.toISOString(),
+      finished_at: foundAt.toISOString(),
+      status: 'skipped',
+      model: null,
+      prompt: null,
+      answer: null,
+      error: reason,
+      deliveries: [],
+    });
+    return id;
+  }
+
   /** The ledger shows runs; one it cannot take is logged, and the run goes on. */
   private async toLedger(run: RunRecord): Promise<void> {
     try {
@@ -180,6 +209,7 @@ export class JobExecution {
     // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
     const environment = { [CRON_RUN_VARIABLE]: job.id };
     try {
+      if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal);
       const scriptBlock = await this.runScript(job, environment, signal);
       if (scriptBlock === 'sleep') {
         return this.finish(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
@@ -231,6 +261,33 @@ export class JobExecution {
     return scriptSaysSleep(result.stdout) ? 'sleep' : scriptOutputBlock(result.stdout);
   }
 
+  /**
+   * A job without the agent (`no_agent`): its script's stdout is the answer, delivered as an
+   * agent's would be; empty output, `[SILENT]` or the `{"wakeAgent": false}` gate deliver nothing,
+   * and a script that fails is the run's error (its Script Error text).
+   */
+  private async runScriptOnly(
+    job: Job,
+    startedAt: Date,
+    targets: DeliveryTarget[],
+    environment: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<JobRunReport> {
+    if (!job.script) throw new Error('the job runs no agent and has no script');
+    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    if (signal?.aborted) throw new Error(RUN_CANCELLED);
+    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
+    if (problem !== null) {
+      const error = scriptErrorText(problem, result.stderr);
+      await this.notifyFailure(job, targets, error);
+      return this.finish(job, startedAt, { status: 'error', error }, { error });
+    }
+    const output = result.stdout.trimEnd();
+    if (output.trim() === '') return this.finish(job, startedAt, { status: 'ok' }, {});
+    if (scriptSaysSleep(output)) return this.finish(job, startedAt, { status: 'ok' }, { response: output });
+    return this.deliverAnswer(job, startedAt, targets, output, null);
+  }
+
   private async findSkill(job: Job, name: string): Promise<string | null> {
     const content = await this.skills.find(name);
     if (content === null) this.log.warn(`skill "${name}" of job '${job.name}' was not found`, { job: job.id });
@@ -242,7 +299,7 @@ export class JobExecution {
     startedAt: Date,
     targets: DeliveryTarget[],
     text: string,
-    answeredBy: string,
+    answeredBy: string | null,
   ): Promise<JobRunReport> {
     if (isSilentResponse(text)) {
       return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
@@ -352,7 +409,7 @@ export class JobExecution {
     job: Job,
     startedAt: Date,
     outcome: RunOutcome,
-    details: { response?: string; error?: string; answeredBy?: string },
+    details: { response?: string; error?: string; answeredBy?: string | null },
   ): Promise<JobRunReport> {
     // The report is named and dated in the job's zone (docs/cron.md).
     const timeZone = jobTimeZone(job, this.settings.timeZone);
@@ -366,6 +423,7 @@ export class JobExecution {
       answeredBy: details.answeredBy ?? null,
       queuedReceipts: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
       deliveryError: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
+      agent: job.no_agent ? AGENT_NOT_RUN_NO_AGENT : null,
     });
     let outputPath: string | null = null;
     try {

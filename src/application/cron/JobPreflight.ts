@@ -44,8 +44,12 @@ export class JobPreflight {
       return { ok: false, error: errorText(error), targets: [] };
     }
     const problems: string[] = [];
-    const modelProblem = this.agent.problemWith(this.selectionFor(job));
+    // A job that runs only its script needs no model, but a script.
+    const modelProblem = job.no_agent ? null : this.agent.problemWith(this.selectionFor(job));
     if (modelProblem) problems.push(modelProblem);
+    if (job.no_agent && !job.script) {
+      problems.push(`Job '${job.name}' runs without the agent but has no pre-run script; give it one with "agent cron edit --script", or let it run the agent with "agent cron edit --agent".`);
+    }
     if (targets.some((target) => target.kind === 'all')) {
       const homes = this.channel.homeTargets();
       if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');

@@ -4,8 +4,13 @@ import {
   isMissedOneShot,
   markMissed,
   recoverInterrupted,
+  jobTimeZone,
+  skipOverdueSlot,
+  skipsOverdueSlot,
+  slotsMissed,
   type Job,
 } from '../../domain/Job.js';
+import { toIsoUtc } from '../../domain/zonedTime.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -35,6 +40,22 @@ export interface TickReport {
   missed: Job[];
   /** `running` jobs whose claimant was gone, returned to service. */
   recovered: Job[];
+  /** Overdue slots of recurring jobs skipped by the catch-up policy `skip`. */
+  skipped: SkippedSlot[];
+}
+
+/** An overdue slot skipped rather than run (catch-up policy `skip`). */
+export interface SkippedSlot {
+  /** The job as stored after the skip: its next run computed from when the slot was found. */
+  job: Job;
+  /** The slot skipped: the job's `next_run_at` when it was found. */
+  slot: Date;
+  /** When the tick found it. */
+  foundAt: Date;
+  /** The slots that fell between it and the tick, itself included (a large number is capped). */
+  missedSlots: number;
+  /** Why, as the run ledger's record of the skip says it. */
+  reason: string;
 }
 
 export interface TickInput {
@@ -56,6 +77,7 @@ export interface Claims {
   waiting: Job[];
   missed: Job[];
   recovered: Job[];
+  skipped: SkippedSlot[];
 }
 
 export interface ClaimInput {
@@ -79,7 +101,9 @@ const MIN_STALE_CLAIM_MS = 30 * 60_000;
  * settled at once, and the rest are reported as waiting for a slot.
  */
 const WAITING_LOOKED_AT = 1000;
-const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [] };
+/** How many missed slots a skip counts at most, for its message (an every-minute job asleep for a month missed 43 200). */
+const MISSED_SLOTS_COUNTED = 1000;
+const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [], skipped: [] };
 
 /**
  * The scheduler's tick (docs/cron.md, The tick). `claim` is the step every
@@ -107,7 +131,7 @@ export class RunDueJobs {
 
   async execute(input: TickInput = {}): Promise<TickReport> {
     const dueBy = this.clock.now();
-    const report: TickReport = { lockBusy: false, ran: [], missed: [], recovered: [] };
+    const report: TickReport = { lockBusy: false, ran: [], missed: [], recovered: [], skipped: [] };
     const runs: Promise<TickRun>[] = [];
     const running = new Map<string, Promise<void>>();
     for (;;) {
@@ -115,6 +139,7 @@ export class RunDueJobs {
       if (claims.lockBusy && runs.length === 0) return { ...report, lockBusy: true };
       report.missed.push(...claims.missed);
       report.recovered.push(...claims.recovered);
+      report.skipped.push(...claims.skipped);
       for (const { job, dueAt } of claims.claimed) {
         this.log.info(`running job '${job.name}'`, { job: job.id });
         input.onRunStart?.(job);
@@ -146,6 +171,13 @@ export class RunDueJobs {
     }
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
+    for (const skip of claims.skipped) {
+      this.log.info(`job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`, {
+        job: skip.job.id,
+        missed_slots: skip.missedSlots,
+      });
+      await this.execution().recordSkipped(skip.job, skip.slot, skip.foundAt, skip.reason);
+    }
     return claims;
   }
 
@@ -172,7 +204,7 @@ export class RunDueJobs {
   private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, lapsed: ReadonlySet<string>): Promise<Claims> {
     const claimant = this.identity.claimant();
     return this.repository.settleDue(dueBy, limit + WAITING_LOOKED_AT, ({ running, due }) => {
-      const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [] };
+      const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [], skipped: [] };
       const changed: Job[] = [];
       for (const stored of running) {
         const abandonment = this.abandonment(stored, now, lapsed);
@@ -186,6 +218,10 @@ export class RunDueJobs {
           const missed = markMissed(job, now);
           claims.missed.push(missed);
           changed.push(missed);
+        } else if (!waitedForSlot?.has(job.id) && skipsOverdueSlot(job, dueBy, this.settings.catchUp, this.settings.oneShotGraceMs)) {
+          const skip = this.skip(job, now);
+          claims.skipped.push(skip);
+          changed.push(skip.job);
         } else if (claims.claimed.length < limit) {
           const claimed = claimJob(job, claimant, now, this.settings.timeZone);
           claims.claimed.push({ job: claimed, dueAt: new Date(job.next_run_at!) });
@@ -196,6 +232,20 @@ export class RunDueJobs {
       }
       return { changed, result: claims };
     });
+  }
+
+  /** Skips the overdue slot of `job`, found at `now` (see skipOverdueSlot). */
+  private skip(job: Job, now: Date): SkippedSlot {
+    const slot = new Date(job.next_run_at!);
+    // The job's own zone, where it has one, counts its slots.
+    const zone = jobTimeZone(job, this.settings.timeZone);
+    const skipped = skipOverdueSlot(job, now, zone);
+    const missedSlots = slotsMissed(job.schedule, slot, now, zone, MISSED_SLOTS_COUNTED);
+    const counted = missedSlots === 1 ? '1 slot' : `${missedSlots >= MISSED_SLOTS_COUNTED ? 'at least ' : ''}${missedSlots} slots`;
+    const reason =
+      `skipped: the job was due at ${job.next_run_at} but nothing ran it until ${toIsoUtc(now)} ` +
+      `(${counted} missed); with the catch-up policy skip it waits for its next run${skipped.next_run_at ? ` at ${skipped.next_run_at}` : ''}`;
+    return { job: skipped, slot, foundAt: now, missedSlots, reason };
   }
 
   /** Why a `running` job is considered abandoned, or null while its run may still be going. */

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { findJob, jobTimeZone, type Job } from '../../domain/Job.js';
+import { findJob, jobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
@@ -23,6 +23,8 @@ export interface ShowJobOutput {
   nextRuns: Date[];
   /** The newest runs, newest first, from the job's reports. */
   recentRuns: JobRun[];
+  /** The configured catch-up policy (`cron.catch_up`), which a job without its own follows; `once` when absent. */
+  catchUp?: CatchUp;
 }
 
 /** `agent cron show <job>`: one job in full, its coming runs and its last runs. Reads only. */
@@ -46,6 +48,7 @@ export class ShowJob {
       configuredTimeZone,
       nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, configuredTimeZone),
       recentRuns: await recentRuns(this.outputs, this.ledger, job, configuredTimeZone, SHOWN_RECENT_RUNS),
+      catchUp: this.settings.catchUp ?? 'once',
     };
   }
 }

@@ -1,3 +1,4 @@
+import type { CatchUp } from '../../domain/Job.js';
 import type { ModelSelection } from './AgentRunner.js';
 
 /** The part of the validated configuration the cron use cases need. */
@@ -18,6 +19,8 @@ export interface CronSettings {
   failureAlerts?: 'first' | 'every' | 'off';
   /** `cron.pause_after_failures`: 0 (never) when absent. */
   pauseAfterFailures?: number;
+  /** `cron.catch_up`: what an overdue slot of a recurring job does, unless the job says; `once` when absent. */
+  catchUp?: CatchUp;
 }
 
 /** What the webhook worker reads from configuration and environment. */

@@ -7,9 +7,10 @@ export type RunKind = (typeof RUN_KINDS)[number];
 /**
  * Where a run stands: `running` until it ends, then one of the closed `last_status` words
  * (webhook runs use the same words: a delivered answer is `ok`, a failed run `error`, an event
- * the gateway could not run `blocked_config`).
+ * the gateway could not run `blocked_config`). `skipped` is a cron slot found overdue and not run
+ * (catch-up policy `skip`): a record of its own, which never becomes the job's `last_status`.
  */
-export type RunStatus = 'running' | LastStatus;
+export type RunStatus = 'running' | 'skipped' | LastStatus;
 
 /** How the answer went to one target. */
 export interface RunDelivery {

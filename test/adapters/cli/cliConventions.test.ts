@@ -157,7 +157,7 @@ describe('the recursion guard of the command line', () => {
 });
 
 describe('the implicit tick before a command', () => {
-  const report: TickReport = { lockBusy: false, ran: [], missed: [], recovered: [] };
+  const report: TickReport = { lockBusy: false, ran: [], missed: [], recovered: [], skipped: [] };
 
   function tickThat(outcome: () => Promise<TickReport>) {
     let calls = 0;

@@ -1,4 +1,5 @@
 import { jobDetails } from '../../../src/adapters/cli/formatJobDetails.js';
+import { jobTable } from '../../../src/adapters/cli/formatJobs.js';
 import { createJob, type Job } from '../../../src/domain/Job.js';
 import { parseSchedule } from '../../../src/domain/Schedule.js';
 
@@ -9,8 +10,8 @@ function aJob(overrides: Partial<Job> = {}): Job {
   return { ...createJob({ id: 'a1b2c3d4e5f6', name: 'Digest', prompt: 'Summarise the inbox.\nKeep it short.', schedule }, NOW, 'UTC'), ...overrides };
 }
 
-const show = (job: Job, extra: { nextRuns?: Date[] } = {}) =>
-  jobDetails({ job, timeZone: 'UTC', nextRuns: extra.nextRuns ?? [], recentRuns: [] });
+const show = (job: Job, extra: { nextRuns?: Date[]; catchUp?: 'once' | 'skip' } = {}) =>
+  jobDetails({ job, timeZone: 'UTC', nextRuns: extra.nextRuns ?? [], recentRuns: [], catchUp: extra.catchUp });
 
 describe('agent cron show, as text', () => {
   it('continues a value of several lines under its first line', () => {
@@ -46,5 +47,31 @@ describe('agent cron show, as text', () => {
 
     expect(text).toContain('\nNext 2 runs (UTC):\n  2026-06-01 10:00  Mon\n  2026-06-01 12:00  Mon\n');
     expect(text.endsWith('\nRecent runs: none yet.')).toBe(true);
+  });
+
+  it('says whether the agent runs, and which catch-up policy a recurring job follows and whose it is', () => {
+    expect(show(aJob())).toContain('  Agent:               runs on every run\n');
+    expect(show(aJob())).toContain('  Catch-up:            once: an overdue slot runs once (cron.catch_up)\n');
+    expect(show(aJob(), { catchUp: 'skip' })).toContain('  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (cron.catch_up)\n');
+
+    const scriptOnly = show(aJob({ no_agent: true, script: 'disk.sh', prompt: '', catch_up: 'skip' }));
+    expect(scriptOnly).toContain("  Agent:               not run: the script's output is delivered as the answer (--no-agent)\n");
+    expect(scriptOnly).toContain('  Prompt:              none\n');
+    expect(scriptOnly).toContain("  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (the job's own --catch-up)\n");
+  });
+
+  it('shows no catch-up policy for a one-shot, which has the missed rule instead', () => {
+    const oneShot = createJob({ id: 'b1b2c3d4e5f6', prompt: 'Once', schedule: parseSchedule('30m', NOW, 'UTC') }, NOW, 'UTC');
+    expect(show(oneShot)).not.toContain('Catch-up');
+  });
+});
+
+describe('agent cron list, as text', () => {
+  it('names the jobs that run without the agent under the table, leaving its columns as they are', () => {
+    const table = jobTable([aJob(), aJob({ id: 'f6e5d4c3b2a1', name: 'Disks', no_agent: true, script: 'disk.sh' })], 'UTC', false);
+    const lines = table.split('\n');
+
+    expect(lines.slice(1, 3).map((line) => line.split(/\s{2,}/)[3])).toEqual(['scheduled', 'scheduled']);
+    expect(lines.slice(3)).toEqual(['', "Without the agent (the script's output is delivered):", "  f6e5d4c3b2a1 'Disks'"]);
   });
 });

@@ -37,6 +37,7 @@ const DEFAULT_CRON = {
   one_shot_grace_seconds: 120,
   failure_alerts: 'first',
   pause_after_failures: 0,
+  catch_up: 'once',
 };
 
 describe('YamlConfigLoader', () => {
@@ -127,6 +128,7 @@ search: {provider: none}
       one_shot_grace_seconds: 120,
       failure_alerts: 'first',
       pause_after_failures: 0,
+      catch_up: 'once',
       managed: {
         portal_url: 'https://portal.example.com',
         callback_url: 'https://agent.example.com',
@@ -169,6 +171,7 @@ search: {provider: none}
       ['cron: {max_parallel_jobs: 0}', 'cron.max_parallel_jobs must be a whole number of 1 or more (got 0).'],
       ['cron: {output_retention: 2.5}', 'cron.output_retention must be a whole number of 1 or more (got 2.5).'],
       ['cron: {wrap_response: "yes"}', 'cron.wrap_response must be true or false (got "yes").'],
+      ['cron: {catch_up: always}', 'cron.catch_up must be once or skip (got "always").'],
       ['cron: {bot_chat_delivery_timeout_seconds: -1}', 'cron.bot_chat_delivery_timeout_seconds must be a positive number of seconds (got -1).'],
       ['cron: {managed: {jwks_url: "ftp://x"}}', 'cron.managed.jwks_url must be an http:// or https:// URL (got "ftp://x").'],
       ['cron: 5', 'cron must be a mapping of keys to values (got 5).'],

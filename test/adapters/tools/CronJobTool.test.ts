@@ -175,6 +175,36 @@ describe('CronJobTool', () => {
     expect(h.repository.get(job.id)).toMatchObject({ skills: [], script: null, model: null, prompt: 'Check feeds' });
   });
 
+  it('creates a job without the agent (a script and no prompt needed) with its own catch-up policy, and updates both', async () => {
+    const { h, call } = setUp();
+    h.scripts.scripts['disk.sh'] = { stdout: 'sda1: 91% full' };
+
+    const created = await call({ action: 'create', schedule: 'every 1h', script: 'disk.sh', no_agent: true, catch_up: 'skip', name: 'Disks' });
+    expect(created).toMatchObject({ success: true, job: { name: 'Disks', script: 'disk.sh', no_agent: true, catch_up: 'skip', prompt: '' } });
+    const id = created.job.id as string;
+
+    expect(await call({ action: 'update', job: id, no_agent: false })).toEqual({ success: false, error: expect.stringMatching(/has no prompt for the agent/) });
+    expect(await call({ action: 'update', job: id, no_agent: false, prompt: 'Comment on the disks', catch_up: null })).toMatchObject({
+      success: true,
+      job: { no_agent: false, catch_up: null, prompt: 'Comment on the disks' },
+    });
+    expect(h.repository.get(id)).toMatchObject({ no_agent: false, catch_up: null });
+  });
+
+  it('refuses a job without the agent and without a script, and a catch-up policy it does not know', async () => {
+    const { h, call } = setUp();
+
+    expect(await call({ action: 'create', schedule: 'every 1h', prompt: 'Disks', no_agent: true })).toEqual({
+      success: false,
+      error: expect.stringMatching(/has no pre-run script to run instead/),
+    });
+    expect((await inputError(call({ action: 'create', schedule: 'every 1h', prompt: 'x', catch_up: 'always' }))).message).toBe(
+      'cronjob: "catch_up" must be one of once, skip or null, not "always".',
+    );
+    expect((await inputError(call({ action: 'create', schedule: 'every 1h', prompt: 'x', no_agent: 'yes' }))).message).toMatch(/"no_agent" must be true or false/);
+    expect(h.repository.all()).toEqual([]);
+  });
+
   it('leaves fields that update does not name as they were', async () => {
     const { h, call } = setUp();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check feeds', skills: ['rss'] });
