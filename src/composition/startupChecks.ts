@@ -1,3 +1,4 @@
+import { chatSettingsFrom } from '../adapters/config/chatSettings.js';
 import { existsSync } from 'node:fs';
 import type { Container } from 'inversify';
 import type { Logger } from '../application/ports/Logger.js';
@@ -124,6 +125,8 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
   for (const problem of new ConfiguredPlatforms(config.platforms, env).settingProblems()) {
     findings.push({ effect: 'refused', key: `platforms.${problem.platform}${problem.key ? `.${problem.key}` : ''}`, message: problem.source === 'config' ? `${file}: ${problem.message}` : problem.message });
   }
+
+  for (const problem of chatSettingsFrom(config, env).problems) findings.push({ effect: "refused", key: problem.key, message: problem.message });
 
   const provider = config.cron.provider?.trim();
   let providerUsable = false;

@@ -35,7 +35,7 @@ function targetInWords(target: DeliveryTarget, origin: Job['origin']): string {
       return 'the output file only (local)';
     case 'origin':
       if (!origin) return 'the chat it was created in; created on the command line, so the output file only (origin)';
-      return `the chat it was created in: ${chatInWords(origin.platform, origin.chat_id, origin.thread_id ?? null)} (origin)`;
+      return `the chat it was created in: ${originInWords(origin)} (origin)`;
     case 'all':
       return 'the home channel of every configured platform (all)';
     case 'bot-chat':
@@ -43,6 +43,21 @@ function targetInWords(target: DeliveryTarget, origin: Job['origin']): string {
     case 'platform':
       return `${chatInWords(target.platform, target.destination, target.threadId)} (${describeTarget(target)})`;
   }
+}
+
+/**
+ * Where a job was made, in words: `telegram chat -100123, thread 7, by alice (111)`, `the bot-chat
+ * of profile "ops"`, or that it was made on the command line.
+ */
+export function describeOrigin(origin: Job['origin']): string {
+  return origin ? originInWords(origin) : 'none (made on the command line)';
+}
+
+function originInWords(origin: NonNullable<Job['origin']>): string {
+  if (origin.platform === 'bot-chat') return `the bot-chat of profile "${origin.chat_id}"`;
+  const chat = chatInWords(origin.platform, origin.chat_id, origin.thread_id ?? null);
+  if (!origin.user_id) return chat;
+  return `${chat}, by ${origin.user_name ? `${origin.user_name} (${origin.user_id})` : origin.user_id}`;
 }
 
 function chatInWords(platform: string, destination: string | null, threadId: string | null): string {

@@ -2,7 +2,7 @@ import type { JobRun } from '../../application/cron/jobRuns.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
 import { catchUpOf, type CatchUp, type Job } from '../../domain/Job.js';
 import { isRecurring } from '../../domain/Schedule.js';
-import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
+import { describeRepeat, describeOrigin, describeTargets } from '../../domain/jobDetails.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
@@ -103,6 +103,7 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       // One-shots have the missed rule instead (cron.one_shot_grace_seconds).
       ...(isRecurring(job.schedule) ? ([['Catch-up', catchUpInWords(job, catchUp)]] as Array<[string, string]>) : []),
       ['Delivers to', describeTargets(job)],
+      ['Origin', describeOrigin(job.origin)],
       ['Created', when(job.created_at, timeZone) ?? job.created_at],
       ['Last run', when(job.last_run_at, timeZone) ?? 'never'],
       ['Last status', job.last_status ?? '-'],

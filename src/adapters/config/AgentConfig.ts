@@ -27,6 +27,8 @@ export interface AgentConfig {
   dashboard?: { enabled: boolean; host?: string; port?: number; token?: string };
   /** How long the run ledger keeps runs (docs/runs.md). */
   runs?: { retention_count?: number; retention_days?: number };
+  /** Conversations with the bot on chat platforms (docs/chat-platforms.md). */
+  chat?: { history_turns?: number; max_concurrent_turns?: number };
   /** Where jobs live when not in files: `AGENT_DATABASE_URL` overrides it (docs/scaling.md). */
   database?: DatabaseConfig;
 }

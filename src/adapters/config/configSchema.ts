@@ -207,6 +207,12 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
       token: optional(text()),
     }),
   ),
+  chat: optional(
+    mapping({
+      history_turns: optional(wholeNumberFrom(0)),
+      max_concurrent_turns: optional(wholeNumberFrom(1)),
+    }),
+  ),
   runs: optional(
     mapping({
       retention_count: optional(wholeNumberFrom(1)),

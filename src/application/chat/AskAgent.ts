@@ -32,6 +32,8 @@ export interface AskAgentInput {
    * tool): it gets every toolset but the job tool, like the run itself.
    */
   insideCronRun?: boolean;
+  /** Toolsets instead of every one (`agent-chat`), e.g. a platform's `toolsets`. */
+  toolsets?: readonly string[];
   /** The chat this session answers in; jobs made in it record it as their origin (see JobOrigin). */
   origin?: JobOrigin | null;
   /** Receives the answer as it streams. */
@@ -68,7 +70,7 @@ export class AskAgent {
     const result = await this.agent.run({
       context: buildChatContext({ memories: await this.memory.load(), question: input.question }),
       selection,
-      toolsets: input.insideCronRun ? cronRunToolsets(CHAT_TOOLSETS) : CHAT_TOOLSETS,
+      toolsets: input.insideCronRun ? cronRunToolsets(input.toolsets ?? CHAT_TOOLSETS) : (input.toolsets ?? CHAT_TOOLSETS),
       idleTimeoutMs: this.settings.idleTimeoutMs,
       unattended: false,
       conversation: input.conversation ?? [],

@@ -2,7 +2,9 @@ import type { ServiceIdentifier } from 'inversify';
 import type { AgentRunner } from './AgentRunner.js';
 import type { BotChatDelivery, BotChatOwner } from './BotChatDelivery.js';
 import type { ChannelDirectoryStore } from './ChannelDirectory.js';
+import type { ChatSettings } from './ChatSettings.js';
 import type { Clock } from './Clock.js';
+import type { ConversationStore } from './ConversationStore.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
 import type { GatewayRegistry } from './GatewayRegistry.js';
@@ -44,7 +46,10 @@ export const TOKENS = {
   BotChatDelivery: Symbol.for('agent.BotChatDelivery') as ServiceIdentifier<BotChatDelivery>,
   BotChatOwner: Symbol.for('agent.BotChatOwner') as ServiceIdentifier<BotChatOwner>,
   ChannelDirectoryStore: Symbol.for('agent.ChannelDirectoryStore') as ServiceIdentifier<ChannelDirectoryStore>,
+  /** Who may talk to the bot on each platform and how turns are taken (the gateway with inbound chat only). */
+  ChatSettings: Symbol.for('agent.ChatSettings') as ServiceIdentifier<ChatSettings>,
   Clock: Symbol.for('agent.Clock') as ServiceIdentifier<Clock>,
+  ConversationStore: Symbol.for('agent.ConversationStore') as ServiceIdentifier<ConversationStore>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
   GatewayRegistry: Symbol.for('agent.GatewayRegistry') as ServiceIdentifier<GatewayRegistry>,

@@ -1,0 +1,90 @@
+import type { ChatAccess, ChatSettings } from '../../application/ports/ChatSettings.js';
+import { environmentVariableFor } from '../delivery/PlatformSettings.js';
+import type { AgentConfig } from './AgentConfig.js';
+
+/** The platforms the gateway can receive from (docs/chat-platforms.md). */
+export const INBOUND_PLATFORMS = ['telegram', 'slack', 'discord'] as const;
+
+export const DEFAULT_HISTORY_TURNS = 20;
+export const DEFAULT_MAX_CONCURRENT_TURNS = 4;
+
+/** A problem of the chat settings, which stops the gateway; `key` is where in config.yaml. */
+export interface ChatSettingProblem {
+  key: string;
+  message: string;
+}
+
+/**
+ * Who may talk to the bot where, read from `platforms.<name>.inbound|allowed_users|
+ * allow_all_users|toolsets` (the environment's `<NAME>_INBOUND`, `<NAME>_ALLOWED_USERS`
+ * (comma-separated) and `<NAME>_ALLOW_ALL_USERS` over them) and `chat.*`. `platforms` holds only
+ * the platforms whose receiving is on and usable; `problems` says, one sentence each, what stops
+ * the gateway: receiving on with nobody allowed (unless `allow_all_users` says so on purpose), on a
+ * platform that cannot receive, or a list that is not a list.
+ */
+export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): { settings: ChatSettings; problems: ChatSettingProblem[] } {
+  const problems: ChatSettingProblem[] = [];
+  const platforms: Record<string, ChatAccess> = {};
+  const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
+  const names = new Set([...Object.keys(sections), ...INBOUND_PLATFORMS]);
+  for (const name of names) {
+    if (name === 'webhook') continue;
+    const section = sections[name] ?? {};
+    if (!flag(section.inbound, env[environmentVariableFor(name, 'inbound')])) continue;
+    const key = `platforms.${name}`;
+    if (!(INBOUND_PLATFORMS as readonly string[]).includes(name)) {
+      problems.push({ key: `${key}.inbound`, message: `${key}.inbound is on, but the gateway receives messages on ${INBOUND_PLATFORMS.join(', ')} only; remove it.` });
+      continue;
+    }
+    const allowAll = flag(section.allow_all_users, env[environmentVariableFor(name, 'allow_all_users')]);
+    const allowed = userIds(section.allowed_users, env[environmentVariableFor(name, 'allowed_users')]);
+    if (allowed === 'invalid') {
+      problems.push({ key: `${key}.allowed_users`, message: `${key}.allowed_users must be a list of ${name} user ids, e.g. ["123456789"].` });
+      continue;
+    }
+    if (allowed.length === 0 && !allowAll) {
+      problems.push({
+        key: `${key}.allowed_users`,
+        message:
+          `${key}.inbound is on but nobody may talk to the bot: list their ${name} user ids in ${key}.allowed_users ` +
+          `(or ${environmentVariableFor(name, 'allowed_users')}, comma-separated), or set ${key}.allow_all_users: true to answer anyone.`,
+      });
+      continue;
+    }
+    const toolsets = section.toolsets;
+    if (toolsets !== undefined && !(Array.isArray(toolsets) && toolsets.every((item) => typeof item === 'string' && item.trim() !== ''))) {
+      problems.push({ key: `${key}.toolsets`, message: `${key}.toolsets must be a list of toolset names, e.g. ["web", "memory"].` });
+      continue;
+    }
+    platforms[name] = { allowedUsers: allowAll ? null : new Set(allowed), toolsets: toolsets === undefined ? null : (toolsets as string[]) };
+  }
+  return {
+    settings: {
+      historyTurns: config.chat?.history_turns ?? DEFAULT_HISTORY_TURNS,
+      maxConcurrentTurns: config.chat?.max_concurrent_turns ?? DEFAULT_MAX_CONCURRENT_TURNS,
+      platforms,
+    },
+    problems,
+  };
+}
+
+/** The platforms whose receiving is switched on, usable or not. */
+export function inboundPlatformsOn(config: AgentConfig, env: NodeJS.ProcessEnv): string[] {
+  const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
+  return [...new Set([...Object.keys(sections), ...INBOUND_PLATFORMS])].filter(
+    (name) => name !== 'webhook' && flag(sections[name]?.inbound, env[environmentVariableFor(name, 'inbound')]),
+  );
+}
+
+function flag(fromConfig: unknown, fromEnv: string | undefined): boolean {
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return /^(1|true|yes|on)$/i.test(fromEnv.trim());
+  return fromConfig === true;
+}
+
+function userIds(fromConfig: unknown, fromEnv: string | undefined): string[] | 'invalid' {
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return fromEnv.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  if (fromConfig === undefined || fromConfig === null) return [];
+  if (!Array.isArray(fromConfig)) return 'invalid';
+  const ids = fromConfig.map((id) => (typeof id === 'string' || typeof id === 'number' ? String(id).trim() : ''));
+  return ids.some((id) => id === '') ? 'invalid' : ids;
+}

@@ -1,0 +1,174 @@
+import { inject, injectable } from 'inversify';
+import { conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { errorText } from '../../domain/errors.js';
+import type { ChatSettings } from '../ports/ChatSettings.js';
+import type { Clock } from '../ports/Clock.js';
+import type { ConversationStore } from '../ports/ConversationStore.js';
+import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
+import type { Logger } from '../ports/Logger.js';
+import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
+import { AskAgent } from './AskAgent.js';
+
+/** How often "typing…" is shown again while a turn runs (platforms drop it after ~5 s). */
+export const TYPING_EVERY_MS = 4_000;
+/** A person who may not talk to the bot is logged once in this long. */
+const REFUSAL_LOGGED_EVERY_MS = 3_600_000;
+
+/** Shows "typing…" in a conversation, where its platform can. */
+export type ShowTyping = (conversation: ConversationKey) => Promise<void>;
+
+/**
+ * Chats reaching the agent (docs/chat-platforms.md). Each message a receiver hands over is judged
+ * (only `allowed_users` may talk to the bot; anyone else costs nothing and is logged once an
+ * hour), kept until answered (so a restart still answers it, and one handed over twice is
+ * answered once), and becomes one agent turn in its conversation: with the conversation's
+ * recent exchanges, memory, the platform's toolsets, and the conversation as the origin of any
+ * job the turn makes. One turn at a time per conversation, in arrival order; conversations in
+ * parallel up to `maxConcurrentTurns`, the longest-waiting first. The answer goes back to the same
+ * chat and thread through the delivery channel (splitting, retries); a turn that fails answers
+ * with one sentence saying so.
+ */
+@injectable()
+export class ConverseInChats {
+  /** Messages waiting, by conversation, oldest first. */
+  private readonly waiting = new Map<string, InboundMessage[]>();
+  /** Conversations with a message waiting and no turn running, in the order they became so. */
+  private readonly ready: string[] = [];
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly refusalLogged = new Map<string, number>();
+  private typing: ReadonlyMap<string, ShowTyping> = new Map();
+  private stopping = false;
+
+  constructor(
+    @inject(AskAgent) private readonly agent: AskAgent,
+    @inject(TOKENS.ConversationStore) private readonly store: ConversationStore,
+    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
+    @inject(TOKENS.ChatSettings) private readonly settings: ChatSettings,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  /** Starts taking turns: first for the messages an earlier run accepted and did not answer. */
+  async start(typing: ReadonlyMap<string, ShowTyping>): Promise<void> {
+    this.typing = typing;
+    const owed = await this.store.pending();
+    if (owed.length > 0) this.log.info(`answering ${owed.length} chat message(s) accepted before a restart`);
+    for (const message of owed) this.enqueue(message);
+  }
+
+  /**
+   * What a receiver hands each message to. Resolves once the message is kept (or judged not to
+   * be answered), not when it is answered: the receiver may then acknowledge it.
+   */
+  async receive(message: InboundMessage): Promise<void> {
+    if (this.stopping) throw new Error('the gateway is stopping; the message is left with the platform');
+    const access = this.settings.platforms[message.conversation.platform];
+    if (!access) return;
+    if (access.allowedUsers !== null && !access.allowedUsers.has(message.userId)) {
+      this.logRefusal(message);
+      return;
+    }
+    if (!(await this.store.accept(message))) return;
+    this.enqueue(message);
+  }
+
+  /** Takes no new turn, and waits up to `graceMs` for those running; true when all ended. */
+  async stop(graceMs: number): Promise<boolean> {
+    this.stopping = true;
+    const all = Promise.all(this.running.values()).then(() => true);
+    const cancel = new AbortController();
+    const late = this.timer.wait(graceMs, cancel.signal).then(() => false);
+    const finished = await Promise.race([all, late]);
+    cancel.abort();
+    return finished;
+  }
+
+  private enqueue(message: InboundMessage): void {
+    const label = conversationLabel(message.conversation);
+    const queue = this.waiting.get(label) ?? [];
+    queue.push(message);
+    this.waiting.set(label, queue);
+    if (queue.length === 1 && !this.running.has(label)) this.ready.push(label);
+    this.takeTurns();
+  }
+
+  private takeTurns(): void {
+    while (!this.stopping && this.running.size < this.settings.maxConcurrentTurns && this.ready.length > 0) {
+      const label = this.ready.shift()!;
+      const message = this.waiting.get(label)!.shift()!;
+      const turn = this.turn(message).finally(() => {
+        this.running.delete(label);
+        const rest = this.waiting.get(label) ?? [];
+        if (rest.length > 0) this.ready.push(label);
+        else this.waiting.delete(label);
+        this.takeTurns();
+      });
+      this.running.set(label, turn);
+    }
+  }
+
+  private async turn(message: InboundMessage): Promise<void> {
+    const { conversation } = message;
+    const typing = this.showTypingWhile(conversation);
+    let answer: string | null = null;
+    let reply: string;
+    try {
+      const access = this.settings.platforms[conversation.platform]!;
+      const result = await this.agent.execute({
+        question: message.text,
+        conversation: await this.store.history(conversation, this.settings.historyTurns),
+        toolsets: access.toolsets ?? undefined,
+        origin: {
+          platform: conversation.platform,
+          chat_id: conversation.chatId,
+          thread_id: conversation.threadId,
+          user_id: message.userId,
+          user_name: message.userName,
+        },
+      });
+      answer = result.answer.trim();
+      reply = answer === '' ? '(The agent gave no answer.)' : answer;
+    } catch (error) {
+      this.log.warn(`chat turn in ${conversationLabel(conversation)} failed`, { error: errorText(error) });
+      reply = `Sorry, I could not answer that: ${errorText(error)}`;
+    } finally {
+      typing.abort();
+    }
+    try {
+      await this.channel.deliver({ kind: 'platform', platform: conversation.platform, destination: conversation.chatId, threadId: conversation.threadId }, reply);
+    } catch (error) {
+      this.log.warn(`the answer in ${conversationLabel(conversation)} could not be sent`, { error: errorText(error) });
+    }
+    await this.store.finish(message, answer, this.settings.historyTurns).catch((error: unknown) => {
+      this.log.error(`chat message ${message.messageId} in ${conversationLabel(conversation)} could not be marked answered`, { error: errorText(error) });
+    });
+  }
+
+  /** Shows "typing…" now and every few seconds until the returned controller is aborted. */
+  private showTypingWhile(conversation: ConversationKey): AbortController {
+    const done = new AbortController();
+    const show = this.typing.get(conversation.platform);
+    if (!show) return done;
+    void (async () => {
+      while (!done.signal.aborted) {
+        await show(conversation).catch(() => undefined);
+        await this.timer.wait(TYPING_EVERY_MS, done.signal, { background: true });
+      }
+    })();
+    return done;
+  }
+
+  private logRefusal(message: InboundMessage): void {
+    const key = `${message.conversation.platform}:${message.userId}`;
+    const now = this.clock.now().getTime();
+    const last = this.refusalLogged.get(key);
+    if (last !== undefined && now - last < REFUSAL_LOGGED_EVERY_MS) return;
+    this.refusalLogged.set(key, now);
+    const who = message.userName ? `${message.userId} (${message.userName})` : message.userId;
+    this.log.warn(
+      `a message from ${message.conversation.platform} user ${who} was ignored: not in platforms.${message.conversation.platform}.allowed_users`,
+    );
+  }
+}
