@@ -3,6 +3,7 @@ import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '
 import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { RedeliverJobRunOutput } from '../../application/cron/RedeliverJobRun.js';
 import type { JobChange, JobControl } from '../../application/ports/JobControl.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -13,7 +14,7 @@ import { ToolArguments } from './ToolArguments.js';
 /** The job tool's name. */
 export const CRON_JOB_TOOL_NAME = 'cronjob';
 
-const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'remove'] as const;
+const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'redeliver', 'remove'] as const;
 type Action = (typeof ACTIONS)[number];
 
 const ARGUMENTS = [
@@ -29,13 +30,14 @@ const ARGUMENTS = [
   'model',
   'provider',
   'reason',
+  'run',
 ] as const;
 
 type Outcome = Record<string, unknown>;
 
 /**
  * `cronjob`, the model-facing job tool: one tool whose `action` is create, list, update,
- * pause, resume, run or remove, through the JobControl port (the same use cases as
+ * pause, resume, run, redeliver or remove, through the JobControl port (the same use cases as
  * `agent cron`). Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
  * with the use case's one sentence when it refuses. A create or update that went through but
  * names a platform, a channel or a skill this host lacks adds `"warnings"`, one sentence each. Arguments of the wrong shape throw
@@ -101,6 +103,14 @@ export class CronJobTool implements Tool {
         return async () => {
           const { job: ran, report } = await this.jobs.run(job);
           return { job: jobView(ran), run: runView(report) };
+        };
+      }
+      case 'redeliver': {
+        const job = jobReference(input, action);
+        const run = input.string('run') ?? null;
+        return async () => {
+          const redelivered = await this.jobs.redeliver(job, run);
+          return { job: jobView(redelivered.job), run: redeliveryView(redelivered) };
         };
       }
       case 'remove': {
@@ -179,7 +189,7 @@ function editInput(input: ToolArguments): EditJobInput {
   return changes;
 }
 
-/** A job as the model sees it after create, update, pause, resume, run or remove. */
+/** A job as the model sees it after create, update, pause, resume, run, redeliver or remove. */
 function jobView(job: Job): Outcome {
   return {
     id: job.id,
@@ -238,6 +248,18 @@ function runView(report: JobRunReport): Outcome {
   }
 }
 
+/** A redelivery as the model sees it: the run, how its answer stands now, and how it went to each target this time. */
+function redeliveryView({ run, sent, outcome, lastRun }: RedeliverJobRunOutput): Outcome {
+  return {
+    id: run.id,
+    status: outcome.status,
+    sent,
+    ...(outcome.status === 'delivery_failed' ? { delivery_error: outcome.deliveryError } : {}),
+    redelivered_at: run.redelivered_at ?? null,
+    last_run: lastRun,
+  };
+}
+
 function sentenceOf(error: unknown): string {
   if (error instanceof AppError) return error.message;
   const detail = errorText(error);
@@ -287,6 +309,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
         model: nullableString('Model for this job; null uses the configured default.'),
         provider: nullableString('Provider for this job; null uses the configured default.'),
         reason: { type: 'string', description: 'With pause: why, in one line; shown with the job until it is resumed.' },
+        run: { type: 'string', description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer." },
       },
       required: ['action'],
       additionalProperties: false,

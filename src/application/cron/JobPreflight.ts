@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import { describeTarget, parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
 import { chooseModel } from '../../domain/modelChoice.js';
@@ -37,18 +37,38 @@ export class JobPreflight {
    * (`origin` and `all` resolved), so a failure notice can still reach them.
    */
   async check(job: Job): Promise<Preflight> {
+    const resolved = await this.deliveryTargets(job);
+    if ('error' in resolved) return { ok: false, error: resolved.error, targets: [] };
+    const problems: string[] = [];
+    const modelProblem = this.agent.problemWith(this.selectionFor(job));
+    if (modelProblem) problems.push(modelProblem);
+    problems.push(...resolved.problems.map((each) => each.problem));
+    if (job.script) {
+      try {
+        await this.scripts.check(job.script);
+      } catch (error) {
+        problems.push(errorText(error));
+      }
+    }
+    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: resolved.targets } : { ok: true, targets: resolved.targets };
+  }
+
+  /**
+   * The job's targets as a run delivers to them (`origin` and `all` resolved), those that can be
+   * delivered to in `targets`, and a sentence for each that cannot (`target` as written, `all`
+   * when it names no platform); `error` when the job's `deliver` does not parse.
+   */
+  async deliveryTargets(job: Job): Promise<{ targets: DeliveryTarget[]; problems: Array<{ target: string; problem: string }> } | { error: string }> {
     let targets: DeliveryTarget[];
     try {
       targets = parseDeliveryTargets(job.deliver).map((target) => resolveOrigin(job, target));
     } catch (error) {
-      return { ok: false, error: errorText(error), targets: [] };
+      return { error: errorText(error) };
     }
-    const problems: string[] = [];
-    const modelProblem = this.agent.problemWith(this.selectionFor(job));
-    if (modelProblem) problems.push(modelProblem);
+    const problems: Array<{ target: string; problem: string }> = [];
     if (targets.some((target) => target.kind === 'all')) {
       const homes = this.channel.homeTargets();
-      if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');
+      if (homes.length === 0) problems.push({ target: 'all', problem: 'The delivery target "all" names no platform: none is configured with a home channel.' });
       targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
     }
     const deliverable: DeliveryTarget[] = [];
@@ -60,17 +80,10 @@ export class JobPreflight {
           : target.kind === 'bot-chat'
             ? await this.botChat.problemWith(target.profile)
             : null;
-      if (problem) problems.push(problem);
+      if (problem) problems.push({ target: describeTarget(target), problem });
       else deliverable.push(target);
     }
-    if (job.script) {
-      try {
-        await this.scripts.check(job.script);
-      } catch (error) {
-        problems.push(errorText(error));
-      }
-    }
-    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
+    return { targets: deliverable, problems };
   }
 }
 

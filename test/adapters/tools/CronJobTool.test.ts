@@ -10,7 +10,7 @@ const interactive: ToolCallContext = { signal: new AbortController().signal, una
 
 function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
-  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings), h.settings);
+  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings, h.redeliverJobRun), h.settings);
   const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
   return { h, tool, call };
 }
