@@ -190,7 +190,7 @@ describe('seeing a job and its runs, end to end', () => {
       expect(runs.code).toBe(0);
       expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Look around' })]);
       expect(webhookRuns).toMatchObject({ code: 0, stderr: '' });
-      expect(webhookRuns.stdout).toMatch(/\n2026-06-01 10:01:02 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/);
+      expect(webhookRuns.stdout).toMatch(/\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/);
       expect(readFileSync(join(home, 'invocations.log'), 'utf8')).toBe(invocationsBefore);
     });
   });
