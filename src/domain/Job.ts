@@ -443,6 +443,23 @@ function refuseRun(job: Job, reason: string, startedAt: Date): Job {
   return { ...refused, state: 'scheduled' };
 }
 
+/** Whether the run that started at `startedAt` is the job's last run (its `last_run_at`, to the second). */
+export function isLastRunOf(job: Pick<Job, 'last_run_at'>, startedAt: Date): boolean {
+  return job.last_run_at !== null && job.last_run_at === toIsoUtc(startedAt);
+}
+
+/**
+ * The job after its last run's answer was delivered again with `outcome` (`agent cron
+ * redeliver`): `last_status` and its detail fields say how the redelivery went, and the failure
+ * streak ends when it got through (a run that had not failed and now did adds one). Nothing else
+ * changes: the run is not counted again, the state, the claim and the next run stay as they are.
+ */
+export function redeliverLastRun(job: Job, outcome: RunOutcome): Job {
+  const wasFailed = job.last_status === 'error' || job.last_status === 'blocked_config' || job.last_status === 'delivery_failed';
+  const streak = !isFailedRun(outcome) ? 0 : wasFailed ? job.failure_streak : job.failure_streak + 1;
+  return { ...job, ...statusFields(outcome), failure_streak: streak };
+}
+
 /** A one-shot found too late: completed without running, with a `missed:` error. */
 export function markMissed(job: Job, now: Date): Job {
   return {

@@ -84,6 +84,12 @@ export const ERROR_CODES = {
     UNREADABLE: 'RUNS.UNREADABLE',
     /** The run ledger cannot be written. */
     UNAVAILABLE: 'RUNS.UNAVAILABLE',
+    /** No run (of the job named, or no webhook run) has the id given, among those the ledger keeps. */
+    NOT_FOUND: 'RUNS.NOT_FOUND',
+    /** A redelivery was asked of a run without an answer to deliver (failed, not run, `[SILENT]`, still going on), or of a job with no target to send it to. */
+    NOTHING_TO_DELIVER: 'RUNS.NOTHING_TO_DELIVER',
+    /** Another process is delivering the run's answer again right now. */
+    BUSY: 'RUNS.BUSY',
   },
   PROFILE: {
     /** A profile name holds characters a profile directory may not have. */
@@ -211,3 +217,4 @@ export type JobErrorCode = ErrorCodeOf<'JOB'>;
 export type ScheduleErrorCode = ErrorCodeOf<'SCHEDULE'> | ErrorCodeOf<'TIMEZONE'>;
 export type DeliveryErrorCode = ErrorCodeOf<'DELIVERY'>;
 export type WebhookErrorCode = ErrorCodeOf<'WEBHOOK'>;
+export type RunsErrorCode = ErrorCodeOf<'RUNS'>;

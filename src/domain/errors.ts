@@ -1,4 +1,4 @@
-import type { DeliveryErrorCode, ErrorCode, JobErrorCode, ScheduleErrorCode, WebhookErrorCode } from './errorCodes.js';
+import type { DeliveryErrorCode, ErrorCode, JobErrorCode, RunsErrorCode, ScheduleErrorCode, WebhookErrorCode } from './errorCodes.js';
 
 /**
  * The one error base of the service. `code` is stable and machine-readable, one of the catalogue
@@ -61,6 +61,13 @@ export class WebhookError extends AppError {
 /** A webhook subscription as the user described it cannot be: a bad name, delivery or secret. */
 export class InvalidWebhookError extends InvalidInputError {
   constructor(code: WebhookErrorCode, message: string) {
+    super(code, message);
+  }
+}
+
+/** A recorded run cannot be found, or its answer cannot be delivered again (`agent cron redeliver`, `agent webhook redeliver`). */
+export class RunError extends AppError {
+  constructor(code: RunsErrorCode, message: string) {
     super(code, message);
   }
 }

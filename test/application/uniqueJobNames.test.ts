@@ -93,7 +93,7 @@ describe('job names are unique, ignoring case', () => {
   it('tells the model in the job tool\'s answer when a name is taken', async () => {
     const h = cronHarness();
     const digest = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
-    const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings), h.settings);
+    const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings, h.redeliverJobRun), h.settings);
 
     const created = JSON.parse(await tool.call({ action: 'create', schedule: 'every 2h', prompt: 'y', name: 'digest' }, chatSession));
     const renamed = JSON.parse(await tool.call({ action: 'update', job: digest.id, name: 'Digest' }, chatSession));

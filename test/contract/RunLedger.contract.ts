@@ -124,6 +124,48 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       expect(await ledger.get('old')).toBeNull();
     });
 
+    it('claims a run for its redelivery once: another claim finds it taken until it is found abandoned or saved without the claim', async () => {
+      const ledger = await use();
+      await ledger.save(aRun(1, { status: 'delivery_failed' }));
+      const mine = { by: 'host-a:100', at: '2026-06-20T11:00:00.000Z' };
+      const theirs = { by: 'host-b:200', at: '2026-06-20T11:30:00.000Z' };
+
+      const claimed = await ledger.claimForRedelivery('run-1', mine, null);
+      expect(claimed).toEqual({ ...aRun(1, { status: 'delivery_failed' }), redelivery_claim: mine });
+      expect(await ledger.get('run-1')).toEqual(claimed);
+      expect(await ledger.claimForRedelivery('run-1', theirs, null)).toBeNull();
+      // A claim the caller judged abandoned, but not the one it holds: nothing changes.
+      expect(await ledger.claimForRedelivery('run-1', theirs, { ...mine, at: '2026-06-20T10:00:00.000Z' })).toBeNull();
+      expect((await ledger.get('run-1'))?.redelivery_claim).toEqual(mine);
+
+      expect(await ledger.claimForRedelivery('run-1', theirs, mine)).toEqual({ ...claimed, redelivery_claim: theirs });
+      await ledger.save({ ...aRun(1), redelivered_at: '2026-06-20T11:31:00.000Z', redelivery_claim: null });
+      expect(await ledger.get('run-1')).toEqual({ ...aRun(1), redelivered_at: '2026-06-20T11:31:00.000Z', redelivery_claim: null });
+      expect((await ledger.claimForRedelivery('run-1', mine, null))?.redelivery_claim).toEqual(mine);
+    });
+
+    it('claims no run it does not keep', async () => {
+      const ledger = await use({ count: 200, days: 30 });
+      await ledger.save(aRun(1, { id: 'old', started_at: '2026-05-01T08:00:00.000Z' }));
+      const claim = { by: 'host-a:100', at: '2026-06-20T11:00:00.000Z' };
+      expect(await ledger.claimForRedelivery('nothing-like-it', claim, null)).toBeNull();
+      expect(await ledger.claimForRedelivery('old', claim, null)).toBeNull();
+      expect(await ledger.claimForRedelivery('../escape', claim, null)).toBeNull();
+    });
+
+    it('gives a run to one of several claims made at once, from this process and another', async () => {
+      const ledger = await use();
+      const other = await subject!.another();
+      await ledger.save(aRun(1));
+      const claims = Array.from({ length: 6 }, (_, n) => ({ by: `host-${n}:${n}`, at: '2026-06-20T11:00:00.000Z' }));
+
+      const results = await Promise.all(claims.map((claim, n) => (n % 2 === 0 ? ledger : other).claimForRedelivery('run-1', claim, null)));
+
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      expect((await ledger.get('run-1'))?.redelivery_claim).toEqual(winners[0]!.redelivery_claim);
+    });
+
     it('shows what another process saved, and keeps its retention over both', async () => {
       const ledger = await use({ count: 3, days: 30 });
       const other = await subject!.another();

@@ -30,12 +30,14 @@ const COMMANDS: ReadonlyArray<{ argv: readonly string[]; flags: readonly string[
   { argv: ['cron', 'pause', 'digest'], flags: ['tick'] },
   { argv: ['cron', 'enable', 'digest'], flags: ['tick'] },
   { argv: ['cron', 'run', 'digest'], flags: ['force', 'tick'] },
+  { argv: ['cron', 'redeliver', 'digest'], flags: ['run', 'tick'] },
   { argv: ['cron', 'delete', 'digest'], flags: ['tick'] },
   { argv: ['cron', 'status'], flags: ['tick'] },
   { argv: ['cron', 'tick'], flags: ['verbose'] },
   { argv: ['webhook', 'subscribe', 'generated'], flags: ['events', 'prompt', 'skills', 'deliver', 'deliver-chat-id', 'secret'] },
   { argv: ['webhook', 'list'], flags: ['json'] },
   { argv: ['webhook', 'runs'], flags: ['route', 'limit', 'json'] },
+  { argv: ['webhook', 'redeliver', 'some-run'], flags: ['run'] },
   { argv: ['send', 'telegram', 'hello'], flags: ['json'] },
   { argv: ['channels', 'list'], flags: ['platform', 'json'] },
   { argv: ['config', 'check'], flags: ['json'] },
@@ -62,6 +64,9 @@ const KNOWN_CASES: ReadonlyArray<readonly string[]> = [
   // The positional given again as a flag of its name (seed 421582306 found it).
   ['cron', 'show', 'digest', '--job', 'telegram:', '--job', '', '--job', ''],
   ['webhook', 'subscribe', 'generated', '--name', 'other'],
+  ['cron', 'redeliver', 'digest', '--run'],
+  ['cron', 'redeliver', 'digest', '--no-run'],
+  ['webhook', 'redeliver', ''],
 ];
 
 /** How many generated cases each run adds to the known ones (ARGV_PROPERTY_CASES for a longer hunt). */

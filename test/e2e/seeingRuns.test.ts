@@ -190,7 +190,7 @@ describe('seeing a job and its runs, end to end', () => {
       expect(runs.code).toBe(0);
       expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Look around' })]);
       expect(webhookRuns).toMatchObject({ code: 0, stderr: '' });
-      expect(webhookRuns.stdout).toMatch(/\n2026-06-01 10:01:02 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/);
+      expect(webhookRuns.stdout).toMatch(/\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/);
       expect(readFileSync(join(home, 'invocations.log'), 'utf8')).toBe(invocationsBefore);
     });
   });
@@ -272,12 +272,14 @@ describe('seeing webhook runs, end to end', () => {
 
     const listed = await webhook('runs', 'alerts');
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['TIME (UTC)', 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME']);
-    expect(rows.map((row) => row.split(/\s{2,}/).slice(1))).toEqual([
+    expect(header!.split(/\s{2,}/)).toEqual(['TIME (UTC)', 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME']);
+    expect(rows.map((row) => row.split(/\s{2,}/).slice(2))).toEqual([
       ['alerts', 'alert.resolved', 'curl-1', 'delivered to the log'],
       ['alerts', 'alert.firing', expect.any(String), 'delivered to the log'],
     ]);
     const json = JSON.parse((await webhook('runs', '--json', '--limit', '1')).stdout);
+    // The ID column is the run's id, as --json gives it.
+    expect(rows[0]!.split(/\s{2,}/)[1]).toBe(json[0].id);
     expect(json).toEqual([
       expect.objectContaining({
         route: 'alerts',

@@ -1,5 +1,5 @@
 import type { RunLedger, RunQuery } from '../../src/application/ports/RunLedger.js';
-import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
+import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, sameClaim, type RunClaim, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
 
 /** The run ledger in memory, with the retention rules of the real ones. */
 export class InMemoryRunLedger implements RunLedger {
@@ -29,5 +29,14 @@ export class InMemoryRunLedger implements RunLedger {
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
       .map((run) => structuredClone(run));
+  }
+
+  async claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null> {
+    // No await before the write: the check and the claim are one step.
+    const run = this.runs.get(id);
+    if (run === undefined || isTooOld(run, this.retention, this.now()) || !sameClaim(run.redelivery_claim, abandoned)) return null;
+    const claimed = { ...run, redelivery_claim: claim };
+    this.runs.set(id, structuredClone(claimed));
+    return structuredClone(claimed);
   }
 }

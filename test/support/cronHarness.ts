@@ -7,6 +7,7 @@ import { JobWarnings } from '../../src/application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../src/application/cron/ListJobRuns.js';
 import { ListJobs } from '../../src/application/cron/ListJobs.js';
 import { PauseJob } from '../../src/application/cron/PauseJob.js';
+import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
@@ -87,6 +88,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     listJobs: new ListJobs(repository),
     showJob: new ShowJob(repository, outputs, ledger, settings),
     listJobRuns: new ListJobRuns(repository, outputs, ledger, settings),
+    redeliverJobRun: new RedeliverJobRun(repository, ledger, execution, clock, identity, log),
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,

@@ -5,6 +5,7 @@ import type { JobWarnings } from '../../application/cron/JobWarnings.js';
 import type { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import type { ListJobs } from '../../application/cron/ListJobs.js';
 import type { PauseJob } from '../../application/cron/PauseJob.js';
+import type { RedeliverJobRun } from '../../application/cron/RedeliverJobRun.js';
 import type { RemoveJob } from '../../application/cron/RemoveJob.js';
 import type { ResumeJob } from '../../application/cron/ResumeJob.js';
 import type { RunDueJobs } from '../../application/cron/RunDueJobs.js';
@@ -23,6 +24,7 @@ import { statusText, type StatusApp } from './statusCommand.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
+import { jobRedeliveryLines } from './formatRedelivery.js';
 import {
   createdLine,
   jobSummary,
@@ -49,6 +51,7 @@ export interface CronApp {
   startFiring: StartCliFiring;
   showJob: ShowJob;
   listJobRuns: ListJobRuns;
+  redeliverJobRun: RedeliverJobRun;
 }
 
 /** How many runs `agent cron runs` lists without --limit. */
@@ -258,6 +261,23 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
           // A run whose answer never reached its target failed as far as the caller is concerned.
           if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
+        },
+      )
+      .command(
+        'redeliver <job>',
+        "Deliver the recorded answer of one of a job's runs again, without running the agent (default: its latest run with an answer)",
+        (y) =>
+          jobPositional(y).option('run', {
+            type: 'string',
+            coerce: text('--run'),
+            describe: 'The run\'s id, from "agent cron runs <job> --json" (default: the latest run that has an answer)',
+          }),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const redelivered = await cron.redeliverJobRun.execute({ job: argv.job, run: argv.run ?? null });
+          for (const line of jobRedeliveryLines(redelivered)) writeLine(io.stdout, line);
+          // An answer that still did not reach a target is a failure, as for "agent cron run".
+          if (redelivered.outcome.status === 'delivery_failed') process.exitCode = 1;
         },
       )
       .command(['remove <job>', 'rm <job>', 'delete <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {

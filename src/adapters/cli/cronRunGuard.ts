@@ -5,11 +5,11 @@ import type { CliIO } from './CliIO.js';
 
 /**
  * The commands a cron run may not use, by group, aliases included (yargs reports the word that
- * was typed): a scheduled run cannot create, change or schedule jobs, however it reaches the
+ * was typed): a scheduled run cannot create, change, schedule or redeliver jobs, however it reaches the
  * command line. Looking (`cron list`, `webhook list` …) stays allowed.
  */
 const CHANGING_COMMANDS: Readonly<Record<string, { changes: string; commands: readonly string[] }>> = {
-  cron: { changes: 'jobs', commands: ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'remove', 'rm', 'delete', 'tick'] },
+  cron: { changes: 'jobs', commands: ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'redeliver', 'remove', 'rm', 'delete', 'tick'] },
   webhook: { changes: 'webhook subscriptions', commands: ['subscribe', 'remove', 'rm'] },
 };
 

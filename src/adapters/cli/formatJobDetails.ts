@@ -138,6 +138,7 @@ export function runJson(run: JobRun) {
     response: run.response,
     deliveries: run.deliveries,
     file: run.location,
+    redelivered_at: run.redeliveredAt ? toIsoUtc(run.redeliveredAt) : null,
   };
 }
 

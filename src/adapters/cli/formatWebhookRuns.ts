@@ -14,12 +14,13 @@ function outcomeOf(record: WebhookRunRecord): string {
   return record.error ? `${record.outcome}: ${firstLine(record.error)}` : record.outcome;
 }
 
-/** The `agent webhook runs` table: time, route, event, delivery id, outcome. */
+/** The `agent webhook runs` table: time, the run's id, route, event, delivery id, outcome. */
 export function webhookRunTable(records: readonly WebhookRunRecord[], timeZone: string): string {
   return textTable(
-    [`TIME (${timeZone})`, 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME'],
+    [`TIME (${timeZone})`, 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME'],
     records.map((record) => [
       wallClockWithSeconds(new Date(record.startedAt), timeZone),
+      record.eventId,
       record.route,
       firstLine(record.event),
       record.deliveryId,
@@ -48,5 +49,6 @@ export function webhookRunJson(record: ListedWebhookRun) {
     status: record.ledger?.status ?? null,
     model: record.ledger?.model ?? null,
     deliveries: record.ledger?.deliveries ?? [],
+    redelivered_at: record.ledger?.redelivered_at ?? null,
   };
 }

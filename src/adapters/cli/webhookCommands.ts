@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
+import type { RedeliverWebhookRun } from '../../application/webhook/RedeliverWebhookRun.js';
 import type { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
 import type { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import type { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
@@ -15,6 +16,7 @@ import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
+import { webhookRedeliveryLine } from './formatRedelivery.js';
 import { webhookRouteJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
@@ -27,6 +29,7 @@ export interface WebhookApp {
   /** Where a route is reached on this machine's listener (a wildcard host shown as 127.0.0.1). */
   urlOf(route: string): string;
   listWebhookRuns: ListWebhookRuns;
+  redeliverWebhookRun: RedeliverWebhookRun;
   /** The zone run times are shown in (the configured one, as for cron). */
   timeZone: string;
   /** Whether config.yaml turns the listener on (`platforms.webhook.enabled: true`). */
@@ -203,6 +206,17 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           if (argv.json) writeLine(io.stdout, JSON.stringify(runs.map(webhookRunJson), null, 2));
           else if (runs.length === 0) writeLine(io.stdout, 'No webhook runs.');
           else writeLine(io.stdout, webhookRunTable(runs, webhooks.timeZone));
+        },
+      )
+      .command(
+        'redeliver <run>',
+        'Deliver the recorded answer of a webhook run again, where its run delivered it, without running the agent',
+        (y) => y.positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json)' }),
+        async (argv) => {
+          if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
+          const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });
+          writeLine(io.stdout, webhookRedeliveryLine(redelivered));
+          if (redelivered.report.status !== 'delivered') process.exitCode = 1;
         },
       )
       .demandCommand(1, MISSING_COMMAND),

@@ -303,6 +303,7 @@ ${run.event ? html`<dt>Event</dt><dd>${run.event}</dd><dt>Delivery id</dt><dd>${
 <dt>Started</dt><dd>${when(run.started_at, context.timeZone)}</dd>
 <dt>Finished</dt><dd>${when(run.finished_at, context.timeZone)}</dd>
 <dt>Took</dt><dd>${took}</dd>
+${run.redelivered_at ? html`<dt>Delivered again</dt><dd>${when(run.redelivered_at, context.timeZone)}</dd>` : null}
 <dt>Model</dt><dd>${run.model ?? '-'}</dd>
 </dl>
 <h2>Prompt</h2>${run.prompt !== null ? html`<pre>${run.prompt}</pre>` : html`<p class="muted">None.</p>`}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, InvalidInputError } from '../../domain/errors.js';
-import { isTooOld, newestFirst, RUN_KINDS, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import { isTooOld, newestFirst, RUN_KINDS, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -12,6 +12,7 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { runRetention } from '../config/runSettings.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
+import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
 import { RecordDirectories } from './RecordDirectories.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically } from './fileSystem.js';
 
@@ -80,12 +81,55 @@ export class FileRunLedger implements RunLedger {
   }
 
   async get(id: string): Promise<RunRecord | null> {
+    const found = await this.locate(id);
+    return found === null ? null : this.read(join(found.directory, found.name));
+  }
+
+  /**
+   * The claim is taken under the kernel lock `.redelivery.lock` of the run's directory (not a
+   * record's name, so never listed nor pruned): the run is read again, compared and written
+   * within it.
+   */
+  async claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null> {
+    const found = await this.locate(id);
+    if (found === null) return null;
+    const path = join(found.directory, found.name);
+    return runInTurn(path, async () => {
+      const lockPath = join(found.directory, '.redelivery.lock');
+      let lock: HeldLock;
+      try {
+        lock = await acquireFileLock(lockPath);
+      } catch (error) {
+        const detail = error instanceof LockWaitExpired ? error.message : `${describeFileSystemProblem(errnoCode(error))} (${errnoCode(error) ?? 'unknown error'})`;
+        throw new FileStoreError(ERROR_CODES.RUNS.UNAVAILABLE, `Cannot claim run ${id} in the run ledger: ${detail}; make ${found.directory} a directory this user can write to.`, { cause: error });
+      }
+      try {
+        const run = await this.read(path);
+        if (run === null || !sameClaim(run.redelivery_claim, abandoned)) return null;
+        const claimed: RunRecord = { ...run, redelivery_claim: claim };
+        await writeFileAtomically(path, `${JSON.stringify(claimed, null, 2)}\n`).catch((error: unknown) => {
+          const code = errnoCode(error);
+          throw new FileStoreError(
+            ERROR_CODES.RUNS.UNAVAILABLE,
+            `Cannot write the run ledger in ${found.directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+            { cause: error },
+          );
+        });
+        return claimed;
+      } finally {
+        await lock.release();
+      }
+    });
+  }
+
+  /** The directory and file name of run `id`, among those the retention keeps; null when there is none. */
+  private async locate(id: string): Promise<{ directory: string; name: string } | null> {
     if (!isPlainPathSegment(id)) return null;
     for (const kind of RUN_KINDS) {
       for (const subject of await this.subjectsOf(kind)) {
         const directory = this.directoryOf(kind, subject);
         const name = (await this.keptNames(directory)).find((each) => idOfName(each) === id);
-        if (name !== undefined) return this.read(join(directory, name));
+        if (name !== undefined) return { directory, name };
       }
     }
     return null;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
-import { newestFirst, RUN_KINDS, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import { newestFirst, RUN_KINDS, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
 import { jsonbText } from './jsonbText.js';
@@ -81,6 +81,20 @@ const LIST_OF_SUBJECT: PreparedStatement = {
     ORDER BY started_at DESC, id DESC LIMIT $4`,
 };
 
+/**
+ * Run $1's redelivery claim becomes $2 when it is $3 (`null` for none), if the run started at $4
+ * or later and is among the newest $5 of its job or route; the run as claimed, or no row. A
+ * concurrent claim of the same run waits for the row and then finds the claim changed.
+ */
+const CLAIM: PreparedStatement = {
+  name: 'agent_runs_claim_redelivery',
+  text: `
+    UPDATE agent_runs AS run SET record = jsonb_set(run.record, '{redelivery_claim}', $2::jsonb)
+    WHERE run.id = $1 AND coalesce(run.record -> 'redelivery_claim', 'null'::jsonb) = $3::jsonb
+      AND run.started_at >= $4 AND ${amongNewest('$5')}
+    RETURNING run.record`,
+};
+
 /** The JSON text of a run for its jsonb column (see jsonbText). */
 function storedTextOf(run: RunRecord): string {
   return jsonbText(run);
@@ -123,6 +137,11 @@ export class PostgresRunLedger implements RunLedger {
 
   async get(id: string): Promise<RunRecord | null> {
     return readRows(await this.database.query<RecordRow>(GET, [id, this.oldestKept(), this.retention.count]))[0] ?? null;
+  }
+
+  async claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null> {
+    const rows = await this.database.query<RecordRow>(CLAIM, [id, JSON.stringify(claim), JSON.stringify(abandoned), this.oldestKept(), this.retention.count]);
+    return readRows(rows)[0] ?? null;
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {

@@ -4,6 +4,7 @@ import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '
 import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { RedeliverJobRunOutput } from '../../application/cron/RedeliverJobRun.js';
 import type { JobChange, JobControl } from '../../application/ports/JobControl.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -14,7 +15,7 @@ import { ToolArguments } from './ToolArguments.js';
 /** The job tool's name. */
 export const CRON_JOB_TOOL_NAME = 'cronjob';
 
-const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'remove'] as const;
+const ACTIONS = ['create', 'list', 'update', 'pause', 'resume', 'run', 'redeliver', 'remove'] as const;
 type Action = (typeof ACTIONS)[number];
 
 const ARGUMENTS = [
@@ -33,13 +34,14 @@ const ARGUMENTS = [
   'timezone',
   'catch_up',
   'no_agent',
+  'run',
 ] as const;
 
 type Outcome = Record<string, unknown>;
 
 /**
  * `cronjob`, the model-facing job tool: one tool whose `action` is create, list, update,
- * pause, resume, run or remove, through the JobControl port (the same use cases as
+ * pause, resume, run, redeliver or remove, through the JobControl port (the same use cases as
  * `agent cron`). Results are JSON text: `{"success": true, …}`, or `{"success": false, "error"}`
  * with the use case's one sentence when it refuses. A create or update that went through but
  * names a platform, a channel or a skill this host lacks adds `"warnings"`, one sentence each. Arguments of the wrong shape throw
@@ -106,6 +108,14 @@ export class CronJobTool implements Tool {
         return async () => {
           const { job: ran, report } = await this.jobs.run(job);
           return { job: jobView(ran), run: runView(report) };
+        };
+      }
+      case 'redeliver': {
+        const job = jobReference(input, action);
+        const run = input.string('run') ?? null;
+        return async () => {
+          const redelivered = await this.jobs.redeliver(job, run);
+          return { job: jobView(redelivered.job), run: redeliveryView(redelivered) };
         };
       }
       case 'remove': {
@@ -205,7 +215,7 @@ function editInput(input: ToolArguments): EditJobInput {
   return changes;
 }
 
-/** A job as the model sees it after create, update, pause, resume, run or remove. */
+/** A job as the model sees it after create, update, pause, resume, run, redeliver or remove. */
 function jobView(job: Job): Outcome {
   return {
     id: job.id,
@@ -267,6 +277,18 @@ function runView(report: JobRunReport): Outcome {
     case 'delivery_queued':
       return { last_status: 'delivery_queued', answer: report.response, receipts: outcome.receipts };
   }
+}
+
+/** A redelivery as the model sees it: the run, how its answer stands now, and how it went to each target this time. */
+function redeliveryView({ run, sent, outcome, lastRun }: RedeliverJobRunOutput): Outcome {
+  return {
+    id: run.id,
+    status: outcome.status,
+    sent,
+    ...(outcome.status === 'delivery_failed' ? { delivery_error: outcome.deliveryError } : {}),
+    redelivered_at: run.redelivered_at ?? null,
+    last_run: lastRun,
+  };
 }
 
 function sentenceOf(error: unknown): string {
@@ -332,6 +354,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
           description:
             'true: each run runs only the pre-run script (required) and delivers its output as the answer, without the agent (empty output or [SILENT] delivers nothing); the prompt may then be left out. On update false runs the agent again.',
         },
+        run: { type: 'string', description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer." },
       },
       required: ['action'],
       additionalProperties: false,

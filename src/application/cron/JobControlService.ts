@@ -7,6 +7,7 @@ import { EditJob, type EditJobInput } from './EditJob.js';
 import { JobWarnings } from './JobWarnings.js';
 import { ListJobs } from './ListJobs.js';
 import { PauseJob } from './PauseJob.js';
+import { RedeliverJobRun, type RedeliverJobRunOutput } from './RedeliverJobRun.js';
 import { RemoveJob } from './RemoveJob.js';
 import { ResumeJob } from './ResumeJob.js';
 import { RunJobNow, type RunJobNowOutput } from './RunJobNow.js';
@@ -27,6 +28,7 @@ export class JobControlService implements JobControl {
     @inject(RunJobNow) private readonly runJobNow: RunJobNow,
     @inject(RemoveJob) private readonly removeJob: RemoveJob,
     @inject(JobWarnings) private readonly warnings: JobWarnings,
+    @inject(RedeliverJobRun) private readonly redeliverJobRun: RedeliverJobRun,
   ) {}
 
   async create(input: CreateJobInput): Promise<JobChange> {
@@ -55,6 +57,10 @@ export class JobControlService implements JobControl {
     // The job tool's "run" is an explicit request with no flag to confirm it: it runs a one-shot
     // before its time as it always has, and its result shows the job completed.
     return this.runJobNow.execute({ job, force: true });
+  }
+
+  redeliver(job: string, run?: string | null): Promise<RedeliverJobRunOutput> {
+    return this.redeliverJobRun.execute({ job, run });
   }
 
   remove(job: string): Promise<Job> {

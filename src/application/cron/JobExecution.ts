@@ -29,6 +29,7 @@ import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
 import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
+import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -304,8 +305,40 @@ export class JobExecution {
     if (isSilentResponse(text)) {
       return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
     }
-    const failures: string[] = [];
-    const queued: string[] = [];
+    const deliveries = await this.sendAnswer(job, executionIdOf(job, startedAt), targets, text);
+    const finished = await this.finish(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
+    if (targets.some((target) => target.kind === 'local')) {
+      const written = finished.outputPath !== null;
+      deliveries.push({
+        target: 'local',
+        outcome: written ? 'delivered' : 'failed',
+        message_ids: [],
+        error: written ? null : 'the output file could not be written',
+      });
+    }
+    const outcome = outcomeOfDeliveries(deliveries);
+    if (outcome.status === 'delivery_failed') {
+      this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
+    }
+    return { ...finished, outcome, deliveries };
+  }
+
+  /**
+   * The job's targets as a run delivers to them, and a sentence for each that cannot be
+   * delivered to now (see JobPreflight.deliveryTargets).
+   */
+  deliveryTargets(job: Job): ReturnType<JobPreflight['deliveryTargets']> {
+    return this.checks.deliveryTargets(job);
+  }
+
+  /**
+   * Sends `text`, an answer of `job`, to each target the way every run does
+   * (`cron.wrap_response`, a bot-chat target through its mailbox under `executionId`, each
+   * platform's splitting and retries), and says how it went to each, in order. `local` and
+   * anything else that is only the output file get no entry: the output file is not written
+   * here. Used by the run itself and by `agent cron redeliver`. Never throws.
+   */
+  async sendAnswer(job: Job, executionId: string, targets: readonly DeliveryTarget[], text: string): Promise<RunDelivery[]> {
     const deliveries: RunDelivery[] = [];
     const message = this.settings.wrapResponse ? wrapResponse(job, text) : text;
     for (const target of targets) {
@@ -315,10 +348,9 @@ export class JobExecution {
             profile: target.profile,
             jobId: job.id,
             jobName: job.name,
-            executionId: executionIdOf(job, startedAt),
+            executionId,
             message: botChatMessage(job.name, text),
           });
-          if (receipt.lane === 'queued') queued.push(receipt.receipt);
           deliveries.push({ target: describeTarget(target), outcome: receipt.lane === 'queued' ? 'queued' : 'delivered', message_ids: [receipt.receipt], error: null });
         } else {
           const messageIds = await this.deliverTo(target, message);
@@ -327,35 +359,10 @@ export class JobExecution {
       } catch (error) {
         // One line per target, and no control character a platform's answer may hold (a NUL, an
         // ESC) reaches last_delivery_error, the report or a terminal showing them.
-        const reason = escapeControlCharacters(errorText(error));
-        failures.push(`${escapeControlCharacters(describeTarget(target))}: ${reason}`);
-        deliveries.push({ target: describeTarget(target), outcome: 'failed', message_ids: [], error: reason });
+        deliveries.push({ target: describeTarget(target), outcome: 'failed', message_ids: [], error: escapeControlCharacters(errorText(error)) });
       }
     }
-    // A genuine failure wins over an admission; the queued receipts are kept either way.
-    const delivered: RunOutcome =
-      failures.length > 0
-        ? { status: 'delivery_failed', deliveryError: failures.join('\n'), queued }
-        : queued.length > 0
-          ? { status: 'delivery_queued', receipts: queued }
-          : { status: 'ok' };
-    const finished = await this.finish(job, startedAt, delivered, { response: text, answeredBy });
-    if (targets.some((target) => target.kind === 'local')) {
-      const written = finished.outputPath !== null;
-      if (!written) failures.push('local: the output file could not be written');
-      deliveries.push({
-        target: 'local',
-        outcome: written ? 'delivered' : 'failed',
-        message_ids: [],
-        error: written ? null : 'the output file could not be written',
-      });
-    }
-    const report = { ...finished, deliveries };
-    if (failures.length === 0) return report;
-    // One line per failed target.
-    const deliveryError = failures.join('\n');
-    this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: deliveryError });
-    return { ...report, outcome: { status: 'delivery_failed', deliveryError, queued } };
+    return deliveries;
   }
 
   /** The platform's message ids; null for a target that is not sent anywhere but the output file. */

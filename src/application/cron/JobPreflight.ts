@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import { describeTarget, parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
 import { chooseModel } from '../../domain/modelChoice.js';
@@ -37,12 +37,8 @@ export class JobPreflight {
    * (`origin` and `all` resolved), so a failure notice can still reach them.
    */
   async check(job: Job): Promise<Preflight> {
-    let targets: DeliveryTarget[];
-    try {
-      targets = parseDeliveryTargets(job.deliver).map((target) => resolveOrigin(job, target));
-    } catch (error) {
-      return { ok: false, error: errorText(error), targets: [] };
-    }
+    const resolved = await this.deliveryTargets(job);
+    if ('error' in resolved) return { ok: false, error: resolved.error, targets: [] };
     const problems: string[] = [];
     // A job that runs only its script needs no model, but a script.
     const modelProblem = job.no_agent ? null : this.agent.problemWith(this.selectionFor(job));
@@ -50,9 +46,33 @@ export class JobPreflight {
     if (job.no_agent && !job.script) {
       problems.push(`Job '${job.name}' runs without the agent but has no pre-run script; give it one with "agent cron edit --script", or let it run the agent with "agent cron edit --agent".`);
     }
+    problems.push(...resolved.problems.map((each) => each.problem));
+    if (job.script) {
+      try {
+        await this.scripts.check(job.script);
+      } catch (error) {
+        problems.push(errorText(error));
+      }
+    }
+    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: resolved.targets } : { ok: true, targets: resolved.targets };
+  }
+
+  /**
+   * The job's targets as a run delivers to them (`origin` and `all` resolved), those that can be
+   * delivered to in `targets`, and a sentence for each that cannot (`target` as written, `all`
+   * when it names no platform); `error` when the job's `deliver` does not parse.
+   */
+  async deliveryTargets(job: Job): Promise<{ targets: DeliveryTarget[]; problems: Array<{ target: string; problem: string }> } | { error: string }> {
+    let targets: DeliveryTarget[];
+    try {
+      targets = parseDeliveryTargets(job.deliver).map((target) => resolveOrigin(job, target));
+    } catch (error) {
+      return { error: errorText(error) };
+    }
+    const problems: Array<{ target: string; problem: string }> = [];
     if (targets.some((target) => target.kind === 'all')) {
       const homes = this.channel.homeTargets();
-      if (homes.length === 0) problems.push('The delivery target "all" names no platform: none is configured with a home channel.');
+      if (homes.length === 0) problems.push({ target: 'all', problem: 'The delivery target "all" names no platform: none is configured with a home channel.' });
       targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
     }
     const deliverable: DeliveryTarget[] = [];
@@ -64,17 +84,10 @@ export class JobPreflight {
           : target.kind === 'bot-chat'
             ? await this.botChat.problemWith(target.profile)
             : null;
-      if (problem) problems.push(problem);
+      if (problem) problems.push({ target: describeTarget(target), problem });
       else deliverable.push(target);
     }
-    if (job.script) {
-      try {
-        await this.scripts.check(job.script);
-      } catch (error) {
-        problems.push(errorText(error));
-      }
-    }
-    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: deliverable } : { ok: true, targets };
+    return { targets: deliverable, problems };
   }
 }
 

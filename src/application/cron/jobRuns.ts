@@ -26,6 +26,8 @@ export interface JobRun {
   deliveries: RunDelivery[];
   /** Where the report is (a file path); null while the run goes on, or when its report is gone. */
   location: string | null;
+  /** When its answer was last delivered again (`agent cron redeliver`); null when it never was. */
+  redeliveredAt?: Date | null;
 }
 
 /**
@@ -72,5 +74,6 @@ function ledgerRun(run: RunRecord): JobRun {
     model: run.model,
     deliveries: run.deliveries,
     location: null,
+    redeliveredAt: run.redelivered_at ? new Date(run.redelivered_at) : null,
   };
 }

@@ -1,6 +1,7 @@
 import type { Job } from '../../domain/Job.js';
 import type { CreateJobInput } from '../cron/CreateJob.js';
 import type { EditJobInput } from '../cron/EditJob.js';
+import type { RedeliverJobRunOutput } from '../cron/RedeliverJobRun.js';
 import type { RunJobNowOutput } from '../cron/RunJobNow.js';
 import type { JobSnapshot } from './JobRepository.js';
 
@@ -29,5 +30,7 @@ export interface JobControl {
   resume(job: string): Promise<Job>;
   /** Runs the job now, to its end, and returns its report. */
   run(job: string): Promise<RunJobNowOutput>;
+  /** Delivers the recorded answer of the job's run `run` (default: its latest with an answer) again, without running it. */
+  redeliver(job: string, run?: string | null): Promise<RedeliverJobRunOutput>;
   remove(job: string): Promise<Job>;
 }

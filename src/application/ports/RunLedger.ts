@@ -1,4 +1,4 @@
-import type { RunKind, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunClaim, RunKind, RunRecord } from '../../domain/runs/RunRecord.js';
 
 /** Which runs to list: of one kind, of one job or route, the newest `limit`. */
 export interface RunQuery {
@@ -23,4 +23,13 @@ export interface RunLedger {
   /** The run with this id, or null. */
   get(id: string): Promise<RunRecord | null>;
   list(query: RunQuery): Promise<RunRecord[]>;
+  /**
+   * Claims run `id` for a redelivery of its answer (docs/runs.md): when its `redelivery_claim`
+   * is none, or is exactly `abandoned` (a claim the caller found abandoned), it becomes `claim`,
+   * and the run as claimed is returned. Otherwise nothing changes and null is returned: another
+   * claim holds it, or there is no such run (among those kept). Atomic against every other claim
+   * of the run, in this process or any other sharing the ledger. The redelivery then saves the
+   * run with its outcome and without the claim.
+   */
+  claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null>;
 }

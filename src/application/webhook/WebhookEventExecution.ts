@@ -1,13 +1,12 @@
 import { inject, injectable, optional } from 'inversify';
-import { describeTarget } from '../../domain/DeliveryTarget.js';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { AGENT_NOT_RUN, isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import {
-  EMPTY_ANSWER_NOTICE,
   buildWebhookRunContext,
+  describeWebhookDelivery,
   planWebhookDelivery,
   type WebhookDelivery,
 } from '../../domain/webhook/webhookRun.js';
@@ -20,13 +19,13 @@ import type { Timer } from '../ports/Timer.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { RunRecord, RunStatus } from '../../domain/runs/RunRecord.js';
 import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
-import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
+import type { RepoCommenter } from '../ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
 import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
 import { errorText } from '../../domain/errors.js';
-import { escapeControlCharacters } from '../../domain/controlCharacters.js';
+import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
 
 /**
  * How one event ended:
@@ -138,12 +137,11 @@ export class WebhookEventExecution {
     }
     const answer = pending.unrecordedAnswer ?? record?.answer ?? null;
     if (answer === null) {
-      const message = `delivery to ${describeDelivery(delivery)} failed: the recorded answer could not be read back`;
+      const message = `delivery to ${describeWebhookDelivery(delivery)} failed: the recorded answer could not be read back`;
       this.log.error(`webhook ${message}`, about);
       report = { status: 'delivery_failed', error: message };
     } else {
-      if (answer.trim() === '') this.log.warn(`the agent gave an empty answer on route '${route.name}'; delivering a notice instead`, about);
-      report = await this.deliver(route, delivery, answer.trim() === '' ? EMPTY_ANSWER_NOTICE : answer, about);
+      report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, route.name, delivery, answer, about);
       if (record) await this.saveRecord({ ...record, outcome: report.status, error: report.error }, about, false, pending.model, report.messageIds ?? []);
     }
     this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - pending.startedAtMs) / 1000);
@@ -190,18 +188,18 @@ export class WebhookEventExecution {
       const { route, delivery } = prepared;
       if (previous?.answer != null) {
         this.log.info(`webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`, about);
-        await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), error: null });
+        await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), error: null });
       } else if (route.deliverOnly) {
         // The rendered prompt is the message: nothing is asked of a model.
         const message = webhookPrompt(route, event.event, event.payload);
         this.log.info(`webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`, about);
-        const recorded = await note({ outcome: 'answered', deliveredTo: describeDelivery(delivery), prompt: message, answer: message, agent: AGENT_NOT_RUN, error: null }, true);
+        const recorded = await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), prompt: message, answer: message, agent: AGENT_NOT_RUN, error: null }, true);
         if (!recorded) {
           return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model, unrecordedAnswer: message } };
         }
       } else {
         // Saved with the prompt, once it is rendered.
-        record = { ...record, outcome: 'running', deliveredTo: describeDelivery(delivery), error: null };
+        record = { ...record, outcome: 'running', deliveredTo: describeWebhookDelivery(delivery), error: null };
         const asked = await this.askAgent(route, event, note, about, signal);
         if ('status' in asked) return final(asked);
         if (!asked.recorded) {
@@ -340,37 +338,6 @@ export class WebhookEventExecution {
     }
     return null;
   }
-
-  private async deliver(
-    route: WebhookRoute,
-    delivery: WebhookDelivery,
-    answer: string,
-    about: Record<string, string>,
-  ): Promise<WebhookRunReport> {
-    const where = describeDelivery(delivery);
-    let messageIds: string[] = [];
-    try {
-      switch (delivery.kind) {
-        case 'log':
-          this.log.info(`webhook answer on route '${route.name}':\n${answer}`, about);
-          break;
-        case 'repo_comment':
-          await this.commenter.comment({ repo: delivery.repo, prNumber: delivery.prNumber, body: answer });
-          break;
-        case 'platform':
-          messageIds = (await this.channel.deliver(delivery.target, answer)).messageIds;
-          break;
-      }
-    } catch (error) {
-      const reason = error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
-      // What a platform or gh answered may hold control characters; the run record keeps none but line breaks and tabs.
-      const message = escapeControlCharacters(`delivery to ${where} failed: ${reason}`, '\n\t');
-      this.log.error(`webhook ${message}`, about);
-      return { status: 'delivery_failed', error: message };
-    }
-    if (delivery.kind !== 'log') this.log.info(`webhook answer on route '${route.name}' delivered to ${where}`, about);
-    return { status: 'delivered', error: null, messageIds };
-  }
 }
 
 /** The run ledger's words for where a webhook run stands. */
@@ -430,15 +397,4 @@ function idsOf(event: WebhookEvent): PendingWebhookDelivery['event'] {
 /** The lane of a delivery: its platform's, the code host's, or the log's. */
 function laneOf(delivery: WebhookDelivery): string {
   return delivery.kind === 'platform' ? `platform:${delivery.target.platform}` : delivery.kind;
-}
-
-function describeDelivery(delivery: WebhookDelivery): string {
-  switch (delivery.kind) {
-    case 'log':
-      return 'the log';
-    case 'repo_comment':
-      return `${delivery.repo}#${delivery.prNumber}`;
-    case 'platform':
-      return describeTarget(delivery.target);
-  }
 }

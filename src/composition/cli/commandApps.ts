@@ -5,6 +5,7 @@ import { JobWarnings } from '../../application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
+import { RedeliverJobRun } from '../../application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { RunDueJobs } from '../../application/cron/RunDueJobs.js';
@@ -17,6 +18,7 @@ import { SendMessage } from '../../application/delivery/SendMessage.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ShowStatus } from '../../application/status/ShowStatus.js';
 import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
+import { RedeliverWebhookRun } from '../../application/webhook/RedeliverWebhookRun.js';
 import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
@@ -84,6 +86,9 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       get listJobRuns() {
         return container.get(ListJobRuns);
       },
+      get redeliverJobRun() {
+        return container.get(RedeliverJobRun);
+      },
     };
   };
   const chat = async (choice: ChatHomeChoice): Promise<ChatApp> => {
@@ -107,6 +112,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       testWebhookSubscription: container.get(TestWebhookSubscription),
       urlOf: (route) => client.urlOf(route),
       listWebhookRuns: container.get(ListWebhookRuns),
+      redeliverWebhookRun: container.get(RedeliverWebhookRun),
       timeZone: settings.timeZone,
       listenerEnabled: webhookListenerEnabled(container.get(CONFIG_TOKENS.AgentConfig)),
     };

@@ -10,6 +10,7 @@ import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
 import { NextScheduledRun } from '../../application/cron/NextScheduledRun.js';
 import { PauseJob } from '../../application/cron/PauseJob.js';
+import { RedeliverJobRun } from '../../application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { JOB_EXECUTION_ON_DEMAND, RunDueJobs } from '../../application/cron/RunDueJobs.js';
@@ -43,6 +44,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(NextScheduledRun).toSelf().inSingletonScope();
   bind(ShowJob).toSelf().inSingletonScope();
   bind(ListJobRuns).toSelf().inSingletonScope();
+  bind(RedeliverJobRun).toSelf().inSingletonScope();
   // The job tool's way to the use cases above.
   bind(TOKENS.JobControl).to(JobControlService).inSingletonScope();
 });

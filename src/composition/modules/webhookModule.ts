@@ -5,7 +5,6 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
 import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
 import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
-import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
 import { InMemoryWebhookRateLimiter } from '../../adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
@@ -13,9 +12,9 @@ import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
 /**
  * The webhook platform on the embedded defaults: the durable inbox under
  * `$AGENT_HOME/webhooks/inbox`, the rate limit in the gateway's memory (a singleton: it holds
- * the windows), the accept path and the worker. The routes and the run records (which `agent webhook
- * runs` reads without this module) come from webhookSubscriptionModule, which every container
- * loads.
+ * the windows), the accept path and the worker. The routes, the run records (which `agent webhook
+ * runs` reads without this module) and the pull-request commenter (which `agent webhook
+ * redeliver` uses too) come from webhookSubscriptionModule, which every container loads.
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
@@ -25,7 +24,6 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     // A database store binds its own (persistenceModule).
     if (!isBound(TOKENS.WebhookInbox)) bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
     if (!isBound(TOKENS.WebhookRateLimiter)) bind(TOKENS.WebhookRateLimiter).to(InMemoryWebhookRateLimiter).inSingletonScope();
-    bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
     bind(WebhookWorker).toSelf().inSingletonScope();

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
+import { RedeliverWebhookRun } from '../../application/webhook/RedeliverWebhookRun.js';
 import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
@@ -9,6 +10,7 @@ import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhook
 import { HttpWebhookClient } from '../../adapters/http/HttpWebhookClient.js';
 import { FileSubscriptionRepository } from '../../adapters/persistence/FileSubscriptionRepository.js';
 import { FileWebhookRunRecords } from '../../adapters/persistence/FileWebhookRunRecords.js';
+import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { RandomSecretGenerator } from '../../adapters/system/RandomSecretGenerator.js';
 
 /**
@@ -31,4 +33,7 @@ export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound })
   bind(RemoveWebhookSubscription).toSelf().inSingletonScope();
   bind(TestWebhookSubscription).toSelf().inSingletonScope();
   bind(ListWebhookRuns).toSelf().inSingletonScope();
+  // Pull-request comments: the worker's deliveries and `agent webhook redeliver` (gh is started only to comment).
+  bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
+  bind(RedeliverWebhookRun).toSelf().inSingletonScope();
 });

@@ -57,6 +57,25 @@ export interface RunRecord {
   error: string | null;
   /** One entry per target the answer was sent to, in order; empty when nothing was sent. */
   deliveries: RunDelivery[];
+  /**
+   * ISO 8601 UTC: when the recorded answer was last delivered again (`agent cron redeliver`,
+   * `agent webhook redeliver`); null or absent when it never was.
+   */
+  redelivered_at?: string | null;
+  /** Who is delivering the answer again right now, and since when; null or absent when nobody is. */
+  redelivery_claim?: RunClaim | null;
+}
+
+/** A process's claim on a run, for its redelivery: `<host>:<pid>` and when it was taken (ISO 8601 UTC). */
+export interface RunClaim {
+  by: string;
+  at: string;
+}
+
+/** Whether two claims (null: none) are the same claim. */
+export function sameClaim(a: RunClaim | null | undefined, b: RunClaim | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.by === b.by && a.at === b.at;
 }
 
 /** How long records are kept, per job or route and overall (`runs.retention_count`, `runs.retention_days`). */

@@ -1,4 +1,4 @@
-import { parseDeliveryTargets, type PlatformTarget } from '../DeliveryTarget.js';
+import { describeTarget, parseDeliveryTargets, type PlatformTarget } from '../DeliveryTarget.js';
 import type { ContextDocument, RunContext } from '../RunContext.js';
 import { renderTemplate } from './promptTemplate.js';
 import type { WebhookRoute } from './WebhookRoute.js';
@@ -75,5 +75,38 @@ export function planWebhookDelivery(route: WebhookRoute, payload: Record<string,
     return { ok: true, delivery: { kind: 'platform', target } };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Where a delivery goes, in words, as its run record says it (`Delivered to`): `the log`, `octo/widgets#12`, `telegram:-100123`. */
+export function describeWebhookDelivery(delivery: WebhookDelivery): string {
+  switch (delivery.kind) {
+    case 'log':
+      return 'the log';
+    case 'repo_comment':
+      return `${delivery.repo}#${delivery.prNumber}`;
+    case 'platform':
+      return describeTarget(delivery.target);
+  }
+}
+
+const REPO_COMMENT = /^([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#([1-9][0-9]*)$/;
+
+/**
+ * The delivery a run record's `Delivered to` names (the inverse of describeWebhookDelivery), so
+ * that a recorded answer goes again where its run sent it; null when the text names none.
+ */
+export function webhookDeliveryNamed(text: string): WebhookDelivery | null {
+  if (text === 'the log') return { kind: 'log' };
+  const comment = REPO_COMMENT.exec(text);
+  if (comment) {
+    const prNumber = Number(comment[2]);
+    return Number.isSafeInteger(prNumber) ? { kind: 'repo_comment', repo: comment[1]!, prNumber } : null;
+  }
+  try {
+    const targets = parseDeliveryTargets(text);
+    return targets.length === 1 && targets[0]!.kind === 'platform' ? { kind: 'platform', target: targets[0]! } : null;
+  } catch {
+    return null;
   }
 }

@@ -131,7 +131,7 @@ describe('the recursion guard of the command line', () => {
   const argv = (...words: string[]) => ({ _: words, $0: 'agent' }) as Arguments;
 
   it('covers exactly the commands that change jobs or subscriptions', () => {
-    const refused = ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'remove', 'rm', 'delete', 'tick'].map((command) =>
+    const refused = ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'redeliver', 'remove', 'rm', 'delete', 'tick'].map((command) =>
       changesJobs('cron', command),
     );
     const allowed = ['list', 'ls', 'show', 'runs', 'status'].map((command) => changesJobs('cron', command));
@@ -139,7 +139,7 @@ describe('the recursion guard of the command line', () => {
     expect(refused.every(Boolean)).toBe(true);
     expect(allowed.some(Boolean)).toBe(false);
     expect(['subscribe', 'remove', 'rm'].map((command) => changesJobs('webhook', command))).toEqual([true, true, true]);
-    expect(['list', 'test', 'runs'].map((command) => changesJobs('webhook', command))).toEqual([false, false, false]);
+    expect(['list', 'test', 'runs', 'redeliver'].map((command) => changesJobs('webhook', command))).toEqual([false, false, false, false]);
   });
 
   it('refuses a job-changing command only inside a cron run, naming the run\'s job', () => {

@@ -11,6 +11,11 @@ import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
 import { ListWebhookRuns } from '../../../src/application/webhook/ListWebhookRuns.js';
+import { RedeliverWebhookRun } from '../../../src/application/webhook/RedeliverWebhookRun.js';
+import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
+import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
+import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingRepoCommenter } from '../../fakes/RecordingRepoCommenter.js';
 import { ListWebhooks } from '../../../src/application/webhook/subscriptions/ListWebhooks.js';
 import { RemoveWebhookSubscription } from '../../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../../src/application/webhook/subscriptions/SubscribeWebhook.js';
@@ -52,13 +57,17 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
   const clock = new ManualClock('2026-06-01T08:00:00Z');
   const records = new InMemoryWebhookRunRecords();
   const client = new HttpWebhookClient({ platforms: { webhook: { extra: { host: '0.0.0.0', port } } } } as unknown as AgentConfig);
+  const ledger = new InMemoryRunLedger(undefined, () => clock.now());
+  const channel = new RecordingDeliveryChannel();
+  const commenter = new RecordingRepoCommenter();
   const app: WebhookApp = {
     subscribeWebhook: new SubscribeWebhook(repository, routes, new SequentialSecrets(), clock),
     listWebhooks: new ListWebhooks(routes),
     removeWebhookSubscription: new RemoveWebhookSubscription(repository, routes),
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
-    listWebhookRuns: new ListWebhookRuns(records, routes, new InMemoryRunLedger()),
+    listWebhookRuns: new ListWebhookRuns(records, routes, ledger),
+    redeliverWebhookRun: new RedeliverWebhookRun(ledger, records, channel, commenter, clock, new FakeProcessIdentity(), new RecordingLogger()),
     timeZone: 'Europe/Berlin',
     listenerEnabled: options.listenerEnabled ?? true,
   };
@@ -90,7 +99,7 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
     if (!error) throw new Error(`expected agent webhook ${args.join(' ')} to fail`);
     return { stdout, message: messageFor(error, false), code: exitCodeFor(error) };
   };
-  return { repository, records, run, failure };
+  return { repository, records, ledger, channel, commenter, clock, run, failure };
 }
 
 describe('agent webhook', () => {
@@ -306,7 +315,7 @@ describe('agent webhook', () => {
       expect((await webhookCli().run('runs', 'github', '--json')).stdout).toBe('[]\n');
     });
 
-    it('lists time, route, event, delivery id and outcome, newest first, in the configured zone', async () => {
+    it("lists time, the run's id, route, event, delivery id and outcome, newest first, in the configured zone", async () => {
       const cli = webhookCli();
       await cli.records.save(record(1));
       await cli.records.save(record(3, { route: 'payments', event: 'charge.dispute.created', outcome: 'run_failed', error: 'idle timeout: no output for 600 s\nmore', answer: null }));
@@ -314,10 +323,10 @@ describe('agent webhook', () => {
 
       expect((await cli.run('runs')).stdout).toBe(
         [
-          'TIME (Europe/Berlin)  ROUTE     EVENT                   DELIVERY ID  OUTCOME',
-          '2026-06-01 10:03:01   payments  charge.dispute.created  d-3          run_failed: idle timeout: no output for 600 s',
-          '2026-06-01 10:02:01   github    pull_request            d-2          delivery_failed: delivery to octo/widgets#12 failed: gh is not logged in',
-          '2026-06-01 10:01:01   github    pull_request            d-1          delivered to octo/widgets#12',
+          'TIME (Europe/Berlin)  ID  ROUTE     EVENT                   DELIVERY ID  OUTCOME',
+          '2026-06-01 10:03:01   e3  payments  charge.dispute.created  d-3          run_failed: idle timeout: no output for 600 s',
+          '2026-06-01 10:02:01   e2  github    pull_request            d-2          delivery_failed: delivery to octo/widgets#12 failed: gh is not logged in',
+          '2026-06-01 10:01:01   e1  github    pull_request            d-1          delivered to octo/widgets#12',
           '',
         ].join('\n'),
       );

@@ -10,7 +10,7 @@ const interactive: ToolCallContext = { signal: new AbortController().signal, una
 
 function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
-  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings), h.settings);
+  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings, h.redeliverJobRun), h.settings);
   const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
   return { h, tool, call };
 }
@@ -270,6 +270,37 @@ describe('CronJobTool', () => {
       success: true,
       run: { last_status: 'error', error: 'the model refused' },
     });
+  });
+
+  it("redelivers the recorded answer of a job's run without running it, and refuses a run with nothing to deliver", async () => {
+    const { h, call } = setUp();
+    h.agent.reply('Three new mails.', new AgentRunError('failed', 'the model refused'));
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check mail', name: 'mail', deliver: 'telegram' });
+    h.channel.failing.add('telegram');
+    const { report } = await h.runJobNow.execute({ job: 'mail' });
+    h.channel.failing.delete('telegram');
+
+    const result = await call({ action: 'redeliver', job: 'mail' });
+
+    expect(result).toEqual({
+      success: true,
+      job: expect.objectContaining({ id: job.id, last_status: 'ok', last_delivery_error: null }),
+      run: {
+        id: report.runId,
+        status: 'ok',
+        sent: [{ target: 'telegram', outcome: 'delivered', message_ids: ['1'], error: null }],
+        redelivered_at: h.clock.now().toISOString(),
+        last_run: true,
+      },
+    });
+    expect(h.agent.requests).toHaveLength(1);
+
+    const failed = (await h.runJobNow.execute({ job: 'mail' })).report.runId!;
+    expect(await call({ action: 'redeliver', job: 'mail', run: failed })).toEqual({
+      success: false,
+      error: `Run ${failed} of job ${job.id} 'mail' has no answer to deliver: it failed (the model refused).`,
+    });
+    expect((await inputError(call({ action: 'redeliver', job: 'mail', run: 7 }))).message).toMatch(/run/);
   });
 
   it('removes a job', async () => {

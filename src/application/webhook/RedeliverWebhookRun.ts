@@ -1,0 +1,113 @@
+import { inject, injectable } from 'inversify';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { errorText, RunError } from '../../domain/errors.js';
+import { whyNotRedeliverable } from '../../domain/runs/redelivery.js';
+import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { webhookDeliveryNamed } from '../../domain/webhook/webhookRun.js';
+import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import type { Clock } from '../ports/Clock.js';
+import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
+import type { Logger } from '../ports/Logger.js';
+import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { RepoCommenter } from '../ports/RepoCommenter.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import { TOKENS } from '../ports/tokens.js';
+import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
+import { claimRunForRedelivery, releaseRun } from '../runs/redeliveryClaim.js';
+import type { WebhookRunReport } from './WebhookEventExecution.js';
+import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
+
+/** `[SILENT]` means nothing for webhook routes: a webhook answer is delivered as it is. */
+const WEBHOOK = { silentIsNothing: false };
+
+export interface RedeliverWebhookRunOutput {
+  /** The run as the ledger holds it afterwards: its delivery, status and `redelivered_at`. */
+  run: RunRecord;
+  /** How the delivery went: `delivered` or `delivery_failed`, with the error. */
+  report: WebhookRunReport;
+  /** Where the answer went (`the log`, `octo/widgets#12`, `telegram:-100123`). */
+  deliveredTo: string;
+}
+
+/**
+ * `agent webhook redeliver <run id>` (docs/webhooks.md): the recorded answer of a webhook run is
+ * delivered again where its run delivered it (its record's `Delivered to`), through the run's own
+ * delivery (deliverWebhookAnswer: the log, a pull-request comment, or a chat platform with its
+ * splitting and retries), without running the agent. The run record's outcome and error and the
+ * ledger's status, delivery and `redelivered_at` then say how it went. The run is claimed in
+ * the ledger first, so that two redeliveries of it never both send it.
+ */
+@injectable()
+export class RedeliverWebhookRun {
+  constructor(
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
+    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
+    @inject(TOKENS.RepoCommenter) private readonly commenter: RepoCommenter,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  /** Throws RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error. */
+  async execute(input: { run: string }): Promise<RedeliverWebhookRunOutput> {
+    const id = input.run.trim();
+    const found = await this.ledger.get(id);
+    if (found === null || found.kind !== 'webhook') {
+      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${id}"; "agent webhook runs" lists the runs with their ids.`);
+    }
+    const what = `webhook run ${found.id} (route '${found.subject}')`;
+    // Refused before the claim; checked again once claimed, in case the run changed meanwhile.
+    await this.plan(found, what);
+
+    const ports = { ledger: this.ledger, identity: this.identity, clock: this.clock, log: this.log };
+    const claimed = await claimRunForRedelivery(ports, found, what, `see "agent webhook runs ${found.subject}"`);
+    let saved: RunRecord = claimed;
+    try {
+      const { record, answer, delivery, deliveredTo } = await this.plan(claimed, what);
+      const about = { event_id: claimed.id, route: claimed.subject, event: claimed.event ?? '', delivery_id: claimed.delivery_id ?? '' };
+      const report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, claimed.subject, delivery, answer, about);
+      const delivered = report.status === 'delivered';
+      saved = {
+        ...claimed,
+        status: delivered ? 'ok' : 'delivery_failed',
+        error: report.error,
+        deliveries: [{ target: deliveredTo, outcome: delivered ? 'delivered' : 'failed', message_ids: report.messageIds ?? [], error: report.error }],
+        redelivered_at: this.clock.now().toISOString(),
+        redelivery_claim: null,
+      };
+      if (record !== null) await this.saveRecord({ ...record, outcome: report.status, error: report.error });
+      return { run: saved, report, deliveredTo };
+    } finally {
+      await releaseRun(ports, saved);
+    }
+  }
+
+  /**
+   * The run's record, its answer and where it goes, read afresh; RUNS.NOTHING_TO_DELIVER when it
+   * has no answer (it failed, was not run, or still goes on) or does not say where it went.
+   */
+  private async plan(run: RunRecord, what: string) {
+    const record = await this.records.find(run.subject, run.id);
+    // The run record is saved synced with the answer; the ledger may lag behind it.
+    const goingOn = record !== null && !isFinalOutcome(record.outcome) && record.outcome !== 'abandoned';
+    const answer = record?.answer ?? run.answer;
+    const why = whyNotRedeliverable({ status: goingOn ? 'running' : run.status, answer, error: record?.error ?? run.error }, WEBHOOK);
+    if (why !== null) throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `The ${what} has no answer to deliver: it ${why}.`);
+    const deliveredTo = record?.deliveredTo ?? run.deliveries[0]?.target ?? null;
+    const delivery = deliveredTo === null ? null : webhookDeliveryNamed(deliveredTo);
+    if (deliveredTo === null || delivery === null) {
+      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `The ${what} does not say where its answer went, so it cannot be delivered again.`);
+    }
+    return { record, answer: answer!, delivery, deliveredTo };
+  }
+
+  /** The run record says how the redelivery went; one that cannot be written is logged (the ledger says it too). */
+  private async saveRecord(record: WebhookRunRecord): Promise<void> {
+    try {
+      await this.records.save(record, false);
+    } catch (error) {
+      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, { event_id: record.eventId, route: record.route });
+    }
+  }
+}
