@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Router } from 'express';
 import { createWebhookApp } from '../../src/adapters/http/webhookApp.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../src/adapters/http/webhookServer.js';
 import { WebhookSignatureVerifier } from '../../src/adapters/security/WebhookSignatureVerifier.js';
@@ -32,7 +33,7 @@ export interface WebhookListener {
  * ephemeral port, over an in-memory inbox, fake routes and a clock that stands still.
  */
 export async function startWebhookListener(
-  options: { routes?: WebhookRoute[]; settings?: Partial<WebhookListenerSettings>; now?: Date | string } = {},
+  options: { routes?: WebhookRoute[]; settings?: Partial<WebhookListenerSettings>; now?: Date | string; slackEvents?: Router } = {},
 ): Promise<WebhookListener> {
   const settings = { ...DEFAULT_WEBHOOK_LISTENER_SETTINGS, ...options.settings };
   const routes = new FakeWebhookRoutes(options.routes ?? []);
@@ -40,7 +41,7 @@ export async function startWebhookListener(
   const clock = new ManualClock(options.now ?? '2026-11-22T10:00:00.000Z');
   const logger = new RecordingLogger();
   const acceptWebhook = new AcceptWebhook(new WebhookSignatureVerifier(clock), inbox, new InMemoryWebhookRateLimiter(), clock, new SequentialIds(), logger, settings);
-  const server = createWebhookServer(createWebhookApp({ routes, acceptWebhook, settings, logger }));
+  const server = createWebhookServer(createWebhookApp({ routes, acceptWebhook, settings, logger, slackEvents: options.slackEvents }));
   const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
   return {
     server,

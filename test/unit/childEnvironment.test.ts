@@ -8,6 +8,7 @@ const CREDENTIALS = {
   ROTATION_API_KEYS: 'k1,k2',
   TELEGRAM_BOT_TOKEN: '123:telegram',
   SLACK_BOT_TOKEN: 'xoxb-slack',
+  SLACK_SIGNING_SECRET: 'slack-signing',
   DISCORD_BOT_TOKEN: 'discord',
   SMS_AUTH_TOKEN: 'twilio',
   MATRIX_ACCESS_TOKEN: 'matrix',

@@ -1,5 +1,5 @@
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import express, { type ErrorRequestHandler, type Request } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Metrics } from '../../application/ports/Metrics.js';
 import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
@@ -13,6 +13,7 @@ import { answerEarly, sendJson } from './jsonAnswer.js';
 import { awaitingContinue } from './webhookServer.js';
 import { statusForError } from './httpStatus.js';
 import { metricsHandler, type MetricsEndpoint } from './metricsRoute.js';
+import { declaredLength, readBody } from './requestBody.js';
 
 /** What the listener needs; `acceptWebhook` is the AcceptWebhook use case (a singleton). */
 export interface WebhookAppDependencies {
@@ -26,9 +27,9 @@ export interface WebhookAppDependencies {
   metricsEndpoint?: MetricsEndpoint;
   /** Counts the answers to requests under `/webhooks/`. */
   metrics?: Pick<Metrics, 'webhookRequest'>;
+  /** When set, `POST /slack/events` is served too: the Slack receiver's route (adapters/inbound/SlackEventsSource.ts). */
+  slackEvents?: Router;
 }
-
-type BodyRead = { kind: 'complete'; body: Buffer } | { kind: 'too_large' } | { kind: 'timeout' } | { kind: 'aborted' };
 
 /**
  * The plain shape of a webhook POST's path (`/webhooks/<name>` with a name of letters, digits,
@@ -45,7 +46,8 @@ const WEBHOOK_PATH = /^\/webhooks\//i;
  * (413) → a body that does not arrive in time (408) → the AcceptWebhook use case, whose outcome
  * `replyFor` answers. The body is read here, as raw bytes, only once the route is known. Other paths
  * are 404 and other methods on these paths 405, all with a JSON body `{"error": …}`; nothing a
- * client sends leads to a 5xx, and no answer carries a stack trace.
+ * client sends leads to a 5xx, and no answer carries a stack trace. Given `slackEvents`, the Slack
+ * receiver's `POST /slack/events` is served too, ahead of the 404 for unknown paths.
  *
  * It is an Express app, with shortcuts in front: a POST whose path has the plain shape above
  * goes straight to the same handler that the app's `/webhooks/:route` uses (and, with `fire`, a
@@ -89,6 +91,7 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
   }
 
   if (dependencies.fire) app.use(fireRoute(dependencies.fire));
+  if (dependencies.slackEvents) app.use(dependencies.slackEvents);
 
   app.use((req, res) => {
     answerEarly(req, res, 404, { error: 'Not found' });
@@ -221,46 +224,6 @@ function answerUnexpected(logger: Logger, error: unknown, req: IncomingMessage, 
     return;
   }
   answerEarly(req, res, status, { error: STATUS_CODES[status] ?? 'Error' });
-}
-
-/** Reads the body up to `maxBytes`, stopping as soon as it is over; gives up after `timeoutMs`. */
-function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (read: BodyRead) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
-      if (read.kind !== 'complete') req.pause();
-      resolve(read);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) settle({ kind: 'too_large' });
-      else chunks.push(chunk);
-    };
-    const onEnd = () => settle({ kind: 'complete', body: Buffer.concat(chunks, size) });
-    const onAbort = () => settle({ kind: 'aborted' });
-    const timer = setTimeout(() => settle({ kind: 'timeout' }), timeoutMs);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onAbort);
-  });
-}
-
-/** The Content-Length the client declared, or null (chunked, or none). Node has checked its form. */
-function declaredLength(req: IncomingMessage): number | null {
-  const value = req.headers['content-length'];
-  if (value === undefined) return null;
-  const length = Number(value);
-  return Number.isSafeInteger(length) ? length : Number.POSITIVE_INFINITY;
 }
 
 /** Headers by lower-case name, a repeated header joined by `, `; a header named `__proto__` is only a name. */
