@@ -1,9 +1,16 @@
 import type { ChatAccess, ChatSettings } from '../../application/ports/ChatSettings.js';
-import { environmentVariableFor } from '../delivery/PlatformSettings.js';
+import { environmentVariableFor, platformSettings } from '../delivery/PlatformSettings.js';
 import type { AgentConfig } from './AgentConfig.js';
 
 /** The platforms the gateway can receive from (docs/chat-platforms.md). */
 export const INBOUND_PLATFORMS = ['telegram', 'slack', 'discord'] as const;
+
+/** The credentials each platform's receiver needs, besides what its sender needs. */
+const RECEIVER_NEEDS: Readonly<Record<string, readonly string[]>> = {
+  telegram: ['bot_token'],
+  slack: ['bot_token', 'signing_secret'],
+  discord: ['bot_token'],
+};
 
 export const DEFAULT_HISTORY_TURNS = 20;
 export const DEFAULT_MAX_CONCURRENT_TURNS = 4;
@@ -54,6 +61,19 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
     const toolsets = section.toolsets;
     if (toolsets !== undefined && !(Array.isArray(toolsets) && toolsets.every((item) => typeof item === 'string' && item.trim() !== ''))) {
       problems.push({ key: `${key}.toolsets`, message: `${key}.toolsets must be a list of toolset names, e.g. ["web", "memory"].` });
+      continue;
+    }
+    const credentials = platformSettings(name, section, env, {});
+    const missing = RECEIVER_NEEDS[name]!.filter((setting) => credentials.get(setting) === undefined);
+    if (missing.length > 0) {
+      problems.push({ key: `${key}.${missing[0]}`, message: `${key}.inbound is on but ${missing.map((setting) => credentials.where(setting)).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.` });
+      continue;
+    }
+    if (name === 'slack' && config.platforms.webhook?.enabled !== true) {
+      problems.push({
+        key: `${key}.inbound`,
+        message: `${key}.inbound needs the gateway's HTTP listener, where Slack posts events (POST /slack/events): set platforms.webhook.enabled: true.`,
+      });
       continue;
     }
     platforms[name] = { allowedUsers: allowAll ? null : new Set(allowed), toolsets: toolsets === undefined ? null : (toolsets as string[]) };

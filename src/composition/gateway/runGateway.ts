@@ -1,3 +1,4 @@
+import { inboundPlatformsOn } from '../../adapters/config/chatSettings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { BUILT_IN_PROVIDER_NAME } from '../../adapters/scheduling/BuiltInTickerProvider.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
@@ -88,9 +89,11 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
   // With cron.provider managed it serves fires too, and is started for them even with webhooks off.
   const fire = fireEndpointFor(container, config, logger);
+  // Chats reaching the agent: built before the listener, which serves Slack's events.
+  const chat = inboundPlatformsOn(config, options.env).length > 0 ? await (await import('./inboundChat.js')).prepareInboundChat(container, config, options.env, paths, logger) : null;
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
-    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire, metrics);
+    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire, metrics, chat?.slackEvents ?? null);
     webhooks = await Promise.race([starting, stopAsked.then(() => null)]);
     // Stopped while it was starting: it stops as soon as it has started.
     if (!webhooks) void starting.then((listener) => listener.stop(0), () => undefined);
@@ -149,6 +152,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     // The provider that runs may be the built-in ticker standing in for an unusable plugin.
     if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
+    if (chat && signal === null) {
+      await chat.start().catch((error: unknown) => {
+        // A receiver that cannot start (a refused token) says so; the rest of the gateway runs on.
+        logger.error(`chat: ${errorText(error)}`);
+      });
+    }
     if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
   }
 
@@ -160,6 +169,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
   await dashboard?.stop();
+  const chatFinished = chat ? chat.stop(graceMs) : Promise.resolve(true);
   await (await scheduler)?.stop();
   const [cronFinished, webhooksFinished] = await Promise.all([
     dispatcher.stop(graceMs),
@@ -167,6 +177,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   ]);
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
+  if (!(await chatFinished)) logger.warn('chat turns still going after the grace period were left; the next start answers those messages');
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
   await lease?.release();
   stopListening();

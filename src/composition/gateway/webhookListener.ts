@@ -1,3 +1,4 @@
+import type { Router } from 'express';
 import type { Server } from 'node:http';
 import type { Container } from 'inversify';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -37,6 +38,8 @@ export async function startWebhookListener(
   configFile: string,
   fire: FireRouteDependencies | null = null,
   metrics: GatewayMetrics | null = null,
+  /** Slack's Events API (`POST /slack/events`), when Slack receiving is on. */
+  slackEvents: Router | null = null,
 ): Promise<RunningWebhookListener> {
   const address = webhookListenerAddress(config);
   const listener = webhookListenerSettingsFrom(config);
@@ -63,6 +66,7 @@ export async function startWebhookListener(
     settings: listener,
     logger,
     ...(fire ? { fire } : {}),
+    ...(slackEvents ? { slackEvents } : {}),
     ...(metrics ? { metricsEndpoint: metrics.endpoint, metrics: container.get(TOKENS.Metrics) } : {}),
   });
   const server = createWebhookServer(app);
