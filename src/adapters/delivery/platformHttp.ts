@@ -11,6 +11,10 @@ export interface PlatformRequest {
   json?: unknown;
   /** Sent as `application/x-www-form-urlencoded`. */
   form?: Record<string, string>;
+  /** Ends the request early (a receiver being stopped); it then fails as unanswered. */
+  signal?: AbortSignal;
+  /** How long this request may take, when not the platform's timeout (a long poll). */
+  timeoutMs?: number;
 }
 
 export interface PlatformAnswer {
@@ -63,16 +67,18 @@ export class PlatformHttp {
     }
     let response: Response;
     let text: string;
+    const timeoutMs = request.timeoutMs ?? this.settings.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
       response = await fetch(request.url, {
         method: request.method ?? (body === undefined ? 'GET' : 'POST'),
         headers,
         body,
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
+        signal: request.signal === undefined ? timeout : AbortSignal.any([request.signal, timeout]),
       });
       text = await response.text();
     } catch (error) {
-      throw this.unreachable(request.url, error);
+      throw this.unreachable(request.url, error, timeoutMs);
     }
     let json: unknown;
     try {
@@ -137,12 +143,12 @@ export class PlatformHttp {
     return line.length > DETAIL_LIMIT ? `${line.slice(0, DETAIL_LIMIT)}…` : line;
   }
 
-  private unreachable(url: string, error: unknown): PlatformSendError {
+  private unreachable(url: string, error: unknown, timeoutMs: number): PlatformSendError {
     const platform = this.settings.platform;
     // DOMException is not an Error in every realm; its name is what counts.
     const name = (error as { name?: unknown } | null)?.name;
     if (name === 'TimeoutError' || name === 'AbortError') {
-      return new PlatformSendError('unavailable', `${platform} did not answer within ${this.settings.timeoutMs / 1000} s`);
+      return new PlatformSendError('unavailable', `${platform} did not answer within ${timeoutMs / 1000} s`);
     }
     // fetch wraps the socket's error in `cause`; errors from another realm fail instanceof, so read fields.
     const cause = (error as { cause?: unknown } | null)?.cause ?? error;
