@@ -34,6 +34,17 @@ type Receiver = InboundChatSource & { router?: Router };
 
 /** How each platform's receiver is made; each is loaded only when its platform receives. */
 const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Receiver>>> = {
+  telegram: async ({ settings, container, logger, store }) => {
+    const { createTelegramInboundSource } = await import('../../adapters/inbound/TelegramInboundSource.js');
+    return createTelegramInboundSource({
+      botToken: settings.require('bot_token'),
+      baseUrl: settings.get('base_url'),
+      requestTimeoutMs: settings.timeoutMs,
+      cursors: store,
+      logger,
+      timer: container.get(TOKENS.Timer),
+    });
+  },
   slack: async ({ settings, container, config, logger }) => {
     const { createSlackEventsSource } = await import('../../adapters/inbound/SlackEventsSource.js');
     const listener = webhookListenerSettingsFrom(config);

@@ -27,6 +27,9 @@ type ScriptedPoll = { status: number; json: unknown; headers?: Record<string, st
 export class FakeTelegramUpdatesServer {
   readonly polls: TelegramPoll[] = [];
   readonly chatActions: Array<Record<string, unknown>> = [];
+  /** The bodies of `sendMessage` calls: what the bot said, in order. */
+  readonly sent: Array<Record<string, unknown>> = [];
+  private sentWaiters: Array<{ count: number; resolve: () => void }> = [];
   /** Every request's path, in order, for checking that none went elsewhere. */
   readonly paths: string[] = [];
   /** Updates not yet confirmed by an offset above them. */
@@ -92,6 +95,12 @@ export class FakeTelegramUpdatesServer {
     this.scripted.push(...answers);
   }
 
+  /** Resolves once the bot has sent `count` messages in all. */
+  waitForSent(count: number): Promise<void> {
+    if (this.sent.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.sentWaiters.push({ count, resolve }));
+  }
+
   /** Cuts the connections of the long polls held open, as a proxy or the network would. */
   dropHeldPolls(): void {
     for (const poll of this.held.splice(0)) poll.response.socket?.destroy();
@@ -152,6 +161,15 @@ export class FakeTelegramUpdatesServer {
     switch (match[2]) {
       case 'getMe':
         return write(response, 200, { ok: true, result: TELEGRAM_BOT });
+      case 'sendMessage':
+        this.sent.push(body);
+        for (const waiter of [...this.sentWaiters]) {
+          if (this.sent.length >= waiter.count) {
+            this.sentWaiters.splice(this.sentWaiters.indexOf(waiter), 1);
+            waiter.resolve();
+          }
+        }
+        return write(response, 200, { ok: true, result: { message_id: this.nextMessageId++, chat: { id: body.chat_id }, text: body.text } });
       case 'sendChatAction':
         this.chatActions.push(body);
         return write(response, 200, { ok: true, result: true });

@@ -1,0 +1,137 @@
+import type { ChildProcess } from 'node:child_process';
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
+import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
+import { makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
+import { localModelLines } from './configLines.js';
+
+const ADA = 777;
+const STARTED = 'chat: answering on telegram';
+
+/**
+ * People write to the bot on Telegram and the built gateway answers them: long polling against a
+ * local server that speaks the Bot API, a local model server speaking the OpenAI wire format.
+ */
+describe('chats reaching the agent through the gateway, end to end', () => {
+  let home: string;
+  let llm: FakeLlmServer;
+  let telegram: FakeTelegramUpdatesServer;
+  let gateway: ChildProcess | null = null;
+  const env = { TEST_LLM_KEY: 'test-key' };
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    llm = await FakeLlmServer.start();
+    telegram = await FakeTelegramUpdatesServer.start();
+    home = await makeAgentHome();
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        ...localModelLines(llm),
+        'platforms:',
+        '  telegram:',
+        `    bot_token: "${TELEGRAM_TOKEN}"`,
+        `    base_url: ${telegram.url}`,
+        '    inbound: true',
+        `    allowed_users: ["${ADA}"]`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  afterEach(async () => {
+    gateway?.kill('SIGKILL');
+    gateway = null;
+    await telegram.close();
+    await llm.close();
+    await removeAgentHome(home);
+  });
+
+  const start = async () => (gateway = (await startGatewayUntil(home, STARTED, { env })).gateway);
+  const stop = async () => {
+    const stopping = outcomeOf(gateway!);
+    gateway!.kill('SIGTERM');
+    expect((await stopping).code).toBe(0);
+    gateway = null;
+  };
+  const userTexts = (index: number): string[] =>
+    llm.requests[index]!.body.messages.filter((message: { role: string }) => message.role !== 'system').map((message: { content: string }) => message.content);
+
+  it('answers an allowed person in the same chat with the conversation so far, a stranger never, a forum topic in its topic', async () => {
+    llm.reply(replies.text('Hi Ada.'), replies.text('Still here.'), replies.text('All green.'));
+    await start();
+
+    telegram.pushMessage({ text: 'hello' });
+    await telegram.waitForSent(1);
+    telegram.pushMessage({ from: { id: 999, is_bot: false, first_name: 'Eve' }, chat: { id: 999, type: 'private' }, text: 'let me in' });
+    telegram.pushMessage({ text: 'are you there?' });
+    await telegram.waitForSent(2);
+    telegram.pushMessage({
+      chat: { id: -100555, type: 'supergroup', title: 'Ops', is_forum: true },
+      is_topic_message: true,
+      message_thread_id: 42,
+      text: '@delivery_bot status?',
+    });
+    await telegram.waitForSent(3);
+
+    expect(telegram.sent.map((body) => [body.chat_id, body.message_thread_id ?? null, body.text])).toEqual([
+      [String(ADA), null, 'Hi Ada.'],
+      [String(ADA), null, 'Still here.'],
+      ['-100555', 42, 'All green.'],
+    ]);
+    // The stranger cost nothing; the second turn knew the first.
+    expect(llm.requests).toHaveLength(3);
+    expect(userTexts(1).slice(-3)).toEqual(['hello', 'Hi Ada.', expect.stringContaining('are you there?')]);
+    expect(userTexts(2).join('\n')).not.toContain('hello');
+    expect(telegram.chatActions).toContainEqual(expect.objectContaining({ chat_id: String(ADA), action: 'typing' }));
+  });
+
+  it('makes a job whose origin is the chat, delivers its runs there, keeps them out of the conversation, and owes nothing after a restart', async () => {
+    llm.reply(
+      replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Report the build', name: 'build-report' } }),
+      replies.text('Created build-report.'),
+    );
+    await start();
+
+    telegram.pushMessage({ text: 'report the build every hour' });
+    await telegram.waitForSent(1);
+
+    expect(storedJobs(home)[0]).toMatchObject({
+      name: 'build-report',
+      deliver: 'origin',
+      origin: { platform: 'telegram', chat_id: String(ADA), thread_id: null, user_id: String(ADA), user_name: 'ada' },
+    });
+    const shown = await runAgent(['cron', 'show', 'build-report', '--no-tick'], { home, env });
+    expect(shown.stdout).toMatch(/Origin: +telegram chat 777, by ada \(777\)/);
+
+    llm.reply(replies.text('The build is green.'));
+    const ran = await runAgent(['cron', 'run', 'build-report', '--no-tick'], { home, env });
+    expect(ran.code).toBe(0);
+    await telegram.waitForSent(2);
+    expect(telegram.sent[1]).toMatchObject({ chat_id: String(ADA), text: expect.stringContaining('The build is green.') });
+
+    await stop();
+    telegram.pushMessage({ text: 'anything new?' });
+    llm.reply(replies.text('Nothing new.'));
+    await start();
+    await telegram.waitForSent(3);
+
+    expect(telegram.sent.map((body) => body.text)).toEqual(['Created build-report.', expect.stringContaining('The build is green.'), 'Nothing new.']);
+    const last = userTexts(llm.requests.length - 1).join('\n');
+    expect(last).toContain('report the build every hour');
+    expect(last).not.toContain('The build is green.');
+  });
+
+  it('refuses to start when inbound is on and nobody may talk to the bot', async () => {
+    await writeHomeFile(home, 'config.yaml', ['platforms:', '  telegram:', `    bot_token: "${TELEGRAM_TOKEN}"`, '    inbound: true', ''].join('\n'));
+
+    const run = await runAgent(['gateway'], { home, env });
+
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('platforms.telegram.inbound is on but nobody may talk to the bot');
+    expect(run.stderr).toContain('allow_all_users: true');
+  });
+});
