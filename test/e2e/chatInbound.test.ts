@@ -125,6 +125,28 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     expect(last).not.toContain('The build is green.');
   });
 
+  it('records bot-chat:<profile> as the origin of a job made in agent chat --profile, and none on the command line', async () => {
+    const profile = `${home}/profiles/ops`;
+    await writeHomeFile(home, 'profiles/ops/config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
+    llm.reply(
+      replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Watch the queue', name: 'queue' } }),
+      replies.text('Done.'),
+    );
+
+    const chat = await runAgent(['chat', '--profile', 'ops', '-q', 'watch the queue hourly', '--no-tick'], { home, env });
+    const made = await runAgent(['cron', 'create', 'every 2h', 'Tidy up', '--name', 'tidy', '--no-tick'], { home: profile, env });
+    const shown = await runAgent(['cron', 'show', 'queue', '--no-tick'], { home: profile, env });
+    const plain = await runAgent(['cron', 'show', 'tidy', '--no-tick'], { home: profile, env });
+
+    expect([chat.code, made.code]).toEqual([0, 0]);
+    expect(storedJobs(profile).map((job) => [job.name, job.origin])).toEqual([
+      ['queue', { platform: 'bot-chat', chat_id: 'ops', thread_id: null }],
+      ['tidy', null],
+    ]);
+    expect(shown.stdout).toMatch(/Origin: +the bot-chat of profile "ops"/);
+    expect(plain.stdout).toMatch(/Origin: +none \(made on the command line\)/);
+  });
+
   it('refuses to start when inbound is on and nobody may talk to the bot', async () => {
     await writeHomeFile(home, 'config.yaml', ['platforms:', '  telegram:', `    bot_token: "${TELEGRAM_TOKEN}"`, '    inbound: true', ''].join('\n'));
 

@@ -217,6 +217,8 @@ class ChatSession {
       model: this.flags.model ?? null,
       // A chat started from inside a cron run (its terminal tool, say) may not reach jobs either.
       insideCronRun: Boolean(this.io.cronRun),
+      // A job made in a profile's chat delivers `origin` to that chat; one made in the home's own has none.
+      origin: this.flags.profile ? { platform: 'bot-chat', chat_id: this.flags.profile, thread_id: null } : null,
       onText: streaming
         ? (delta) => {
             streamed = true;
