@@ -1,5 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../helpers/freePort.js';
+import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { ALICE, ALICE_DM, FakeSlackEvents, GENERAL, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
+import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
 import { makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
@@ -155,5 +159,57 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('platforms.telegram.inbound is on but nobody may talk to the bot');
     expect(run.stderr).toContain('allow_all_users: true');
+  });
+
+  it('answers Slack direct messages and mentions through the Events API on the gateway listener, a mention in a thread under it', async () => {
+    const slack = await FakeSlackServer.start();
+    // The direct-message channel Alice wrote from exists, as it does on Slack once she wrote to the bot.
+    slack.channels.push({ id: ALICE_DM, name: 'alice' });
+    const port = await freePort();
+    try {
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm),
+          'platforms:',
+          '  webhook:',
+          '    enabled: true',
+          '    extra:',
+          '      host: 127.0.0.1',
+          `      port: ${port}`,
+          '  slack:',
+          ...Object.entries(slack.settings).map(([key, value]) => `    ${key}: "${value}"`),
+          `    signing_secret: "${SLACK_SIGNING_SECRET}"`,
+          '    inbound: true',
+          `    allowed_users: ["${ALICE}"]`,
+          '',
+        ].join('\n'),
+      );
+      llm.reply(replies.text('Hello from the agent.'), replies.text('Deploy went fine.'));
+      gateway = (await startGatewayUntil(home, 'chat: answering on slack', { env })).gateway;
+      const events = new FakeSlackEvents(`http://127.0.0.1:${port}`, { now: () => new Date() });
+
+      const direct = await events.post(events.envelope(events.directMessage('hi there')));
+      expect(direct.status).toBe(200);
+      const mention = events.mention('<@U0BOT> how did the deploy go?');
+      expect((await events.post(events.envelope(mention))).status).toBe(200);
+      const forged = await events.post(events.envelope(events.directMessage('forged')), { secret: 'not-the-secret' });
+
+      const answered = await eventually(() => slack.sends.length >= 2, 10_000);
+      expect(answered).toBe(true);
+      expect(forged.status).toBe(401);
+      const sent = slack.sends.map((send) => send.body as Record<string, unknown>);
+      expect(sent).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ channel: ALICE_DM, text: 'Hello from the agent.' }),
+          expect.objectContaining({ channel: GENERAL, thread_ts: mention.ts, text: 'Deploy went fine.' }),
+        ]),
+      );
+      expect(llm.requests).toHaveLength(2);
+    } finally {
+      await slack.close();
+    }
   });
 });
