@@ -155,10 +155,16 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     await writeHomeFile(home, 'config.yaml', ['platforms:', '  telegram:', `    bot_token: "${TELEGRAM_TOKEN}"`, '    inbound: true', ''].join('\n'));
 
     const run = await runAgent(['gateway'], { home, env });
+    const check = await runAgent(['config', 'check'], { home, env });
 
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('platforms.telegram.inbound is on but nobody may talk to the bot');
     expect(run.stderr).toContain('allow_all_users: true');
+    expect(check.code).toBe(1);
+    expect(check.stdout + check.stderr).toContain('platforms.telegram.inbound is on but nobody may talk to the bot');
+    // Allowing everyone on purpose is allowed.
+    const open = await runAgent(['config', 'check'], { home, env: { ...env, TELEGRAM_ALLOW_ALL_USERS: 'true' } });
+    expect(open.stdout + open.stderr).not.toContain('nobody may talk to the bot');
   });
 
   it('answers Slack direct messages and mentions through the Events API on the gateway listener, a mention in a thread under it', async () => {
