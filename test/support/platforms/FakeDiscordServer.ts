@@ -52,19 +52,23 @@ export const TWO_GUILDS: FakeDiscordGuild[] = [
 const API = '/api/v10';
 const SNOWFLAKE = /^\d{15,21}$/;
 const MESSAGES_PATH = /^\/api\/v10\/channels\/([^/]+)\/messages$/;
+const TYPING_PATH = /^\/api\/v10\/channels\/([^/]+)\/typing$/;
 /** Types Create Message accepts: text, voice (text in voice), announcement, threads. */
 const POSTABLE_TYPES = new Set([0, 2, 5, 10, 11, 12]);
 
 /**
  * Discord's REST API v10 (https://discord.com/developers/docs/reference) under `/api/v10`: Create
- * Message, the bot's guilds and a guild's channels, answered and refused the way Discord does
- * (`{message, code}`, a 429 with `Retry-After` and `retry_after`).
+ * Message, the bot's guilds and a guild's channels, Get Gateway Bot and Trigger Typing Indicator,
+ * answered and refused the way Discord does (`{message, code}`, a 429 with `Retry-After` and
+ * `retry_after`).
  */
 export class FakeDiscordServer extends HttpFakePlatform {
   readonly platform = 'discord';
   readonly target = `discord:${BUILDS.deploys}`;
   private readonly channels = new Map<string, FakeDiscordChannel>();
   private readonly cannedAnswers: FakeAnswer[] = [];
+  /** What `GET /gateway/bot` gives as the Gateway's address: a FakeDiscordGateway's, for receiver tests. */
+  gatewayUrl = 'wss://gateway.discord.gg';
 
   constructor(readonly guilds: FakeDiscordGuild[] = TWO_GUILDS) {
     super();
@@ -141,6 +145,18 @@ export class FakeDiscordServer extends HttpFakePlatform {
     if (!this.authorized(request)) return UNAUTHORIZED;
     if (request.method === 'GET' && request.path === `${API}/users/@me`) return { status: 200, json: { id: '1098765432109876543', username: 'deliverybot', bot: true } };
     if (request.method === 'GET' && request.path === `${API}/users/@me/guilds`) return { status: 200, json: this.guildPage(request.query) };
+    if (request.method === 'GET' && request.path === `${API}/gateway/bot`) {
+      return {
+        status: 200,
+        json: { url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } },
+      };
+    }
+    const typing = TYPING_PATH.exec(request.path);
+    if (request.method === 'POST' && typing) {
+      // Trigger Typing Indicator: 204 in any channel the bot can see, direct messages included.
+      if (typing[1] === FOREIGN_CHANNEL) return { status: 403, json: { message: 'Missing Access', code: 50001 } };
+      return SNOWFLAKE.test(typing[1]!) ? { status: 204 } : { status: 404, json: { message: 'Unknown Channel', code: 10003 } };
+    }
     const channels = new RegExp(`^${API}/guilds/([^/]+)/channels$`).exec(request.path);
     if (request.method === 'GET' && channels) {
       const guild = this.guilds.find((candidate) => candidate.id === channels[1]);
