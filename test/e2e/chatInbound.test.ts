@@ -4,6 +4,8 @@ import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, GENERAL, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
+import { BOT_USER, FakeDiscordGateway } from '../support/platforms/FakeDiscordGateway.js';
+import { FakeDiscordServer, OPS } from '../support/platforms/FakeDiscordServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
 import { makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
@@ -216,6 +218,51 @@ describe('chats reaching the agent through the gateway, end to end', () => {
       expect(llm.requests).toHaveLength(2);
     } finally {
       await slack.close();
+    }
+  });
+
+  it('answers a Discord mention over the Gateway websocket in its channel, showing typing meanwhile', async () => {
+    const rest = await FakeDiscordServer.start();
+    const discordGateway = await FakeDiscordGateway.start();
+    rest.gatewayUrl = discordGateway.url;
+    const bob = { id: '200000000000000002', username: 'bob', global_name: null };
+    try {
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm),
+          'platforms:',
+          '  discord:',
+          ...Object.entries(rest.settings).map(([key, value]) => `    ${key}: "${value}"`),
+          '    inbound: true',
+          `    allowed_users: ["${bob.id}"]`,
+          '',
+        ].join('\n'),
+      );
+      llm.reply(replies.text('The nightly failed on the lint step.'));
+      gateway = (await startGatewayUntil(home, 'chat: answering on discord', { env })).gateway;
+
+      discordGateway.messageCreate({
+        id: '400000000000000101',
+        channel_id: OPS.general,
+        guild_id: OPS.guild,
+        author: bob,
+        member: { roles: [] },
+        content: `<@${BOT_USER.id}> what broke in the nightly build?`,
+        mentions: [BOT_USER],
+      });
+
+      expect(await eventually(() => rest.sends.length >= 1, 10_000)).toBe(true);
+      expect(rest.sends[0]!.path).toContain(`/channels/${OPS.general}/messages`);
+      expect(rest.sends[0]!.body).toMatchObject({ content: 'The nightly failed on the lint step.' });
+      expect(rest.requests.some((request) => request.path.endsWith(`/channels/${OPS.general}/typing`))).toBe(true);
+      expect(userTexts(0).at(-1)).toContain('what broke in the nightly build?');
+      expect(userTexts(0).at(-1)).not.toContain(BOT_USER.id);
+    } finally {
+      await discordGateway.close();
+      await rest.close();
     }
   });
 });

@@ -45,6 +45,17 @@ const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Rec
       timer: container.get(TOKENS.Timer),
     });
   },
+  discord: async ({ settings, container, logger, store }) => {
+    const { createDiscordGatewaySource } = await import('../../adapters/inbound/DiscordGatewaySource.js');
+    return createDiscordGatewaySource({
+      botToken: settings.require('bot_token'),
+      baseUrl: settings.get('base_url'),
+      timeoutSeconds: settings.timeoutMs / 1000,
+      logger,
+      timer: container.get(TOKENS.Timer),
+      cursors: store,
+    });
+  },
   slack: async ({ settings, container, config, logger }) => {
     const { createSlackEventsSource } = await import('../../adapters/inbound/SlackEventsSource.js');
     const listener = webhookListenerSettingsFrom(config);
