@@ -8,7 +8,7 @@ import { BOT_USER, FakeDiscordGateway } from '../support/platforms/FakeDiscordGa
 import { FakeDiscordServer, OPS } from '../support/platforms/FakeDiscordServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
-import { makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
+import { makeAgentHome, makeDue, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
 import { localModelLines } from './configLines.js';
 
 const ADA = 777;
@@ -95,32 +95,34 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     expect(telegram.chatActions).toContainEqual(expect.objectContaining({ chat_id: String(ADA), action: 'typing' }));
   });
 
-  it('makes a job whose origin is the chat, delivers its runs there, keeps them out of the conversation, and owes nothing after a restart', async () => {
+  it('makes a job from a forum topic whose runs, fired by the gateway, arrive in that topic and stay out of the conversation; a restart owes nothing', async () => {
+    const topic = { chat: { id: -100555, type: 'supergroup', title: 'Ops', is_forum: true }, is_topic_message: true, message_thread_id: 42 };
     llm.reply(
       replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Report the build', name: 'build-report' } }),
       replies.text('Created build-report.'),
     );
     await start();
 
-    telegram.pushMessage({ text: 'report the build every hour' });
+    telegram.pushMessage({ ...topic, text: '@delivery_bot report the build every hour' });
     await telegram.waitForSent(1);
 
-    expect(storedJobs(home)[0]).toMatchObject({
+    const [job] = storedJobs(home);
+    expect(job).toMatchObject({
       name: 'build-report',
       deliver: 'origin',
-      origin: { platform: 'telegram', chat_id: String(ADA), thread_id: null, user_id: String(ADA), user_name: 'ada' },
+      origin: { platform: 'telegram', chat_id: '-100555', thread_id: '42', user_id: String(ADA), user_name: 'ada' },
     });
     const shown = await runAgent(['cron', 'show', 'build-report', '--no-tick'], { home, env });
-    expect(shown.stdout).toMatch(/Origin: +telegram chat 777, by ada \(777\)/);
+    expect(shown.stdout).toMatch(/Origin: +telegram chat -100555, thread 42, by ada \(777\)/);
 
+    // Due now: the gateway fires it, and its answer goes to the topic the job came from.
     llm.reply(replies.text('The build is green.'));
-    const ran = await runAgent(['cron', 'run', 'build-report', '--no-tick'], { home, env });
-    expect(ran.code).toBe(0);
+    await makeDue(home, job!.id);
     await telegram.waitForSent(2);
-    expect(telegram.sent[1]).toMatchObject({ chat_id: String(ADA), text: expect.stringContaining('The build is green.') });
+    expect(telegram.sent[1]).toMatchObject({ chat_id: '-100555', message_thread_id: 42, text: expect.stringContaining('The build is green.') });
 
     await stop();
-    telegram.pushMessage({ text: 'anything new?' });
+    telegram.pushMessage({ ...topic, text: '@delivery_bot anything new?' });
     llm.reply(replies.text('Nothing new.'));
     await start();
     await telegram.waitForSent(3);
