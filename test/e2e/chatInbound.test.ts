@@ -31,21 +31,7 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     llm = await FakeLlmServer.start();
     telegram = await FakeTelegramUpdatesServer.start();
     home = await makeAgentHome();
-    await writeHomeFile(
-      home,
-      'config.yaml',
-      [
-        'timezone: UTC',
-        ...localModelLines(llm),
-        'platforms:',
-        '  telegram:',
-        `    bot_token: "${TELEGRAM_TOKEN}"`,
-        `    base_url: ${telegram.url}`,
-        '    inbound: true',
-        `    allowed_users: ["${ADA}"]`,
-        '',
-      ].join('\n'),
-    );
+    await writeConfig(...receiving('telegram', { bot_token: TELEGRAM_TOKEN, base_url: telegram.url }, String(ADA)));
   });
 
   afterEach(async () => {
@@ -56,6 +42,17 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     await removeAgentHome(home);
   });
 
+  /** config.yaml with the local model and `platformLines` under `platforms:`. */
+  const writeConfig = (...platformLines: string[]) =>
+    writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), 'platforms:', ...platformLines, ''].join('\n'));
+  /** A platform's section receiving from `allowed`, with the fake's settings. */
+  const receiving = (platform: string, settings: Record<string, string>, allowed: string, extra: string[] = []) => [
+    `  ${platform}:`,
+    ...Object.entries(settings).map(([key, value]) => `    ${key}: "${value}"`),
+    ...extra,
+    '    inbound: true',
+    `    allowed_users: ["${allowed}"]`,
+  ];
   const start = async () => (gateway = (await startGatewayUntil(home, STARTED, { env })).gateway);
   const stop = async () => {
     const stopping = outcomeOf(gateway!);
@@ -177,25 +174,9 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     slack.channels.push({ id: ALICE_DM, name: 'alice' });
     const port = await freePort();
     try {
-      await writeHomeFile(
-        home,
-        'config.yaml',
-        [
-          'timezone: UTC',
-          ...localModelLines(llm),
-          'platforms:',
-          '  webhook:',
-          '    enabled: true',
-          '    extra:',
-          '      host: 127.0.0.1',
-          `      port: ${port}`,
-          '  slack:',
-          ...Object.entries(slack.settings).map(([key, value]) => `    ${key}: "${value}"`),
-          `    signing_secret: "${SLACK_SIGNING_SECRET}"`,
-          '    inbound: true',
-          `    allowed_users: ["${ALICE}"]`,
-          '',
-        ].join('\n'),
+      await writeConfig(
+        ...['  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`],
+        ...receiving('slack', slack.settings, ALICE, [`    signing_secret: "${SLACK_SIGNING_SECRET}"`]),
       );
       llm.reply(replies.text('Hello from the agent.'), replies.text('Deploy went fine.'));
       gateway = (await startGatewayUntil(home, 'chat: answering on slack', { env })).gateway;
@@ -229,20 +210,7 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     rest.gatewayUrl = discordGateway.url;
     const bob = { id: '200000000000000002', username: 'bob', global_name: null };
     try {
-      await writeHomeFile(
-        home,
-        'config.yaml',
-        [
-          'timezone: UTC',
-          ...localModelLines(llm),
-          'platforms:',
-          '  discord:',
-          ...Object.entries(rest.settings).map(([key, value]) => `    ${key}: "${value}"`),
-          '    inbound: true',
-          `    allowed_users: ["${bob.id}"]`,
-          '',
-        ].join('\n'),
-      );
+      await writeConfig(...receiving('discord', rest.settings, bob.id));
       llm.reply(replies.text('The nightly failed on the lint step.'));
       gateway = (await startGatewayUntil(home, 'chat: answering on discord', { env })).gateway;
 
