@@ -2,8 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileChatStore } from '../../src/adapters/chat/FileChatStore.js';
+import { PostgresChatStore } from '../../src/adapters/postgres/PostgresChatStore.js';
 import { InMemoryConversationStore } from '../fakes/InMemoryConversationStore.js';
 import { InMemoryInboundCursorStore } from '../fakes/InMemoryInboundCursorStore.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { describeConversationStoreContract, describeInboundCursorStoreContract } from './ConversationStore.contract.js';
 
 describeConversationStoreContract('InMemoryConversationStore', async () => {
@@ -30,4 +32,22 @@ describeConversationStoreContract('FileChatStore', async () => {
 describeInboundCursorStoreContract('FileChatStore', async () => {
   const { first, another, cleanup } = await fileChatStores();
   return { cursors: first, another, cleanup };
+});
+
+describe('on PostgreSQL', () => {
+  const suite = scratchDatabaseForSuite();
+  const emptied = async () => {
+    await suite.database.query('TRUNCATE agent_chat_messages, agent_chat_conversations, agent_chat_cursors');
+    return new PostgresChatStore(suite.database);
+  };
+
+  describeConversationStoreContract('PostgresChatStore', async () => ({
+    store: await emptied(),
+    another: async () => new PostgresChatStore(suite.database),
+  }));
+
+  describeInboundCursorStoreContract('PostgresChatStore', async () => ({
+    cursors: await emptied(),
+    another: async () => new PostgresChatStore(suite.database),
+  }));
 });
