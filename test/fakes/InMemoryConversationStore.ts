@@ -27,7 +27,7 @@ export class InMemoryConversationStore implements ConversationStore {
     const label = conversationLabel(message.conversation);
     if (answer !== null) {
       const turns = [...(this.turns.get(label) ?? []), { role: 'user' as const, content: message.text }, { role: 'assistant' as const, content: answer }];
-      this.turns.set(label, turns.slice(-2 * keep));
+      this.turns.set(label, keep <= 0 ? [] : turns.slice(-2 * keep));
     }
     this.answered.add(idOf(message));
     const index = this.kept.findIndex((kept) => idOf(kept) === idOf(message));

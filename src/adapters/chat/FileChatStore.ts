@@ -3,11 +3,8 @@ import { join } from 'node:path';
 import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
 import type { InboundCursorStore } from '../../application/ports/InboundChat.js';
-import { conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { ANSWERED_IDS_REMEMBERED, conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { ensurePrivateDirectory, readTextIfPresent, writeFileDurably } from '../persistence/fileSystem.js';
-
-/** How many answered message ids a conversation remembers, to know a message handed over again. */
-const ANSWERED_REMEMBERED = 200;
 
 interface ConversationFile {
   conversation: string;
@@ -16,7 +13,7 @@ interface ConversationFile {
 }
 
 /**
- * Chat state in files under `$AGENT_HOME/chat/` (docs/chat.md): `pending.json` (messages
+ * Chat state in files under `$AGENT_HOME/chat/` (docs/chat-platforms.md): `pending.json` (messages
  * accepted and not answered), `conversations/<hash>.json` (each conversation's recent exchanges
  * and the ids of the messages it answered) and `cursors.json` (each receiver's place with its
  * platform). Every write is durable (synced before it resolves): a message is kept before its
@@ -61,7 +58,7 @@ export class FileChatStore implements ConversationStore, InboundCursorStore {
       await this.writeConversation(message.conversation, {
         conversation: conversationLabel(message.conversation),
         turns: keep <= 0 ? [] : turns.slice(-2 * keep),
-        answered: [...file.answered.filter((id) => id !== message.messageId), message.messageId].slice(-ANSWERED_REMEMBERED),
+        answered: [...file.answered.filter((id) => id !== message.messageId), message.messageId].slice(-ANSWERED_IDS_REMEMBERED),
       });
       await this.writePending((await this.readPending()).filter((kept) => !sameMessage(kept, message)));
     });

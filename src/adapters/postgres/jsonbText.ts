@@ -2,12 +2,15 @@
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
- * The JSON text of `value` for a jsonb column. jsonb holds neither a NUL character nor half of a
- * surrogate pair (an answer cut inside an emoji, a platform's garbage error): each is stored as
- * U+FFFD instead of failing the save.
+ * `text` as a text or jsonb value can hold it: neither holds a NUL character, and jsonb no half
+ * of a surrogate pair (an answer cut inside an emoji, a platform's garbage error); each is stored
+ * as U+FFFD instead of failing the save.
  */
+export function storableText(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** The JSON text of `value` for a jsonb column, every string in it storable (storableText). */
 export function jsonbText(value: unknown): string {
-  return JSON.stringify(value, (_key, each: unknown) =>
-    typeof each === 'string' ? each.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD') : each,
-  );
+  return JSON.stringify(value, (_key, each: unknown) => (typeof each === 'string' ? storableText(each) : each));
 }

@@ -14,7 +14,8 @@ export interface Migration {
  * Webhook events are rows holding the event's fields and the sender's JSON text of its payload,
  * with who claimed each; delivery keys are remembered a row each with when they were last stored.
  * Webhook subscriptions, webhook run records and the runs of the run ledger are rows of a
- * `record` the same way; run reports are rows holding the Markdown text.
+ * `record` the same way; run reports are rows holding the Markdown text. Chat messages,
+ * conversations and receivers' cursors are rows of the gateway's chat state (PostgresChatStore).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -187,6 +188,35 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX agent_runs_subject_newest ON agent_runs (kind, subject, started_at DESC, id DESC);
       CREATE INDEX agent_runs_newest ON agent_runs (started_at DESC, id DESC);
+    `,
+  },
+  {
+    version: 7,
+    name: 'chat',
+    // Chat messages by conversation (its label, `telegram:-100123:42`) and the platform's message
+    // id: a pending one holds the message's JSON and waits to be answered, in accepted order
+    // (`seq`); an answered one holds nothing and is remembered so that the message is not
+    // accepted again. Conversations hold their recent exchanges as a JSON array of turns, oldest
+    // first; receivers' cursors are a text per platform.
+    sql: `
+      CREATE TABLE agent_chat_messages (
+        conversation text NOT NULL,
+        message_id text NOT NULL,
+        seq bigserial NOT NULL,
+        answered boolean NOT NULL DEFAULT false,
+        message jsonb,
+        PRIMARY KEY (conversation, message_id)
+      );
+      CREATE INDEX agent_chat_messages_pending ON agent_chat_messages (seq) WHERE NOT answered;
+      CREATE INDEX agent_chat_messages_answered ON agent_chat_messages (conversation, seq) WHERE answered;
+      CREATE TABLE agent_chat_conversations (
+        conversation text PRIMARY KEY,
+        turns jsonb NOT NULL
+      );
+      CREATE TABLE agent_chat_cursors (
+        platform text PRIMARY KEY,
+        cursor text NOT NULL
+      );
     `,
   },
 ];

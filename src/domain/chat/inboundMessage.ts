@@ -32,3 +32,9 @@ export interface InboundMessage {
 export function conversationLabel(key: ConversationKey): string {
   return key.threadId === null ? `${key.platform}:${key.chatId}` : `${key.platform}:${key.chatId}:${key.threadId}`;
 }
+
+/**
+ * How many answered message ids a store of conversations remembers per conversation, to know a
+ * message handed over again (a receiver redelivers recent messages, never old ones).
+ */
+export const ANSWERED_IDS_REMEMBERED = 200;
