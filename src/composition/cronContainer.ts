@@ -66,6 +66,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     tickLock: NO_TICK_LOCK,
     leases: new PostgresReplicaLeases(database),
     label: location.label,
+    chatStore: async () => (await import('../adapters/postgres/PostgresChatStore.js')).postgresChatStore(database),
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),
     watch: (onChange) => repository.watch(onChange),

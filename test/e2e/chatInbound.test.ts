@@ -1,5 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
+import { scratchDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, GENERAL, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
@@ -233,6 +236,39 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     } finally {
       await discordGateway.close();
       await rest.close();
+    }
+  });
+
+  it('keeps the chat in PostgreSQL when the gateway runs on it: history across a restart, nothing owed twice, nothing under chat/', async () => {
+    const scratch = await scratchDatabase();
+    const onDatabase = { ...env, AGENT_DATABASE_URL: scratch.url };
+    try {
+      llm.reply(replies.text('Noted: the deploy is at 5.'), replies.text('At 5, as you said.'));
+      gateway = (await startGatewayUntil(home, STARTED, { env: onDatabase })).gateway;
+      telegram.pushMessage({ text: 'the deploy is at 5' });
+      await telegram.waitForSent(1);
+      const stopping = outcomeOf(gateway);
+      gateway.kill('SIGTERM');
+      expect((await stopping).code).toBe(0);
+
+      telegram.pushMessage({ text: 'when is the deploy?' });
+      gateway = (await startGatewayUntil(home, STARTED, { env: onDatabase })).gateway;
+      await telegram.waitForSent(2);
+
+      expect(telegram.sent.map((body) => body.text)).toEqual(['Noted: the deploy is at 5.', 'At 5, as you said.']);
+      expect(userTexts(1).join('\n')).toContain('the deploy is at 5');
+      const database = await scratch.open();
+      try {
+        const rows = await database.query<{ answered: boolean }>('SELECT answered FROM agent_chat_messages ORDER BY seq');
+        expect(rows.map((row) => row.answered)).toEqual([true, true]);
+      } finally {
+        await database.close();
+      }
+      expect(existsSync(join(home, 'chat'))).toBe(false);
+    } finally {
+      gateway?.kill('SIGKILL');
+      gateway = null;
+      await scratch.drop();
     }
   });
 });

@@ -1,7 +1,8 @@
 import type { Router } from 'express';
 import type { Container } from 'inversify';
 import { ConverseInChats } from '../../application/chat/ConverseInChats.js';
-import type { InboundChatSource } from '../../application/ports/InboundChat.js';
+import type { ConversationStore } from '../../application/ports/ConversationStore.js';
+import type { InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -27,7 +28,7 @@ interface SourceContext {
   container: Container;
   config: AgentConfig;
   logger: Logger;
-  store: FileChatStore;
+  store: ConversationStore & InboundCursorStore;
 }
 
 type Receiver = InboundChatSource & { router?: Router };
@@ -73,14 +74,22 @@ const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Rec
 
 /**
  * Builds the receivers of the platforms whose `inbound` is on (null when none is), and binds the
- * conversation use case with its store under `$AGENT_HOME/chat/`. The start-up check has refused
+ * conversation use case with its store: the database's, or files under `$AGENT_HOME/chat/`. The start-up check has refused
  * already what cannot work (nobody allowed, a credential missing).
  */
-export async function prepareInboundChat(container: Container, config: AgentConfig, env: NodeJS.ProcessEnv, paths: AgentPaths, logger: Logger): Promise<InboundChat | null> {
+export async function prepareInboundChat(
+  container: Container,
+  config: AgentConfig,
+  env: NodeJS.ProcessEnv,
+  paths: AgentPaths,
+  logger: Logger,
+  /** The database's chat store when the gateway runs on one; null: files under `$AGENT_HOME/chat/`. */
+  databaseStore: (() => Promise<ConversationStore & InboundCursorStore>) | null,
+): Promise<InboundChat | null> {
   const { settings } = chatSettingsFrom(config, env);
   const names = Object.keys(settings.platforms);
   if (names.length === 0) return null;
-  const store = new FileChatStore(paths.home);
+  const store = databaseStore ? await databaseStore() : new FileChatStore(paths.home);
   container.bind(TOKENS.ChatSettings).toConstantValue(settings);
   container.bind(TOKENS.ConversationStore).toConstantValue(store);
   container.bind(ConverseInChats).toSelf().inSingletonScope();
