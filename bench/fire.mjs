@@ -11,6 +11,9 @@
 //    to the last answer, then the runs counted: every job must run exactly once (none lost, none
 //    doubled) and exactly N fires must be answered 202.
 //
+// BENCH_STORES=files,postgres (the default) chooses the stores; BENCH_CPU_PROFILE=<directory>
+// writes the gateway's CPU profile there.
+//
 // The client is what a portal is: keep-alive connections (node:http, Nagle off) and at most
 // BENCH_CONCURRENCY (default 64) fires in flight at once, each sent as the previous one on its
 // connection is answered; not one new connection per fire, nor every fire of the burst at once.
@@ -21,6 +24,7 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
+import { GATEWAY_NODE_OPTIONS } from './gatewayBench.mjs';
 import { jobStoreText } from './jobStore.mjs';
 import { scratchJobDatabase } from './postgresBench.mjs';
 
@@ -158,8 +162,9 @@ if (!existsSync(AGENT)) {
 const work = mkdtempSync(join(tmpdir(), 'agent-fire-bench-'));
 const portal = await startPortal();
 try {
-  await measure('file store (jobs.json)', join(work, 'files'), null);
-  await measure('PostgreSQL', join(work, 'postgres'), async (records) => scratchJobDatabase(records));
+  const stores = (process.env.BENCH_STORES ?? 'files,postgres').split(',');
+  if (stores.includes('files')) await measure('file store (jobs.json)', join(work, 'files'), null);
+  if (stores.includes('postgres')) await measure('PostgreSQL', join(work, 'postgres'), async (records) => scratchJobDatabase(records));
 } finally {
   connections.destroy();
   await portal.close();
@@ -213,7 +218,7 @@ try {
   if (scratch) env.AGENT_DATABASE_URL = scratch.url;
   console.log(`${storeName}:`);
   delete env.NODE_OPTIONS;
-  gateway = spawn(process.execPath, ['--v8-pool-size=1', AGENT, 'gateway'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let log = '';
   gateway.stdout.setEncoding('utf8').on('data', (chunk) => (log += chunk));
   const base = `http://127.0.0.1:${port}`;
