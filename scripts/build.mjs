@@ -24,10 +24,12 @@ const lazyStringWidth = {
 const ENTRY = 'src/composition/cli/agent.ts';
 const MAIN = 'src/composition/cli/main.ts';
 const CORE = 'agent-core';
+/** The gateway's launcher: an entry of its own (dist/launcher.js) that imports node's modules only. */
+const LAUNCHER = 'src/adapters/process/launcherMain.ts';
 
 /** The options of both passes; `plugins` are added to the string-width one. */
 const options = (plugins) => ({
-  entryPoints: { agent: ENTRY },
+  entryPoints: { agent: ENTRY, launcher: LAUNCHER },
   outdir: 'dist',
   bundle: true,
   splitting: true,
@@ -79,8 +81,10 @@ async function coreModules() {
   const core = reached(MAIN);
   // What the executable imports before main (the signal handlers) stays small and apart.
   const first = reached(ENTRY);
-  for (const input of [...first, MAIN]) core.delete(input);
-  return { core, untouched: new Set([...core, ...first, MAIN]) };
+  // The launcher, a process of its own, loads what it imports and nothing more.
+  const launcher = reached(LAUNCHER);
+  for (const input of [...first, ...launcher, MAIN]) core.delete(input);
+  return { core, untouched: new Set([...core, ...first, ...launcher, MAIN]) };
 }
 
 function oneCoreChunk({ core, untouched }) {

@@ -2,16 +2,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 /**
- * Issue 16, move 2: every child process starts through adapters/process/ChildProcessRunner, so
+ * Every child process starts through adapters/process/ChildProcessRunner, so
  * that process groups, caps, timeouts and tree kills cannot drift apart again. The only other
- * users of node:child_process are its lazy loader and the Windows tree killer, whose `taskkill`
- * the runner itself relies on.
+ * users of node:child_process are its lazy loader, the Windows tree killer, whose `taskkill`
+ * the runner itself relies on, and the gateway's launcher, which forks for the runner (its
+ * client starts the launcher process, the launcher starts what the runner asks).
  */
 const SRC = resolve('src');
 const ALLOWED = [
   'adapters/process/ChildProcessRunner.ts',
   'adapters/process/childProcesses.ts',
   'adapters/process/WindowsProcessTreeKiller.ts',
+  'adapters/process/launcherMain.ts',
+  'adapters/process/launcherSpawner.ts',
 ];
 /** A value import of node:child_process, a dynamic one, or a call of its lazy loader. */
 const STARTS_PROCESSES = /import\s+(?!type\b)[^;]*from\s+['"](node:)?child_process['"]|import\(\s*['"](node:)?child_process['"]\s*\)|\bchildProcesses\(\)/;

@@ -1,5 +1,6 @@
 import { PIPE_CLOSE_GRACE_MS, whenChildFinished } from './childFinished.js';
-import { childProcesses } from './childProcesses.js';
+import type { SpawnOptions } from 'node:child_process';
+import { childLauncher, childProcesses, type RunningChild } from './childProcesses.js';
 import { newTreeMark, TREE_MARK_VARIABLE } from './markedProcesses.js';
 import { dyingWithThisProcess, ExecFailureWatch } from './parentDeathSignal.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
@@ -70,17 +71,20 @@ export class ChildProcessRunner {
       // Killed by the kernel when this process dies, kill -9 included (Linux).
       dyingWithThisProcess({ program: spec.program, args: spec.args }, spec.env, spec.cwd),
     ]);
+    // Everything the child starts inherits the mark, so a stop finds what left its tree too.
+    const mark = newTreeMark();
+    const options: SpawnOptions = {
+      cwd: spec.cwd,
+      env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || launch.wrapped ? 'pipe' : 'ignore'],
+      // Its own session and process group, which the tree killer sweeps as well.
+      detached: true,
+      windowsHide: true,
+    };
+    // In the gateway, the launcher forks (a small process forks faster than a large one).
+    const launcher = childLauncher();
+    const child: RunningChild = launcher ? await launcher.spawn(launch.program, [...launch.args], options) : spawn(launch.program, [...launch.args], options);
     return new Promise<ChildRunEnd>((resolve) => {
-      // Everything the child starts inherits the mark, so a stop finds what left its tree too.
-      const mark = newTreeMark();
-      const child = spawn(launch.program, [...launch.args], {
-        cwd: spec.cwd,
-        env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
-        stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || launch.wrapped ? 'pipe' : 'ignore'],
-        // Its own session and process group, which the tree killer sweeps as well.
-        detached: true,
-        windowsHide: true,
-      });
       let stoppedFor: StopReason | null = null;
       let settled = false;
       let timeoutTimer: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import type { RunningChild } from './childProcesses.js';
 
 /**
  * How long to wait for a child's pipes to close once it has exited. A process it started in
@@ -13,7 +13,7 @@ export const PIPE_CLOSE_GRACE_MS = 2000;
  * whatever arrived before counts).
  */
 export function whenChildFinished(
-  child: ChildProcess,
+  child: RunningChild,
   onFinished: (code: number | null, signal: NodeJS.Signals | null) => void,
   graceMs: number = PIPE_CLOSE_GRACE_MS,
 ): void {

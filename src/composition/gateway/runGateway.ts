@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startChildrenThroughLauncher } from '../../adapters/process/childProcesses.js';
 import { inboundPlatformsOn } from '../../adapters/config/chatSettings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { BUILT_IN_PROVIDER_NAME } from '../../adapters/scheduling/BuiltInTickerProvider.js';
@@ -60,6 +63,10 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const file = await checkConfigFile(paths, options.env);
   refuseOn(file.findings);
   const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
+  // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);
+  // run from the sources, where there is no built launcher, they are forked here.
+  const launcherScript = fileURLToPath(new URL('../launcher.js', import.meta.url));
+  if (existsSync(launcherScript)) await startChildrenThroughLauncher(launcherScript);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
   const startup = await checkStartup({ container, config, paths, env: options.env, installationDir: options.installationDir, log: logger });
   const findings = [...file.findings, ...startup.findings];

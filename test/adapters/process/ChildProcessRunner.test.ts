@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CappedOutput } from '../../../src/adapters/process/CappedOutput.js';
 import { ChildProcessRunner, type ChildRunSpec } from '../../../src/adapters/process/ChildProcessRunner.js';
+import { childLauncher, startChildrenThroughLauncher } from '../../../src/adapters/process/childProcesses.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/application/ports/ProcessTreeKiller.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
@@ -56,7 +58,20 @@ async function pidsIn(file: string, count: number): Promise<number[]> {
   return pids;
 }
 
-describe('ChildProcessRunner', () => {
+/** The gateway's launcher, as built (dist/launcher.js): the same behaviour is asked of children it starts. */
+const LAUNCHER = fileURLToPath(new URL('../../../dist/launcher.js', import.meta.url));
+
+describe.each([
+  ['started by this process', false],
+  ['started through the launcher', true],
+])('ChildProcessRunner, children %s', (_how, throughLauncher) => {
+  beforeAll(async () => {
+    if (!throughLauncher) return;
+    if (!existsSync(LAUNCHER)) throw new Error('dist/launcher.js is missing; run npm run build first');
+    await startChildrenThroughLauncher(LAUNCHER);
+    expect(childLauncher()).not.toBeNull();
+  });
+
   it('writes stdin, hands both streams to their sinks and reports the exit code', async () => {
     const stdout = new CappedOutput(1024);
     const stderr = new CappedOutput(1024);
