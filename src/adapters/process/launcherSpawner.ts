@@ -43,6 +43,7 @@ class LaunchedChild extends EventEmitter implements RunningChild {
   stdout: ChildOutput | null = null;
   stderr: ChildOutput | null = null;
   private exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private closed = false;
   private openStreams = 0;
 
   constructor(readonly wanted: readonly boolean[]) {
@@ -77,7 +78,20 @@ class LaunchedChild extends EventEmitter implements RunningChild {
   }
 
   private closeWhenDone(): void {
-    if (this.exited && this.openStreams === 0) this.emit('close', this.exited.code, this.exited.signal);
+    if (this.closed || !this.exited || this.openStreams > 0) return;
+    this.closed = true;
+    this.emit('close', this.exited.code, this.exited.signal);
+  }
+
+  /**
+   * The child may end before its start is told (the launcher's messages come in batches): a
+   * listener for its end that comes later still hears it.
+   */
+  override once(event: string | symbol, listener: (...args: any[]) => void): this {
+    const ended = (event === 'exit' && this.exited) || (event === 'close' && this.closed) ? this.exited : null;
+    if (ended) setImmediate(() => listener(ended.code, ended.signal));
+    else super.once(event, listener);
+    return this;
   }
 }
 
