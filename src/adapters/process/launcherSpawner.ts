@@ -59,6 +59,7 @@ class LaunchedChild extends EventEmitter implements RunningChild {
     if (stream === 0) {
       socket.on('error', () => undefined);
       this.stdin = socket;
+      if (this.exited) socket.destroy();
     } else {
       this.openStreams += 1;
       socket.once('close', () => {
@@ -102,7 +103,7 @@ class LaunchedChild extends EventEmitter implements RunningChild {
  * or once it could not be started (an `error` event follows at once).
  */
 export class LauncherSpawner {
-  private readonly children = new Map<number, { child: LaunchedChild; started: boolean; resolve: (child: LaunchedChild) => void }>();
+  private readonly children = new Map<number, { child: LaunchedChild; started: boolean; exited: boolean; resolve: (child: LaunchedChild) => void }>();
   private nextId = 1;
   private ended = false;
 
@@ -164,8 +165,11 @@ export class LauncherSpawner {
     this.server.close();
     for (const [id, entry] of this.children) {
       this.children.delete(id);
-      if (entry.started) entry.child.exit(null, 'SIGKILL');
-      else {
+      if (entry.started) {
+        if (!entry.exited) entry.child.exit(null, 'SIGKILL');
+        // Streams that never came are none: the runner hears the end (a listener that comes late still does).
+        entry.resolve(entry.child);
+      } else {
         entry.resolve(entry.child);
         setImmediate(() => entry.child.emit('error', Object.assign(new Error('the launcher ended before the program started'), { code: 'ECHILD' })));
       }
@@ -179,7 +183,7 @@ export class LauncherSpawner {
     const wanted: [boolean, boolean, boolean] = [stdio[0] === 'pipe', stdio[1] === 'pipe', stdio[2] === 'pipe'];
     const child = new LaunchedChild(wanted);
     return new Promise((resolve) => {
-      this.children.set(id, { child, started: false, resolve });
+      this.children.set(id, { child, started: false, exited: false, resolve });
       const request: LaunchRequest = { id, program, args: [...args], cwd: options.cwd?.toString(), env: options.env ?? {}, stdio: wanted, socket: this.socketPath };
       this.launcher.send(request);
     });
@@ -192,7 +196,7 @@ export class LauncherSpawner {
       case 'spawned':
         entry.child.pid = event.pid;
         entry.started = true;
-        if (entry.child.connected) entry.resolve(entry.child);
+        this.resolveWhenReady(event.id);
         return;
       case 'error':
         this.children.delete(event.id);
@@ -200,9 +204,19 @@ export class LauncherSpawner {
         setImmediate(() => entry.child.emit('error', Object.assign(new Error(event.error.message), event.error)));
         return;
       case 'exit':
-        this.children.delete(event.id);
+        entry.exited = true;
         entry.child.exit(event.code, event.signal ?? null);
+        // Its streams may still be on their way: the entry stays until they are all here.
+        this.resolveWhenReady(event.id);
     }
+  }
+
+  /** Hands the child over once it started and every stream it asked for connected; forgets it once it also ended. */
+  private resolveWhenReady(id: number): void {
+    const entry = this.children.get(id);
+    if (!entry || !entry.started || !entry.child.connected) return;
+    entry.resolve(entry.child);
+    if (entry.exited) this.children.delete(id);
   }
 
   /** A stream's socket: its header says whose and which; the rest is the child's. */
@@ -222,7 +236,7 @@ export class LauncherSpawner {
     const entry = this.children.get(id);
     if (!entry) return void socket.destroy();
     entry.child.attach(stream, socket);
-    if (entry.started && entry.child.connected) entry.resolve(entry.child);
+    this.resolveWhenReady(id);
   }
 }
 
