@@ -113,7 +113,7 @@ async function round(label, replicas, setUp) {
         `within 5 s ${within5}/${JOBS}  runs per gateway ${per.join('/')}  doubled ${doubled}  never ${never}`,
     );
   } finally {
-    await Promise.all(gateways.map((g) => kill(g.gateway, 'SIGKILL')));
+    await Promise.all(gateways.map((g) => kill(g.gateway, process.env.BENCH_CPU_PROFILE ? 'SIGTERM' : 'SIGKILL')));
     await cleanup();
   }
 }

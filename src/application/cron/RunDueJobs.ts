@@ -96,6 +96,8 @@ export interface ClaimInput {
 }
 
 const MIN_STALE_CLAIM_MS = 30 * 60_000;
+/** Whether the process that claimed a run lives: ProcessIdentity.isAlive, asked once per claimant and look. */
+type Liveness = (claimant: string) => ReturnType<ProcessIdentity['isAlive']>;
 /**
  * How many due jobs beyond the free run slots a tick looks at: missed one-shots among them are
  * settled at once, and the rest are reported as waiting for a slot.
@@ -187,27 +189,30 @@ export class RunDueJobs {
    */
   private async anythingToDo(now: Date, dueBy: Date): Promise<{ needed: boolean; lapsed: ReadonlySet<string> }> {
     const { anyDue, running } = await this.repository.peek(dueBy);
-    const lapsed = await this.lapsedClaimants(running, now);
-    return { needed: anyDue || running.some((job) => this.abandonment(job, now, lapsed) !== null), lapsed };
+    const alive = this.livenessOnce();
+    const lapsed = await this.lapsedClaimants(running, now, alive);
+    return { needed: anyDue || running.some((job) => this.abandonment(job, now, lapsed, alive) !== null), lapsed };
   }
 
   /**
    * The claimants of `running` jobs that this host cannot check and whose gateway's lease lapsed
    * (with a job store shared by several gateways): their runs died with them.
    */
-  private async lapsedClaimants(running: readonly Job[], now: Date): Promise<ReadonlySet<string>> {
+  private async lapsedClaimants(running: readonly Job[], now: Date, alive: Liveness): Promise<ReadonlySet<string>> {
     if (!this.leases) return new Set();
-    const unknown = [...new Set(running.map((job) => job.claim?.by).filter((by): by is string => by !== undefined && this.identity.isAlive(by) === 'unknown'))];
+    const claimants = new Set(running.map((job) => job.claim?.by).filter((by): by is string => by !== undefined));
+    const unknown = [...claimants].filter((by) => alive(by) === 'unknown');
     return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
   }
 
   private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, lapsed: ReadonlySet<string>): Promise<Claims> {
     const claimant = this.identity.claimant();
+    const alive = this.livenessOnce();
     return this.repository.settleDue(dueBy, limit + WAITING_LOOKED_AT, ({ running, due }) => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [], skipped: [] };
       const changed: Job[] = [];
       for (const stored of running) {
-        const abandonment = this.abandonment(stored, now, lapsed);
+        const abandonment = this.abandonment(stored, now, lapsed, alive);
         if (!abandonment) continue;
         const job = recoverInterrupted(stored, abandonment);
         claims.recovered.push(job);
@@ -248,10 +253,26 @@ export class RunDueJobs {
     return { job: skipped, slot, foundAt: now, missedSlots, reason };
   }
 
+  /**
+   * Whether claimants live, each asked of the process table once per look: the jobs running are
+   * many, their claimants (the gateways) few, and each answer reads /proc.
+   */
+  private livenessOnce(): Liveness {
+    const known = new Map<string, ReturnType<Liveness>>();
+    return (by) => {
+      let answer = known.get(by);
+      if (answer === undefined) {
+        answer = this.identity.isAlive(by);
+        known.set(by, answer);
+      }
+      return answer;
+    };
+  }
+
   /** Why a `running` job is considered abandoned, or null while its run may still be going. */
-  private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>): string | null {
+  private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>, alive: Liveness): string | null {
     if (!job.claim) return 'it was marked running without a claim';
-    if (this.identity.isAlive(job.claim.by) === false) {
+    if (alive(job.claim.by) === false) {
       return `the process ${job.claim.by} that ran it is gone`;
     }
     if (lapsed.has(job.claim.by)) return `the gateway ${job.claim.by} that ran it stopped renewing its lease`;
