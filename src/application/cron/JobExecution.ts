@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
 import { alertsFailure, finishRun, isFailedRun, jobTimeZone, pauseJob, type Job } from '../../domain/Job.js';
 import {
@@ -28,7 +28,8 @@ import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
-import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { Timer } from '../ports/Timer.js';
+import { RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
 import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
@@ -104,6 +105,8 @@ export class JobExecution {
     @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    /** Without it (tests that build this by hand), a run is in the ledger as running from its start. */
+    @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
   ) {
     this.checks = new JobPreflight(agent, channel, scripts, settings, botChat);
   }
@@ -139,9 +142,23 @@ export class JobExecution {
       error: null,
       deliveries: [],
     };
-    await this.toLedger(running);
-    const preflight = await this.checks.check(job);
-    const report = await this.execute(job, startedAt, preflight, options.signal);
+    // A run that ends at once is written to the ledger once, when it ends; one still going after
+    // RUNNING_RECORD_AFTER_MS shows as running until then (as a webhook run does).
+    const ended = new AbortController();
+    const shownRunning = this.timer
+      ? this.timer.wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true }).then(() => (ended.signal.aborted ? undefined : this.toLedger(running)))
+      : this.toLedger(running);
+    if (!this.timer) await shownRunning;
+    let report: JobRunReport;
+    let preflight: Preflight;
+    try {
+      preflight = await this.checks.check(job);
+      report = await this.execute(job, startedAt, preflight, options.signal);
+    } finally {
+      ended.abort();
+      // Its record, if written, comes before the last.
+      await shownRunning;
+    }
     const pauseAfter = this.settings.pauseAfterFailures ?? 0;
     let pausedBecause: string | null = null;
     const stored = await this.repository.updateById(job.id, (current) => {

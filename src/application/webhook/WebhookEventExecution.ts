@@ -1,3 +1,4 @@
+import { RUNNING_RECORD_AFTER_MS } from '../../domain/runs/RunRecord.js';
 import { inject, injectable, optional } from 'inversify';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
@@ -72,8 +73,7 @@ export interface PendingWebhookDelivery {
 /** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */
 export type WebhookAnswerOutcome = { report: WebhookRunReport; pending: null } | { report: null; pending: PendingWebhookDelivery };
 
-/** How long a run goes before its record shows it running (a run answering sooner is recorded once, answered). */
-export const RUNNING_RECORD_AFTER_MS = 1000;
+export { RUNNING_RECORD_AFTER_MS } from '../../domain/runs/RunRecord.js';
 
 /**
  * The run path of one accepted webhook event (docs/webhooks.md): resolve the route and its

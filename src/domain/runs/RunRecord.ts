@@ -97,3 +97,6 @@ export function isTooOld(run: Pick<RunRecord, 'started_at'>, retention: RunReten
 export function newestFirst(a: RunRecord, b: RunRecord): number {
   return Date.parse(b.started_at) - Date.parse(a.started_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
+
+/** How long a run goes before its record shows it running (a run answering sooner is recorded once, answered). */
+export const RUNNING_RECORD_AFTER_MS = 1000;
