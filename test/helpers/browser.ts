@@ -34,6 +34,7 @@ export function describeInBrowser(name: string, fn: () => void): void {
   }
   const reason = `${BROWSER_PATH} is not installed`;
   console.warn(`Skipping "${name}": ${reason} (apt-get install chromium).`);
+  // Skipped only where chromium is not installed (the reason is in the title): there is no browser to drive then.
   describe.skip(`${name} (skipped: ${reason})`, fn);
 }
 
