@@ -126,7 +126,7 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
     findings.push({ effect: 'refused', key: `platforms.${problem.platform}${problem.key ? `.${problem.key}` : ''}`, message: problem.source === 'config' ? `${file}: ${problem.message}` : problem.message });
   }
 
-  for (const problem of chatSettingsFrom(config, env).problems) findings.push({ effect: "refused", key: problem.key, message: problem.message });
+  for (const problem of chatSettingsFrom(config, env).problems) findings.push({ effect: 'refused', key: problem.key, message: problem.message });
 
   const provider = config.cron.provider?.trim();
   let providerUsable = false;

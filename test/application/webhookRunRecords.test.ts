@@ -1,6 +1,7 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
-import { RUNNING_RECORD_AFTER_MS, WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
+import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
+import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
 import { SystemTimer } from '../../src/adapters/system/SystemTimer.js';
 import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
 import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';

@@ -33,11 +33,8 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
   const problems: ChatSettingProblem[] = [];
   const platforms: Record<string, ChatAccess> = {};
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
-  const names = new Set([...Object.keys(sections), ...INBOUND_PLATFORMS]);
-  for (const name of names) {
-    if (name === 'webhook') continue;
+  for (const name of inboundPlatformsOn(config, env)) {
     const section = sections[name] ?? {};
-    if (!flag(section.inbound, env[environmentVariableFor(name, 'inbound')])) continue;
     const key = `platforms.${name}`;
     if (!(INBOUND_PLATFORMS as readonly string[]).includes(name)) {
       problems.push({ key: `${key}.inbound`, message: `${key}.inbound is on, but the gateway receives messages on ${INBOUND_PLATFORMS.join(', ')} only; remove it.` });

@@ -73,8 +73,6 @@ export interface PendingWebhookDelivery {
 /** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */
 export type WebhookAnswerOutcome = { report: WebhookRunReport; pending: null } | { report: null; pending: PendingWebhookDelivery };
 
-export { RUNNING_RECORD_AFTER_MS } from '../../domain/runs/RunRecord.js';
-
 /**
  * The run path of one accepted webhook event (docs/webhooks.md): resolve the route and its
  * delivery, render the prompt, load the first skill found, run a fresh unattended session with the
