@@ -88,6 +88,18 @@ describe('FileWebhookRunRecords', () => {
     ]);
   });
 
+  it('removes the oldest records a few at a time, and lists only the newest the retention keeps', async () => {
+    records = make({ output_retention: 20 });
+    for (let n = 1; n <= 25; n += 1) await records.save(aRunRecord(n));
+
+    const onDisk = (await readdir(join(outputDir(), 'pr-review'))).length;
+    expect(onDisk).toBeGreaterThanOrEqual(20);
+    expect(onDisk).toBeLessThan(20 + 2);
+    expect((await records.list({ route: 'pr-review', limit: 100 })).map((record) => record.eventId)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `event${25 - i}`),
+    );
+  });
+
   it.each([
     ['a route', aRunRecord(1, { route: '../cron' })],
     ['a route', aRunRecord(1, { route: 'a/b' })],

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
@@ -129,6 +130,34 @@ describe('the record of a webhook run', () => {
     expect(records.saves.map((record) => record.outcome)).toEqual(['answered', 'delivered']);
     // Only the answer waits for the disk: it is what a restart after a power cut must find.
     expect(records.synced).toEqual([true, false]);
+  });
+
+  it('writes a run answered and delivered at once to the run ledger once, with its outcome', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    const saves = jest.spyOn(g.ledger, 'save');
+    g.agent.reply('Free some space on db1.');
+
+    await g.execution.run(alert());
+
+    expect(saves.mock.calls.map(([run]) => run.status)).toEqual(['ok']);
+  });
+
+  it('shows an answer whose delivery waits more than a second in the run ledger, as running', async () => {
+    const records = new InMemoryWebhookRunRecords();
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
+    g.agent.reply('Free some space on db1.');
+    const { pending } = await g.execution.answer(alert());
+
+    g.timer.advance(RUNNING_RECORD_AFTER_MS - 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await g.ledger.get('event-1')).toBeNull();
+    g.timer.advance(1);
+    for (let turn = 0; turn < 100 && (await g.ledger.get('event-1')) === null; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(await g.ledger.get('event-1')).toMatchObject({ status: 'running', answer: 'Free some space on db1.', finished_at: null });
+
+    await g.execution.deliverAnswer(pending!);
+    expect(await g.ledger.get('event-1')).toMatchObject({ status: 'ok', deliveries: [expect.objectContaining({ outcome: 'delivered' })] });
   });
 
   it('shows a run still going after a second as running, with its prompt', async () => {

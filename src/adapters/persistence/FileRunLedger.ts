@@ -39,7 +39,7 @@ function startOfName(name: string): number {
  * one JSON file per run, named after its start and id; directories 0700, files 0600. Every
  * write replaces the whole file atomically (a temporary file renamed over it) without waiting
  * for the disk. Each job or route keeps its newest `runs.retention_count` runs (200) and none
- * older than `runs.retention_days` (30): the surplus is removed as a save adds a run, and
+ * older than `runs.retention_days` (30): the surplus is removed every few saves (RecordDirectories), and
  * reading takes only what the retention keeps, so the rules hold whichever process wrote what.
  */
 @injectable()

@@ -31,8 +31,9 @@ const RECENT_KEPT = 64;
  * event alone; a record an older version named otherwise is found by the one listing of its
  * route directory this process makes. Each route keeps its newest
  * `platforms.webhook.extra.output_retention` records (default 50): the oldest beyond them are
- * removed as a save adds one, from what this process knows of the directory, which it lists
- * again now and then for the records other processes added.
+ * removed every few saves (RecordDirectories), from what this process knows of the directory,
+ * which it lists again now and then for the records other processes added; listing shows only
+ * the newest of them.
  */
 @injectable()
 export class FileWebhookRunRecords implements WebhookRunRecords {
@@ -105,7 +106,7 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     const records = await Promise.all(
       routes.map(async (route) => {
         const directory = this.routeDirectory(route);
-        return Promise.all(newestNames(await this.namesOf(directory), options.limit).map((name) => this.readRecord(join(directory, name))));
+        return Promise.all(newestNames((await this.namesOf(directory)).sort().slice(-this.keep), options.limit).map((name) => this.readRecord(join(directory, name))));
       }),
     );
     return records

@@ -13,14 +13,26 @@ export interface KnownDirectory {
   byId: Map<string, string>;
   /** Records added since the directory was last listed. */
   addedSinceListing: number;
+  /** Records added since the oldest were last removed. */
+  addedSincePruning: number;
+}
+
+/**
+ * How many records are added between two prunings of a directory keeping `keep`: a tenth of it,
+ * at most RELIST_EVERY, so that the oldest are removed in a burst now and then rather than one at
+ * every save; readers apply `keep` themselves, so the few beyond it never show.
+ */
+export function pruneEvery(keep: number): number {
+  return Math.max(1, Math.min(RELIST_EVERY, Math.ceil(keep / 10)));
 }
 
 /**
  * Directories holding one file per record, named so that they sort by time and carry the
  * record's id (`idOfName`), of which the newest `keep` are kept: each is listed once by this
  * process and then followed through its own saves, and listed again every RELIST_EVERY new
- * records for what other processes added. Removing the oldest as a record is added costs one
- * unlink each, never a listing per save. Shared by the webhook run records and the run ledger.
+ * records for what other processes added. The oldest are removed in a batch every
+ * pruneEvery(keep) new records, one unlink each, never with a listing per save. Shared by the
+ * webhook run records and the run ledger.
  */
 export class RecordDirectories {
   private readonly directories = new Map<string, Promise<KnownDirectory>>();
@@ -41,7 +53,7 @@ export class RecordDirectories {
 
   private async listed(directory: string): Promise<KnownDirectory> {
     const names = await this.namesIn(directory);
-    return { names, byId: new Map(names.map((name) => [this.idOfName(name)!, name])), addedSinceListing: 0 };
+    return { names, byId: new Map(names.map((name) => [this.idOfName(name)!, name])), addedSinceListing: 0, addedSincePruning: 0 };
   }
 
   /** The record file names in `directory`, oldest first; none when it does not exist. Throws what else the file system says. */
@@ -59,8 +71,9 @@ export class RecordDirectories {
   }
 
   /**
-   * Takes note of the record `name` just written to `directory`, and removes the oldest beyond
-   * `keep` and those `expired` says are too old, never that one. Returns the ids removed.
+   * Takes note of the record `name` just written to `directory`, and every pruneEvery(keep)
+   * records removes the oldest beyond `keep` and those `expired` says are too old, never that
+   * one. Returns the ids removed.
    */
   async added(directory: string, name: string, keep: number, expired: (name: string) => boolean = () => false): Promise<string[]> {
     const known = await this.known(directory);
@@ -69,6 +82,9 @@ export class RecordDirectories {
     known.byId.set(id, name);
     insertSorted(known.names, name);
     known.addedSinceListing += 1;
+    known.addedSincePruning += 1;
+    if (known.addedSincePruning < pruneEvery(keep)) return [];
+    known.addedSincePruning = 0;
     if (known.addedSinceListing >= Math.min(RELIST_EVERY, keep)) {
       known.addedSinceListing = 0;
       for (const each of await this.namesIn(directory)) {

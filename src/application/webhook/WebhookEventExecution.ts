@@ -68,6 +68,12 @@ export interface PendingWebhookDelivery {
   model: string | null;
   /** The answer itself, only when its run record could not be written to hold it. */
   unrecordedAnswer?: string;
+  /**
+   * The run's entry in the run ledger while the delivery waits: written only once the delivery
+   * has waited RUNNING_RECORD_AFTER_MS, so that an answer delivered at once is written to the
+   * ledger once, with its outcome. Stopped (and awaited) before the final entry is written.
+   */
+  shownInLedger?: { stop: AbortController; written: Promise<void> };
 }
 
 /** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */
@@ -128,6 +134,10 @@ export class WebhookEventExecution {
     const about = aboutEvent(event);
     let record: WebhookRunRecord | null = null;
     let report: WebhookRunReport;
+    if (pending.shownInLedger) {
+      pending.shownInLedger.stop.abort('delivering');
+      await pending.shownInLedger.written;
+    }
     try {
       record = await this.records.find(event.route, event.id, event.receivedAt);
     } catch (error) {
@@ -170,7 +180,18 @@ export class WebhookEventExecution {
     const note = async (changes: Partial<WebhookRunRecord>, synced = false, answeredBy?: string): Promise<boolean> => {
       record = { ...record, ...changes };
       if (answeredBy !== undefined) model = answeredBy;
-      return this.saveRecord(record, about, synced, model);
+      // An answer waiting for its delivery reaches the ledger with the delivery's outcome, or
+      // once the delivery has waited a while (pendingOf).
+      return this.saveRecord(record, about, synced, model, [], record.outcome !== 'answered');
+    };
+    const pendingOf = (route: WebhookRoute, delivery: WebhookDelivery, unrecordedAnswer?: string): WebhookAnswerOutcome => {
+      const pending: PendingWebhookDelivery = { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model };
+      if (unrecordedAnswer !== undefined) {
+        // Not in its run record: the ledger is what shows it while it waits.
+        void this.toLedger(record, about, model, []);
+        return { report: null, pending: { ...pending, unrecordedAnswer } };
+      }
+      return { report: null, pending: { ...pending, shownInLedger: this.showInLedgerLater(pending, about) } };
     };
     try {
       if (previous && isFinalOutcome(previous.outcome)) {
@@ -192,19 +213,15 @@ export class WebhookEventExecution {
         const message = webhookPrompt(route, event.event, event.payload);
         this.log.info(`webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`, about);
         const recorded = await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), prompt: message, answer: message, agent: AGENT_NOT_RUN, error: null }, true);
-        if (!recorded) {
-          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model, unrecordedAnswer: message } };
-        }
+        if (!recorded) return pendingOf(route, delivery, message);
       } else {
         // Saved with the prompt, once it is rendered.
         record = { ...record, outcome: 'running', deliveredTo: describeWebhookDelivery(delivery), error: null };
         const asked = await this.askAgent(route, event, note, about, signal);
         if ('status' in asked) return final(asked);
-        if (!asked.recorded) {
-          return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model, unrecordedAnswer: asked.answer } };
-        }
+        if (!asked.recorded) return pendingOf(route, delivery, asked.answer);
       }
-      return { report: null, pending: { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model } };
+      return pendingOf(route, delivery);
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
       const message = `webhook event failed unexpectedly: ${errorText(error)}`;
@@ -276,6 +293,7 @@ export class WebhookEventExecution {
     synced: boolean,
     model: string | null,
     messageIds: string[] = [],
+    ledger = true,
   ): Promise<boolean> {
     const [saved] = await Promise.all([
       this.records.save(record, synced).then(
@@ -285,11 +303,31 @@ export class WebhookEventExecution {
           return false;
         },
       ),
-      this.ledger.save(ledgerRunOf(record, model, messageIds, this.clock.now())).catch((error: unknown) => {
-        this.log.warn(`could not write webhook event ${record.eventId} to the run ledger: ${errorText(error)}`, about);
-      }),
+      ledger ? this.toLedger(record, about, model, messageIds) : undefined,
     ]);
     return saved;
+  }
+
+  /**
+   * Writes the ledger entry of an answer whose delivery is still waiting after
+   * RUNNING_RECORD_AFTER_MS, from its run record read back then (a waiting delivery keeps no
+   * answer in memory); stopped by the delivery.
+   */
+  private showInLedgerLater(pending: PendingWebhookDelivery, about: Record<string, string>): { stop: AbortController; written: Promise<void> } {
+    const stop = new AbortController();
+    const written = this.timer.wait(RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
+      if (stop.signal.aborted) return;
+      const record = await this.records.find(pending.event.route, pending.event.id, pending.event.receivedAt).catch(() => null);
+      if (record !== null && !stop.signal.aborted) await this.toLedger(record, about, pending.model, []);
+    });
+    return { stop, written };
+  }
+
+  /** The run's entry in the run ledger, from its run record; a failure is logged. */
+  private async toLedger(record: WebhookRunRecord, about: Record<string, string>, model: string | null, messageIds: string[]): Promise<void> {
+    await this.ledger.save(ledgerRunOf(record, model, messageIds, this.clock.now())).catch((error: unknown) => {
+      this.log.warn(`could not write webhook event ${record.eventId} to the run ledger: ${errorText(error)}`, about);
+    });
   }
 
   /** Everything that can be checked before a token is spent. */
