@@ -2,6 +2,7 @@ import { constants, statSync, type Stats } from 'node:fs';
 import { chmod, mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { SharedSyncs } from './sharedSyncs.js';
 import { FileStoreError } from './FileStoreError.js';
 
 /** Only the owner may enter the directories under `$AGENT_HOME`. */
@@ -246,10 +247,19 @@ export async function replaceFileKeepingItOpen(
 }
 
 /**
- * Flushes a directory's entries (a rename, a new or removed file) to disk. Systems that cannot
- * open a directory for syncing (Windows) persist entries on their own and are skipped.
+ * Flushes a directory's entries (a rename, a new or removed file) to disk: resolves once a sync
+ * that started after this call has finished, which callers waiting at the same moment share
+ * (SharedSyncs). Systems that cannot open a directory for syncing (Windows) persist entries on
+ * their own and are skipped.
  */
-export async function syncDirectory(directory: string): Promise<void> {
+export function syncDirectory(directory: string): Promise<void> {
+  return directorySyncs.sync(resolve(directory), () => syncDirectoryNow(directory));
+}
+
+/** Concurrent writers in one directory (runs answering at once) share its syncs. */
+const directorySyncs = new SharedSyncs();
+
+async function syncDirectoryNow(directory: string): Promise<void> {
   let handle;
   try {
     handle = await open(directory, 'r');
