@@ -70,6 +70,44 @@ describe('the gateway dispatching due jobs', () => {
     await settle();
   });
 
+  it('looks no further than the free slots when a run ends, and at every waiting job once a second, reporting each once', async () => {
+    const h = cronHarness({ settings: { maxParallelJobs: 2 } });
+    const held = heldAgent(h);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await h.createJob.execute({ schedule: '1m', prompt: `job ${name}`, name });
+    h.clock.advance(MINUTE);
+    const looks: Array<{ limit: number; running: boolean | undefined }> = [];
+    const settleDue = h.repository.settleDue.bind(h.repository);
+    h.repository.settleDue = (dueBy, limit, decide, options) => {
+      looks.push({ limit, running: options?.running });
+      return settleDue(dueBy, limit, decide, options);
+    };
+
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+    held.get('a')!.answer('done');
+    await settle();
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+    h.clock.advance(SECOND);
+    held.get('b')!.answer('done');
+    await settle();
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+
+    // The first look sees every waiting job; the next, in the same second, only the freed slot.
+    // No running job looked abandoned, so none was held.
+    expect(looks).toEqual([
+      { limit: 2 + 1000, running: false },
+      { limit: 1, running: false },
+      { limit: 1 + 1000, running: false },
+    ]);
+    expect([...held.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
+    const reports = h.log.entries.filter((entry) => /is due and waits for a free run slot/.test(entry.message)).map((entry) => entry.message);
+    expect(reports).toHaveLength(3);
+    for (const run of held.values()) run.answer('done');
+    await settle();
+  });
+
   it('runs no more than cron.max_parallel_jobs at once; the rest wait, unclaimed, and start late with a warning', async () => {
     const h = cronHarness({ settings: { maxParallelJobs: 2 } });
     const held = heldAgent(h);

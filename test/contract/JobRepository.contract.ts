@@ -207,6 +207,21 @@ export function describeJobRepositoryContract(
       expect(stored.get(jobIdFor(1))!.state).toBe('scheduled');
     });
 
+    it('hands a tick that does not ask for the running jobs only the due ones', async () => {
+      await repo.create(dueIn(jobIdFor(1), 1), true);
+      await repo.create(claimJob(dueIn(jobIdFor(2), 1), 'host:1', at(1), 'UTC'), true);
+
+      const seen = await repo.settleDue(
+        at(5),
+        5,
+        ({ running, due }) => ({ changed: due.map((job) => claimJob(job, 'host:2', at(5), 'UTC')), result: { running: running.length, due: due.map((job) => job.id) } }),
+        { running: false },
+      );
+
+      expect(seen).toEqual({ running: 0, due: [jobIdFor(1)] });
+      expect((await repo.findById(jobIdFor(1)))!.claim).toEqual({ by: 'host:2', at: '2026-03-01T17:00:00Z' });
+    });
+
     it('never hands one due job to two ticks running at once', async () => {
       for (let n = 1; n <= 20; n += 1) await repo.create(dueIn(jobIdFor(n), 1), true);
       const tick = (claimant: string) =>

@@ -1,7 +1,7 @@
 import { findJob, isDue, type Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, withUniqueName } from '../../domain/jobNames.js';
-import type { JobRepository, JobSnapshot, JobUpdate, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
+import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
 
 /** A rewrite of the whole list: the jobs to store (the very array given: nothing is written) and a result. */
 export interface ListChange<T> {
@@ -70,13 +70,14 @@ export abstract class WholeListJobRepository implements JobRepository {
     return { anyDue: jobs.some((job) => isDue(job, dueBy)), running: jobs.filter((job) => job.state === 'running') };
   }
 
-  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>): Promise<T> {
+  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options: SettleOptions = {}): Promise<T> {
     return this.modify((jobs) => {
       const due = jobs
         .filter((job) => isDue(job, dueBy))
         .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
         .slice(0, Math.max(0, limit));
-      const { changed, result } = settle({ running: jobs.filter((job) => job.state === 'running'), due });
+      const running = options.running === false ? [] : jobs.filter((job) => job.state === 'running');
+      const { changed, result } = settle({ running, due });
       if (changed.length === 0) return { jobs, result };
       const byId = new Map(changed.map((job) => [job.id, job]));
       return { jobs: jobs.map((job) => byId.get(job.id) ?? job), result };

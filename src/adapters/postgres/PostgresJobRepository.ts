@@ -1,7 +1,7 @@
 import { findJob, type Job } from '../../domain/Job.js';
 import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
-import type { JobRepository, JobSnapshot, JobUpdate, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
+import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
 import type { PostgresDatabase, Transaction } from './PostgresDatabase.js';
 import { StatementBatcher } from './StatementBatcher.js';
 
@@ -160,9 +160,12 @@ export class PostgresJobRepository implements JobRepository {
     return { anyDue: due[0]?.due === true, running: readRows(running).jobs };
   }
 
-  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>): Promise<T> {
+  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options: SettleOptions = {}): Promise<T> {
     return this.database.transaction(async (tx) => {
-      const running = readRows(await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq FOR UPDATE SKIP LOCKED`));
+      // Locking the running rows would hold up the runs recording their ends, on every replica.
+      const running = readRows(
+        options.running === false ? [] : await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq FOR UPDATE SKIP LOCKED`),
+      );
       const due = readRows(
         await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE ${IS_DUE} ORDER BY next_run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [
           dueBy,

@@ -144,7 +144,7 @@ export class DispatchDueJobs {
     const free = this.settings.maxParallelJobs - this.runs.size - this.claimedWaiting.length;
     const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting });
     for (const claimed of claims.claimed) this.start(claimed);
-    if (!claims.lockBusy) {
+    if (!claims.lockBusy && claims.waitingAll) {
       // Forget jobs that no longer wait (paused, removed, claimed by another gateway).
       const waiting = new Set(claims.waiting.map((job) => job.id));
       for (const id of this.reportedWaiting) if (!waiting.has(id)) this.reportedWaiting.delete(id);

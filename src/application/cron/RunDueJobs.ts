@@ -12,7 +12,7 @@ import {
 } from '../../domain/Job.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
 import type { Clock } from '../ports/Clock.js';
-import type { JobRepository } from '../ports/JobRepository.js';
+import type { JobRepository, TickCandidates, TickSettlement } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
@@ -75,6 +75,11 @@ export interface Claims {
   claimed: ClaimedJob[];
   /** Due jobs left as they are because no run slot was free. */
   waiting: Job[];
+  /**
+   * Whether `waiting` holds every job found waiting (up to WAITING_LOOKED_AT), or only those of
+   * a light look that read no further than the free slots (false).
+   */
+  waitingAll: boolean;
   missed: Job[];
   recovered: Job[];
   skipped: SkippedSlot[];
@@ -97,15 +102,29 @@ export interface ClaimInput {
 
 const MIN_STALE_CLAIM_MS = 30 * 60_000;
 /** Whether the process that claimed a run lives: ProcessIdentity.isAlive, asked once per claimant and look. */
+/** What the lock-free look found: whether a claim is needed, and whether a running job looked abandoned. */
+interface Look {
+  needed: boolean;
+  abandoned: boolean;
+  lapsed: ReadonlySet<string>;
+}
+
 type Liveness = (claimant: string) => ReturnType<ProcessIdentity['isAlive']>;
 /**
  * How many due jobs beyond the free run slots a tick looks at: missed one-shots among them are
  * settled at once, and the rest are reported as waiting for a slot.
  */
 const WAITING_LOOKED_AT = 1000;
+/**
+ * The jobs beyond the free slots are looked at once a second at most: a gateway claims again
+ * as each run ends, and reading (and, on a shared store, holding) a thousand waiting jobs at each
+ * of those claims would slow every replica's claims and runs. A one-shot missed among them is
+ * settled at the next full look, well within its grace.
+ */
+export const FULL_LOOK_EVERY_MS = 1000;
 /** How many missed slots a skip counts at most, for its message (an every-minute job asleep for a month missed 43 200). */
 const MISSED_SLOTS_COUNTED = 1000;
-const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], missed: [], recovered: [], skipped: [] };
+const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], waitingAll: true, missed: [], recovered: [], skipped: [] };
 
 /**
  * The scheduler's tick (docs/cron.md, The tick). `claim` is the step every
@@ -130,6 +149,9 @@ export class RunDueJobs {
     @inject(JOB_EXECUTION_ON_DEMAND) private readonly execution: () => JobExecution,
     @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
   ) {}
+
+  /** When this process last looked at every waiting job (ms); -Infinity before the first look. */
+  private lastFullLookMs = Number.NEGATIVE_INFINITY;
 
   async execute(input: TickInput = {}): Promise<TickReport> {
     const dueBy = this.clock.now();
@@ -167,7 +189,7 @@ export class RunDueJobs {
     if (!lease) return { lockBusy: true, ...NOTHING };
     let claims: Claims;
     try {
-      claims = await this.claimDueJobs(this.clock.now(), dueBy, Math.max(0, input.limit), input.waitedForSlot, look.lapsed);
+      claims = await this.claimDueJobs(this.clock.now(), dueBy, Math.max(0, input.limit), input.waitedForSlot, look);
     } finally {
       await lease.release();
     }
@@ -187,11 +209,12 @@ export class RunDueJobs {
    * A lock-free look first: most ticks find nothing due, and then they need neither lock nor
    * write. Anything that becomes due after this look is the next tick's business.
    */
-  private async anythingToDo(now: Date, dueBy: Date): Promise<{ needed: boolean; lapsed: ReadonlySet<string> }> {
+  private async anythingToDo(now: Date, dueBy: Date): Promise<Look> {
     const { anyDue, running } = await this.repository.peek(dueBy);
     const alive = this.livenessOnce();
     const lapsed = await this.lapsedClaimants(running, now, alive);
-    return { needed: anyDue || running.some((job) => this.abandonment(job, now, lapsed, alive) !== null), lapsed };
+    const abandoned = running.some((job) => this.abandonment(job, now, lapsed, alive) !== null);
+    return { needed: anyDue || abandoned, abandoned, lapsed };
   }
 
   /**
@@ -205,11 +228,14 @@ export class RunDueJobs {
     return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
   }
 
-  private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, lapsed: ReadonlySet<string>): Promise<Claims> {
+  private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, look: Look): Promise<Claims> {
     const claimant = this.identity.claimant();
     const alive = this.livenessOnce();
-    return this.repository.settleDue(dueBy, limit + WAITING_LOOKED_AT, ({ running, due }) => {
-      const claims: Claims = { lockBusy: false, claimed: [], waiting: [], missed: [], recovered: [], skipped: [] };
+    const { lapsed } = look;
+    const full = now.getTime() - this.lastFullLookMs >= FULL_LOOK_EVERY_MS || now.getTime() < this.lastFullLookMs;
+    if (full) this.lastFullLookMs = now.getTime();
+    const settling = ({ running, due }: TickCandidates): TickSettlement<Claims> => {
+      const claims: Claims = { lockBusy: false, claimed: [], waiting: [], waitingAll: full, missed: [], recovered: [], skipped: [] };
       const changed: Job[] = [];
       for (const stored of running) {
         const abandonment = this.abandonment(stored, now, lapsed, alive);
@@ -236,7 +262,8 @@ export class RunDueJobs {
         }
       }
       return { changed, result: claims };
-    });
+    };
+    return this.repository.settleDue(dueBy, limit + (full ? WAITING_LOOKED_AT : 0), settling, { running: look.abandoned });
   }
 
   /** Skips the overdue slot of `job`, found at `now` (see skipOverdueSlot). */

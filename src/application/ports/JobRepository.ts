@@ -21,6 +21,11 @@ export interface TickCandidates {
   due: readonly Job[];
 }
 
+export interface SettleOptions {
+  /** Whether the running jobs are candidates (default true). */
+  running?: boolean;
+}
+
 /** What a tick decided: the jobs it changed (each stored in place of its old self) and a result. */
 export interface TickSettlement<T> {
   changed: readonly Job[];
@@ -66,9 +71,11 @@ export interface JobRepository {
   /**
    * The tick's one step: the `running` jobs and up to `limit` jobs due by `dueBy` (earliest
    * first; jobs another store client is settling right now are left out) are handed to `settle`,
-   * and the jobs it returns as changed are stored, all at once.
+   * and the jobs it returns as changed are stored, all at once. With `running: false` the running
+   * jobs are neither read nor held (`candidates.running` is empty): a tick that saw none of them
+   * abandoned leaves them to the runs that are recording their ends.
    */
-  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>): Promise<T>;
+  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options?: SettleOptions): Promise<T>;
 }
 
 /** The stored file is not what we wrote: it is left as it is for a person to look at. */

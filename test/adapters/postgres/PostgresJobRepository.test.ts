@@ -97,6 +97,19 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
     expect(await repo.findById(job.id)).toMatchObject({ repeat: { completed: 1 } });
   });
 
+  it('leaves the rows of running jobs unlocked by a tick that does not ask for them, so that runs ending on other replicas do not wait for it', async () => {
+    const job = await repo.create(anHourlyJob(jobIdFor(1)), true);
+    await repo.updateById(job.id, (current) => ({ job: { ...current, state: 'running' }, result: null }));
+    const xmax = async () => (await database.query<{ xmax: string }>('SELECT xmax::text AS xmax FROM agent_jobs WHERE id = $1', [job.id]))[0]!.xmax;
+    const before = await xmax();
+
+    await repo.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }), { running: false });
+
+    expect(await xmax()).toBe(before);
+    await repo.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }));
+    expect(await xmax()).not.toBe(before);
+  });
+
   it('keeps nothing of a tick that changed nothing, though it locked the running jobs', async () => {
     const job = await repo.create(anHourlyJob(jobIdFor(1)), true);
     await repo.updateById(job.id, (current) => ({ job: { ...current, state: 'running' }, result: null }));
