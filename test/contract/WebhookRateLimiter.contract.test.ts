@@ -48,6 +48,18 @@ describe('on PostgreSQL', () => {
     expect(await database.query('SELECT sum(hits)::int AS counted FROM agent_webhook_rate')).toEqual([{ counted: limit }]);
   });
 
+  it('counts each request once when requests of two seconds cross, as at the turn of a second under load', async () => {
+    const limiter = new PostgresWebhookRateLimiter(database);
+    // Requests of the second before and of the next, sent together: a count of the earlier second
+    // still under way when the later one begins.
+    const times = Array.from({ length: 20 }, (_, i) => new Date(T0 + (i % 2 === 0 ? 999 : 1000)));
+
+    const decisions = await Promise.all(times.map((time) => limiter.take('ci', 100, time)));
+
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    expect(await database.query('SELECT sum(hits)::int AS counted FROM agent_webhook_rate')).toEqual([{ counted: 20 }]);
+  });
+
   it('counts what one replica allowed in what the other allows', async () => {
     const first = new PostgresWebhookRateLimiter(database);
     const second = new PostgresWebhookRateLimiter(other);

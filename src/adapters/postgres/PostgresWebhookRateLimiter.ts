@@ -19,6 +19,17 @@ interface RouteSecond {
   reserving: Promise<void> | null;
 }
 
+/** A request let through on what `held` counted, or refused as it was; null when `held` has neither. */
+function decisionFrom(held: RouteSecond, limit: number): RateDecision | null {
+  if (held.reserved > 0) {
+    held.reserved -= 1;
+    held.used += 1;
+    return { allowed: true };
+  }
+  if (held.refused && held.refused.limit === limit) return { allowed: false, retryAfterSeconds: held.refused.retryAfterSeconds };
+  return null;
+}
+
 /**
  * The webhook rate limit kept in the database, so that it holds across every gateway sharing
  * it (docs/scaling.md): requests counted per route and whole second in `agent_webhook_rate`,
@@ -48,12 +59,8 @@ export class PostgresWebhookRateLimiter implements WebhookRateLimiter {
     const second = Math.floor(now.getTime() / 1000);
     for (;;) {
       const held = this.secondOf(route, second);
-      if (held.reserved > 0) {
-        held.reserved -= 1;
-        held.used += 1;
-        return { allowed: true };
-      }
-      if (held.refused && held.refused.limit === limit) return { allowed: false, retryAfterSeconds: held.refused.retryAfterSeconds };
+      const decided = decisionFrom(held, limit);
+      if (decided) return decided;
       if (held.reserving) {
         await held.reserving;
         continue;
@@ -64,6 +71,10 @@ export class PostgresWebhookRateLimiter implements WebhookRateLimiter {
       });
       held.reserving = reserving;
       await reserving;
+      // What it counted is in `held`, even when a request of the next second has begun a count
+      // of its own meanwhile: taken from there, so that no request is counted twice.
+      const counted = decisionFrom(held, limit);
+      if (counted) return counted;
     }
   }
 
