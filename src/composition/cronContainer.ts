@@ -67,6 +67,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     leases: new PostgresReplicaLeases(database),
     label: location.label,
     chatStore: async () => (await import('../adapters/postgres/PostgresChatStore.js')).postgresChatStore(database),
+    chatReceiverLease: async () => new (await import('../adapters/postgres/PostgresChatReceiverLease.js')).PostgresChatReceiverLease(database),
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),
     watch: (onChange) => repository.watch(onChange),

@@ -154,6 +154,48 @@ export class PostgresDatabase {
   }
 
   /**
+   * Takes the session-level advisory lock `key` without waiting, on a connection kept for it
+   * alone while it is held: null when another session holds it. The server frees it when the
+   * connection ends, so a holder that dies loses it at once; `onLost` is called when the
+   * connection breaks (a server restart), and `release` gives it up.
+   */
+  async tryHoldingLock(key: number, onLost: () => void): Promise<{ release(): Promise<void> } | null> {
+    const client = await this.checkOut();
+    let taken: boolean;
+    try {
+      const result = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [key]);
+      taken = result.rows[0]?.taken === true;
+    } catch (error) {
+      checkIn(client, true);
+      throw this.failure(error);
+    }
+    if (!taken) {
+      checkIn(client, false);
+      return null;
+    }
+    let held = true;
+    const lost = () => {
+      if (!held) return;
+      held = false;
+      checkIn(client, true);
+      onLost();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    return {
+      release: async () => {
+        if (!held) return;
+        held = false;
+        client.off('error', lost);
+        client.off('end', lost);
+        // Ending the session frees its lock; what the ending connection still reports is of no interest.
+        checkIn(client, true);
+        client.on('error', ignoreCutConnection);
+      },
+    };
+  }
+
+  /**
    * A connection of the pool for this process alone until `checkIn`. node-postgres reports a
    * connection the server cut (a restart) as an 'error' event on a client that is out of the pool,
    * which would end the process without a listener: the statement under way fails anyway, with

@@ -14,6 +14,13 @@ import { AskAgent } from './AskAgent.js';
 export const TYPING_EVERY_MS = 4_000;
 /** A person who may not talk to the bot is logged once in this long. */
 const REFUSAL_LOGGED_EVERY_MS = 3_600_000;
+/**
+ * How often the answering gateway looks for pending messages it does not know of: those another
+ * gateway sharing the store accepted (Slack's events reach any of them).
+ */
+export const PENDING_LOOKED_AT_EVERY_MS = 2_000;
+/** Messages answered here lately, so that a look at the pending ones that began before their end does not take them again. */
+const ANSWERED_HERE_KEPT = 1_000;
 
 /** Shows "typing…" in a conversation, where its platform can. */
 export type ShowTyping = (conversation: ConversationKey) => Promise<void>;
@@ -28,6 +35,11 @@ export type ShowTyping = (conversation: ConversationKey) => Promise<void>;
  * parallel up to `maxConcurrentTurns`, the longest-waiting first. The answer goes back to the same
  * chat and thread through the delivery channel (splitting, retries); a turn that fails answers
  * with one sentence saying so.
+ *
+ * Several gateways may share one store: every one keeps what is handed to it, and only the one
+ * answering (the holder of the receiving role) takes turns, for the messages it receives and
+ * for every pending one, whichever gateway kept it: at `start`, then every
+ * PENDING_LOOKED_AT_EVERY_MS.
  */
 @injectable()
 export class ConverseInChats {
@@ -39,6 +51,13 @@ export class ConverseInChats {
   private readonly refusalLogged = new Map<string, number>();
   private typing: ReadonlyMap<string, ShowTyping> = new Map();
   private stopping = false;
+  /** Whether this process answers (holds the receiving role); otherwise it only keeps messages. */
+  private answering = false;
+  /** Stops the looks at pending messages. */
+  private looking: AbortController | null = null;
+  /** Messages waiting or in a turn here, and those answered lately (`<conversation>\n<message id>`). */
+  private readonly known = new Set<string>();
+  private readonly answeredHere = new Set<string>();
 
   constructor(
     @inject(AskAgent) private readonly agent: AskAgent,
@@ -50,12 +69,38 @@ export class ConverseInChats {
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
-  /** Starts taking turns: first for the messages an earlier run accepted and did not answer. */
+  /**
+   * Starts taking turns (this process now holds the receiving role): first for the pending
+   * messages (accepted before a restart, or by another gateway), then for those handed over, and
+   * every PENDING_LOOKED_AT_EVERY_MS for pending ones it did not know of.
+   */
   async start(typing: ReadonlyMap<string, ShowTyping>): Promise<void> {
     this.typing = typing;
-    const owed = await this.store.pending();
-    if (owed.length > 0) this.log.info(`answering ${owed.length} chat message(s) accepted before a restart`);
-    for (const message of owed) this.enqueue(message);
+    this.answering = true;
+    const owed = await this.takePending();
+    if (owed > 0) this.log.info(`answering ${owed} chat message(s) accepted before a restart or by another gateway`);
+    const looking = new AbortController();
+    this.looking = looking;
+    void (async () => {
+      while (!looking.signal.aborted) {
+        await this.timer.wait(PENDING_LOOKED_AT_EVERY_MS, looking.signal, { background: true });
+        if (looking.signal.aborted) break;
+        await this.takePending().catch((error: unknown) => this.log.warn('pending chat messages could not be read', { error: errorText(error) }));
+      }
+    })();
+  }
+
+  /**
+   * Takes no new turn (the receiving role was lost): messages keep being kept, turns running go
+   * on, and what waits here stays pending for whoever answers next.
+   */
+  pause(): void {
+    this.answering = false;
+    this.looking?.abort();
+    this.looking = null;
+    for (const queue of this.waiting.values()) for (const message of queue) this.known.delete(keyOf(message));
+    this.waiting.clear();
+    this.ready.length = 0;
   }
 
   /**
@@ -71,12 +116,13 @@ export class ConverseInChats {
       return;
     }
     if (!(await this.store.accept(message))) return;
-    this.enqueue(message);
+    if (this.answering) this.enqueue(message);
   }
 
   /** Takes no new turn, and waits up to `graceMs` for those running; true when all ended. */
   async stop(graceMs: number): Promise<boolean> {
     this.stopping = true;
+    this.looking?.abort();
     const all = Promise.all(this.running.values()).then(() => true);
     const cancel = new AbortController();
     const late = this.timer.wait(graceMs, cancel.signal).then(() => false);
@@ -85,7 +131,23 @@ export class ConverseInChats {
     return finished;
   }
 
+  /** Enqueues the pending messages not known here; how many it took. */
+  private async takePending(): Promise<number> {
+    const pending = await this.store.pending();
+    let taken = 0;
+    for (const message of pending) {
+      const key = keyOf(message);
+      if (!this.answering || this.stopping || this.known.has(key) || this.answeredHere.has(key)) continue;
+      this.enqueue(message);
+      taken += 1;
+    }
+    return taken;
+  }
+
   private enqueue(message: InboundMessage): void {
+    const key = keyOf(message);
+    if (this.known.has(key)) return;
+    this.known.add(key);
     const label = conversationLabel(message.conversation);
     const queue = this.waiting.get(label) ?? [];
     queue.push(message);
@@ -100,6 +162,7 @@ export class ConverseInChats {
       const message = this.waiting.get(label)!.shift()!;
       const turn = this.turn(message).finally(() => {
         this.running.delete(label);
+        this.answered(message);
         const rest = this.waiting.get(label) ?? [];
         if (rest.length > 0) this.ready.push(label);
         else this.waiting.delete(label);
@@ -160,6 +223,14 @@ export class ConverseInChats {
     return done;
   }
 
+  /** Forgets a message's turn, remembering for a while that it was answered here. */
+  private answered(message: InboundMessage): void {
+    const key = keyOf(message);
+    this.known.delete(key);
+    this.answeredHere.add(key);
+    if (this.answeredHere.size > ANSWERED_HERE_KEPT) this.answeredHere.delete(this.answeredHere.values().next().value!);
+  }
+
   private logRefusal(message: InboundMessage): void {
     const key = `${message.conversation.platform}:${message.userId}`;
     const now = this.clock.now().getTime();
@@ -171,4 +242,9 @@ export class ConverseInChats {
       `a message from ${message.conversation.platform} user ${who} was ignored: not in platforms.${message.conversation.platform}.allowed_users`,
     );
   }
+}
+
+/** A message's key among the pending ones: its conversation and its id there. */
+function keyOf(message: InboundMessage): string {
+  return `${conversationLabel(message.conversation)}\n${message.messageId}`;
 }

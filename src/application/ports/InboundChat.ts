@@ -35,3 +35,20 @@ export interface InboundCursorStore {
   get(platform: string): Promise<string | null>;
   set(platform: string, cursor: string): Promise<void>;
 }
+
+/**
+ * The receiving role among the gateways sharing one chat store (docs/chat-platforms.md): the
+ * gateway holding it runs the receivers that pull from a platform (Telegram's polling, Discord's
+ * websocket) and answers every pending message, whichever gateway accepted it; the others only
+ * accept what is pushed to them (Slack's events) and wait to take the role over. It is held for
+ * as long as its holder lives, and freed the moment it dies, however it dies.
+ */
+export interface ChatReceiverLease {
+  /**
+   * Takes the role when it is free: true when this process holds it from now on. `onLost` is
+   * called if it is lost later (the store's connection broke); it may then be taken again.
+   */
+  tryTake(onLost: () => void): Promise<boolean>;
+  /** Gives the role up, for another gateway to take. */
+  release(): Promise<void>;
+}

@@ -2,7 +2,11 @@ import type { Router } from 'express';
 import type { Container } from 'inversify';
 import { ConverseInChats } from '../../application/chat/ConverseInChats.js';
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
-import type { InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
+import type { ChatReceiverLease, InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
+import type { Timer } from '../../application/ports/Timer.js';
+import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { errorText } from '../../domain/errors.js';
+import { FileChatReceiverLease } from '../../adapters/chat/FileChatReceiverLease.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -72,10 +76,21 @@ const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Rec
   },
 };
 
+/** How often a gateway that does not hold the receiving role tries to take it. */
+export const RECEIVER_TAKE_EVERY_MS = 5_000;
+
+/** Receivers that are pushed to (Slack's events reach the listener of any gateway); the others pull, and only the holder of the role runs them. */
+const PUSHED = new Set(['slack']);
+
 /**
  * Builds the receivers of the platforms whose `inbound` is on (null when none is), and binds the
- * conversation use case with its store: the database's, or files under `$AGENT_HOME/chat/`. The start-up check has refused
- * already what cannot work (nobody allowed, a credential missing).
+ * conversation use case with its store: the database's, or files under `$AGENT_HOME/chat/`. The
+ * start-up check has refused already what cannot work (nobody allowed, a credential missing).
+ *
+ * Of several gateways sharing the store, one holds the receiving role (ChatReceiverLease): it
+ * runs the receivers that pull (Telegram, Discord) and answers every pending message; the others
+ * keep what Slack pushes to them, for it to answer, and try to take the role every
+ * RECEIVER_TAKE_EVERY_MS, so that one of them answers within seconds of the holder's end.
  */
 export async function prepareInboundChat(
   container: Container,
@@ -83,13 +98,14 @@ export async function prepareInboundChat(
   env: NodeJS.ProcessEnv,
   paths: AgentPaths,
   logger: Logger,
-  /** The database's chat store when the gateway runs on one; null: files under `$AGENT_HOME/chat/`. */
-  databaseStore: (() => Promise<ConversationStore & InboundCursorStore>) | null,
+  /** The database's chat store and receiving role when the gateway runs on one; null: files under `$AGENT_HOME/chat/`. */
+  database: { store: () => Promise<ConversationStore & InboundCursorStore>; lease: () => Promise<ChatReceiverLease> } | null,
 ): Promise<InboundChat | null> {
   const { settings } = chatSettingsFrom(config, env);
   const names = Object.keys(settings.platforms);
   if (names.length === 0) return null;
-  const store = databaseStore ? await databaseStore() : new FileChatStore(paths.home);
+  const store = database ? await database.store() : new FileChatStore(paths.home);
+  const lease: ChatReceiverLease = database ? await database.lease() : new FileChatReceiverLease(paths.home);
   container.bind(TOKENS.ChatSettings).toConstantValue(settings);
   container.bind(TOKENS.ConversationStore).toConstantValue(store);
   container.bind(ConverseInChats).toSelf().inSingletonScope();
@@ -106,16 +122,65 @@ export async function prepareInboundChat(
     ),
   );
   const chats = container.get(ConverseInChats);
+  const timer = container.get<Timer>(TOKENS.Timer);
+  const pulling = receivers.filter((receiver) => !PUSHED.has(receiver.platform));
+  const typing = new Map(receivers.map((receiver) => [receiver.platform, (conversation: ConversationKey) => receiver.typing(conversation)]));
+  const deliver = (message: InboundMessage) => chats.receive(message);
+  const trying = new AbortController();
+  let holding = false;
+  let waitingLogged = false;
+
+  /** Takes the role if it is free, and then answers; otherwise tries again in a while. */
+  const takeRole = async (): Promise<void> => {
+    if (trying.signal.aborted) return;
+    let taken = false;
+    try {
+      taken = await lease.tryTake(() => void lost());
+    } catch (error) {
+      logger.warn(`chat: could not take the receiving role; trying again in ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
+    }
+    if (trying.signal.aborted) {
+      if (taken) await lease.release();
+      return;
+    }
+    if (!taken) {
+      if (!waitingLogged) {
+        logger.info(`chat: another gateway sharing this store answers on ${names.join(', ')}; this one keeps what reaches it and takes over if that one stops`);
+        waitingLogged = true;
+      }
+      void timer.wait(RECEIVER_TAKE_EVERY_MS, trying.signal, { background: true }).then(() => takeRole());
+      return;
+    }
+    holding = true;
+    waitingLogged = false;
+    await chats.start(typing);
+    await Promise.all(pulling.map((receiver) => receiver.start(deliver)));
+    logger.info(`chat: answering on ${names.join(', ')}`, { platforms: names.join(',') });
+  };
+
+  /** The role was lost (the store's connection broke): the pulling receivers stop, and the role is taken again when it can be. */
+  const lost = async (): Promise<void> => {
+    if (!holding || trying.signal.aborted) return;
+    holding = false;
+    logger.warn(`chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`);
+    chats.pause();
+    await Promise.all(pulling.map((receiver) => receiver.stop().catch(() => undefined)));
+    void timer.wait(RECEIVER_TAKE_EVERY_MS, trying.signal, { background: true }).then(() => takeRole());
+  };
+
   return {
     slackEvents: receivers.find((receiver) => receiver.platform === 'slack')?.router ?? null,
     async start() {
-      await chats.start(new Map(receivers.map((receiver) => [receiver.platform, (conversation) => receiver.typing(conversation)])));
-      await Promise.all(receivers.map((receiver) => receiver.start((message) => chats.receive(message))));
-      logger.info(`chat: answering on ${names.join(', ')}`, { platforms: names.join(',') });
+      // What is pushed is kept by every gateway; the role decides who answers.
+      await Promise.all(receivers.filter((receiver) => PUSHED.has(receiver.platform)).map((receiver) => receiver.start(deliver)));
+      await takeRole();
     },
     async stop(graceMs) {
+      trying.abort();
       await Promise.all(receivers.map((receiver) => receiver.stop().catch(() => undefined)));
-      return chats.stop(graceMs);
+      const ended = await chats.stop(graceMs);
+      await lease.release().catch(() => undefined);
+      return ended;
     },
   };
 }

@@ -97,7 +97,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // With cron.provider managed it serves fires too, and is started for them even with webhooks off.
   const fire = fireEndpointFor(container, config, logger);
   // Chats reaching the agent: built before the listener, which serves Slack's events.
-  const chat = inboundPlatformsOn(config, options.env).length > 0 ? await (await import('./inboundChat.js')).prepareInboundChat(container, config, options.env, paths, logger, database ? () => database.chatStore() : null) : null;
+  const chat = inboundPlatformsOn(config, options.env).length > 0 ? await (await import('./inboundChat.js')).prepareInboundChat(container, config, options.env, paths, logger, database ? { store: () => database.chatStore(), lease: () => database.chatReceiverLease() } : null) : null;
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
     const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire, metrics, chat?.slackEvents ?? null);

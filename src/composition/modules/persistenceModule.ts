@@ -1,5 +1,5 @@
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
-import type { InboundCursorStore } from '../../application/ports/InboundChat.js';
+import type { ChatReceiverLease, InboundCursorStore } from '../../application/ports/InboundChat.js';
 import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
 import type { JobRepository } from '../../application/ports/JobRepository.js';
 import type { ReplicaLeases } from '../../application/ports/ReplicaLeases.js';
@@ -26,6 +26,8 @@ export interface DatabaseStore {
   label: string;
   /** The chat state (conversations, pending messages, receivers' cursors), loaded when a gateway receives. */
   chatStore(): Promise<ConversationStore & InboundCursorStore>;
+  /** The receiving role among the gateways on the database (one answers the chats). */
+  chatReceiverLease(): Promise<ChatReceiverLease>;
   /** Applies the schema migrations not applied yet; resolves with those it applied. */
   migrate(): Promise<Array<{ version: number; name: string }>>;
   /** Every schema migration this version knows, with when it was applied (null: pending). */
