@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
 import { AskAgent } from '../../../src/application/chat/AskAgent.js';
-import { ConverseInChats, TYPING_EVERY_MS } from '../../../src/application/chat/ConverseInChats.js';
+import { ConverseInChats, PENDING_LOOKED_AT_EVERY_MS, TYPING_EVERY_MS } from '../../../src/application/chat/ConverseInChats.js';
 import type { ChatSettings } from '../../../src/application/ports/ChatSettings.js';
 import type { ConversationKey, InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { FakeAgentRunner } from '../../fakes/FakeAgentRunner.js';
@@ -26,9 +26,8 @@ function message(text: string, conversation = dm, userId = ALICE): InboundMessag
 /** Waits until every promise chain started so far has had its turn. */
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
-function harness(settings: Partial<ChatSettings> = {}) {
+function harness(settings: Partial<ChatSettings> = {}, store = new InMemoryConversationStore()) {
   const agent = new FakeAgentRunner();
-  const store = new InMemoryConversationStore();
   const channel = new RecordingDeliveryChannel(['telegram', 'slack']);
   const timer = new ManualTimer();
   const clock = new ManualClock('2026-11-26T10:00:00Z');
@@ -173,5 +172,43 @@ describe('ConverseInChats', () => {
     await settled();
 
     expect(h.agent.requests[0]!.toolsets).toEqual(['web']);
+  });
+
+  describe('with gateways sharing one store', () => {
+    it('keeps what reaches a gateway that does not answer, for the one that does; that one answers it within seconds, once', async () => {
+      const store = new InMemoryConversationStore();
+      const answering = harness({}, store);
+      const keeping = harness({}, store);
+      await answering.start();
+      answering.agent.reply('Hello Alice.');
+
+      await keeping.chats.receive(message('hi'));
+      await settled();
+      expect(keeping.agent.requests).toHaveLength(0);
+      expect(await store.pending()).toHaveLength(1);
+
+      answering.timer.advance(PENDING_LOOKED_AT_EVERY_MS);
+      for (let turn = 0; turn < 5; turn += 1) await settled();
+      answering.timer.advance(PENDING_LOOKED_AT_EVERY_MS);
+      for (let turn = 0; turn < 5; turn += 1) await settled();
+
+      expect(answering.channel.sent.map(({ text }) => text)).toEqual(['Hello Alice.']);
+      expect(await store.pending()).toEqual([]);
+    });
+
+    it('takes no new turn once paused (its role lost), and answers what waited when it starts again', async () => {
+      const h = harness();
+      await h.start();
+      h.chats.pause();
+      h.agent.reply('Hello Alice.');
+
+      await h.chats.receive(message('hi'));
+      await settled();
+      expect(h.agent.requests).toHaveLength(0);
+
+      await h.start();
+      for (let turn = 0; turn < 5; turn += 1) await settled();
+      expect(h.channel.sent.map(({ text }) => text)).toEqual(['Hello Alice.']);
+    });
   });
 });

@@ -1,0 +1,92 @@
+import type { ChildProcess } from 'node:child_process';
+import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { eventually } from '../helpers/processLiveness.js';
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
+import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { localModelLines } from './configLines.js';
+
+const ANSWERING = 'chat: answering on telegram';
+const WAITING = 'chat: another gateway sharing this store answers on telegram';
+
+/**
+ * Two built gateways on one PostgreSQL database, both with Telegram receiving on (the same
+ * config.yaml, as docs/scaling.md asks): one answers, the other waits, and takes over when the
+ * first is killed with -9, answering what it left owed.
+ */
+describe('chats on gateway replicas, end to end', () => {
+  let llm: FakeLlmServer;
+  let telegram: FakeTelegramUpdatesServer;
+  let scratch: ScratchDatabase;
+  const homes: string[] = [];
+  const gateways: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  beforeEach(async () => {
+    llm = await FakeLlmServer.start();
+    telegram = await FakeTelegramUpdatesServer.start();
+    scratch = await scratchDatabase();
+    for (let n = 0; n < 2; n += 1) {
+      const home = await makeAgentHome();
+      homes.push(home);
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm),
+          'database:',
+          `  url: ${scratch.url}`,
+          'platforms:',
+          '  telegram:',
+          `    bot_token: "${TELEGRAM_TOKEN}"`,
+          `    base_url: "${telegram.url}"`,
+          '    inbound: true',
+          '    allowed_users: ["777"]',
+          '',
+        ].join('\n'),
+      );
+    }
+  });
+
+  afterEach(async () => {
+    for (const gateway of gateways.splice(0)) gateway.kill('SIGKILL');
+    await telegram.close();
+    await llm.close();
+    await scratch.drop();
+    for (const home of homes.splice(0)) await removeAgentHome(home);
+  });
+
+  it('answers each message once from one gateway, and the other answers what the first owed after a kill -9', async () => {
+    const env = { TEST_LLM_KEY: 'test-key' };
+    const first = await startGatewayUntil(homes[0]!, ANSWERING, { env });
+    gateways.push(first.gateway);
+    const second = await startGatewayUntil(homes[1]!, WAITING, { env });
+    gateways.push(second.gateway);
+
+    llm.reply(replies.text('Noted.'), replies.stall('Thinking'), replies.text('The deploy is at 5.'), replies.text('You are welcome.'));
+    telegram.pushMessage({ text: 'the deploy is at 5' });
+    await telegram.waitForSent(1);
+    // The second message's turn hangs in the first gateway, which is then killed.
+    telegram.pushMessage({ text: 'when is the deploy?' });
+    expect(await eventually(() => llm.requests.length === 2, 10_000)).toBe(true);
+    expect(second.output()).not.toContain(ANSWERING);
+    first.gateway.kill('SIGKILL');
+
+    expect(await eventually(() => second.output().includes(ANSWERING), 15_000)).toBe(true);
+    await telegram.waitForSent(2);
+    telegram.pushMessage({ text: 'thanks' });
+    await telegram.waitForSent(3);
+
+    expect(telegram.sent.map((body) => body.text)).toEqual(['Noted.', 'The deploy is at 5.', 'You are welcome.']);
+    const database = await scratch.open();
+    try {
+      const rows = await database.query<{ answered: boolean }>('SELECT answered FROM agent_chat_messages ORDER BY seq');
+      expect(rows.map((row) => row.answered)).toEqual([true, true, true]);
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
+});
