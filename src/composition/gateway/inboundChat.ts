@@ -148,14 +148,33 @@ export async function prepareInboundChat(
         logger.info(`chat: another gateway sharing this store answers on ${names.join(', ')}; this one keeps what reaches it and takes over if that one stops`);
         waitingLogged = true;
       }
-      void timer.wait(RECEIVER_TAKE_EVERY_MS, trying.signal, { background: true }).then(() => takeRole());
+      tryAgainLater();
       return;
     }
     holding = true;
     waitingLogged = false;
-    await chats.start(typing);
-    await Promise.all(pulling.map((receiver) => receiver.start(deliver)));
+    try {
+      await chats.start(typing);
+      await Promise.all(pulling.map((receiver) => receiver.start(deliver)));
+    } catch (error) {
+      // The store went away while answering began: the role goes back, for this gateway or another.
+      holding = false;
+      chats.pause();
+      await Promise.all(pulling.map((receiver) => receiver.stop().catch(() => undefined)));
+      await lease.release().catch(() => undefined);
+      logger.error(`chat: could not start answering; trying again in ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
+      tryAgainLater();
+      return;
+    }
     logger.info(`chat: answering on ${names.join(', ')}`, { platforms: names.join(',') });
+  };
+
+  /** Tries to take the role again in a while, unless the gateway is stopping. */
+  const tryAgainLater = (): void => {
+    void timer
+      .wait(RECEIVER_TAKE_EVERY_MS, trying.signal, { background: true })
+      .then(() => takeRole())
+      .catch((error: unknown) => logger.error('chat: taking the receiving role failed', { error: errorText(error) }));
   };
 
   /** The role was lost (the store's connection broke): the pulling receivers stop, and the role is taken again when it can be. */
@@ -165,7 +184,7 @@ export async function prepareInboundChat(
     logger.warn(`chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`);
     chats.pause();
     await Promise.all(pulling.map((receiver) => receiver.stop().catch(() => undefined)));
-    void timer.wait(RECEIVER_TAKE_EVERY_MS, trying.signal, { background: true }).then(() => takeRole());
+    tryAgainLater();
   };
 
   return {
