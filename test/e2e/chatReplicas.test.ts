@@ -1,7 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../helpers/freePort.js';
 import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { ALICE, ALICE_DM, FakeSlackEvents, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
+import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
@@ -87,6 +90,54 @@ describe('chats on gateway replicas, end to end', () => {
       expect(rows.map((row) => row.answered)).toEqual([true, true, true]);
     } finally {
       await database.close();
+    }
+  }, 60_000);
+
+  it('answers, from the gateway holding the role, a Slack message pushed to the listener of the one that does not, once', async () => {
+    const slack = await FakeSlackServer.start();
+    slack.channels.push({ id: ALICE_DM, name: 'alice' });
+    const ports = [await freePort(), await freePort()];
+    try {
+      for (const [n, home] of homes.entries()) {
+        await writeHomeFile(
+          home,
+          'config.yaml',
+          [
+            'timezone: UTC',
+            ...localModelLines(llm),
+            'database:',
+            `  url: ${scratch.url}`,
+            'platforms:',
+            '  webhook:',
+            '    enabled: true',
+            '    extra:',
+            '      host: 127.0.0.1',
+            `      port: ${ports[n]}`,
+            '  slack:',
+            ...Object.entries(slack.settings).map(([key, value]) => `    ${key}: "${value}"`),
+            `    signing_secret: "${SLACK_SIGNING_SECRET}"`,
+            '    inbound: true',
+            `    allowed_users: ["${ALICE}"]`,
+            '',
+          ].join('\n'),
+        );
+      }
+      const env = { TEST_LLM_KEY: 'test-key' };
+      gateways.push((await startGatewayUntil(homes[0]!, 'chat: answering on slack', { env })).gateway);
+      const second = await startGatewayUntil(homes[1]!, 'chat: another gateway sharing this store answers on slack', { env });
+      gateways.push(second.gateway);
+      llm.reply(replies.text('Hello from the agent.'));
+
+      const events = new FakeSlackEvents(`http://127.0.0.1:${ports[1]}`, { now: () => new Date() });
+      expect((await events.post(events.envelope(events.directMessage('hi there')))).status).toBe(200);
+
+      expect(await eventually(() => slack.sends.length >= 1, 10_000)).toBe(true);
+      // One more look at the pending messages (every 2 s) must not answer it again.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(slack.sends.map((send) => (send.body as Record<string, unknown>).text)).toEqual(['Hello from the agent.']);
+      expect(llm.requests).toHaveLength(1);
+    } finally {
+      await slack.close();
     }
   }, 60_000);
 });
