@@ -4,6 +4,7 @@ import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
 import type { InboundCursorStore } from '../../application/ports/InboundChat.js';
 import { ANSWERED_IDS_REMEMBERED, conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { acquireFileLock } from '../persistence/fileLock.js';
 import { ensurePrivateDirectory, readTextIfPresent, writeFileDurably } from '../persistence/fileSystem.js';
 
 interface ConversationFile {
@@ -17,8 +18,8 @@ interface ConversationFile {
  * accepted and not answered), `conversations/<hash>.json` (each conversation's recent exchanges
  * and the ids of the messages it answered) and `cursors.json` (each receiver's place with its
  * platform). Every write is durable (synced before it resolves): a message is kept before its
- * receiver acknowledges it, and a cursor moves only once it is on disk. Only the gateway writes
- * here, one write at a time.
+ * receiver acknowledges it, and a cursor moves only once it is on disk. Changes are made one at a
+ * time, by any number of gateways sharing the home (a kernel lock).
  */
 export class FileChatStore implements ConversationStore, InboundCursorStore {
   private readonly directory: string;
@@ -29,7 +30,7 @@ export class FileChatStore implements ConversationStore, InboundCursorStore {
   }
 
   accept(message: InboundMessage): Promise<boolean> {
-    return this.serially(async () => {
+    return this.changing(async () => {
       const pending = await this.readPending();
       if (pending.some((kept) => sameMessage(kept, message))) return false;
       const file = await this.readConversation(message.conversation);
@@ -51,7 +52,7 @@ export class FileChatStore implements ConversationStore, InboundCursorStore {
   }
 
   finish(message: InboundMessage, answer: string | null, keep: number): Promise<void> {
-    return this.serially(async () => {
+    return this.changing(async () => {
       const file = await this.readConversation(message.conversation);
       const turns: ConversationTurn[] =
         answer === null ? file.turns : [...file.turns, { role: 'user', content: message.text }, { role: 'assistant', content: answer }];
@@ -69,9 +70,26 @@ export class FileChatStore implements ConversationStore, InboundCursorStore {
   }
 
   set(platform: string, cursor: string): Promise<void> {
-    return this.serially(async () => {
+    return this.changing(async () => {
       const cursors = await this.readCursors();
       await this.write('cursors.json', { ...cursors, [platform]: cursor });
+    });
+  }
+
+  /**
+   * A change (read, then write): one at a time in this process, and across the gateways sharing
+   * the home through the kernel's lock on `chat/.lock` (one of them keeps what Slack pushes to it
+   * while another answers).
+   */
+  private changing<T>(work: () => Promise<T>): Promise<T> {
+    return this.serially(async () => {
+      await ensurePrivateDirectory(this.directory);
+      const lock = await acquireFileLock(join(this.directory, '.lock'));
+      try {
+        return await work();
+      } finally {
+        await lock.release();
+      }
     });
   }
 
