@@ -129,6 +129,7 @@ export async function prepareInboundChat(
   const trying = new AbortController();
   let holding = false;
   let waitingLogged = false;
+  let takeFailing = false;
 
   /** Takes the role if it is free, and then answers; otherwise tries again in a while. */
   const takeRole = async (): Promise<void> => {
@@ -136,8 +137,12 @@ export async function prepareInboundChat(
     let taken = false;
     try {
       taken = await lease.tryTake(() => void lost());
+      if (takeFailing) logger.info('chat: the receiving role can be asked for again');
+      takeFailing = false;
     } catch (error) {
-      logger.warn(`chat: could not take the receiving role; trying again in ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
+      // An outage of the store is logged once, and its end once.
+      if (!takeFailing) logger.warn(`chat: could not ask for the receiving role; trying again every ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
+      takeFailing = true;
     }
     if (trying.signal.aborted) {
       if (taken) await lease.release();
