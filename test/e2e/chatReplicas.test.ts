@@ -140,4 +140,27 @@ describe('chats on gateway replicas, end to end', () => {
       await slack.close();
     }
   }, 60_000);
+
+  it('stops answering when its session holding the role is cut, takes the role again, and answers on', async () => {
+    const env = { TEST_LLM_KEY: 'test-key' };
+    const gateway = await startGatewayUntil(homes[0]!, ANSWERING, { env });
+    gateways.push(gateway.gateway);
+    llm.reply(replies.text('Still here.'));
+
+    // The server ends the session holding the role, as a restart of the server would.
+    const database = await scratch.open();
+    try {
+      await database.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ${0x63686174} AND granted AND pid <> pg_backend_pid()`,
+      );
+    } finally {
+      await database.close();
+    }
+    expect(await eventually(() => gateway.output().includes('this gateway lost the receiving role'), 10_000)).toBe(true);
+    expect(await eventually(() => gateway.output().split(ANSWERING).length === 3, 15_000)).toBe(true);
+
+    telegram.pushMessage({ text: 'are you there?' });
+    await telegram.waitForSent(1);
+    expect(telegram.sent.map((body) => body.text)).toEqual(['Still here.']);
+  }, 60_000);
 });

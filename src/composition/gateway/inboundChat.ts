@@ -110,21 +110,29 @@ export async function prepareInboundChat(
   container.bind(TOKENS.ConversationStore).toConstantValue(store);
   container.bind(ConverseInChats).toSelf().inSingletonScope();
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
-  const receivers = await Promise.all(
-    names.map((name) =>
-      RECEIVERS[name]!({
-        settings: platformSettings(name, sections[name] ?? {}, env, { ...(PLATFORM_SPECS[name]?.defaults ?? {}) }),
-        container,
-        config,
-        logger,
-        store,
-      }),
-    ),
-  );
+  const receiverOf = (name: string) =>
+    RECEIVERS[name]!({
+      settings: platformSettings(name, sections[name] ?? {}, env, { ...(PLATFORM_SPECS[name]?.defaults ?? {}) }),
+      container,
+      config,
+      logger,
+      store,
+    });
+  const pushed = await Promise.all(names.filter((name) => PUSHED.has(name)).map(receiverOf));
+  // Made now (their settings checked at start-up), and afresh each later time the role is taken:
+  // a receiver that was stopped is not started again.
+  const pullingNames = names.filter((name) => !PUSHED.has(name));
+  let unstarted: Receiver[] | null = await Promise.all(pullingNames.map(receiverOf));
+  let pulling: Receiver[] = [];
   const chats = container.get(ConverseInChats);
   const timer = container.get<Timer>(TOKENS.Timer);
-  const pulling = receivers.filter((receiver) => !PUSHED.has(receiver.platform));
-  const typing = new Map(receivers.map((receiver) => [receiver.platform, (conversation: ConversationKey) => receiver.typing(conversation)]));
+  const typingOf = () =>
+    new Map([...pushed, ...pulling].map((receiver) => [receiver.platform, (conversation: ConversationKey) => receiver.typing(conversation)]));
+  const stopPulling = async () => {
+    const stopping = pulling;
+    pulling = [];
+    await Promise.all(stopping.map((receiver) => receiver.stop().catch(() => undefined)));
+  };
   const deliver = (message: InboundMessage) => chats.receive(message);
   const trying = new AbortController();
   let holding = false;
@@ -159,13 +167,15 @@ export async function prepareInboundChat(
     holding = true;
     waitingLogged = false;
     try {
-      await chats.start(typing);
+      pulling = unstarted ?? (await Promise.all(pullingNames.map(receiverOf)));
+      unstarted = null;
+      await chats.start(typingOf());
       await Promise.all(pulling.map((receiver) => receiver.start(deliver)));
     } catch (error) {
       // The store went away while answering began: the role goes back, for this gateway or another.
       holding = false;
       chats.pause();
-      await Promise.all(pulling.map((receiver) => receiver.stop().catch(() => undefined)));
+      await stopPulling();
       await lease.release().catch(() => undefined);
       logger.error(`chat: could not start answering; trying again in ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
       tryAgainLater();
@@ -188,20 +198,20 @@ export async function prepareInboundChat(
     holding = false;
     logger.warn(`chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`);
     chats.pause();
-    await Promise.all(pulling.map((receiver) => receiver.stop().catch(() => undefined)));
+    await stopPulling();
     tryAgainLater();
   };
 
   return {
-    slackEvents: receivers.find((receiver) => receiver.platform === 'slack')?.router ?? null,
+    slackEvents: pushed.find((receiver) => receiver.platform === 'slack')?.router ?? null,
     async start() {
       // What is pushed is kept by every gateway; the role decides who answers.
-      await Promise.all(receivers.filter((receiver) => PUSHED.has(receiver.platform)).map((receiver) => receiver.start(deliver)));
+      await Promise.all(pushed.map((receiver) => receiver.start(deliver)));
       await takeRole();
     },
     async stop(graceMs) {
       trying.abort();
-      await Promise.all(receivers.map((receiver) => receiver.stop().catch(() => undefined)));
+      await Promise.all([...pushed.map((receiver) => receiver.stop().catch(() => undefined)), stopPulling()]);
       const ended = await chats.stop(graceMs);
       await lease.release().catch(() => undefined);
       return ended;
