@@ -12,6 +12,7 @@ import { FakeDiscordServer, OPS } from '../support/platforms/FakeDiscordServer.j
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
 import { makeAgentHome, makeDue, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
+import { answeredFlags } from './chatRows.js';
 import { localModelLines } from './configLines.js';
 
 const ADA = 777;
@@ -259,8 +260,7 @@ describe('chats reaching the agent through the gateway, end to end', () => {
       expect(userTexts(1).join('\n')).toContain('the deploy is at 5');
       const database = await scratch.open();
       try {
-        const rows = await database.query<{ answered: boolean }>('SELECT answered FROM agent_chat_messages ORDER BY seq');
-        expect(rows.map((row) => row.answered)).toEqual([true, true]);
+        expect(await answeredFlags(database)).toEqual([true, true]);
       } finally {
         await database.close();
       }

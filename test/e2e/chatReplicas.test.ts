@@ -8,6 +8,7 @@ import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { answeredFlags } from './chatRows.js';
 import { localModelLines } from './configLines.js';
 
 const ANSWERING = 'chat: answering on telegram';
@@ -86,8 +87,7 @@ describe('chats on gateway replicas, end to end', () => {
     expect(telegram.sent.map((body) => body.text)).toEqual(['Noted.', 'The deploy is at 5.', 'You are welcome.']);
     const database = await scratch.open();
     try {
-      const rows = await database.query<{ answered: boolean }>('SELECT answered FROM agent_chat_messages ORDER BY seq');
-      expect(rows.map((row) => row.answered)).toEqual([true, true, true]);
+      expect(await answeredFlags(database)).toEqual([true, true, true]);
     } finally {
       await database.close();
     }
