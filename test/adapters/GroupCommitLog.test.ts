@@ -210,7 +210,7 @@ describe('GroupCommitLog', () => {
     expect((await readdir(directory)).sort()).toEqual(['journal.ndjson']);
   });
 
-  // /proc tells a descriptor's open flags; elsewhere there is nothing to look at.
+  // Skipped off Linux: /proc tells a descriptor's open flags, and elsewhere there is nothing to look at.
   (process.platform === 'linux' ? it : it.skip)('opens the file O_DSYNC, so that a batch is synced by its one write', async () => {
     const log = await GroupCommitLog.create(path, '');
     try {
