@@ -6,7 +6,7 @@ import { PostgresChatReceiverLease } from '../../src/adapters/postgres/PostgresC
 import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { InMemoryChatReceiverLease, SharedReceiverRole } from '../fakes/InMemoryChatReceiverLease.js';
 import { eventually } from '../helpers/processLiveness.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { describeChatReceiverLeaseContract } from './ChatReceiverLease.contract.js';
 
 describeChatReceiverLeaseContract('InMemoryChatReceiverLease', async () => {
@@ -47,9 +47,7 @@ describe('on PostgreSQL', () => {
     expect(await holder.tryTake(() => (lost += 1))).toBe(true);
 
     // The server ends the holder's session, as a restart of the server or a cut network would.
-    await pools[0]!.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ${0x63686174} AND granted AND pid <> pg_backend_pid()`,
-    );
+    await cutChatReceiverSession(pools[0]!);
 
     expect(await eventually(() => lost === 1, 5000)).toBe(true);
     expect(await next.tryTake(() => undefined)).toBe(true);

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/freePort.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
@@ -28,6 +28,10 @@ describe('chats on gateway replicas, end to end', () => {
 
   beforeAll(requireBuiltAgent);
 
+  /** config.yaml of a replica: the local model, the shared database, and `platformLines` under `platforms:`. */
+  const writeReplicaConfig = (home: string, platformLines: string[]) =>
+    writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), 'database:', `  url: ${scratch.url}`, 'platforms:', ...platformLines, ''].join('\n'));
+
   beforeEach(async () => {
     llm = await FakeLlmServer.start();
     telegram = await FakeTelegramUpdatesServer.start();
@@ -35,23 +39,13 @@ describe('chats on gateway replicas, end to end', () => {
     for (let n = 0; n < 2; n += 1) {
       const home = await makeAgentHome();
       homes.push(home);
-      await writeHomeFile(
-        home,
-        'config.yaml',
-        [
-          'timezone: UTC',
-          ...localModelLines(llm),
-          'database:',
-          `  url: ${scratch.url}`,
-          'platforms:',
-          '  telegram:',
-          `    bot_token: "${TELEGRAM_TOKEN}"`,
-          `    base_url: "${telegram.url}"`,
-          '    inbound: true',
-          '    allowed_users: ["777"]',
-          '',
-        ].join('\n'),
-      );
+      await writeReplicaConfig(home, [
+        '  telegram:',
+        `    bot_token: "${TELEGRAM_TOKEN}"`,
+        `    base_url: "${telegram.url}"`,
+        '    inbound: true',
+        '    allowed_users: ["777"]',
+      ]);
     }
   });
 
@@ -99,28 +93,18 @@ describe('chats on gateway replicas, end to end', () => {
     const ports = [await freePort(), await freePort()];
     try {
       for (const [n, home] of homes.entries()) {
-        await writeHomeFile(
-          home,
-          'config.yaml',
-          [
-            'timezone: UTC',
-            ...localModelLines(llm),
-            'database:',
-            `  url: ${scratch.url}`,
-            'platforms:',
-            '  webhook:',
-            '    enabled: true',
-            '    extra:',
-            '      host: 127.0.0.1',
-            `      port: ${ports[n]}`,
-            '  slack:',
-            ...Object.entries(slack.settings).map(([key, value]) => `    ${key}: "${value}"`),
-            `    signing_secret: "${SLACK_SIGNING_SECRET}"`,
-            '    inbound: true',
-            `    allowed_users: ["${ALICE}"]`,
-            '',
-          ].join('\n'),
-        );
+        await writeReplicaConfig(home, [
+          '  webhook:',
+          '    enabled: true',
+          '    extra:',
+          '      host: 127.0.0.1',
+          `      port: ${ports[n]}`,
+          '  slack:',
+          ...Object.entries(slack.settings).map(([key, value]) => `    ${key}: "${value}"`),
+          `    signing_secret: "${SLACK_SIGNING_SECRET}"`,
+          '    inbound: true',
+          `    allowed_users: ["${ALICE}"]`,
+        ]);
       }
       const env = { TEST_LLM_KEY: 'test-key' };
       gateways.push((await startGatewayUntil(homes[0]!, 'chat: answering on slack', { env })).gateway);
@@ -150,9 +134,7 @@ describe('chats on gateway replicas, end to end', () => {
     // The server ends the session holding the role, as a restart of the server would.
     const database = await scratch.open();
     try {
-      await database.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ${0x63686174} AND granted AND pid <> pg_backend_pid()`,
-      );
+      await cutChatReceiverSession(database);
     } finally {
       await database.close();
     }

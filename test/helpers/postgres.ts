@@ -1,3 +1,4 @@
+import { RECEIVER_LOCK } from '../../src/adapters/postgres/PostgresChatReceiverLease.js';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { PostgresDatabase, databaseLocation } from '../../src/adapters/postgres/PostgresDatabase.js';
@@ -67,4 +68,11 @@ export function scratchDatabaseForSuite(): { readonly database: PostgresDatabase
       return scratch.url;
     },
   };
+}
+
+/** Ends, from `database`, the session holding the chat receiving role, as a server restart or a cut network would. */
+export async function cutChatReceiverSession(database: PostgresDatabase): Promise<void> {
+  await database.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ${RECEIVER_LOCK} AND granted AND pid <> pg_backend_pid()`,
+  );
 }

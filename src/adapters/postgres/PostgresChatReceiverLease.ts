@@ -2,7 +2,7 @@ import type { ChatReceiverLease } from '../../application/ports/InboundChat.js';
 import type { PostgresDatabase } from './PostgresDatabase.js';
 
 /** The advisory lock of the receiving role ("chat"); no other lock of this schema uses the key. */
-const RECEIVER_LOCK = 0x63686174;
+export const RECEIVER_LOCK = 0x63686174;
 
 /**
  * The receiving role among the gateways sharing one database: a session-level advisory lock held
