@@ -3,8 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
 import {
@@ -228,19 +227,8 @@ describe('jobs without the agent, end to end', () => {
 
 describe('both new fields and a skipped slot on the PostgreSQL job store, end to end', () => {
   let home: string;
-  let scratch: ScratchDatabase;
-  let database: PostgresDatabase;
+  const scratch = scratchDatabaseForSuite();
   inAScratchHomeEachTest((fresh) => (home = fresh));
-
-  beforeAll(async () => {
-    scratch = await scratchDatabase();
-    database = await scratch.open();
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await scratch?.drop();
-  });
 
   it('keeps catch_up and no_agent in the JSONB records, and records a skipped slot in agent_runs', async () => {
     const env = { AGENT_DATABASE_URL: scratch.url };
@@ -249,14 +237,14 @@ describe('both new fields and a skipped slot on the PostgreSQL job store, end to
 
     const created = await agent('cron', 'create', 'every 1h', '--script', 'disks.mjs', '--no-agent', '--catch-up', 'skip', '--name', 'Disks', '--deliver', 'local', '--no-tick');
     expect(created.code).toBe(0);
-    const [row] = await database.query<{ id: string; record: Record<string, unknown> }>('SELECT id, record FROM agent_jobs');
+    const [row] = await scratch.database.query<{ id: string; record: Record<string, unknown> }>('SELECT id, record FROM agent_jobs');
     expect(row!.record).toMatchObject({ no_agent: true, catch_up: 'skip', script: 'disks.mjs' });
     const [listed] = JSON.parse((await agent('cron', 'list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
     expect(listed).toMatchObject({ no_agent: true, catch_up: 'skip' });
 
     // The gateway and the CLI were away over two slots.
     const overdue = new Date(Date.now() - 2.5 * HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await database.query(
+    await scratch.database.query(
       "UPDATE agent_jobs SET next_run_at = $2::timestamptz, record = jsonb_set(record, '{next_run_at}', to_jsonb($2::text)) WHERE id = $1",
       [row!.id, overdue],
     );
@@ -265,13 +253,13 @@ describe('both new fields and a skipped slot on the PostgreSQL job store, end to
     expect(tick.stdout).toMatch(/was not run: skipped: /);
     const runs = JSON.parse((await agent('cron', 'runs', row!.id, '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
     expect(runs).toEqual([expect.objectContaining({ status: 'skipped', model: null })]);
-    const stored = await database.query<{ status: string; model: unknown }>("SELECT record->>'status' AS status, record->'model' AS model FROM agent_runs WHERE subject = $1", [row!.id]);
+    const stored = await scratch.database.query<{ status: string; model: unknown }>("SELECT record->>'status' AS status, record->'model' AS model FROM agent_runs WHERE subject = $1", [row!.id]);
     expect(stored).toEqual([{ status: 'skipped', model: null }]);
     const [job] = JSON.parse((await agent('cron', 'list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
     expect(Date.parse(job!.next_run_at as string)).toBeGreaterThan(Date.now());
 
     expect((await agent('cron', 'edit', row!.id, '--catch-up', 'once', '--agent', '--prompt', 'Comment on the disks', '--no-tick')).code).toBe(0);
-    const [edited] = await database.query<{ record: Record<string, unknown> }>('SELECT record FROM agent_jobs WHERE id = $1', [row!.id]);
+    const [edited] = await scratch.database.query<{ record: Record<string, unknown> }>('SELECT record FROM agent_jobs WHERE id = $1', [row!.id]);
     expect(edited!.record).toMatchObject({ no_agent: false, catch_up: 'once', prompt: 'Comment on the disks' });
   });
 });
