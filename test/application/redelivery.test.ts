@@ -1,5 +1,4 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
-import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
 import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RedeliverWebhookRun } from '../../src/application/webhook/RedeliverWebhookRun.js';
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
@@ -19,6 +18,7 @@ import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
 import { cronHarness } from '../support/cronHarness.js';
+import { WEBHOOK_WORKER_SETTINGS } from '../support/webhookWorkerSettings.js';
 
 /** What a use case threw: its code and sentence. */
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -191,13 +191,7 @@ describe('agent cron redeliver', () => {
   });
 });
 
-const SETTINGS: WebhookWorkerSettings = {
-  maxConcurrentRuns: 4,
-  maxConcurrentDeliveries: 2,
-  idleTimeoutMs: 600_000,
-  defaultModel: { provider: 'command', model: null },
-  pollIntervalMs: 60_000,
-};
+const SETTINGS = WEBHOOK_WORKER_SETTINGS;
 
 describe('agent webhook redeliver', () => {
   /** A worker's run path and `agent webhook redeliver`, on the same records and ledger. */

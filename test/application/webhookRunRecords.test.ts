@@ -1,6 +1,5 @@
 import { jest } from '@jest/globals';
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
-import type { WebhookWorkerSettings } from '../../src/application/ports/Settings.js';
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
 import { SystemTimer } from '../../src/adapters/system/SystemTimer.js';
@@ -23,14 +22,9 @@ import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
 import { eventually } from '../helpers/processLiveness.js';
+import { WEBHOOK_WORKER_SETTINGS } from '../support/webhookWorkerSettings.js';
 
-const SETTINGS: WebhookWorkerSettings = {
-  maxConcurrentRuns: 4,
-  maxConcurrentDeliveries: 2,
-  idleTimeoutMs: 600_000,
-  defaultModel: { provider: 'command', model: null },
-  pollIntervalMs: 60_000,
-};
+const SETTINGS = WEBHOOK_WORKER_SETTINGS;
 
 /** A delivery channel that notes, at each delivery, what the run's record said at that moment. */
 class WatchingChannel extends RecordingDeliveryChannel {

@@ -18,6 +18,7 @@ import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.j
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../../fakes/RecordingRepoCommenter.js';
 import { eventually } from '../../helpers/processLiveness.js';
+import { WEBHOOK_WORKER_SETTINGS } from '../../support/webhookWorkerSettings.js';
 
 /** A promise the test settles by hand. */
 function deferred<T = void>() {
@@ -35,14 +36,7 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   const channel = new RecordingDeliveryChannel(['telegram', 'slack']);
   const commenter = new RecordingRepoCommenter();
   const log = new RecordingLogger();
-  const settings: WebhookWorkerSettings = {
-    maxConcurrentRuns: 4,
-    maxConcurrentDeliveries: 2,
-    idleTimeoutMs: 600_000,
-    defaultModel: { provider: 'command', model: null },
-    pollIntervalMs: 60_000,
-    ...options.settings,
-  };
+  const settings: WebhookWorkerSettings = { ...WEBHOOK_WORKER_SETTINGS, ...options.settings };
   const records = new InMemoryWebhookRunRecords();
   // The runs' own waits (when a record shows a run as running) are not the worker's.
   const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'), new ManualTimer(), new InMemoryRunLedger());
