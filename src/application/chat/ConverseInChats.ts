@@ -55,8 +55,9 @@ export class ConverseInChats {
   private answering = false;
   /** Stops the looks at pending messages. */
   private looking: AbortController | null = null;
-  /** Messages waiting or in a turn here, and those answered lately (`<conversation>\n<message id>`). */
+  /** Messages waiting or in a turn here (`<conversation>\n<message id>`). */
   private readonly known = new Set<string>();
+  /** Messages answered here lately, the newest ANSWERED_HERE_KEPT. */
   private readonly answeredHere = new Set<string>();
 
   constructor(
@@ -136,17 +137,16 @@ export class ConverseInChats {
     const pending = await this.store.pending();
     let taken = 0;
     for (const message of pending) {
-      const key = keyOf(message);
-      if (!this.answering || this.stopping || this.known.has(key) || this.answeredHere.has(key)) continue;
-      this.enqueue(message);
-      taken += 1;
+      if (!this.answering || this.stopping || this.answeredHere.has(keyOf(message))) continue;
+      if (this.enqueue(message)) taken += 1;
     }
     return taken;
   }
 
-  private enqueue(message: InboundMessage): void {
+  /** Queues `message` for its conversation's turn; false when it is known here already. */
+  private enqueue(message: InboundMessage): boolean {
     const key = keyOf(message);
-    if (this.known.has(key)) return;
+    if (this.known.has(key)) return false;
     this.known.add(key);
     const label = conversationLabel(message.conversation);
     const queue = this.waiting.get(label) ?? [];
@@ -154,6 +154,7 @@ export class ConverseInChats {
     this.waiting.set(label, queue);
     if (queue.length === 1 && !this.running.has(label)) this.ready.push(label);
     this.takeTurns();
+    return true;
   }
 
   private takeTurns(): void {

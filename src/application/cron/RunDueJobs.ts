@@ -101,7 +101,6 @@ export interface ClaimInput {
 }
 
 const MIN_STALE_CLAIM_MS = 30 * 60_000;
-/** Whether the process that claimed a run lives: ProcessIdentity.isAlive, asked once per claimant and look. */
 /** What the lock-free look found: whether a claim is needed, and whether a running job looked abandoned. */
 interface Look {
   needed: boolean;
@@ -109,6 +108,7 @@ interface Look {
   lapsed: ReadonlySet<string>;
 }
 
+/** Whether the process that claimed a run lives: ProcessIdentity.isAlive, asked once per claimant and look. */
 type Liveness = (claimant: string) => ReturnType<ProcessIdentity['isAlive']>;
 /**
  * How many due jobs beyond the free run slots a tick looks at: missed one-shots among them are
