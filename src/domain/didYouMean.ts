@@ -2,10 +2,11 @@
  * The known name closest to a misspelt one, for "did you mean …?" hints: the fewest single-letter
  * insertions, deletions, substitutions and swaps of two neighbours, ignoring case; failing that,
  * the one known name that begins with the written one (`shutdown_grace` for
- * `shutdown_grace_seconds`). Null when nothing is close enough to be the likely intent.
+ * `shutdown_grace_seconds`). Null when nothing is close enough to be the likely intent. `allowed`
+ * is the most edits that still count as close: by default one for every three letters written
+ * (at least one).
  */
-export function closestName(written: string, known: readonly string[]): string | null {
-  const allowed = Math.max(1, Math.floor(written.length / 3));
+export function closestName(written: string, known: readonly string[], allowed = Math.max(1, Math.floor(written.length / 3))): string | null {
   let best: string | null = null;
   let bestDistance = allowed + 1;
   for (const candidate of known) {

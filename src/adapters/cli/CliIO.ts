@@ -54,6 +54,16 @@ export function writeLine(stream: Writable, text = ''): void {
   stream.write(`${text}\n`);
 }
 
+/** What `--json` prints: one JSON document, indented, on its own lines. */
+export function writeJson(stream: Writable, value: unknown): void {
+  writeLine(stream, JSON.stringify(value, null, 2));
+}
+
+/** The `--json` flag of a command that prints a result; `what` says what it prints. */
+export function jsonFlag(what: string) {
+  return { type: 'boolean', default: false, describe: `Print ${what} as JSON` } as const;
+}
+
 /** Everything a stream gives until it ends, as text. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   let text = '';

@@ -6,7 +6,7 @@ import type { ConversationTurn } from '../../application/ports/AgentRunner.js';
 import type { BotChatOwner, ClaimedBotChatMessage } from '../../application/ports/BotChatDelivery.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { CliError } from './CliError.js';
-import { readAll, writeLine, type CliIO } from './CliIO.js';
+import { jsonFlag, readAll, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
@@ -39,6 +39,7 @@ interface ChatFlags {
   provider?: string | null;
   model?: string | null;
   tick: boolean;
+  json: boolean;
 }
 
 const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
@@ -73,10 +74,14 @@ export function registerChatCommand(
           describe: 'Model for this session (overrides config)',
         })
         .option('tick', { type: 'boolean', default: true, describe: 'Fire due jobs during the session (--no-tick to skip)' })
+        .option('json', jsonFlag('the answer to the one question (-q, --query-file), not streamed'))
         .conflicts('q', 'query-file'),
     async (argv) => {
       const flags = argv as unknown as ChatFlags;
       const question = await questionFrom(flags, io);
+      if (question === null && flags.json) {
+        throw new CliUsageError('--json prints the answer to one question; give it with -q "…" or --query-file FILE.');
+      }
       if (question === null && !io.interactive) {
         throw new CliUsageError('agent chat needs a terminal for a conversation; give a question with -q "…" or --query-file FILE.');
       }
@@ -116,7 +121,12 @@ class ChatSession {
   /** One question: the answer on stdout; a failure is thrown (exit 1). */
   async answerOnce(question: string): Promise<void> {
     if (this.flags.tick) await (await this.startFiring({ kind: 'once' })).stop();
-    await this.ask(question, this.io.interactive);
+    if (!this.flags.json) {
+      await this.ask(question, this.io.interactive);
+      return;
+    }
+    const { answer, answeredBy } = await this.ask(question, false, { print: false });
+    writeJson(this.io.stdout, { answer, answered_by: answeredBy });
   }
 
   /** A conversation on the terminal until /exit or end of input; failures are shown, not fatal. */
@@ -194,7 +204,7 @@ class ChatSession {
   /** One turn of the conversation; a failure is shown and returned, not thrown. */
   private async turn(question: string): Promise<string | null> {
     try {
-      const answer = await this.ask(question, true);
+      const { answer } = await this.ask(question, true);
       this.conversation.push({ role: 'user', content: question }, { role: 'assistant', content: answer });
       return null;
     } catch (error) {
@@ -205,12 +215,12 @@ class ChatSession {
   }
 
   /**
-   * Asks and shows the answer on stdout: streamed as it comes when `streaming` and the runner
-   * streams, else printed whole at the end. Returns the answer.
+   * Asks and shows the answer on stdout (unless `print` is false): streamed as it comes when
+   * `streaming` and the runner streams, else printed whole at the end. Returns the answer.
    */
-  private async ask(question: string, streaming: boolean): Promise<string> {
+  private async ask(question: string, streaming: boolean, { print = true } = {}): Promise<{ answer: string; answeredBy: string }> {
     let streamed = false;
-    const { answer } = await this.chat.askAgent.execute({
+    const { answer, answeredBy } = await this.chat.askAgent.execute({
       question,
       conversation: [...this.conversation],
       provider: this.flags.provider ?? null,
@@ -226,8 +236,8 @@ class ChatSession {
           }
         : undefined,
     });
-    writeLine(this.io.stdout, streamed ? '' : answer);
-    return answer;
+    if (print) writeLine(this.io.stdout, streamed ? '' : answer);
+    return { answer, answeredBy };
   }
 
   /** Fires due jobs through the built-in ticker; what ran goes to stderr so answers on stdout stay clean. */

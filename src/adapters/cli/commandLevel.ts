@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { closestName } from '../../domain/didYouMean.js';
 import { CliUsageError } from './CliUsageError.js';
 
 /**
@@ -14,14 +15,22 @@ export interface CommandLevel {
   commands: readonly string[];
   /** How the command is written, `agent cron edit <job>`, when yargs knows. */
   usage?: string;
+  /** Every name one may type next, aliases included (`ls` beside `list`), for "did you mean". */
+  names?: readonly string[];
+  /** The flags the command at this level takes, as typed without dashes (`json`, `query-file`, `q`). */
+  flags?: readonly string[];
 }
 
 interface YargsInternals {
   getInternalMethods(): {
     getContext(): { commands: string[] };
-    getUsageInstance(): { getCommands(): Array<[string, ...unknown[]]>; getUsage(): Array<[string, ...unknown[]]> };
+    getUsageInstance(): { getCommands(): Array<[string, string, boolean, string[], ...unknown[]]>; getUsage(): Array<[string, ...unknown[]]> };
   };
+  getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
 }
+
+/** The first word of a command's usage: `add` of `add [schedule] [prompt]`. */
+const nameOf = (usage: string) => usage.split(' ')[0]!;
 
 /**
  * The level yargs is at while it validates. yargs has no public way to ask, so this reads its
@@ -32,12 +41,35 @@ export function commandLevelOf(yargs: Argv): CommandLevel {
   try {
     const internals = (yargs as unknown as YargsInternals).getInternalMethods();
     const usageInstance = internals.getUsageInstance();
-    const commands = usageInstance.getCommands().map(([usage]) => usage.split(' ')[0]!);
+    const listed = usageInstance.getCommands();
+    const commands = listed.map(([usage]) => nameOf(usage)).filter((name) => name !== '$0');
+    const aliases = listed.flatMap((entry) => (Array.isArray(entry[3]) ? entry[3].map(nameOf) : []));
     const usage = usageInstance.getUsage()[0]?.[0]?.replace(/^\$0\b/, 'agent');
-    return { path: [...internals.getContext().commands], commands: commands.filter((name) => name !== '$0'), usage };
+    return { path: [...internals.getContext().commands], commands, usage, names: [...commands, ...aliases], flags: flagsOf(yargs as unknown as YargsInternals) };
   } catch {
     return { path: [], commands: [] };
   }
+}
+
+/** The flags yargs knows at the level it stands on, with their aliases; camelCase spellings left out. */
+function flagsOf(yargs: YargsInternals): string[] {
+  try {
+    const options = yargs.getOptions();
+    const names = [...Object.keys(options.key), ...Object.values(options.alias).flat()];
+    return [...new Set(names)].filter((name) => !/[A-Z]/.test(name) && name !== '$0');
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The likely intent behind a misspelt command or flag: a known name within two edits (one for a
+ * word of up to three letters, none for a single letter: `-j` is no typo of `-q`), or the one
+ * that a word of four letters or more begins (see closestName). Null when nothing is that close.
+ */
+export function likelyName(written: string, known: readonly string[]): string | null {
+  if (written.length < 2) return null;
+  return closestName(written, known, written.length <= 3 ? 1 : 2);
 }
 
 /** `agent cron list`, for messages. */
@@ -59,15 +91,19 @@ function commandList(level: CommandLevel): string {
  * what was wrong, lists the commands where a command was missing or unknown, and points to the
  * help of the command concerned.
  */
-export function usageErrorFor(message: string, level: CommandLevel): CliUsageError {
+export function usageErrorFor(message: string, level: CommandLevel, typed: readonly string[] = []): CliUsageError {
   const help = ` (see "${commandLine(level)} --help").`;
   if (message === MISSING_COMMAND) {
     return new CliUsageError(`Name a ${groupOf(level)}command${commandList(level)}${help}`);
   }
   const unknown = /^Unknown commands?: ([^,]+)/.exec(message)?.[1];
   if (unknown !== undefined && level.commands.length > 0) {
+    const meant = likelyName(unknown, level.names ?? level.commands);
+    if (meant !== null) return new CliUsageError(`Unknown command "${unknown}"; did you mean "${meant}"?${help}`);
     return new CliUsageError(`Unknown command "${unknown}"${commandList(level)}${help}`);
   }
+  const flag = unknownFlag(message, typed, level.flags ?? []);
+  if (flag !== null) return new CliUsageError(`${flag}${help}`);
   if (unknown !== undefined) {
     return new CliUsageError(`Unknown argument: ${unknown}; "${commandLine(level)}" takes no such argument${help}`);
   }
@@ -78,4 +114,25 @@ export function usageErrorFor(message: string, level: CommandLevel): CliUsageErr
   // A sentence of ours (a flag check's) is complete; yargs' fragments ("Unknown argument: jsno",
   // some over several lines) get a pointer to the help.
   return new CliUsageError(oneLine.endsWith('.') ? oneLine : `${oneLine}${help}`);
+}
+
+/**
+ * "Unknown flag --jsn; did you mean --json?" for yargs' "Unknown argument(s): jsn, …" when the
+ * first of them was typed as a flag (`--jsn`, `--no-jsn`, `-j`, `--jsn=x`) and a known flag is
+ * close to it; the `--no-` the user typed is kept. Null otherwise (the message stays yargs').
+ */
+function unknownFlag(message: string, typed: readonly string[], flags: readonly string[]): string | null {
+  const name = /^Unknown arguments?: ([^,]+)/.exec(message)?.[1]?.trim();
+  if (name === undefined) return null;
+  const written = typed.find((word) => new RegExp(`^--?(no-)?${escapeRegExp(name)}(=|$)`).test(word));
+  if (written === undefined) return null;
+  const [, dashes, negation = ''] = /^(--?)(no-)?/.exec(written)!;
+  const meant = likelyName(name, flags.filter((flag) => flag.length > 1 || dashes === '-'));
+  if (meant === null) return null;
+  const dash = meant.length === 1 ? '-' : '--';
+  return `Unknown flag ${dashes}${negation}${name}; did you mean ${dash}${negation}${meant}?`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -15,12 +15,13 @@ import type { AgentPaths, CronSettings } from '../../application/ports/Settings.
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
-import { writeLine, type CliIO } from './CliIO.js';
+import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { CRON_MACROS } from '../../domain/Schedule.js';
 import { statusText, type StatusApp } from './statusCommand.js';
+import { cronRunJson, cronStatusJson, jobRedeliveryJson } from './jsonViews.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
@@ -59,6 +60,7 @@ const DEFAULT_RUNS_LIMIT = 20;
 
 interface CommonFlags {
   tick: boolean;
+  json?: boolean;
 }
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
@@ -196,7 +198,8 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
               describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS).map((macro) => `"${macro}"`).join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
             })
             .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent (may be left out with --no-agent)' })
-            .options(JOB_FLAG_OPTIONS),
+            .options(JOB_FLAG_OPTIONS)
+            .option('json', jsonFlag('the new job\'s record')),
         async (argv) => {
           const cron = await tickFirst(argv);
           const input = await createInput(argv, cron, io);
@@ -206,7 +209,8 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             return;
           }
           const job = await deliverValueChecked(() => cron.createJob.execute(input));
-          writeLine(io.stdout, createdLine(job, cron.settings.timeZone));
+          if (argv.json) writeJson(io.stdout, recordOfJob(job));
+          else writeLine(io.stdout, createdLine(job, cron.settings.timeZone));
           await warnAbout(job, cron, io);
         },
       )
@@ -225,40 +229,58 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
               describe: 'Stop after this many runs in all (a whole number; 0 or --no-repeat = no limit)',
             })
             .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
-            .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' }),
+            .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' })
+            .option('json', jsonFlag('the changed job\'s record')),
         async (argv) => {
           const changes = editInput(argv);
           const cron = await tickFirst(argv);
           const job = await deliverValueChecked(() => cron.editJob.execute(changes));
-          writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
+          if (argv.json) writeJson(io.stdout, recordOfJob(job));
+          else writeLine(io.stdout, `Updated job ${jobSummary(job, cron.settings.timeZone)}.`);
           await warnAbout(job, cron, io);
         },
       )
       .command(
         ['pause <job>', 'disable <job>'],
         'Pause a job (--reason: why)',
-        (y) => jobPositional(y).option('reason', { type: 'string', nargs: 1, coerce: text('--reason'), describe: 'Why the job is paused, in one line' }),
+        (y) =>
+          jobPositional(y)
+            .option('reason', { type: 'string', nargs: 1, coerce: text('--reason'), describe: 'Why the job is paused, in one line' })
+            .option('json', jsonFlag('the paused job\'s record')),
         async (argv) => {
           const cron = await tickFirst(argv);
           const job = await cron.pauseJob.execute({ job: argv.job, reason: argv.reason });
-          writeLine(io.stdout, `Paused job ${job.id} '${job.name}'${job.paused_reason ? `: ${job.paused_reason}` : ''}.`);
+          if (argv.json) writeJson(io.stdout, recordOfJob(job));
+          else writeLine(io.stdout, `Paused job ${job.id} '${job.name}'${job.paused_reason ? `: ${job.paused_reason}` : ''}.`);
         },
       )
-      .command(['resume <job>', 'enable <job>'], 'Resume a paused job', jobPositional, async (argv) => {
-        const cron = await tickFirst(argv);
-        const job = await cron.resumeJob.execute({ job: argv.job });
-        writeLine(io.stdout, `Resumed job ${jobSummary(job, cron.settings.timeZone)}.`);
-      })
+      .command(
+        ['resume <job>', 'enable <job>'],
+        'Resume a paused job',
+        (y) => jobPositional(y).option('json', jsonFlag('the resumed job\'s record')),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const job = await cron.resumeJob.execute({ job: argv.job });
+          if (argv.json) writeJson(io.stdout, recordOfJob(job));
+          else writeLine(io.stdout, `Resumed job ${jobSummary(job, cron.settings.timeZone)}.`);
+        },
+      )
       .command(
         'run <job>',
         'Run a job now, in this process (a one-shot before its time only with --force: the run uses it up)',
-        (y) => jobPositional(y).option('force', { type: 'boolean', default: false, describe: 'Run a one-shot that is not due yet' }),
+        (y) =>
+          jobPositional(y)
+            .option('force', { type: 'boolean', default: false, describe: 'Run a one-shot that is not due yet' })
+            .option('json', jsonFlag('the outcome (job, run id, status, answer, deliveries)')),
         async (argv) => {
           const cron = await tickFirst(argv);
           if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
           const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force });
-          writeLine(io.stdout, runLine(job, report));
-          if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
+          if (argv.json) writeJson(io.stdout, cronRunJson(job, report));
+          else {
+            writeLine(io.stdout, runLine(job, report));
+            if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
+          }
           // A run whose answer never reached its target failed as far as the caller is concerned.
           if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
         },
@@ -267,40 +289,55 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'redeliver <job>',
         "Deliver the recorded answer of one of a job's runs again, without running the agent (default: its latest run with an answer)",
         (y) =>
-          jobPositional(y).option('run', {
-            type: 'string',
-            coerce: text('--run'),
-            describe: 'The run\'s id, from "agent cron runs <job> --json" (default: the latest run that has an answer)',
-          }),
+          jobPositional(y)
+            .option('run', {
+              type: 'string',
+              coerce: text('--run'),
+              describe: 'The run\'s id, from "agent cron runs <job> --json" (default: the latest run that has an answer)',
+            })
+            .option('json', jsonFlag('the outcome (run id, status, each target\'s delivery)')),
         async (argv) => {
           const cron = await tickFirst(argv);
           const redelivered = await cron.redeliverJobRun.execute({ job: argv.job, run: argv.run ?? null });
-          for (const line of jobRedeliveryLines(redelivered)) writeLine(io.stdout, line);
+          if (argv.json) writeJson(io.stdout, jobRedeliveryJson(redelivered));
+          else for (const line of jobRedeliveryLines(redelivered)) writeLine(io.stdout, line);
           // An answer that still did not reach a target is a failure, as for "agent cron run".
           if (redelivered.outcome.status === 'delivery_failed') process.exitCode = 1;
         },
       )
-      .command(['remove <job>', 'rm <job>', 'delete <job>'], 'Delete a job and its output files', jobPositional, async (argv) => {
-        const cron = await tickFirst(argv);
-        const job = await cron.removeJob.execute({ job: argv.job });
-        writeLine(io.stdout, `Removed job ${job.id} '${job.name}'.`);
-      })
+      .command(
+        ['remove <job>', 'rm <job>', 'delete <job>'],
+        'Delete a job and its output files',
+        (y) => jobPositional(y).option('json', jsonFlag('the removed job\'s record')),
+        async (argv) => {
+          const cron = await tickFirst(argv);
+          const job = await cron.removeJob.execute({ job: argv.job });
+          if (argv.json) writeJson(io.stdout, recordOfJob(job));
+          else writeLine(io.stdout, `Removed job ${job.id} '${job.name}'.`);
+        },
+      )
       .command(
         'status',
         'Show the cron part of "agent status": whether a gateway fires the jobs, the next jobs due, the failed ones and the paused ones',
-        (y) => y,
+        (y) => y.option('json', jsonFlag('the status')),
         async (argv) => {
           await tickFirst(argv);
           const { showStatus, home, timeZone } = await status();
-          writeLine(io.stdout, statusText(await showStatus.execute(), home, timeZone, { webhooks: false }));
+          const shown = await showStatus.execute();
+          if (argv.json) writeJson(io.stdout, cronStatusJson(home, shown));
+          else writeLine(io.stdout, statusText(shown, home, timeZone, { webhooks: false }));
         },
       )
       .command(
         'tick',
         'Run the jobs that are due, wait for them and report what ran (nothing when nothing ran, fit for a crontab)',
-        (y) => y.option('verbose', { type: 'boolean', default: false, describe: 'Also say when nothing ran' }),
+        (y) =>
+          y
+            .option('verbose', { type: 'boolean', default: false, describe: 'Also say when nothing ran' })
+            .option('json', jsonFlag('the runs it did (an empty list when nothing ran); what else it did goes to stderr'))
+            .option('tick', { type: 'boolean', default: true, describe: 'Has no effect: this command is the tick' }),
         async (argv) => {
-          await tick(await app(), io, { verbose: argv.verbose });
+          await tick(await app(), io, { verbose: argv.verbose, json: argv.json });
         },
       )
       .demandCommand(1, MISSING_COMMAND),
@@ -331,7 +368,7 @@ function jobPositional(y: Argv<CommonFlags>) {
  * `verbose` that nothing ran: from a crontab, any output is mailed. Otherwise (the tick before
  * another command) the report goes to stderr.
  */
-async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean } | null): Promise<void> {
+async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean; json: boolean } | null): Promise<void> {
   const onRunStart = io.interactive
     ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
     : undefined;
@@ -342,6 +379,13 @@ async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean } | n
     return;
   }
   const report = await cron.runDueJobs.execute({ onRunStart });
+  if (explicit.json) {
+    // The runs are the document; what else the tick found (missed, skipped, recovered) is said on stderr.
+    if (report.lockBusy && explicit.verbose) writeLine(io.stderr, 'Another tick is in progress; nothing was run.');
+    for (const line of tickLines({ ...report, ran: [] })) writeLine(io.stderr, line);
+    writeJson(io.stdout, report.ran.map((run) => cronRunJson(run.job, run.report)));
+    return;
+  }
   if (report.lockBusy) {
     if (explicit.verbose) writeLine(io.stdout, 'Another tick is in progress; nothing was run.');
     return;

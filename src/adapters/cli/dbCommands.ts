@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { writeLine, type CliIO } from './CliIO.js';
+import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 
 export interface MigrationLine {
@@ -33,12 +33,21 @@ export interface DbApp {
 export function registerDbCommands(yargs: Argv, app: () => Promise<DbApp>, io: CliIO): Argv {
   return yargs.command('db', 'Set up and fill the PostgreSQL job store (AGENT_DATABASE_URL or database.url)', (db) =>
     db
-      .command('migrate', 'Apply the schema migrations the database does not have yet (agent gateway also does at start)', {}, async () => {
-        const database = await app();
-        const applied = await database.migrate();
-        if (applied.length === 0) writeLine(io.stdout, `The database ${database.label} is up to date.`);
-        for (const migration of applied) writeLine(io.stdout, `Applied migration ${migration.version} (${migration.name}) to ${database.label}.`);
-      })
+      .command(
+        'migrate',
+        'Apply the schema migrations the database does not have yet (agent gateway also does at start)',
+        (y) => y.option('json', jsonFlag('the migrations applied (an empty list when it was up to date)')),
+        async (argv) => {
+          const database = await app();
+          const applied = await database.migrate();
+          if (argv.json) {
+            writeJson(io.stdout, { database: database.label, applied: applied.map(({ version, name }) => ({ version, name })) });
+            return;
+          }
+          if (applied.length === 0) writeLine(io.stdout, `The database ${database.label} is up to date.`);
+          for (const migration of applied) writeLine(io.stdout, `Applied migration ${migration.version} (${migration.name}) to ${database.label}.`);
+        },
+      )
       .command(
         'status',
         'Say which schema migrations the database has',

@@ -1,7 +1,13 @@
+import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { RedeliverJobRunOutput } from '../../application/cron/RedeliverJobRun.js';
 import type { ChannelList } from '../../application/delivery/ListChannels.js';
 import type { SentMessage } from '../../application/delivery/SendMessage.js';
 import type { PlatformStatus } from '../../application/ports/Platforms.js';
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
+import type { RedeliverWebhookRunOutput } from '../../application/webhook/RedeliverWebhookRun.js';
+import type { TestWebhookSubscriptionResult } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
+import type { Job } from '../../domain/Job.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 
 /*
@@ -48,6 +54,59 @@ export function statusJson(home: string, status: HomeStatus) {
     paused_jobs: status.pausedJobs.map((job) => ({ id: job.id, name: job.name, paused_at: job.pausedAt, paused_reason: job.reason })),
     webhook_events_waiting: status.webhookEventsWaiting,
     unreadable_jobs: status.unreadableJobs,
+  };
+}
+
+/** `agent cron status --json`: what its text shows, the cron part of `agent status --json`. */
+export function cronStatusJson(home: string, status: HomeStatus) {
+  const { webhook_events_waiting: _webhooks, ...cron } = statusJson(home, status);
+  return cron;
+}
+
+/** How a run ended: its status, and the error, the delivery's error or the queued receipts that go with it. */
+function outcomeJson(outcome: RunOutcome) {
+  return {
+    status: outcome.status,
+    error: outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null,
+    delivery_error: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
+    queued: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
+  };
+}
+
+/** One cron run as `agent cron run --json` and each entry of `agent cron tick --json` show it. */
+export function cronRunJson(job: Pick<Job, 'id' | 'name'>, report: JobRunReport) {
+  return {
+    job_id: job.id,
+    job_name: job.name,
+    run_id: report.runId ?? null,
+    ...outcomeJson(report.outcome),
+    answer: report.response,
+    answered_by: report.answeredBy,
+    output_file: report.outputPath,
+    deliveries: report.deliveries ?? [],
+  };
+}
+
+/** `agent cron redeliver --json`: the run, how its answer stands now, and how each target took it this time. */
+export function jobRedeliveryJson({ job, run, sent, outcome, lastRun }: RedeliverJobRunOutput) {
+  return { job_id: job.id, job_name: job.name, run_id: run.id, ...outcomeJson(outcome), deliveries: sent, last_run: lastRun };
+}
+
+/** `agent webhook test --json`: where the event went and what the listener answered. */
+export function webhookTestJson(result: TestWebhookSubscriptionResult) {
+  return { url: result.url, event: result.event, status: result.status, body: result.body };
+}
+
+/** `agent webhook redeliver --json`. */
+export function webhookRedeliveryJson({ run, report, deliveredTo }: RedeliverWebhookRunOutput) {
+  return {
+    run_id: run.id,
+    route: run.subject,
+    status: report.status,
+    error: report.error,
+    delivered_to: deliveredTo,
+    message_ids: report.messageIds ?? [],
+    answer: run.answer,
   };
 }
 

@@ -11,13 +11,13 @@ import { WebhookError } from '../../domain/errors.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { subscriptionRoute } from '../../domain/webhook/WebhookSubscription.js';
 import { CliError } from './CliError.js';
-import { writeLine, type CliIO } from './CliIO.js';
+import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
 import { webhookRedeliveryLine } from './formatRedelivery.js';
-import { webhookRouteJson } from './jsonViews.js';
+import { webhookRedeliveryJson, webhookRouteJson, webhookTestJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
 /** What the webhook commands need, built on first use by the composition root. */
@@ -116,7 +116,8 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             })
             .option('deliver-chat-id', { type: 'string', coerce: text('--deliver-chat-id'), describe: 'Chat to deliver to (default: the platform home channel)' })
             .option('deliver-only', { type: 'boolean', default: false, describe: 'Deliver the rendered prompt as the message, without running the agent' })
-            .option('secret', { type: 'string', coerce: text('--secret'), describe: 'Signing secret (default: generated, kept when replacing)' }),
+            .option('secret', { type: 'string', coerce: text('--secret'), describe: 'Signing secret (default: generated, kept when replacing)' })
+            .option('json', jsonFlag('the subscription (its secret included, as in the text) and its URL')),
         async (argv) => {
           const webhooks = await app();
           const { subscription, created } = await webhooks.subscribeWebhook.execute({
@@ -129,11 +130,15 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             deliverOnly: argv.deliverOnly === true,
             secret: argv.secret ?? null,
           });
-          writeLine(io.stdout, `${created ? 'Created' : 'Replaced'} webhook subscription '${subscription.name}'.`);
-          writeLine(io.stdout, `URL:     ${webhooks.urlOf(subscription.name)}`);
-          writeLine(io.stdout, `Secret:  ${subscription.secret}`);
-          writeLine(io.stdout, `Events:  ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
-          writeLine(io.stdout, `Deliver: ${deliveryOf(subscriptionRoute(subscription))}`);
+          if (argv.json) {
+            writeJson(io.stdout, { created, ...webhookRouteJson(subscriptionRoute(subscription), webhooks.urlOf(subscription.name)), secret: subscription.secret });
+          } else {
+            writeLine(io.stdout, `${created ? 'Created' : 'Replaced'} webhook subscription '${subscription.name}'.`);
+            writeLine(io.stdout, `URL:     ${webhooks.urlOf(subscription.name)}`);
+            writeLine(io.stdout, `Secret:  ${subscription.secret}`);
+            writeLine(io.stdout, `Events:  ${subscription.events.length > 0 ? subscription.events.join(', ') : 'all'}`);
+            writeLine(io.stdout, `Deliver: ${deliveryOf(subscriptionRoute(subscription))}`);
+          }
           if (!webhooks.listenerEnabled) {
             writeLine(
               io.stderr,
@@ -168,10 +173,12 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
       .command(
         ['remove <name>', 'rm <name>'],
         'Delete a dynamic subscription',
-        (y) => y.positional('name', { type: 'string', demandOption: true, coerce: argument('name') }),
+        (y) => y.positional('name', { type: 'string', demandOption: true, coerce: argument('name') }).option('json', jsonFlag('the removed subscription (without its secret)')),
         async (argv) => {
-          const removed = await (await app()).removeWebhookSubscription.execute({ name: argv.name });
-          writeLine(io.stdout, `Removed webhook subscription '${removed.name}'.`);
+          const webhooks = await app();
+          const removed = await webhooks.removeWebhookSubscription.execute({ name: argv.name });
+          if (argv.json) writeJson(io.stdout, webhookRouteJson(subscriptionRoute(removed), webhooks.urlOf(removed.name)));
+          else writeLine(io.stdout, `Removed webhook subscription '${removed.name}'.`);
         },
       )
       .command(
@@ -181,12 +188,16 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           y
             .positional('name', { type: 'string', demandOption: true, coerce: argument('name') })
             .option('payload', { type: 'string', coerce: text('--payload'), describe: 'JSON object to send (default: a small sample)' })
-            .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' }),
+            .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' })
+            .option('json', jsonFlag('the URL, the event kind and the listener\'s answer (status and body)')),
         async (argv) => {
           const payload = parsePayload(argv.payload);
           const result = await (await app()).testWebhookSubscription.execute({ name: argv.name, payload, event: argv.event ?? null });
-          writeLine(io.stdout, `POST ${result.url} (event ${result.event}): ${result.status}`);
-          if (result.body !== '') writeLine(io.stdout, result.body);
+          if (argv.json) writeJson(io.stdout, webhookTestJson(result));
+          else {
+            writeLine(io.stdout, `POST ${result.url} (event ${result.event}): ${result.status}`);
+            if (result.body !== '') writeLine(io.stdout, result.body);
+          }
           if (result.status >= 400) {
             throw new CliError(ERROR_CODES.WEBHOOK.TEST_REFUSED, `The listener refused the test event (${result.status}); see its answer above.`);
           }
@@ -211,11 +222,15 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
       .command(
         'redeliver <run>',
         'Deliver the recorded answer of a webhook run again, where its run delivered it, without running the agent',
-        (y) => y.positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json)' }),
+        (y) =>
+          y
+            .positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json)' })
+            .option('json', jsonFlag('the outcome (run id, route, status, where it went)')),
         async (argv) => {
           if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
           const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });
-          writeLine(io.stdout, webhookRedeliveryLine(redelivered));
+          if (argv.json) writeJson(io.stdout, webhookRedeliveryJson(redelivered));
+          else writeLine(io.stdout, webhookRedeliveryLine(redelivered));
           if (redelivered.report.status !== 'delivered') process.exitCode = 1;
         },
       )

@@ -4,6 +4,7 @@ import { systemIO, writeLine } from '../../adapters/cli/CliIO.js';
 import { commandLevelOf, MISSING_COMMAND, usageErrorFor } from '../../adapters/cli/commandLevel.js';
 import { refuseChangesInsideCronRun } from '../../adapters/cli/cronRunGuard.js';
 import { sayWhenHomeIsMissing } from '../../adapters/cli/missingHome.js';
+import { GLOBAL_TICK_OPTION, warnWhenTickIsIgnored } from '../../adapters/cli/tickFlag.js';
 import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
 import { registerChatCommand } from '../../adapters/cli/chatCommands.js';
 import { registerCronCommands } from '../../adapters/cli/cronCommands.js';
@@ -31,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
     .scriptName('agent')
     .usage('$0 <command>\n\nRuns saved prompts as fresh agent sessions on a schedule.')
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces and debug logs' })
+    // Every command takes --no-tick; those that run no due jobs first say they ignore it.
+    .option('tick', GLOBAL_TICK_OPTION)
     // Unknown commands are told apart from unknown flags, so that their message can list the commands.
     .strict()
     .strictCommands()
@@ -42,11 +45,13 @@ async function main(argv: string[]): Promise<number> {
     .wrap(argv.includes('--help') || argv.includes('-h') ? Math.min(100, process.stdout.columns || 100) : null)
     .middleware(refuseChangesInsideCronRun(io))
     .middleware(sayWhenHomeIsMissing(io, () => agentHomeFrom(env)))
+    .middleware(warnWhenTickIsIgnored(io, () => commandLevelOf(cli).path))
     .fail((message, error) => {
       // A command's own failure, or a flag check's one sentence, goes on as it is; yargs' own
       // complaints (its YError, or a bare message) become one sentence about the command concerned.
       if (error && error.name !== 'YError') throw error;
-      throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli));
+      // What was typed lets an unknown flag be told from a stray word, and its "did you mean" keep its --no-.
+      throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli), argv);
     });
   registerCronCommands(cli, apps.cron, io, apps.status);
   registerChatCommand(cli, apps.chat, io);
