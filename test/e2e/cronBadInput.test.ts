@@ -210,8 +210,8 @@ describe('agent cron given bad input', () => {
     it('exits 2 for an unknown flag and names it', async () => {
       const [list, create] = await Promise.all([agent('list', '--jsno'), agent('create', 'every 1h', 'x', '--nmae', 'y')]);
 
-      expect(failure(list, 2)).toMatch(/Unknown argument: jsno/);
-      expect(failure(create, 2)).toMatch(/Unknown argument: nmae/);
+      expect(failure(list, 2)).toMatch(/Unknown flag --jsno; did you mean --json\?/);
+      expect(failure(create, 2)).toMatch(/Unknown flag --nmae; did you mean --name\?/);
       expect(existsSync(jobsFileOf(home))).toBe(false);
     });
 

@@ -10,7 +10,7 @@ import { writeLine, type CliIO } from './CliIO.js';
 export const GLOBAL_TICK_OPTION = {
   type: 'boolean',
   default: true,
-  describe: 'Run due jobs first, where the command does (agent cron …, agent chat); elsewhere --no-tick is ignored with a warning',
+  describe: 'Run due jobs first, on the commands that do (agent cron …, agent chat); ignored elsewhere',
 } as const;
 
 /** Whether `agent <group> <command>` runs due jobs before its own work, so that `--no-tick` means something. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Arguments } from 'yargs';
 import type { RunDueJobs, TickReport } from '../../../src/application/cron/RunDueJobs.js';
-import { usageErrorFor, MISSING_COMMAND } from '../../../src/adapters/cli/commandLevel.js';
+import { likelyName, usageErrorFor, MISSING_COMMAND } from '../../../src/adapters/cli/commandLevel.js';
+import { tickIgnoredWarning, ticksFirst } from '../../../src/adapters/cli/tickFlag.js';
 import { changesJobs, refuseChangesInsideCronRun } from '../../../src/adapters/cli/cronRunGuard.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from '../../../src/adapters/cli/flagValues.js';
 import { implicitTick } from '../../../src/adapters/cli/implicitTick.js';
@@ -124,6 +125,64 @@ describe('usage failures as one sentence', () => {
     expect(usageErrorFor('--repeat must be a whole number of 1 or more, not "x".', cronList).message).toBe(
       '--repeat must be a whole number of 1 or more, not "x".',
     );
+  });
+});
+
+describe('"did you mean" for a mistyped command or flag', () => {
+  const top = { path: [], commands: ['cron', 'chat', 'db'], names: ['cron', 'chat', 'db'] };
+  const cron = { path: ['cron'], commands: ['list', 'redeliver', 'remove'], names: ['list', 'redeliver', 'remove', 'ls', 'rm', 'delete'] };
+  const cronList = { path: ['cron', 'list'], commands: [], usage: 'agent cron list', flags: ['debug', 'tick', 'help', 'h', 'version', 'json'] };
+
+  it('suggests the command within two edits (one for a short word), or the one a longer word begins', () => {
+    expect(likelyName('crn', top.names)).toBe('cron');
+    expect(likelyName('lsit', cron.names)).toBe('list');
+    expect(likelyName('rmeove', cron.names)).toBe('remove');
+    expect(likelyName('redel', cron.names)).toBe('redeliver');
+    // Two letters off in a three-letter word, or a single letter, is no likely intent.
+    expect(likelyName('abc', top.names)).toBeNull();
+    expect(likelyName('x', ['q'])).toBeNull();
+    expect(likelyName('frob', cron.names)).toBeNull();
+  });
+
+  it('names the likely command at each level instead of listing them all', () => {
+    expect(usageErrorFor('Unknown command: crn', top).message).toBe('Unknown command "crn"; did you mean "cron"? (see "agent --help").');
+    expect(usageErrorFor('Unknown command: lsit', cron).message).toBe('Unknown command "lsit"; did you mean "list"? (see "agent cron --help").');
+    expect(usageErrorFor('Unknown command: frob', cron).message).toBe(
+      'Unknown command "frob"; the cron commands are: list, redeliver, remove (see "agent cron --help").',
+    );
+  });
+
+  it('names the likely flag as it was typed, --no- kept', () => {
+    const typed = (...words: string[]) => ['cron', 'list', ...words];
+    expect(usageErrorFor('Unknown argument: jsn', cronList, typed('--jsn')).message).toBe(
+      'Unknown flag --jsn; did you mean --json? (see "agent cron list --help").',
+    );
+    expect(usageErrorFor('Unknown argument: tik', cronList, typed('--no-tik')).message).toBe(
+      'Unknown flag --no-tik; did you mean --no-tick? (see "agent cron list --help").',
+    );
+    expect(usageErrorFor('Unknown arguments: jsno, frob', cronList, typed('--jsno=1', '--frob')).message).toBe(
+      'Unknown flag --jsno; did you mean --json? (see "agent cron list --help").',
+    );
+    // Nothing close, or a stray word rather than a flag: yargs' own words, with the pointer to the help.
+    expect(usageErrorFor('Unknown argument: frobnicate', cronList, typed('--frobnicate')).message).toBe(
+      'Unknown argument: frobnicate (see "agent cron list --help").',
+    );
+    expect(usageErrorFor('Unknown argument: jsn', cronList, typed('jsn')).message).toBe('Unknown argument: jsn (see "agent cron list --help").');
+  });
+});
+
+describe('--no-tick on every command', () => {
+  it('means something on the commands that run due jobs first', () => {
+    expect([ticksFirst('cron', 'list'), ticksFirst('cron', 'run'), ticksFirst('chat', '')]).toEqual([true, true, true]);
+    expect([ticksFirst('cron', 'tick'), ticksFirst('status', ''), ticksFirst('webhook', 'list'), ticksFirst('gateway', '')]).toEqual([false, false, false, false]);
+  });
+
+  it('is ignored with a warning that says why everywhere else', () => {
+    expect(tickIgnoredWarning(['cron', 'ls'])).toBeNull();
+    expect(tickIgnoredWarning(['status'])).toBe('warning: --no-tick has no effect on "agent status": it does not run due jobs.');
+    expect(tickIgnoredWarning(['webhook', 'list'])).toBe('warning: --no-tick has no effect on "agent webhook list": it does not run due jobs.');
+    expect(tickIgnoredWarning(['cron', 'tick'])).toMatch(/^warning: --no-tick has no effect on "agent cron tick": running the due jobs is what it does\.$/);
+    expect(tickIgnoredWarning(['gateway'])).toMatch(/^warning: --no-tick has no effect on "agent gateway": it fires due jobs on their schedule/);
   });
 });
 
