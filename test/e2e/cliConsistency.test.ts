@@ -150,6 +150,16 @@ async function leafCommands(home: string): Promise<Map<string, string>> {
   return leaves;
 }
 
+/** The keys of a JSON value, at any depth, that are not snake_case (every --json output spells them so). */
+function keysNotSnakeCase(value: unknown, path = '$'): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => keysNotSnakeCase(item, `${path}[${index}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [
+    ...(/^[a-z0-9]+(_[a-z0-9]+)*$/.test(key) ? [] : [`${path}.${key}`]),
+    ...keysNotSnakeCase(inner, `${path}.${key}`),
+  ]);
+}
+
 /** The warning lines about --no-tick that a run wrote. */
 const tickWarnings = (run: AgentRun) => run.stderr.split('\n').filter((line) => line.startsWith('warning: --no-tick'));
 
@@ -218,12 +228,13 @@ describe('one command line', () => {
 
   const printing = Object.entries(COMMANDS).filter((entry): entry is [string, Printing] => !('exempt' in entry[1]));
 
-  it.each(printing)('agent %s --json --no-tick prints one JSON document, warning about --no-tick only where it has no effect', async (command, entry) => {
+  it.each(printing)('agent %s --json --no-tick prints one JSON document (snake_case keys), warning about --no-tick only where it has no effect', async (command, entry) => {
     const env = entry.database ? { ...fixture.env, AGENT_DATABASE_URL: fixture.database.url } : fixture.env;
     const run = await runAgent([...entry.argv(fixture), '--json', '--no-tick'], { home: fixture.home, env });
 
     expect({ command, code: run.code, stderr: run.stderr.split('\n').filter((line) => line.startsWith('error')) }).toEqual({ command, code: 0, stderr: [] });
     const document = JSON.parse(run.stdout);
+    expect(keysNotSnakeCase(document)).toEqual([]);
     entry.check?.(document, fixture);
     if (entry.ticks) expect(tickWarnings(run)).toEqual([]);
     else expect(tickWarnings(run)).toEqual([expect.stringMatching(new RegExp(`^warning: --no-tick has no effect on "agent ${command}": .+\\.$`))]);
