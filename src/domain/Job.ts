@@ -400,22 +400,39 @@ export function alertsFailure(job: Pick<Job, 'failure_streak'>, alerts: FailureA
 }
 
 export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
-  const streak = streakAfter(job, outcome);
-  if (outcome.status === 'blocked_config') return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streak };
+  if (outcome.status === 'blocked_config') return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streakAfter(job, outcome) };
+  return withOutcome(countRun(job), outcome, startedAt);
+}
+
+/**
+ * The first half of the marking step, for a run whose answer is recorded and waits for its
+ * delivery (the gateway's cron runs, docs/delivery.md): the run is counted, the claim let go, and
+ * the job goes back to `scheduled` (or `completed`, for a one-shot or a used-up repeat count; a
+ * job paused while it ran stays paused), so that its next slot can be claimed. `last_status`, its
+ * detail fields, `last_run_at` and the failure streak are left as they are: they say how the run
+ * went only once the platform answered (`markRunOutcome`).
+ */
+export function countRun(job: Job): Job {
   const completed = job.repeat.completed + 1;
-  const exhausted =
-    job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
-  const finished: Job = {
-    ...job,
-    ...statusFields(outcome),
-    failure_streak: streak,
-    repeat: { ...job.repeat, completed },
-    last_run_at: toIsoUtc(startedAt),
-    claim: null,
-  };
-  if (exhausted) return { ...finished, state: 'completed', enabled: false, next_run_at: null };
-  if (job.state === 'paused') return finished;
-  return { ...finished, state: 'scheduled' };
+  const exhausted = job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
+  const counted: Job = { ...job, repeat: { ...job.repeat, completed }, claim: null };
+  if (exhausted) return { ...counted, state: 'completed', enabled: false, next_run_at: null };
+  if (job.state === 'paused') return counted;
+  return { ...counted, state: 'scheduled' };
+}
+
+/**
+ * The second half of the marking step: `last_run_at`, `last_status` and its detail fields say how
+ * the run that started at `startedAt` went, and the failure streak follows. A run of the job that
+ * started later and is marked already keeps the job's status: the job is returned unchanged.
+ */
+export function markRunOutcome(job: Job, outcome: RunOutcome, startedAt: Date): Job {
+  if (job.last_run_at !== null && Date.parse(job.last_run_at) > startedAt.getTime()) return job;
+  return withOutcome(job, outcome, startedAt);
+}
+
+function withOutcome(job: Job, outcome: RunOutcome, startedAt: Date): Job {
+  return { ...job, ...statusFields(outcome), failure_streak: streakAfter(job, outcome), last_run_at: toIsoUtc(startedAt) };
 }
 
 /**

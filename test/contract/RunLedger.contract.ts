@@ -178,5 +178,40 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
         expect((await each.list({ kind: 'cron', subject: 'job1', limit: 10 })).map((run) => run.id)).toEqual(['run-8', 'run-7', 'run-6']);
       }
     });
+
+    it('lists the runs whose answer waits for its delivery, of one kind, oldest first, until each is saved without it', async () => {
+      const ledger = await use();
+      const other = await subject!.another();
+      const claim = { by: 'host:1', at: '2026-06-20T11:00:00.000Z' };
+      const waiting = (n: number, overrides: Partial<RunRecord> = {}) =>
+        aRun(n, { status: 'running', finished_at: null, deliveries: [], delivery_pending: true, redelivery_claim: claim, ...overrides });
+      expect(await ledger.pendingDeliveries('cron')).toEqual([]);
+      await ledger.save(aRun(1));
+      await ledger.save(waiting(3, { subject: 'job2' }));
+      await other.save(waiting(2));
+      await ledger.save(waiting(4, { kind: 'webhook', subject: 'pulls' }));
+
+      expect((await ledger.pendingDeliveries('cron')).map((run) => run.id)).toEqual(['run-2', 'run-3']);
+      expect(await other.pendingDeliveries('cron')).toEqual([waiting(2), waiting(3, { subject: 'job2' })]);
+      expect((await ledger.pendingDeliveries('webhook')).map((run) => run.id)).toEqual(['run-4']);
+
+      // Claimed again by a redelivery: still waiting. Saved with its outcome: no longer.
+      const taker = { by: 'host:2', at: '2026-06-20T11:30:00.000Z' };
+      expect(await other.claimForRedelivery('run-2', taker, claim)).toEqual(waiting(2, { redelivery_claim: taker }));
+      expect((await ledger.pendingDeliveries('cron')).map((run) => run.id)).toEqual(['run-2', 'run-3']);
+      await other.save(aRun(2, { redelivery_claim: null, delivery_pending: false }));
+      await ledger.save(aRun(3, { subject: 'job2' }));
+      expect(await ledger.pendingDeliveries('cron')).toEqual([]);
+      expect(await other.pendingDeliveries('cron')).toEqual([]);
+      expect(await ledger.get('run-2')).toEqual(aRun(2, { redelivery_claim: null, delivery_pending: false }));
+    });
+
+    it('lists no waiting answer of a run it no longer keeps', async () => {
+      const ledger = await use({ count: 2, days: 30 });
+      await ledger.save(aRun(1, { status: 'running', finished_at: null, delivery_pending: true }));
+      await ledger.save(aRun(2));
+      await ledger.save(aRun(3));
+      expect(await ledger.pendingDeliveries('cron')).toEqual([]);
+    });
   });
 }

@@ -1,5 +1,5 @@
 import type { RunLedger, RunQuery } from '../../src/application/ports/RunLedger.js';
-import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, sameClaim, type RunClaim, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
+import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
 
 /** The run ledger in memory, with the retention rules of the real ones. */
 export class InMemoryRunLedger implements RunLedger {
@@ -11,6 +11,7 @@ export class InMemoryRunLedger implements RunLedger {
   ) {}
 
   async save(run: RunRecord): Promise<void> {
+    this.saves.push({ id: run.id, pending: run.delivery_pending === true });
     this.runs.set(run.id, structuredClone(run));
     const same = [...this.runs.values()].filter((each) => each.kind === run.kind && each.subject === run.subject && each.id !== run.id).sort(newestFirst);
     for (const old of same.slice(Math.max(0, this.retention.count - 1))) this.runs.delete(old.id);
@@ -28,6 +29,17 @@ export class InMemoryRunLedger implements RunLedger {
       .filter((run) => !isTooOld(run, this.retention, this.now()))
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
+      .map((run) => structuredClone(run));
+  }
+
+  /** Every save, in order, and whether the ledger was asked to make it durable (a pending delivery). */
+  readonly saves: Array<{ id: string; pending: boolean }> = [];
+
+  async pendingDeliveries(kind: RunKind): Promise<RunRecord[]> {
+    return [...this.runs.values()]
+      .filter((run) => run.kind === kind && run.delivery_pending === true && !isTooOld(run, this.retention, this.now()))
+      .sort(newestFirst)
+      .reverse()
       .map((run) => structuredClone(run));
   }
 

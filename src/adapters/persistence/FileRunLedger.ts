@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -14,7 +14,7 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
 import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
 import { RecordDirectories } from './RecordDirectories.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically } from './fileSystem.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
 
 /** `20260620-080100-000_<id>.json`: the start in UTC to the millisecond, so names sort by start. */
 const FILE_NAME = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})_(.+)\.json$/;
@@ -41,6 +41,11 @@ function startOfName(name: string): number {
  * for the disk. Each job or route keeps its newest `runs.retention_count` runs (200) and none
  * older than `runs.retention_days` (30): the surplus is removed every few saves (RecordDirectories), and
  * reading takes only what the retention keeps, so the rules hold whichever process wrote what.
+ *
+ * A run saved with `delivery_pending` is written durably (synced, and its directory), after a
+ * marker naming it, `runs/.pending/<kind>/<id>.json`, also synced: `pendingDeliveries` reads the
+ * markers instead of every record. The run's next save without `delivery_pending` removes it; a
+ * marker whose run has ended without it (a crash between two writes) is passed over and removed.
  */
 @injectable()
 export class FileRunLedger implements RunLedger {
@@ -58,15 +63,21 @@ export class FileRunLedger implements RunLedger {
   async save(run: RunRecord): Promise<void> {
     const directory = this.directoryOf(run.kind, run.subject);
     if (!isPlainPathSegment(run.id)) throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The run id "${run.id}" cannot name a file.`);
+    const pending = run.delivery_pending === true;
     try {
       const known = await this.directories.known(directory);
       const name = known.byId.get(run.id) ?? fileNameOf(run);
       const text = `${JSON.stringify(run, null, 2)}\n`;
-      await writeFileAtomically(join(directory, name), text).catch(async (error: unknown) => {
-        if (errnoCode(error) !== 'ENOENT') throw error;
-        await ensurePrivateDirectory(directory);
-        await writeFileAtomically(join(directory, name), text);
-      });
+      if (pending) await this.writeDurably(this.markerDirectory(run.kind), `${run.id}.json`, `${JSON.stringify({ subject: run.subject, name })}\n`);
+      if (pending) await this.writeDurably(directory, name, text);
+      else {
+        await writeFileAtomically(join(directory, name), text).catch(async (error: unknown) => {
+          if (errnoCode(error) !== 'ENOENT') throw error;
+          await ensurePrivateDirectory(directory);
+          await writeFileAtomically(join(directory, name), text);
+        });
+        await rm(join(this.markerDirectory(run.kind), `${run.id}.json`), { force: true });
+      }
       const oldest = this.oldestKept();
       await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
     } catch (error) {
@@ -78,6 +89,46 @@ export class FileRunLedger implements RunLedger {
         { cause: error },
       );
     }
+  }
+
+  /** Writes `name` in `directory` (made when missing) synced, its directory too. */
+  private async writeDurably(directory: string, name: string, text: string): Promise<void> {
+    await writeFileDurably(join(directory, name), text).catch(async (error: unknown) => {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      await ensurePrivateDirectory(directory);
+      await writeFileDurably(join(directory, name), text);
+    });
+  }
+
+  private markerDirectory(kind: RunKind): string {
+    return join(this.paths.runsDir, '.pending', kind);
+  }
+
+  async pendingDeliveries(kind: RunKind): Promise<RunRecord[]> {
+    const markers = this.markerDirectory(kind);
+    let names: string[];
+    try {
+      names = (await readdir(markers)).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return [];
+      throw this.unreadable(markers, error);
+    }
+    const runs: RunRecord[] = [];
+    for (const marker of names) {
+      let place: { subject?: unknown; name?: unknown };
+      try {
+        place = JSON.parse(await readFile(join(markers, marker), 'utf8')) as typeof place;
+      } catch {
+        continue;
+      }
+      if (typeof place.subject !== 'string' || typeof place.name !== 'string' || !isPlainPathSegment(place.subject) || !isPlainPathSegment(place.name)) continue;
+      const run = await this.read(join(this.directoryOf(kind, place.subject), place.name));
+      if (run !== null && run.delivery_pending === true) runs.push(run);
+      // Its run has ended since (a marker a crash left behind): gone for good. A run still going
+      // on may be between its marker and its pending save, and keeps its marker.
+      else if (run === null || run.finished_at !== null) await rm(join(markers, marker), { force: true }).catch(() => undefined);
+    }
+    return runs.sort(newestFirst).reverse();
   }
 
   async get(id: string): Promise<RunRecord | null> {

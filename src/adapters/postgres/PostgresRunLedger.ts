@@ -20,13 +20,17 @@ const EXPIRED_PER_SAVE = 100;
  * never wait for each other's deletes. Its transaction commits without waiting for the server's
  * disk (`synchronous_commit` off for it alone).
  */
-const SAVE: PreparedStatement = {
-  name: 'agent_runs_save',
-  text: `
-    WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true)),
+const SAVE: PreparedStatement = { name: 'agent_runs_save', text: saveStatement(false) };
+
+/** SAVE committed synchronously: for a run whose answer waits for its delivery, kept nowhere else. */
+const SAVE_DURABLY: PreparedStatement = { name: 'agent_runs_save_durably', text: saveStatement(true) };
+
+function saveStatement(synchronous: boolean): string {
+  return `
+    WITH commit_mode AS (SELECT set_config('synchronous_commit', '${synchronous ? 'on' : 'off'}', true)),
     saved AS (
       INSERT INTO agent_runs (id, kind, subject, started_at, record)
-      SELECT $1::text, $2::text, $3::text, $4::timestamptz, $5::jsonb FROM unsynced
+      SELECT $1::text, $2::text, $3::text, $4::timestamptz, $5::jsonb FROM commit_mode
       ON CONFLICT (id) DO UPDATE
         SET kind = EXCLUDED.kind, subject = EXCLUDED.subject, started_at = EXCLUDED.started_at, record = EXCLUDED.record
     ),
@@ -41,8 +45,8 @@ const SAVE: PreparedStatement = {
       )
       FOR UPDATE SKIP LOCKED
     )
-    DELETE FROM agent_runs WHERE id IN (SELECT id FROM surplus)`,
-};
+    DELETE FROM agent_runs WHERE id IN (SELECT id FROM surplus)`;
+}
 
 /**
  * Whether the row `run` is among the newest `count` runs of its job or route: fewer than that
@@ -95,6 +99,19 @@ const CLAIM: PreparedStatement = {
     RETURNING run.record`,
 };
 
+/**
+ * The runs of kind $1 saved last with `delivery_pending` true that started at $2 or later and
+ * are among the newest $3 of their job or route, oldest first. Few rows ever match; the table
+ * is bounded by the retention, so this reads it without an index of its own.
+ */
+const PENDING: PreparedStatement = {
+  name: 'agent_runs_pending_deliveries',
+  text: `
+    SELECT record FROM agent_runs AS run
+    WHERE run.kind = $1 AND run.record @> '{"delivery_pending": true}'::jsonb AND run.started_at >= $2 AND ${amongNewest('$3')}
+    ORDER BY run.started_at, run.id`,
+};
+
 /** The JSON text of a run for its jsonb column (see jsonbText). */
 function storedTextOf(run: RunRecord): string {
   return jsonbText(run);
@@ -119,7 +136,8 @@ const readRows = (rows: readonly RecordRow[]): RunRecord[] => rows.map((row) => 
  * run's earlier one, and what the retention keeps no longer is deleted: the runs of its job or
  * route beyond the newest `retention.count` (the one just saved always kept), and runs of any
  * job or route, a removed one's too, that started more than `retention.days` days before the
- * clock's now. It commits without waiting for the server's disk. Reads take only what the
+ * clock's now. It commits without waiting for the server's disk, but for a run whose answer waits
+ * for its delivery (`delivery_pending`), committed synchronously. Reads take only what the
  * retention keeps, whichever process wrote what, and never write. A failure is the database's
  * DatabaseUnavailableError, naming the database.
  */
@@ -132,7 +150,7 @@ export class PostgresRunLedger implements RunLedger {
   ) {}
 
   async save(run: RunRecord): Promise<void> {
-    await this.database.query(SAVE, [run.id, run.kind, run.subject, run.started_at, storedTextOf(run), this.retention.count, this.oldestKept()]);
+    await this.database.query(run.delivery_pending === true ? SAVE_DURABLY : SAVE, [run.id, run.kind, run.subject, run.started_at, storedTextOf(run), this.retention.count, this.oldestKept()]);
   }
 
   async get(id: string): Promise<RunRecord | null> {
@@ -142,6 +160,10 @@ export class PostgresRunLedger implements RunLedger {
   async claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null> {
     const rows = await this.database.query<RecordRow>(CLAIM, [id, JSON.stringify(claim), JSON.stringify(abandoned), this.oldestKept(), this.retention.count]);
     return readRows(rows)[0] ?? null;
+  }
+
+  async pendingDeliveries(kind: RunKind): Promise<RunRecord[]> {
+    return readRows(await this.database.query<RecordRow>(PENDING, [kind, this.oldestKept(), this.retention.count]));
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {

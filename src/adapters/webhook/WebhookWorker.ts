@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
@@ -7,7 +7,10 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
 import { WebhookEventExecution, type PendingWebhookDelivery } from '../../application/webhook/WebhookEventExecution.js';
 import { errorText } from '../../domain/errors.js';
-import { DeliveryLanes } from './DeliveryLanes.js';
+import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
+
+/** The worker's deliveries among the others in the gateway's lanes. */
+const LANE_GROUP = 'webhook';
 
 /** How long aborted runs get to wind down before stop() returns without them. */
 const ABORT_WAIT_MS = 5000;
@@ -22,8 +25,8 @@ const COMPLETE_RETRY_MAX_MS = 30_000;
  * any route, so that a route with a deep backlog cannot keep the others waiting.
  *
  * A run holds its slot until its answer is recorded; the delivery then waits in its platform's
- * lane (DeliveryLanes: first in first out, `max_concurrent_deliveries` at once per platform),
- * so a platform that is slow, hangs or rate-limits delays only the deliveries to itself. The
+ * lane (DeliveryLanes: first in first out, `max_concurrent_deliveries` at once per platform,
+ * the lanes cron runs deliver through too), so a platform that is slow, hangs or rate-limits delays only the deliveries to itself. The
  * event is completed once its delivery ended. `start()` first gives back the events a
  * crashed process left claimed, then drains the inbox and keeps looking: at every `notify()`
  * (the accept path calls it after each accept) and every `pollIntervalMs`, when it also takes
@@ -45,7 +48,7 @@ const COMPLETE_RETRY_MAX_MS = 30_000;
 export class WebhookWorker {
   private state: 'idle' | 'running' | 'stopping' = 'idle';
   private readonly inProgress = new Map<string, { route: string; done: Promise<void>; abort: AbortController }>();
-  private readonly deliveries: DeliveryLanes<PendingWebhookDelivery>;
+  private readonly deliveries: DeliveryLanes;
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
   /** Ends the polling started by `start()`. */
@@ -63,8 +66,10 @@ export class WebhookWorker {
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Timer) private readonly timer: Timer,
+    /** The gateway's lanes, shared with cron runs; lanes of its own when built by hand. */
+    @inject(TOKENS.DeliveryLanes) @optional() lanes: DeliveryLanes | null = null,
   ) {
-    this.deliveries = new DeliveryLanes(settings.maxConcurrentDeliveries, (pending) => this.deliverAndComplete(pending));
+    this.deliveries = lanes ?? new DeliveryLanes(settings.maxConcurrentDeliveries);
   }
 
   /**
@@ -77,7 +82,7 @@ export class WebhookWorker {
     if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
     this.state = 'running';
     this.retrying = new AbortController();
-    this.deliveries.resumeTaking();
+    this.deliveries.resumeTaking(LANE_GROUP);
     this.poll();
     await this.notify();
     return recovered;
@@ -127,8 +132,8 @@ export class WebhookWorker {
 
   /** Resolves once no event is running or being delivered and nothing more could be claimed (for tests and shutdown). */
   async whenIdle(): Promise<void> {
-    while (this.claiming || this.inProgress.size > 0 || this.deliveries.size > 0) {
-      await Promise.all([this.claiming, ...[...this.inProgress.values()].map((run) => run.done), this.deliveries.whenIdle()]);
+    while (this.claiming || this.inProgress.size > 0 || this.deliveries.size(LANE_GROUP) > 0) {
+      await Promise.all([this.claiming, ...[...this.inProgress.values()].map((run) => run.done), this.deliveries.whenIdle(LANE_GROUP)]);
     }
   }
 
@@ -146,7 +151,7 @@ export class WebhookWorker {
     this.polling = null;
     const finished = await this.idleWithin(graceMs);
     if (!finished) {
-      const left = this.deliveries.stopTaking();
+      const left = this.deliveries.stopTaking(LANE_GROUP);
       if (left.length > 0) this.log.warn(`${left.length} webhook answer(s) still waiting for delivery will be delivered after the next start`);
       for (const run of this.inProgress.values()) run.abort.abort();
       this.retrying.abort();
@@ -200,7 +205,7 @@ export class WebhookWorker {
     const { report, pending } = await this.execution.answer(event, signal);
     if (pending) {
       // Stopping: the answer is recorded, the event stays claimed, and the next start delivers it.
-      this.deliveries.push(pending.lane, pending);
+      this.deliveries.push(pending.lane, { group: LANE_GROUP, deliver: () => this.deliverAndComplete(pending) });
       return;
     }
     if (report.status === 'abandoned') return;

@@ -7,7 +7,9 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { errorText } from '../../domain/errors.js';
-import { JobExecution } from './JobExecution.js';
+import { JobExecution, type AnsweredRun } from './JobExecution.js';
+import { CronDeliveries } from './CronDeliveries.js';
+import { describeTarget } from '../../domain/DeliveryTarget.js';
 import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
 
 /** A start later than this after the slot was due is logged as late. */
@@ -46,6 +48,7 @@ export class DispatchDueJobs {
   /** Jobs already reported as waiting for a slot, so the report is made once. */
   private readonly reportedWaiting = new Set<string>();
   private readonly finishedListeners: Array<(run: TickRun) => void> = [];
+  private readonly releasedListeners: Array<(jobId: string) => void> = [];
   /** Jobs claimed by a fire while every run slot was busy: they start, first come first, as runs end. */
   private readonly claimedWaiting: ClaimedJob[] = [];
   /** This dispatcher's own claims, one after the other; each also waits for the callers' claims made before it. */
@@ -62,16 +65,35 @@ export class DispatchDueJobs {
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
-  ) {}
+    /** The gateway's: answers are delivered in the platforms' lanes, after the slot is free. Without it, in the slot. */
+    @inject(CronDeliveries) @optional() private readonly deliveries: CronDeliveries | null = null,
+  ) {
+    // Bound to this dispatcher's listeners: a run delivered after a restart ends like any other.
+    this.deliveries?.onDelivered((run) => {
+      if (run.job) this.finished({ job: run.job, report: run.report });
+    });
+  }
 
   /** How many runs are in progress. */
   get inProgress(): number {
     return this.runs.size;
   }
 
-  /** Called with each run as it ends; its slot is then free for `dispatch`. */
+  /**
+   * Called with each run as it ends, with its report: once its answer was delivered (or at once,
+   * for a run with nothing to deliver). Its slot was freed before (`onJobReleased`).
+   */
   onRunFinished(listener: (run: TickRun) => void): void {
     this.finishedListeners.push(listener);
+  }
+
+  /**
+   * Called with a job's id each time one of its runs frees its slot: the run is counted and the
+   * job released in the store (its next slot there), its answer recorded and, in the gateway,
+   * perhaps still waiting for its delivery. A `dispatch` it prompts can use the slot.
+   */
+  onJobReleased(listener: (jobId: string) => void): void {
+    this.releasedListeners.push(listener);
   }
 
   /**
@@ -189,13 +211,25 @@ export class DispatchDueJobs {
     this.log.info(`running job '${job.name}'`, { job: job.id });
     this.metrics.runStarted(Math.max(0, lateMs) / 1000);
     const abort = new AbortController();
+    const options = { signal: abort.signal, slot: dueAt };
+    const answered: Promise<AnsweredRun> = this.deliveries
+      ? this.execution.answerClaimed(job, startedAt, options)
+      : this.execution.runClaimed(job, startedAt, options).then((ran) => ({ ...ran, pending: null }));
     // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
-    const done = this.execution.runClaimed(job, startedAt, { signal: abort.signal, slot: dueAt }).then(
-      ({ report, job: stored }) => {
-        this.metrics.runFinished('cron', report.outcome.status, (this.clock.now().getTime() - startedAt.getTime()) / 1000);
+    const done = answered.then(
+      (ran) => {
         this.runs.delete(job.id);
         if (this.accepting) this.startWaitingClaim();
-        this.finished({ job: stored ?? job, report });
+        this.released(job.id);
+        const seconds = () => (this.clock.now().getTime() - startedAt.getTime()) / 1000;
+        if (ran.pending === null) {
+          this.metrics.runFinished('cron', ran.report.outcome.status, seconds());
+          this.finished({ job: ran.job ?? job, report: ran.report });
+          return;
+        }
+        const where = ran.pending.toSend.map(describeTarget).join(', ');
+        this.log.info(`job '${job.name}' answered; its answer waits in the delivery lane of ${where}`, { job: job.id, run: ran.pending.record.id });
+        void this.deliveries!.deliver(ran.pending).then((delivered) => this.metrics.runFinished('cron', delivered.report.outcome.status, seconds()));
       },
       (error: unknown) => {
         this.runs.delete(job.id);
@@ -204,6 +238,16 @@ export class DispatchDueJobs {
       },
     );
     this.runs.set(job.id, { job, abort, done });
+  }
+
+  private released(jobId: string): void {
+    for (const listener of this.releasedListeners) {
+      try {
+        listener(jobId);
+      } catch (error) {
+        this.log.error(`a listener of released jobs failed: ${errorText(error)}`);
+      }
+    }
   }
 
   private finished(run: TickRun): void {

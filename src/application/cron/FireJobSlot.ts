@@ -82,9 +82,9 @@ export class FireJobSlot {
     }
   }
 
-  /** Calls `listener` with a job's id each time one of its runs (fired or not) has ended. */
+  /** Calls `listener` with a job's id each time one of its runs (fired or not) has ended and freed its slot. */
   onRunFinished(listener: (jobId: string) => void): void {
-    this.dispatcher.onRunFinished((run) => listener(run.job.id));
+    this.dispatcher.onJobReleased(listener);
   }
 
   private async claim(jobId: string, fireAt: Date): Promise<{ claimed: ClaimedJob | null; result: FireOutcome }> {

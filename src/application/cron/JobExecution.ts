@@ -1,6 +1,6 @@
 import { inject, injectable, optional } from 'inversify';
 import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { alertsFailure, finishRun, isFailedRun, jobTimeZone, pauseJob, type Job } from '../../domain/Job.js';
+import { alertsFailure, countRun, finishRun, isFailedRun, jobTimeZone, markRunOutcome, pauseJob, type Job } from '../../domain/Job.js';
 import {
   buildRunContext,
   scriptErrorBlock,
@@ -30,7 +30,7 @@ import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Timer } from '../ports/Timer.js';
 import { RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
-import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
+import { mergeDeliveries, outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -50,6 +50,42 @@ export interface JobRunReport {
   deliveries?: RunDelivery[];
   /** The run's id in the run ledger. */
   runId?: string;
+}
+
+/**
+ * A gateway's cron run whose answer is recorded (durably, in the run ledger) and whose delivery
+ * is still to be made, target by target, each in its platform's lane (CronDeliveries). Its run
+ * slot is free and its job back in service; `last_status` is written once every target answered.
+ */
+export interface PendingJobDelivery {
+  /** The job as its run was claimed (its failure streak the one before the run, for notices). */
+  job: Job;
+  startedAt: Date;
+  /** The bot-chat execution id of the run, the same after a restart. */
+  executionId: string;
+  /** Every target of the run, `local` included: the outcome is computed over them all. */
+  targets: DeliveryTarget[];
+  /** The targets still to be sent to (chat platforms and bot-chat), in order. */
+  toSend: DeliveryTarget[];
+  /** The answer, as the agent gave it. */
+  text: string;
+  /** The run's record as saved: `running`, with the answer, `delivery_pending`, claimed by this process. */
+  record: RunRecord;
+}
+
+/** The end of the agent's part of a run: a finished run, or an answer waiting for its delivery. */
+export type AnsweredRun =
+  | { report: JobRunReport; job: Job | null; pending: null }
+  | { report: null; job: Job | null; pending: PendingJobDelivery };
+
+/** The lane a target's delivery waits in: its platform's (the lane webhook answers use too), or bot-chat's. */
+export function laneOfTarget(target: DeliveryTarget): string {
+  return target.kind === 'platform' ? `platform:${target.platform}` : target.kind;
+}
+
+/** An answer the run path hands on instead of sending it (the gateway's runs). */
+interface AnswerToDeliver {
+  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null };
 }
 
 /** What the ledger says went wrong in a run: the error, or the delivery's; null when nothing did. */
@@ -124,6 +160,29 @@ export class JobExecution {
     startedAt: Date,
     options: { signal?: AbortSignal; slot?: Date | null } = {},
   ): Promise<{ report: JobRunReport; job: Job | null }> {
+    const ran = await this.runUntilAnswered(job, startedAt, options, false);
+    if (ran.pending) throw new Error('a run that delivers at once left its delivery pending');
+    return { report: ran.report, job: ran.job };
+  }
+
+  /**
+   * The gateway's run of a claimed job (docs/delivery.md): as `runClaimed`, but an answer that
+   * goes to a chat platform or bot-chat is not sent here. It is recorded in the run ledger
+   * (durably, `delivery_pending`, claimed by the job's claimant), the run is counted and the job
+   * released (`scheduled` or `completed`), and it is returned `pending`, for CronDeliveries to
+   * send in each platform's lane. `last_status` is left as it was until then. When the ledger
+   * cannot keep the answer, it is delivered here and now, as `runClaimed` does.
+   */
+  async answerClaimed(job: Job, startedAt: Date, options: { signal?: AbortSignal; slot?: Date | null } = {}): Promise<AnsweredRun> {
+    return this.runUntilAnswered(job, startedAt, options, true);
+  }
+
+  private async runUntilAnswered(
+    job: Job,
+    startedAt: Date,
+    options: { signal?: AbortSignal; slot?: Date | null },
+    deliverLater: boolean,
+  ): Promise<AnsweredRun> {
     const running: RunRecord = {
       id: cronRunId(job.id, startedAt),
       kind: 'cron',
@@ -149,27 +208,33 @@ export class JobExecution {
       ? this.timer.wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true }).then(() => (ended.signal.aborted ? undefined : this.toLedger(running)))
       : this.toLedger(running);
     if (!this.timer) await shownRunning;
-    let report: JobRunReport;
+    let executed: JobRunReport | AnswerToDeliver;
     let preflight: Preflight;
     try {
       preflight = await this.checks.check(job);
-      report = await this.execute(job, startedAt, preflight, options.signal);
+      executed = await this.execute(job, startedAt, preflight, options.signal, deliverLater);
     } finally {
       ended.abort();
       // Its record, if written, comes before the last.
       await shownRunning;
     }
-    const pauseAfter = this.settings.pauseAfterFailures ?? 0;
-    let pausedBecause: string | null = null;
-    const stored = await this.repository.updateById(job.id, (current) => {
-      let finished = finishRun(current, report.outcome, startedAt);
-      if (pauseAfter > 0 && isFailedRun(report.outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
-        pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(report.outcome) ?? '');
-        finished = pauseJob(finished, this.clock.now(), pausedBecause);
+    let report: JobRunReport;
+    if ('answered' in executed) {
+      const { targets, text, answeredBy } = executed.answered;
+      const pending = await this.recordAnswer(job, startedAt, running, targets, text, answeredBy);
+      if (pending !== null) {
+        const stored = await this.repository.updateById(job.id, (current) => {
+          const counted = countRun(current);
+          return { job: counted, result: counted };
+        });
+        return { report: null, job: stored, pending };
       }
-      return { job: finished, result: finished };
-    });
-    await this.noticesAfter(job, report.outcome, preflight.targets, pausedBecause);
+      // The ledger cannot keep the answer: it is delivered now, in the run's slot.
+      report = await this.deliverAnswer(job, startedAt, targets, text, answeredBy, false);
+    } else {
+      report = executed;
+    }
+    const stored = await this.markEnded(job, report.outcome, preflight.targets, (current, outcome) => finishRun(current, outcome, startedAt));
     await this.toLedger({
       ...running,
       finished_at: this.clock.now().toISOString(),
@@ -179,7 +244,150 @@ export class JobExecution {
       error: runError(report.outcome),
       deliveries: report.deliveries ?? [],
     });
-    return { report: { ...report, runId: running.id }, job: stored };
+    return { report: { ...report, runId: running.id }, job: stored, pending: null };
+  }
+
+  /**
+   * Writes `last_status` (through `mark`), pauses the job after `cron.pause_after_failures`
+   * failed runs, and sends the recovery or pause notice; the job as stored afterwards.
+   */
+  private async markEnded(
+    job: Job,
+    outcome: RunOutcome,
+    targets: DeliveryTarget[],
+    mark: (current: Job, outcome: RunOutcome) => Job,
+    noticesInBackground = false,
+  ): Promise<Job | null> {
+    const pauseAfter = this.settings.pauseAfterFailures ?? 0;
+    let pausedBecause: string | null = null;
+    const stored = await this.repository.updateById(job.id, (current) => {
+      let finished = mark(current, outcome);
+      if (pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
+        pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(outcome) ?? '');
+        finished = pauseJob(finished, this.clock.now(), pausedBecause);
+      }
+      return { job: finished, result: finished };
+    });
+    const notices = this.noticesAfter(job, outcome, targets, pausedBecause);
+    // From a delivery lane, a notice to a platform that hangs must not hold up the lane.
+    if (noticesInBackground) void notices;
+    else await notices;
+    return stored;
+  }
+
+  /**
+   * The answer recorded in the ledger, durably, before its delivery: the pending delivery, or
+   * null when the ledger could not take it (logged).
+   */
+  private async recordAnswer(
+    job: Job,
+    startedAt: Date,
+    running: RunRecord,
+    targets: DeliveryTarget[],
+    text: string,
+    answeredBy: string | null,
+  ): Promise<PendingJobDelivery | null> {
+    const record: RunRecord = {
+      ...running,
+      model: answeredBy,
+      answer: text,
+      delivery_pending: true,
+      redelivery_claim: { by: job.claim?.by ?? 'unknown', at: this.clock.now().toISOString() },
+    };
+    try {
+      await this.ledger.save(record);
+    } catch (error) {
+      this.log.warn(`could not record the answer of job '${job.name}' before its delivery; delivering it now, in its run slot`, { job: job.id, error: errorText(error) });
+      return null;
+    }
+    const toSend = targets.filter((target) => target.kind === 'platform' || target.kind === 'bot-chat');
+    return { job, startedAt, executionId: executionIdOf(job, startedAt), targets, toSend, text, record };
+  }
+
+  /**
+   * Sends a pending answer to one of its targets (in that target's lane), and says how it went;
+   * never throws.
+   */
+  deliverPendingTo(pending: PendingJobDelivery, target: DeliveryTarget): Promise<RunDelivery[]> {
+    return this.sendAnswer(pending.job, pending.executionId, [target], pending.text);
+  }
+
+  /**
+   * Keeps how a pending answer went to the targets tried so far (still `delivery_pending`), so
+   * that a restart sends it only to the others. Logged when the ledger cannot take it.
+   */
+  async recordPendingProgress(pending: PendingJobDelivery, sent: RunDelivery[]): Promise<void> {
+    await this.toLedger({ ...pending.record, deliveries: mergeDeliveries(pending.record.deliveries, sent) });
+  }
+
+  /**
+   * The end of a pending delivery, once every target answered: the run report is written, the
+   * job's `last_status` and detail fields say how it went (unless a later run of the job was
+   * marked already), the recovery or pause notice is sent (in the background), and the ledger's
+   * record is finished, without the claim. The report and the job as stored afterwards.
+   */
+  async finishPending(pending: PendingJobDelivery, sent: RunDelivery[]): Promise<{ report: JobRunReport; job: Job | null }> {
+    const { job, startedAt, text, record } = pending;
+    const answeredBy = record.model;
+    const deliveries = mergeDeliveries(record.deliveries, sent);
+    const written = await this.finish(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
+    if (pending.targets.some((target) => target.kind === 'local') && !deliveries.some((delivery) => delivery.target === 'local')) {
+      const saved = written.outputPath !== null;
+      deliveries.push({ target: 'local', outcome: saved ? 'delivered' : 'failed', message_ids: [], error: saved ? null : 'the output file could not be written' });
+    }
+    const outcome = outcomeOfDeliveries(deliveries);
+    if (outcome.status === 'delivery_failed') this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
+    const stored = await this.markEnded(job, outcome, pending.targets, (current, result) => markRunOutcome(current, result, startedAt), true);
+    await this.toLedger({
+      ...record,
+      finished_at: this.clock.now().toISOString(),
+      status: outcome.status,
+      error: runError(outcome),
+      deliveries,
+      delivery_pending: false,
+      redelivery_claim: null,
+    });
+    return { report: { ...written, outcome, deliveries, runId: record.id }, job: stored };
+  }
+
+  /**
+   * A pending delivery left by a stopped process, claimed by this one (`record`, as claimed): its
+   * answer goes to the job's targets it has not reached yet. A job removed meanwhile, or targets
+   * that cannot be resolved now, end the run `delivery_failed` here; null then.
+   */
+  async resumePending(record: RunRecord): Promise<PendingJobDelivery | null> {
+    const job = (await this.repository.load()).jobs.find((each) => each.id === record.subject) ?? null;
+    const startedAt = new Date(record.started_at);
+    const fail = async (why: string): Promise<null> => {
+      this.log.warn(`the answer of run ${record.id} cannot be delivered: ${why}`, { job: record.subject, run: record.id });
+      await this.toLedger({
+        ...record,
+        finished_at: this.clock.now().toISOString(),
+        status: 'delivery_failed',
+        error: why,
+        delivery_pending: false,
+        redelivery_claim: null,
+      });
+      return null;
+    };
+    if (job === null) return fail('its job was removed before the answer was delivered');
+    if (record.answer === null) return fail('the run record holds no answer');
+    const resolved = await this.deliveryTargets(job);
+    if ('error' in resolved) return fail(resolved.error);
+    const reached = new Set(record.deliveries.filter((delivery) => delivery.outcome !== 'failed').map((delivery) => delivery.target));
+    const toSend = resolved.targets.filter((target) => (target.kind === 'platform' || target.kind === 'bot-chat') && !reached.has(describeTarget(target)));
+    const problems: RunDelivery[] = resolved.problems
+      .filter((each) => !reached.has(each.target))
+      .map((each) => ({ target: each.target, outcome: 'failed', message_ids: [], error: each.problem }));
+    return {
+      job,
+      startedAt,
+      executionId: executionIdOf(job, startedAt),
+      targets: resolved.targets,
+      toSend,
+      text: record.answer,
+      record: { ...record, deliveries: mergeDeliveries(record.deliveries, problems) },
+    };
   }
 
   /**
@@ -218,7 +426,7 @@ export class JobExecution {
     }
   }
 
-  private async execute(job: Job, startedAt: Date, preflight: Preflight, signal?: AbortSignal): Promise<JobRunReport> {
+  private async execute(job: Job, startedAt: Date, preflight: Preflight, signal: AbortSignal | undefined, deliverLater: boolean): Promise<JobRunReport | AnswerToDeliver> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.notifyFailure(job, preflight.targets, preflight.error);
@@ -227,7 +435,7 @@ export class JobExecution {
     // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
     const environment = { [CRON_RUN_VARIABLE]: job.id };
     try {
-      if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal);
+      if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal, deliverLater);
       const scriptBlock = await this.runScript(job, environment, signal);
       if (scriptBlock === 'sleep') {
         return this.finish(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
@@ -252,7 +460,7 @@ export class JobExecution {
         await this.notifyFailure(job, preflight.targets, error);
         return this.finish(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
       }
-      return await this.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy);
+      return await this.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
     } catch (error) {
       if (signal?.aborted) {
         // No failure notice: the gateway is stopping and its grace period is over.
@@ -289,8 +497,9 @@ export class JobExecution {
     startedAt: Date,
     targets: DeliveryTarget[],
     environment: Record<string, string>,
-    signal?: AbortSignal,
-  ): Promise<JobRunReport> {
+    signal: AbortSignal | undefined,
+    deliverLater: boolean,
+  ): Promise<JobRunReport | AnswerToDeliver> {
     if (!job.script) throw new Error('the job runs no agent and has no script');
     const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
     if (signal?.aborted) throw new Error(RUN_CANCELLED);
@@ -303,7 +512,7 @@ export class JobExecution {
     const output = result.stdout.trimEnd();
     if (output.trim() === '') return this.finish(job, startedAt, { status: 'ok' }, {});
     if (scriptSaysSleep(output)) return this.finish(job, startedAt, { status: 'ok' }, { response: output });
-    return this.deliverAnswer(job, startedAt, targets, output, null);
+    return this.deliverAnswer(job, startedAt, targets, output, null, deliverLater);
   }
 
   private async findSkill(job: Job, name: string): Promise<string | null> {
@@ -318,9 +527,29 @@ export class JobExecution {
     targets: DeliveryTarget[],
     text: string,
     answeredBy: string | null,
-  ): Promise<JobRunReport> {
+    deliverLater: false,
+  ): Promise<JobRunReport>;
+  private async deliverAnswer(
+    job: Job,
+    startedAt: Date,
+    targets: DeliveryTarget[],
+    text: string,
+    answeredBy: string | null,
+    deliverLater: boolean,
+  ): Promise<JobRunReport | AnswerToDeliver>;
+  private async deliverAnswer(
+    job: Job,
+    startedAt: Date,
+    targets: DeliveryTarget[],
+    text: string,
+    answeredBy: string | null,
+    deliverLater: boolean,
+  ): Promise<JobRunReport | AnswerToDeliver> {
     if (isSilentResponse(text)) {
       return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
+    }
+    if (deliverLater && targets.some((target) => target.kind === 'platform' || target.kind === 'bot-chat')) {
+      return { answered: { targets, text, answeredBy } };
     }
     const deliveries = await this.sendAnswer(job, executionIdOf(job, startedAt), targets, text);
     const finished = await this.finish(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });

@@ -12,7 +12,9 @@ export interface RunQuery {
  * The run ledger (docs/runs.md): one structured record per cron or webhook run. Promises:
  * - `save` stores the record, replacing the one with its id (a run is saved when it starts and
  *   again when it ends); it does not wait for the disk: the ledger shows runs, the job store and
- *   the webhook inbox are what keep a run from being lost or repeated;
+ *   the webhook inbox are what keep a run from being lost or repeated. A run saved with
+ *   `delivery_pending` true is the exception: its answer is kept nowhere else until delivered, so
+ *   that save resolves only once the record is on disk (synced; committed synchronously);
  * - each job or route keeps its newest `retention.count` runs, and no run that started more
  *   than `retention.days` days ago is listed; the run just saved is always kept;
  * - `list` returns the newest first (by start); reading never creates anything, so it works in
@@ -32,4 +34,9 @@ export interface RunLedger {
    * run with its outcome and without the claim.
    */
   claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null>;
+  /**
+   * The runs of `kind` whose last save had `delivery_pending` true (answers waiting for their
+   * delivery), among those kept, oldest first by start; empty when there are none. Reads only.
+   */
+  pendingDeliveries(kind: RunKind): Promise<RunRecord[]>;
 }

@@ -7,6 +7,7 @@ import type { Clock } from './Clock.js';
 import type { ConversationStore } from './ConversationStore.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
+import type { DeliveryLanes } from '../delivery/DeliveryLanes.js';
 import type { GatewayRegistry } from './GatewayRegistry.js';
 import type { IdGenerator } from './IdGenerator.js';
 import type { JobControl } from './JobControl.js';
@@ -52,6 +53,8 @@ export const TOKENS = {
   ConversationStore: Symbol.for('agent.ConversationStore') as ServiceIdentifier<ConversationStore>,
   CronSettings: Symbol.for('agent.CronSettings') as ServiceIdentifier<CronSettings>,
   DeliveryChannel: Symbol.for('agent.DeliveryChannel') as ServiceIdentifier<DeliveryChannel>,
+  /** The gateway's per-platform delivery lanes, shared by cron runs and webhook runs. */
+  DeliveryLanes: Symbol.for('agent.DeliveryLanes') as ServiceIdentifier<DeliveryLanes>,
   GatewayRegistry: Symbol.for('agent.GatewayRegistry') as ServiceIdentifier<GatewayRegistry>,
   IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
   JobControl: Symbol.for('agent.JobControl') as ServiceIdentifier<JobControl>,

@@ -7,13 +7,14 @@ export type SlotFirer = (jobId: string, fireAt: string) => Promise<FireOutcome>;
 /**
  * The gateway's one firing path (docs/plugins.md): `due()` claims and starts due jobs through
  * DispatchDueJobs (free run slots, lateness, grace on stop); `slot()` is the fire endpoint's
- * compare-and-set claim; both tell `onRunFinished` listeners when a run has ended.
+ * compare-and-set claim; both tell `onRunFinished` listeners when a run has ended and freed its
+ * slot (its answer may still wait for its delivery, in its platform's lane).
  */
 export function gatewayFiringPath(dispatcher: DispatchDueJobs, slot: SlotFirer): FiringPath {
   return {
     due: async () => ({ retrySoon: (await dispatcher.dispatch()).lockBusy }),
     slot,
-    onRunFinished: (listener) => dispatcher.onRunFinished((run) => listener(run.job.id)),
+    onRunFinished: (listener) => dispatcher.onJobReleased(listener),
   };
 }
 

@@ -5,6 +5,7 @@ import { inboundPlatformsOn } from '../../adapters/config/chatSettings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { BUILT_IN_PROVIDER_NAME } from '../../adapters/scheduling/BuiltInTickerProvider.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
+import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import type { SchedulerProvider } from '../../application/ports/SchedulerProvider.js';
 import { runLine } from '../../adapters/cli/formatJobs.js';
@@ -125,6 +126,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
 
   const dispatcher = container.get(DispatchDueJobs);
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
+  // Cron answers a stopped gateway left waiting go to their lanes first, without running anything.
+  const cronDeliveries = container.get(CronDeliveries);
+  if (signal === null) await cronDeliveries.resumeLeftOver();
   // The one firing path of every provider; a named provider that cannot be used
   // leaves the built-in ticker in its place, with one warning saying why.
   const fireJobSlot = container.get(FireJobSlot);
@@ -176,13 +180,19 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
   await dashboard?.stop();
+  const stoppingAt = Date.now();
   const chatFinished = chat ? chat.stop(graceMs) : Promise.resolve(true);
   await (await scheduler)?.stop();
-  const [cronFinished, webhooksFinished] = await Promise.all([
-    dispatcher.stop(graceMs),
+  const cronStopping = dispatcher.stop(graceMs);
+  const [cronFinished, webhooksFinished, deliveriesFinished] = await Promise.all([
+    cronStopping,
     webhooks ? webhooks.stop(graceMs) : Promise.resolve(true),
+    // Runs answering during the grace period queue their answers meanwhile: the deliveries get
+    // what is left of the same grace once no run is left.
+    cronStopping.then(() => cronDeliveries.stop(Math.max(0, stoppingAt + graceMs - Date.now()))),
   ]);
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
+  if (!deliveriesFinished) logger.warn('cron answers still being delivered after the grace period were left; the next start delivers them');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (!(await chatFinished)) logger.warn('chat turns still going after the grace period were left; the next start answers those messages');
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);

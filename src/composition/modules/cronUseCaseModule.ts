@@ -19,6 +19,10 @@ import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
+import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -40,6 +44,14 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(RunJobNow).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
   bind(DispatchDueJobs).toSelf().inSingletonScope();
+  // The gateway's lanes, one per platform, shared by cron answers and webhook answers
+  // (`platforms.webhook.extra.max_concurrent_deliveries` at once in each).
+  bind(TOKENS.DeliveryLanes)
+    .toDynamicValue(
+      (context) => new DeliveryLanes(webhookExtra(context.get(CONFIG_TOKENS.AgentConfig)).max_concurrent_deliveries ?? DEFAULT_MAX_CONCURRENT_DELIVERIES),
+    )
+    .inSingletonScope();
+  bind(CronDeliveries).toSelf().inSingletonScope();
   bind(FireJobSlot).toSelf().inSingletonScope();
   bind(NextScheduledRun).toSelf().inSingletonScope();
   bind(ShowJob).toSelf().inSingletonScope();

@@ -64,6 +64,12 @@ export interface RunRecord {
   redelivered_at?: string | null;
   /** Who is delivering the answer again right now, and since when; null or absent when nobody is. */
   redelivery_claim?: RunClaim | null;
+  /**
+   * True while the run's answer is recorded and waits for its delivery (a gateway's cron run: its
+   * run slot is free already, its status still `running`); the process delivering it holds
+   * `redelivery_claim`. False or absent otherwise.
+   */
+  delivery_pending?: boolean;
 }
 
 /** A process's claim on a run, for its redelivery: `<host>:<pid>` and when it was taken (ISO 8601 UTC). */

@@ -1,0 +1,180 @@
+import { inject, injectable } from 'inversify';
+import { describeTarget } from '../../domain/DeliveryTarget.js';
+import { errorText } from '../../domain/errors.js';
+import { isAbandonedClaim } from '../../domain/runs/redelivery.js';
+import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { DeliveryLanes } from '../delivery/DeliveryLanes.js';
+import type { Clock } from '../ports/Clock.js';
+import type { Logger } from '../ports/Logger.js';
+import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
+import { JobExecution, laneOfTarget, type JobRunReport, type PendingJobDelivery } from './JobExecution.js';
+import type { Job } from '../../domain/Job.js';
+
+/** The cron runs' deliveries among the others in the gateway's lanes. */
+const LANE_GROUP = 'cron';
+
+/** How a pending delivery ended: the run's report and its job as stored afterwards. */
+export interface DeliveredRun {
+  job: Job | null;
+  /** The job's id (the job may have been removed meanwhile). */
+  jobId: string;
+  report: JobRunReport;
+}
+
+/**
+ * The gateway's cron deliveries (docs/delivery.md): the answers of cron runs, recorded in the run
+ * ledger with their run slot already free, sent target by target in the platform's lane of the
+ * gateway's DeliveryLanes (the lanes webhook answers wait in), so that a platform that hangs holds
+ * up only what goes to it. Once every target of a run answered, the run is finished
+ * (JobExecution.finishPending: report, `last_status`, the ledger's record).
+ *
+ * At start (`resumeLeftOver`) it takes over the answers that a stopped or killed gateway left
+ * waiting: each is claimed in the ledger first (its claim's process gone, or the claim older than
+ * REDELIVERY_CLAIM_MS), so that of several gateways only one sends it, and it goes to the targets
+ * it has not reached, without running the agent again. `stop` gives the deliveries under way the
+ * grace period; what still waits then stays in the ledger for the next start.
+ */
+@injectable()
+export class CronDeliveries {
+  private readonly listeners: Array<(run: DeliveredRun) => void> = [];
+
+  constructor(
+    @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(TOKENS.DeliveryLanes) private readonly lanes: DeliveryLanes,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Timer) private readonly timer: Timer,
+  ) {}
+
+  /** Called with each run whose delivery ended, with its final report. */
+  onDelivered(listener: (run: DeliveredRun) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Deliveries waiting or under way. */
+  get size(): number {
+    return this.lanes.size(LANE_GROUP);
+  }
+
+  /**
+   * Queues each target of `pending` in its lane; resolves with how the delivery ended, once every
+   * target answered (or at once, with nothing to send). When the lanes take nothing more (the
+   * gateway stopping) the answer stays recorded for the next start, and this never resolves.
+   */
+  deliver(pending: PendingJobDelivery): Promise<DeliveredRun> {
+    return new Promise((resolve) => {
+      const sent: RunDelivery[] = [];
+      let left = pending.toSend.length;
+      let saving: Promise<void> = Promise.resolve();
+      const finish = async () => {
+        await saving;
+        let run: DeliveredRun;
+        try {
+          const { report, job } = await this.execution.finishPending(pending, sent);
+          run = { job, jobId: pending.job.id, report };
+        } catch (error) {
+          // The store away: the record stays pending, and the next start delivers what is missing.
+          this.log.error(`the delivery of run ${pending.record.id} of job '${pending.job.name}' could not be recorded: ${errorText(error)}`, { job: pending.job.id });
+          return;
+        }
+        for (const listener of this.listeners) {
+          try {
+            listener(run);
+          } catch (error) {
+            this.log.error(`a listener of cron deliveries failed: ${errorText(error)}`);
+          }
+        }
+        resolve(run);
+      };
+      if (left === 0) {
+        void finish();
+        return;
+      }
+      for (const target of pending.toSend) {
+        const queued = this.lanes.push(laneOfTarget(target), {
+          group: LANE_GROUP,
+          deliver: async () => {
+            const result = await this.execution.deliverPendingTo(pending, target);
+            sent.push(...result);
+            left -= 1;
+            if (left > 0) {
+              // What got through so far is kept, so that a restart sends only the rest.
+              const progress = [...sent];
+              saving = saving.then(() => this.execution.recordPendingProgress(pending, progress));
+              return;
+            }
+            await finish();
+          },
+        });
+        if (!queued) this.log.info(`the answer of run ${pending.record.id} to ${describeTarget(target)} waits for the next start`, { job: pending.job.id });
+      }
+    });
+  }
+
+  /**
+   * Claims the cron answers left waiting by processes that are gone and queues them in the
+   * lanes; resolves once they are queued, with how many there were. Never throws: a ledger that
+   * cannot be read is logged, and the answers wait for the next start.
+   */
+  async resumeLeftOver(): Promise<number> {
+    let waiting: RunRecord[];
+    try {
+      waiting = await this.ledger.pendingDeliveries('cron');
+    } catch (error) {
+      this.log.error(`cannot read the cron answers still waiting for delivery: ${errorText(error)}`);
+      return 0;
+    }
+    let resumed = 0;
+    for (const record of waiting) {
+      try {
+        const claimed = await this.claim(record);
+        if (claimed === null) continue;
+        const pending = await this.execution.resumePending(claimed);
+        if (pending === null) continue;
+        resumed += 1;
+        this.log.info(`delivering the answer of run ${record.id} of job '${record.name}', left waiting by a stopped gateway, without running the agent again`, {
+          job: record.subject,
+          run: record.id,
+        });
+        void this.deliver(pending);
+      } catch (error) {
+        this.log.error(`cannot take over the answer of run ${record.id} waiting for delivery: ${errorText(error)}`, { job: record.subject, run: record.id });
+      }
+    }
+    return resumed;
+  }
+
+  /** The run as claimed by this process, or null when a live process holds it or another claim won. */
+  private async claim(record: RunRecord): Promise<RunRecord | null> {
+    const held = record.redelivery_claim ?? null;
+    if (held !== null && !isAbandonedClaim(held, this.clock.now(), this.identity.isAlive(held.by))) return null;
+    const claim = { by: this.identity.claimant(), at: this.clock.now().toISOString() };
+    return this.ledger.claimForRedelivery(record.id, claim, held);
+  }
+
+  /**
+   * Lets the deliveries under way and waiting finish for up to `graceMs`; then queues nothing
+   * more, and waits up to `abortWaitMs` for those under way. What still waits stays recorded:
+   * the next start delivers it. Resolves true when all finished in time.
+   */
+  async stop(graceMs: number, abortWaitMs = 5000): Promise<boolean> {
+    if (await this.idleWithin(graceMs)) return true;
+    const left = this.lanes.stopTaking(LANE_GROUP);
+    if (left.length > 0) this.log.warn(`${left.length} cron answer(s) still waiting for delivery will be delivered after the next start`);
+    await this.idleWithin(abortWaitMs);
+    return false;
+  }
+
+  private async idleWithin(ms: number): Promise<boolean> {
+    if (this.size === 0) return true;
+    const cancel = new AbortController();
+    const idle = await Promise.race([this.lanes.whenIdle(LANE_GROUP).then(() => true), this.timer.wait(ms, cancel.signal).then(() => false)]);
+    cancel.abort();
+    return idle;
+  }
+}
