@@ -11,6 +11,7 @@ import {
   type Job,
 } from '../../domain/Job.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
+import { runAbandonment } from '../../domain/runs/abandonment.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository, TickCandidates, TickSettlement } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -100,7 +101,6 @@ export interface ClaimInput {
   waitedForSlot?: ReadonlySet<string>;
 }
 
-const MIN_STALE_CLAIM_MS = 30 * 60_000;
 /** What the lock-free look found: whether a claim is needed, and whether a running job looked abandoned. */
 interface Look {
   needed: boolean;
@@ -296,17 +296,9 @@ export class RunDueJobs {
     };
   }
 
-  /** Why a `running` job is considered abandoned, or null while its run may still be going. */
+  /** Why a `running` job is considered abandoned, or null while its run may still be going (runAbandonment). */
   private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>, alive: Liveness): string | null {
     if (!job.claim) return 'it was marked running without a claim';
-    if (alive(job.claim.by) === false) {
-      return `the process ${job.claim.by} that ran it is gone`;
-    }
-    if (lapsed.has(job.claim.by)) return `the gateway ${job.claim.by} that ran it stopped renewing its lease`;
-    const idle = this.settings.idleTimeoutMs;
-    if (idle === null) return null;
-    const staleAfter = Math.max(3 * idle, MIN_STALE_CLAIM_MS);
-    const age = now.getTime() - Date.parse(job.claim.at);
-    return age > staleAfter ? `its run started at ${job.claim.at} and never finished` : null;
+    return runAbandonment(job.claim, job.claim.at, now, alive, lapsed, this.settings.idleTimeoutMs);
   }
 }

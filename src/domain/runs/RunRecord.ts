@@ -64,6 +64,17 @@ export interface RunRecord {
   redelivered_at?: string | null;
   /** Who is delivering the answer again right now, and since when; null or absent when nobody is. */
   redelivery_claim?: RunClaim | null;
+  /**
+   * `<host>:<pid>` of the process running it, while it is `running` (and left as it was after):
+   * once that process is gone, the run is recorded `error`, `interrupted: …` (RunLedger). Null or
+   * absent when not known (a webhook run, a record of an earlier version).
+   */
+  claimant?: string | null;
+}
+
+/** The error of a run found running after its process was gone: `interrupted: <why>`. */
+export function interruptedRun(run: RunRecord, why: string, at: Date): RunRecord {
+  return { ...run, status: 'error', finished_at: at.toISOString(), error: `interrupted: ${why}` };
 }
 
 /** A process's claim on a run, for its redelivery: `<host>:<pid>` and when it was taken (ISO 8601 UTC). */
