@@ -21,6 +21,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { JobExecution, JobRunReport } from './JobExecution.js';
+import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns } from '../runs/AbandonedRuns.js';
 
 /**
  * JobExecution, built the first time a tick has a job to run: its object graph (runner, senders,
@@ -148,7 +149,14 @@ export class RunDueJobs {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(JOB_EXECUTION_ON_DEMAND) private readonly execution: () => JobExecution,
     @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
+    /** The ledger's side of a recovery; without it (tests that build this by hand), the ledger is left as it is. */
+    @inject(ABANDONED_RUNS_ON_DEMAND) @optional() private readonly abandonedRuns: (() => AbandonedRuns) | undefined = undefined,
   ) {}
+
+  /** Whether this process settled the ledger's abandoned runs yet: once at its first claim, then at each recovery. */
+  private settledLedger = false;
+  /** The claimants of the jobs the last claim recovered, for the ledger's settling. */
+  private recoveredFrom: string[] = [];
 
   /** When this process last looked at every waiting job (ms); -Infinity before the first look. */
   private lastFullLookMs = Number.NEGATIVE_INFINITY;
@@ -184,6 +192,10 @@ export class RunDueJobs {
     const now = this.clock.now();
     const dueBy = input.dueBy ?? now;
     const look = await this.anythingToDo(now, dueBy);
+    if (!this.settledLedger && this.abandonedRuns) {
+      this.settledLedger = true;
+      await this.abandonedRuns().settle();
+    }
     if (!look.needed) return { lockBusy: false, ...NOTHING };
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ...NOTHING };
@@ -194,6 +206,9 @@ export class RunDueJobs {
       await lease.release();
     }
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
+    // Its run in the ledger ended with it, and what its process started must not finish it.
+    const recoveredFrom = this.recoveredFrom.splice(0);
+    if (claims.recovered.length > 0 && this.abandonedRuns) await this.abandonedRuns().settle(recoveredFrom.filter((by) => this.identity.isAlive(by) === false));
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     for (const skip of claims.skipped) {
       this.log.info(`job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`, {
@@ -237,9 +252,12 @@ export class RunDueJobs {
     const settling = ({ running, due }: TickCandidates): TickSettlement<Claims> => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], waitingAll: full, missed: [], recovered: [], skipped: [] };
       const changed: Job[] = [];
+      // A settlement may be tried again (a store that retries its transaction): only the last counts.
+      this.recoveredFrom = [];
       for (const stored of running) {
         const abandonment = this.abandonment(stored, now, lapsed, alive);
         if (!abandonment) continue;
+        if (stored.claim) this.recoveredFrom.push(stored.claim.by);
         const job = recoverInterrupted(stored, abandonment);
         claims.recovered.push(job);
         changed.push(job);

@@ -19,6 +19,7 @@ import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/AbandonedRuns.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -26,6 +27,13 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
     .toDynamicValue((context) => {
       let execution: JobExecution | undefined;
       return () => (execution ??= context.get(JobExecution));
+    })
+    .inSingletonScope();
+  bind(AbandonedRuns).toSelf().inSingletonScope();
+  bind(ABANDONED_RUNS_ON_DEMAND)
+    .toDynamicValue((context) => {
+      let abandoned: AbandonedRuns | undefined;
+      return () => (abandoned ??= context.get(AbandonedRuns));
     })
     .inSingletonScope();
   bind(JobPreflight).toSelf().inSingletonScope();
