@@ -23,6 +23,7 @@ import { CRON_MACROS } from '../../domain/Schedule.js';
 import { statusText, type StatusApp } from './statusCommand.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
+import { commandInterruption } from './commandInterruption.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import { jobRedeliveryLines } from './formatRedelivery.js';
 import {
@@ -254,9 +255,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'Run a job now, in this process (a one-shot before its time only with --force: the run uses it up)',
         (y) => jobPositional(y).option('force', { type: 'boolean', default: false, describe: 'Run a one-shot that is not due yet' }),
         async (argv) => {
+          // Stopped by a signal, the run's trees are killed and it is recorded interrupted (exit 130, 143 or 129).
+          commandInterruption.arm();
           const cron = await tickFirst(argv);
           if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
-          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force });
+          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force, signal: commandInterruption.signal });
           writeLine(io.stdout, runLine(job, report));
           if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
           // A run whose answer never reached its target failed as far as the caller is concerned.
@@ -300,6 +303,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         'Run the jobs that are due, wait for them and report what ran (nothing when nothing ran, fit for a crontab)',
         (y) => y.option('verbose', { type: 'boolean', default: false, describe: 'Also say when nothing ran' }),
         async (argv) => {
+          commandInterruption.arm();
           await tick(await app(), io, { verbose: argv.verbose });
         },
       )
@@ -332,16 +336,19 @@ function jobPositional(y: Argv<CommonFlags>) {
  * another command) the report goes to stderr.
  */
 async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean } | null): Promise<void> {
-  const onRunStart = io.interactive
-    ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
-    : undefined;
+  const onRunStart = (job: { id: string; name: string }) => {
+    // A run under way: a stop signal must end what it starts and record it (commandInterruption).
+    commandInterruption.arm();
+    if (io.interactive) writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`);
+  };
+  const signal = commandInterruption.signal;
   if (!explicit) {
     // One look through the built-in ticker; what it did goes to stderr (see cliFiringPath).
-    const fire = cliFiringPath(cron.runDueJobs, io, { input: { onRunStart }, storeDir: cron.paths.cronDir });
+    const fire = cliFiringPath(cron.runDueJobs, io, { input: { onRunStart, signal }, storeDir: cron.paths.cronDir });
     await (await cron.startFiring({ kind: 'once' }, fire)).stop();
     return;
   }
-  const report = await cron.runDueJobs.execute({ onRunStart });
+  const report = await cron.runDueJobs.execute({ onRunStart, signal });
   if (report.lockBusy) {
     if (explicit.verbose) writeLine(io.stdout, 'Another tick is in progress; nothing was run.');
     return;

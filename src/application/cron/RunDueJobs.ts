@@ -63,6 +63,11 @@ export interface SkippedSlot {
 export interface TickInput {
   /** Called as each claimed job starts to run, e.g. to show progress on a terminal. */
   onRunStart?: (job: Job) => void;
+  /**
+   * Stops the tick (a command stopped by a signal): no job is claimed any more, and the runs under
+   * way are cancelled, their trees killed and their runs recorded `interrupted:` (JobExecution).
+   */
+  signal?: AbortSignal;
 }
 
 /** A job claimed for a run, and when its slot was due. */
@@ -167,7 +172,7 @@ export class RunDueJobs {
     const runs: Promise<TickRun>[] = [];
     const running = new Map<string, Promise<void>>();
     for (;;) {
-      const claims = await this.claim({ limit: this.settings.maxParallelJobs - running.size, dueBy });
+      const claims = await this.claim({ limit: input.signal?.aborted ? 0 : this.settings.maxParallelJobs - running.size, dueBy });
       if (claims.lockBusy && runs.length === 0) return { ...report, lockBusy: true };
       report.missed.push(...claims.missed);
       report.recovered.push(...claims.recovered);
@@ -176,7 +181,7 @@ export class RunDueJobs {
         this.log.info(`running job '${job.name}'`, { job: job.id });
         input.onRunStart?.(job);
         const run = this.execution()
-          .runClaimed(job, this.clock.now(), { slot: dueAt })
+          .runClaimed(job, this.clock.now(), { slot: dueAt, signal: input.signal })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);
         running.set(job.id, run.then(() => void running.delete(job.id)));
