@@ -213,5 +213,86 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       await ledger.save(aRun(3));
       expect(await ledger.pendingDeliveries('cron')).toEqual([]);
     });
+
+    describe('runs whose process is gone', () => {
+      const runningRun = (n: number, overrides: Partial<RunRecord> = {}) =>
+        aRun(n, { status: 'running', finished_at: null, answer: null, deliveries: [], claimant: 'host-a:4242', ...overrides });
+      const at = new Date('2026-06-20T11:30:00.000Z');
+
+      it('lists only the runs still running, of every kind, job and route, oldest first, and none at all when none runs', async () => {
+        const ledger = await use();
+        expect(await ledger.running(10)).toEqual([]);
+        await ledger.save(aRun(1));
+        await ledger.save(runningRun(3, { subject: 'job2' }));
+        await ledger.save(runningRun(2, { kind: 'webhook', subject: 'github', slot: null, claimant: null }));
+        await ledger.save(runningRun(4));
+        await ledger.save(aRun(4));
+
+        expect((await ledger.running(10)).map((run) => run.id)).toEqual(['run-2', 'run-3']);
+        expect(await ledger.running(1)).toEqual([runningRun(2, { kind: 'webhook', subject: 'github', slot: null, claimant: null })]);
+      });
+
+      it('records a running run interrupted, keeping what it had, and lists it running no more, in every process', async () => {
+        const ledger = await use();
+        const other = await subject!.another();
+        await ledger.save(runningRun(1));
+
+        const settled = await other.settleInterrupted('run-1', 'the process host-a:4242 that ran it is gone', at);
+
+        const expected = { ...runningRun(1), status: 'error', finished_at: at.toISOString(), error: 'interrupted: the process host-a:4242 that ran it is gone' };
+        expect(settled).toEqual(expected);
+        for (const each of [ledger, other]) {
+          expect(await each.get('run-1')).toEqual(expected);
+          expect(await each.running(10)).toEqual([]);
+          expect(await each.list({ kind: 'cron', subject: 'job1', limit: 10 })).toEqual([expected]);
+        }
+      });
+
+      it('never reopens or rewrites a run that ended, nor one it does not have', async () => {
+        const ledger = await use();
+        await ledger.save(runningRun(1));
+        await ledger.save(aRun(1, { claimant: 'host-a:4242' }));
+
+        expect(await ledger.settleInterrupted('run-1', 'gone', at)).toBeNull();
+        expect(await ledger.settleInterrupted('run-9', 'gone', at)).toBeNull();
+        expect(await ledger.get('run-1')).toEqual(aRun(1, { claimant: 'host-a:4242' }));
+        expect(await ledger.get('run-9')).toBeNull();
+
+        await ledger.save(runningRun(2));
+        expect(await ledger.settleInterrupted('run-2', 'gone', at)).not.toBeNull();
+        expect(await ledger.settleInterrupted('run-2', 'gone again', new Date('2026-06-20T11:45:00.000Z'))).toBeNull();
+        expect((await ledger.get('run-2'))?.error).toBe('interrupted: gone');
+      });
+
+      it('takes a later save of the run as it is: the run that ends after all is recorded as it ended', async () => {
+        const ledger = await use();
+        await ledger.save(runningRun(1));
+        await ledger.settleInterrupted('run-1', 'gone', at);
+        await ledger.save(aRun(1));
+        expect(await ledger.get('run-1')).toEqual(aRun(1));
+        expect(await ledger.running(10)).toEqual([]);
+      });
+
+      it('leaves an answer waiting for its delivery to the gateway that delivers it: neither listed running nor recorded interrupted', async () => {
+        const ledger = await use();
+        await ledger.save(runningRun(1));
+        const waiting = runningRun(1, { answer: 'the answer', delivery_pending: true, redelivery_claim: { by: 'host-a:4242', at: '2026-06-20T11:00:00.000Z' } });
+        await ledger.save(waiting);
+
+        expect(await ledger.running(10)).toEqual([]);
+        expect(await ledger.settleInterrupted('run-1', 'gone', at)).toBeNull();
+        expect(await ledger.get('run-1')).toEqual(waiting);
+        expect((await ledger.pendingDeliveries('cron')).map((run) => run.id)).toEqual(['run-1']);
+      });
+
+      it('lists no running run the retention dropped', async () => {
+        const ledger = await use({ count: 2, days: 30 });
+        await ledger.save(runningRun(1));
+        await ledger.save(aRun(2));
+        await ledger.save(aRun(3));
+        expect(await ledger.running(10)).toEqual([]);
+        expect(await ledger.settleInterrupted('run-1', 'gone', at)).toBeNull();
+      });
+    });
   });
 }

@@ -1,5 +1,5 @@
 import type { RunLedger, RunQuery } from '../../src/application/ports/RunLedger.js';
-import { DEFAULT_RUN_RETENTION, isTooOld, newestFirst, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
+import { DEFAULT_RUN_RETENTION, interruptedRun, isTooOld, newestFirst, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
 
 /** The run ledger in memory, with the retention rules of the real ones. */
 export class InMemoryRunLedger implements RunLedger {
@@ -50,5 +50,21 @@ export class InMemoryRunLedger implements RunLedger {
     const claimed = { ...run, redelivery_claim: claim };
     this.runs.set(id, structuredClone(claimed));
     return structuredClone(claimed);
+  }
+
+  async running(limit: number): Promise<RunRecord[]> {
+    return [...this.runs.values()]
+      .filter((run) => run.status === 'running' && run.delivery_pending !== true && !isTooOld(run, this.retention, this.now()))
+      .sort((a, b) => newestFirst(b, a))
+      .slice(0, Math.max(0, limit))
+      .map((run) => structuredClone(run));
+  }
+
+  async settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null> {
+    const run = this.runs.get(id);
+    if (run === undefined || run.status !== 'running' || run.delivery_pending === true || isTooOld(run, this.retention, this.now())) return null;
+    const settled = interruptedRun(run, why, at);
+    this.runs.set(id, structuredClone(settled));
+    return structuredClone(settled);
   }
 }

@@ -13,4 +13,12 @@ export class RecordingOrphanProcesses implements OrphanProcesses {
     this.killedFor.push(claimant);
     return 0;
   }
+
+  /** How many sweeps for the dead were made. */
+  sweeps = 0;
+
+  async killOrphansOfTheDead(): Promise<Map<string, number>> {
+    this.sweeps += 1;
+    return new Map();
+  }
 }

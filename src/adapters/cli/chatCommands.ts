@@ -10,6 +10,7 @@ import { jsonFlag, readAll, writeJson, writeLine, type CliIO } from './CliIO.js'
 import { CliUsageError } from './CliUsageError.js';
 import { messageFor } from './errorReport.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
+import { commandInterruption } from './commandInterruption.js';
 import { text } from './flagValues.js';
 
 /** What `agent chat` needs, built for the chosen home (or profile) on first use. */
@@ -86,6 +87,8 @@ export function registerChatCommand(
         throw new CliUsageError('agent chat needs a terminal for a conversation; give a question with -q "…" or --query-file FILE.');
       }
       const chat = await app({ profile: flags.profile ?? null, createIfMissing: flags.createIfMissing });
+      // Stopped by a signal, the session's agent and the runs of due jobs end with their trees (exit 130, 143 or 129).
+      commandInterruption.arm();
       const session = new ChatSession(chat, io, flags);
       if (question !== null) await session.answerOnce(question);
       else await session.converse();
@@ -138,6 +141,9 @@ class ChatSession {
       : null;
     writeLine(this.io.stderr, 'Chatting with the agent. Type /exit or press Ctrl-D to leave.');
     const terminal = createInterface({ input: this.io.stdin, output: this.io.stdout, terminal: true, prompt: 'you> ' });
+    // Ctrl-C at the prompt is the stop signal it is elsewhere; a stop ends the conversation.
+    terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
+    commandInterruption.signal.addEventListener('abort', () => terminal.close(), { once: true });
     const stopOwning = await this.ownMailbox(() => terminal.prompt());
     try {
       terminal.prompt();
@@ -145,6 +151,7 @@ class ChatSession {
         const question = line.trim();
         if (EXIT_WORDS.has(question)) break;
         if (question !== '') await this.serially(() => this.turn(question));
+        if (commandInterruption.signal.aborted) break;
         terminal.prompt();
       }
     } finally {
@@ -227,6 +234,7 @@ class ChatSession {
       model: this.flags.model ?? null,
       // A chat started from inside a cron run (its terminal tool, say) may not reach jobs either.
       insideCronRun: Boolean(this.io.cronRun),
+      signal: commandInterruption.signal,
       // A job made in a profile's chat delivers `origin` to that chat; one made in the home's own has none.
       origin: this.flags.profile ? { platform: 'bot-chat', chat_id: this.flags.profile, thread_id: null } : null,
       onText: streaming
@@ -242,6 +250,6 @@ class ChatSession {
 
   /** Fires due jobs through the built-in ticker; what ran goes to stderr so answers on stdout stay clean. */
   private startFiring(cadence: Parameters<StartCliFiring>[0]): ReturnType<StartCliFiring> {
-    return this.chat.startFiring(cadence, cliFiringPath(this.chat.runDueJobs, this.io, {}));
+    return this.chat.startFiring(cadence, cliFiringPath(this.chat.runDueJobs, this.io, { input: { signal: commandInterruption.signal } }));
   }
 }

@@ -24,6 +24,7 @@ import { statusText, type StatusApp } from './statusCommand.js';
 import { cronRunJson, cronStatusJson, jobRedeliveryJson } from './jsonViews.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
+import { commandInterruption } from './commandInterruption.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import { jobRedeliveryLines } from './formatRedelivery.js';
 import {
@@ -273,9 +274,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('force', { type: 'boolean', default: false, describe: 'Run a one-shot that is not due yet' })
             .option('json', jsonFlag('the outcome (job, run id, status, answer, deliveries)')),
         async (argv) => {
+          // Stopped by a signal, the run's trees are killed and it is recorded interrupted (exit 130, 143 or 129).
+          commandInterruption.arm();
           const cron = await tickFirst(argv);
           if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
-          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force });
+          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force, signal: commandInterruption.signal });
           if (argv.json) writeJson(io.stdout, cronRunJson(job, report));
           else {
             writeLine(io.stdout, runLine(job, report));
@@ -337,6 +340,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('json', jsonFlag('the runs it did (an empty list when nothing ran); what else it did goes to stderr'))
             .option('tick', { type: 'boolean', default: true, describe: 'Has no effect: this command is the tick' }),
         async (argv) => {
+          commandInterruption.arm();
           await tick(await app(), io, { verbose: argv.verbose, json: argv.json });
         },
       )
@@ -369,16 +373,19 @@ function jobPositional(y: Argv<CommonFlags>) {
  * another command) the report goes to stderr.
  */
 async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean; json: boolean } | null): Promise<void> {
-  const onRunStart = io.interactive
-    ? (job: { id: string; name: string }) => writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`)
-    : undefined;
+  const onRunStart = (job: { id: string; name: string }) => {
+    // A run under way: a stop signal must end what it starts and record it (commandInterruption).
+    commandInterruption.arm();
+    if (io.interactive) writeLine(io.stderr, `Running due job ${job.id} '${job.name}'…`);
+  };
+  const signal = commandInterruption.signal;
   if (!explicit) {
     // One look through the built-in ticker; what it did goes to stderr (see cliFiringPath).
-    const fire = cliFiringPath(cron.runDueJobs, io, { input: { onRunStart }, storeDir: cron.paths.cronDir });
+    const fire = cliFiringPath(cron.runDueJobs, io, { input: { onRunStart, signal }, storeDir: cron.paths.cronDir });
     await (await cron.startFiring({ kind: 'once' }, fire)).stop();
     return;
   }
-  const report = await cron.runDueJobs.execute({ onRunStart });
+  const report = await cron.runDueJobs.execute({ onRunStart, signal });
   if (explicit.json) {
     // The runs are the document; what else the tick found (missed, skipped, recovered) is said on stderr.
     if (report.lockBusy && explicit.verbose) writeLine(io.stderr, 'Another tick is in progress; nothing was run.');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, InvalidInputError } from '../../domain/errors.js';
-import { isTooOld, newestFirst, RUN_KINDS, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import { interruptedRun, isTooOld, newestFirst, RUN_KINDS, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -18,6 +18,9 @@ import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPa
 
 /** `20260620-080100-000_<id>.json`: the start in UTC to the millisecond, so names sort by start. */
 const FILE_NAME = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})_(.+)\.json$/;
+
+/** The directory of the marks of runs saved `running`; its name is no job's or route's, nor a kind. */
+const RUNNING_MARKS = '.running';
 
 function fileNameOf(run: Pick<RunRecord, 'id' | 'started_at'>): string {
   const iso = new Date(run.started_at).toISOString();
@@ -68,9 +71,14 @@ export class FileRunLedger implements RunLedger {
       const known = await this.directories.known(directory);
       const name = known.byId.get(run.id) ?? fileNameOf(run);
       const text = `${JSON.stringify(run, null, 2)}\n`;
-      if (pending) await this.writeDurably(this.markerDirectory(run.kind), `${run.id}.json`, `${JSON.stringify({ subject: run.subject, name })}\n`);
-      if (pending) await this.writeDurably(directory, name, text);
-      else {
+      // The running mark comes before the record and goes after it: a crash between the two leaves
+      // a mark of a run that ended (passed over), never a running run without one. An answer
+      // waiting for its delivery is not running in that sense (the gateway's start delivers it).
+      if (run.status === 'running' && !pending) await this.markRunning(run);
+      if (pending) {
+        await this.writeDurably(this.markerDirectory(run.kind), `${run.id}.json`, `${JSON.stringify({ subject: run.subject, name })}\n`);
+        await this.writeDurably(directory, name, text);
+      } else {
         await writeFileAtomically(join(directory, name), text).catch(async (error: unknown) => {
           if (errnoCode(error) !== 'ENOENT') throw error;
           await ensurePrivateDirectory(directory);
@@ -78,6 +86,7 @@ export class FileRunLedger implements RunLedger {
         });
         await rm(join(this.markerDirectory(run.kind), `${run.id}.json`), { force: true });
       }
+      if (run.status !== 'running' || pending) await this.unmarkRunning(run.id);
       const oldest = this.oldestKept();
       await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
     } catch (error) {
@@ -171,6 +180,87 @@ export class FileRunLedger implements RunLedger {
         await lock.release();
       }
     });
+  }
+
+  async running(limit: number): Promise<RunRecord[]> {
+    const runs: RunRecord[] = [];
+    for (const id of await this.markedRunning()) {
+      const found = await this.locateMarked(id);
+      const run = found === null ? null : await this.read(join(found.directory, found.name));
+      if (run !== null && run.status === 'running' && run.delivery_pending !== true) runs.push(run);
+    }
+    return runs.sort((a, b) => newestFirst(b, a)).slice(0, Math.max(0, limit));
+  }
+
+  /** Read again, compared and written in this process's turn for the run's file (as a redelivery claim is). */
+  async settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null> {
+    const found = (await this.locateMarked(id)) ?? (await this.locate(id));
+    if (found === null) return null;
+    const path = join(found.directory, found.name);
+    return runInTurn(path, async () => {
+      const run = await this.read(path);
+      if (run === null || run.status !== 'running' || run.delivery_pending === true) return null;
+      const settled = interruptedRun(run, why, at);
+      await writeFileAtomically(path, `${JSON.stringify(settled, null, 2)}\n`).catch((error: unknown) => {
+        const code = errnoCode(error);
+        throw new FileStoreError(
+          ERROR_CODES.RUNS.UNAVAILABLE,
+          `Cannot write the run ledger in ${found.directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+          { cause: error },
+        );
+      });
+      await this.unmarkRunning(id);
+      return settled;
+    });
+  }
+
+  /**
+   * `runs/.running/<id>` marks a run saved `running` (it holds the run's kind and job or route),
+   * so that finding the runs still going reads a directory that is empty most of the time
+   * instead of every record.
+   */
+  private get runningDirectory(): string {
+    return join(this.paths.runsDir, RUNNING_MARKS);
+  }
+
+  private async markRunning(run: RunRecord): Promise<void> {
+    const text = `${JSON.stringify({ kind: run.kind, subject: run.subject })}\n`;
+    const path = join(this.runningDirectory, run.id);
+    await writeFileAtomically(path, text).catch(async (error: unknown) => {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      await ensurePrivateDirectory(this.runningDirectory);
+      await writeFileAtomically(path, text);
+    });
+  }
+
+  private async unmarkRunning(id: string): Promise<void> {
+    await rm(join(this.runningDirectory, id), { force: true });
+  }
+
+  /** The ids marked running; none when nothing ever ran. */
+  private async markedRunning(): Promise<string[]> {
+    try {
+      return (await readdir(this.runningDirectory)).filter((name) => isPlainPathSegment(name) && !(name.startsWith('.') && name.endsWith('.tmp')));
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return [];
+      throw this.unreadable(this.runningDirectory, error);
+    }
+  }
+
+  /** Where the run marked running as `id` is, among the runs the retention keeps; null when it is not (any more). */
+  private async locateMarked(id: string): Promise<{ directory: string; name: string } | null> {
+    if (!isPlainPathSegment(id)) return null;
+    let mark: { kind?: unknown; subject?: unknown };
+    try {
+      mark = JSON.parse(await readFile(join(this.runningDirectory, id), 'utf8')) as typeof mark;
+    } catch {
+      // Gone meanwhile (the run ended), or half a file a crash left behind.
+      return null;
+    }
+    if (!(RUN_KINDS as readonly unknown[]).includes(mark.kind) || typeof mark.subject !== 'string' || !isPlainPathSegment(mark.subject)) return null;
+    const directory = this.directoryOf(mark.kind as RunKind, mark.subject);
+    const name = (await this.keptNames(directory)).find((each) => idOfName(each) === id);
+    return name === undefined ? null : { directory, name };
   }
 
   /** The directory and file name of run `id`, among those the retention keeps; null when there is none. */

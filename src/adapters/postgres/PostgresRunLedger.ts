@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
-import { newestFirst, RUN_KINDS, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import { interruptedRun, newestFirst, RUN_KINDS, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
 import { jsonbText } from './jsonbText.js';
@@ -112,6 +112,33 @@ const PENDING: PreparedStatement = {
     ORDER BY run.started_at, run.id`,
 };
 
+/**
+ * The oldest $3 runs still running that started at $1 or later and are among the newest $2 of
+ * their job or route. No index holds the status: the table is the retention's few thousand rows,
+ * and this is read when a gateway starts and when it recovers a job.
+ */
+const RUNNING: PreparedStatement = {
+  name: 'agent_runs_running',
+  text: `
+    SELECT record FROM agent_runs AS run
+    WHERE run.record ->> 'status' = 'running' AND NOT run.record @> '{"delivery_pending": true}'::jsonb AND run.started_at >= $1 AND ${amongNewest('$2')}
+    ORDER BY run.started_at, run.id LIMIT $3`,
+};
+
+/**
+ * Run $1, if still running, started at $4 or later and among the newest $5 of its job or route,
+ * becomes `error` with error $2 and finished_at $3; the run as recorded, or no row. A save of the
+ * same run waits for the row, or this for it, so that a run never ends twice in one.
+ */
+const SETTLE_INTERRUPTED: PreparedStatement = {
+  name: 'agent_runs_settle_interrupted',
+  text: `
+    UPDATE agent_runs AS run
+    SET record = run.record || jsonb_build_object('status', 'error', 'error', $2::text, 'finished_at', $3::text)
+    WHERE run.id = $1 AND run.record ->> 'status' = 'running' AND NOT run.record @> '{"delivery_pending": true}'::jsonb AND run.started_at >= $4 AND ${amongNewest('$5')}
+    RETURNING run.record`,
+};
+
 /** The JSON text of a run for its jsonb column (see jsonbText). */
 function storedTextOf(run: RunRecord): string {
   return jsonbText(run);
@@ -175,6 +202,19 @@ export class PostgresRunLedger implements RunLedger {
       kinds.map((kind) => this.database.query<RecordRow>(LIST_OF_SUBJECT, [kind, query.subject, this.oldestKept(), Math.min(limit, this.retention.count)])),
     );
     return readRows(perKind.flat()).sort(newestFirst).slice(0, limit);
+  }
+
+  async running(limit: number): Promise<RunRecord[]> {
+    const wanted = Math.max(0, Math.floor(limit));
+    if (wanted === 0) return [];
+    return readRows(await this.database.query<RecordRow>(RUNNING, [this.oldestKept(), this.retention.count, wanted]));
+  }
+
+  async settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null> {
+    // The fields as the other stores write them (interruptedRun), in one statement.
+    const { error, finished_at: finishedAt } = interruptedRun({ status: 'running' } as RunRecord, why, at);
+    const rows = await this.database.query<RecordRow>(SETTLE_INTERRUPTED, [id, error, finishedAt, this.oldestKept(), this.retention.count]);
+    return readRows(rows)[0] ?? null;
   }
 
   /** The earliest start the retention keeps, as of the clock's now. */

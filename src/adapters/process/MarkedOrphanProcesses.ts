@@ -1,6 +1,6 @@
 import { injectable } from 'inversify';
 import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
-import { processesMarked } from './markedProcesses.js';
+import { processesMarked, processesSetting } from './markedProcesses.js';
 
 /** The variable that marks a process as started (directly or not) by a process of this service. */
 export const OWNER_VARIABLE = 'AGENT_OWNER_PROCESS';
@@ -25,14 +25,42 @@ export class MarkedOrphanProcesses implements OrphanProcesses {
 
   async killOrphansOf(claimant: string): Promise<number> {
     let killed = 0;
-    for (const pid of await processesMarked(OWNER_VARIABLE, claimant, this.proc)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-        killed += 1;
-      } catch {
-        // Gone already.
+    for (const pid of await processesMarked(OWNER_VARIABLE, claimant, this.proc)) if (kill(pid)) killed += 1;
+    return killed;
+  }
+
+  /**
+   * One read of /proc finds every mark; a claimant is judged once. A process marked by this one
+   * (its own children) is never among them, nor one whose mark another process set later: a
+   * process of this service started by a dead one carries its own mark from then on.
+   */
+  async killOrphansOfTheDead(isDead: (claimant: string) => boolean): Promise<Map<string, number>> {
+    const own = process.env[OWNER_VARIABLE];
+    const killed = new Map<string, number>();
+    const dead = new Map<string, boolean>();
+    try {
+      for (const { pid, value } of await processesSetting(OWNER_VARIABLE, this.proc)) {
+        if (value === own || value === '') continue;
+        let gone = dead.get(value);
+        if (gone === undefined) {
+          gone = isDead(value);
+          dead.set(value, gone);
+        }
+        if (gone && kill(pid)) killed.set(value, (killed.get(value) ?? 0) + 1);
       }
+    } catch {
+      // Never throws: what could not be looked at is left as it is.
     }
     return killed;
+  }
+}
+
+/** SIGKILL to `pid`; false when it was gone already. */
+function kill(pid: number): boolean {
+  try {
+    process.kill(pid, 'SIGKILL');
+    return true;
+  } catch {
+    return false;
   }
 }

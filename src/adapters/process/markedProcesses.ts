@@ -42,3 +42,39 @@ function holdsEntry(environment: Buffer, entry: Buffer): boolean {
   if (environment.subarray(0, entry.length).equals(entry)) return true;
   return environment.includes(Buffer.concat([Buffer.from('\0'), entry]));
 }
+
+/**
+ * The pids, this process and init aside, whose environment sets `name`, with the value each
+ * sets it to, read from /proc (Linux) as processesMarked does.
+ */
+export async function processesSetting(name: string, proc = '/proc'): Promise<Array<{ pid: number; value: string }>> {
+  const prefix = Buffer.from(`${name}=`);
+  let names: string[];
+  try {
+    names = await readdir(proc);
+  } catch {
+    return [];
+  }
+  const found: Array<{ pid: number; value: string }> = [];
+  for (const each of names) {
+    const pid = Number(each);
+    if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) continue;
+    const environment = await readFile(`${proc}/${each}/environ`).catch(() => null);
+    if (environment === null) continue;
+    const value = valueIn(environment, prefix);
+    if (value !== null) found.push({ pid, value });
+  }
+  return found;
+}
+
+/** The value the NUL-separated environment gives the variable of `prefix` (`NAME=`); null when it sets none. */
+function valueIn(environment: Buffer, prefix: Buffer): string | null {
+  let start = environment.subarray(0, prefix.length).equals(prefix) ? 0 : -1;
+  if (start < 0) {
+    const at = environment.indexOf(Buffer.concat([Buffer.from('\0'), prefix]));
+    if (at < 0) return null;
+    start = at + 1;
+  }
+  const end = environment.indexOf(0, start);
+  return environment.subarray(start + prefix.length, end < 0 ? environment.length : end).toString('utf8');
+}

@@ -152,8 +152,9 @@ export class JobExecution {
    * and `last_status` written on the job as it is stored now, so a pause made meanwhile holds.
    * Returns the report and the job as stored afterwards (null if it was removed meanwhile).
    *
-   * `signal` cancels the run (the gateway stopping): the script's and the agent's process trees
-   * are killed and the run is recorded as `interrupted:`, which uses up its slot like any run.
+   * `signal` cancels the run (the gateway stopping, a command stopped by a signal): the script's
+   * and the agent's process trees are killed and the run is recorded as `interrupted:` followed by
+   * the abort's reason when it is a string, which uses up its slot like any run.
    */
   async runClaimed(
     job: Job,
@@ -200,6 +201,8 @@ export class JobExecution {
       answer: null,
       error: null,
       deliveries: [],
+      // Who runs it: once that process is gone, the ledger records the run interrupted (AbandonedRuns).
+      claimant: job.claim?.by ?? null,
     };
     // A run that ends at once is written to the ledger once, when it ends; one still going after
     // RUNNING_RECORD_AFTER_MS shows as running until then (as a webhook run does).
@@ -464,7 +467,7 @@ export class JobExecution {
     } catch (error) {
       if (signal?.aborted) {
         // No failure notice: the gateway is stopping and its grace period is over.
-        const interrupted = `interrupted: ${RUN_CANCELLED}`;
+        const interrupted = `interrupted: ${typeof signal.reason === 'string' ? signal.reason : RUN_CANCELLED}`;
         return this.finish(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
       }
       const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;

@@ -11,6 +11,7 @@ import {
   type Job,
 } from '../../domain/Job.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
+import { runAbandonment } from '../../domain/runs/abandonment.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository, TickCandidates, TickSettlement } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -20,6 +21,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { JobExecution, JobRunReport } from './JobExecution.js';
+import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns } from '../runs/AbandonedRuns.js';
 
 /**
  * JobExecution, built the first time a tick has a job to run: its object graph (runner, senders,
@@ -61,6 +63,11 @@ export interface SkippedSlot {
 export interface TickInput {
   /** Called as each claimed job starts to run, e.g. to show progress on a terminal. */
   onRunStart?: (job: Job) => void;
+  /**
+   * Stops the tick (a command stopped by a signal): no job is claimed any more, and the runs under
+   * way are cancelled, their trees killed and their runs recorded `interrupted:` (JobExecution).
+   */
+  signal?: AbortSignal;
 }
 
 /** A job claimed for a run, and when its slot was due. */
@@ -100,7 +107,6 @@ export interface ClaimInput {
   waitedForSlot?: ReadonlySet<string>;
 }
 
-const MIN_STALE_CLAIM_MS = 30 * 60_000;
 /** What the lock-free look found: whether a claim is needed, and whether a running job looked abandoned. */
 interface Look {
   needed: boolean;
@@ -148,7 +154,14 @@ export class RunDueJobs {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(JOB_EXECUTION_ON_DEMAND) private readonly execution: () => JobExecution,
     @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
+    /** The ledger's side of a recovery; without it (tests that build this by hand), the ledger is left as it is. */
+    @inject(ABANDONED_RUNS_ON_DEMAND) @optional() private readonly abandonedRuns: (() => AbandonedRuns) | undefined = undefined,
   ) {}
+
+  /** Whether this process settled the ledger's abandoned runs yet: once at its first claim, then at each recovery. */
+  private settledLedger = false;
+  /** The claimants of the jobs the last claim recovered, for the ledger's settling. */
+  private recoveredFrom: string[] = [];
 
   /** When this process last looked at every waiting job (ms); -Infinity before the first look. */
   private lastFullLookMs = Number.NEGATIVE_INFINITY;
@@ -159,7 +172,7 @@ export class RunDueJobs {
     const runs: Promise<TickRun>[] = [];
     const running = new Map<string, Promise<void>>();
     for (;;) {
-      const claims = await this.claim({ limit: this.settings.maxParallelJobs - running.size, dueBy });
+      const claims = await this.claim({ limit: input.signal?.aborted ? 0 : this.settings.maxParallelJobs - running.size, dueBy });
       if (claims.lockBusy && runs.length === 0) return { ...report, lockBusy: true };
       report.missed.push(...claims.missed);
       report.recovered.push(...claims.recovered);
@@ -168,7 +181,7 @@ export class RunDueJobs {
         this.log.info(`running job '${job.name}'`, { job: job.id });
         input.onRunStart?.(job);
         const run = this.execution()
-          .runClaimed(job, this.clock.now(), { slot: dueAt })
+          .runClaimed(job, this.clock.now(), { slot: dueAt, signal: input.signal })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);
         running.set(job.id, run.then(() => void running.delete(job.id)));
@@ -184,6 +197,10 @@ export class RunDueJobs {
     const now = this.clock.now();
     const dueBy = input.dueBy ?? now;
     const look = await this.anythingToDo(now, dueBy);
+    if (!this.settledLedger && this.abandonedRuns) {
+      this.settledLedger = true;
+      await this.abandonedRuns().settle();
+    }
     if (!look.needed) return { lockBusy: false, ...NOTHING };
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return { lockBusy: true, ...NOTHING };
@@ -194,6 +211,9 @@ export class RunDueJobs {
       await lease.release();
     }
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
+    // Its run in the ledger ended with it, and what its process started must not finish it.
+    const recoveredFrom = this.recoveredFrom.splice(0);
+    if (claims.recovered.length > 0 && this.abandonedRuns) await this.abandonedRuns().settle(recoveredFrom.filter((by) => this.identity.isAlive(by) === false));
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     for (const skip of claims.skipped) {
       this.log.info(`job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`, {
@@ -237,9 +257,12 @@ export class RunDueJobs {
     const settling = ({ running, due }: TickCandidates): TickSettlement<Claims> => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], waitingAll: full, missed: [], recovered: [], skipped: [] };
       const changed: Job[] = [];
+      // A settlement may be tried again (a store that retries its transaction): only the last counts.
+      this.recoveredFrom = [];
       for (const stored of running) {
         const abandonment = this.abandonment(stored, now, lapsed, alive);
         if (!abandonment) continue;
+        if (stored.claim) this.recoveredFrom.push(stored.claim.by);
         const job = recoverInterrupted(stored, abandonment);
         claims.recovered.push(job);
         changed.push(job);
@@ -296,17 +319,9 @@ export class RunDueJobs {
     };
   }
 
-  /** Why a `running` job is considered abandoned, or null while its run may still be going. */
+  /** Why a `running` job is considered abandoned, or null while its run may still be going (runAbandonment). */
   private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>, alive: Liveness): string | null {
     if (!job.claim) return 'it was marked running without a claim';
-    if (alive(job.claim.by) === false) {
-      return `the process ${job.claim.by} that ran it is gone`;
-    }
-    if (lapsed.has(job.claim.by)) return `the gateway ${job.claim.by} that ran it stopped renewing its lease`;
-    const idle = this.settings.idleTimeoutMs;
-    if (idle === null) return null;
-    const staleAfter = Math.max(3 * idle, MIN_STALE_CLAIM_MS);
-    const age = now.getTime() - Date.parse(job.claim.at);
-    return age > staleAfter ? `its run started at ${job.claim.at} and never finished` : null;
+    return runAbandonment(job.claim, job.claim.at, now, alive, lapsed, this.settings.idleTimeoutMs);
   }
 }

@@ -16,6 +16,8 @@ export interface RunJobNowInput {
   job: string;
   /** Run a one-shot before its time, which uses it up; without it such a run is refused. */
   force?: boolean;
+  /** Cancels the run: its trees are killed and it is recorded `interrupted:` (JobExecution.runClaimed). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -46,7 +48,7 @@ export class RunJobNow {
       const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone, input.force);
       return { job: running, result: running };
     });
-    const finished = this.execution.runClaimed(claimed, startedAt).then(({ report, job }) => ({ job: job ?? claimed, report }));
+    const finished = this.execution.runClaimed(claimed, startedAt, { signal: input.signal }).then(({ report, job }) => ({ job: job ?? claimed, report }));
     return { job: claimed, finished };
   }
 }

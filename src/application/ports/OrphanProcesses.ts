@@ -11,4 +11,11 @@ export interface OrphanProcesses {
   markChildrenOf(claimant: string): void;
   /** Kills every process still running that was marked by `claimant` (a process known to be dead); returns how many. Never throws. */
   killOrphansOf(claimant: string): Promise<number>;
+  /**
+   * Kills every process still running that was marked by a claimant for which `isDead` says
+   * true (asked once per claimant found; this process's own mark is never asked about): what
+   * every dead process of this service left running on this host, whoever it was. Returns how
+   * many were killed, by claimant. Never throws.
+   */
+  killOrphansOfTheDead(isDead: (claimant: string) => boolean): Promise<Map<string, number>>;
 }

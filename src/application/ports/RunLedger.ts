@@ -18,7 +18,10 @@ export interface RunQuery {
  * - each job or route keeps its newest `retention.count` runs, and no run that started more
  *   than `retention.days` days ago is listed; the run just saved is always kept;
  * - `list` returns the newest first (by start); reading never creates anything, so it works in
- *   a home this user cannot write.
+ *   a home this user cannot write;
+ * - no run stays `running` once its process is gone: a run saved `running` carries its
+ *   `claimant`, `running` lists what still runs, and `settleInterrupted` records one whose
+ *   process is gone `error`, `interrupted: …` (AbandonedRuns decides which).
  */
 export interface RunLedger {
   save(run: RunRecord): Promise<void>;
@@ -39,4 +42,18 @@ export interface RunLedger {
    * delivery), among those kept, oldest first by start; empty when there are none. Reads only.
    */
   pendingDeliveries(kind: RunKind): Promise<RunRecord[]>;
+  /**
+   * The runs still `running`, of every kind, job and route, oldest first, at most `limit` (among
+   * those kept), but for answers waiting for their delivery (`delivery_pending`, which the
+   * gateway's start delivers rather than ends): what is looked at for runs whose process is gone. Reads only; cheap when none
+   * runs (a process looks at every start).
+   */
+  running(limit: number): Promise<RunRecord[]>;
+  /**
+   * Records run `id`, found running after its process was gone, as ended: when it is still
+   * `running` it becomes `error` with `error` `interrupted: <why>` and `finished_at` `at`, its
+   * other fields kept, and the run as recorded is returned. A run that ended meanwhile, one whose answer waits
+   * for its delivery, or one not kept is left as it is: null. Idempotent; never reopens a run.
+   */
+  settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null>;
 }

@@ -40,6 +40,15 @@ import { profileHome } from '../../adapters/persistence/profiles.js';
 import type { HomeContainers } from './homeContainers.js';
 
 /**
+ * Everything the command starts (a run's agent program, script, terminal commands, and what
+ * they start) carries this process's mark: killed with -9, the next gateway or command that
+ * recovers its job kills what it left running (docs/processes.md).
+ */
+function markChildren(container: Awaited<ReturnType<HomeContainers['of']>>['container']): void {
+  container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
+}
+
+/**
  * What each command group of the executable gets, built only when one of its commands runs, from
  * the container of the home it works on (`AGENT_HOME`, or a chat profile's).
  */
@@ -47,6 +56,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   const cron = async (): Promise<CronApp> => {
     const home = agentHomeFrom(env);
     const { container, settings, paths } = await homes.of(home);
+    markChildren(container);
     // Each use case is resolved when the command first uses it: building all their object graphs
     // for every command would be a tenth of `agent cron list`'s start-up.
     return {
@@ -95,6 +105,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     const base = agentHomeFrom(env);
     const home = choice.profile ? await profileHome(base, choice.profile, choice.createIfMissing) : base;
     const { container } = await homes.of(home);
+    markChildren(container);
     return {
       askAgent: container.get(AskAgent),
       runDueJobs: container.get(RunDueJobs),

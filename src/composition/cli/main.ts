@@ -14,6 +14,7 @@ import { registerWebhookCommands } from '../../adapters/cli/webhookCommands.js';
 import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
 import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
+import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentVersion } from './agentVersion.js';
 import { commandApps } from './commandApps.js';
@@ -64,10 +65,11 @@ async function main(argv: string[]): Promise<number> {
 
   try {
     await cli.parseAsync();
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    // Stopped by a signal, what the command started has ended and its runs are recorded: the signal's code.
+    return commandInterruption.exitCode() ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
   } catch (error) {
     writeLine(io.stderr, messageFor(error, debug));
-    return exitCodeFor(error);
+    return commandInterruption.exitCode() ?? exitCodeFor(error);
   }
 }
 

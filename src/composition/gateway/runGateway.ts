@@ -84,7 +84,14 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
-  container.get(TOKENS.OrphanProcesses).markChildrenOf(container.get(TOKENS.ProcessIdentity).claimant());
+  const identity = container.get(TOKENS.ProcessIdentity);
+  const orphans = container.get(TOKENS.OrphanProcesses);
+  orphans.markChildrenOf(identity.claimant());
+  // And what a gateway (or command) killed with -9 left running on this host, its runs'
+  // grandchildren that outlived the death signal of their parents, is ended before anything runs.
+  for (const [claimant, killed] of await orphans.killOrphansOfTheDead((claimant) => identity.isAlive(claimant) === false)) {
+    logger.warn(`killed ${killed} process(es) left running by ${claimant}, which is gone`, { claimant });
+  }
   // On a shared store, the lease comes before any claim (a webhook event's or a job's): a claim
   // of this gateway's is recovered by the others only once its lease lapsed.
   const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;

@@ -23,6 +23,7 @@ import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
 import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
+import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/AbandonedRuns.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -30,6 +31,13 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
     .toDynamicValue((context) => {
       let execution: JobExecution | undefined;
       return () => (execution ??= context.get(JobExecution));
+    })
+    .inSingletonScope();
+  bind(AbandonedRuns).toSelf().inSingletonScope();
+  bind(ABANDONED_RUNS_ON_DEMAND)
+    .toDynamicValue((context) => {
+      let abandoned: AbandonedRuns | undefined;
+      return () => (abandoned ??= context.get(AbandonedRuns));
     })
     .inSingletonScope();
   bind(JobPreflight).toSelf().inSingletonScope();

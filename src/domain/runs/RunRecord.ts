@@ -70,6 +70,17 @@ export interface RunRecord {
    * `redelivery_claim`. False or absent otherwise.
    */
   delivery_pending?: boolean;
+  /**
+   * `<host>:<pid>` of the process running it, while it is `running` (and left as it was after):
+   * once that process is gone, the run is recorded `error`, `interrupted: …` (RunLedger). Null or
+   * absent when not known (a webhook run, a record of an earlier version).
+   */
+  claimant?: string | null;
+}
+
+/** The error of a run found running after its process was gone: `interrupted: <why>`. */
+export function interruptedRun(run: RunRecord, why: string, at: Date): RunRecord {
+  return { ...run, status: 'error', finished_at: at.toISOString(), error: `interrupted: ${why}` };
 }
 
 /** A process's claim on a run, for its redelivery: `<host>:<pid>` and when it was taken (ISO 8601 UTC). */

@@ -40,6 +40,26 @@ onLinux('MarkedOrphanProcesses', () => {
     expect(await new MarkedOrphanProcesses().killOrphansOf('test-host:424')).toBe(0);
   });
 
+  it('kills, in one look, what every dead owner left running, asking about each owner once, and leaves the living owners\' and its own', async () => {
+    const ofDead = [...(await markedTree('test-host:5001')), ...(await markedTree('test-host:5002'))];
+    const ofLiving = await markedTree('test-host:5003');
+    new MarkedOrphanProcesses().markChildrenOf('test-host:5004');
+    const own = await markedTree('test-host:5004');
+    const asked: string[] = [];
+
+    const killed = await new MarkedOrphanProcesses().killOrphansOfTheDead((claimant) => {
+      asked.push(claimant);
+      return claimant === 'test-host:5001' || claimant === 'test-host:5002' || claimant === 'test-host:5004';
+    });
+
+    expect(killed).toEqual(new Map([['test-host:5001', 2], ['test-host:5002', 2]]));
+    expect(await eventually(() => ofDead.every((pid) => !isRunning(pid)), 5000)).toBe(true);
+    expect([...ofLiving, ...own].every(isRunning)).toBe(true);
+    // Other tests' processes may carry marks too: each claimant is asked about once.
+    expect(new Set(asked).size).toBe(asked.length);
+    expect(asked).not.toContain('test-host:5004');
+  });
+
   it('marks the processes this one starts from then on', async () => {
     new MarkedOrphanProcesses().markChildrenOf('test-host:77');
     // As the service's spawners do: this process's environment, passed on.
@@ -54,5 +74,6 @@ onLinux('MarkedOrphanProcesses', () => {
 
   it('finds nothing where the system lists no processes', async () => {
     expect(await new MarkedOrphanProcesses('/nonexistent-proc').killOrphansOf('test-host:1')).toBe(0);
+    expect(await new MarkedOrphanProcesses('/nonexistent-proc').killOrphansOfTheDead(() => true)).toEqual(new Map());
   });
 });

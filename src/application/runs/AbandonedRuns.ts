@@ -1,0 +1,101 @@
+import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
+import { runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
+import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { errorText } from '../../domain/errors.js';
+import type { Clock } from '../ports/Clock.js';
+import type { Logger } from '../ports/Logger.js';
+import type { OrphanProcesses } from '../ports/OrphanProcesses.js';
+import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
+import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+
+/** AbandonedRuns, built the first time a claim needs it (a command that finds nothing to do never does). */
+export const ABANDONED_RUNS_ON_DEMAND: ServiceIdentifier<() => AbandonedRuns> = Symbol.for('AbandonedRunsOnDemand');
+
+/** How many running runs one look settles at most; the rest are the next look's. */
+const LOOKED_AT = 1000;
+
+/**
+ * The runs of the ledger whose process is gone (docs/runs.md): each one still `running` whose
+ * claimant died on this host, whose gateway's lease lapsed, or that went on for longer than a
+ * run can (runAbandonment, the rule a `running` job is recovered by) is recorded `error`,
+ * `interrupted: …`, and what the dead process started and left running on this host is killed.
+ * A cron run without a claimant (an earlier version's) is settled once stale; a webhook run
+ * without one is left to the webhook inbox, which runs its event again.
+ *
+ * Used by the claim every trigger shares: at a process's first claim (a gateway's start, a
+ * command's tick) and whenever a claim recovers a job.
+ */
+@injectable()
+export class AbandonedRuns {
+  constructor(
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
+    @inject(TOKENS.OrphanProcesses) @optional() private readonly orphans: OrphanProcesses | undefined = undefined,
+  ) {}
+
+  /**
+   * Settles the abandoned runs, and kills the orphans of their dead claimants and of
+   * `goneClaimants` (the claimants of jobs just recovered, known dead here). Returns the runs
+   * settled. Never throws: a ledger that cannot be read or written is logged, and the claim goes on.
+   */
+  async settle(goneClaimants: readonly string[] = []): Promise<RunRecord[]> {
+    const settled: RunRecord[] = [];
+    const dead = new Set(goneClaimants.filter((claimant) => claimant !== this.identity.claimant()));
+    try {
+      const now = this.clock.now();
+      const running = await this.ledger.running(LOOKED_AT);
+      const alive = this.livenessOnce();
+      const lapsed = await this.lapsedClaimants(running, now, alive);
+      for (const run of running) {
+        const claimant = run.claimant ?? null;
+        if (claimant === null && run.kind !== 'cron') continue;
+        if (claimant === this.identity.claimant()) continue;
+        const why = runAbandonment(claimant === null ? null : { by: claimant, at: run.started_at }, run.started_at, now, alive, lapsed, this.settings.idleTimeoutMs);
+        if (why === null) continue;
+        const recorded = await this.ledger.settleInterrupted(run.id, why, now);
+        if (recorded === null) continue;
+        settled.push(recorded);
+        if (claimant !== null && alive(claimant) === false) dead.add(claimant);
+        this.log.warn(`run ${run.id} of ${run.kind === 'cron' ? 'job' : 'route'} '${run.name}' was recorded interrupted: ${why}`, { run: run.id });
+      }
+    } catch (error) {
+      this.log.warn('could not settle the interrupted runs of the run ledger', { error: errorText(error) });
+    }
+    await this.killOrphansOf(dead);
+    return settled;
+  }
+
+  private async killOrphansOf(claimants: ReadonlySet<string>): Promise<void> {
+    if (!this.orphans) return;
+    for (const claimant of claimants) {
+      const killed = await this.orphans.killOrphansOf(claimant);
+      if (killed > 0) this.log.warn(`killed ${killed} process(es) left running by ${claimant}, which is gone`, { claimant });
+    }
+  }
+
+  /** The claimants this host cannot check whose gateway's lease lapsed (replicas sharing a database). */
+  private async lapsedClaimants(runs: readonly RunRecord[], now: Date, alive: ClaimantLiveness): Promise<ReadonlySet<string>> {
+    if (!this.leases) return new Set();
+    const unknown = [...new Set(runs.map((run) => run.claimant).filter((by): by is string => typeof by === 'string'))].filter((by) => alive(by) === 'unknown');
+    return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
+  }
+
+  private livenessOnce(): ClaimantLiveness {
+    const known = new Map<string, boolean | 'unknown'>();
+    return (by) => {
+      let answer = known.get(by);
+      if (answer === undefined) {
+        answer = this.identity.isAlive(by);
+        known.set(by, answer);
+      }
+      return answer;
+    };
+  }
+}
