@@ -135,10 +135,12 @@ describe('runs whose process was killed with -9, and the processes they started'
 
     // No process of the killed gateway's run survives the restart by more than 5 s.
     expect(await eventually(() => processesOf(first).length === 0, 5_000)).toBe(true);
+    // The ledger is settled by the restarted gateway's first look, which may come just after its start line.
+    expect(await eventuallyAsync(async () => (await runsOf(job))[0]?.status !== 'running', 20_000)).toBe(true);
     const [run] = await runsOf(job);
     expect(run).toMatchObject({ status: 'error' });
     expect(run!.error).toMatch(/^interrupted: the process \S+ that ran it is gone$/);
-    expect(restarted.output()).toMatch(/killed \d+ process\(es\) left running by \S+, which is gone/);
+    expect(await eventually(() => /killed \d+ process\(es\) left running by \S+, which is gone/.test(restarted.output()), 10_000)).toBe(true);
     restarted.gateway.kill('SIGTERM');
     await once(restarted.gateway, 'exit');
   }
