@@ -6,7 +6,9 @@ export default {
   // on the CPU, so two share even a 2-CPU machine well (the whole suite in about half the time).
   maxWorkers: Math.max(2, availableParallelism() - 1),
   preset: 'ts-jest/presets/default-esm',
-  testEnvironment: 'node',
+  // Node's environment, which also kills whatever a test (or a file) started and left running,
+  // when the test ends, passed or failed (test/helpers/testProcesses.ts).
+  testEnvironment: '<rootDir>/test/helpers/testProcessesEnvironment.cjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import type { TickLease } from '../../src/application/ports/TickLock.js';
 import { bundleScript } from '../helpers/bundleScript.js';
 import { exitOf, firstLineOf } from '../helpers/childProcesses.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 describe('FileTickLock', () => {
   let home: string;

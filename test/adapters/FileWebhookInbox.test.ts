@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
 import { bundleScript } from '../helpers/bundleScript.js';
 import { exitOf, firstLineOf } from '../helpers/childProcesses.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { registerPid, spawn } from '../helpers/testProcesses.js';
 
 describe('FileWebhookInbox', () => {
   let home: string;
@@ -132,6 +132,8 @@ describe('FileWebhookInbox', () => {
         const [id, pidText] = (await firstLineOf(shell)).split(' ');
         expect(id).toBe('event-1');
         const pid = Number(pidText);
+        // Not the shell's child once the shell is gone: killed by the registry all the same if the test fails.
+        registerPid(pid);
         const running = new FileWebhookInbox(paths, new HostProcessIdentity(), clock, log, orphans);
         opened.push(running);
         expect(await running.recover()).toBe(0);

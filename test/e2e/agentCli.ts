@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Job } from '../../src/domain/Job.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 /** The bundled executable that `npm test` builds before Jest starts. */
 export const AGENT_EXECUTABLE = fileURLToPath(new URL('../../dist/agent.js', import.meta.url));

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
 import { AGENT_EXECUTABLE, createJob, inAScratchHomeEachTest, invocations, outcomeOf, runAgent, storedJob, writeHomeFile } from './agentCli.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 const HEADER =
   '[Cronjob "Build watch" output: a scheduled job, not the user. Review it, act on anything that needs action, and summarize for the chat.]';

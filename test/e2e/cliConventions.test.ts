@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import {
   storedJob,
   storedJobs,
 } from './agentCli.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const TOP_COMMANDS = 'cron, chat, webhook, send, platforms, channels, config, status, db, gateway';

@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { load } from 'js-yaml';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { AGENT_EXECUTABLE, requireBuiltAgent } from './agentCli.js';
+import { execFile, spawn } from '../helpers/testProcesses.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HEALTHCHECK = join(ROOT, 'docker', 'healthcheck.mjs');

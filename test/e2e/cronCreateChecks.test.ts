@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { eventually } from '../helpers/processLiveness.js';
@@ -13,6 +12,7 @@ import {
   writeHomeFile,
 } from './agentCli.js';
 import { localModelLines } from './configLines.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 /** What `agent cron create` and `edit` check when a job is made or changed, through the built executable. */
 describe('agent cron create and edit check the job as it is made', () => {

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENT_EXECUTABLE, makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, storedJobs } from './agentCli.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 /**
  * Modules the bundle loads lazily that the other end-to-end tests do not reach: the questions of

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderWebhookRunRecord } from '../../src/domain/webhook/webhookRunRecord.js';
@@ -20,6 +20,7 @@ import {
   writeHomeFile,
   startGatewayUntil,
 } from './agentCli.js';
+import { spawn } from '../helpers/testProcesses.js';
 
 /** Every file under `home` with its size and modification time, to tell that nothing changed. */
 function snapshot(home: string): Record<string, string> {

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { chown, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './freePort.js';
+import { execFile, registerCleanup } from './testProcesses.js';
 
 const run = promisify(execFile);
 
@@ -51,6 +51,13 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const pgCtl = (...args: string[]) => as('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', ...args]);
+  // Its server is no child of ours (pg_ctl starts it in a session of its own): stopped and
+  // removed when the test (or the file) that made it ends, even if that test failed.
+  const destroy = async () => {
+    await pgCtl('stop', '-m', 'immediate').catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+  registerCleanup(destroy);
   await pgCtl('start');
   await as('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', 'CREATE DATABASE agent']).catch(async () => {
     // psql is not beside the server's programs on every layout: the client on the PATH does as well.
@@ -68,9 +75,6 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
     start: async () => {
       await pgCtl('start');
     },
-    destroy: async () => {
-      await pgCtl('stop', '-m', 'immediate').catch(() => undefined);
-      await rm(dir, { recursive: true, force: true });
-    },
+    destroy,
   };
 }

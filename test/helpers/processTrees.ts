@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, isRunning } from './processLiveness.js';
+import { registerCleanup, spawn } from './testProcesses.js';
 
 /** A real process tree for tests: a `/bin/sh -c` root that leads its own session and group. */
 export interface StartedTree {
@@ -82,11 +83,32 @@ export async function startTree(dir: string, script: string, labels: readonly st
     },
     pids: () => recorded().map(([pid]) => pid),
   };
+  // What left the root's tree (a new session whose parent exited) is found by its recorded pid,
+  // and told from a later process with that pid by the $PIDS it inherited.
+  registerCleanup(() => {
+    for (const pid of tree.pids()) {
+      if (!isRunning(pid) || !environmentOf(pid).includes(`PIDS=${pidsFile}`)) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  });
   if (!ready) {
     killRecorded(tree);
     throw new Error(`the tree did not start in time; recorded: ${JSON.stringify(recorded())}`);
   }
   return tree;
+}
+
+/** The environment `pid` runs with (NUL-separated NAME=value), or '' when it cannot be read. */
+function environmentOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return '';
+  }
 }
 
 /** Cleanup after a test: SIGKILLs every recorded process still running. */

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { open, rmdir, type FileHandle } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PRIVATE_FILE_MODE, errnoCode } from './fileSystem.js';
@@ -45,6 +46,24 @@ export class LockWaitExpired extends Error {
   }
 }
 
+/**
+ * Every open file that carries a kernel lock taken here, from the moment the lock is taken until
+ * the file is closed. Node closes a FileHandle that nothing references when the garbage collector
+ * finds it, and the kernel lets the lock go with the file: a journal, a store's lock or the chat
+ * receiving role whose owner object was dropped (or whose only reference was a closure that went
+ * unreachable) would be freed for another process while this one lives, and its work done twice.
+ * Kept here, a locked file lives until its holder closes it explicitly or the process ends;
+ * closing removes it (FileHandle emits 'close'). See docs/adr/0008-kernel-file-locks.md.
+ */
+const lockedFiles = new Set<FileHandle>();
+
+function keepUntilClosed(handle: FileHandle): void {
+  if (lockedFiles.has(handle)) return;
+  lockedFiles.add(handle);
+  // FileHandle is an EventEmitter at run time (Node >= 15.4); @types/node does not say so.
+  (handle as unknown as EventEmitter).once('close', () => lockedFiles.delete(handle));
+}
+
 /** fs-native-extensions, loaded on the first lock: commands that only read never load it. */
 let nativeLocks: Promise<typeof import('fs-native-extensions')> | null = null;
 
@@ -73,6 +92,7 @@ export async function acquireFileLock(lockPath: string): Promise<HeldLock> {
     await handle.close().catch(() => undefined);
     throw error;
   }
+  keepUntilClosed(handle);
   let released = false;
   return {
     release: async () => {
@@ -90,12 +110,15 @@ export async function acquireFileLock(lockPath: string): Promise<HeldLock> {
 
 /**
  * Takes an exclusive kernel lock on an open file without waiting: true when taken (it lasts
- * until the handle is closed or the process dies), false when another holder has it. The
- * handle must be open for writing.
+ * until the handle is closed or the process dies, and the handle is kept referenced until then,
+ * so the garbage collector never closes it), false when another holder has it. The handle must
+ * be open for writing.
  */
 export async function tryLockFile(handle: FileHandle): Promise<boolean> {
   const { tryLock } = await (nativeLocks ??= import('fs-native-extensions'));
-  return tryLock(handle.fd);
+  if (!tryLock(handle.fd)) return false;
+  keepUntilClosed(handle);
+  return true;
 }
 
 /**

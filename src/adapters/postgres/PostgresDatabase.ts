@@ -188,7 +188,10 @@ export class PostgresDatabase {
         held = false;
         client.off('error', lost);
         client.off('end', lost);
-        // Ending the session frees its lock; what the ending connection still reports is of no interest.
+        // Unlocked before this resolves: ending the session frees the lock too, but only once the
+        // server has seen the connection close, after which another gateway asking at once would
+        // still find it taken. The connection is closed all the same (it may be half-broken).
+        await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
         checkIn(client, true);
         client.on('error', ignoreCutConnection);
       },

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WinstonLogger } from '../../../src/adapters/logging/WinstonLogger.js';
 import { bundleScript } from '../../helpers/bundleScript.js';
+import { spawn } from '../../helpers/testProcesses.js';
 
 /** A stream that keeps what is written, line by line, and counts the writes. */
 function capture(): { stream: Writable; lines: () => string[]; writes: () => number } {

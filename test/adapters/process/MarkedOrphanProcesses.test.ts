@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { MarkedOrphanProcesses, OWNER_VARIABLE } from '../../../src/adapters/process/MarkedOrphanProcesses.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { spawn } from '../../helpers/testProcesses.js';
 
 // Skipped off Linux: the marks are read from /proc/<pid>/environ, which only Linux has.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
