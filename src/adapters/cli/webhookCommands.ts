@@ -211,7 +211,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
       .command(
         'redeliver <run>',
         'Deliver the recorded answer of a webhook run again, where its run delivered it, without running the agent',
-        (y) => y.positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json)' }),
+        (y) => y.positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json); or a route\'s name: its latest run with an answer' }),
         async (argv) => {
           if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
           const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });

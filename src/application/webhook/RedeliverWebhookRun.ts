@@ -19,6 +19,8 @@ import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
 
 /** `[SILENT]` means nothing for webhook routes: a webhook answer is delivered as it is. */
 const WEBHOOK = { silentIsNothing: false };
+/** How many of a route's newest runs `redeliver <route>` looks through for one with an answer. */
+const ROUTE_RUNS_SEARCHED = 50;
 
 export interface RedeliverWebhookRunOutput {
   /** The run as the ledger holds it afterwards: its delivery, status and `redelivered_at`. */
@@ -49,13 +51,14 @@ export class RedeliverWebhookRun {
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
-  /** Throws RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error. */
+  /**
+   * `run` is a run's id, or a route's name: its latest run that has an answer. Throws
+   * RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error.
+   */
   async execute(input: { run: string }): Promise<RedeliverWebhookRunOutput> {
     const id = input.run.trim();
-    const found = await this.ledger.get(id);
-    if (found === null || found.kind !== 'webhook') {
-      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${id}"; "agent webhook runs" lists the runs with their ids.`);
-    }
+    const byId = await this.ledger.get(id);
+    const found = byId !== null && byId.kind === 'webhook' ? byId : await this.latestOfRoute(id);
     const what = `webhook run ${found.id} (route '${found.subject}')`;
     // Refused before the claim; checked again once claimed, in case the run changed meanwhile.
     await this.plan(found, what);
@@ -81,6 +84,19 @@ export class RedeliverWebhookRun {
     } finally {
       await releaseRun(ports, saved);
     }
+  }
+
+  /** The latest run of route `route` that has an answer to deliver again; RUNS.NOT_FOUND when it has no run. */
+  private async latestOfRoute(route: string): Promise<RunRecord> {
+    const runs = await this.ledger.list({ kind: 'webhook', subject: route, limit: ROUTE_RUNS_SEARCHED });
+    if (runs.length === 0) {
+      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${route}"; "agent webhook runs" lists the runs with their ids.`);
+    }
+    const answered = runs.find((run) => whyNotRedeliverable(run, WEBHOOK) === null);
+    if (!answered) {
+      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `No run of route '${route}' has an answer to deliver again: its latest run ${whyNotRedeliverable(runs[0]!, WEBHOOK)}.`);
+    }
+    return answered;
   }
 
   /**
