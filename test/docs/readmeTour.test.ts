@@ -124,8 +124,9 @@ describe('the README tour', () => {
     expect(stdout).toMatch(/Created job [0-9a-f]{12} 'digest'/);
     expect(stdout).toMatch(/Ran job [0-9a-f]{12} 'digest': ok/);
     expect(stdout).toContain('{"status":"accepted","route":"pushes","event":"push"');
-    expect(stdout).toMatch(/Delivered the answer of webhook run \S+ \(route 'pushes'\) again to the log\./);
-    expect(stdout).toContain("webhook answer on route 'pushes'");
+    expect(stdout).toMatch(/Delivered the answer of webhook run \S+ \(route 'pushes'\) again to the log: it is in the gateway log \(process \d+\)\./);
+    // The grep of the gateway's log: the two events' answers, then the one delivered again.
+    expect(stdout.split('\n').filter((line) => line.includes("info webhook answer on route 'pushes'"))).toHaveLength(3);
     // The Telegram steps reached Telegram: the hello, the digest's answer, and that answer again.
     expect(telegram.delivered[0]).toBe('Hello from agent');
     expect(telegram.delivered.filter((text) => text.includes('Cronjob Response: digest'))).toHaveLength(2);

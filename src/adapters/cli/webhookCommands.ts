@@ -16,7 +16,7 @@ import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
-import { webhookRedeliveryLine } from './formatRedelivery.js';
+import { webhookRedeliveryLines } from './formatRedelivery.js';
 import { webhookRouteJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
@@ -215,7 +215,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         async (argv) => {
           if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
           const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });
-          writeLine(io.stdout, webhookRedeliveryLine(redelivered));
+          for (const line of webhookRedeliveryLines(redelivered)) writeLine(io.stdout, line);
           if (redelivered.report.status !== 'delivered') process.exitCode = 1;
         },
       )

@@ -1,10 +1,11 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { errorText, RunError } from '../../domain/errors.js';
 import { whyNotRedeliverable } from '../../domain/runs/redelivery.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { webhookDeliveryNamed } from '../../domain/webhook/webhookRun.js';
 import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import type { AnswerLog } from '../ports/AnswerLog.js';
 import type { Clock } from '../ports/Clock.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
@@ -29,6 +30,10 @@ export interface RedeliverWebhookRunOutput {
   report: WebhookRunReport;
   /** Where the answer went (`the log`, `octo/widgets#12`, `telegram:-100123`). */
   deliveredTo: string;
+  /** The answer delivered. */
+  answer: string;
+  /** For an answer delivered to `log`: which log it is in (AnswerLog); null otherwise. */
+  loggedTo: string | null;
 }
 
 /**
@@ -49,6 +54,8 @@ export class RedeliverWebhookRun {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** Without it, an answer delivered to `log` goes to `log` (tests that build this by hand). */
+    @inject(TOKENS.AnswerLog) @optional() private readonly answerLog: AnswerLog | null = null,
   ) {}
 
   /**
@@ -69,7 +76,7 @@ export class RedeliverWebhookRun {
     try {
       const { record, answer, delivery, deliveredTo } = await this.plan(claimed, what);
       const about = { event_id: claimed.id, route: claimed.subject, event: claimed.event ?? '', delivery_id: claimed.delivery_id ?? '' };
-      const report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, claimed.subject, delivery, answer, about);
+      const { loggedTo, ...report } = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log, answerLog: this.answerLog }, claimed.subject, delivery, answer, about);
       const delivered = report.status === 'delivered';
       saved = {
         ...claimed,
@@ -80,7 +87,7 @@ export class RedeliverWebhookRun {
         redelivery_claim: null,
       };
       if (record !== null) await this.saveRecord({ ...record, outcome: report.status, error: report.error });
-      return { run: saved, report, deliveredTo };
+      return { run: saved, report, deliveredTo, answer, loggedTo: loggedTo ?? null };
     } finally {
       await releaseRun(ports, saved);
     }
