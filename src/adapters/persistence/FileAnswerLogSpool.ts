@@ -28,8 +28,8 @@ export class FileAnswerLogSpool {
   constructor(private readonly directory: string) {}
 
   /**
-   * Hands `answer` over and waits up to `withinMs` for the gateway to take it. True once taken;
-   * false when nobody took it (it is withdrawn, so nobody will).
+   * Hands `answer` over and waits up to `withinMs` for the gateway to take it and write it. True
+   * once taken; false when nobody took it (it is withdrawn, so nobody will).
    */
   async handOver(answer: SpooledAnswer, withinMs: number): Promise<boolean> {
     await ensurePrivateDirectory(this.directory);
@@ -39,9 +39,14 @@ export class FileAnswerLogSpool {
     await rename(join(this.directory, `${id}.tmp`), spooled);
     const deadline = Date.now() + withinMs;
     for (;;) {
-      if (!(await exists(spooled))) return true;
+      if (!(await exists(spooled))) {
+        // Taken: it is in the log once the gateway has removed it (or soon after, if that takes long).
+        const taken = join(this.directory, `${id}.taken`);
+        while ((await exists(taken)) && Date.now() < deadline) await pause();
+        return true;
+      }
       if (Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, TAKEN_POLL_MS));
+      await pause();
     }
     try {
       await rename(spooled, join(this.directory, `${id}.withdrawn`));
@@ -113,6 +118,10 @@ export class FileAnswerLogSpool {
       }
     }
   }
+}
+
+function pause(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, TAKEN_POLL_MS));
 }
 
 async function exists(path: string): Promise<boolean> {
