@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -85,6 +85,8 @@ describe('the README tour', () => {
     for (const date of readme.matchAll(/agent cron add "(\d{4}-\d\d-\d\dT\d\d:\d\d)"/g)) {
       expect({ oneShotInTheTour: date[1], inTheFuture: Date.parse(`${date[1]}Z`) > Date.now() + 86_400_000 }).toEqual({ oneShotInTheTour: date[1], inTheFuture: true });
     }
+    // The webhooks section signs its request with openssl and sends it with curl, as a user would.
+    for (const tool of ['openssl', 'curl']) expect({ tool, onPath: spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0 }).toEqual({ tool, onPath: true });
     const blocks = TOUR_SECTIONS.flatMap((section) => shBlocks(readme, section));
     expect(blocks.length).toBeGreaterThanOrEqual(8);
     // The webhooks section listens on 8644 as written; a gateway of your own there would answer instead.
