@@ -76,6 +76,8 @@ export const ERROR_CODES = {
   DASHBOARD: {
     /** The dashboard's API was asked for a run the ledger does not hold. */
     RUN_NOT_FOUND: 'DASHBOARD.RUN_NOT_FOUND',
+    /** A request to the dashboard's API carries a body it cannot take. */
+    INVALID_REQUEST: 'DASHBOARD.INVALID_REQUEST',
   },
   RUNS: {
     /** A run id, job id or route name cannot name a file of the run ledger. */

@@ -73,21 +73,24 @@ export function describeRepeat(repeat: Job['repeat']): string {
 }
 
 /**
- * The next `count` times a recurring job will fire, starting at its `next_run_at`, each slot
- * computed from the one before as the trigger would (cron in the job's own zone, else in
- * `configuredZone`). Fewer when its repeat count runs out first; none for a one-shot, or a job
- * that is paused, completed or has no next run.
+ * The next `count` times a job will fire, starting at its `next_run_at`. A recurring job's slots
+ * are each computed from the one before as the trigger would (cron in the job's own zone, else in
+ * `configuredZone`), fewer when its repeat count runs out first; a one-shot has its one time. None
+ * for a job that is paused, completed, has no next run, or is a one-shot already running.
  */
 export function upcomingRuns(
   job: Pick<Job, 'schedule' | 'state' | 'next_run_at' | 'repeat'> & { timezone?: string | null },
   count: number,
   configuredZone: string,
 ): Date[] {
-  if (!isRecurring(job.schedule) || job.next_run_at === null || (job.state !== 'scheduled' && job.state !== 'running')) return [];
+  if (job.next_run_at === null || (job.state !== 'scheduled' && job.state !== 'running')) return [];
+  const first = new Date(job.next_run_at);
+  if (Number.isNaN(first.getTime())) return [];
+  if (!isRecurring(job.schedule)) return job.state === 'scheduled' && count > 0 ? [first] : [];
   const remaining = job.repeat.times === null ? count : Math.max(0, job.repeat.times - job.repeat.completed - (job.state === 'running' ? 1 : 0));
   const timeZone = jobTimeZone(job, configuredZone);
   const runs: Date[] = [];
-  let next: Date | null = new Date(job.next_run_at);
+  let next: Date | null = first;
   while (next !== null && !Number.isNaN(next.getTime()) && runs.length < Math.min(count, remaining)) {
     runs.push(next);
     next = nextRunTime(job.schedule, next, timeZone);

@@ -62,11 +62,11 @@ describe('showing a job', () => {
     expect(h.repository.writes).toBe(writes);
   });
 
-  it('gives no next runs for a one-shot', async () => {
+  it("gives a one-shot's one time as its next runs", async () => {
     const h = cronHarness();
     await h.createJob.execute({ schedule: '30m', prompt: 'Stretch', name: 'Stretch' });
 
-    expect((await h.showJob.execute({ job: 'stretch' })).nextRuns).toEqual([]);
+    expect((await h.showJob.execute({ job: 'stretch' })).nextRuns.map((run) => run.toISOString())).toEqual(['2026-06-01T08:30:00.000Z']);
   });
 
   it('refuses a job that does not exist', async () => {

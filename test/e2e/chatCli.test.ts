@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { errorSentence, inAScratchHomeEachTest, runAgent, writeHomeFile } from './agentCli.js';
 
 /** `agent chat` as a user meets it: the real executable, a scratch home, the stand-in model. */
@@ -69,5 +70,21 @@ describe('agent chat, end to end', () => {
 
     expect(run.code).toBe(2);
     expect(errorSentence(run)).toContain('-q');
+  });
+
+  it('runs --provider openai on its default model, gpt-4o-mini, not on model.name', async () => {
+    const llm = await FakeLlmServer.start();
+    try {
+      llm.always = replies.text('Hello from the default model.');
+      // The built-in openai provider, only pointed at the stand-in server: its default model stays.
+      await writeHomeFile(home, 'config.yaml', ['model:', '  provider: command', '  name: small', '  command: ["true"]', 'providers:', '  openai:', `    base_url: ${llm.openAiBaseUrl}`, ''].join('\n'));
+
+      const run = await runAgent(['chat', '-q', 'hi', '--provider', 'openai', '--no-tick'], { home, env: { OPENAI_API_KEY: 'test-key' } });
+
+      expect(run).toMatchObject({ code: 0, stdout: 'Hello from the default model.\n' });
+      expect(llm.requests.map((request) => request.body.model)).toEqual(['gpt-4o-mini']);
+    } finally {
+      await llm.close();
+    }
   });
 });

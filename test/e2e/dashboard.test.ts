@@ -59,6 +59,40 @@ describe('the dashboard of the built gateway', () => {
     expect(await api.json()).toMatchObject({ state: 'paused', paused_reason: 'Telescope in repair' });
   });
 
+  it("takes the bearer token on POST and DELETE, and gives a one-shot made there its next run", async () => {
+    const port = await freePort();
+    await appendFile(join(home, 'config.yaml'), ['dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'));
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 15_000 })).gateway;
+    const base = `http://127.0.0.1:${port}`;
+    const bearer = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+
+    const created = await fetch(`${base}/api/jobs`, { method: 'POST', headers: bearer, body: JSON.stringify({ schedule: '2h', prompt: 'Stretch', name: 'Stretch' }) });
+    expect(created.status).toBe(201);
+    const { id, next_run_at: nextRunAt } = (await created.json()) as { id: string; next_run_at: string };
+    const shown = (await (await fetch(`${base}/api/jobs/${id}`, { headers: bearer })).json()) as { next_runs: string[] };
+    expect(shown.next_runs.map((at) => Date.parse(at))).toEqual([Date.parse(nextRunAt)]);
+    const table = await (await fetch(`${base}/jobs`, { headers: bearer })).text();
+    expect(table).toMatch(/>Stretch<\/a><\/td><td>once in 2h<\/td><td>scheduled<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<\/td>/);
+
+    const removed = await fetch(`${base}/api/jobs/${id}`, { method: 'DELETE', headers: bearer });
+    expect(removed.status).toBe(200);
+    expect(JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout)).toEqual([]);
+  });
+
+  it('answers every method without signing in on a tokenless loopback dashboard', async () => {
+    const port = await freePort();
+    const id = await createJob(home, ['every 1h', 'Count the stars', '--name', 'Stars']);
+    await appendFile(join(home, 'config.yaml'), ['dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'));
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { withinMs: 15_000 })).gateway;
+    const base = `http://127.0.0.1:${port}`;
+
+    const paused = await fetch(`${base}/api/jobs/${id}/pause`, { method: 'POST' });
+    expect(paused.status).toBe(200);
+    expect(await paused.json()).toMatchObject({ state: 'paused' });
+    expect((await fetch(`${base}/api/jobs/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout)).toEqual([]);
+  });
+
   it('stops start-up with one sentence on a host others can reach without a token', async () => {
     const port = await freePort();
     await appendFile(join(home, 'config.yaml'), ['dashboard:', '  enabled: true', '  host: 0.0.0.0', `  port: ${port}`, ''].join('\n'));

@@ -141,6 +141,9 @@ describeInBrowser('the dashboard in a browser', () => {
 
     await page.getByRole('heading', { name: /: running$/ }).waitFor({ timeout: 4000 });
     await page.getByText('Answer to: Look up [sleep 2]').first().waitFor({ timeout: 6000 });
+    // The job's own fields follow the ledger too: no "running" left once the run ended.
+    await page.locator('dt:text-is("State") + dd:text-is("scheduled")').waitFor({ timeout: 4000 });
+    await page.locator('dt:text-is("Last status") + dd:text-is("ok")').waitFor({ timeout: 4000 });
     expect(navigations).toBe(loaded);
     await screenshot(page, 'dashboard-job-run');
 

@@ -189,6 +189,44 @@ describe('delivering a recorded answer again', () => {
     expect((await once(gateway, 'exit'))[0]).toBe(0);
   });
 
+  it('agent webhook redeliver of an answer that went to the log writes it to the gateway log and prints it; without a gateway, to its own log', async () => {
+    const port = await freePort();
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [readFileSync(join(home, 'config.yaml'), 'utf8').trimEnd(), ...webhookListenerLines(port, SECRET).slice(1), '        notes:', '          deliver: log', '          prompt: "Note {number}"', ''].join('\n'),
+    );
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started');
+    running.push(gateway);
+    expect((await postPullRequestEvent(port, SECRET, 'delivery-log-1', { action: 'opened', number: 9 }, 'notes')).status).toBe(202);
+    const entries = () => output().split('\n').filter((line) => line.includes("webhook answer on route 'notes':\\nAnswer to: Note 9"));
+    expect(await eventually(() => entries().length === 1, 10_000)).toBe(true);
+    const [ran] = JSON.parse((await agent('webhook', 'runs', 'notes', '--json')).stdout);
+
+    // By the route's name: its latest run with an answer.
+    const redelivered = await agent('webhook', 'redeliver', 'notes');
+
+    expect(redelivered).toMatchObject({ code: 0, stderr: '' });
+    expect(redelivered.stdout).toBe(
+      `Delivered the answer of webhook run ${ran.id} (route 'notes') again to the log: it is in the gateway log (process ${gateway.pid}). The answer:\nAnswer to: Note 9\n`,
+    );
+    expect(await eventually(() => entries().length === 2, 5_000)).toBe(true);
+    expect(entries()[1]).toContain(`"event_id":"${ran.id}"`);
+    expect(entries()[1]).toContain('"delivered_again":"true"');
+    expect(invocations(home)).toHaveLength(1);
+
+    gateway.kill('SIGTERM');
+    expect((await once(gateway, 'exit'))[0]).toBe(0);
+    const alone = await agent('webhook', 'redeliver', ran.id);
+
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toBe(
+      `Delivered the answer of webhook run ${ran.id} (route 'notes') again to the log: it is in this command's log (stderr), as no gateway of this home runs on this machine. The answer:\nAnswer to: Note 9\n`,
+    );
+    expect(alone.stderr).toContain("webhook answer on route 'notes':\\nAnswer to: Note 9");
+    expect(invocations(home)).toHaveLength(1);
+  });
+
   it('agent webhook redeliver refuses an unknown run id in one sentence, exit 1', async () => {
     const run = await agent('webhook', 'redeliver', 'no-such-run');
     expect(run.code).toBe(1);

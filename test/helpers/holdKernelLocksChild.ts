@@ -23,7 +23,7 @@ if (!collect) throw new Error('run with node --expose-gc');
 /** Takes the locks; nothing that holds them is returned or kept. */
 async function takeLocks(): Promise<void> {
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const noOrphans = { markChildrenOf() {}, killOrphansOf: async () => 0 };
+  const noOrphans = { markChildrenOf() {}, killOrphansOf: async () => 0, killOrphansOfTheDead: async () => new Map<string, number>() };
   const paths = agentPathsFor(home!);
   const inbox = new FileWebhookInbox(paths, new HostProcessIdentity(), new SystemClock(), silent, noOrphans);
   // Opens this process's journal and takes over the dead one the test left (its event stays pending).

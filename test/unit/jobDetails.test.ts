@@ -68,8 +68,13 @@ describe('the next runs of a job', () => {
     expect(upcomingRuns(aJob('every 1h', { state: 'running', repeat: { times: 5, completed: 3 } }), 5, 'UTC')).toHaveLength(1);
   });
 
-  it('gives none for a one-shot, a paused job or a completed one', () => {
-    expect(upcomingRuns(aJob('30m'), 5, 'UTC')).toEqual([]);
+  it('gives a one-shot its one time, and none once it runs', () => {
+    expect(upcomingRuns(aJob('30m'), 5, 'UTC').map((run) => run.toISOString())).toEqual(['2026-06-01T08:30:00.000Z']);
+    expect(upcomingRuns(aJob('30m', { state: 'running' }), 5, 'UTC')).toEqual([]);
+  });
+
+  it('gives none for a paused job or a completed one', () => {
+    expect(upcomingRuns(aJob('30m', { state: 'paused', enabled: false }), 5, 'UTC')).toEqual([]);
     expect(upcomingRuns(aJob('every 1h', { state: 'paused', enabled: false }), 5, 'UTC')).toEqual([]);
     expect(upcomingRuns(aJob('every 1h', { state: 'completed', enabled: false, next_run_at: null }), 5, 'UTC')).toEqual([]);
   });

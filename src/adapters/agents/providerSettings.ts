@@ -1,11 +1,15 @@
 import type { AgentConfig, ProviderConfig, ProviderType } from '../config/AgentConfig.js';
 
-/** Providers usable by name without a `providers` entry; an entry of the same name overrides them. */
+/**
+ * Providers usable by name without a `providers` entry; an entry of the same name overrides them
+ * setting by setting. Each LLM one brings a default model (docs/providers.md), the one a run gets
+ * that names the provider and no model: `--provider openai` alone runs gpt-4o-mini.
+ */
 export const BUILT_IN_PROVIDERS: Readonly<Record<string, Readonly<ProviderConfig> & { type: ProviderType }>> = {
-  openai: { type: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
-  anthropic: { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY' },
-  openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' },
-  ollama: { type: 'openai', base_url: 'http://localhost:11434/v1', api_key_env: 'OLLAMA_API_KEY', api_key_required: false },
+  openai: { type: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY', model: 'gpt-4o-mini' },
+  anthropic: { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' },
+  openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY', model: 'openai/gpt-4o-mini' },
+  ollama: { type: 'openai', base_url: 'http://localhost:11434/v1', api_key_env: 'OLLAMA_API_KEY', api_key_required: false, model: 'llama3.2' },
   command: { type: 'command' },
 };
 
@@ -47,7 +51,8 @@ export interface ProviderLookup {
 }
 
 /**
- * Resolves a provider name and a model name (null = the provider's default, `providers.<name>.model`)
+ * Resolves a provider name and a model name (null = the provider's default: `providers.<name>.model`,
+ * else the built-in's)
  * to what a run needs, or to a one-sentence problem that says how to fix the configuration.
  * Reads the configuration and the environment only; spends nothing.
  *

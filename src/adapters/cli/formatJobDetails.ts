@@ -114,7 +114,8 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['Next run', nextRunInWords(job, timeZone)],
     ]),
   ];
-  if (nextRuns.length > 0) {
+  // A one-shot's one time is its "Next run" above.
+  if (nextRuns.length > 0 && isRecurring(job.schedule)) {
     lines.push('', `Next ${nextRuns.length} run${nextRuns.length === 1 ? '' : 's'} (${timeZone}):`);
     lines.push(...nextRuns.map((run) => `  ${formatWallClock(run, timeZone)}  ${weekday(run, timeZone)}`));
   }

@@ -24,10 +24,13 @@ export function jobRedeliveryLines({ job, run, sent, outcome, lastRun }: Redeliv
   return lines;
 }
 
-/** What `agent webhook redeliver` prints: where the answer went, or why it did not get there. */
-export function webhookRedeliveryLine({ run, report, deliveredTo }: RedeliverWebhookRunOutput): string {
+/**
+ * What `agent webhook redeliver` prints: where the answer went, or why it did not get there; an
+ * answer delivered to the log is printed too, after the line saying which log holds it.
+ */
+export function webhookRedeliveryLines({ run, report, deliveredTo, answer, loggedTo }: RedeliverWebhookRunOutput): string[] {
   const about = `webhook run ${run.id} (route '${run.subject}')`;
-  return report.status === 'delivered'
-    ? `Delivered the answer of ${about} again to ${deliveredTo}.`
-    : `The answer of ${about} was not delivered again: ${report.error ?? 'the delivery failed'}`;
+  if (report.status !== 'delivered') return [`The answer of ${about} was not delivered again: ${report.error ?? 'the delivery failed'}`];
+  if (loggedTo === null) return [`Delivered the answer of ${about} again to ${deliveredTo}.`];
+  return [`Delivered the answer of ${about} again to the log: it is in ${loggedTo}. The answer:`, answer];
 }

@@ -16,7 +16,7 @@ import { CliUsageError } from './CliUsageError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { argument, repeatableText, text, wholeNumber } from './flagValues.js';
 import { webhookRunJson, webhookRunTable } from './formatWebhookRuns.js';
-import { webhookRedeliveryLine } from './formatRedelivery.js';
+import { webhookRedeliveryLines } from './formatRedelivery.js';
 import { webhookRedeliveryJson, webhookRouteJson, webhookTestJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
 
@@ -224,13 +224,13 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Deliver the recorded answer of a webhook run again, where its run delivered it, without running the agent',
         (y) =>
           y
-            .positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json)' })
+            .positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json); or a route\'s name: its latest run with an answer' })
             .option('json', jsonFlag('the outcome (run id, route, status, where it went)')),
         async (argv) => {
           if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
           const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });
           if (argv.json) writeJson(io.stdout, webhookRedeliveryJson(redelivered));
-          else writeLine(io.stdout, webhookRedeliveryLine(redelivered));
+          else for (const line of webhookRedeliveryLines(redelivered)) writeLine(io.stdout, line);
           if (redelivered.report.status !== 'delivered') process.exitCode = 1;
         },
       )

@@ -10,17 +10,19 @@ import type { WebhookRouteListing } from '../../application/ports/WebhookRoutes.
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { AppError, errorText, InvalidInputError } from '../../domain/errors.js';
-import { jobTimeZone, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { listenerVerdict, testEventSentence } from '../../domain/webhook/listenerAnswer.js';
+import { createJobBody, editJobBody } from './apiBodies.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import type { Html } from './html.js';
 import { cookieValue, DashboardSessions, SESSION_COOKIE } from './sessions.js';
 import {
   jobFormPage,
+  jobLive,
   jobPage,
-  jobRuns,
   jobsPage,
   JOB_STATES,
   notFoundPage,
@@ -62,15 +64,21 @@ export interface DashboardDependencies {
 
 /** The most runs a page lists. */
 const RUNS_SHOWN = 20;
+/** The methods that change nothing: the others need the token, or a session and its CSRF token. */
+const READING = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The names of this machine a tokenless (loopback) dashboard answers changes under. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 type Session = NonNullable<ReturnType<DashboardSessions['find']>>;
 
 /**
  * The dashboard (docs/dashboard.md): server-rendered pages over the CLI's own use cases, and a
  * JSON API under /api. Signing in with the token gives a session cookie (HttpOnly,
- * SameSite=Strict); the API also takes `Authorization: Bearer <token>`. Every change is a POST
- * carrying the session's CSRF token; every value from a job, a model or a payload is rendered as
- * text; a strict Content-Security-Policy allows only the dashboard's own style sheet and script.
+ * SameSite=Strict); `Authorization: Bearer <token>` is taken on every method, by the API and by
+ * the pages (a browser never sends that header on its own, so it needs no CSRF token). A change
+ * made with the session cookie carries the session's CSRF token; every value from a job, a model
+ * or a payload is rendered as text; a strict Content-Security-Policy allows only the dashboard's
+ * own style sheet and script.
  */
 export function createDashboardApp(deps: DashboardDependencies): express.Express {
   const sessions = new DashboardSessions(deps.token);
@@ -115,21 +123,43 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     return sessions.find(opened);
   };
 
-  const bearer = (request: Request) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const bearer = (request: Request) => /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
+  /** Whether the request carries the dashboard token as a bearer (never, without a token configured). */
+  const bearerMatches = (request: Request) => {
+    const token = bearer(request);
+    return deps.token !== null && token !== undefined && sessions.tokenMatches(token);
+  };
 
-  // The JSON API: a Bearer token, or a signed-in session (reads only, for the page's own refresh).
+  // The JSON API: the Bearer token on every method, or a signed-in session (reads only, for
+  // scripts of the page). Without a token configured (a loopback listener) it answers everyone
+  // on this machine, as the pages do; a change that a web page in a browser sent is refused.
   const api = express.Router();
   api.use((request, response, next) => {
-    const token = bearer(request);
-    if (deps.token !== null && token !== undefined && sessions.tokenMatches(token)) return next();
-    if (request.method === 'GET' && sessionOf(request, response)) return next();
+    if (deps.token === null) {
+      const refusal = READING.has(request.method) ? null : crossSiteRefusal(request);
+      if (refusal === null) return next();
+      deps.log.warn(`dashboard: ${request.method} ${request.originalUrl} was refused: ${refusal}`);
+      return void response.status(403).json({ error: refusal });
+    }
+    if (bearer(request) !== undefined) {
+      if (bearerMatches(request)) return next();
+      deps.log.warn('dashboard: an API request with a wrong bearer token was refused');
+      return void response.status(401).json({ error: 'That bearer token is not the dashboard token.' });
+    }
+    if (READING.has(request.method) && sessionOf(request, response)) return next();
     response.status(401).json({ error: 'Sign in, or send Authorization: Bearer <the dashboard token>.' });
   });
   api.get('/jobs', json(async () => (await deps.jobs.list()).jobs.map(recordOfJob)));
+  api.post('/jobs', handle(async (request, response) => void response.status(201).json(recordOfJob(await deps.jobs.create(createJobBody(request.body))))));
   api.get('/jobs/:job', json(async (request) => {
     const shown = await deps.jobs.show(param(request, 'job'));
     return { ...recordOfJob(shown.job), next_runs: shown.nextRuns.map((at) => at.toISOString()) };
   }));
+  api.patch('/jobs/:job', json(async (request) => {
+    const { job } = await deps.jobs.show(param(request, 'job'));
+    return recordOfJob(await deps.jobs.edit(editJobBody(job.id, request.body)));
+  }));
+  api.delete('/jobs/:job', json(async (request) => recordOfJob(await deps.jobs.remove(param(request, 'job')))));
   api.get('/runs', json(async (request) => {
     const job = typeof request.query.job === 'string' ? request.query.job : undefined;
     return deps.runs.list(job ? { kind: 'cron', subject: job, limit: RUNS_SHOWN } : { limit: RUNS_SHOWN });
@@ -137,11 +167,36 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   api.get('/runs/:id', json(async (request) => (await deps.runs.get(param(request, 'id'))) ?? notFound(`No run has the id ${param(request, 'id')}.`)));
   api.post('/jobs/:job/pause', json(async (request) => recordOfJob(await deps.jobs.pause(param(request, 'job'), reasonOf(request)))));
   api.post('/jobs/:job/resume', json(async (request) => recordOfJob(await deps.jobs.resume(param(request, 'job')))));
-  api.post('/jobs/:job/run', json(async (request) => recordOfJob((await deps.jobs.runNow(param(request, 'job'))).job)));
+  api.post('/jobs/:job/run', json(async (request) => {
+    const started = await deps.jobs.runNow(param(request, 'job'));
+    void started.finished.catch((error: unknown) => deps.log.error(`dashboard: the run of job '${started.job.name}' failed unexpectedly: ${errorText(error)}`));
+    return recordOfJob(started.job);
+  }));
+  api.post('/webhooks/:name/test', json(async (request) => {
+    const sent = await deps.webhooks.sendTest(param(request, 'name'));
+    const verdict = listenerVerdict(sent.status, sent.body);
+    return { status: sent.status, body: sent.body, outcome: verdict.kind, said: testEventSentence(verdict, await routeEvents(param(request, 'name'))) };
+  }));
+  api.use((request, response) => {
+    response.status(404).json({ error: `The dashboard API has no ${request.method} ${request.baseUrl}${request.path}; docs/dashboard.md lists what it has.` });
+  });
   app.use('/api', express.json({ limit: '64kb' }), api);
 
-  // Every page below needs a session; a change needs its CSRF token too.
+  /** The event kinds a route takes (empty: any, or the route is not listed). */
+  const routeEvents = async (name: string): Promise<readonly string[]> => {
+    try {
+      return (await deps.webhooks.listing()).routes.find((route) => route.name === name)?.events ?? [];
+    } catch {
+      return [];
+    }
+  };
+
+  // Every page below needs a session, or the Bearer token; a change with a session needs its CSRF token too.
   app.use((request, response, next) => {
+    if (bearerMatches(request)) {
+      response.locals.session = DashboardSessions.forOneRequest();
+      return next();
+    }
     const session = sessionOf(request, response);
     if (!session) {
       if (request.method === 'GET' && (request.path === '/' || request.accepts('html'))) {
@@ -149,7 +204,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
       } else response.status(401).type('text').send('Sign in first.');
       return;
     }
-    if (request.method === 'POST' && !DashboardSessions.csrfMatches(session, request.body?.csrf)) {
+    if (!READING.has(request.method) && !DashboardSessions.csrfMatches(session, request.body?.csrf)) {
       response.status(403).type('text').send('This form is out of date or did not come from the dashboard (its CSRF token is missing or wrong); reload the page and try again.');
       return;
     }
@@ -218,15 +273,23 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     }
   }));
 
+  /**
+   * A job and its runs as they stand together: the ledger is read first, then the job. A run's
+   * end is written on the job before the ledger records it, so a run the ledger shows ended is
+   * ended on the job read after it (its state and last status are the run's).
+   */
+  const jobWithRuns = async (ref: string) => {
+    const { job } = await deps.jobs.show(ref);
+    const runs = await deps.runs.list({ kind: 'cron', subject: job.id, limit: RUNS_SHOWN });
+    const shown = await deps.jobs.show(job.id);
+    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone };
+  };
   app.get('/jobs/:job', handle(async (request, response) => {
-    const shown = await deps.jobs.show(param(request, 'job'));
-    const runs = await deps.runs.list({ kind: 'cron', subject: shown.job.id, limit: RUNS_SHOWN });
-    page(response, jobPage(context(response, said(request)), { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone }));
+    page(response, jobPage(context(response, said(request)), await jobWithRuns(param(request, 'job'))));
   }));
-  app.get('/fragments/jobs/:job/runs', handle(async (request, response) => {
-    // In the job's zone, as its page shows them (the configured one when the job is gone).
-    const job = (await deps.jobs.list()).jobs.find((each) => each.id === param(request, 'job'));
-    page(response, jobRuns(await deps.runs.list({ kind: 'cron', subject: param(request, 'job'), limit: RUNS_SHOWN }), jobTimeZone(job ?? {}, deps.timeZone)));
+  // The part of a job's page that changes as it runs (state, last status, next runs, run history), for its live refresh.
+  app.get('/fragments/jobs/:job', handle(async (request, response) => {
+    page(response, jobLive(context(response), await jobWithRuns(param(request, 'job'))));
   }));
   app.get('/jobs/:job/edit', handle(async (request, response) => {
     const { job } = await deps.jobs.show(param(request, 'job'));
@@ -303,8 +366,10 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     const name = param(request, 'name');
     try {
       const sent = await deps.webhooks.sendTest(name);
-      const said = sent.status < 400 ? `done=${encodeURIComponent(`The test event was accepted (${sent.status}).`)}` : `problem=${encodeURIComponent(`The listener refused the test event (${sent.status}): ${sent.body}`)}`;
-      response.redirect(303, `/webhooks?${said}`);
+      // An event the route ignored ran nothing: that is said as a problem, with the reason.
+      const verdict = listenerVerdict(sent.status, sent.body);
+      const sentence = testEventSentence(verdict, await routeEvents(name));
+      response.redirect(303, `/webhooks?${verdict.kind === 'accepted' ? 'done' : 'problem'}=${encodeURIComponent(sentence)}`);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       response.redirect(303, `/webhooks?problem=${encodeURIComponent(error.message)}`);
@@ -316,9 +381,16 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     page(response, notFoundPage(context(response), `There is no page at ${request.path}.`), 404);
   });
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    const isApi = request.path.startsWith('/api/') || request.baseUrl === '/api';
+    const clientStatus = bodyRefusal(error);
+    if (clientStatus !== null) {
+      const sentence = clientStatus === 413 ? 'The request body is larger than the dashboard takes (64 kB).' : 'The request body cannot be read (for the API: send JSON with Content-Type: application/json).';
+      if (isApi) return void response.status(clientStatus).json({ error: sentence });
+      return void response.status(clientStatus).type('text').send(sentence);
+    }
     if (error instanceof AppError) {
       const status = error instanceof InvalidInputError ? 400 : /NOT_FOUND|AMBIGUOUS/.test(error.code) ? 404 : 409;
-      if (request.path.startsWith('/api/') || request.baseUrl === '/api') return void response.status(status).json({ error: error.message });
+      if (isApi) return void response.status(status).json({ error: error.message });
       if (response.locals.session) return page(response, notFoundPage(context(response), error.message), status);
       return void response.status(status).type('text').send(error.message);
     }
@@ -326,6 +398,30 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     response.status(500).type('text').send('Something went wrong; the gateway log says what.');
   });
   return app;
+}
+
+/**
+ * Why a change to a tokenless dashboard is refused when a web page in a browser sent it (a page
+ * of another site, or of a name that resolves to this machine: DNS rebinding), or null. Scripts
+ * and the dashboard's own pages are answered.
+ */
+function crossSiteRefusal(request: Request): string | null {
+  const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+  if (!LOOPBACK_HOSTS.has(host)) return `A dashboard without a token takes changes only at a loopback address (127.0.0.1, localhost, [::1]), not at "${host}".`;
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `${request.protocol}://${request.headers.host}`)) {
+    return 'A web page of another site may not change jobs on this dashboard; set a dashboard token to use the API from a browser.';
+  }
+  return null;
+}
+
+/** The status of a request body the parsers refused (413 too large, 400 unreadable), or null. */
+function bodyRefusal(error: unknown): number | null {
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') return 413;
+  if (typeof type === 'string' && type.startsWith('entity.') || type === 'encoding.unsupported' || type === 'charset.unsupported') return 400;
+  return null;
 }
 
 /** An async route whose errors reach the error handler. */

@@ -54,6 +54,14 @@ export class DashboardSessions {
     return session;
   }
 
+  /**
+   * A session for one request that proved itself another way (the bearer token): it is not
+   * stored and has no cookie, so it lasts only as long as the request.
+   */
+  static forOneRequest(): Session {
+    return { csrf: randomBytes(24).toString('base64url'), lastUsed: Date.now() };
+  }
+
   close(id: string | undefined): void {
     if (id !== undefined) this.sessions.delete(id);
   }

@@ -191,14 +191,40 @@ ${table(
   );
 }
 
+type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string };
+
 /**
  * A job's page, its times in its own zone when it has one (`timeZone`), else in the configured
- * zone (`context.timeZone`).
+ * zone (`context.timeZone`). What changes as the job runs is refreshed live (jobLive).
  */
-export function jobPage(pageContext: PageContext, view: { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string }): Html {
+export function jobPage(pageContext: PageContext, view: JobView): Html {
   const { job } = view;
   const context = { ...pageContext, timeZone: view.timeZone ?? pageContext.timeZone };
   const id = encodeURIComponent(job.id);
+  return layout(
+    context,
+    `Job ${job.name}`,
+    html`<section aria-label="Actions">
+${postButton(context, `/jobs/${id}/run`, 'Run now')}
+${
+  job.state === 'paused'
+    ? postButton(context, `/jobs/${id}/resume`, 'Resume')
+    : postButton(context, `/jobs/${id}/pause`, 'Pause', html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`)
+}
+<form class="inline" method="get" action="/jobs/${id}/edit"><button type="submit">Edit</button></form>
+<form class="inline" method="get" action="/jobs/${id}/remove"><button type="submit">Remove</button></form>
+</section>
+<div data-live="/fragments/jobs/${id}">${jobLive(pageContext, view)}</div>`,
+  );
+}
+
+/**
+ * The part of a job's page that changes as it runs: every field (its state and last status
+ * among them), the next runs and the run history. Also served alone for the live refresh.
+ */
+export function jobLive(pageContext: PageContext, view: JobView): Html {
+  const { job } = view;
+  const context = { ...pageContext, timeZone: view.timeZone ?? pageContext.timeZone };
   const fields: Array<[string, string]> = [
     ['Id', job.id],
     ['Name', job.name],
@@ -220,28 +246,14 @@ export function jobPage(pageContext: PageContext, view: { job: Job; nextRuns: Da
     ['Last error', job.last_error ?? '-'],
     ['Last delivery error', job.last_delivery_error ?? '-'],
   ];
-  return layout(
-    context,
-    `Job ${job.name}`,
-    html`<section aria-label="Actions">
-${postButton(context, `/jobs/${id}/run`, 'Run now')}
-${
-  job.state === 'paused'
-    ? postButton(context, `/jobs/${id}/resume`, 'Resume')
-    : postButton(context, `/jobs/${id}/pause`, 'Pause', html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`)
-}
-<form class="inline" method="get" action="/jobs/${id}/edit"><button type="submit">Edit</button></form>
-<form class="inline" method="get" action="/jobs/${id}/remove"><button type="submit">Remove</button></form>
-</section>
-<dl>${fields.map(([label, value]) => html`<dt>${label}</dt><dd>${label === 'Prompt' ? html`<pre>${value}</pre>` : value}</dd>`)}</dl>
+  return html`<dl>${fields.map(([label, value]) => html`<dt>${label}</dt><dd>${label === 'Prompt' ? html`<pre>${value}</pre>` : value}</dd>`)}</dl>
 <h2>Next runs</h2>
 ${view.nextRuns.length === 0 ? html`<p class="muted">None.</p>` : html`<ul>${view.nextRuns.map((at) => html`<li>${when(at, context.timeZone)} (${context.timeZone})</li>`)}</ul>`}
 <h2>Run history</h2>
-<div data-live="/fragments/jobs/${id}/runs">${jobRuns(view.runs, context.timeZone)}</div>`,
-  );
+${jobRuns(view.runs, context.timeZone)}`;
 }
 
-/** A job's runs with their answers; also served alone for the live refresh. */
+/** A job's runs with their answers. */
 export function jobRuns(runs: readonly RunRecord[], timeZone: string): Html {
   if (runs.length === 0) return html`<p class="muted">No runs yet.</p>`;
   return html`${runsTable(runs, timeZone, 'Runs of this job, newest first')}${runs.map(

@@ -1,5 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { AgentRunner } from './AgentRunner.js';
+import type { AnswerLog } from './AnswerLog.js';
 import type { BotChatDelivery, BotChatOwner } from './BotChatDelivery.js';
 import type { ChannelDirectoryStore } from './ChannelDirectory.js';
 import type { ChatSettings } from './ChatSettings.js';
@@ -40,6 +41,7 @@ import type { WebhookSubscriptionRepository } from './WebhookSubscriptionReposit
 /** Every injection token, typed so that `container.get` infers the port. */
 export const TOKENS = {
   AgentPaths: Symbol.for('agent.AgentPaths') as ServiceIdentifier<AgentPaths>,
+  AnswerLog: Symbol.for('agent.AnswerLog') as ServiceIdentifier<AnswerLog>,
   /** Sessions that may hold the job tool where their toolsets grant it: chat, webhook runs. */
   AgentRunner: Symbol.for('agent.AgentRunner') as ServiceIdentifier<AgentRunner>,
   /** The runs of jobs: their sessions never hold the job tool, whatever the toolsets say. */

@@ -1,10 +1,11 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { errorText, RunError } from '../../domain/errors.js';
 import { whyNotRedeliverable } from '../../domain/runs/redelivery.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { webhookDeliveryNamed } from '../../domain/webhook/webhookRun.js';
 import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import type { AnswerLog } from '../ports/AnswerLog.js';
 import type { Clock } from '../ports/Clock.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
@@ -19,6 +20,8 @@ import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
 
 /** `[SILENT]` means nothing for webhook routes: a webhook answer is delivered as it is. */
 const WEBHOOK = { silentIsNothing: false };
+/** How many of a route's newest runs `redeliver <route>` looks through for one with an answer. */
+const ROUTE_RUNS_SEARCHED = 50;
 
 export interface RedeliverWebhookRunOutput {
   /** The run as the ledger holds it afterwards: its delivery, status and `redelivered_at`. */
@@ -27,6 +30,10 @@ export interface RedeliverWebhookRunOutput {
   report: WebhookRunReport;
   /** Where the answer went (`the log`, `octo/widgets#12`, `telegram:-100123`). */
   deliveredTo: string;
+  /** The answer delivered. */
+  answer: string;
+  /** For an answer delivered to `log`: which log it is in (AnswerLog); null otherwise. */
+  loggedTo: string | null;
 }
 
 /**
@@ -47,15 +54,18 @@ export class RedeliverWebhookRun {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** Without it, an answer delivered to `log` goes to `log` (tests that build this by hand). */
+    @inject(TOKENS.AnswerLog) @optional() private readonly answerLog: AnswerLog | null = null,
   ) {}
 
-  /** Throws RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error. */
+  /**
+   * `run` is a run's id, or a route's name: its latest run that has an answer. Throws
+   * RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error.
+   */
   async execute(input: { run: string }): Promise<RedeliverWebhookRunOutput> {
     const id = input.run.trim();
-    const found = await this.ledger.get(id);
-    if (found === null || found.kind !== 'webhook') {
-      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${id}"; "agent webhook runs" lists the runs with their ids.`);
-    }
+    const byId = await this.ledger.get(id);
+    const found = byId !== null && byId.kind === 'webhook' ? byId : await this.latestOfRoute(id);
     const what = `webhook run ${found.id} (route '${found.subject}')`;
     // Refused before the claim; checked again once claimed, in case the run changed meanwhile.
     await this.plan(found, what);
@@ -66,7 +76,7 @@ export class RedeliverWebhookRun {
     try {
       const { record, answer, delivery, deliveredTo } = await this.plan(claimed, what);
       const about = { event_id: claimed.id, route: claimed.subject, event: claimed.event ?? '', delivery_id: claimed.delivery_id ?? '' };
-      const report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, claimed.subject, delivery, answer, about);
+      const { loggedTo, ...report } = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log, answerLog: this.answerLog }, claimed.subject, delivery, answer, about);
       const delivered = report.status === 'delivered';
       saved = {
         ...claimed,
@@ -77,10 +87,23 @@ export class RedeliverWebhookRun {
         redelivery_claim: null,
       };
       if (record !== null) await this.saveRecord({ ...record, outcome: report.status, error: report.error });
-      return { run: saved, report, deliveredTo };
+      return { run: saved, report, deliveredTo, answer, loggedTo: loggedTo ?? null };
     } finally {
       await releaseRun(ports, saved);
     }
+  }
+
+  /** The latest run of route `route` that has an answer to deliver again; RUNS.NOT_FOUND when it has no run. */
+  private async latestOfRoute(route: string): Promise<RunRecord> {
+    const runs = await this.ledger.list({ kind: 'webhook', subject: route, limit: ROUTE_RUNS_SEARCHED });
+    if (runs.length === 0) {
+      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${route}"; "agent webhook runs" lists the runs with their ids.`);
+    }
+    const answered = runs.find((run) => whyNotRedeliverable(run, WEBHOOK) === null);
+    if (!answered) {
+      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `No run of route '${route}' has an answer to deliver again: its latest run ${whyNotRedeliverable(runs[0]!, WEBHOOK)}.`);
+    }
+    return answered;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { errorText } from '../../domain/errors.js';
 import { describeWebhookDelivery, EMPTY_ANSWER_NOTICE, type WebhookDelivery } from '../../domain/webhook/webhookRun.js';
+import type { AnswerLog } from '../ports/AnswerLog.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
 import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
@@ -11,6 +12,13 @@ export interface WebhookAnswerPorts {
   channel: DeliveryChannel;
   commenter: RepoCommenter;
   log: Logger;
+  /** Where an answer delivered to `log` goes; without it, `log` itself (the gateway's own run). */
+  answerLog?: AnswerLog | null;
+}
+
+/** The gateway log's entry of an answer delivered to `log`. */
+export function logAnswer(log: Logger, route: string, text: string, about: Record<string, string>): void {
+  log.info(`webhook answer on route '${route}':\n${text}`, about);
 }
 
 /**
@@ -26,16 +34,18 @@ export async function deliverWebhookAnswer(
   delivery: WebhookDelivery,
   answer: string,
   about: Record<string, string>,
-): Promise<WebhookRunReport> {
+): Promise<WebhookRunReport & { loggedTo?: string }> {
   const where = describeWebhookDelivery(delivery);
   const empty = answer.trim() === '';
   if (empty) ports.log.warn(`the agent gave an empty answer on route '${routeName}'; delivering a notice instead`, about);
   const text = empty ? EMPTY_ANSWER_NOTICE : answer;
   let messageIds: string[] = [];
+  let loggedTo: string | undefined;
   try {
     switch (delivery.kind) {
       case 'log':
-        ports.log.info(`webhook answer on route '${routeName}':\n${text}`, about);
+        if (ports.answerLog) loggedTo = await ports.answerLog.write(routeName, text, about);
+        else logAnswer(ports.log, routeName, text, about);
         break;
       case 'repo_comment':
         await ports.commenter.comment({ repo: delivery.repo, prNumber: delivery.prNumber, body: text });
@@ -52,5 +62,5 @@ export async function deliverWebhookAnswer(
     return { status: 'delivery_failed', error: message };
   }
   if (delivery.kind !== 'log') ports.log.info(`webhook answer on route '${routeName}' delivered to ${where}`, about);
-  return { status: 'delivered', error: null, messageIds };
+  return { status: 'delivered', error: null, messageIds, ...(loggedTo === undefined ? {} : { loggedTo }) };
 }

@@ -21,6 +21,7 @@ import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
 import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
+import { serveAnswerLog } from './answerLogSpool.js';
 import type { RunningDashboard } from './dashboardListener.js';
 import { dashboardSettingsFrom } from '../../adapters/config/dashboardSettings.js';
 import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
@@ -142,6 +143,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const firing = gatewayFiringPath(dispatcher, (jobId, fireAt) => fireJobSlot.execute({ jobId, fireAt }));
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
+  let stopServingAnswerLog = () => {};
   let registration: GatewayRegistration | null = null;
   if (lease && webhooks) await lease.update({ listener: listenerOf(config, webhooks.port) });
   if (signal === null) {
@@ -166,6 +168,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
     if (provider) notifier.use(provider);
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
+    // Before registering: a command that finds this gateway in the registry hands it its answers for the log.
+    if (signal === null) stopServingAnswerLog = await serveAnswerLog(paths, logger);
     if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', logger);
     // The provider that runs may be the built-in ticker standing in for an unusable plugin.
     if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
@@ -186,6 +190,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   clearInterval(keepAlive);
   logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
   stopRefreshingChannels();
+  stopServingAnswerLog();
   await dashboard?.stop();
   const stoppingAt = Date.now();
   const chatFinished = chat ? chat.stop(graceMs) : Promise.resolve(true);

@@ -12,6 +12,9 @@ import { FileSubscriptionRepository } from '../../adapters/persistence/FileSubsc
 import { FileWebhookRunRecords } from '../../adapters/persistence/FileWebhookRunRecords.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { RandomSecretGenerator } from '../../adapters/system/RandomSecretGenerator.js';
+import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
+import { GatewayAnswerLog } from '../../adapters/logging/GatewayAnswerLog.js';
+import { answerLogSpoolOf } from '../gateway/answerLogSpool.js';
 
 /**
  * The webhook subscriptions and their store, the webhook routes (config.yaml, then the
@@ -35,5 +38,9 @@ export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound })
   bind(ListWebhookRuns).toSelf().inSingletonScope();
   // Pull-request comments: the worker's deliveries and `agent webhook redeliver` (gh is started only to comment).
   bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
+  // `agent webhook redeliver` of an answer that went to the log: into the gateway log, through the gateway of this home.
+  bind(TOKENS.AnswerLog)
+    .toDynamicValue((context) => new GatewayAnswerLog(answerLogSpoolOf(context.get(TOKENS.AgentPaths)), context.get(TOKENS.GatewayRegistry), context.get(TOKENS.ProcessIdentity), new ConsoleLogger(process.stderr, 'info')))
+    .inSingletonScope();
   bind(RedeliverWebhookRun).toSelf().inSingletonScope();
 });

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { failureOf } from '../../support/agentRuns.js';
 import { Container } from 'inversify';
 import { ConfiguredAgentRunner } from '../../../src/adapters/agents/ConfiguredAgentRunner.js';
+import { resolveProvider } from '../../../src/adapters/agents/providerSettings.js';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../../../src/adapters/config/tokens.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
@@ -155,25 +156,45 @@ describe('ConfiguredAgentRunner.problemWith', () => {
   });
 
   it('asks a job that picks an LLM provider without a default model for one', () => {
-    const runner = runnerFor(configured, { OPENROUTER_API_KEY: 'k' });
+    const config = configWith({ ...configured, providers: { vllm: { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' } } });
+    const runner = runnerFor(config);
 
-    expect(runner.problemWith({ provider: 'openrouter', model: null })).toBe(
-      'The provider "openrouter" needs a model name; give the job one with --model, or add "model: <model>" ' +
-        `under providers.openrouter in ${CONFIG_FILE}.`,
+    expect(runner.problemWith({ provider: 'vllm', model: null })).toBe(
+      'The provider "vllm" needs a model name; give the job one with --model, or add "model: <model>" ' +
+        `under providers.vllm in ${CONFIG_FILE}.`,
     );
-    expect(runner.problemWith({ provider: 'openrouter', model: 'meta-llama/llama-3.1-8b-instruct' })).toBeNull();
+    expect(runner.problemWith({ provider: 'vllm', model: 'qwen' })).toBeNull();
+  });
+
+  it.each([
+    ['openai', 'gpt-4o-mini', { OPENAI_API_KEY: 'k' }],
+    ['anthropic', 'claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'k' }],
+    ['openrouter', 'openai/gpt-4o-mini', { OPENROUTER_API_KEY: 'k' }],
+    ['ollama', 'llama3.2', {}],
+  ])('gives the built-in provider %s its documented default model, %s', (provider, model, env) => {
+    const resolution = resolveProvider({ config: configured, env, configFile: CONFIG_FILE }, provider, null);
+
+    expect(resolution).toMatchObject({ ready: true, resolved: { provider, model } });
+    expect(runnerFor(configured, env).problemWith({ provider, model: null })).toBeNull();
+    expect(resolveProvider({ config: configured, env, configFile: CONFIG_FILE }, provider, 'other-model')).toMatchObject({ resolved: { model: 'other-model' } });
   });
 
   it('uses a provider\'s default model for a job that names only the provider', () => {
     const config = configWith({ ...configured, providers: { openrouter: { model: 'meta-llama/llama-3.1-8b-instruct' } } });
 
+    expect(resolveProvider({ config, env: { OPENROUTER_API_KEY: 'k' }, configFile: CONFIG_FILE }, 'openrouter', null)).toMatchObject({ resolved: { model: 'meta-llama/llama-3.1-8b-instruct' } });
     expect(runnerFor(config, { OPENROUTER_API_KEY: 'k' }).problemWith({ provider: 'openrouter', model: null })).toBeNull();
   });
 
-  it('asks for model.name when the model section names an LLM provider without one', () => {
-    expect(runnerFor(configWith({ model: { provider: 'openai' } }), { OPENAI_API_KEY: 'k' }).problemWith({ provider: null, model: null })).toBe(
-      `The provider "openai" needs a model name; add "name: <model>" under model in ${CONFIG_FILE}.`,
+  it('asks for model.name when the model section names an LLM provider without one and without a default', () => {
+    const config = configWith({ model: { provider: 'vllm' }, providers: { vllm: { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' } } });
+    expect(runnerFor(config).problemWith({ provider: null, model: null })).toBe(
+      `The provider "vllm" needs a model name; add "name: <model>" under model in ${CONFIG_FILE}.`,
     );
+  });
+
+  it("runs the model section's built-in provider on its default model when it names none", () => {
+    expect(resolveProvider({ config: configWith({ model: { provider: 'openai' } }), env: { OPENAI_API_KEY: 'k' }, configFile: CONFIG_FILE }, 'openai', null)).toMatchObject({ resolved: { model: 'gpt-4o-mini' } });
   });
 
   it('asks for the type of a provider entry that overrides no built-in', () => {

@@ -6,7 +6,9 @@ import { cronHarness } from '../../support/cronHarness.js';
 const TOKEN = 'dashboard-secret-token';
 const STATUS: HomeStatus = { gateway: { state: 'stopped' }, replicas: null, nextJobs: [], failedJobs: [], pausedJobs: [], webhookEventsWaiting: 0, unreadableJobs: 0 };
 
-function dashboard(token: string | null = TOKEN) {
+type Deps = Parameters<typeof createDashboardApp>[0];
+
+function dashboard(token: string | null = TOKEN, webhooks: Partial<Deps['webhooks']> = {}) {
   const h = cronHarness();
   const app = createDashboardApp({
     token,
@@ -24,7 +26,12 @@ function dashboard(token: string | null = TOKEN) {
     },
     runs: h.ledger,
     status: async () => STATUS,
-    webhooks: { listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }), runs: async () => [], sendTest: async () => ({ status: 202, body: '' }) },
+    webhooks: {
+      listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }),
+      runs: async () => [],
+      sendTest: async () => ({ status: 202, body: '' }),
+      ...webhooks,
+    },
   });
   return { h, app };
 }
@@ -184,5 +191,170 @@ describe('editing a job on the dashboard', () => {
 
     await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: '' });
     expect(h.repository.get(job.id)).toMatchObject({ timezone: null, next_run_at: '2026-06-01T09:00:00Z' });
+  });
+});
+
+describe("the dashboard's next runs", () => {
+  it("shows a one-shot's time in the job table, the overview and /api/jobs/<id>, as agent status lists it", async () => {
+    const { app, h } = dashboard();
+    // T0 is 08:00 UTC: the one-shot fires at 08:30, the hourly job at 09:00.
+    const once = await h.createJob.execute({ schedule: '30m', prompt: 'Stretch', name: 'Stretch' });
+    await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Hourly' });
+    const { cookie } = await signIn(app);
+
+    const jobs = await request(app).get('/jobs').set('cookie', cookie);
+    expect(jobs.text).toMatch(/>Stretch<\/a><\/td><td>once in 30m<\/td><td>scheduled<\/td><td>2026-06-01 08:30:00<\/td>/);
+    const overview = await request(app).get('/').set('cookie', cookie);
+    expect(overview.text).toMatch(/<td>2026-06-01 08:30:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Stretch<\/a>[\s\S]*<td>2026-06-01 09:00:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Hourly<\/a>/);
+    const api = await request(app).get(`/api/jobs/${once.id}`).set('authorization', `Bearer ${TOKEN}`);
+    expect(api.body.next_runs).toEqual(['2026-06-01T08:30:00.000Z']);
+  });
+
+  it('shows none for a one-shot once it has run', async () => {
+    const { app, h } = dashboard();
+    const once = await h.createJob.execute({ schedule: '30m', prompt: 'Stretch', name: 'Stretch' });
+    await h.runJobNow.execute({ job: once.id, force: true });
+
+    const api = await request(app).get(`/api/jobs/${once.id}`).set('authorization', `Bearer ${TOKEN}`);
+    expect(api.body).toMatchObject({ state: 'completed', next_runs: [] });
+  });
+});
+
+describe('sending a test event from the dashboard', () => {
+  const route = { name: 'payments', source: 'subscription', events: ['charge.failed'], deliver: 'log' } as unknown as Awaited<ReturnType<Deps['webhooks']['listing']>>['routes'][number];
+  const listing = async () => ({ routes: [route], unusable: [], subscriptionProblems: [], storeProblem: null });
+
+  async function sendTest(answer: { status: number; body: string }) {
+    const { app } = dashboard(TOKEN, { listing, sendTest: async () => answer });
+    const { cookie, csrf } = await signIn(app, '/webhooks');
+    const sent = await request(app).post('/webhooks/payments/test').set('cookie', cookie).type('form').send({ csrf });
+    expect(sent.status).toBe(303);
+    return { location: decodeURIComponent(sent.headers.location!), page: (await request(app).get(sent.headers.location!).set('cookie', cookie)).text };
+  }
+
+  it('says an event the route ignored for its kind was ignored, and why', async () => {
+    const { location, page } = await sendTest({ status: 200, body: '{"status":"ignored","event":"test"}' });
+    expect(location).toMatch(/^\/webhooks\?problem=/);
+    expect(location).toContain('The test event was ignored (200): the route takes only the events charge.failed, not "test", so nothing ran.');
+    expect(page).toContain('<p class="problem" role="alert">The test event was ignored (200)');
+    expect(page).not.toContain('accepted');
+  });
+
+  it("says an event the route's filters did not match was ignored, and why", async () => {
+    const { location } = await sendTest({ status: 200, body: '{"status":"ignored","reason":"filter","route":"payments"}' });
+    expect(location).toContain("problem=The test event was ignored (200): the route's filters did not match it, so nothing ran.");
+  });
+
+  it('says an accepted event was accepted, and a refused one refused', async () => {
+    expect((await sendTest({ status: 202, body: '{"status":"accepted","route":"payments","event":"test","delivery_id":"d-1"}' })).location).toContain('done=The test event was accepted (202) as delivery d-1');
+    expect((await sendTest({ status: 401, body: '{"error":"Invalid signature"}' })).location).toContain('problem=The listener refused the test event (401): {"error":"Invalid signature"}');
+  });
+
+  it('answers the same through the API', async () => {
+    const { app } = dashboard(TOKEN, { listing, sendTest: async () => ({ status: 200, body: '{"status":"ignored","reason":"filter","route":"payments"}' }) });
+    const sent = await request(app).post('/api/webhooks/payments/test').set('authorization', `Bearer ${TOKEN}`);
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ status: 200, outcome: 'ignored', said: expect.stringContaining('ignored') });
+  });
+});
+
+describe("a job's page while it runs", () => {
+  it('refreshes its state and last status with its runs, and once the run ended they are what the ledger says', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    let answer!: (text: string) => void;
+    h.agent.reply(() => new Promise<string>((resolve) => (answer = resolve)));
+    const started = await h.runJobNow.start({ job: job.id });
+    const { cookie } = await signIn(app);
+
+    const page = await request(app).get(`/jobs/${job.id}`).set('cookie', cookie);
+    const live = /<div data-live="([^"]+)">/.exec(page.text)![1]!;
+    expect(page.text).toContain('<dt>State</dt><dd>running</dd>');
+    answer('Done.');
+    await started.finished;
+
+    const [run] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 1 });
+    expect(run).toMatchObject({ status: 'ok' });
+    const refreshed = (await request(app).get(live).set('cookie', cookie)).text;
+    expect(refreshed).toContain('<dt>State</dt><dd>scheduled</dd>');
+    expect(refreshed).toContain('<dt>Last status</dt><dd>ok</dd>');
+    expect(refreshed).toContain('Done.');
+  });
+});
+
+describe("the dashboard's API", () => {
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+
+  it('takes the bearer token on every method: creates, edits, pauses, runs and removes a job', async () => {
+    const { app, h } = dashboard();
+    const created = await request(app).post('/api/jobs').set(bearer).send({ schedule: 'every 2h', prompt: 'Check the feeds', name: 'Feeds', skills: ['rss'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'Feeds', prompt: 'Check the feeds', skills: ['rss'], state: 'scheduled' });
+    const id = created.body.id as string;
+
+    const edited = await request(app).patch(`/api/jobs/${id}`).set(bearer).send({ prompt: 'Check all feeds' });
+    expect(edited.body).toMatchObject({ id, prompt: 'Check all feeds', name: 'Feeds' });
+    expect((await request(app).post(`/api/jobs/${id}/pause`).set(bearer).send({ reason: 'x' })).body).toMatchObject({ state: 'paused' });
+    expect((await request(app).post(`/api/jobs/${id}/resume`).set(bearer)).body).toMatchObject({ state: 'scheduled' });
+    expect((await request(app).post(`/api/jobs/${id}/run`).set(bearer)).body).toMatchObject({ state: 'running' });
+    await (async () => { while (h.repository.get(id)?.state === 'running') await new Promise((resolve) => setImmediate(resolve)); })();
+
+    const removed = await request(app).delete(`/api/jobs/${id}`).set(bearer);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ id, name: 'Feeds' });
+    expect(h.repository.get(id)).toBeUndefined();
+  });
+
+  it("refuses a bad body in one sentence, and answers 404 in JSON for what it does not have", async () => {
+    const { app } = dashboard();
+    const bad = await request(app).post('/api/jobs').set(bearer).send({ schedule: 'every blue moon', prompt: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/every blue moon/);
+    const unknown = await request(app).post('/api/jobs').set(bearer).send({ schedule: 'every 1h', prompt: 'x', colour: 'blue' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatch(/^The job has no field "colour"; the fields are /);
+    const broken = await request(app).post('/api/jobs').set(bearer).set('content-type', 'application/json').send('{"schedule":');
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatch(/cannot be read/);
+    const missing = await request(app).delete('/api/jobs/nope').set(bearer);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatch(/No job has the id or name "nope"/);
+    const nothing = await request(app).put('/api/jobs').set(bearer);
+    expect(nothing.status).toBe(404);
+    expect(nothing.body.error).toBe('The dashboard API has no PUT /api/jobs; docs/dashboard.md lists what it has.');
+  });
+
+  it('refuses a wrong token and a session cookie alone for a change, and never says "Sign in first." to the token', async () => {
+    const { app, h } = dashboard();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    expect((await request(app).delete(`/api/jobs/${job.id}`).set('authorization', 'Bearer wrong')).status).toBe(401);
+    const { cookie } = await signIn(app);
+    expect((await request(app).delete(`/api/jobs/${job.id}`).set('cookie', cookie)).status).toBe(401);
+    expect(h.repository.get(job.id)).toBeDefined();
+
+    // The pages take the token too, without a CSRF token: a browser never sends the header itself.
+    const paused = await request(app).post(`/jobs/${job.id}/pause`).set(bearer).type('form').send({ reason: 'by script' });
+    expect(paused.status).toBe(303);
+    expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', paused_reason: 'by script' });
+  });
+
+  it('answers every method without a token on a loopback dashboard, but not a change a web page sent', async () => {
+    const { app, h } = dashboard(null);
+    const created = await request(app).post('/api/jobs').send({ schedule: 'every 2h', prompt: 'Check the feeds', name: 'Feeds' });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await request(app).get(`/api/jobs/${id}`)).body).toMatchObject({ name: 'Feeds' });
+    expect((await request(app).post(`/api/jobs/${id}/pause`)).body).toMatchObject({ state: 'paused' });
+    expect((await request(app).patch(`/api/jobs/${id}`).send({ name: 'All feeds' })).body).toMatchObject({ name: 'All feeds' });
+
+    const fromAPage = await request(app).delete(`/api/jobs/${id}`).set('origin', 'http://evil.example').set('sec-fetch-site', 'cross-site');
+    expect(fromAPage.status).toBe(403);
+    expect(fromAPage.body.error).toMatch(/^A web page of another site may not change jobs/);
+    const rebound = await request(app).delete(`/api/jobs/${id}`).set('host', 'evil.example:8645');
+    expect(rebound.status).toBe(403);
+    expect(h.repository.get(id)).toBeDefined();
+
+    expect((await request(app).delete(`/api/jobs/${id}`)).status).toBe(200);
+    expect(h.repository.get(id)).toBeUndefined();
   });
 });
