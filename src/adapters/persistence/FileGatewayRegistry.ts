@@ -5,7 +5,7 @@ import type { GatewayRegistration, GatewayRegistry } from '../../application/por
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
-import { readTextIfPresent, withoutByteOrderMark, writeFileAtomically } from './fileSystem.js';
+import { ensurePrivateDirectory, readTextIfPresent, withoutByteOrderMark, writeFileAtomically } from './fileSystem.js';
 
 /** The file a running gateway registers itself in. */
 export function gatewayFileOf(home: string): string {
@@ -20,8 +20,10 @@ export function gatewayFileOf(home: string): string {
 @injectable()
 export class FileGatewayRegistry implements GatewayRegistry {
   private readonly file: string;
+  private readonly home: string;
 
   constructor(@inject(TOKENS.AgentPaths) paths: AgentPaths) {
+    this.home = paths.home;
     this.file = gatewayFileOf(paths.home);
   }
 
@@ -44,6 +46,8 @@ export class FileGatewayRegistry implements GatewayRegistry {
       listener: registration.listener,
       provider: registration.provider,
     };
+    // A fresh home is made here (0700) rather than failing the first registration.
+    await ensurePrivateDirectory(this.home);
     await writeFileAtomically(this.file, `${JSON.stringify(stored, null, 2)}\n`);
   }
 

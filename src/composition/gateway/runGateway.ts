@@ -30,6 +30,9 @@ import type { GatewayRegistration } from '../../application/ports/GatewayRegistr
 import { startupLines } from './startupLines.js';
 import { checkConfigFile, checkStartup, refusals, type StartupFinding } from '../startupChecks.js';
 import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from '../../adapters/persistence/fileSystem.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { GatewayError } from './GatewayError.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -62,6 +65,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // sentence a line, before anything listens or fires; what it would ignore, as warnings.
   const file = await checkConfigFile(paths, options.env);
   refuseOn(file.findings);
+  // A fresh machine has no home yet: everything the gateway keeps (its registration for
+  // "agent status" first) lives there.
+  await makeHome(paths.home);
   const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
   // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);
   // run from the sources, where there is no built launcher, they are forked here.
@@ -191,6 +197,15 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
+}
+
+/** Creates `home` and its missing parents, 0700; one sentence when it cannot be made. */
+async function makeHome(home: string): Promise<void> {
+  try {
+    await ensurePrivateDirectory(home);
+  } catch (error) {
+    throw new GatewayError(ERROR_CODES.GATEWAY.HOME_UNAVAILABLE, `The gateway cannot create its home ${home}: ${describeFileSystemProblem(errnoCode(error))}; check AGENT_HOME.`, { cause: error });
+  }
 }
 
 /** Stops start-up with every refused finding, one sentence a line, when there is one. */
