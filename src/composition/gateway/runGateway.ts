@@ -28,6 +28,8 @@ import { gatewayMetrics } from './gatewayMetrics.js';
 import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
 import { startupLines } from './startupLines.js';
+import type { InboundChat } from './inboundChat.js';
+import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import { checkConfigFile, checkStartup, refusals, type StartupFinding } from '../startupChecks.js';
 import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from '../../adapters/persistence/fileSystem.js';
@@ -138,6 +140,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
   let stopRefreshingChannels = () => {};
   let registration: GatewayRegistration | null = null;
+  let receiverStates: { stop(): Promise<void> } | null = null;
   if (lease && webhooks) await lease.update({ listener: listenerOf(config, webhooks.port) });
   if (signal === null) {
     scheduler = startFiring({
@@ -161,7 +164,15 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
     if (provider) notifier.use(provider);
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
-    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', logger);
+    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger);
+    if (chat) {
+      // `agent status` reads where each receiver stands from the registration, and from the lease on a shared store.
+      const registered = registration;
+      receiverStates = publishReceiverStates(chat, async (chatReceivers) => {
+        if (registered) await container.get(TOKENS.GatewayRegistry).register({ ...registered, chatReceivers });
+        await lease?.update({ chatReceivers });
+      }, logger);
+    }
     // The provider that runs may be the built-in ticker standing in for an unusable plugin.
     if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
@@ -191,6 +202,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!cronFinished) logger.warn('cron runs still going after the grace period were cancelled and recorded as interrupted');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (!(await chatFinished)) logger.warn('chat turns still going after the grace period were left; the next start answers those messages');
+  await receiverStates?.stop();
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
   await lease?.release();
   stopListening();
@@ -245,9 +257,10 @@ async function register(
   config: AgentConfig,
   port: number | null,
   provider: string,
+  chatReceivers: readonly ChatReceiverStatus[],
   logger: WinstonLogger,
 ): Promise<GatewayRegistration | null> {
-  const registration = registrationOf(container, config, port, provider);
+  const registration = { ...registrationOf(container, config, port, provider), chatReceivers };
   try {
     await container.get(TOKENS.GatewayRegistry).register(registration);
     return registration;
@@ -255,6 +268,40 @@ async function register(
     logger.warn(`could not register this gateway for "agent status": ${errorText(error)}`);
     return null;
   }
+}
+
+/**
+ * Publishes the chat receivers' states each time they change: one write at a time, and a write
+ * that waited writes the newest states (those in between are skipped). A write that fails is
+ * logged once, and the next change tries again. `stop` waits for the write under way.
+ */
+function publishReceiverStates(chat: InboundChat, publish: (statuses: ChatReceiverStatus[]) => Promise<void>, logger: WinstonLogger): { stop(): Promise<void> } {
+  let newest: ChatReceiverStatus[] | null = null;
+  let writing = Promise.resolve();
+  let stopped = false;
+  let failing = false;
+  chat.onReceiversChange((statuses) => {
+    if (stopped) return;
+    newest = statuses;
+    writing = writing.then(async () => {
+      const statesNow = newest;
+      newest = null;
+      if (stopped || statesNow === null) return;
+      try {
+        await publish(statesNow);
+        failing = false;
+      } catch (error) {
+        if (!failing) logger.warn(`could not record the chat receivers' states for "agent status": ${errorText(error)}`);
+        failing = true;
+      }
+    });
+  });
+  return {
+    stop: async () => {
+      stopped = true;
+      await writing;
+    },
+  };
 }
 
 /**
