@@ -271,7 +271,7 @@ async function register(
 }
 
 /**
- * Publishes the chat receivers' states each time they change: one write at a time, and a write
+ * Publishes the chat receivers' states now and each time they change: one write at a time, and a write
  * that waited writes the newest states (those in between are skipped). A write that fails is
  * logged once, and the next change tries again. `stop` waits for the write under way.
  */
@@ -280,7 +280,7 @@ function publishReceiverStates(chat: InboundChat, publish: (statuses: ChatReceiv
   let writing = Promise.resolve();
   let stopped = false;
   let failing = false;
-  chat.onReceiversChange((statuses) => {
+  const changed = (statuses: ChatReceiverStatus[]) => {
     if (stopped) return;
     newest = statuses;
     writing = writing.then(async () => {
@@ -295,7 +295,10 @@ function publishReceiverStates(chat: InboundChat, publish: (statuses: ChatReceiv
         failing = true;
       }
     });
-  });
+  };
+  chat.onReceiversChange(changed);
+  // The lease on a shared store was taken before the receivers existed: they are told now.
+  changed(chat.receivers());
   return {
     stop: async () => {
       stopped = true;
