@@ -29,7 +29,7 @@ const FATAL_CLOSES: Record<number, (settings: PlatformSettings) => string> = {
   4012: () => 'Discord no longer accepts gateway API version 10 (close code 4012, invalid API version); update agent.',
   4013: () => 'Discord refused the gateway intents agent asks for (close code 4013, invalid intents); update agent.',
   4014: () =>
-    'Discord refused the Message Content intent (gateway close code 4014, disallowed intents); turn on "Message Content Intent" under Bot > Privileged Gateway Intents for this application in the Discord Developer Portal (https://discord.com/developers/applications), then restart the gateway.',
+    'Discord refused the Message Content intent (gateway close code 4014, disallowed intents); turn on "Message Content Intent" under Bot > Privileged Gateway Intents for this application in the Discord Developer Portal (https://discord.com/developers/applications); the gateway connects again by itself, at most a minute later.',
 };
 /** Close codes whose session cannot be resumed: reconnect and identify afresh. */
 const NEW_SESSION_CLOSES = new Set([4007, 4009]);
