@@ -184,7 +184,11 @@ class TelegramInboundSource implements InboundChatSource {
     };
     while (!signal.aborted) {
       try {
-        bot ??= await this.whoAmI(signal);
+        if (bot === null) {
+          // Telegram knows the bot again: it receives, though the first poll may be held a while.
+          bot = await this.whoAmI(signal);
+          health?.up();
+        }
         const updates = await this.updates(signal);
         // Telegram answers again: that ends an outage of its own; one of handing over ends once that works.
         if (outage?.reason !== 'handover' && outage?.reason !== 'cursor') recovered();
