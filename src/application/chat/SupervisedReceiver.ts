@@ -86,9 +86,10 @@ export class SupervisedReceiver {
     let outage: Outage | null = null;
     const stopped = aborted(signal);
     while (!signal.aborted) {
-      const attempt = await this.attempt(signal);
+      // A stop does not wait for a try under way (a platform slow to answer): that try cleans up after itself.
+      const attempt = await Promise.race([this.attempt(signal), stopped]);
       firstAttemptOver();
-      if (signal.aborted) break;
+      if (signal.aborted || attempt === null) break;
       if (attempt.kind === 'started') {
         if (outage) {
           const seconds = Math.round((timer.monotonicNow() - outage.since) / 1000);
@@ -147,8 +148,15 @@ export class SupervisedReceiver {
     try {
       await source.start(this.context.deliver, health);
     } catch (error) {
-      await this.stopSource();
+      if (this.source === source) this.source = null;
+      await source.stop().catch(() => undefined);
       return { kind: 'failed', reason: errorText(error) };
+    }
+    if (signal.aborted) {
+      // Stopped meanwhile: what started late is stopped at once.
+      if (this.source === source) this.source = null;
+      await source.stop().catch(() => undefined);
+      return { kind: 'failed', reason: 'stopped' };
     }
     if (!reported && mine()) this.set('up', null);
     return { kind: 'started', ended };

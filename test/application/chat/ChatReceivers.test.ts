@@ -229,6 +229,38 @@ describe('ChatReceivers: each chat receiver stands alone', () => {
     await h.receivers.stop();
   });
 
+  it('stops without waiting for a start still under way, and stops that source once its start ends', async () => {
+    let finishStart: () => void = () => undefined;
+    let stops = 0;
+    const slow: InboundChatSource = {
+      platform: 'slack',
+      start: () => new Promise<void>((resolve) => (finishStart = resolve)),
+      stop: async () => {
+        stops += 1;
+      },
+      typing: async () => undefined,
+    };
+    const receivers = new ChatReceivers({
+      recipes: [{ platform: 'slack', pushed: true, make: async () => slow }],
+      deliver: async () => undefined,
+      timer: new ManualTimer(),
+      clock: new ManualClock(new Date('2026-06-01T09:00:00Z')),
+      logger: new RecordingLogger(),
+      metrics: new RecordingMetrics(),
+    });
+    void receivers.startPushed();
+    await settled();
+
+    await receivers.stop();
+    const stopsAtStop = stops;
+    finishStart();
+    await settled();
+
+    expect(stopsAtStop).toBeGreaterThanOrEqual(1);
+    expect(stops).toBe(stopsAtStop + 1);
+    expect(receivers.statuses()[0]!.state).not.toBe('up');
+  });
+
   it('shows typing through the source running now, and tells each change of state', async () => {
     const h = harness();
     await h.receivers.startPushed();
