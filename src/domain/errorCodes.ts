@@ -174,6 +174,8 @@ export const ERROR_CODES = {
     PORT_IN_USE: 'GATEWAY.PORT_IN_USE',
     /** The listener could not listen for another reason (a host that is not ours, no permission). */
     LISTEN_FAILED: 'GATEWAY.LISTEN_FAILED',
+    /** The gateway cannot create its home directory (`$AGENT_HOME`). */
+    HOME_UNAVAILABLE: 'GATEWAY.HOME_UNAVAILABLE',
   },
   CHAT: {
     /** `agent chat` was given an empty question. */

@@ -26,6 +26,17 @@ export function describeGatewayRegistryContract(name: string, make: () => Promis
       expect(await registry.read()).toEqual(mine);
     });
 
+    it('keeps where each chat receiver stands, and the next states written', async () => {
+      const receivers = [
+        { platform: 'slack', state: 'down' as const, since: '2026-03-01T12:00:01.000Z', error: 'auth.test failed (HTTP 503)' },
+        { platform: 'telegram', state: 'up' as const, since: '2026-03-01T12:00:02.000Z', error: null },
+      ];
+      await registry.register({ ...mine, chatReceivers: receivers });
+      expect(await registry.read()).toEqual({ ...mine, chatReceivers: receivers });
+      await registry.register({ ...mine, chatReceivers: [{ ...receivers[0]!, state: 'up', error: null }, receivers[1]!] });
+      expect((await registry.read())?.chatReceivers?.map((receiver) => receiver.state)).toEqual(['up', 'up']);
+    });
+
     it('replaces a registration with the next one', async () => {
       await registry.register(mine);
       await registry.register({ ...mine, pid: 11, listener: null });

@@ -41,6 +41,15 @@ export function describeReplicaLeasesContract(name: string, make: () => Promise<
       expect(await leases.live(T0)).toEqual([{ ...replica(1, later(20)), listener: '0.0.0.0:8644', provider: 'managed' }]);
     });
 
+    it("keeps what the latest renewal says of the replica's chat receivers", async () => {
+      const down = [{ platform: 'slack', state: 'down' as const, since: '2026-06-01T08:00:00.000Z', error: 'auth.test failed (HTTP 503)' }];
+      await leases.renew({ ...replica(1, later(10)), chatReceivers: down });
+      expect((await leases.live(T0))[0]!.chatReceivers).toEqual(down);
+      const up = [{ platform: 'slack', state: 'up' as const, since: '2026-06-01T08:00:30.000Z', error: null }];
+      await leases.renew({ ...replica(1, later(20)), chatReceivers: up });
+      expect((await leases.live(T0))[0]!.chatReceivers).toEqual(up);
+    });
+
     it('names as lapsed only claimants whose lease ran out, not those that never held one', async () => {
       await leases.renew(replica(1, later(30)));
       await leases.renew(replica(2, later(10)));

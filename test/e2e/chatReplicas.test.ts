@@ -7,7 +7,7 @@ import { ALICE, ALICE_DM, FakeSlackEvents, SLACK_SIGNING_SECRET } from '../suppo
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
-import { makeAgentHome, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { answeredFlags } from './chatRows.js';
 import { localModelLines } from './configLines.js';
 
@@ -49,6 +49,18 @@ describe('chats on gateway replicas, end to end', () => {
     }
   });
 
+  /** Polls `agent status --json` until each live replica's Telegram receiver is in the states wanted (by pid); the last states seen. */
+  const replicaReceiversUntil = async (wanted: Record<number, string>, withinMs = 15_000): Promise<Record<number, string>> => {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const run = await runAgent(['status', '--json'], { home: homes[1]!, env: { TEST_LLM_KEY: 'test-key' } });
+      const replicas = (JSON.parse(run.stdout).replicas ?? []) as Array<{ pid: number; chat_receivers: Array<{ platform: string; state: string }> }>;
+      const seen = Object.fromEntries(replicas.map((replica) => [replica.pid, replica.chat_receivers.find((receiver) => receiver.platform === 'telegram')?.state ?? '-']));
+      if (JSON.stringify(seen) === JSON.stringify(wanted) || Date.now() >= deadline) return seen;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
   afterEach(async () => {
     for (const gateway of gateways.splice(0)) gateway.kill('SIGKILL');
     await telegram.close();
@@ -71,9 +83,14 @@ describe('chats on gateway replicas, end to end', () => {
     telegram.pushMessage({ text: 'when is the deploy?' });
     expect(await eventually(() => llm.requests.length === 2, 10_000)).toBe(true);
     expect(second.output()).not.toContain(ANSWERING);
+    // The database's leases say which replica receives, and that the other stands by.
+    const [firstPid, secondPid] = [first.gateway.pid!, second.gateway.pid!];
+    expect(await replicaReceiversUntil({ [firstPid]: 'up', [secondPid]: 'standby' })).toEqual({ [firstPid]: 'up', [secondPid]: 'standby' });
     first.gateway.kill('SIGKILL');
 
     expect(await eventually(() => second.output().includes(ANSWERING), 15_000)).toBe(true);
+    // The dead one's lease lapses later; the one taking over says it receives.
+    expect((await replicaReceiversUntil({ [secondPid]: 'up' }, 45_000))[secondPid]).toBe('up');
     await telegram.waitForSent(2);
     telegram.pushMessage({ text: 'thanks' });
     await telegram.waitForSent(3);

@@ -64,7 +64,7 @@ describe('agent status and the gateway start-up lines', () => {
     const status = JSON.parse((await runAgent(['status', '--json'], { home })).stdout);
     expect(status.gateway).toEqual({
       state: 'running',
-      gateway: { pid: gateway.pid, host: expect.any(String), started_at: expect.any(String), listener: `127.0.0.1:${port}`, provider: 'built-in ticker' },
+      gateway: { pid: gateway.pid, host: expect.any(String), started_at: expect.any(String), listener: `127.0.0.1:${port}`, provider: 'built-in ticker', chat_receivers: [] },
     });
     const text = await runAgent(['status'], { home });
     expect(text.stdout).toContain(`Gateway: running, pid ${gateway.pid}, since `);

@@ -7,7 +7,7 @@ export class InMemoryReplicaLeases implements ReplicaLeases {
   async renew(replica: Replica): Promise<void> {
     const held = this.leases.get(replica.claimant);
     // A renewal moves the lease on and says where the gateway listens now; its start stays.
-    this.leases.set(replica.claimant, held ? { ...held, listener: replica.listener, provider: replica.provider, leaseUntil: replica.leaseUntil } : { ...replica });
+    this.leases.set(replica.claimant, held ? { ...held, listener: replica.listener, provider: replica.provider, leaseUntil: replica.leaseUntil, chatReceivers: replica.chatReceivers } : { ...replica });
   }
 
   async release(claimant: string): Promise<void> {

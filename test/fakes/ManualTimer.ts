@@ -18,9 +18,16 @@ export class ManualTimer implements Timer {
   wait(ms: number, cancel?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (cancel?.aborted) return resolve();
-      const entry = { until: this.elapsed + ms, resolve };
+      const onAbort = () => this.release(entry);
+      const entry = {
+        until: this.elapsed + ms,
+        resolve: () => {
+          cancel?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
       this.waiting.push(entry);
-      cancel?.addEventListener('abort', () => this.release(entry), { once: true });
+      cancel?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -6,6 +6,8 @@ export class RecordingMetrics implements Metrics {
   readonly lateness: number[] = [];
   readonly requests: number[] = [];
   readonly deliveries: Array<{ platform: string; outcome: DeliveryOutcome }> = [];
+  /** Whether each platform's chat receiver is up, as last recorded. */
+  readonly chatReceivers = new Map<string, boolean>();
 
   runFinished(kind: RunKind, outcome: string, durationSeconds: number): void {
     this.runs.push({ kind, outcome, durationSeconds });
@@ -21,5 +23,9 @@ export class RecordingMetrics implements Metrics {
 
   deliveryFinished(platform: string, outcome: DeliveryOutcome): void {
     this.deliveries.push({ platform, outcome });
+  }
+
+  chatReceiverUp(platform: string, up: boolean): void {
+    this.chatReceivers.set(platform, up);
   }
 }

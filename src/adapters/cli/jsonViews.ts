@@ -8,6 +8,7 @@ import type { RedeliverWebhookRunOutput } from '../../application/webhook/Redeli
 import type { TestWebhookSubscriptionResult } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import type { Job } from '../../domain/Job.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
+import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 
 /*
@@ -15,6 +16,11 @@ import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
  * the run records, so that a script reads every command's output the same way. The application's
  * own types stay camelCase; only these views cross into output.
  */
+
+/** A gateway's chat receivers, as `agent status --json` shows them. */
+function chatReceiversJson(receivers: readonly ChatReceiverStatus[] | undefined) {
+  return (receivers ?? []).map((receiver) => ({ platform: receiver.platform, state: receiver.state, since: receiver.since, error: receiver.error }));
+}
 
 /** `agent status --json`. */
 export function statusJson(home: string, status: HomeStatus) {
@@ -32,6 +38,7 @@ export function statusJson(home: string, status: HomeStatus) {
               started_at: gateway.gateway.startedAt,
               listener: gateway.gateway.listener,
               provider: gateway.gateway.provider,
+              chat_receivers: chatReceiversJson(gateway.gateway.chatReceivers),
             },
           },
     replicas:
@@ -42,6 +49,7 @@ export function statusJson(home: string, status: HomeStatus) {
         listener: replica.listener,
         provider: replica.provider,
         lease_until: replica.leaseUntil.toISOString(),
+        chat_receivers: chatReceiversJson(replica.chatReceivers),
       })) ?? null,
     next_jobs: status.nextJobs.map((job) => ({ id: job.id, name: job.name, next_run_at: job.nextRunAt })),
     failed_jobs: status.failedJobs.map((job) => ({

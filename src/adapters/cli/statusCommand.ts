@@ -44,6 +44,10 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
       `  listener: ${listener ?? 'off'}`,
       `  trigger provider: ${provider}`,
     );
+    for (const receiver of gateway.gateway.chatReceivers ?? []) {
+      const why = receiver.state === 'down' && receiver.error ? ` — ${oneLine(receiver.error)}` : '';
+      lines.push(`  chat receiver ${receiver.platform}: ${receiver.state} since ${when(receiver.since)}${why}`);
+    }
   }
   if (status.replicas) {
     if (status.replicas.length === 0) lines.push('Gateways on the shared database: none');
@@ -52,8 +56,15 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
       lines.push(
         indent(
           textTable(
-            ['HOST', 'PID', `SINCE (${timeZone})`, 'LISTENER', 'PROVIDER'],
-            status.replicas.map((replica) => [replica.host, String(replica.pid), formatWallClock(new Date(replica.startedAt), timeZone), replica.listener ?? 'off', replica.provider]),
+            ['HOST', 'PID', `SINCE (${timeZone})`, 'LISTENER', 'PROVIDER', 'CHAT RECEIVERS'],
+            status.replicas.map((replica) => [
+              replica.host,
+              String(replica.pid),
+              formatWallClock(new Date(replica.startedAt), timeZone),
+              replica.listener ?? 'off',
+              replica.provider,
+              (replica.chatReceivers ?? []).map((receiver) => `${receiver.platform} ${receiver.state}`).join(', ') || '-',
+            ]),
           ),
         ),
       );

@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import type { InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
+import type { InboundChatSource, InboundCursorStore, ReceiverHealth } from '../../application/ports/InboundChat.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { PlatformSendError } from '../../application/ports/PlatformSender.js';
 import type { Timer } from '../../application/ports/Timer.js';
@@ -29,7 +29,7 @@ const FATAL_CLOSES: Record<number, (settings: PlatformSettings) => string> = {
   4012: () => 'Discord no longer accepts gateway API version 10 (close code 4012, invalid API version); update agent.',
   4013: () => 'Discord refused the gateway intents agent asks for (close code 4013, invalid intents); update agent.',
   4014: () =>
-    'Discord refused the Message Content intent (gateway close code 4014, disallowed intents); turn on "Message Content Intent" under Bot > Privileged Gateway Intents for this application in the Discord Developer Portal (https://discord.com/developers/applications), then restart the gateway.',
+    'Discord refused the Message Content intent (gateway close code 4014, disallowed intents); turn on "Message Content Intent" under Bot > Privileged Gateway Intents for this application in the Discord Developer Portal (https://discord.com/developers/applications); the gateway connects again by itself, at most a minute later.',
 };
 /** Close codes whose session cannot be resumed: reconnect and identify afresh. */
 const NEW_SESSION_CLOSES = new Set([4007, 4009]);
@@ -172,6 +172,8 @@ export class DiscordGatewaySource implements InboundChatSource {
   private stopping = false;
   private readonly abort = new AbortController();
   private startup: { resolve: () => void; reject: (error: Error) => void } | null = null;
+  /** Told where the connection stands; null: nobody listens, and a refusal while running is logged here. */
+  private health: ReceiverHealth | null = null;
 
   constructor(options: DiscordGatewayOptions) {
     const section: Record<string, string> = { bot_token: options.botToken, base_url: options.baseUrl ?? DISCORD_API_BASE };
@@ -184,8 +186,9 @@ export class DiscordGatewaySource implements InboundChatSource {
     this.random = options.random ?? Math.random;
   }
 
-  async start(deliver: (message: InboundMessage) => Promise<void>): Promise<void> {
+  async start(deliver: (message: InboundMessage) => Promise<void>, health?: ReceiverHealth): Promise<void> {
     if (this.deliver) throw new Error('The Discord gateway source is already started.');
+    this.health = health ?? null;
     // Without a token there is nothing to connect as: "discord needs platforms.discord.bot_token (or DISCORD_BOT_TOKEN)."
     this.settings.require('bot_token');
     this.deliver = deliver;
@@ -482,6 +485,7 @@ export class DiscordGatewaySource implements InboundChatSource {
       this.logger.info(`Discord gateway started a new session${notReplayed}`);
     }
     this.everConnected = true;
+    this.health?.up();
     this.settleStartup();
   }
 
@@ -492,6 +496,7 @@ export class DiscordGatewaySource implements InboundChatSource {
       this.outage = { since: this.timer.monotonicNow() };
       this.logger.warn(`${this.everConnected ? 'Discord gateway connection lost' : 'Discord gateway could not connect'} (${why}); reconnecting`);
     }
+    this.health?.down(`the Discord gateway connection is down (${why})`);
     // start() is under way: it keeps reconnecting in the background.
     this.settleStartup();
   }
@@ -512,6 +517,8 @@ export class DiscordGatewaySource implements InboundChatSource {
       const { reject } = this.startup;
       this.startup = null;
       reject(new PlatformSendError('refused', sentence));
+    } else if (this.health) {
+      this.health.ended(sentence);
     } else {
       this.logger.error(sentence);
     }

@@ -1,4 +1,4 @@
-import type { InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
+import type { InboundChatSource, InboundCursorStore, ReceiverHealth } from '../../application/ports/InboundChat.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { PlatformSendError } from '../../application/ports/PlatformSender.js';
 import type { Timer } from '../../application/ports/Timer.js';
@@ -129,7 +129,7 @@ class TelegramInboundSource implements InboundChatSource {
     this.pollSeconds = Math.max(1, Math.round(options.pollSeconds ?? DEFAULT_POLL_SECONDS));
   }
 
-  async start(deliver: (message: InboundMessage) => Promise<void>): Promise<void> {
+  async start(deliver: (message: InboundMessage) => Promise<void>, health?: ReceiverHealth): Promise<void> {
     if (this.run !== null) throw new Error('The Telegram receiver is already running.');
     const run: Run = { abort: new AbortController(), loop: null };
     this.run = run;
@@ -141,8 +141,9 @@ class TelegramInboundSource implements InboundChatSource {
       } catch (error) {
         if (error instanceof Refused) throw error;
         // Telegram out of reach at start: the loop asks again, logging the outage once.
+        health?.down(errorText(error));
       }
-      if (!run.abort.signal.aborted) run.loop = this.loop(run.abort.signal, bot, deliver);
+      if (!run.abort.signal.aborted) run.loop = this.loop(run.abort.signal, bot, deliver, health);
     } catch (error) {
       if (this.run === run) this.run = null;
       throw error;
@@ -170,7 +171,7 @@ class TelegramInboundSource implements InboundChatSource {
     }
   }
 
-  private async loop(signal: AbortSignal, knownBot: Bot | null, deliver: (message: InboundMessage) => Promise<void>): Promise<void> {
+  private async loop(signal: AbortSignal, knownBot: Bot | null, deliver: (message: InboundMessage) => Promise<void>, health: ReceiverHealth | undefined): Promise<void> {
     const { logger, timer } = this.options;
     let bot = knownBot;
     let outage = null as Outage | null;
@@ -183,17 +184,24 @@ class TelegramInboundSource implements InboundChatSource {
     };
     while (!signal.aborted) {
       try {
-        bot ??= await this.whoAmI(signal);
+        if (bot === null) {
+          // Telegram knows the bot again: it receives, though the first poll may be held a while.
+          bot = await this.whoAmI(signal);
+          health?.up();
+        }
         const updates = await this.updates(signal);
         // Telegram answers again: that ends an outage of its own; one of handing over ends once that works.
         if (outage?.reason !== 'handover' && outage?.reason !== 'cursor') recovered();
+        health?.up();
         await this.handOver(updates, bot, deliver, signal);
         recovered();
         backoffMs = FIRST_BACKOFF_MS;
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof Refused) {
-          logger.error(`${error.message}; no Telegram messages are received until the agent is restarted with a working token`);
+          // Whoever started the source starts it again, or nobody does: then it says so itself.
+          if (health) health.ended(error.message);
+          else logger.error(`${error.message}; no Telegram messages are received until the agent is restarted with a working token`);
           break;
         }
         const setback = error instanceof Setback ? error : new Setback('unavailable', `telegram: receiving failed: ${errorText(error)}`);
@@ -202,6 +210,8 @@ class TelegramInboundSource implements InboundChatSource {
         } else {
           // One line when an outage begins or its cause changes; one more when it ends.
           logger.warn(setback.message);
+          // Messages that cannot be handed over or acknowledged still arrive: the receiver is up.
+          if (setback.reason !== 'handover' && setback.reason !== 'cursor') health?.down(setback.message);
           outage = outage === null ? { reason: setback.reason, since: timer.monotonicNow(), attempts: 1 } : { ...outage, reason: setback.reason, attempts: outage.attempts + 1 };
         }
         const waitMs = setback.waitMs ?? backoffMs;

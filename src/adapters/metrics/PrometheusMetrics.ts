@@ -21,6 +21,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly lateness: Histogram;
   private readonly requests: Counter<'status'>;
   private readonly deliveries: Counter<'platform' | 'outcome'>;
+  private readonly receivers: Gauge<'platform'>;
   /** Reads the inbox backlog; null while no webhook inbox is open (webhooks off). */
   private readBacklog: (() => Promise<number>) | null = null;
 
@@ -55,6 +56,12 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       name: 'agent_deliveries_total',
       help: 'Deliveries to chat platforms, by platform and outcome (delivered, failed).',
       labelNames: ['platform', 'outcome'],
+      registers,
+    });
+    this.receivers = new Gauge({
+      name: 'agent_chat_receiver_up',
+      help: 'Whether this gateway receives messages from the chat platform (1) or not (0: down, starting, or standing by while another gateway holds the receiving role).',
+      labelNames: ['platform'],
       registers,
     });
     const metrics = this;
@@ -102,5 +109,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   deliveryFinished(platform: string, outcome: DeliveryOutcome): void {
     this.deliveries.inc({ platform, outcome });
+  }
+
+  chatReceiverUp(platform: string, up: boolean): void {
+    this.receivers.set({ platform }, up ? 1 : 0);
   }
 }

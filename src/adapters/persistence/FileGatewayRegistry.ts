@@ -4,8 +4,9 @@ import { inject, injectable } from 'inversify';
 import type { GatewayRegistration, GatewayRegistry } from '../../application/ports/GatewayRegistry.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { chatReceiverStatusesFrom } from '../../domain/chat/chatReceivers.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
-import { readTextIfPresent, withoutByteOrderMark, writeFileAtomically } from './fileSystem.js';
+import { ensurePrivateDirectory, readTextIfPresent, withoutByteOrderMark, writeFileAtomically } from './fileSystem.js';
 
 /** The file a running gateway registers itself in. */
 export function gatewayFileOf(home: string): string {
@@ -13,15 +14,18 @@ export function gatewayFileOf(home: string): string {
 }
 
 /**
- * `$AGENT_HOME/gateway.json` (0600): `{"pid", "host", "started_at", "listener", "provider"}`,
+ * `$AGENT_HOME/gateway.json` (0600): `{"pid", "host", "started_at", "listener", "provider",
+ * "chat_receivers": [{"platform", "state", "since", "error"}]}`,
  * written whole by rename. A file that cannot be understood counts as no registration; one that
  * cannot be read is CONTEXT.UNREADABLE.
  */
 @injectable()
 export class FileGatewayRegistry implements GatewayRegistry {
   private readonly file: string;
+  private readonly home: string;
 
   constructor(@inject(TOKENS.AgentPaths) paths: AgentPaths) {
+    this.home = paths.home;
     this.file = gatewayFileOf(paths.home);
   }
 
@@ -43,7 +47,10 @@ export class FileGatewayRegistry implements GatewayRegistry {
       started_at: registration.startedAt,
       listener: registration.listener,
       provider: registration.provider,
+      chat_receivers: registration.chatReceivers ?? [],
     };
+    // A fresh home is made here (0700) rather than failing the first registration.
+    await ensurePrivateDirectory(this.home);
     await writeFileAtomically(this.file, `${JSON.stringify(stored, null, 2)}\n`);
   }
 
@@ -56,9 +63,10 @@ export class FileGatewayRegistry implements GatewayRegistry {
 
 function registrationFrom(value: unknown): GatewayRegistration | null {
   if (!isJsonObject(value)) return null;
-  const { pid, host, started_at: startedAt, listener, provider } = value;
+  const { pid, host, started_at: startedAt, listener, provider, chat_receivers: chatReceivers } = value;
   if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return null;
   if (typeof host !== 'string' || typeof startedAt !== 'string' || typeof provider !== 'string') return null;
   if (listener !== null && typeof listener !== 'string') return null;
-  return { pid, host, startedAt, listener, provider };
+  const receivers = chatReceiverStatusesFrom(chatReceivers);
+  return { pid, host, startedAt, listener, provider, ...(receivers.length > 0 ? { chatReceivers: receivers } : {}) };
 }

@@ -219,6 +219,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'chat receivers in gateway leases',
+    // What each replica's chat receivers are doing, for `agent status`: a JSON array of
+    // {platform, state, since, error}, written with each renewal.
+    sql: `
+      ALTER TABLE agent_gateways ADD COLUMN chat_receivers jsonb NOT NULL DEFAULT '[]'::jsonb;
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

@@ -1,3 +1,5 @@
+import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
+
 /** What a running gateway says about itself on its home, for `agent status`. */
 export interface GatewayRegistration {
   pid: number;
@@ -9,6 +11,8 @@ export interface GatewayRegistration {
   listener: string | null;
   /** The trigger provider that fires its jobs (`built-in`, `managed`, a plugin's name). */
   provider: string;
+  /** Where each of its chat receivers stands (docs/chat-platforms.md); empty or absent when it receives no chat. */
+  chatReceivers?: readonly ChatReceiverStatus[];
 }
 
 /**
@@ -18,7 +22,7 @@ export interface GatewayRegistration {
 export interface GatewayRegistry {
   /** The registration stored now; null when there is none or it cannot be understood. Writes nothing. */
   read(): Promise<GatewayRegistration | null>;
-  /** Replaces the registration with `registration`, atomically and readable by this user only. */
+  /** Replaces the registration with `registration`, atomically and readable by this user only; called again as the receivers' states change. */
   register(registration: GatewayRegistration): Promise<void>;
   /** Removes the registration if it is still `registration`'s (another gateway's is left alone). Never throws. */
   unregister(registration: GatewayRegistration): Promise<void>;

@@ -14,9 +14,11 @@ export interface InboundChatSource {
    * Starts receiving; resolves once it is under way (it may keep reconnecting in the background,
    * logging each outage once). `deliver` is awaited before the source acknowledges the message
    * to the platform (moves its offset): a message is handed over at least once, and the caller
-   * makes handing it over twice harmless (it remembers message ids).
+   * makes handing it over twice harmless (it remembers message ids). It rejects, with one
+   * sentence, when it cannot start; whoever started it may start it again (or a new one) later.
+   * `health` hears how receiving goes from then on; without it, the source logs its end itself.
    */
-  start(deliver: (message: InboundMessage) => Promise<void>): Promise<void>;
+  start(deliver: (message: InboundMessage) => Promise<void>, health?: ReceiverHealth): Promise<void>;
   /** Stops receiving and closes connections; resolves when nothing more will be handed over. */
   stop(): Promise<void>;
   /**
@@ -24,6 +26,20 @@ export interface InboundChatSource {
    * where it has none. The caller repeats it while a turn runs (every ~4 s).
    */
   typing(conversation: ConversationKey): Promise<void>;
+}
+
+/**
+ * What a started source tells about itself (SupervisedReceiver keeps the receiver's state from
+ * it). A source logs its own outages, once each; these calls only say where it stands. Repeated
+ * calls saying the same are harmless.
+ */
+export interface ReceiverHealth {
+  /** Messages can be received (again). */
+  up(): void;
+  /** Receiving does not work now (`reason`, one sentence); the source keeps trying by itself. */
+  down(reason: string): void;
+  /** The source stopped for good (a credential refused while it ran): nothing more is received unless it is started again. */
+  ended(reason: string): void;
 }
 
 /**

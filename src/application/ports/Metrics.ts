@@ -21,6 +21,8 @@ export interface Metrics {
   webhookRequest(status: number): void;
   /** A delivery to `platform` ended. */
   deliveryFinished(platform: string, outcome: DeliveryOutcome): void;
+  /** The chat receiver of `platform` is receiving (`up`) or not (down, starting, or standing by on a gateway without the receiving role). */
+  chatReceiverUp(platform: string, up: boolean): void;
 }
 
 /** Records nothing: the CLI, and the gateway with metrics off. */
@@ -29,4 +31,5 @@ export const NO_METRICS: Metrics = {
   runStarted: () => undefined,
   webhookRequest: () => undefined,
   deliveryFinished: () => undefined,
+  chatReceiverUp: () => undefined,
 };

@@ -1,6 +1,9 @@
 import type { Router } from 'express';
 import type { Container } from 'inversify';
+import { ChatReceivers } from '../../application/chat/ChatReceivers.js';
 import { ConverseInChats } from '../../application/chat/ConverseInChats.js';
+import { NO_METRICS } from '../../application/ports/Metrics.js';
+import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
 import type { ChatReceiverLease, InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
 import type { Timer } from '../../application/ports/Timer.js';
@@ -21,10 +24,14 @@ import { webhookListenerSettingsFrom } from '../../adapters/config/webhookSettin
 export interface InboundChat {
   /** `POST /slack/events`, for the gateway's HTTP listener, when Slack receiving is on. */
   slackEvents: Router | null;
-  /** Answers what an earlier run still owes, then starts every receiver. */
+  /** Answers what an earlier run still owes, then starts every receiver; one that cannot start is tried again on its own. */
   start(): Promise<void>;
   /** Stops receiving, then waits up to `graceMs` for turns running; true when they all ended. */
   stop(graceMs: number): Promise<boolean>;
+  /** Where each receiver stands now. */
+  receivers(): ChatReceiverStatus[];
+  /** Calls `listener` each time a receiver's state changes. */
+  onReceiversChange(listener: (statuses: ChatReceiverStatus[]) => void): void;
 }
 
 interface SourceContext {
@@ -118,22 +125,20 @@ export async function prepareInboundChat(
       logger,
       store,
     });
-  const pushed = await Promise.all(names.filter((name) => PUSHED.has(name)).map(receiverOf));
-  // Made now (their settings checked at start-up), and afresh each later time the role is taken:
-  // a receiver that was stopped is not started again.
-  const pullingNames = names.filter((name) => !PUSHED.has(name));
-  let unstarted: Receiver[] | null = await Promise.all(pullingNames.map(receiverOf));
-  let pulling: Receiver[] = [];
   const chats = container.get(ConverseInChats);
   const timer = container.get<Timer>(TOKENS.Timer);
-  const typingOf = () =>
-    new Map([...pushed, ...pulling].map((receiver) => [receiver.platform, (conversation: ConversationKey) => receiver.typing(conversation)]));
-  const stopPulling = async () => {
-    const stopping = pulling;
-    pulling = [];
-    await Promise.all(stopping.map((receiver) => receiver.stop().catch(() => undefined)));
-  };
-  const deliver = (message: InboundMessage) => chats.receive(message);
+  // Slack's receiver is made once, for its router to be mounted on the listener; it can be
+  // started again after a failed start. The pulling ones are made afresh for each start: a
+  // stopped Discord source cannot start again.
+  const slack = names.includes('slack') ? await receiverOf('slack') : null;
+  const receivers = new ChatReceivers({
+    recipes: names.map((name) => ({ platform: name, pushed: PUSHED.has(name), make: name === 'slack' && slack ? async () => slack : () => receiverOf(name) })),
+    deliver: (message) => chats.receive(message),
+    timer,
+    clock: container.get(TOKENS.Clock),
+    logger,
+    metrics: container.isBound(TOKENS.Metrics) ? container.get(TOKENS.Metrics) : NO_METRICS,
+  });
   const trying = new AbortController();
   let holding = false;
   let waitingLogged = false;
@@ -167,21 +172,19 @@ export async function prepareInboundChat(
     holding = true;
     waitingLogged = false;
     try {
-      pulling = unstarted ?? (await Promise.all(pullingNames.map(receiverOf)));
-      unstarted = null;
-      await chats.start(typingOf());
-      await Promise.all(pulling.map((receiver) => receiver.start(deliver)));
+      await chats.start(receivers.typing());
     } catch (error) {
       // The store went away while answering began: the role goes back, for this gateway or another.
       holding = false;
       chats.pause();
-      await stopPulling();
       await lease.release().catch(() => undefined);
       logger.error(`chat: could not start answering; trying again in ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
       tryAgainLater();
       return;
     }
-    logger.info(`chat: answering on ${names.join(', ')}`, { platforms: names.join(',') });
+    // Each receiver on its own: one that cannot start is tried again without holding up the others.
+    await receivers.startPulling();
+    if (holding) logger.info(`chat: answering on ${names.join(', ')}`, { platforms: names.join(',') });
   };
 
   /** Tries to take the role again in a while, unless the gateway is stopping. */
@@ -198,23 +201,25 @@ export async function prepareInboundChat(
     holding = false;
     logger.warn(`chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`);
     chats.pause();
-    await stopPulling();
+    await receivers.stopPulling();
     tryAgainLater();
   };
 
   return {
-    slackEvents: pushed.find((receiver) => receiver.platform === 'slack')?.router ?? null,
+    slackEvents: slack?.router ?? null,
     async start() {
       // What is pushed is kept by every gateway; the role decides who answers.
-      await Promise.all(pushed.map((receiver) => receiver.start(deliver)));
+      await receivers.startPushed();
       await takeRole();
     },
     async stop(graceMs) {
       trying.abort();
-      await Promise.all([...pushed.map((receiver) => receiver.stop().catch(() => undefined)), stopPulling()]);
+      await receivers.stop();
       const ended = await chats.stop(graceMs);
       await lease.release().catch(() => undefined);
       return ended;
     },
+    receivers: () => receivers.statuses(),
+    onReceiversChange: (listener) => receivers.onChange(listener),
   };
 }

@@ -6,9 +6,9 @@ import { errorText } from '../../domain/errors.js';
 /** How long a lease holds without renewal when `database.lease_seconds` is not set. */
 export const DEFAULT_LEASE_SECONDS = 30;
 
-/** A lease held on a shared store: `update` changes what it says (the listener, the provider) at the next renewal. */
+/** A lease held on a shared store: `update` changes what it says (the listener, the provider, the chat receivers) and renews it at once. */
 export interface HeldLease {
-  update(change: Partial<Pick<GatewayRegistration, 'listener' | 'provider'>>): Promise<void>;
+  update(change: Partial<Pick<GatewayRegistration, 'listener' | 'provider' | 'chatReceivers'>>): Promise<void>;
   /** Stops renewing and gives the lease up. */
   release(): Promise<void>;
 }

@@ -30,8 +30,13 @@ import { gatewayMetrics } from './gatewayMetrics.js';
 import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
 import { startupLines } from './startupLines.js';
+import type { InboundChat } from './inboundChat.js';
+import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import { checkConfigFile, checkStartup, refusals, type StartupFinding } from '../startupChecks.js';
 import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from '../../adapters/persistence/fileSystem.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { GatewayError } from './GatewayError.js';
 
 export interface GatewayOptions {
   env: NodeJS.ProcessEnv;
@@ -64,6 +69,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // sentence a line, before anything listens or fires; what it would ignore, as warnings.
   const file = await checkConfigFile(paths, options.env);
   refuseOn(file.findings);
+  // A fresh machine has no home yet: everything the gateway keeps (its registration for
+  // "agent status" first) lives there.
+  await makeHome(paths.home);
   const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
   // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);
   // run from the sources, where there is no built launcher, they are forked here.
@@ -145,6 +153,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   let stopRefreshingChannels = () => {};
   let stopServingAnswerLog = () => {};
   let registration: GatewayRegistration | null = null;
+  let receiverStates: { stop(): Promise<void> } | null = null;
   if (lease && webhooks) await lease.update({ listener: listenerOf(config, webhooks.port) });
   if (signal === null) {
     scheduler = startFiring({
@@ -170,7 +179,15 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
     // Before registering: a command that finds this gateway in the registry hands it its answers for the log.
     if (signal === null) stopServingAnswerLog = await serveAnswerLog(paths, logger);
-    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', logger);
+    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger);
+    if (chat) {
+      // `agent status` reads where each receiver stands from the registration, and from the lease on a shared store.
+      const registered = registration;
+      receiverStates = publishReceiverStates(chat, async (chatReceivers) => {
+        if (registered) await container.get(TOKENS.GatewayRegistry).register({ ...registered, chatReceivers });
+        await lease?.update({ chatReceivers });
+      }, logger);
+    }
     // The provider that runs may be the built-in ticker standing in for an unusable plugin.
     if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
     stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
@@ -207,12 +224,22 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!deliveriesFinished) logger.warn('cron answers still being delivered after the grace period were left; the next start delivers them');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (!(await chatFinished)) logger.warn('chat turns still going after the grace period were left; the next start answers those messages');
+  await receiverStates?.stop();
   if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
   await lease?.release();
   stopListening();
   logger.info('gateway stopped');
   await logger.flush();
   return 0;
+}
+
+/** Creates `home` and its missing parents, 0700; one sentence when it cannot be made. */
+async function makeHome(home: string): Promise<void> {
+  try {
+    await ensurePrivateDirectory(home);
+  } catch (error) {
+    throw new GatewayError(ERROR_CODES.GATEWAY.HOME_UNAVAILABLE, `The gateway cannot create its home ${home}: ${describeFileSystemProblem(errnoCode(error))}; check AGENT_HOME.`, { cause: error });
+  }
 }
 
 /** Stops start-up with every refused finding, one sentence a line, when there is one. */
@@ -252,9 +279,10 @@ async function register(
   config: AgentConfig,
   port: number | null,
   provider: string,
+  chatReceivers: readonly ChatReceiverStatus[],
   logger: WinstonLogger,
 ): Promise<GatewayRegistration | null> {
-  const registration = registrationOf(container, config, port, provider);
+  const registration = { ...registrationOf(container, config, port, provider), chatReceivers };
   try {
     await container.get(TOKENS.GatewayRegistry).register(registration);
     return registration;
@@ -262,6 +290,43 @@ async function register(
     logger.warn(`could not register this gateway for "agent status": ${errorText(error)}`);
     return null;
   }
+}
+
+/**
+ * Publishes the chat receivers' states now and each time they change: one write at a time, and a write
+ * that waited writes the newest states (those in between are skipped). A write that fails is
+ * logged once, and the next change tries again. `stop` waits for the write under way.
+ */
+function publishReceiverStates(chat: InboundChat, publish: (statuses: ChatReceiverStatus[]) => Promise<void>, logger: WinstonLogger): { stop(): Promise<void> } {
+  let newest: ChatReceiverStatus[] | null = null;
+  let writing = Promise.resolve();
+  let stopped = false;
+  let failing = false;
+  const changed = (statuses: ChatReceiverStatus[]) => {
+    if (stopped) return;
+    newest = statuses;
+    writing = writing.then(async () => {
+      const statesNow = newest;
+      newest = null;
+      if (stopped || statesNow === null) return;
+      try {
+        await publish(statesNow);
+        failing = false;
+      } catch (error) {
+        if (!failing) logger.warn(`could not record the chat receivers' states for "agent status": ${errorText(error)}`);
+        failing = true;
+      }
+    });
+  };
+  chat.onReceiversChange(changed);
+  // The lease on a shared store was taken before the receivers existed: they are told now.
+  changed(chat.receivers());
+  return {
+    stop: async () => {
+      stopped = true;
+      await writing;
+    },
+  };
 }
 
 /**

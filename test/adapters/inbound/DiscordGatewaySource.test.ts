@@ -2,8 +2,10 @@ import type { InboundChatSource } from '../../../src/application/ports/InboundCh
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { createDiscordGatewaySource, DISCORD_INTENTS, type DiscordGatewayOptions } from '../../../src/adapters/inbound/DiscordGatewaySource.js';
 import { InMemoryInboundCursorStore } from '../../fakes/InMemoryInboundCursorStore.js';
+import { eventually } from '../../helpers/processLiveness.js';
 import { ManualTimer } from '../../fakes/ManualTimer.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingReceiverHealth } from '../../fakes/RecordingReceiverHealth.js';
 import { BOT_USER, FakeDiscordGateway } from '../../support/platforms/FakeDiscordGateway.js';
 import { DISCORD_TOKEN, FakeDiscordServer, FOREIGN_CHANNEL, OPS } from '../../support/platforms/FakeDiscordServer.js';
 
@@ -418,6 +420,17 @@ describe('DiscordGatewaySource', () => {
       const error = await failureOf(sourceWith().start(new Inbox().deliver));
       expect(error?.message).toMatch(/^Discord refused the Message Content intent \(gateway close code 4014, disallowed intents\); turn on "Message Content Intent" under Bot > Privileged Gateway Intents .* Discord Developer Portal/);
       expect(gateway.connections).toHaveLength(1);
+    });
+
+    it('tells its health it is up, down while reconnecting, and ended when Discord refuses the session later, logging no error itself', async () => {
+      const health = new RecordingReceiverHealth();
+      const source = sourceWith();
+      await source.start(new Inbox().deliver, health);
+      expect(health.reports).toEqual(['up']);
+      await gateway.dropConnection(4014, 'Disallowed intent(s).');
+      await eventually(() => health.reports.some((report) => report.startsWith('ended')), 5_000);
+      expect(health.reports.at(-1)).toMatch(/^ended: Discord refused the Message Content intent/);
+      expect(logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
     });
 
     it('logs the sentence and stops reconnecting when Discord refuses the session later', async () => {

@@ -3,8 +3,10 @@ import type { Timer } from '../../../src/application/ports/Timer.js';
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { createTelegramInboundSource } from '../../../src/adapters/inbound/TelegramInboundSource.js';
 import { InMemoryInboundCursorStore } from '../../fakes/InMemoryInboundCursorStore.js';
+import { eventually } from '../../helpers/processLiveness.js';
 import { ManualTimer } from '../../fakes/ManualTimer.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingReceiverHealth } from '../../fakes/RecordingReceiverHealth.js';
 import { RecordingTimer } from '../../fakes/RecordingTimer.js';
 import { TELEGRAM_TOKEN } from '../../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer, TELEGRAM_BOT } from '../../support/platforms/FakeTelegramUpdatesServer.js';
@@ -411,6 +413,30 @@ describe('TelegramInboundSource', () => {
       expect((await inbox.received(1)).map((message) => message.text)).toEqual(['up again']);
       expect(logger.lines('warn')).toEqual([expect.stringMatching(/^telegram: cannot receive messages: could not reach telegram at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying$/)]);
       expect(logger.lines('info')).toEqual([expect.stringMatching(/^telegram: receiving messages again after 1 s \(1 failed attempt\)$/)]);
+    });
+
+    it('tells its health when Telegram is out of reach, when it answers again, and that it ended when the token is refused, logging no error itself', async () => {
+      const timer = new ManualTimer();
+      const health = new RecordingReceiverHealth();
+      const port = Number(new URL(fake.url).port);
+      await fake.close();
+      const inbox = new Inbox();
+      await sourceOver({ timer, baseUrl: `http://127.0.0.1:${port}` }).start(inbox.deliver, health);
+      await logger.logged('warn', /cannot receive messages/);
+      fake = await FakeTelegramUpdatesServer.start(port);
+      timer.advance(1000);
+      fake.pushMessage({ text: 'up again' });
+      await inbox.received(1);
+      expect(health.reports[0]).toMatch(/^down: .*ECONNREFUSED/);
+      expect(health.reports.at(-1)).toBe('up');
+
+      await sources[0]!.stop();
+      const refused = new RecordingReceiverHealth();
+      fake.scriptPolls({ status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } });
+      await sourceOver().start(new Inbox().deliver, refused);
+      await eventually(() => refused.reports.some((report) => report.startsWith('ended')), 5_000);
+      expect(refused.reports).toContain('ended: telegram refused the bot token (HTTP 401: Unauthorized); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN)');
+      expect(logger.lines('error')).toEqual([]);
     });
 
     it('stops polling, with one error line, when Telegram refuses the token while it runs', async () => {

@@ -27,6 +27,8 @@ export class FakeSlackServer extends HttpFakePlatform {
   readonly users = new Map([['U0ALICE001', 'D0ALICE001'], ['W0GRIDBOB1', 'D0GRIDBOB1']]);
   private readonly openedDirectChannels = new Set<string>();
   private readonly scriptedAnswers: FakeAnswer[] = [];
+  /** While true, `auth.test` answers 503 as a Slack that is down would. */
+  authTestUnavailable = false;
 
   get settings(): Record<string, string> {
     return { bot_token: SLACK_TOKEN, base_url: this.url, home_channel: 'C0HOME0001' };
@@ -94,6 +96,7 @@ export class FakeSlackServer extends HttpFakePlatform {
   protected override other(request: RecordedRequest): FakeAnswer {
     const route = `${request.method} ${request.path}`;
     if (route === 'POST /auth.test') {
+      if (this.authTestUnavailable) return { status: 503, text: '<html><body>Slack is temporarily unavailable</body></html>' };
       return authRefusal(request) ?? { status: 200, json: { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'deliverybot', team_id: 'T0ACME', user_id: 'U0BOT', bot_id: 'B0BOT' } };
     }
     if (route !== 'POST /conversations.open' && route !== 'GET /conversations.list') return { status: 404, json: { ok: false, error: 'unknown_method' } };
