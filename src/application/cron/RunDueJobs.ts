@@ -11,7 +11,7 @@ import {
   type Job,
 } from '../../domain/Job.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
-import { runAbandonment } from '../../domain/runs/abandonment.js';
+import { livenessAskedOnce, runAbandonment } from '../../domain/runs/abandonment.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository, TickCandidates, TickSettlement } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -231,7 +231,7 @@ export class RunDueJobs {
    */
   private async anythingToDo(now: Date, dueBy: Date): Promise<Look> {
     const { anyDue, running } = await this.repository.peek(dueBy);
-    const alive = this.livenessOnce();
+    const alive = livenessAskedOnce((by) => this.identity.isAlive(by));
     const lapsed = await this.lapsedClaimants(running, now, alive);
     const abandoned = running.some((job) => this.abandonment(job, now, lapsed, alive) !== null);
     return { needed: anyDue || abandoned, abandoned, lapsed };
@@ -250,7 +250,7 @@ export class RunDueJobs {
 
   private claimDueJobs(now: Date, dueBy: Date, limit: number, waitedForSlot: ReadonlySet<string> | undefined, look: Look): Promise<Claims> {
     const claimant = this.identity.claimant();
-    const alive = this.livenessOnce();
+    const alive = livenessAskedOnce((by) => this.identity.isAlive(by));
     const { lapsed } = look;
     const full = now.getTime() - this.lastFullLookMs >= FULL_LOOK_EVERY_MS || now.getTime() < this.lastFullLookMs;
     if (full) this.lastFullLookMs = now.getTime();
@@ -301,22 +301,6 @@ export class RunDueJobs {
       `skipped: the job was due at ${job.next_run_at} but nothing ran it until ${toIsoUtc(now)} ` +
       `(${counted} missed); with the catch-up policy skip it waits for its next run${skipped.next_run_at ? ` at ${skipped.next_run_at}` : ''}`;
     return { job: skipped, slot, foundAt: now, missedSlots, reason };
-  }
-
-  /**
-   * Whether claimants live, each asked of the process table once per look: the jobs running are
-   * many, their claimants (the gateways) few, and each answer reads /proc.
-   */
-  private livenessOnce(): Liveness {
-    const known = new Map<string, ReturnType<Liveness>>();
-    return (by) => {
-      let answer = known.get(by);
-      if (answer === undefined) {
-        answer = this.identity.isAlive(by);
-        known.set(by, answer);
-      }
-      return answer;
-    };
   }
 
   /** Why a `running` job is considered abandoned, or null while its run may still be going (runAbandonment). */

@@ -1,5 +1,5 @@
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
-import { runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
+import { livenessAskedOnce, runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
@@ -51,7 +51,7 @@ export class AbandonedRuns {
     try {
       const now = this.clock.now();
       const running = await this.ledger.running(LOOKED_AT);
-      const alive = this.livenessOnce();
+      const alive = livenessAskedOnce((by) => this.identity.isAlive(by));
       const lapsed = await this.lapsedClaimants(running, now, alive);
       for (const run of running) {
         const claimant = run.claimant ?? null;
@@ -85,17 +85,5 @@ export class AbandonedRuns {
     if (!this.leases) return new Set();
     const unknown = [...new Set(runs.map((run) => run.claimant).filter((by): by is string => typeof by === 'string'))].filter((by) => alive(by) === 'unknown');
     return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
-  }
-
-  private livenessOnce(): ClaimantLiveness {
-    const known = new Map<string, boolean | 'unknown'>();
-    return (by) => {
-      let answer = known.get(by);
-      if (answer === undefined) {
-        answer = this.identity.isAlive(by);
-        known.set(by, answer);
-      }
-      return answer;
-    };
   }
 }

@@ -47,3 +47,19 @@ export function runAbandonment(
   if (staleAfter === null) return null;
   return now.getTime() - Date.parse(claim.at) > staleAfter ? `its run started at ${claim.at} and never finished` : null;
 }
+
+/**
+ * `isAlive` asked once per claimant: the runs or jobs looked at are many, their claimants (the
+ * gateways, the commands) few, and each answer reads the process table. For one look only.
+ */
+export function livenessAskedOnce(isAlive: ClaimantLiveness): ClaimantLiveness {
+  const known = new Map<string, boolean | 'unknown'>();
+  return (by) => {
+    let answer = known.get(by);
+    if (answer === undefined) {
+      answer = isAlive(by);
+      known.set(by, answer);
+    }
+    return answer;
+  };
+}
