@@ -269,7 +269,7 @@ describe('FileJobRepository', () => {
       expect(await stalled.exit).toBe(0);
       expect((await other).code).toBe(0);
       expect((await repo.load()).jobs.map((job) => job.id).sort()).toEqual([jobIdFor(1), jobIdFor(2), jobIdFor(3)]);
-    }, 45_000);
+    }, 120_000);
 
     it('frees the lock the moment its holder is killed', async () => {
       /** One attempt to take the store's lock, without waiting; released at once. */
@@ -290,7 +290,7 @@ describe('FileJobRepository', () => {
       expect(await lockIsFree()).toBe(true);
       await repo.modify(append(anHourlyJob(jobIdFor(2))));
       expect((await repo.load()).jobs.map((job) => job.id)).toEqual([jobIdFor(2)]);
-    }, 30_000);
+    }, 120_000);
 
     it('loses no job when twenty processes each append one at the same moment', async () => {
       const child = await bundleScript(fileURLToPath(new URL('../helpers/appendJobChild.ts', import.meta.url)), home);

@@ -127,7 +127,7 @@ describe('any argv a user could type', () => {
     homes = await Promise.all([makeAgentHome(), makeAgentHome()]);
     for (const home of homes) await createJob(home, ['every 1h', 'Send the digest', '--name', 'digest', '--deliver', 'local']);
     storeBytes = await readFile(jobsFileOf(homes[0]!));
-  }, 30_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all(homes.map(removeAgentHome));

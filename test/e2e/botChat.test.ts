@@ -163,6 +163,6 @@ describe('bot-chat delivery, end to end', () => {
       expect(ended.code).toBe(0);
       expect(existsSync(ownerFile)).toBe(false);
       // Its waits add up to 40 s on a loaded machine (a terminal chat starting, a turn, the screen).
-    }, 60_000);
+    }, 240_000);
   });
 });

@@ -88,14 +88,14 @@ describeInBrowser('the browser the tests drive', () => {
     expect(posted).toEqual([TOKEN]);
     expect(dialogs).toEqual([]);
     expect(await page.locator('#job').textContent()).toBe(INJECTED);
-  }, 60_000);
+  }, 240_000);
 
   it('sees the alert when the same text is not escaped', async () => {
     // goto waits for the load event, which waits for the broken image whose onerror alerts.
     await page.goto(server.url('/unescaped'));
 
     expect(dialogs).toEqual(['script', 'img']);
-  }, 60_000);
+  }, 240_000);
 
   it('saves a screenshot as a PNG', async () => {
     await page.goto(server.url('/'));
@@ -108,5 +108,5 @@ describeInBrowser('the browser the tests drive', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 240_000);
 });

@@ -102,7 +102,7 @@ describe('chats on gateway replicas, end to end', () => {
     } finally {
       await database.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('answers, from the gateway holding the role, a Slack message pushed to the listener of the one that does not, once', async () => {
     const slack = await FakeSlackServer.start();
@@ -140,7 +140,7 @@ describe('chats on gateway replicas, end to end', () => {
     } finally {
       await slack.close();
     }
-  }, 60_000);
+  }, 240_000);
 
   it('stops answering when its session holding the role is cut, takes the role again, and answers on', async () => {
     const env = { TEST_LLM_KEY: 'test-key' };
@@ -161,5 +161,5 @@ describe('chats on gateway replicas, end to end', () => {
     telegram.pushMessage({ text: 'are you there?' });
     await telegram.waitForSent(1);
     expect(telegram.sent.map((body) => body.text)).toEqual(['Still here.']);
-  }, 60_000);
+  }, 240_000);
 });

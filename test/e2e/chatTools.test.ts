@@ -86,7 +86,7 @@ describe('agent sessions with tools, end to end', () => {
     expect(llm.requests[22]!.body.messages.filter((message: { role: string }) => message.role === 'tool')).toHaveLength(30);
     expect(storedJobs(home)[0]).toMatchObject({ last_status: 'ok' });
     expect(run.stderr).not.toContain('MaxListenersExceededWarning');
-  }, 30_000);
+  }, 120_000);
 
   it('does not offer the cronjob tool to agent chat started from inside a cron run', async () => {
     llm.reply(replies.text('No tools for jobs here.'));

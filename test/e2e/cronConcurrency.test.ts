@@ -32,7 +32,7 @@ describe('agent cron under concurrency', () => {
     expect(jobs.map((job) => job.prompt).sort()).toEqual(Array.from({ length: 20 }, (_, n) => `Task ${n}`).sort());
     const announced = runs.map((run) => /^Created job ([0-9a-f]{12}) /.exec(run.stdout)?.[1]);
     expect(announced.sort()).toEqual(jobs.map((job) => job.id).sort());
-  }, 60_000);
+  }, 240_000);
 
   it('6 ticks started at once over 5 due jobs run each job exactly once', async () => {
     const prompts = ['Job 1', 'Job 2', 'Job 3', 'Job 4', 'Job 5'];
@@ -53,7 +53,7 @@ describe('agent cron under concurrency', () => {
       });
       expect(storedJob(home, id)).not.toHaveProperty('claim');
     }
-  }, 60_000);
+  }, 240_000);
 
   it('a tick killed mid-run: the next tick puts the job back in service with an "interrupted:" error and does not run that slot again', async () => {
     const prompt = 'Think it over [hang]';
@@ -88,7 +88,7 @@ describe('agent cron under concurrency', () => {
     const after = await runAgent(['cron', 'tick', '--verbose'], { home });
     expect(after.stdout).toBe('No jobs were due.\n');
     expect(invocations(home)).toEqual([prompt]);
-  }, 60_000);
+  }, 240_000);
 
   it('a tick killed while one-shots wait for a run slot leaves them waiting, and the next tick runs each once', async () => {
     await appendFile(join(home, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n');
@@ -114,5 +114,5 @@ describe('agent cron under concurrency', () => {
     expect(invocations(home)).toEqual(['First [hang]', 'Second', 'Third']);
     for (const id of waiting) expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
     expect(storedJob(home, first).last_error).toMatch(/^interrupted:/);
-  }, 60_000);
+  }, 240_000);
 });

@@ -80,7 +80,7 @@ describe('agent gateway: cron answers wait in their platform\'s lane, not in a r
     }
     expect(telegram.delivered).toEqual([]);
     expect(started.output()).not.toMatch(/waits for a free run slot/);
-  }, 60_000);
+  }, 240_000);
 
   it.each(['SIGTERM', 'SIGKILL'] as const)(
     'delivers an answer left waiting by a gateway stopped with %s once after the restart, without running the agent again',

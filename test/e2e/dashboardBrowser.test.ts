@@ -51,7 +51,7 @@ describeInBrowser('the dashboard in a browser', () => {
     gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 })).gateway;
     base = `http://127.0.0.1:${port}`;
     browser = await launchBrowser();
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -32,5 +32,5 @@ describe('agent gateway', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/Ran job \w+ 'gw': ok/);
     expect(output).toContain('SIGTERM received; stopping');
-  }, 90_000);
+  }, 240_000);
 });

@@ -90,7 +90,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(second).toMatchObject({ status: 200, body: { status: 'stale' } });
     expect(invocations(home)).toHaveLength(1);
     expect(Date.parse(storedJob(home, id).next_run_at!)).toBeGreaterThan(Date.parse(slot));
-  }, 30_000);
+  }, 120_000);
 
   it('answers 401 to a forged token and 200 gone to an unknown job, without a run', async () => {
     const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
@@ -101,7 +101,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
     expect(await portal.fire(callback(), { job_id: 'nosuchjob', fire_at: slot }, portal.mint('nosuchjob'))).toMatchObject({ status: 200, body: { status: 'gone' } });
     expect(invocations(home)).toHaveLength(0);
-  }, 30_000);
+  }, 120_000);
 
   it('answers 401 to a token issued a year ahead of its clock, though signed by the portal', async () => {
     const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
@@ -114,7 +114,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(answer).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
     expect(await eventually(() => output().includes('its iat is more than 30 s ahead'), 10_000)).toBe(true);
     expect(invocations(home)).toHaveLength(0);
-  }, 30_000);
+  }, 120_000);
 
   it('logs the kids of forged tokens with their control characters escaped: no colour, window title or NUL reaches the terminal', async () => {
     const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
@@ -131,7 +131,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(await eventually(() => escaped.every((line) => output().includes(line)), 10_000)).toBe(true);
     for (const raw of ['\u001b', '\u0007', '\u0000']) expect(output()).not.toContain(raw);
     expect(invocations(home)).toHaveLength(0);
-  }, 30_000);
+  }, 120_000);
 
   it('two gateways on one home fired the same slot at the same moment: one 202, one stale, one run', async () => {
     await removeAgentHome(home);
@@ -149,7 +149,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(answers.find((answer) => answer.status === 200)!.body).toEqual({ status: 'stale' });
     expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
     expect(invocations(home)).toEqual(['Shared report']);
-  }, 30_000);
+  }, 120_000);
 
   it('scale to zero: a fire sent while the gateway starts is answered 202 and runs once', async () => {
     const id = await createJob(home, ['every 1h', 'Cold start report', '--name', 'cold', '--deliver', 'local']);
@@ -176,7 +176,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(invocations(home)).toEqual(['Cold start report']);
     expect(refused).toBeGreaterThan(0);
     expect(output()).not.toMatch(/error/i);
-  }, 30_000);
+  }, 120_000);
 
   describe('the managed cycle', () => {
     it('a recurring job: armed by agent cron create, fired, run once, re-armed at its next slot; agent cron remove cancels', async () => {
@@ -200,7 +200,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
       expect(portal.callsOf('cancel').map((call) => call.body)).toContainEqual({ job_id: id });
       expect(await portal.fire(callback(), { job_id: id, fire_at: next }, portal.mint(id))).toMatchObject({ status: 200, body: { status: 'gone' } });
       expect(invocations(home)).toHaveLength(1);
-    }, 30_000);
+    }, 120_000);
 
     it('a one-shot: armed by agent cron create, fired ahead of its time on our clock, run once, then disarmed', async () => {
       await startGateway();
@@ -213,7 +213,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
       await portal.until(() => !portal.armed.has(id), 10_000);
       expect(portal.callsOf('cancel').map((call) => call.body)).toContainEqual({ job_id: id });
       expect(invocations(home)).toEqual(['Once only']);
-    }, 30_000);
+    }, 120_000);
   });
 
   describe('a JWKS URL that does not serve keys', () => {
@@ -233,7 +233,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
 
       await refusedThenUp(url, id, storedJob(home, id).next_run_at!, gateway);
       expect(output()).toMatch(/JWKS at .* could not be fetched or read/);
-    }, 30_000);
+    }, 120_000);
 
     it('failing: fires answer 401, the gateway stays up, and once the JWKS answers again a fire is accepted', async () => {
       const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
@@ -253,6 +253,6 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
       expect(accepted).toBe(true);
       expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
       expect(invocations(home)).toEqual(['Report']);
-    }, 40_000);
+    }, 120_000);
   });
 });

@@ -112,7 +112,7 @@ describe('agent gateway metrics', () => {
     gateway.kill('SIGTERM');
     const [code] = await once(gateway, 'exit');
     expect(code).toBe(0);
-  }, 40_000);
+  }, 120_000);
 
   it('does not serve /metrics when metrics are off', async () => {
     await configWith(home, port, []);

@@ -104,7 +104,7 @@ describe('agent gateway: stopping when told', () => {
     expect(job).toMatchObject({ state: 'scheduled', last_status: 'error' });
     expect(job.last_error).toMatch(/^interrupted: /);
     expect(output()).toContain('SIGTERM received; stopping');
-  }, 30_000);
+  }, 120_000);
 
   it('stops at once when the signal comes during start-up', async () => {
     // A provider that does not exist: its warning is the first thing start-up says.
@@ -129,7 +129,7 @@ describe('agent gateway: stopping when told', () => {
     gateway.kill('SIGTERM');
 
     expect(await exitWithin(gateway, 5_000)).toBe(1);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('from inside a cron run', () => {
@@ -222,5 +222,5 @@ describe('agent gateway --log-format json', () => {
     expect(messages).toContain(`webhook listening on 127.0.0.1:${port} — routes: (none)`);
     expect(messages.some((message) => message.includes('unknown key "timezon"'))).toBe(true);
     expect(messages.some((message) => /^Ran job \w+ 'report': ok/.test(message))).toBe(true);
-  }, 30_000);
+  }, 120_000);
 });

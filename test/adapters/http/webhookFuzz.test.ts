@@ -239,5 +239,5 @@ describe('webhook listener fuzzing', () => {
 
     const health = await send(new Agent(), listener.port, { method: 'GET', path: '/health', headers: {}, body: Buffer.alloc(0), chunked: false });
     expect(health).toEqual({ status: 200 });
-  }, 60_000);
+  }, 240_000);
 });

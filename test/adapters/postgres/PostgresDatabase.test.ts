@@ -9,7 +9,7 @@ describe('a PostgreSQL pool whose server restarts', () => {
   beforeAll(async () => {
     server = await privatePostgres();
     database = await PostgresDatabase.open(databaseLocation(server.url, 'TEST_POSTGRES_URL'));
-  }, 60_000);
+  }, 240_000);
 
   afterAll(async () => {
     await database?.close();
@@ -35,5 +35,5 @@ describe('a PostgreSQL pool whose server restarts', () => {
     }
     expect(await database.transaction((tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).toEqual([{ one: 1 }]);
     expect(await database.holdingLock(42, (tx) => tx.query<{ two: number }>('SELECT 2 AS two'))).toEqual([{ two: 2 }]);
-  }, 60_000);
+  }, 240_000);
 });
