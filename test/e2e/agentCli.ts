@@ -78,7 +78,7 @@ export async function startGatewayUntil(
   options: { args?: readonly string[]; env?: Record<string, string>; withinMs?: number } = {},
 ): Promise<{ gateway: ChildProcess; output: () => string }> {
   const started = startGateway(home, options.args, options.env);
-  if (!(await eventually(() => started.output().includes(line), options.withinMs ?? 10_000))) {
+  if (!(await eventually(() => started.output().includes(line), options.withinMs ?? 30_000))) {
     started.gateway.kill('SIGKILL');
     throw new Error(`the gateway did not write "${line}":\n${started.output()}`);
   }

@@ -65,7 +65,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
   async function startGateway(): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
     const started = launchGateway();
     const listening = /fire endpoint listening on 127\.0\.0\.1:(\d+)/;
-    expect(await eventually(() => listening.test(started.output()), 10_000)).toBe(true);
+    expect(await eventually(() => listening.test(started.output()), 30_000)).toBe(true);
     return { ...started, url: `http://127.0.0.1:${listening.exec(started.output())![1]}` };
   }
 
