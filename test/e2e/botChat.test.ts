@@ -20,10 +20,11 @@ process.stdin.on('end', () => {
 });
 `;
 
-/** Makes profile `name` whose model records what it receives; returns the profile's home. */
-async function receivingProfile(home: string, name: string): Promise<string> {
+/** Makes profile `name` whose model records what it receives (and answers `answerAfterMs` later); returns the profile's home. */
+async function receivingProfile(home: string, name: string, answerAfterMs = 0): Promise<string> {
   const profile = join(home, 'profiles', name);
-  const model = await writeHomeFile(home, `profiles/${name}/model.mjs`, RECEIVING_MODEL);
+  const program = answerAfterMs === 0 ? RECEIVING_MODEL : RECEIVING_MODEL.replace("process.stdout.write('Noted.\\n');", `setTimeout(() => process.stdout.write('Noted.\\n'), ${answerAfterMs});`);
+  const model = await writeHomeFile(home, `profiles/${name}/model.mjs`, program);
   await writeHomeFile(home, `profiles/${name}/config.yaml`, `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, model])}\n`);
   return profile;
 }
@@ -163,6 +164,26 @@ describe('bot-chat delivery, end to end', () => {
       expect(ended.code).toBe(0);
       expect(existsSync(ownerFile)).toBe(false);
       // Its waits add up to 40 s on a loaded machine (a terminal chat starting, a turn, the screen).
+    }, 240_000);
+
+    it('ends at /exit typed while a delivered turn is still answering, once that turn is settled', async () => {
+      const profile = await receivingProfile(home, 'work', 3_000);
+      const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'Build watch', '--deliver', 'bot-chat:work']);
+      const terminal = startChatOnTerminal();
+      chat = terminal.child;
+      const ownerFile = join(profile, 'runtime', 'bot_chat', 'owner.json');
+      expect(await eventually(() => existsSync(ownerFile), 15_000)).toBe(true);
+      expect((await runAgent(['cron', 'run', id], { home })).code).toBe(0);
+      expect(await eventually(() => received(profile).includes(HEADER), 15_000)).toBe(true);
+
+      // The model answers 3 s after it was asked: /exit reaches the chat while the turn still runs.
+      terminal.child.stdin!.write('/exit\r');
+      const ended = await outcomeOf(terminal.child);
+
+      expect(ended.code).toBe(0);
+      expect(terminal.screen()).toContain('Noted.');
+      expect(mailboxRecords(profile)).toEqual([expect.objectContaining({ status: 'settled' })]);
+      expect(existsSync(ownerFile)).toBe(false);
     }, 240_000);
   });
 });

@@ -144,7 +144,13 @@ class ChatSession {
     // Ctrl-C at the prompt is the stop signal it is elsewhere; a stop ends the conversation.
     terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
     commandInterruption.signal.addEventListener('abort', () => terminal.close(), { once: true });
-    const stopOwning = await this.ownMailbox(() => terminal.prompt());
+    // A delivered turn may end after /exit closed the prompt: readline's prompt() would then resume
+    // stdin, and the process would never exit. Only an open prompt is drawn again.
+    let closed = false;
+    terminal.once('close', () => (closed = true));
+    const stopOwning = await this.ownMailbox(() => {
+      if (!closed) terminal.prompt();
+    });
     try {
       terminal.prompt();
       for await (const line of terminal) {
