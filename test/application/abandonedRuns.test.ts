@@ -144,3 +144,34 @@ describe('the claim every trigger shares', () => {
     expect(orphans.killedFor).toEqual(['test-host:7', 'test-host:8']);
   });
 });
+
+describe('a recovered job whose run ended before the ledger showed it running', () => {
+  it('is recorded interrupted, as started when it was claimed; a record of its own run is not doubled', async () => {
+    const h = cronHarness();
+    const abandoned = new AbandonedRuns(h.ledger, h.identity, h.clock, h.settings, h.log, undefined, new RecordingOrphanProcesses());
+    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, () => h.execution, undefined, () => abandoned);
+    const quick = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Quick', name: 'quick' });
+    const shown = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Shown', name: 'shown' });
+    // An earlier run of `quick`, before the claim: not the interrupted one.
+    await h.ledger.save(runningRun('quick-earlier', { subject: quick.id, status: 'ok', finished_at: '2026-06-01T07:01:00.000Z', started_at: '2026-06-01T07:00:00.000Z' }));
+    await h.ledger.save(runningRun('shown-own', { subject: shown.id, claimant: 'test-host:9', started_at: '2026-06-01T08:00:01.000Z' }));
+    await h.repository.modify((jobs) => ({
+      jobs: jobs.map((j) => ({ ...j, state: 'running' as const, claim: { by: 'test-host:9', at: '2026-06-01T08:00:00Z' } })),
+      result: undefined,
+    }));
+    h.identity.dead.add('test-host:9');
+
+    await tick.claim({ limit: 0, dueBy: new Date(0) });
+
+    const runs = await h.ledger.list({ kind: 'cron', subject: quick.id, limit: 5 });
+    expect(runs.map((run) => run.id)).toEqual([`${quick.id}.20260601T080000000Z`, 'quick-earlier']);
+    expect(runs[0]).toMatchObject({
+      status: 'error',
+      started_at: '2026-06-01T08:00:00.000Z',
+      error: 'interrupted: the process test-host:9 that ran it is gone',
+      claimant: 'test-host:9',
+      prompt: 'Quick',
+    });
+    expect((await h.ledger.list({ kind: 'cron', subject: shown.id, limit: 5 })).map((run) => [run.id, run.status])).toEqual([['shown-own', 'error']]);
+  });
+});

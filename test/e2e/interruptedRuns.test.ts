@@ -193,6 +193,27 @@ describe('a command stopped by a signal', () => {
     expect(shown).toMatchObject({ state: 'scheduled', last_error: `interrupted: agent was stopped by ${signal} before the run finished` });
   });
 
+  it('agent cron run killed with -9: the next command, even with --no-tick, records the run interrupted and ends what it left running', async () => {
+    const created = await runAgent(['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], { home });
+    const job = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
+    const mark = starts.mark();
+    const run = starts.track(startAgent(['cron', 'run', job], { home, env: { [TREE]: mark } }));
+    const ended = outcomeOf(run);
+    expect(await eventually(() => recorded(home, 'grandchildren.pids').length === 1, 20_000)).toBe(true);
+    const [grandchild] = recorded(home, 'grandchildren.pids');
+
+    run.kill('SIGKILL');
+    await ended;
+    expect(processesOf(mark)).toContain(grandchild);
+    const listed = await runAgent(['cron', 'runs', job, '--json', '--no-tick'], { home });
+
+    expect(listed.stderr).toContain(`Job ${job} 'slow' was interrupted earlier and is back in service`);
+    expect((JSON.parse(listed.stdout) as LedgerRun[])[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^interrupted: the process \S+ that ran it is gone$/) });
+    const shown = JSON.parse((await runAgent(['cron', 'show', job, '--json', '--no-tick'], { home })).stdout) as { state: string; last_status: string };
+    expect(shown).toMatchObject({ state: 'scheduled', last_status: 'error' });
+    expect(processesOf(mark)).toEqual([]);
+  });
+
   it('agent chat -q on SIGINT kills the agent program and what it started, and exits 130', async () => {
     const mark = starts.mark();
     const chat = starts.track(startAgent(['chat', '-q', 'Take your time', '--no-tick'], { home, env: { [TREE]: mark } }));

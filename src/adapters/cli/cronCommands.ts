@@ -24,6 +24,7 @@ import { statusText, type StatusApp } from './statusCommand.js';
 import { cronRunJson, cronStatusJson, jobRedeliveryJson } from './jsonViews.js';
 import { argument, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
 import { cliFiringPath, type StartCliFiring } from './cliFiring.js';
+import { settleAbandoned } from './implicitTick.js';
 import { commandInterruption } from './commandInterruption.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import { jobRedeliveryLines } from './formatRedelivery.js';
@@ -144,6 +145,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
   const tickFirst = async (flags: CommonFlags): Promise<CronApp> => {
     const cron = await app();
     if (flags.tick) await tick(cron, io, null);
+    else await settleAbandonedRuns(cron, io);
     return cron;
   };
 
@@ -372,6 +374,12 @@ function jobPositional(y: Argv<CommonFlags>) {
  * `verbose` that nothing ran: from a crontab, any output is mailed. Otherwise (the tick before
  * another command) the report goes to stderr.
  */
+/** `--no-tick`: no due job runs, but the runs whose process is gone are recorded so (settleAbandoned). */
+async function settleAbandonedRuns(cron: CronApp, io: CliIO): Promise<void> {
+  const claims = await settleAbandoned(cron.runDueJobs, io, cron.paths.cronDir);
+  if (claims) for (const line of tickLines({ lockBusy: false, ran: [], missed: [], skipped: [], recovered: claims.recovered })) writeLine(io.stderr, line);
+}
+
 async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolean; json: boolean } | null): Promise<void> {
   const onRunStart = (job: { id: string; name: string }) => {
     // A run under way: a stop signal must end what it starts and record it (commandInterruption).

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { RunDueJobs, TickInput, TickReport } from '../../application/cron/RunDueJobs.js';
+import type { Claims, RunDueJobs, TickInput, TickReport } from '../../application/cron/RunDueJobs.js';
 import { writeLine, type CliIO } from './CliIO.js';
 
 /** Where the warning was given already: a chat ticking every minute says it once. */
@@ -45,6 +45,28 @@ export async function implicitTick(
     const cause = fileSystemCause(error);
     if (!cause || !CANNOT_WRITE.has(cause.code!)) throw error;
     warnSkipped(io, cause.path ? dirname(cause.path) : 'the agent home', cause.code!);
+    return null;
+  }
+}
+
+/** Before every job: no job is due by then, so a claim up to it only settles what is abandoned. */
+const BEFORE_EVERY_JOB = new Date(0);
+
+/**
+ * What a command given `--no-tick` still does before its own work: the runs whose process is gone
+ * are recorded interrupted and their jobs put back in service (RunDueJobs.claim with no job due),
+ * so that what it shows is so. No due job is run, and no slot is missed or skipped. Skipped, like
+ * the tick, inside a cron run and in a home this user cannot write, without a word: nothing was
+ * asked for. Returns what was recovered, or null when skipped.
+ */
+export async function settleAbandoned(runDueJobs: RunDueJobs, io: CliIO, storeDir?: string): Promise<Claims | null> {
+  if (io.cronRun) return null;
+  if (storeDir && (await writeRefusal(storeDir))) return null;
+  try {
+    return await runDueJobs.claim({ limit: 0, dueBy: BEFORE_EVERY_JOB });
+  } catch (error) {
+    const cause = fileSystemCause(error);
+    if (!cause || !CANNOT_WRITE.has(cause.code!)) throw error;
     return null;
   }
 }

@@ -29,7 +29,7 @@ import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Timer } from '../ports/Timer.js';
-import { RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
+import { cronRunId, RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
 import { mergeDeliveries, outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
@@ -102,10 +102,6 @@ function runError(outcome: RunOutcome): string | null {
   }
 }
 
-/** A cron run's id in the run ledger: the job's id and the run's start (UTC, to the millisecond). */
-export function cronRunId(jobId: string, startedAt: Date): string {
-  return `${jobId}.${startedAt.toISOString().replace(/[-:.]/g, '')}`;
-}
 
 const RUN_CANCELLED = 'the gateway stopped before the run finished';
 

@@ -21,7 +21,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { JobExecution, JobRunReport } from './JobExecution.js';
-import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns } from '../runs/AbandonedRuns.js';
+import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns, type RecoveredRun } from '../runs/AbandonedRuns.js';
 
 /**
  * JobExecution, built the first time a tick has a job to run: its object graph (runner, senders,
@@ -160,8 +160,8 @@ export class RunDueJobs {
 
   /** Whether this process settled the ledger's abandoned runs yet: once at its first claim, then at each recovery. */
   private settledLedger = false;
-  /** The claimants of the jobs the last claim recovered, for the ledger's settling. */
-  private recoveredFrom: string[] = [];
+  /** The jobs the last claim recovered, each with the claim it had, for the ledger's settling. */
+  private recoveredFrom: RecoveredRun[] = [];
 
   /** When this process last looked at every waiting job (ms); -Infinity before the first look. */
   private lastFullLookMs = Number.NEGATIVE_INFINITY;
@@ -213,7 +213,10 @@ export class RunDueJobs {
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
     // Its run in the ledger ended with it, and what its process started must not finish it.
     const recoveredFrom = this.recoveredFrom.splice(0);
-    if (claims.recovered.length > 0 && this.abandonedRuns) await this.abandonedRuns().settle(recoveredFrom.filter((by) => this.identity.isAlive(by) === false));
+    if (claims.recovered.length > 0 && this.abandonedRuns) {
+      const gone = recoveredFrom.map(({ claim }) => claim.by).filter((by) => this.identity.isAlive(by) === false);
+      await this.abandonedRuns().settle(gone, recoveredFrom);
+    }
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     for (const skip of claims.skipped) {
       this.log.info(`job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`, {
@@ -262,8 +265,8 @@ export class RunDueJobs {
       for (const stored of running) {
         const abandonment = this.abandonment(stored, now, lapsed, alive);
         if (!abandonment) continue;
-        if (stored.claim) this.recoveredFrom.push(stored.claim.by);
         const job = recoverInterrupted(stored, abandonment);
+        if (stored.claim) this.recoveredFrom.push({ job, claim: stored.claim });
         claims.recovered.push(job);
         changed.push(job);
       }

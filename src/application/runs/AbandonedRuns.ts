@@ -1,6 +1,7 @@
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
 import { livenessAskedOnce, runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
-import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { cronRunId, type RunRecord } from '../../domain/runs/RunRecord.js';
+import type { Job, JobClaim } from '../../domain/Job.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
@@ -13,6 +14,12 @@ import { TOKENS } from '../ports/tokens.js';
 
 /** AbandonedRuns, built the first time a claim needs it (a command that finds nothing to do never does). */
 export const ABANDONED_RUNS_ON_DEMAND: ServiceIdentifier<() => AbandonedRuns> = Symbol.for('AbandonedRunsOnDemand');
+
+/** A job a claim found abandoned and put back in service (its `last_error` says why), with the claim it had. */
+export interface RecoveredRun {
+  job: Job;
+  claim: JobClaim;
+}
 
 /** How many running runs one look settles at most; the rest are the next look's. */
 const LOOKED_AT = 1000;
@@ -45,7 +52,7 @@ export class AbandonedRuns {
    * `goneClaimants` (the claimants of jobs just recovered, known dead here). Returns the runs
    * settled. Never throws: a ledger that cannot be read or written is logged, and the claim goes on.
    */
-  async settle(goneClaimants: readonly string[] = []): Promise<RunRecord[]> {
+  async settle(goneClaimants: readonly string[] = [], recovered: readonly RecoveredRun[] = []): Promise<RunRecord[]> {
     const settled: RunRecord[] = [];
     const dead = new Set(goneClaimants.filter((claimant) => claimant !== this.identity.claimant()));
     try {
@@ -65,11 +72,46 @@ export class AbandonedRuns {
         if (claimant !== null && alive(claimant) === false) dead.add(claimant);
         this.log.warn(`run ${run.id} of ${run.kind === 'cron' ? 'job' : 'route'} '${run.name}' was recorded interrupted: ${why}`, { run: run.id });
       }
+      for (const run of recovered) {
+        const recorded = await this.recordUnrecorded(run, now);
+        if (recorded) settled.push(recorded);
+      }
     } catch (error) {
       this.log.warn('could not settle the interrupted runs of the run ledger', { error: errorText(error) });
     }
     await this.killOrphansOf(dead);
     return settled;
+  }
+
+  /**
+   * A run that ended before its record showed it running (RUNNING_RECORD_AFTER_MS) left nothing
+   * in the ledger: it is recorded now, interrupted, as started when it was claimed. A record of
+   * the job's that started since that claim is the run's own, settled above.
+   */
+  private async recordUnrecorded({ job, claim }: RecoveredRun, now: Date): Promise<RunRecord | null> {
+    const [newest] = await this.ledger.list({ kind: 'cron', subject: job.id, limit: 1 });
+    if (newest && Date.parse(newest.started_at) >= Date.parse(claim.at)) return null;
+    const record: RunRecord = {
+      id: cronRunId(job.id, new Date(claim.at)),
+      kind: 'cron',
+      subject: job.id,
+      name: job.name,
+      slot: null,
+      event: null,
+      delivery_id: null,
+      started_at: new Date(claim.at).toISOString(),
+      finished_at: now.toISOString(),
+      status: 'error',
+      model: null,
+      prompt: job.no_agent ? null : job.prompt,
+      answer: null,
+      error: job.last_error,
+      deliveries: [],
+      claimant: claim.by,
+    };
+    await this.ledger.save(record);
+    this.log.warn(`run ${record.id} of job '${job.name}' was recorded interrupted: ${job.last_error ?? 'its process is gone'}`, { run: record.id });
+    return record;
   }
 
   private async killOrphansOf(claimants: ReadonlySet<string>): Promise<void> {

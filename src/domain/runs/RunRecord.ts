@@ -115,5 +115,10 @@ export function newestFirst(a: RunRecord, b: RunRecord): number {
   return Date.parse(b.started_at) - Date.parse(a.started_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
+/** A cron run's id in the run ledger: the job's id and the run's start (UTC, to the millisecond). */
+export function cronRunId(jobId: string, startedAt: Date): string {
+  return `${jobId}.${startedAt.toISOString().replace(/[-:.]/g, '')}`;
+}
+
 /** How long a run goes before its record shows it running (a run answering sooner is recorded once, answered). */
 export const RUNNING_RECORD_AFTER_MS = 1000;
