@@ -168,10 +168,8 @@ describe('a command stopped by a signal', () => {
     await removeAgentHome(home);
   });
 
-  it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('agent cron run on %s kills the whole tree, records the run interrupted at once and exits %i', async (signal, code) => {
+  /** `agent cron run` of a new job whose agent program has started its background grandchild. */
+  async function slowRunUnderWay() {
     const created = await runAgent(['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], { home });
     const job = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
     const mark = starts.mark();
@@ -179,6 +177,14 @@ describe('a command stopped by a signal', () => {
     const ended = outcomeOf(run);
     expect(await eventually(() => recorded(home, 'grandchildren.pids').length === 1, 20_000)).toBe(true);
     const [grandchild] = recorded(home, 'grandchildren.pids');
+    return { job, mark, run, ended, grandchild };
+  }
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('agent cron run on %s kills the whole tree, records the run interrupted at once and exits %i', async (signal, code) => {
+    const { job, mark, run, ended, grandchild } = await slowRunUnderWay();
 
     run.kill(signal);
     const outcome = await ended;
@@ -194,13 +200,7 @@ describe('a command stopped by a signal', () => {
   });
 
   it('agent cron run killed with -9: the next command, even with --no-tick, records the run interrupted and ends what it left running', async () => {
-    const created = await runAgent(['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], { home });
-    const job = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
-    const mark = starts.mark();
-    const run = starts.track(startAgent(['cron', 'run', job], { home, env: { [TREE]: mark } }));
-    const ended = outcomeOf(run);
-    expect(await eventually(() => recorded(home, 'grandchildren.pids').length === 1, 20_000)).toBe(true);
-    const [grandchild] = recorded(home, 'grandchildren.pids');
+    const { job, mark, run, ended, grandchild } = await slowRunUnderWay();
 
     run.kill('SIGKILL');
     await ended;
