@@ -117,3 +117,15 @@ describe('finding a job', () => {
     expect(findJob(jobs, 'bbb')).toMatchObject({ id: 'bbb' });
   });
 });
+
+describe('the wall clock of a zone that is UTC at every instant', () => {
+  it('is read from Date, and agrees with the runtime formatter to the second', async () => {
+    const { wallClockAt } = await import('../../src/domain/zonedTime.js');
+    const formatter = new Intl.DateTimeFormat('en-US', { timeZone: 'Etc/UCT', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    for (const instant of [new Date('2026-03-29T00:59:59.999Z'), new Date('2024-02-29T23:00:00.500Z'), new Date('1999-12-31T23:59:59Z')]) {
+      const parts = Object.fromEntries(formatter.formatToParts(instant).map((part) => [part.type, Number(part.value)]));
+      const expected = { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+      for (const zone of ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']) expect(wallClockAt(instant, zone)).toEqual(expected);
+    }
+  });
+});
