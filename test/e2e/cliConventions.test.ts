@@ -15,7 +15,9 @@ import {
   startAgent,
   storedJob,
   storedJobs,
+  writeHomeFile,
 } from './agentCli.js';
+import { commandModelLines } from './configLines.js';
 import { spawn } from '../helpers/testProcesses.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -185,6 +187,20 @@ describe('agent command-line conventions', () => {
       expect(message).toMatch(/cannot be used from inside a cron run \(job f00dfeedbeef\); scheduled runs may not create, change or schedule jobs\.$/);
       expect(await readFile(jobsFileOf(home))).toEqual(before);
       expect(invocations(home)).toEqual([]);
+    });
+
+    it('refuses a command whose own environment was cleaned of AGENT_CRON_RUN, from its ancestry', async () => {
+      // The agent program of a real cron run tries to escape the guard with `env -u`.
+      const attempt = `env -u AGENT_CRON_RUN -u AGENT_OWNER_PROCESS ${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create "every 30m" y --name Escaped --no-tick`;
+      await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines(['sh', '-c', `${attempt} > ${join(home, 'escape.out')} 2>&1; echo "exit $?" >> ${join(home, 'escape.out')}; echo answered`]), ''].join('\n'));
+      const id = await createJob(home, ['every 1h', 'Try it', '--name', 'Escaper', '--deliver', 'local']);
+
+      expect((await runAgent(['cron', 'run', id], { home })).code).toBe(0);
+
+      const escape = await readFile(join(home, 'escape.out'), 'utf8');
+      expect(escape).toContain(`cannot be used from inside a cron run (job ${id})`);
+      expect(escape).toContain('exit 1');
+      expect(storedJobs(home).map((job) => job.name)).toEqual(['Escaper']);
     });
 
     it('cron list still lists, and fires no due job', async () => {

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
+import { cronRunAmongAncestors } from '../process/cronRunAncestry.js';
 
 /** The terminal a command talks to; tests give it strings. */
 export interface CliIO {
@@ -11,8 +12,9 @@ export interface CliIO {
   /** Whether to colour output: a terminal, and NO_COLOR unset. */
   color: boolean;
   /**
-   * The id of the job whose cron run started this process (AGENT_CRON_RUN), if any: such a
-   * process may look at jobs but not change them, and fires no due jobs.
+   * The id of the job whose cron run started this process or one of its ancestors (AGENT_CRON_RUN
+   * here, or in an ancestor's starting environment), if any: such a process may look at jobs but
+   * not change them, and fires no due jobs.
    */
   cronRun?: string | null;
 }
@@ -27,7 +29,7 @@ export function systemIO(env: NodeJS.ProcessEnv): CliIO {
     stdin: process.stdin,
     interactive,
     color: Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined,
-    cronRun: env[CRON_RUN_VARIABLE] || null,
+    cronRun: env[CRON_RUN_VARIABLE] || cronRunAmongAncestors(),
   };
 }
 
