@@ -8,6 +8,7 @@ import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingTimer } from '../fakes/RecordingTimer.js';
 import { SequentialIds } from '../fakes/SequentialIds.js';
 import type { FakePlatformServer } from '../support/platforms/FakePlatformServer.js';
+import { eventually } from '../helpers/processLiveness.js';
 
 /** The delivery path over one real platform adapter, pointed at `fake`. */
 export function deliveryOver(fake: FakePlatformServer, extraSettings: Record<string, string> = {}) {
@@ -162,10 +163,12 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
 
     it('counts a platform that never answers as a failed attempt', async () => {
       fake.failNext({ failure: 'silent', times: Infinity });
-      const { delivery, target } = deliveryOver(fake, { timeout_seconds: '0.3' });
+      const { delivery, target } = deliveryOver(fake, { timeout_seconds: '0.5' });
       const error = await delivery.deliver(target, 'hello?').catch((caught: unknown) => caught);
-      expect((error as Error).message).toMatch(/did not answer within 0\.3 s.*after 3 attempts/);
-      expect(fake.attempts).toBe(3);
+      expect((error as Error).message).toMatch(/did not answer within 0\.5 s.*after 3 attempts/);
+      // The last request may reach the fake after the sender gave up on it: the timers of a
+      // process held up by a busy machine fire before it reads what arrived meanwhile.
+      expect(await eventually(() => fake.attempts === 3, 5_000)).toBe(true);
     });
 
     it('stops at a middle part that keeps failing and never re-sends a delivered part', async () => {
