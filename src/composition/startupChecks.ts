@@ -7,7 +7,7 @@ import type { AgentConfig } from '../adapters/config/AgentConfig.js';
 import { cronSettingsFrom } from '../adapters/config/cronSettings.js';
 import { ConfiguredWebhookRoutes } from '../adapters/config/ConfiguredWebhookRoutes.js';
 import { openMetricsProblem, webhookListenerEnabled } from '../adapters/config/webhookSettings.js';
-import { openDashboardProblem } from '../adapters/config/dashboardSettings.js';
+import { dashboardProblems } from '../adapters/config/dashboardSettings.js';
 import { ConfiguredPlatforms } from '../adapters/delivery/ConfiguredPlatforms.js';
 import { fallbackWarning, loadSchedulerProvider } from '../adapters/scheduling/schedulerProviderPlugins.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
@@ -99,7 +99,7 @@ export interface StartupCheck {
  * Everything else the gateway checks before it listens or fires, contacting nobody: the webhook
  * routes of config.yaml (secrets, `deliver`, `deliver_extra`, filters, toolsets; refused while the
  * listener is on, ignored while it is off, since nothing serves them then), metrics without a
- * token on a listener others can reach, a dashboard others can reach without a token, every platform's settings (addresses that must be http(s)
+ * token on a listener others can reach, a dashboard others can reach without a token (or with one shorter than 128 bits), every platform's settings (addresses that must be http(s)
  * URLs, numbers), and the provider `cron.provider` names: found, loadable, and usable by its own
  * account (its `problem()`), which the gateway would otherwise replace with the built-in ticker.
  */
@@ -119,8 +119,7 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
 
   const metrics = openMetricsProblem(config, file);
   if (metrics !== null) findings.push({ effect: 'refused', key: 'platforms.webhook.extra.metrics', message: metrics });
-  const dashboard = openDashboardProblem(config, env, file);
-  if (dashboard !== null) findings.push({ effect: 'refused', key: 'dashboard.host', message: dashboard });
+  findings.push(...dashboardProblems(config, env, file));
 
   for (const problem of new ConfiguredPlatforms(config.platforms, env).settingProblems()) {
     findings.push({ effect: 'refused', key: `platforms.${problem.platform}${problem.key ? `.${problem.key}` : ''}`, message: problem.source === 'config' ? `${file}: ${problem.message}` : problem.message });

@@ -24,7 +24,7 @@ export interface AgentConfig {
   search?: Record<string, unknown>;
   tools?: ToolsConfig;
   /** The web dashboard `agent gateway` serves (docs/dashboard.md). */
-  dashboard?: { enabled: boolean; host?: string; port?: number; token?: string };
+  dashboard?: { enabled: boolean; host?: string; port?: number; token?: string; allowed_hosts?: string[]; trust_proxy?: boolean };
   /** How long the run ledger keeps runs (docs/runs.md). */
   runs?: { retention_count?: number; retention_days?: number };
   /** Conversations with the bot on chat platforms (docs/chat-platforms.md). */

@@ -55,6 +55,12 @@ const environmentVariableName = () => {
 
 const optional = z.optional;
 
+const HOST_NAMES = 'must be a list of host names or addresses, such as ["dash.example.com", "192.168.1.5"]';
+const HOST_NAME = 'must be a host name or address without a scheme or port, such as dash.example.com or 192.168.1.5';
+/** A host name, an IPv4 address, or an IPv6 address (with or without brackets). */
+const hostName = () =>
+  z.string({ error: HOST_NAME }).check(z.regex(/^\s*(?:\[[0-9a-fA-F:.]+\]|[0-9a-fA-F.]*:[0-9a-fA-F.]*:[0-9a-fA-F:.]*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)\s*$/, { error: HOST_NAME }));
+
 export const modelSchema = mapping({
   provider: optional(text()),
   name: optional(text()),
@@ -205,6 +211,8 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
       host: optional(text()),
       port: optional(z.int({ error: 'must be a port number from 1 to 65535' }).check(z.minimum(1, { error: 'must be a port number from 1 to 65535' }), z.maximum(65535, { error: 'must be a port number from 1 to 65535' }))),
       token: optional(text()),
+      allowed_hosts: optional(z.array(hostName(), { error: HOST_NAMES })),
+      trust_proxy: optional(flag()),
     }),
   ),
   chat: optional(

@@ -3,6 +3,7 @@ import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { RunJobNowOutput } from '../../application/cron/RunJobNow.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
+import type { Clock } from '../../application/ports/Clock.js';
 import type { JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { RunLedger } from '../../application/ports/RunLedger.js';
@@ -18,7 +19,9 @@ import { listenerVerdict, testEventSentence } from '../../domain/webhook/listene
 import { createJobBody, editJobBody } from './apiBodies.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
 import type { Html } from './html.js';
-import { cookieValue, DashboardSessions, SESSION_COOKIE } from './sessions.js';
+import { hostOfHeader, LOOPBACK_NAMES, normalHost } from './hosts.js';
+import { cookieValue, DashboardSessions, SECURE_SESSION_COOKIE, SESSION_COOKIE } from './sessions.js';
+import { SignInThrottle } from './signInThrottle.js';
 import {
   jobFormPage,
   jobLive,
@@ -40,6 +43,16 @@ import {
 export interface DashboardDependencies {
   /** `AGENT_DASHBOARD_TOKEN` or `dashboard.token`; null: no sign-in (a loopback listener only). */
   token: string | null;
+  /**
+   * With a token: the names the dashboard answers at besides the loopback names (`Host` without
+   * its port; `dashboard.allowed_hosts`, by default the listen address). Without a token it
+   * answers at the loopback names only. Default: none.
+   */
+  allowedHosts?: readonly string[];
+  /** `dashboard.trust_proxy`: take the scheme, host and client address from the proxy's `X-Forwarded-*` headers. Default: false. */
+  trustProxy?: boolean;
+  /** The time of the sign-in backoff and of sessions. Default: the machine's. */
+  clock?: Clock;
   timeZone: string;
   log: Logger;
   jobs: {
@@ -66,8 +79,15 @@ export interface DashboardDependencies {
 const RUNS_SHOWN = 20;
 /** The methods that change nothing: the others need the token, or a session and its CSRF token. */
 const READING = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** The names of this machine a tokenless (loopback) dashboard answers changes under. */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/** Every answer's security headers. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
 
 type Session = NonNullable<ReturnType<DashboardSessions['find']>>;
 
@@ -78,56 +98,115 @@ type Session = NonNullable<ReturnType<DashboardSessions['find']>>;
  * the pages (a browser never sends that header on its own, so it needs no CSRF token). A change
  * made with the session cookie carries the session's CSRF token; every value from a job, a model
  * or a payload is rendered as text; a strict Content-Security-Policy allows only the dashboard's
- * own style sheet and script.
+ * own style sheet and script, and no page may frame it.
+ *
+ * It answers only requests addressed to a name it serves (421 otherwise: a page whose name was
+ * made to resolve to this machine, DNS rebinding, reads and changes nothing), and a token may be
+ * guessed only a few times before sign-ins wait (429, SignInThrottle).
  */
 export function createDashboardApp(deps: DashboardDependencies): express.Express {
-  const sessions = new DashboardSessions(deps.token);
+  const clock = deps.clock ?? { now: () => new Date() };
+  const sessions = new DashboardSessions(deps.token, () => clock.now().getTime());
+  const throttle = new SignInThrottle(clock, deps.log);
+  const trustProxy = deps.trustProxy === true;
+  const servedHosts = new Set([...LOOPBACK_NAMES, ...(deps.token !== null ? (deps.allowedHosts ?? []).map(normalHost) : [])]);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Behind a proxy the socket's peer is the proxy: its X-Forwarded-For (the address it appended)
+  // and X-Forwarded-Proto are taken; without trust_proxy they are ignored.
+  app.set('trust proxy', trustProxy ? 1 : false);
   app.use((_request, response, next) => {
-    response.set({
-      'content-security-policy':
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-    });
+    response.set(SECURITY_HEADERS);
     next();
+  });
+  app.use((request, response, next) => {
+    const refusal = hostRefusal(request);
+    if (refusal === null) return next();
+    if (isApiRequest(request)) return void response.status(421).json({ error: refusal });
+    response.status(421).type('text').send(refusal);
   });
   app.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
   app.get('/assets/dashboard.css', (_request, response) => void response.type('text/css').send(DASHBOARD_CSS));
   app.get('/assets/dashboard.js', (_request, response) => void response.type('text/javascript').send(DASHBOARD_JS));
 
-  const setCookie = (response: Response, id: string) =>
-    response.setHeader('set-cookie', `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict`);
+  /** The host the request is addressed to (behind a trusted proxy, the one the client asked the proxy for). */
+  function requestedHost(request: Request): string | undefined {
+    const forwarded = trustProxy ? request.headers['x-forwarded-host'] : undefined;
+    const host = typeof forwarded === 'string' && forwarded.trim() !== '' ? forwarded.split(',')[0] : request.headers.host;
+    return host?.trim();
+  }
+
+  /** Why the request is not answered (its Host is not a name the dashboard serves), or null. */
+  function hostRefusal(request: Request): string | null {
+    const given = requestedHost(request);
+    const host = hostOfHeader(given);
+    if (host !== null && servedHosts.has(host)) return null;
+    const shown = given ? `"${given.slice(0, 100)}"` : null;
+    if (deps.token === null) {
+      return `A dashboard without a token answers only at 127.0.0.1, localhost or [::1], ${shown ? `not at ${shown}` : 'and this request names no host'}; open it at one of those, or set a dashboard token and add the name to dashboard.allowed_hosts.`;
+    }
+    return `The dashboard does not answer ${shown ? `at ${shown}` : 'a request that names no host'}; open it at the address it listens on, or add the name to dashboard.allowed_hosts.`;
+  }
+
+  /** The session cookie's name: `__Host-` prefixed over https, the plain name over http, which cannot set `Secure`. */
+  const cookieName = (request: Request) => (request.secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
+  const cookieAttributes = (request: Request) => `Path=/; HttpOnly; SameSite=Strict${request.secure ? '; Secure' : ''}`;
+  const setCookie = (request: Request, response: Response, id: string) =>
+    response.setHeader('set-cookie', `${cookieName(request)}=${id}; ${cookieAttributes(request)}`);
+  /** The client's address (behind a trusted proxy, the one the proxy saw), for the sign-in backoff. */
+  const clientOf = (request: Request) => (request.ip ?? request.socket.remoteAddress ?? 'an unknown address').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  /** The sentence of a 429 while `seconds` remain of a backoff. */
+  const waitSentence = (seconds: number) => `Too many wrong tokens were tried; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
+  /**
+   * Whether `given` is the token, counted by the backoff: 'wait' (with the seconds) while the
+   * client's attempts are refused, whatever it gave; otherwise 'right' or 'wrong'.
+   */
+  const tokenVerdict = (request: Request, given: string | undefined, what: string): { kind: 'right' | 'wrong' } | { kind: 'wait'; seconds: number } => {
+    const client = clientOf(request);
+    const seconds = throttle.waitSeconds(client);
+    if (seconds > 0) return { kind: 'wait', seconds };
+    if (sessions.tokenMatches(given)) {
+      throttle.succeeded(client);
+      return { kind: 'right' };
+    }
+    throttle.failed(client, what);
+    return { kind: 'wrong' };
+  };
 
   app.post('/sign-in', (request, response) => {
-    if (!sessions.tokenMatches(typeof request.body?.token === 'string' ? request.body.token : undefined)) {
-      deps.log.warn('dashboard: a sign-in with a wrong token was refused');
-      response.status(401).type('html').send(signInPage('That token is not the dashboard token; try again.').text);
-      return;
+    if (deps.token !== null) {
+      const verdict = tokenVerdict(request, typeof request.body?.token === 'string' ? request.body.token : undefined, 'sign-in');
+      if (verdict.kind === 'wait') {
+        response.status(429).set('retry-after', String(verdict.seconds)).type('html').send(signInPage(waitSentence(verdict.seconds)).text);
+        return;
+      }
+      if (verdict.kind === 'wrong') {
+        response.status(401).type('html').send(signInPage('That token is not the dashboard token; try again.').text);
+        return;
+      }
     }
-    setCookie(response, sessions.open());
+    setCookie(request, response, sessions.open());
     response.redirect(303, '/');
   });
 
   /** The session of the request; without a token configured, one is opened on the first visit. */
   const sessionOf = (request: Request, response: Response): Session | null => {
-    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const id = cookieValue(request.headers.cookie, cookieName(request));
     const session = sessions.find(id);
     if (session || deps.token !== null) return session;
     const opened = sessions.open();
-    setCookie(response, opened);
+    setCookie(request, response, opened);
     return sessions.find(opened);
   };
 
   const bearer = (request: Request) => /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
-  /** Whether the request carries the dashboard token as a bearer (never, without a token configured). */
-  const bearerMatches = (request: Request) => {
+  /** What the request's bearer token is, counted by the backoff: 'none' without one (or without a token configured). */
+  const bearerVerdict = (request: Request) => {
     const token = bearer(request);
-    return deps.token !== null && token !== undefined && sessions.tokenMatches(token);
+    if (deps.token === null || token === undefined) return { kind: 'none' } as const;
+    return tokenVerdict(request, token, 'bearer token');
   };
 
   // The JSON API: the Bearer token on every method, or a signed-in session (reads only, for
@@ -136,16 +215,15 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   const api = express.Router();
   api.use((request, response, next) => {
     if (deps.token === null) {
-      const refusal = READING.has(request.method) ? null : crossSiteRefusal(request);
+      const refusal = READING.has(request.method) ? null : crossSiteRefusal(request, requestedHost(request));
       if (refusal === null) return next();
       deps.log.warn(`dashboard: ${request.method} ${request.originalUrl} was refused: ${refusal}`);
       return void response.status(403).json({ error: refusal });
     }
-    if (bearer(request) !== undefined) {
-      if (bearerMatches(request)) return next();
-      deps.log.warn('dashboard: an API request with a wrong bearer token was refused');
-      return void response.status(401).json({ error: 'That bearer token is not the dashboard token.' });
-    }
+    const verdict = bearerVerdict(request);
+    if (verdict.kind === 'right') return next();
+    if (verdict.kind === 'wait') return void response.status(429).set('retry-after', String(verdict.seconds)).json({ error: waitSentence(verdict.seconds) });
+    if (verdict.kind === 'wrong') return void response.status(401).json({ error: 'That bearer token is not the dashboard token.' });
     if (READING.has(request.method) && sessionOf(request, response)) return next();
     response.status(401).json({ error: 'Sign in, or send Authorization: Bearer <the dashboard token>.' });
   });
@@ -193,10 +271,12 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
 
   // Every page below needs a session, or the Bearer token; a change with a session needs its CSRF token too.
   app.use((request, response, next) => {
-    if (bearerMatches(request)) {
+    const verdict = bearerVerdict(request);
+    if (verdict.kind === 'right') {
       response.locals.session = DashboardSessions.forOneRequest();
       return next();
     }
+    if (verdict.kind === 'wait') return void response.status(429).set('retry-after', String(verdict.seconds)).type('text').send(waitSentence(verdict.seconds));
     const session = sessionOf(request, response);
     if (!session) {
       if (request.method === 'GET' && (request.path === '/' || request.accepts('html'))) {
@@ -225,8 +305,8 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   });
 
   app.post('/sign-out', (request, response) => {
-    sessions.close(cookieValue(request.headers.cookie, SESSION_COOKIE));
-    response.setHeader('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    sessions.close(cookieValue(request.headers.cookie, cookieName(request)));
+    response.setHeader('set-cookie', `${cookieName(request)}=; ${cookieAttributes(request)}; Max-Age=0`);
     response.redirect(303, '/');
   });
 
@@ -381,7 +461,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     page(response, notFoundPage(context(response), `There is no page at ${request.path}.`), 404);
   });
   app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => {
-    const isApi = request.path.startsWith('/api/') || request.baseUrl === '/api';
+    const isApi = isApiRequest(request);
     const clientStatus = bodyRefusal(error);
     if (clientStatus !== null) {
       const sentence = clientStatus === 413 ? 'The request body is larger than the dashboard takes (64 kB).' : 'The request body cannot be read (for the API: send JSON with Content-Type: application/json).';
@@ -400,17 +480,20 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   return app;
 }
 
+/** Whether the request is one for the JSON API (answered in JSON). */
+function isApiRequest(request: Request): boolean {
+  return request.path.startsWith('/api/') || request.path === '/api' || request.baseUrl === '/api';
+}
+
 /**
- * Why a change to a tokenless dashboard is refused when a web page in a browser sent it (a page
- * of another site, or of a name that resolves to this machine: DNS rebinding), or null. Scripts
- * and the dashboard's own pages are answered.
+ * Why a change to a tokenless dashboard is refused when a web page of another site in a browser
+ * sent it, or null (a page of a name that resolves to this machine, DNS rebinding, was refused
+ * already for its Host). Scripts and the dashboard's own pages are answered.
  */
-function crossSiteRefusal(request: Request): string | null {
-  const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-  if (!LOOPBACK_HOSTS.has(host)) return `A dashboard without a token takes changes only at a loopback address (127.0.0.1, localhost, [::1]), not at "${host}".`;
+function crossSiteRefusal(request: Request, host: string | undefined): string | null {
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `${request.protocol}://${request.headers.host}`)) {
+  if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `${request.protocol}://${host}`)) {
     return 'A web page of another site may not change jobs on this dashboard; set a dashboard token to use the API from a browser.';
   }
   return null;

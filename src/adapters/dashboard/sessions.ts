@@ -1,7 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** The session cookie's name. */
+/** The session cookie's name over plain http (a `__Host-` cookie must be `Secure`, which http cannot set). */
 export const SESSION_COOKIE = 'agent_dashboard';
+/** The session cookie's name over https: `__Host-` binds it to this origin, `Secure` and `Path=/`, no `Domain`. */
+export const SECURE_SESSION_COOKIE = '__Host-agent_dashboard';
 /** How long a session lasts without use. */
 const IDLE_MS = 12 * 3600_000;
 /** Sessions kept at most; the oldest go first (a flood of sign-ins cannot grow memory). */
@@ -14,7 +16,7 @@ interface Session {
 
 /**
  * The dashboard's sign-in sessions, in this gateway's memory (a restart signs everyone out): a
- * random id in an HttpOnly, SameSite=Strict cookie, and with each a CSRF token that every form
+ * random id in an HttpOnly, SameSite=Strict cookie (over https `__Host-` and Secure), and with each a CSRF token that every form
  * that changes something carries.
  */
 export class DashboardSessions {

@@ -17,6 +17,7 @@ import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhoo
 import { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import type { DashboardSettings } from '../../adapters/config/dashboardSettings.js';
 import { createDashboardApp } from '../../adapters/dashboard/dashboardApp.js';
+import { defaultAllowedHosts } from '../../adapters/dashboard/hosts.js';
 import { listenOrExplain } from './webhookListener.js';
 
 export interface RunningDashboard {
@@ -35,6 +36,9 @@ export async function startDashboard(container: Container, settings: DashboardSe
   const runJobNow = container.get(RunJobNow);
   const app = createDashboardApp({
     token: settings.token,
+    allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
+    trustProxy: settings.trustProxy,
+    clock: container.get(TOKENS.Clock),
     timeZone: cron.timeZone,
     log: logger,
     jobs: {

@@ -1,49 +1,14 @@
 import request from 'supertest';
-import { createDashboardApp } from '../../../src/adapters/dashboard/dashboardApp.js';
-import type { HomeStatus } from '../../../src/application/status/ShowStatus.js';
-import { cronHarness } from '../../support/cronHarness.js';
+import type { DashboardDependencies } from '../../../src/adapters/dashboard/dashboardApp.js';
+import { DASHBOARD_TOKEN as TOKEN, dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
 
-const TOKEN = 'dashboard-secret-token';
-const STATUS: HomeStatus = { gateway: { state: 'stopped' }, replicas: null, nextJobs: [], failedJobs: [], pausedJobs: [], webhookEventsWaiting: 0, unreadableJobs: 0 };
-
-type Deps = Parameters<typeof createDashboardApp>[0];
+type Deps = DashboardDependencies;
 
 function dashboard(token: string | null = TOKEN, webhooks: Partial<Deps['webhooks']> = {}) {
-  const h = cronHarness();
-  const app = createDashboardApp({
-    token,
-    timeZone: 'UTC',
-    log: h.log,
-    jobs: {
-      list: () => h.listJobs.execute(),
-      show: (job) => h.showJob.execute({ job }),
-      create: (input) => h.createJob.execute(input),
-      edit: (input) => h.editJob.execute(input),
-      pause: (job, reason) => h.pauseJob.execute({ job, reason }),
-      resume: (job) => h.resumeJob.execute({ job }),
-      remove: (job) => h.removeJob.execute({ job }),
-      runNow: (job) => h.runJobNow.start({ job }),
-    },
-    runs: h.ledger,
-    status: async () => STATUS,
-    webhooks: {
-      listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }),
-      runs: async () => [],
-      sendTest: async () => ({ status: 202, body: '' }),
-      ...webhooks,
-    },
-  });
-  return { h, app };
+  return dashboardHarness(token, { webhooks });
 }
 
-/** Signs in; returns the session cookie and the CSRF token of the page at `path`. */
-async function signIn(app: ReturnType<typeof dashboard>['app'], path = '/jobs/new') {
-  const signedIn = await request(app).post('/sign-in').type('form').send({ token: TOKEN });
-  const cookie = signedIn.headers['set-cookie']![0]!.split(';')[0]!;
-  const page = await request(app).get(path).set('cookie', cookie);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  return { cookie, csrf: csrf!, signedIn };
-}
+const signIn = signInTo;
 
 describe('the dashboard', () => {
   it('asks for the token, says when it is wrong, and signs in with an HttpOnly, SameSite=Strict cookie', async () => {
@@ -351,7 +316,7 @@ describe("the dashboard's API", () => {
     expect(fromAPage.status).toBe(403);
     expect(fromAPage.body.error).toMatch(/^A web page of another site may not change jobs/);
     const rebound = await request(app).delete(`/api/jobs/${id}`).set('host', 'evil.example:8645');
-    expect(rebound.status).toBe(403);
+    expect(rebound.status).toBe(421);
     expect(h.repository.get(id)).toBeDefined();
 
     expect((await request(app).delete(`/api/jobs/${id}`)).status).toBe(200);
