@@ -96,7 +96,8 @@ describe.each([
     // The subshell starts the sleep in a session of its own and exits: init adopts the sleep.
     const script = `echo $$ > ${pidFile}; (setsid sleep 300 & echo $! >> ${pidFile}); sleep 300`;
 
-    const end = await runner.run(shell(script, { timeoutMs: 300 }));
+    // Long enough for the shell to write its pids first, on a machine whose cores are busy.
+    const end = await runner.run(shell(script, { timeoutMs: 2_000 }));
 
     expect(end).toEqual({ kind: 'stopped', reason: 'timeout' });
     const [shellPid, strayPid] = (await pidsIn(pidFile, 2)) as [number, number];
@@ -130,7 +131,7 @@ describe.each([
   it('kills the whole tree at the timeout, a grandchild included', async () => {
     const pidFile = join(workDir, 'pids');
 
-    const end = await runner.run(shell(`sleep 300 & echo $$ > ${pidFile}; echo $! >> ${pidFile}; wait`, { timeoutMs: 300 }));
+    const end = await runner.run(shell(`sleep 300 & echo $$ > ${pidFile}; echo $! >> ${pidFile}; wait`, { timeoutMs: 2_000 }));
 
     expect(end).toEqual({ kind: 'stopped', reason: 'timeout' });
     const [shellPid, sleepPid] = (await pidsIn(pidFile, 2)) as [number, number];
@@ -182,7 +183,7 @@ describe.each([
     runner = new ChildProcessRunner(new RecordingKiller(false), 200);
     const pidFile = join(workDir, 'pids');
 
-    const end = await runner.run(shell(`echo $$ > ${pidFile}; exec sleep 300`, { timeoutMs: 200 }));
+    const end = await runner.run(shell(`echo $$ > ${pidFile}; exec sleep 300`, { timeoutMs: 2_000 }));
     const [pid] = (await pidsIn(pidFile, 1)) as [number];
 
     expect(end).toEqual({ kind: 'stopped', reason: 'timeout' });
