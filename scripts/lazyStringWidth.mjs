@@ -5,11 +5,17 @@
 // goes to the real package, loaded on that first call (require of an ES module, Node 20.19+).
 import { createRequire } from 'node:module';
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// Printable ASCII, and the Latin-1 letters and signs and the general punctuation that help text
+// uses (dashes, quotes, bullets, the ellipsis) but the soft hyphen and the zero-width marks: each
+// one column wide. yargs lays out the help of the command it runs at every start (to have it
+// ready should the command fail), and one `…` in a flag's description sent every command to the
+// real package.
+const ONE_COLUMN_EACH = /^[\x20-\x7e\u00a0-\u00ac\u00ae-\u00ff\u2010-\u2027]*$/;
 let measure = null;
 
 export default function stringWidth(text, options) {
-  if (typeof text === 'string' && PRINTABLE_ASCII.test(text)) return text.length;
+  // East Asian "ambiguous" signs are one column unless the caller says otherwise.
+  if (typeof text === 'string' && options?.ambiguousIsNarrow !== false && ONE_COLUMN_EACH.test(text)) return text.length;
   measure ??= createRequire(import.meta.url)('string-width').default;
   return measure(text, options);
 }
