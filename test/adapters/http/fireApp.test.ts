@@ -1,9 +1,14 @@
 import { sign } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import type { FireOutcome } from '../../../src/application/ports/SchedulerProvider.js';
 import { createFireApp } from '../../../src/adapters/http/fireApp.js';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { FileUsedFireTokens } from '../../../src/adapters/persistence/FileUsedFireTokens.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../../src/adapters/http/webhookServer.js';
 import { JWKS_MIN_REFETCH_MS, JwtFireTokenVerifier } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
 import { InMemoryUsedFireTokens } from '../../fakes/InMemoryUsedFireTokens.js';
@@ -83,6 +88,29 @@ describe('POST /api/cron/fire', () => {
       // Nothing was done: the same token may be sent again.
       outcome = { status: 'accepted', jobId: 'job1' };
       expect((await post(token)).status).toBe(202);
+    });
+
+    it('forgets the token of a fire answered 503 in the files too: a restarted gateway takes it, once', async () => {
+      const home = await mkdtemp(join(tmpdir(), 'agent-fire-release-'));
+      try {
+        const gateway = () => {
+          const used = new FileUsedFireTokens(agentPathsFor(home));
+          const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+          return createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
+        };
+        const token = portal.mint('job1');
+        outcome = { status: 'unavailable', retryAfterSeconds: 10 };
+        app = gateway();
+        expect((await post(token)).status).toBe(503);
+
+        outcome = { status: 'accepted', jobId: 'job1' };
+        app = gateway();
+        expect((await post(token)).status).toBe(202);
+        app = gateway();
+        expect((await post(token)).status).toBe(401);
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
     });
 
     it('takes a token bound to the slot fired', async () => {
