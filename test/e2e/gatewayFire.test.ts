@@ -203,6 +203,21 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(invocations(home)).toEqual(['Shared report']);
   }, 120_000);
 
+  it('two gateways on one home sent one token at the same moment: one 202, one 401, one run', async () => {
+    await removeAgentHome(home);
+    home = await makeAgentHome({ extraConfig: managedConfig(portal, port, 0) });
+    const id = await createJob(home, ['every 1h', 'Shared report', '--name', 'shared', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const [one, two] = [await startGateway(), await startGateway()];
+    const token = portal.mint(id);
+
+    const answers = await Promise.all([one, two].map(({ url }) => portal.fire(url, { job_id: id, fire_at: slot }, token)));
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 401]);
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    expect(invocations(home)).toEqual(['Shared report']);
+  }, 120_000);
+
   it('scale to zero: a fire sent while the gateway starts is answered 202 and runs once', async () => {
     const id = await createJob(home, ['every 1h', 'Cold start report', '--name', 'cold', '--deliver', 'local']);
     const slot = storedJob(home, id).next_run_at!;

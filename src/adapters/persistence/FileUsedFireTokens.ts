@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { link, open, readFile, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -7,7 +6,7 @@ import { TOKENS } from '../../application/ports/tokens.js';
 import { USED_FIRE_TOKEN_ID, UsedFireTokensUnavailableError, type UsedFireTokens } from '../../application/ports/UsedFireTokens.js';
 import { acquireFileLock, runInTurn } from './fileLock.js';
 import {
-  PRIVATE_FILE_MODE,
+  createFileDurablyOnce,
   describeFileSystemProblem,
   ensurePrivateDirectory,
   errnoCode,
@@ -15,7 +14,6 @@ import {
   namesInDirectory,
   statOf,
   syncDirectory,
-  temporaryPathFor,
 } from './fileSystem.js';
 
 /** A temporary file older than this was left by a process killed while remembering an id. */
@@ -23,12 +21,12 @@ const ABANDONED_TEMPORARY_MS = 60 * 60_000;
 
 /**
  * The used fire tokens as one small file per id under `$AGENT_HOME/cron/fire_tokens/`, named by
- * the id and holding the instant it is remembered until. A file is written whole under a
- * temporary name, synced, then given its name with `link`, which the kernel does atomically and
- * never over an existing file: so of the processes on this machine remembering one id at once
- * exactly one succeeds, without a lock, and a file under an id's name is always complete. The
- * directory is synced before `remember` resolves, so a kill -9 or a power cut right after a fire
- * was answered still remembers its token.
+ * the id and holding the instant it is remembered until. A file is made with
+ * `createFileDurablyOnce` (written whole, synced, then linked to its name, which never replaces
+ * an existing file): so of the processes on this machine remembering one id at once exactly one
+ * succeeds, without a lock, and a file under an id's name is always complete; and it is on disk
+ * before `remember` resolves, so a kill -9 or a power cut right after a fire was answered still
+ * remembers its token.
  *
  * Removing a file — an id remembered until a time passed, forgotten, or pruned — is done under
  * the kernel lock `fire_tokens/.lock` (fileLock.ts), so that a file just made by another process
@@ -94,26 +92,8 @@ export class FileUsedFireTokens implements UsedFireTokens {
   }
 
   /** Makes the file of `path` holding `until`, unless one is there: whether it made it. */
-  private async create(path: string, until: Date): Promise<boolean> {
-    const temporary = temporaryPathFor(path);
-    const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, PRIVATE_FILE_MODE);
-    let made = false;
-    try {
-      try {
-        await handle.writeFile(`${until.toISOString()}\n`);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      await link(temporary, path);
-      made = true;
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw error;
-    } finally {
-      await unlinkIfPresent(temporary);
-    }
-    if (made) await syncDirectory(this.directory);
-    return made;
+  private create(path: string, until: Date): Promise<boolean> {
+    return createFileDurablyOnce(path, `${until.toISOString()}\n`);
   }
 
   /** Until when the file at `path` remembers its id (ms); 'absent' without one; null when it cannot be read as a time. */
