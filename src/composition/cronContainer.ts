@@ -41,6 +41,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     { PostgresRunOutputStore },
     { PostgresWebhookRateLimiter },
     { PostgresRunLedger },
+    { PostgresUsedFireTokens },
     { webhookOutputRetention },
     { runRetention },
   ] = await Promise.all([
@@ -55,6 +56,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     import('../adapters/postgres/PostgresRunOutputStore.js'),
     import('../adapters/postgres/PostgresWebhookRateLimiter.js'),
     import('../adapters/postgres/PostgresRunLedger.js'),
+    import('../adapters/postgres/PostgresUsedFireTokens.js'),
     import('../adapters/config/webhookSettings.js'),
     import('../adapters/config/runSettings.js'),
   ]);
@@ -83,6 +85,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
       databaseAdapter(TOKENS.RunOutputStore, () => new PostgresRunOutputStore(database)),
       databaseAdapter(TOKENS.WebhookRateLimiter, () => new PostgresWebhookRateLimiter(database)),
       databaseAdapter(TOKENS.RunLedger, (context) => new PostgresRunLedger(database, runRetention(config), context.get(TOKENS.Clock))),
+      databaseAdapter(TOKENS.UsedFireTokens, () => new PostgresUsedFireTokens(database)),
     ],
   };
 }

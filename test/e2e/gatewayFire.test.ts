@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { freePort } from '../helpers/freePort.js';
+import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { FakePortal, type FireAnswer } from '../support/fakePortal.js';
-import { createJob, invocations, makeAgentHome, removeAgentHome, runAgent, startAgent, storedJob } from './agentCli.js';
+import { createJob, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, storedJob } from './agentCli.js';
 
 /** config.yaml lines: cron.provider managed trusting `portal`, webhooks off, the listener on `listenPort` (0: any free port). */
 function managedConfig(portal: FakePortal, callbackPort: number, listenPort = callbackPort): string {
@@ -27,6 +28,34 @@ function connectionRefused(error: unknown): boolean {
   return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
 }
 
+/** Starts `agent gateway` on `home` with the portal's scheduler token and `env`, without waiting for it; kept in `gateways`. */
+function launchManagedGateway(home: string, portal: FakePortal, gateways: ChildProcess[], env: Record<string, string> = {}): { gateway: ChildProcess; output: () => string } {
+  const gateway = startAgent(['gateway'], { home, env: { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken, ...env } });
+  gateways.push(gateway);
+  let output = '';
+  gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return { gateway, output: () => output };
+}
+
+/** Waits for a launched gateway's listening line; `url` is the base its fires go to. */
+async function untilListening(started: { gateway: ChildProcess; output: () => string }): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
+  const listening = /fire endpoint listening on 127\.0\.0\.1:(\d+)/;
+  expect(await eventually(() => listening.test(started.output()), 30_000)).toBe(true);
+  return { ...started, url: `http://127.0.0.1:${listening.exec(started.output())![1]}` };
+}
+
+/** Stops every gateway still running with `signal`, each waited for. */
+async function stopGateways(gateways: ChildProcess[], signal: NodeJS.Signals): Promise<void> {
+  for (const gateway of gateways.splice(0)) {
+    if (gateway.exitCode === null && gateway.signalCode === null) {
+      const exited = once(gateway, 'exit');
+      gateway.kill(signal);
+      await exited;
+    }
+  }
+}
+
 /** The fire endpoint through the real executable: a gateway with cron.provider managed, webhooks off. */
 describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
   let portal: FakePortal;
@@ -41,33 +70,13 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
   });
 
   afterEach(async () => {
-    for (const gateway of gateways.splice(0)) {
-      if (gateway.exitCode === null && gateway.signalCode === null) {
-        gateway.kill('SIGTERM');
-        await once(gateway, 'exit');
-      }
-    }
+    await stopGateways(gateways, 'SIGTERM');
     await portal.close();
     await removeAgentHome(home);
   });
 
-  /** Starts `agent gateway` on `home` with the scheduler token, without waiting for it. */
-  function launchGateway(): { gateway: ChildProcess; output: () => string } {
-    const gateway = startAgent(['gateway'], { home, env: { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken } });
-    gateways.push(gateway);
-    let output = '';
-    gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    return { gateway, output: () => output };
-  }
-
-  /** Starts a gateway and waits for its listening line; `url` is the base its fires go to. */
-  async function startGateway(): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
-    const started = launchGateway();
-    const listening = /fire endpoint listening on 127\.0\.0\.1:(\d+)/;
-    expect(await eventually(() => listening.test(started.output()), 30_000)).toBe(true);
-    return { ...started, url: `http://127.0.0.1:${listening.exec(started.output())![1]}` };
-  }
+  const launchGateway = () => launchManagedGateway(home, portal, gateways);
+  const startGateway = () => untilListening(launchGateway());
 
   const callback = () => `http://127.0.0.1:${port}`;
   const withToken = { AGENT_CRON_SCHEDULER_TOKEN: 'scheduler-token-for-tests' };
@@ -90,6 +99,49 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     expect(second).toMatchObject({ status: 200, body: { status: 'stale' } });
     expect(invocations(home)).toHaveLength(1);
     expect(Date.parse(storedJob(home, id).next_run_at!)).toBeGreaterThan(Date.parse(slot));
+  }, 120_000);
+
+  it('answers 401 to a token replayed after a restart (kill -9) for the next slot, and the job does not run again', async () => {
+    const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const first = await startGateway();
+    const token = portal.mint(id);
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, token)).toMatchObject({ status: 202 });
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    const next = storedJob(home, id).next_run_at!;
+
+    const exited = once(first.gateway, 'exit');
+    first.gateway.kill('SIGKILL');
+    await exited;
+    const { output } = await startGateway();
+
+    expect(await portal.fire(callback(), { job_id: id, fire_at: next }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await eventually(() => output().includes('its jti was used already (a replay)'), 10_000)).toBe(true);
+    expect(invocations(home)).toEqual(['Fired report']);
+    expect(storedJob(home, id).next_run_at).toBe(next);
+    // A fresh token for that slot is taken.
+    expect(await portal.fire(callback(), { job_id: id, fire_at: next }, portal.mint(id))).toMatchObject({ status: 202 });
+  }, 120_000);
+
+  it('answers 401 to a token minted for one slot and sent with another, and fires the slot it names', async () => {
+    const id = await createJob(home, ['every 1h', 'Fired report', '--name', 'fired', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const otherSlot = new Date(Date.parse(slot) + 3_600_000).toISOString();
+    const { output } = await startGateway();
+    const token = portal.mint(id, { claims: { fire_at: otherSlot } });
+
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await eventually(() => output().includes(`it is bound to another slot (${otherSlot})`), 10_000)).toBe(true);
+    expect(invocations(home)).toEqual([]);
+
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { fire_at: slot } }))).toMatchObject({ status: 202 });
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    // A fresh token for the slot already fired: stale, not 401, so the portal does not retry.
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { fire_at: slot } }))).toMatchObject({
+      status: 200,
+      body: { status: 'stale' },
+    });
+    expect(invocations(home)).toEqual(['Fired report']);
   }, 120_000);
 
   it('answers 401 to a forged token and 200 gone to an unknown job, without a run', async () => {
@@ -147,6 +199,21 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
 
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 202]);
     expect(answers.find((answer) => answer.status === 200)!.body).toEqual({ status: 'stale' });
+    expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
+    expect(invocations(home)).toEqual(['Shared report']);
+  }, 120_000);
+
+  it('two gateways on one home sent one token at the same moment: one 202, one 401, one run', async () => {
+    await removeAgentHome(home);
+    home = await makeAgentHome({ extraConfig: managedConfig(portal, port, 0) });
+    const id = await createJob(home, ['every 1h', 'Shared report', '--name', 'shared', '--deliver', 'local']);
+    const slot = storedJob(home, id).next_run_at!;
+    const [one, two] = [await startGateway(), await startGateway()];
+    const token = portal.mint(id);
+
+    const answers = await Promise.all([one, two].map(({ url }) => portal.fire(url, { job_id: id, fire_at: slot }, token)));
+
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 401]);
     expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
     expect(invocations(home)).toEqual(['Shared report']);
   }, 120_000);
@@ -255,4 +322,58 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
       expect(invocations(home)).toEqual(['Report']);
     }, 120_000);
   });
+});
+
+/** Gateways on two machines sharing one PostgreSQL database, each with a home of its own. */
+describe('agent gateway: fire tokens on PostgreSQL replicas (cron.provider managed)', () => {
+  let portal: FakePortal;
+  let scratch: ScratchDatabase;
+  const homes: string[] = [];
+  const gateways: ChildProcess[] = [];
+
+  beforeAll(() => requireBuiltAgent());
+
+  beforeEach(async () => {
+    portal = await FakePortal.start();
+    scratch = await scratchDatabase();
+  });
+
+  afterEach(async () => {
+    await stopGateways(gateways, 'SIGKILL');
+    await portal.close();
+    await scratch.drop();
+    for (const home of homes.splice(0)) await removeAgentHome(home);
+  });
+
+  /** A replica's home: the managed trigger, the database, its listener on a port of its own. */
+  async function replicaHome(): Promise<{ home: string; port: number }> {
+    const port = await freePort();
+    const home = await makeAgentHome({ extraConfig: `${managedConfig(portal, port)}\ndatabase:\n  url: ${scratch.url}` });
+    homes.push(home);
+    return { home, port };
+  }
+
+  const shownJob = async (home: string, id: string) => JSON.parse((await runAgent(['cron', 'show', id, '--json'], { home })).stdout) as { next_run_at: string; last_status: string | null };
+
+  it('answers 401 on one replica to a token used on the other, and the job does not run again', async () => {
+    const [one, two] = [await replicaHome(), await replicaHome()];
+    // The first gateway sets the schema up.
+    const [first, second] = [await untilListening(launchManagedGateway(one.home, portal, gateways)), await untilListening(launchManagedGateway(two.home, portal, gateways))];
+    const id = await createJob(one.home, ['every 1h', 'Replica report', '--name', 'replicated', '--deliver', 'local']);
+    const slot = (await shownJob(one.home, id)).next_run_at;
+    const token = portal.mint(id);
+
+    expect(await portal.fire(first.url, { job_id: id, fire_at: slot }, token)).toMatchObject({ status: 202 });
+    const ran = async () => (await shownJob(one.home, id)).last_status === 'ok';
+    const deadline = Date.now() + 20_000;
+    while (!(await ran()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await ran()).toBe(true);
+    const next = (await shownJob(one.home, id)).next_run_at;
+    expect(Date.parse(next)).toBeGreaterThan(Date.parse(slot));
+
+    expect(await portal.fire(second.url, { job_id: id, fire_at: next }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await eventually(() => second.output().includes('its jti was used already (a replay)'), 10_000)).toBe(true);
+    expect([...invocations(one.home), ...invocations(two.home)]).toEqual(['Replica report']);
+    expect((await shownJob(two.home, id)).next_run_at).toBe(next);
+  }, 120_000);
 });

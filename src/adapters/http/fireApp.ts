@@ -27,7 +27,8 @@ export const FIRE_PATH = '/api/cron/fire';
 /**
  * `POST /api/cron/fire`: a trigger provider's portal fires one slot of one job.
  * In order: the bearer token is checked (401 `invalid fire token`, the reason only logged); a
- * body without `job_id` is 400; the token must be bound to that job (401); then the slot is
+ * body without `job_id` is 400; the token must be bound to that job, and to that slot when it
+ * names one, and not used before (401; 503 when the used tokens cannot be looked at); then the slot is
  * claimed: 202 `accepted` with the run going on after the answer, 200 `gone` or `stale` without a
  * run, 503 with Retry-After while stopping or when the store cannot be read. The token is checked
  * before the body is looked at, so a caller without one learns nothing.
@@ -85,7 +86,13 @@ function fireHandler(dependencies: FireRouteDependencies): (rawBody: string, aut
       sendJson(res, 401, INVALID_TOKEN);
       return;
     }
-    const verdict = await verifier.verify(token, jobId);
+    const fireAt = typeof body.fire_at === 'string' ? body.fire_at : null;
+    const verdict = await verifier.verify(token, jobId, fireAt);
+    if (!verdict.valid && verdict.retryAfterSeconds !== undefined) {
+      logger.error(`fire not taken: ${verdict.reason}`, { job: jobId });
+      sendJson(res, 503, { error: 'Fires cannot be taken right now; retry later' }, { 'Retry-After': String(verdict.retryAfterSeconds) });
+      return;
+    }
     if (!verdict.valid) {
       logger.warn(`fire refused: the token is invalid: ${verdict.reason}`, { job: jobId });
       sendJson(res, 401, INVALID_TOKEN);
@@ -95,7 +102,7 @@ function fireHandler(dependencies: FireRouteDependencies): (rawBody: string, aut
       sendJson(res, 400, { error: 'missing job_id' });
       return;
     }
-    const outcome = await fire.execute({ jobId, fireAt: typeof body.fire_at === 'string' ? body.fire_at : '' });
+    const outcome = await fire.execute({ jobId, fireAt: fireAt ?? '' });
     switch (outcome.status) {
       case 'accepted':
         sendJson(res, 202, { status: 'accepted', job_id: jobId });
@@ -105,8 +112,8 @@ function fireHandler(dependencies: FireRouteDependencies): (rawBody: string, aut
         sendJson(res, 200, { status: outcome.status });
         return;
       case 'unavailable':
-        // Nothing was done: the portal may retry with the same token.
-        verdict.release();
+        // Nothing was done: the portal may retry with the same token, once it is forgotten.
+        await verdict.release();
         sendJson(res, 503, { error: 'Fires cannot be taken right now; retry later' }, { 'Retry-After': String(outcome.retryAfterSeconds) });
         return;
     }

@@ -1,5 +1,5 @@
 import { constants, statSync, type Stats } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { SharedSyncs } from './sharedSyncs.js';
@@ -197,6 +197,39 @@ export async function writeFileDurably(path: string, text: string): Promise<void
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Creates `path` holding `text`, unless a file is there already: whether it created it. The
+ * text is written to a private temporary file and synced, then linked to `path`, which the kernel
+ * does atomically and never over an existing name: of several processes creating one path at
+ * once exactly one succeeds, and a file under that name is always whole. The directory is synced
+ * before it resolves true, so the new file survives a crash or power cut from then on.
+ */
+export async function createFileDurablyOnce(path: string, text: string): Promise<boolean> {
+  const temporary = temporaryPathFor(path);
+  let created: boolean;
+  try {
+    // Truncating: a temporary of this name can only be one left by a dead process of the same pid.
+    const handle = await open(temporary, constants.O_CREAT | constants.O_TRUNC | constants.O_WRONLY, PRIVATE_FILE_MODE);
+    try {
+      await handle.writeFile(text);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    created = await link(temporary, path).then(
+      () => true,
+      (error: unknown) => {
+        if (errnoCode(error) === 'EEXIST') return false;
+        throw error;
+      },
+    );
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  if (created) await syncDirectory(dirname(path));
+  return created;
 }
 
 /**

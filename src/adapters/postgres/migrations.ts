@@ -16,6 +16,7 @@ export interface Migration {
  * Webhook subscriptions, webhook run records and the runs of the run ledger are rows of a
  * `record` the same way; run reports are rows holding the Markdown text. Chat messages,
  * conversations and receivers' cursors are rows of the gateway's chat state (PostgresChatStore).
+ * Used fire tokens are a row each, with the instant they are remembered until.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -226,6 +227,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // {platform, state, since, error}, written with each renewal.
     sql: `
       ALTER TABLE agent_gateways ADD COLUMN chat_receivers jsonb NOT NULL DEFAULT '[]'::jsonb;
+    `,
+  },
+  {
+    version: 9,
+    name: 'used fire tokens',
+    // The managed trigger's fire tokens already used, by id (the sha256 of the token's jti), with
+    // the instant each is remembered until; rows past it are deleted by expiry.
+    sql: `
+      CREATE TABLE agent_used_fire_tokens (
+        id text PRIMARY KEY,
+        until timestamptz NOT NULL
+      );
+      CREATE INDEX agent_used_fire_tokens_until ON agent_used_fire_tokens (until);
     `,
   },
 ];

@@ -1,8 +1,10 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
+import { STORE_RETRY_AFTER_SECONDS } from '../../application/cron/FireJobSlot.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { FireTokenVerdict, FireTokenVerifier } from '../../application/ports/FireTokenVerifier.js';
 import type { Logger } from '../../application/ports/Logger.js';
+import type { UsedFireTokens } from '../../application/ports/UsedFireTokens.js';
 import { errorText } from '../../domain/errors.js';
 
 /** Only asymmetric algorithms: a token signed with a shared secret (or none) is never accepted. */
@@ -16,6 +18,13 @@ export const JWKS_MAX_AGE_MS = 10 * 60_000;
 /** However many tokens name an unknown `kid`, the JWKS is fetched at most once per this interval. */
 export const JWKS_MIN_REFETCH_MS = 10_000;
 const JWKS_TIMEOUT_MS = 10_000;
+/** The used `jti`s past their expiry are forgotten in the store at most this often: a statement (or a directory read) a minute, not one per fire. */
+export const USED_TOKENS_PRUNE_INTERVAL_MS = 60_000;
+/**
+ * A used `jti` is forgotten only this long after its token expired on this gateway's clock, so
+ * that a replica whose clock runs ahead (by less than this) forgets none that another still accepts.
+ */
+export const USED_TOKENS_KEPT_AFTER_EXPIRY_MS = 5 * 60_000;
 
 export interface FireTokenSettings {
   /** `cron.managed.jwks_url`. */
@@ -56,46 +65,71 @@ class RefusedToken extends Error {}
  * A JWKS that cannot be fetched or read refuses the token (and is logged); the keys already known
  * stay in use. Each key is read once per fetch, not at every token: a key the JWKS holds but that
  * cannot be read is left out (and logged), so its tokens are refused like those of an unknown
- * `kid`. Used `jti`s are remembered, in this process, until their token expires.
+ * `kid`.
+ *
+ * A token's `job_id` claim binds it to the body's job and its `fire_at` claim, when it has one, to
+ * the body's slot (the same instant). Used `jti`s are remembered in the store (`UsedFireTokens`:
+ * the files under `$AGENT_HOME` or the database), by their sha256, until their token expires
+ * (with the leeway): a token fires at most once, across restarts and replicas. A store that cannot
+ * be used refuses the token with a Retry-After, as a store of jobs that cannot be read does.
  */
 export class JwtFireTokenVerifier implements FireTokenVerifier {
   private keys = new Map<string, KeyObject>();
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private lastFetchAttempt = Number.NEGATIVE_INFINITY;
   private fetching: Promise<void> | null = null;
-  /** Used `jti` → when its token expires (ms). */
-  private readonly usedIds = new Map<string, number>();
-  /** When the expired `jti`s were last forgotten (ms): at most once a second, not at every fire. */
+  /** When the expired `jti`s were last forgotten in the store (ms). */
   private lastPruned = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly settings: FireTokenSettings,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly usedTokens: UsedFireTokens,
     private readonly fetchKeys: SigningKeysFetcher = jwksFetcher(settings.jwksUrl),
   ) {}
 
-  async verify(token: string, jobId: string | null): Promise<FireTokenVerdict> {
+  async verify(token: string, jobId: string | null, fireAt: string | null): Promise<FireTokenVerdict> {
+    let claims: { jti: string; exp: number };
     try {
-      const claims = await this.check(token, jobId);
-      if (jobId === null) return { valid: true, release: () => undefined };
-      this.forgetExpiredIds(this.clock.now().getTime());
-      if (this.usedIds.has(claims.jti)) throw new RefusedToken('its jti was used already (a replay)');
-      this.usedIds.set(claims.jti, claims.exp * 1000);
-      return { valid: true, release: () => void this.usedIds.delete(claims.jti) };
+      claims = await this.check(token, jobId, fireAt);
     } catch (error) {
       return { valid: false, reason: error instanceof RefusedToken ? error.message : errorText(error) };
     }
+    if (jobId === null) return { valid: true, release: async () => undefined };
+    const id = createHash('sha256').update(claims.jti).digest('hex');
+    const now = this.clock.now();
+    await this.forgetExpiredNowAndThen(now);
+    try {
+      // An expired token is refused by its `exp` above, so its jti need not be kept longer.
+      const fresh = await this.usedTokens.remember(id, new Date((claims.exp + FIRE_TOKEN_LEEWAY_SECONDS) * 1000), now);
+      if (!fresh) return { valid: false, reason: 'its jti was used already (a replay)' };
+    } catch (error) {
+      return { valid: false, reason: `the fire tokens used before cannot be looked at: ${errorText(error)}`, retryAfterSeconds: STORE_RETRY_AFTER_SECONDS };
+    }
+    return { valid: true, release: () => this.release(id) };
   }
 
-  /** An expired token is refused by its `exp` anyway, so a `jti` kept a second longer changes nothing. */
-  private forgetExpiredIds(now: number): void {
-    if (now - this.lastPruned < 1000) return;
-    this.lastPruned = now;
-    for (const [id, expiresAt] of this.usedIds) if (expiresAt + FIRE_TOKEN_LEEWAY_SECONDS * 1000 < now) this.usedIds.delete(id);
+  private async release(id: string): Promise<void> {
+    try {
+      await this.usedTokens.forget(id);
+    } catch (error) {
+      this.log.warn(`a fire token answered 503 could not be forgotten, so the portal's retry with it will be refused: ${errorText(error)}`);
+    }
   }
 
-  private async check(token: string, jobId: string | null): Promise<{ jti: string; exp: number }> {
+  /** Forgets the expired `jti`s at most once per USED_TOKENS_PRUNE_INTERVAL_MS; a failure is only logged. */
+  private async forgetExpiredNowAndThen(now: Date): Promise<void> {
+    if (now.getTime() - this.lastPruned < USED_TOKENS_PRUNE_INTERVAL_MS) return;
+    this.lastPruned = now.getTime();
+    try {
+      await this.usedTokens.forgetExpired(new Date(now.getTime() - USED_TOKENS_KEPT_AFTER_EXPIRY_MS));
+    } catch (error) {
+      this.log.warn(`the expired fire tokens could not be forgotten; trying again in a minute: ${errorText(error)}`);
+    }
+  }
+
+  private async check(token: string, jobId: string | null, fireAt: string | null): Promise<{ jti: string; exp: number }> {
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new RefusedToken('it is not a JSON Web Token');
     const { alg, kid } = decoded.header;
@@ -121,7 +155,14 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     if (typeof payload.jti !== 'string' || payload.jti === '') throw new RefusedToken('it has no jti');
     if (typeof payload.job_id !== 'string') throw new RefusedToken('it has no job_id');
     if (jobId !== null && payload.job_id !== jobId) throw new RefusedToken(`it is bound to another job (${payload.job_id})`);
+    if (jobId !== null && payload.fire_at !== undefined) this.checkSlot(payload.fire_at, fireAt);
     return { jti: payload.jti, exp: payload.exp };
+  }
+
+  /** A `fire_at` claim fires only that slot: the body's `fire_at`, the same instant. */
+  private checkSlot(claimed: unknown, fireAt: string | null): void {
+    if (typeof claimed !== 'string' || Number.isNaN(Date.parse(claimed))) throw new RefusedToken('its fire_at claim is not a time');
+    if (fireAt === null || Date.parse(fireAt) !== Date.parse(claimed)) throw new RefusedToken(`it is bound to another slot (${claimed})`);
   }
 
   private async keyFor(kid: string): Promise<KeyObject | null> {

@@ -29,6 +29,7 @@ import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
 import type { SignatureVerifier } from './SignatureVerifier.js';
 import type { TickLock } from './TickLock.js';
+import type { UsedFireTokens } from './UsedFireTokens.js';
 import type { Timer } from './Timer.js';
 import type { WebhookBacklog } from './WebhookBacklog.js';
 import type { WebhookInbox } from './WebhookInbox.js';
@@ -81,6 +82,8 @@ export const TOKENS = {
   SignatureVerifier: Symbol.for('agent.SignatureVerifier') as ServiceIdentifier<SignatureVerifier>,
   TickLock: Symbol.for('agent.TickLock') as ServiceIdentifier<TickLock>,
   Timer: Symbol.for('agent.Timer') as ServiceIdentifier<Timer>,
+  /** The fire tokens already used: in files under `$AGENT_HOME`, or in the database for replicas sharing one. */
+  UsedFireTokens: Symbol.for('agent.UsedFireTokens') as ServiceIdentifier<UsedFireTokens>,
   WebhookBacklog: Symbol.for('agent.WebhookBacklog') as ServiceIdentifier<WebhookBacklog>,
   WebhookInbox: Symbol.for('agent.WebhookInbox') as ServiceIdentifier<WebhookInbox>,
   WebhookListenerSettings: Symbol.for('agent.WebhookListenerSettings') as ServiceIdentifier<WebhookListenerSettings>,

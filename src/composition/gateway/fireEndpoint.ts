@@ -21,7 +21,7 @@ export function fireEndpointFor(container: Container, config: AgentConfig, logge
   if (!issuer || !audience || !jwksUrl) return null;
   const fire = container.get(FireJobSlot);
   return {
-    verifier: new JwtFireTokenVerifier({ jwksUrl, audience, issuer }, container.get(TOKENS.Clock), logger),
+    verifier: new JwtFireTokenVerifier({ jwksUrl, audience, issuer }, container.get(TOKENS.Clock), logger, container.get(TOKENS.UsedFireTokens)),
     fire: { execute: (input) => fire.execute(input) },
     logger,
   };

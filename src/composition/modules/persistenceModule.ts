@@ -12,6 +12,7 @@ import { FileRunLedger } from '../../adapters/persistence/FileRunLedger.js';
 import { FileRunOutputStore } from '../../adapters/persistence/FileRunOutputStore.js';
 import { FileSkillLibrary } from '../../adapters/persistence/FileSkillLibrary.js';
 import { FileTickLock } from '../../adapters/persistence/FileTickLock.js';
+import { FileUsedFireTokens } from '../../adapters/persistence/FileUsedFireTokens.js';
 
 /**
  * A database holding what gateway replicas share (docs/scaling.md): the jobs and their tick lock,
@@ -72,6 +73,7 @@ export function persistenceModule(database?: DatabaseStore): ContainerModule {
     }
     if (!database?.stores.some((store) => store.token === TOKENS.RunOutputStore)) bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
     if (!database?.stores.some((store) => store.token === TOKENS.RunLedger)) bind(TOKENS.RunLedger).to(FileRunLedger).inSingletonScope();
+    if (!database?.stores.some((store) => store.token === TOKENS.UsedFireTokens)) bind(TOKENS.UsedFireTokens).to(FileUsedFireTokens).inSingletonScope();
     bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
     bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
     bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();

@@ -1,11 +1,17 @@
 import { sign } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import request from 'supertest';
 import type { FireOutcome } from '../../../src/application/ports/SchedulerProvider.js';
 import { createFireApp } from '../../../src/adapters/http/fireApp.js';
+import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { FileUsedFireTokens } from '../../../src/adapters/persistence/FileUsedFireTokens.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../../src/adapters/http/webhookServer.js';
 import { JWKS_MIN_REFETCH_MS, JwtFireTokenVerifier } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
+import { InMemoryUsedFireTokens } from '../../fakes/InMemoryUsedFireTokens.js';
 import { ManualClock } from '../../fakes/ManualClock.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { FakePortal, nodeJwksFetcher } from '../../support/fakePortal.js';
@@ -32,7 +38,13 @@ describe('POST /api/cron/fire', () => {
     fires = [];
     outcome = { status: 'accepted', jobId: 'job1' };
     portal.jwksMode = 'keys';
-    const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, nodeJwksFetcher(portal.jwksUrl));
+    const verifier = new JwtFireTokenVerifier(
+      { jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url },
+      clock,
+      log,
+      new InMemoryUsedFireTokens(),
+      nodeJwksFetcher(portal.jwksUrl),
+    );
     app = createFireApp({
       verifier,
       fire: {
@@ -76,6 +88,48 @@ describe('POST /api/cron/fire', () => {
       // Nothing was done: the same token may be sent again.
       outcome = { status: 'accepted', jobId: 'job1' };
       expect((await post(token)).status).toBe(202);
+    });
+
+    it('forgets the token of a fire answered 503 in the files too: a restarted gateway takes it, once', async () => {
+      const home = await mkdtemp(join(tmpdir(), 'agent-fire-release-'));
+      try {
+        const gateway = () => {
+          const used = new FileUsedFireTokens(agentPathsFor(home));
+          const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+          return createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
+        };
+        const token = portal.mint('job1');
+        outcome = { status: 'unavailable', retryAfterSeconds: 10 };
+        app = gateway();
+        expect((await post(token)).status).toBe(503);
+
+        outcome = { status: 'accepted', jobId: 'job1' };
+        app = gateway();
+        expect((await post(token)).status).toBe(202);
+        app = gateway();
+        expect((await post(token)).status).toBe(401);
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
+    });
+
+    it('takes a token bound to the slot fired', async () => {
+      expect((await post(portal.mint('job1', { claims: { fire_at: FIRE_AT } }))).status).toBe(202);
+    });
+
+    it('answers 503 with Retry-After, and runs nothing, when the used tokens cannot be looked at', async () => {
+      const used = new InMemoryUsedFireTokens();
+      used.remember = async () => {
+        throw new Error('disk gone');
+      };
+      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+      app = createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
+
+      const response = await post(portal.mint('job1'));
+
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(fires).toEqual([]);
     });
 
     it('takes a token issued up to 30 s ahead of the gateway\'s clock (clock skew)', async () => {
@@ -219,6 +273,7 @@ describe('POST /api/cron/fire', () => {
       await refused(token);
     });
     it('a token bound to another job', () => refused(portal.mint('job2')));
+    it('a token bound to another slot', () => refused(portal.mint('job1', { claims: { fire_at: '2030-01-01T02:00:00.000Z' } })));
     it('no Authorization', () => refused(null));
     it('a malformed Authorization', () => refused(null, undefined, `Basic ${Buffer.from('a:b').toString('base64')}`));
     it('a bearer that is no token', () => refused('not.a.token'));
@@ -240,7 +295,7 @@ describe('POST /api/cron/fire', () => {
     it('leaves out a key of the JWKS that cannot be read, with a warning, and keeps the others', async () => {
       const rsa = portal.keys['rsa-1'].publicKey.export({ format: 'pem', type: 'spki' }).toString();
       const fetcher = async () => new Map([['rsa-1', rsa], ['ec-256', 'not a key at all']]);
-      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, fetcher);
+      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, new InMemoryUsedFireTokens(), fetcher);
       app = createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
 
       expect((await post(portal.mint('job1', { kid: 'ec-256' }))).status).toBe(401);
