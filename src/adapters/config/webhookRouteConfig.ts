@@ -1,4 +1,4 @@
-import { isKnownToolset } from '../../domain/toolsets.js';
+import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import {
   DEFAULT_WEBHOOK_TOOLSETS,
@@ -93,7 +93,7 @@ function readRoute(
   const skills = readStringList(settings.skills, 'skills', problem);
   const toolsets = settings.toolsets === undefined ? [...DEFAULT_WEBHOOK_TOOLSETS] : readStringList(settings.toolsets, 'toolsets', problem);
   for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
-    problem('toolsets', `names an unknown toolset "${unknown}"`);
+    problem('toolsets', unknownToolsetProblem(unknown));
   }
   const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {}, allow_private_networks: allowPrivateNetworks = false } = settings;
   if (typeof allowPrivateNetworks !== 'boolean') {
