@@ -1,5 +1,6 @@
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidDeliveryError } from './errors.js';
+import { ownEntry } from './ownEntry.js';
 
 /** Where a run's answer goes. Platform destinations are resolved at fire time, not here. */
 export type DeliveryTarget =
@@ -91,7 +92,7 @@ function parseOne(text: string): DeliveryTarget {
   const colon = target.indexOf(':');
   const platform = (colon < 0 ? target : target.slice(0, colon)).toLowerCase();
   const rest = colon < 0 ? null : target.slice(colon + 1);
-  const rule = VALIDATED[platform] ?? (VERBATIM.includes(platform) ? verbatim : undefined);
+  const rule = ownEntry(VALIDATED, platform) ?? (VERBATIM.includes(platform) ? verbatim : undefined);
   if (!rule) {
     throw invalid(target, `names an unknown platform "${platform}"; use local, origin, all, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
   }
@@ -100,7 +101,7 @@ function parseOne(text: string): DeliveryTarget {
   if (CHANNEL_NAME.test(rest)) return { kind: 'platform', platform, destination: rest, threadId: null };
   const parsed = VERBATIM.includes(platform) ? verbatim(rest) : rule(rest);
   if (!parsed) throw invalid(target, `is not a valid ${platform} destination`);
-  const threadForm = THREAD_FORMS[platform];
+  const threadForm = ownEntry(THREAD_FORMS, platform);
   if (parsed.threadId !== null && threadForm !== undefined && !threadForm.pattern.test(parsed.threadId)) {
     throw invalid(target, `names the thread "${parsed.threadId}", which is not ${threadForm.expected}`);
   }
@@ -145,7 +146,7 @@ const RAW_CHANNEL_ID: Record<string, RegExp> = {
  * without `#` is looked up too, and used as a raw id when neither knows it (raw ids always work).
  */
 export function channelNameIn(platform: string, destination: string): { name: string; required: boolean } | null {
-  const pattern = RAW_CHANNEL_ID[platform];
+  const pattern = ownEntry(RAW_CHANNEL_ID, platform);
   // Elsewhere only config's `channels` names channels, and only a `#name` asks for one.
   if (pattern === undefined) return CHANNEL_NAME.test(destination) ? { name: destination.slice(1), required: true } : null;
   // A Matrix room alias (#room:server) is resolved by the homeserver itself.

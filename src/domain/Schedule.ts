@@ -1,6 +1,7 @@
 import { cronExpressionFault, looksLikeCron, nextCronRun, parseCronExpression } from './cronExpression.js';
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidScheduleError } from './errors.js';
+import { ownEntry } from './ownEntry.js';
 import { formatWallClock, instantOfWallClock, toIsoUtc } from './zonedTime.js';
 
 export type Schedule =
@@ -120,7 +121,7 @@ export function parseSchedule(input: string, now: Date, timeZone: string, graceM
   const text = input.trim();
   if (/^@[a-z]+$/i.test(text)) {
     const macro = text.toLowerCase();
-    const expr = CRON_MACROS[macro];
+    const expr = ownEntry(CRON_MACROS, macro);
     if (expr === undefined) {
       throw invalidSchedule(text, 'a cron macro', `the macros are ${Object.keys(CRON_MACROS).join(', ')}`);
     }

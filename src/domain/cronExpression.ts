@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidScheduleError } from './errors.js';
+import { ownEntry } from './ownEntry.js';
 import {
   instantOfWallClock,
   wallClockAsUtcMs,
@@ -43,7 +44,7 @@ interface FieldFault {
 
 /** The number `token` stands for in `field`, or why it stands for none. */
 function valueOf(field: FieldSpec, token: string): number | string {
-  const named = field.names?.[token.toUpperCase()];
+  const named = field.names && ownEntry(field.names, token.toUpperCase());
   if (named !== undefined) return named;
   if (!/^\d+$/.test(token)) return `has "${token}", which is not a value`;
   const value = Number(token);

@@ -1,4 +1,5 @@
 import { CRON_DAY_NAMES, CRON_MONTH_NAMES } from './cronExpression.js';
+import { ownEntry } from './ownEntry.js';
 import type { Schedule } from './Schedule.js';
 import { formatWallClock } from './zonedTime.js';
 
@@ -38,7 +39,7 @@ interface Item {
 }
 
 function itemsOf(field: string, names: Readonly<Record<string, number>> = {}): Item[] | null {
-  const value = (token: string): number | null => names[token.toUpperCase()] ?? (/^\d+$/.test(token) ? Number(token) : null);
+  const value = (token: string): number | null => ownEntry(names, token.toUpperCase()) ?? (/^\d+$/.test(token) ? Number(token) : null);
   const items: Item[] = [];
   for (const text of field.split(',')) {
     const [range = '', stepText] = text.split('/');

@@ -1,3 +1,5 @@
+import { ownEntry } from './ownEntry.js';
+
 /**
  * Toolsets: named groups of tools a session may be given. A run's request carries toolset
  * names; the agent runtime expands them to tools with `toolsInToolsets`.
@@ -33,18 +35,29 @@ export const TOOLSET_PRESETS: Readonly<Record<string, readonly string[]>> = {
 /** Toolsets a scheduled run gets by default. */
 export const DEFAULT_CRON_TOOLSETS: readonly string[] = ['agent-cron'];
 
-/** Whether `name` is a toolset or preset this version knows. */
+/** Every toolset and preset this version knows, plain toolsets first. */
+export const KNOWN_TOOLSETS: readonly string[] = [...Object.keys(TOOLSETS), ...Object.keys(TOOLSET_PRESETS)];
+
+/** Whether `name` is a toolset or preset this version knows (an own entry: `constructor` is none). */
 export function isKnownToolset(name: string): boolean {
-  return name in TOOLSETS || name in TOOLSET_PRESETS;
+  return KNOWN_TOOLSETS.includes(name);
+}
+
+/**
+ * What follows the key in the sentence refusing a list of toolsets that names `name`:
+ * `names an unknown toolset "<name>"; the known ones are …`, every toolset and preset listed.
+ */
+export function unknownToolsetProblem(name: string): string {
+  return `names an unknown toolset ${JSON.stringify(name)}; the known ones are ${KNOWN_TOOLSETS.join(', ')}`;
 }
 
 /** The distinct tool names the given toolsets and presets hold, in a stable order; unknown names are skipped. */
 export function toolsInToolsets(names: readonly string[]): string[] {
   const tools = new Set<string>();
   const visit = (name: string, depth: number): void => {
-    const preset = TOOLSET_PRESETS[name];
+    const preset = ownEntry(TOOLSET_PRESETS, name);
     if (preset && depth < 2) preset.forEach((member) => visit(member, depth + 1));
-    for (const tool of TOOLSETS[name] ?? []) tools.add(tool);
+    for (const tool of ownEntry(TOOLSETS, name) ?? []) tools.add(tool);
   };
   names.forEach((name) => visit(name, 0));
   return [...tools];
@@ -55,6 +68,6 @@ export function toolsInToolsets(names: readonly string[]): string[] {
  * are expanded so that a preset holding the job tool cannot smuggle it in.
  */
 export function cronRunToolsets(requested: readonly string[] = DEFAULT_CRON_TOOLSETS): string[] {
-  const expanded = requested.flatMap((name) => TOOLSET_PRESETS[name] ?? [name]);
+  const expanded = requested.flatMap((name) => ownEntry(TOOLSET_PRESETS, name) ?? [name]);
   return [...new Set(expanded)].filter((toolset) => toolset !== JOB_TOOLSET);
 }

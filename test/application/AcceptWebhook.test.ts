@@ -154,6 +154,28 @@ describe('AcceptWebhook', () => {
     });
   });
 
+  describe('Content-Type', () => {
+    const TAKEN = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'];
+
+    it('refuses a type the route does not take, or none, after the signature and the rate limit, storing nothing', async () => {
+      const { accept, inbox } = setUp(2);
+      const route = aRoute('ci');
+      expect(await accept.execute(post(route, { contentType: 'text/plain; charset=utf-8' }))).toEqual({ kind: 'unsupported_media_type', mediaType: 'text/plain', accepted: TAKEN });
+      expect(await accept.execute(post(route, { contentType: null }))).toEqual({ kind: 'unsupported_media_type', mediaType: null, accepted: TAKEN });
+      expect((await accept.execute(post(route, { contentType: 'text/plain', headers: unsigned }))).kind).toBe('refused_signature');
+      expect((await accept.execute(post(route, { contentType: 'text/plain' }))).kind).toBe('rate_limited');
+      expect(await inbox.pending()).toBe(0);
+    });
+
+    it('takes the types the route lists, and says so when refusing another', async () => {
+      const { accept, stored } = setUp();
+      const route = aRoute('alerts', { contentTypes: ['text/plain'] });
+      expect((await accept.execute(post(route, { contentType: 'text/plain', body: 'disk full' }))).kind).toBe('accepted');
+      expect(await accept.execute(post(route, { contentType: 'application/xml' }))).toEqual({ kind: 'unsupported_media_type', mediaType: 'application/xml', accepted: [...TAKEN, 'text/plain'] });
+      expect((await stored()).map((event) => event.payload)).toEqual([{ body: 'disk full' }]);
+    });
+  });
+
   describe('body', () => {
     it.each([
       ['not JSON', 'nope'],

@@ -11,7 +11,10 @@ import {
   deliveryIdOf,
   eventKindOf,
   headerValue,
+  isMediaRange,
+  mediaTypeOf,
   parseWebhookBody,
+  takesContentType,
 } from '../../src/domain/webhook/webhookRequest.js';
 
 const pullRequest = {
@@ -178,9 +181,21 @@ describe('request bodies', () => {
     });
   });
 
-  it('reads a body without a content type, or with another one, as JSON', () => {
+  it('reads a body without a content type, or with another one a route lists, as JSON when it is a JSON object', () => {
     expect(parseWebhookBody(bytes('{"a":1}'), null)).toEqual({ ok: true, payload: { a: 1 }, json: '{"a":1}' });
     expect(parseWebhookBody(bytes('{"a":1}'), 'text/plain')).toEqual({ ok: true, payload: { a: 1 }, json: '{"a":1}' });
+  });
+
+  it('gives any other body of such a type as its text, under "body"', () => {
+    for (const text of ['Disk full', '', '[1,2]', '{"a":1', '42']) {
+      expect(parseWebhookBody(bytes(text), 'text/plain')).toEqual({ ok: true, payload: { body: text }, json: null });
+    }
+    expect(parseWebhookBody(bytes('<a/>'), null)).toEqual({ ok: true, payload: { body: '<a/>' }, json: null });
+  });
+
+  it('reads every application/*+json type as JSON, strictly', () => {
+    expect(parseWebhookBody(bytes('{"a":1}'), 'application/vnd.github+json')).toEqual({ ok: true, payload: { a: 1 }, json: '{"a":1}' });
+    expect(parseWebhookBody(bytes('nope'), 'application/cloudevents+json; charset=utf-8')).toEqual({ ok: false });
   });
 
   it.each(['', 'nope', '[1,2]', '"text"', '42', 'null', '{"a":1', '{"a":1}}'])('refuses %j as JSON', (text) => {
@@ -413,5 +428,63 @@ describe('route names', () => {
       }),
     );
     expect(() => checkSubscriptionName('x'.repeat(65))).toThrow(expect.objectContaining({ code: 'WEBHOOK.NAME_INVALID' }));
+  });
+});
+
+describe('Content-Types a route takes', () => {
+  it('reads the media type without its parameters, in lower case; none for an absent or empty header', () => {
+    expect(mediaTypeOf('Application/JSON; charset=UTF-8')).toBe('application/json');
+    expect(mediaTypeOf(' text/plain ')).toBe('text/plain');
+    expect(mediaTypeOf('')).toBeNull();
+    expect(mediaTypeOf(' ; charset=utf-8')).toBeNull();
+    expect(mediaTypeOf(null)).toBeNull();
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON;CHARSET=UTF-8',
+    'application/vnd.github+json',
+    'application/merge-patch+json; charset=utf-8',
+    'application/x-www-form-urlencoded',
+    'application/x-www-form-urlencoded; charset=UTF-8',
+  ])('always takes %s', (type) => {
+    expect(takesContentType(type, [])).toBe(true);
+  });
+
+  it.each(['text/plain', 'text/json', 'application/xml', 'application/+json', 'application/json+x', 'multipart/form-data; boundary=x', 'json', 'application/octet-stream'])(
+    'takes %s only when the route lists it',
+    (type) => {
+      expect(takesContentType(type, [])).toBe(false);
+      expect(takesContentType(type, [mediaTypeOf(type)!])).toBe(true);
+    },
+  );
+
+  it('takes a missing Content-Type as application/octet-stream', () => {
+    expect(takesContentType(null, [])).toBe(false);
+    expect(takesContentType('', [])).toBe(false);
+    expect(takesContentType(null, ['application/octet-stream'])).toBe(true);
+    expect(takesContentType(null, ['application/*'])).toBe(true);
+    expect(takesContentType(null, ['text/*'])).toBe(false);
+  });
+
+  it('takes every type of a listed range', () => {
+    expect(takesContentType('text/csv; header=present', ['text/*'])).toBe(true);
+    expect(takesContentType('image/png', ['text/*'])).toBe(false);
+    expect(takesContentType('image/png', ['*/*'])).toBe(true);
+  });
+
+  it.each([
+    ['text/plain', true],
+    ['application/vnd.api+json', true],
+    ['text/*', true],
+    ['*/*', true],
+    ['*/json', false],
+    ['text', false],
+    ['text/plain; charset=utf-8', false],
+    ['text/ plain', false],
+    ['', false],
+  ])('knows whether %j can be listed in content_types: %s', (text, listable) => {
+    expect(isMediaRange(text)).toBe(listable);
   });
 });

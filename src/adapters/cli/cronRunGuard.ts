@@ -1,5 +1,6 @@
 import type { Arguments } from 'yargs';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 import { CliError } from './CliError.js';
 import type { CliIO } from './CliIO.js';
 
@@ -15,7 +16,7 @@ const CHANGING_COMMANDS: Readonly<Record<string, { changes: string; commands: re
 
 /** Whether `group command` (e.g. `cron create`) changes jobs or subscriptions. */
 export function changesJobs(group: string, command: string): boolean {
-  return CHANGING_COMMANDS[group]?.commands.includes(command) ?? false;
+  return ownEntry(CHANGING_COMMANDS, group)?.commands.includes(command) ?? false;
 }
 
 /**
@@ -29,7 +30,7 @@ export function refuseChangesInsideCronRun(io: CliIO): (argv: Arguments) => void
     if (!changesJobs(group, command)) return;
     throw new CliError(
       ERROR_CODES.CLI.INSIDE_CRON_RUN,
-      `This command changes ${CHANGING_COMMANDS[group]!.changes} and cannot be used from inside a cron run (job ${io.cronRun}); scheduled runs may not create, change or schedule jobs.`,
+      `This command changes ${ownEntry(CHANGING_COMMANDS, group)!.changes} and cannot be used from inside a cron run (job ${io.cronRun}); scheduled runs may not create, change or schedule jobs.`,
     );
   };
 }

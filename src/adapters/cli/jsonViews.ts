@@ -159,6 +159,7 @@ export function webhookRouteJson(route: WebhookRoute, url: string) {
     // Keys as config.yaml spells them (chat_id, pr_number …), values the route's templates.
     deliver_extra: route.deliverExtra,
     filters: route.filters.map((filter) => ({ field: filter.field, in: filter.in })),
+    content_types: route.contentTypes ?? [],
     url,
   };
 }

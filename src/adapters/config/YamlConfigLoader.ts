@@ -266,8 +266,8 @@ function takePluginSection(raw: Record<string, unknown>): { name: string; settin
   const cron = raw.cron;
   if (!isJsonObject(cron) || typeof cron.provider !== 'string') return null;
   const name = cron.provider.trim();
-  if (name === '' || name in cronSchema.shape) return null;
-  const settings = cron[name];
+  if (name === '' || Object.hasOwn(cronSchema.shape, name)) return null;
+  const settings = Object.hasOwn(cron, name) ? cron[name] : undefined;
   if (!isJsonObject(settings)) return null;
   delete cron[name];
   return { name, settings };

@@ -1,4 +1,6 @@
 import type { ChatAccess, ChatSettings } from '../../application/ports/ChatSettings.js';
+import { ownEntry } from '../../domain/ownEntry.js';
+import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
 import { environmentVariableFor, platformSettings } from '../delivery/PlatformSettings.js';
 import type { AgentConfig } from './AgentConfig.js';
 
@@ -27,14 +29,15 @@ export interface ChatSettingProblem {
  * (comma-separated) and `<NAME>_ALLOW_ALL_USERS` over them) and `chat.*`. `platforms` holds only
  * the platforms whose receiving is on and usable; `problems` says, one sentence each, what stops
  * the gateway: receiving on with nobody allowed (unless `allow_all_users` says so on purpose), on a
- * platform that cannot receive, or a list that is not a list.
+ * platform that cannot receive, a list that is not a list, or `toolsets` naming a toolset this
+ * version does not know — on any platform, receiving or not, as for any other wrong value.
  */
 export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): { settings: ChatSettings; problems: ChatSettingProblem[] } {
-  const problems: ChatSettingProblem[] = [];
-  const platforms: Record<string, ChatAccess> = {};
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
+  const problems: ChatSettingProblem[] = toolsetProblems(sections);
+  const platforms: Record<string, ChatAccess> = {};
   for (const name of inboundPlatformsOn(config, env)) {
-    const section = sections[name] ?? {};
+    const section = ownEntry(sections, name) ?? {};
     const key = `platforms.${name}`;
     if (!(INBOUND_PLATFORMS as readonly string[]).includes(name)) {
       problems.push({ key: `${key}.inbound`, message: `${key}.inbound is on, but the gateway receives messages on ${INBOUND_PLATFORMS.join(', ')} only; remove it.` });
@@ -56,12 +59,10 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
       continue;
     }
     const toolsets = section.toolsets;
-    if (toolsets !== undefined && !(Array.isArray(toolsets) && toolsets.every((item) => typeof item === 'string' && item.trim() !== ''))) {
-      problems.push({ key: `${key}.toolsets`, message: `${key}.toolsets must be a list of toolset names, e.g. ["web", "memory"].` });
-      continue;
-    }
+    // Already reported by toolsetProblems.
+    if (problems.some((problem) => problem.key === `${key}.toolsets`)) continue;
     const credentials = platformSettings(name, section, env, {});
-    const missing = RECEIVER_NEEDS[name]!.filter((setting) => credentials.get(setting) === undefined);
+    const missing = ownEntry(RECEIVER_NEEDS, name)!.filter((setting) => credentials.get(setting) === undefined);
     if (missing.length > 0) {
       problems.push({ key: `${key}.${missing[0]}`, message: `${key}.inbound is on but ${missing.map((setting) => credentials.where(setting)).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.` });
       continue;
@@ -85,11 +86,32 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
   };
 }
 
+/**
+ * `platforms.<name>.toolsets` of every chat platform: a list of toolsets this version knows
+ * (src/domain/toolsets.ts), one problem per platform, naming the known ones.
+ */
+function toolsetProblems(sections: Readonly<Record<string, Record<string, unknown> | undefined>>): ChatSettingProblem[] {
+  const problems: ChatSettingProblem[] = [];
+  for (const [name, section] of Object.entries(sections)) {
+    if (name === 'webhook' || section === null || typeof section !== 'object' || Array.isArray(section)) continue;
+    if (!Object.hasOwn(section, 'toolsets') || section.toolsets === undefined) continue;
+    const key = `platforms.${name}.toolsets`;
+    const toolsets: unknown = section.toolsets;
+    if (!(Array.isArray(toolsets) && toolsets.every((item) => typeof item === 'string' && item.trim() !== ''))) {
+      problems.push({ key, message: `${key} must be a list of toolset names, e.g. ["web", "clarify"].` });
+      continue;
+    }
+    const unknown = (toolsets as string[]).find((toolset) => !isKnownToolset(toolset));
+    if (unknown !== undefined) problems.push({ key, message: `${key} ${unknownToolsetProblem(unknown)}.` });
+  }
+  return problems;
+}
+
 /** The platforms whose receiving is switched on, usable or not. */
 export function inboundPlatformsOn(config: AgentConfig, env: NodeJS.ProcessEnv): string[] {
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
   return [...new Set([...Object.keys(sections), ...INBOUND_PLATFORMS])].filter(
-    (name) => name !== 'webhook' && flag(sections[name]?.inbound, env[environmentVariableFor(name, 'inbound')]),
+    (name) => name !== 'webhook' && flag(ownEntry(sections, name)?.inbound, env[environmentVariableFor(name, 'inbound')]),
   );
 }
 

@@ -1,5 +1,6 @@
-import { isKnownToolset } from '../../domain/toolsets.js';
+import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
+import { isMediaRange } from '../../domain/webhook/webhookRequest.js';
 import {
   DEFAULT_WEBHOOK_TOOLSETS,
   INSECURE_NO_AUTH,
@@ -13,7 +14,7 @@ import {
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
 
-const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver_only', 'deliver', 'deliver_extra', 'filters'];
+const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver_only', 'deliver', 'deliver_extra', 'filters', 'content_types'];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
 export interface ConfiguredRoutes {
@@ -93,7 +94,7 @@ function readRoute(
   const skills = readStringList(settings.skills, 'skills', problem);
   const toolsets = settings.toolsets === undefined ? [...DEFAULT_WEBHOOK_TOOLSETS] : readStringList(settings.toolsets, 'toolsets', problem);
   for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
-    problem('toolsets', `names an unknown toolset "${unknown}"`);
+    problem('toolsets', unknownToolsetProblem(unknown));
   }
   const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {}, allow_private_networks: allowPrivateNetworks = false } = settings;
   if (typeof allowPrivateNetworks !== 'boolean') {
@@ -112,6 +113,7 @@ function readRoute(
     }
   }
   const filters = readFilters(settings.filters, problem);
+  const contentTypes = readContentTypes(settings.content_types, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -126,6 +128,7 @@ function readRoute(
     deliver: String(deliver),
     deliverExtra: extra,
     filters,
+    ...(contentTypes.length > 0 ? { contentTypes } : {}),
   };
 }
 
@@ -167,6 +170,22 @@ function readStringList(value: unknown, key: string, problem: (key: string, text
   }
   problem(key, `must be a list of names (got ${describeValue(value)})`);
   return [];
+}
+
+/** `content_types`: media types (`text/plain`) or ranges (`text/*`), read in lower case. */
+function readContentTypes(value: unknown, problem: (key: string, text: string) => void): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    problem('content_types', `must be a list of media types such as ["text/plain"] (got ${describeValue(value)})`);
+    return [];
+  }
+  const types = value.map((item: string) => item.trim().toLowerCase());
+  const wrong = types.find((type) => !isMediaRange(type));
+  if (wrong !== undefined) {
+    problem('content_types', `lists ${JSON.stringify(wrong)}, which is not a media type; write type/subtype without parameters, such as "text/plain", or a range such as "text/*"`);
+    return [];
+  }
+  return types;
 }
 
 function readDeliverExtra(value: unknown, problem: (key: string, text: string) => void): Record<string, string> {

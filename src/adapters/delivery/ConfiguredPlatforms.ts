@@ -1,6 +1,7 @@
 import { DeliveryBlockedError } from '../../application/ports/DeliveryChannel.js';
 import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
 import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
 import { environmentVariableFor, platformSettings, type PlatformSettings } from './PlatformSettings.js';
 import { platformSettingProblems, type PlatformSettingProblem } from './platformSettingChecks.js';
@@ -26,7 +27,7 @@ export class ConfiguredPlatforms implements Platforms {
   }
 
   status(platform: string): PlatformStatus | null {
-    const spec = this.specs[platform];
+    const spec = ownEntry(this.specs, platform);
     if (spec === undefined) return null;
     const settings = this.settingsOf(platform, spec);
     const absent = (keys: readonly string[]) => keys.filter((key) => settings.get(key) === undefined);
@@ -51,7 +52,7 @@ export class ConfiguredPlatforms implements Platforms {
       if (status === null || !status.configured) {
         return Promise.reject(new DeliveryBlockedError(`Delivery platform "${platform}" is not configured on this host.`));
       }
-      const spec = this.specs[platform]!;
+      const spec = ownEntry(this.specs, platform)!;
       sender = spec.load().then((module) => module.createSender(this.settingsOf(platform, spec)));
       sender.catch(() => this.senders.delete(platform));
       this.senders.set(platform, sender);
@@ -60,7 +61,7 @@ export class ConfiguredPlatforms implements Platforms {
   }
 
   addressProblem(platform: string, address: ChatAddress): string | null {
-    const spec = this.specs[platform];
+    const spec = ownEntry(this.specs, platform);
     if (spec === undefined) return null;
     // A setting that cannot be used (an API root that is no http(s) URL) is refused before anything is sent, not retried.
     const setting = platformSettingProblems(this.settingsOf(platform, spec), this.env)[0];
@@ -77,7 +78,7 @@ export class ConfiguredPlatforms implements Platforms {
   settingProblems(): PlatformSettingProblem[] {
     const problems: PlatformSettingProblem[] = [];
     for (const [platform, spec] of Object.entries(this.specs)) {
-      const section = this.sections[platform];
+      const section = ownEntry(this.sections, platform);
       if (section !== undefined && section !== null && (typeof section !== 'object' || Array.isArray(section))) {
         problems.push({ platform, key: '', source: 'config', message: `platforms.${platform} must be a mapping of settings such as "bot_token:" (got ${Array.isArray(section) ? 'a list' : `a ${typeof section}`}).` });
         continue;
@@ -97,7 +98,7 @@ export class ConfiguredPlatforms implements Platforms {
   }
 
   private sectionOf(platform: string): Record<string, unknown> {
-    const section = this.sections[platform];
+    const section = ownEntry(this.sections, platform);
     return section !== null && typeof section === 'object' && !Array.isArray(section) ? (section as Record<string, unknown>) : {};
   }
 

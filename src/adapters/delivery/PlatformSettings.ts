@@ -1,4 +1,5 @@
 import { DeliveryBlockedError } from '../../application/ports/DeliveryChannel.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 
 /** A platform's settings as its sender reads them: config.yaml under it, the environment over that. */
 export interface PlatformSettings {
@@ -37,11 +38,11 @@ export function platformSettings(
   const get = (key: string): string | undefined => {
     const fromEnv = env[environmentVariableFor(platform, key)]?.trim();
     if (fromEnv) return fromEnv;
-    const value = section[key];
+    const value = ownEntry(section, key);
     if ((typeof value === 'string' && value.trim() !== '') || typeof value === 'number' || typeof value === 'boolean') {
       return String(value).trim();
     }
-    return defaults[key];
+    return ownEntry(defaults, key);
   };
   const keys = new Set([...Object.keys(section), ...Object.keys(defaults)]);
   for (const name of Object.keys(env)) {

@@ -178,8 +178,9 @@ interface WebhookReply {
 }
 
 /**
- * The answer to each outcome of AcceptWebhook: 401, 429 with Retry-After, 400,
- * 200 ignored or duplicate, 503 with Retry-After so that the sender retries, 202 accepted.
+ * The answer to each outcome of AcceptWebhook: 401, 429 with Retry-After, 415 with Accept-Post
+ * (the media types the route takes), 400, 200 ignored or duplicate, 503 with Retry-After so that
+ * the sender retries, 202 accepted.
  */
 export function replyFor(outcome: WebhookOutcome): WebhookReply {
   switch (outcome.kind) {
@@ -187,6 +188,8 @@ export function replyFor(outcome: WebhookOutcome): WebhookReply {
       return { status: 401, body: { error: 'Invalid signature' } };
     case 'rate_limited':
       return { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': String(outcome.retryAfterSeconds) } };
+    case 'unsupported_media_type':
+      return { status: 415, body: { error: unsupportedMediaTypeText(outcome.mediaType, outcome.accepted) }, headers: { 'Accept-Post': outcome.accepted.join(', ') } };
     case 'malformed_body':
       return { status: 400, body: { error: 'Malformed JSON' } };
     case 'ignored':
@@ -204,6 +207,19 @@ export function replyFor(outcome: WebhookOutcome): WebhookReply {
     case 'accepted':
       return { status: 202, body: { status: 'accepted', route: outcome.route, event: outcome.event, delivery_id: outcome.deliveryId } };
   }
+}
+
+/** The longest media type a 415 answer repeats: the header may be kilobytes of anything. */
+const MEDIA_TYPE_SHOWN = 100;
+
+/** The sentence of a 415: the media type sent (or that none was) and those the route takes. */
+function unsupportedMediaTypeText(mediaType: string | null, accepted: readonly string[]): string {
+  const sent =
+    mediaType === null
+      ? 'The request has no Content-Type'
+      : `Content-Type ${JSON.stringify(mediaType.length > MEDIA_TYPE_SHOWN ? `${mediaType.slice(0, MEDIA_TYPE_SHOWN)}…` : mediaType)} is not taken here`;
+  const types = accepted.length > 1 ? `${accepted.slice(0, -1).join(', ')} or ${accepted.at(-1)}` : accepted.join('');
+  return `${sent}; send ${types} (a form may carry the JSON in its payload field).`;
 }
 
 /**

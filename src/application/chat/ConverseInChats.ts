@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 import { errorText } from '../../domain/errors.js';
 import type { ChatSettings } from '../ports/ChatSettings.js';
 import type { Clock } from '../ports/Clock.js';
@@ -110,7 +111,7 @@ export class ConverseInChats {
    */
   async receive(message: InboundMessage): Promise<void> {
     if (this.stopping) throw new Error('the gateway is stopping; the message is left with the platform');
-    const access = this.settings.platforms[message.conversation.platform];
+    const access = ownEntry(this.settings.platforms, message.conversation.platform);
     if (!access) return;
     if (access.allowedUsers !== null && !access.allowedUsers.has(message.userId)) {
       this.logRefusal(message);
@@ -179,7 +180,7 @@ export class ConverseInChats {
     let answer: string | null = null;
     let reply: string;
     try {
-      const access = this.settings.platforms[conversation.platform]!;
+      const access = ownEntry(this.settings.platforms, conversation.platform)!;
       const result = await this.agent.execute({
         question: message.text,
         conversation: await this.store.history(conversation, this.settings.historyTurns),

@@ -6,7 +6,10 @@ import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import {
   deliveryIdOf,
   eventKindOf,
+  mediaTypeOf,
   parseWebhookBody,
+  takesContentType,
+  WEBHOOK_BODY_TYPES,
   type WebhookHeaders,
 } from '../../domain/webhook/webhookRequest.js';
 import type { Clock } from '../ports/Clock.js';
@@ -32,7 +35,8 @@ export interface AcceptWebhookInput {
 
 /**
  * How one request ended, for the driving adapter to answer in its own terms:
- * refused (`refused_signature`, `rate_limited`, `malformed_body`), let go without a run
+ * refused (`refused_signature`, `rate_limited`, `unsupported_media_type` with the media type sent
+ * — null for none — and those the route takes, `malformed_body`), let go without a run
  * (`ignored` for its event or the route's filters, `duplicate` of a delivery already accepted),
  * `unavailable` when the event could not be stored (the inbox or the rate limiter failed) and the
  * sender should retry, or `accepted`.
@@ -40,6 +44,7 @@ export interface AcceptWebhookInput {
 export type WebhookOutcome =
   | { kind: 'refused_signature' }
   | { kind: 'rate_limited'; retryAfterSeconds: number }
+  | { kind: 'unsupported_media_type'; mediaType: string | null; accepted: readonly string[] }
   | { kind: 'malformed_body' }
   | { kind: 'ignored'; reason: 'event'; event: string }
   | { kind: 'ignored'; reason: 'filter'; event: string; route: string }
@@ -52,7 +57,8 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Takes one webhook request for a known route, in this order (docs/webhooks.md):
- * authentication → rate limit (only authenticated requests count) → body → event filter →
+ * authentication → rate limit (only authenticated requests count) → body (its Content-Type, then
+ * its parsing) → event filter →
  * field filters → idempotency → the event is stored in the inbox → accepted. The agent runs
  * later, from the inbox. Never throws: whatever a client sends ends in an outcome; a failing
  * inbox or rate limiter (its database away) is `unavailable` so that the sender retries.
@@ -98,6 +104,12 @@ export class AcceptWebhook {
       return { kind: 'rate_limited', retryAfterSeconds: allowance.retryAfterSeconds };
     }
 
+    const listed = route.contentTypes ?? [];
+    if (!takesContentType(input.contentType, listed)) {
+      const mediaType = mediaTypeOf(input.contentType);
+      this.logger.warn('webhook refused: a Content-Type the route does not take', { route: route.name, content_type: mediaType ?? '(none)' });
+      return { kind: 'unsupported_media_type', mediaType, accepted: [...WEBHOOK_BODY_TYPES, ...listed] };
+    }
     const body = parseWebhookBody(input.rawBody, input.contentType);
     if (!body.ok) {
       this.logger.warn('webhook refused: malformed body', { route: route.name });

@@ -9,6 +9,7 @@ import type { ChatReceiverLease, InboundChatSource, InboundCursorStore } from '.
 import type { Timer } from '../../application/ports/Timer.js';
 import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 import { FileChatReceiverLease } from '../../adapters/chat/FileChatReceiverLease.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -118,8 +119,8 @@ export async function prepareInboundChat(
   container.bind(ConverseInChats).toSelf().inSingletonScope();
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
   const receiverOf = (name: string) =>
-    RECEIVERS[name]!({
-      settings: platformSettings(name, sections[name] ?? {}, env, { ...(PLATFORM_SPECS[name]?.defaults ?? {}) }),
+    ownEntry(RECEIVERS, name)!({
+      settings: platformSettings(name, ownEntry(sections, name) ?? {}, env, { ...(ownEntry(PLATFORM_SPECS, name)?.defaults ?? {}) }),
       container,
       config,
       logger,

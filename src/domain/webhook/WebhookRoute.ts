@@ -64,6 +64,12 @@ export interface WebhookRoute {
   /** For `repo_comment`: `repo`, `pr_number` (templates). For chat platforms: `chat_id`. */
   deliverExtra: Readonly<Record<string, string>>;
   filters: readonly FieldFilter[];
+  /**
+   * `content_types`: media types (or `type/*` ranges) taken besides JSON and forms, in lower case,
+   * `application/octet-stream` for a request without a Content-Type; absent or empty: none
+   * (webhookRequest.ts, takesContentType).
+   */
+  contentTypes?: readonly string[];
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];

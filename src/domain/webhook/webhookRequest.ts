@@ -73,19 +73,74 @@ export type ParsedBody = { ok: true; payload: Record<string, unknown>; json: str
 
 const FORM = 'application/x-www-form-urlencoded';
 
+/** The media types every route takes, as the 415 answer and `Accept-Post` name them. */
+export const WEBHOOK_BODY_TYPES: readonly string[] = ['application/json', 'application/*+json', FORM];
+
 /**
- * The payload of a request body. The body must be valid UTF-8. A form body
+ * What a request without a Content-Type counts as: `application/octet-stream`, as HTTP lets a
+ * receiver assume (RFC 9110, 8.3), so a route takes one only when its `content_types` lists that.
+ */
+export const MISSING_CONTENT_TYPE = 'application/octet-stream';
+
+/** `type/subtype`, each a token (RFC 9110, 5.6.2, `*` aside), or a `type/*` or `*\/*` range. */
+const MEDIA_RANGE = /^(?:\*\/\*|[a-z0-9!#$%&'+.^_`|~-]+\/(?:\*|[a-z0-9!#$%&'+.^_`|~-]+))$/;
+
+/** Whether `text` is a media type or range a route's `content_types` may list (lower case, no parameters). */
+export function isMediaRange(text: string): boolean {
+  return MEDIA_RANGE.test(text);
+}
+
+/**
+ * The media type of a Content-Type header in lower case, its parameters (`; charset=…`) left
+ * out; null when the header is absent or empty. Lenient on purpose: a stray parameter a sender
+ * adds must not cost it its events, and every body is read as UTF-8 whatever its charset says.
+ */
+export function mediaTypeOf(contentType: string | null): string | null {
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return type === '' ? null : type;
+}
+
+/** Whether a media type is JSON: `application/json` or any `application/<name>+json`. */
+function isJsonType(type: string): boolean {
+  return type === 'application/json' || /^application\/[^/\s]+\+json$/.test(type);
+}
+
+/**
+ * Whether a route takes a body of this Content-Type: JSON (`application/json`, any
+ * `application/*+json`) and forms (`application/x-www-form-urlencoded`) always, with or without
+ * parameters, in any case; any other type, and a missing one (MISSING_CONTENT_TYPE), only when
+ * the route's `content_types` (`listed`, in lower case) names it or a range holding it.
+ */
+export function takesContentType(contentType: string | null, listed: readonly string[]): boolean {
+  const type = mediaTypeOf(contentType);
+  if (type !== null && (isJsonType(type) || type === FORM)) return true;
+  const asked = type ?? MISSING_CONTENT_TYPE;
+  const family = `${asked.split('/', 1)[0]}/*`;
+  return listed.some((range) => range === asked || range === family || range === '*/*');
+}
+
+/**
+ * The payload of a request body whose Content-Type the route takes (takesContentType). The body
+ * must be valid UTF-8. A JSON type's body must be a JSON object. A form body
  * (`application/x-www-form-urlencoded`) whose text is a JSON object (what `curl -d '{…}'` sends,
  * since curl labels every `-d` body a form) is read as JSON; one whose `payload` field is present
  * must hold a JSON object there (the first code host's form mode); any other form body becomes an
- * object of its fields (a field sent more than once becomes a list of its values). Every other
- * body, whatever its content type says, must be a JSON object. Anything else is `{ ok: false }`;
- * this never throws.
+ * object of its fields (a field sent more than once becomes a list of its values). A body of any
+ * other type (one the route's `content_types` lists, or none) is read as JSON when its text is a
+ * JSON object — senders such as Amazon SNS label JSON `text/plain` — (and refused when that
+ * object nests too deep), otherwise it becomes `{"body": "<its text>"}`. Anything else is
+ * `{ ok: false }`; this never throws.
  */
 export function parseWebhookBody(body: Uint8Array, contentType: string | null): ParsedBody {
   const text = decodeUtf8(body);
   if (text === null) return { ok: false };
-  if (mediaTypeOf(contentType) !== FORM) return parseJsonObject(text);
+  const type = mediaTypeOf(contentType);
+  if (type !== null && isJsonType(type)) return parseJsonObject(text);
+  if (type !== FORM) {
+    const json = readJsonObject(text);
+    if (json === 'too_deep') return { ok: false };
+    return json === 'not_an_object' ? { ok: true, payload: { body: text }, json: null } : json;
+  }
   // A real form encodes "{" as %7B, so a body starting with one was meant as JSON.
   if (text.trimStart().startsWith('{')) return parseJsonObject(text);
   const form = new URLSearchParams(text);
@@ -97,10 +152,6 @@ export function parseWebhookBody(body: Uint8Array, contentType: string | null): 
   });
   // fromEntries defines own properties, so a field named __proto__ is just a field.
   return { ok: true, payload: Object.fromEntries(fields), json: null };
-}
-
-function mediaTypeOf(contentType: string | null): string {
-  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /** One decoder for every body: a fatal decoder keeps no state between whole-buffer calls. */
@@ -115,13 +166,20 @@ function decodeUtf8(body: Uint8Array): string | null {
 }
 
 function parseJsonObject(text: string): ParsedBody {
+  const read = readJsonObject(text);
+  return read === 'not_an_object' || read === 'too_deep' ? { ok: false } : read;
+}
+
+/** The JSON object `text` holds, or why not: it is no JSON object, or one nested too deep. */
+function readJsonObject(text: string): Extract<ParsedBody, { ok: true }> | 'not_an_object' | 'too_deep' {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false };
+    return 'not_an_object';
   }
-  if (!isJsonObject(value) || depthExceeds(value, MAX_PAYLOAD_DEPTH)) return { ok: false };
+  if (!isJsonObject(value)) return 'not_an_object';
+  if (depthExceeds(value, MAX_PAYLOAD_DEPTH)) return 'too_deep';
   return { ok: true, payload: value, json: text };
 }
 

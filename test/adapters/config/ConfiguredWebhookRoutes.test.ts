@@ -147,6 +147,12 @@ describe('ConfiguredWebhookRoutes', () => {
     ['deliver: pigeon', /routes\.r\.deliver must be one of log, repo_comment, telegram, discord, slack, .*, email, .* \(got "pigeon"\)/],
     ['events: push', /routes\.r\.events must be a list of names \(got "push"\)/],
     ['toolsets: [web, shell]', /routes\.r\.toolsets names an unknown toolset "shell"/],
+    ['toolsets: [constructor]', /routes\.r\.toolsets names an unknown toolset "constructor"; the known ones are cronjob, terminal, web, .*, agent-webhook\./],
+    ['toolsets: [toString, web]', /routes\.r\.toolsets names an unknown toolset "toString"; the known ones are /],
+    ['toolsets: [__proto__]', /routes\.r\.toolsets names an unknown toolset "__proto__"; the known ones are /],
+    ['content_types: text/plain', /routes\.r\.content_types must be a list of media types such as \["text\/plain"\] \(got "text\/plain"\)/],
+    ['content_types: ["text/plain; charset=utf-8"]', /routes\.r\.content_types lists "text\/plain; charset=utf-8", which is not a media type; write type\/subtype without parameters/],
+    ['content_types: [plain]', /routes\.r\.content_types lists "plain", which is not a media type/],
     ['filters: [{field: action, equals: opened}]', /routes\.r\.filters\[0\] must be \{field: "<dotted\.path>", in: \[<allowed values>\]\}/],
     ['deliver: repo_comment', /routes\.r\.deliver_extra\.repo must be set for deliver: repo_comment/],
     ['deliver_extra: {chat_id: [1]}', /routes\.r\.deliver_extra\.chat_id must be a string or a number/],
@@ -159,6 +165,18 @@ describe('ConfiguredWebhookRoutes', () => {
     r: {${setting}}`);
 
     expect(startupError(routes)).toMatch(message);
+  });
+
+  it('reads content_types in lower case, and gives a route without them none', async () => {
+    const routes = await routesFrom(`extra:
+  secret: s3cret
+  routes:
+    sns: {content_types: [Text/Plain, " application/octet-stream ", "text/*"]}
+    ci: {}`);
+
+    expect(routes.report().problems).toEqual([]);
+    expect((await routes.find('sns'))!.contentTypes).toEqual(['text/plain', 'application/octet-stream', 'text/*']);
+    expect((await routes.find('ci'))!.contentTypes).toBeUndefined();
   });
 
   it('never puts a secret into a message', async () => {

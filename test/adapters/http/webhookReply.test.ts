@@ -9,6 +9,27 @@ describe('replyFor: the HTTP answer to each outcome of AcceptWebhook', () => {
       { kind: 'rate_limited', retryAfterSeconds: 12 },
       { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': '12' } },
     ],
+    [
+      'a Content-Type the route does not take',
+      { kind: 'unsupported_media_type', mediaType: 'text/plain', accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'] },
+      {
+        status: 415,
+        body: {
+          error:
+            'Content-Type "text/plain" is not taken here; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).',
+        },
+        headers: { 'Accept-Post': 'application/json, application/*+json, application/x-www-form-urlencoded' },
+      },
+    ],
+    [
+      'a request without a Content-Type',
+      { kind: 'unsupported_media_type', mediaType: null, accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'] },
+      {
+        status: 415,
+        body: { error: 'The request has no Content-Type; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).' },
+        headers: { 'Accept-Post': 'application/json, application/*+json, application/x-www-form-urlencoded' },
+      },
+    ],
     ['a malformed body', { kind: 'malformed_body' }, { status: 400, body: { error: 'Malformed JSON' } }],
     ['an ignored event', { kind: 'ignored', reason: 'event', event: 'ping' }, { status: 200, body: { status: 'ignored', event: 'ping' } }],
     [
