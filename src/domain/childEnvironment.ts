@@ -29,7 +29,18 @@ export type ChildKind =
 
 const MODEL_KEY = /_API_KEYS?$/;
 const GENERIC_SECRET = /_(TOKEN|SECRET|PASSWORD)S?$/;
-const NAMED_SECRETS = new Set(['GH_TOKEN', 'GITHUB_TOKEN', 'AGENT_CRON_SCHEDULER_TOKEN', 'AGENT_DATABASE_URL', 'AGENT_DASHBOARD_TOKEN']);
+const NAMED_SECRETS = new Set([
+  'GH_TOKEN',
+  'GITHUB_TOKEN',
+  'AGENT_CRON_SCHEDULER_TOKEN',
+  'AGENT_DATABASE_URL',
+  'AGENT_DASHBOARD_TOKEN',
+  // PostgreSQL's client library reads a password, or files that hold one, from these.
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGSERVICEFILE',
+  'DATABASE_URL',
+]);
 /** A platform's secret settings as `<PLATFORM>_<KEY>`: its tokens, secrets, passwords and webhook URLs. */
 const PLATFORM_SECRET_KEY = /(TOKEN|SECRET|PASSWORD|WEBHOOK_URL)/;
 const PLATFORM_PREFIXES = [...KNOWN_PLATFORMS, 'webhook'].map((platform) => `${platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`);
@@ -44,7 +55,8 @@ function isModelKey(name: string, policy: ChildEnvironmentPolicy): boolean {
  * (`*_API_KEY(S)`, or a variable the configuration names as one), a platform's secret setting
  * (`TELEGRAM_BOT_TOKEN`, `FEISHU_APP_SECRET`, `DINGTALK_WEBHOOK_URL` …), anything ending in
  * `_TOKEN`, `_SECRET` or `_PASSWORD`, the code host's `GH_TOKEN`/`GITHUB_TOKEN`, and the
- * service's own `AGENT_CRON_SCHEDULER_TOKEN`, `AGENT_DATABASE_URL` and `AGENT_DASHBOARD_TOKEN`.
+ * service's own `AGENT_CRON_SCHEDULER_TOKEN`, `AGENT_DATABASE_URL` and `AGENT_DASHBOARD_TOKEN`, and
+ * PostgreSQL's `PGPASSWORD`, `PGPASSFILE`, `PGSERVICEFILE` and `DATABASE_URL`.
  * Names are compared case-insensitively: a shell may not care, a leak would.
  */
 export function isServiceCredential(name: string, policy: ChildEnvironmentPolicy): boolean {

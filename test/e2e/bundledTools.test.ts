@@ -35,6 +35,8 @@ const CREDENTIALS: Record<string, string> = {
   AGENT_DASHBOARD_TOKEN: 'canary-dashboard',
   VENDOR_SECRET: 'canary-vendor',
   DEPLOY_PASSWORD: 'canary-deploy',
+  PGPASSWORD: 'canary-pgpassword',
+  PGPASSFILE: '/nowhere/canary-pgpass',
 };
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
 // The database URL's password is a canary of its own: the URL is set to a scratch database

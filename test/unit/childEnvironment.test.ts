@@ -27,8 +27,12 @@ const CREDENTIALS = {
   SOME_VENDOR_SECRET: 'x',
   DEPLOY_PASSWORD: 'y',
   ANY_OTHER_TOKEN: 'z',
+  PGPASSWORD: 'pg-secret',
+  PGPASSFILE: '/home/ada/.pgpass',
+  PGSERVICEFILE: '/home/ada/.pg_service.conf',
+  DATABASE_URL: 'postgres://u:p@db/app',
 };
-const HARMLESS = { PATH: '/usr/bin:/bin', HOME: '/home/ada', LANG: 'C.UTF-8', TELEGRAM_HOME_CHANNEL: '-100123', SMS_FROM: '+15550001111', API_KEY_FILE: '/etc/key' };
+const HARMLESS = { PATH: '/usr/bin:/bin', HOME: '/home/ada', LANG: 'C.UTF-8', TELEGRAM_HOME_CHANNEL: '-100123', SMS_FROM: '+15550001111', API_KEY_FILE: '/etc/key', PGHOST: 'db', PGUSER: 'ada' };
 
 describe('the environment of what a job or a model can start', () => {
   it('holds none of the service credentials and everything else', () => {
