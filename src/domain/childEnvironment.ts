@@ -28,6 +28,7 @@ export type ChildKind =
   | 'code-host-cli';
 
 const MODEL_KEY = /_API_KEYS?$/;
+const FILE_SUFFIX = '_FILE';
 const GENERIC_SECRET = /_(TOKEN|SECRET|PASSWORD)S?$/;
 const NAMED_SECRETS = new Set([
   'GH_TOKEN',
@@ -56,11 +57,14 @@ function isModelKey(name: string, policy: ChildEnvironmentPolicy): boolean {
  * (`TELEGRAM_BOT_TOKEN`, `FEISHU_APP_SECRET`, `DINGTALK_WEBHOOK_URL` …), anything ending in
  * `_TOKEN`, `_SECRET` or `_PASSWORD`, the code host's `GH_TOKEN`/`GITHUB_TOKEN`, and the
  * service's own `AGENT_CRON_SCHEDULER_TOKEN`, `AGENT_DATABASE_URL` and `AGENT_DASHBOARD_TOKEN`, and
- * PostgreSQL's `PGPASSWORD`, `PGPASSFILE`, `PGSERVICEFILE` and `DATABASE_URL`.
+ * PostgreSQL's `PGPASSWORD`, `PGPASSFILE`, `PGSERVICEFILE` and `DATABASE_URL`; and `<any of
+ * those>_FILE`, the file one was read from.
  * Names are compared case-insensitively: a shell may not care, a leak would.
  */
 export function isServiceCredential(name: string, policy: ChildEnvironmentPolicy): boolean {
   const upper = name.toUpperCase();
+  // `<credential>_FILE` names the file a credential was read from (docs/configuration.md).
+  if (upper.endsWith(FILE_SUFFIX) && upper.length > FILE_SUFFIX.length && isServiceCredential(name.slice(0, -FILE_SUFFIX.length), policy)) return true;
   if (isModelKey(name, policy) || GENERIC_SECRET.test(upper) || NAMED_SECRETS.has(upper)) return true;
   const prefix = PLATFORM_PREFIXES.find((each) => upper.startsWith(each));
   return prefix !== undefined && PLATFORM_SECRET_KEY.test(upper.slice(prefix.length));

@@ -15,6 +15,7 @@ import {
   runAgent,
   startAgent,
   storedJob,
+  writeHomeFile,
 } from './agentCli.js';
 
 function yamlSection(platform: string, settings: Record<string, string>): string {
@@ -123,6 +124,22 @@ describe('delivery to chat platforms, end to end', () => {
       expect(part.length).toBeLessThanOrEqual(4096);
       expect(part.endsWith(` (${index + 1}/${count})`)).toBe(true);
     });
+  });
+
+  it('agent send reads a credential from the file its _FILE variable names, and refuses a file it cannot read', async () => {
+    const secret = await writeHomeFile(home, 'secrets/telegram', 'wrong-token-from-a-file\n');
+    const fromFile = await runAgent(['send', 'telegram', 'hello'], { home, env: { TELEGRAM_BOT_TOKEN_FILE: secret } });
+    expect(fromFile.code).toBe(1);
+    expect(errorSentence(fromFile)).toContain('telegram refused the credentials (HTTP 401: Unauthorized)');
+    expect(telegram.delivered).toEqual([]);
+
+    const missing = await runAgent(['send', 'telegram', 'hello'], { home, env: { TELEGRAM_BOT_TOKEN_FILE: join(home, 'secrets', 'gone') } });
+    expect(missing.code).not.toBe(0);
+    expect(errorSentence(missing)).toBe(
+      `error: TELEGRAM_BOT_TOKEN_FILE names ${join(home, 'secrets', 'gone')}, which cannot be read (ENOENT); point it at the file that holds the secret, readable by this user.`,
+    );
+    const both = await runAgent(['send', 'telegram', 'hello'], { home, env: { TELEGRAM_BOT_TOKEN_FILE: secret, TELEGRAM_BOT_TOKEN: 'x' } });
+    expect(errorSentence(both)).toMatch(/^error: Both TELEGRAM_BOT_TOKEN and TELEGRAM_BOT_TOKEN_FILE are set; set only one of them/);
   });
 
   it('agent send fails with one sentence naming the platform and what to check when the token is refused', async () => {

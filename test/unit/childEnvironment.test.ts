@@ -31,6 +31,8 @@ const CREDENTIALS = {
   PGPASSFILE: '/home/ada/.pgpass',
   PGSERVICEFILE: '/home/ada/.pg_service.conf',
   DATABASE_URL: 'postgres://u:p@db/app',
+  SLACK_BOT_TOKEN_FILE: '/run/secrets/slack',
+  OPENAI_API_KEY_FILE: '/run/secrets/openai',
 };
 const HARMLESS = { PATH: '/usr/bin:/bin', HOME: '/home/ada', LANG: 'C.UTF-8', TELEGRAM_HOME_CHANNEL: '-100123', SMS_FROM: '+15550001111', API_KEY_FILE: '/etc/key', PGHOST: 'db', PGUSER: 'ada' };
 

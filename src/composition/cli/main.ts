@@ -16,6 +16,7 @@ import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
+import { withCredentialFiles } from '../../adapters/config/credentialFiles.js';
 import { agentVersion } from './agentVersion.js';
 import { commandApps } from './commandApps.js';
 import { registerGatewayCommand } from './gatewayCommand.js';
@@ -23,9 +24,16 @@ import { HomeContainers } from './homeContainers.js';
 
 /** The `agent` executable's composition root. */
 async function main(argv: string[]): Promise<number> {
-  const env = process.env;
-  const io = systemIO(env);
+  const io = systemIO(process.env);
   const debug = argv.includes('--debug');
+  let env: NodeJS.ProcessEnv;
+  try {
+    // Credentials given as files (TELEGRAM_BOT_TOKEN_FILE …) are read here, once.
+    env = withCredentialFiles(process.env);
+  } catch (error) {
+    writeLine(io.stderr, messageFor(error, debug));
+    return exitCodeFor(error);
+  }
   const apps = commandApps(new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn')), env, io);
 
   const cli = yargs(argv);
