@@ -20,13 +20,16 @@ describe('the gateway’s launcher', () => {
   it('starts the agent, which dies with the gateway and the launcher when the gateway is killed with -9', async () => {
     await writeHomeFile(home, 'config.yaml', `timezone: UTC\n${model(`echo $$ $PPID > ${join(home, 'agent.pids')}; sleep 60`)}`);
     const id = await createJob(home, ['every 1h', 'Wait a while', '--deliver', 'local']);
-    const { gateway } = await startGatewayUntil(home, 'gateway started');
+    const { gateway } = await startGatewayUntil(home, 'gateway started', { env: { VENDOR_SECRET: 'canary-launcher-secret' } });
     try {
       await makeDue(home, id);
       expect(await eventually(() => existsSync(join(home, 'agent.pids')), 15_000)).toBe(true);
       const [agent, parent] = pidsOf('agent.pids');
 
       expect(commandLine(parent!)).toContain('launcher.js');
+      // The launcher was started without the gateway's credentials.
+      expect(readFileSync(`/proc/${parent!}/environ`, 'utf8')).not.toContain('canary-launcher-secret');
+      expect(readFileSync(`/proc/${parent!}/environ`, 'utf8')).toContain('PATH=');
       gateway.kill('SIGKILL');
 
       expect(await eventually(() => !isRunning(agent!) && !isRunning(parent!), 10_000)).toBe(true);

@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningChild } from './childProcesses.js';
 import { STREAM_HEADER_BYTES, type LaunchEvent, type LaunchRequest } from './launcherProtocol.js';
+import { childEnvironment } from '../../domain/childEnvironment.js';
+
+/** No names passed through, none named as model keys: the launcher needs no credential at all. */
+const NO_CREDENTIAL_POLICY = { passthrough: [], modelKeyVariables: [] };
 
 
 /**
@@ -137,6 +141,8 @@ export class LauncherSpawner {
       server.unref();
       const launcher = fork(script, [], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        // Each child's environment comes with its request: the launcher itself holds no credential.
+        env: childEnvironment(process.env, 'untrusted', NO_CREDENTIAL_POLICY),
         execArgv: ['--max-semi-space-size=1'],
         ...(launch ? { execPath: launch.program, execArgv: [...launch.args, '--max-semi-space-size=1'] } : {}),
       });
