@@ -62,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
       // What was typed lets an unknown flag be told from a stray word, and its "did you mean" keep its --no-.
       throw usageErrorFor(message ?? error?.message ?? '', commandLevelOf(cli), argv);
     });
+  skipHelpLaidOutInAdvance(cli);
   registerCronCommands(cli, apps.cron, io, apps.status);
   registerChatCommand(cli, apps.chat, io);
   registerWebhookCommands(cli, apps.webhook, io);
@@ -79,6 +80,22 @@ async function main(argv: string[]): Promise<number> {
     writeLine(io.stderr, messageFor(error, debug));
     return commandInterruption.exitCode() ?? exitCodeFor(error);
   }
+}
+
+/** What yargs keeps inside: the usage of the command being run (not in its published types). */
+interface YargsInternals {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } };
+}
+
+/**
+ * yargs lays out the help of the command it runs as soon as the handler starts, in case the
+ * handler fails and help should be shown then. This executable never shows help on a failure
+ * (the fail handler above says one sentence), so that layout, a tenth of `agent cron create`'s
+ * start-up, is skipped. Should yargs stop having the method, nothing changes.
+ */
+function skipHelpLaidOutInAdvance(cli: unknown): void {
+  const usage = (cli as YargsInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
 void main(hideBin(process.argv)).then((code) => {
