@@ -382,10 +382,12 @@ describe('agent cron, end to end', () => {
     it('a run that prints nothing for AGENT_CRON_TIMEOUT seconds is killed: run exits 1 with an "idle timeout" error', async () => {
       const id = await createJob(home, ['every 1h', 'Think forever [hang]', '--name', 'Mute']);
 
-      const run = await runAgent(['cron', 'run', id], { home, env: { AGENT_CRON_TIMEOUT: '1' } });
+      // 3 s: long enough for the stand-in model (a Node program) to start and record its pid first,
+      // on a machine whose cores are busy; with 1 s it was once killed before it had.
+      const run = await runAgent(['cron', 'run', id], { home, env: { AGENT_CRON_TIMEOUT: '3' } });
 
       expect(run.code).toBe(1);
-      expect(run.stdout).toMatch(new RegExp(`^Ran job ${id} 'Mute': error: idle timeout: no output for 1 s`));
+      expect(run.stdout).toMatch(new RegExp(`^Ran job ${id} 'Mute': error: idle timeout: no output for 3 s`));
       const job = storedJob(home, id);
       expect(job.last_status).toBe('error');
       expect(job.last_error).toMatch(/^idle timeout/);
