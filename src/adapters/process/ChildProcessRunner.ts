@@ -81,6 +81,8 @@ export class ChildProcessRunner {
       detached: true,
       windowsHide: true,
     };
+    // Stopped while the above was looked up: nothing is started.
+    if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
     // In the gateway, the launcher forks (a small process forks faster than a large one).
     const launcher = childLauncher();
     const child: RunningChild = launcher ? await launcher.spawn(launch.program, [...launch.args], options) : spawn(launch.program, [...launch.args], options);
@@ -156,6 +158,8 @@ export class ChildProcessRunner {
 
       if (spec.timeoutMs != null) timeoutTimer = setTimeout(() => stop('timeout'), spec.timeoutMs);
       spec.signal?.addEventListener('abort', onAbort, { once: true });
+      // A signal that fired while the launcher was starting the child fired before the listener.
+      if (spec.signal?.aborted) stop('aborted');
       restartIdleTimer();
       if (spec.stdin !== undefined && child.stdin) {
         // A child that exits before reading its stdin closes the pipe early; its exit says why.
