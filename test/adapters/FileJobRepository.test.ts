@@ -220,7 +220,7 @@ describe('FileJobRepository', () => {
     });
 
     // Skipped as root, whom file modes do not stop; the test above covers an unusable home for root.
-    (isRoot ? it.skip : it)('is reported as unavailable when the home directory is read-only (not as root)', async () => {
+    (isRoot ? it.skip : it)(`is reported as unavailable when the home directory is read-only${isRoot ? ' (skipped: running as root, whom file modes do not stop)' : ''}`, async () => {
       await chmod(home, 0o500);
 
       await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toThrow(
