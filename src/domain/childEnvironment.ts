@@ -14,6 +14,9 @@ export interface ChildEnvironmentPolicy {
   modelKeyVariables: readonly string[];
 }
 
+/** No name passed through and none named as a model key: what is known before any configuration is read. */
+export const NO_CHILD_ENVIRONMENT_POLICY: ChildEnvironmentPolicy = { passthrough: [], modelKeyVariables: [] };
+
 /** Who a child is, which decides which of the service's credentials it may see. */
 export type ChildKind =
   /**

@@ -39,12 +39,23 @@ export async function implicitTick(
     warnSkipped(io, storeDir!, refused);
     return null;
   }
+  return unlessUnwritable(
+    () => runDueJobs.execute(input),
+    (cause) => warnSkipped(io, cause.path ? dirname(cause.path) : 'the agent home', cause.code!),
+  );
+}
+
+/**
+ * `work`'s result, or null when it met a wall this user cannot write (`onRefused` hears the file
+ * system's error); any other failure is thrown on.
+ */
+async function unlessUnwritable<T>(work: () => Promise<T>, onRefused: (cause: NodeJS.ErrnoException) => void = () => undefined): Promise<T | null> {
   try {
-    return await runDueJobs.execute(input);
+    return await work();
   } catch (error) {
     const cause = fileSystemCause(error);
     if (!cause || !CANNOT_WRITE.has(cause.code!)) throw error;
-    warnSkipped(io, cause.path ? dirname(cause.path) : 'the agent home', cause.code!);
+    onRefused(cause);
     return null;
   }
 }
@@ -62,13 +73,7 @@ const BEFORE_EVERY_JOB = new Date(0);
 export async function settleAbandoned(runDueJobs: RunDueJobs, io: CliIO, storeDir?: string): Promise<Claims | null> {
   if (io.cronRun) return null;
   if (storeDir && (await writeRefusal(storeDir))) return null;
-  try {
-    return await runDueJobs.claim({ limit: 0, dueBy: BEFORE_EVERY_JOB });
-  } catch (error) {
-    const cause = fileSystemCause(error);
-    if (!cause || !CANNOT_WRITE.has(cause.code!)) throw error;
-    return null;
-  }
+  return unlessUnwritable(() => runDueJobs.claim({ limit: 0, dueBy: BEFORE_EVERY_JOB }));
 }
 
 function warnSkipped(io: CliIO, where: string, code: string): void {

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { isServiceCredential } from '../../domain/childEnvironment.js';
+import { isServiceCredential, NO_CHILD_ENVIRONMENT_POLICY } from '../../domain/childEnvironment.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { ConfigError } from './ConfigError.js';
 
 /** What marks a variable that names the file holding another's value (the Docker secrets convention). */
 const FILE_SUFFIX = '_FILE';
-const NO_POLICY = { passthrough: [], modelKeyVariables: [] };
 
 /**
  * `env` with each credential given as a file read into its variable: `TELEGRAM_BOT_TOKEN_FILE=
@@ -20,7 +19,7 @@ export function withCredentialFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   for (const [name, path] of Object.entries(env)) {
     if (!name.toUpperCase().endsWith(FILE_SUFFIX) || path === undefined || path === '') continue;
     const target = name.slice(0, -FILE_SUFFIX.length);
-    if (target === '' || !isServiceCredential(target, NO_POLICY)) continue;
+    if (target === '' || !isServiceCredential(target, NO_CHILD_ENVIRONMENT_POLICY)) continue;
     if (env[target] !== undefined && env[target] !== '') {
       throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `Both ${target} and ${name} are set; set only one of them (${name} names a file that holds ${target}).`);
     }

@@ -6,10 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningChild } from './childProcesses.js';
 import { STREAM_HEADER_BYTES, type LaunchEvent, type LaunchRequest } from './launcherProtocol.js';
-import { childEnvironment } from '../../domain/childEnvironment.js';
-
-/** No names passed through, none named as model keys: the launcher needs no credential at all. */
-const NO_CREDENTIAL_POLICY = { passthrough: [], modelKeyVariables: [] };
+import { childEnvironment, NO_CHILD_ENVIRONMENT_POLICY } from '../../domain/childEnvironment.js';
 
 
 /**
@@ -142,7 +139,7 @@ export class LauncherSpawner {
       const launcher = fork(script, [], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         // Each child's environment comes with its request: the launcher itself holds no credential.
-        env: childEnvironment(process.env, 'untrusted', NO_CREDENTIAL_POLICY),
+        env: childEnvironment(process.env, 'untrusted', NO_CHILD_ENVIRONMENT_POLICY),
         execArgv: ['--max-semi-space-size=1'],
         ...(launch ? { execPath: launch.program, execArgv: [...launch.args, '--max-semi-space-size=1'] } : {}),
       });
