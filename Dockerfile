@@ -30,10 +30,14 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 FROM node:20-bookworm-slim
 # tini as PID 1: it hands SIGTERM and SIGINT to the gateway, and reaps the processes that runs
 # leave behind when their parent dies (Node does not reap processes that are not its children).
+# bubblewrap for the sandbox of scripts, terminal commands and command agents (docs/processes.md);
+# it needs user namespaces, which Docker's default seccomp profile refuses: run the container with
+# `--security-opt seccomp=unconfined` (or a profile allowing clone with CLONE_NEWUSER) to have it,
+# else the gateway warns at start and runs them unconfined (docs/container.md).
 # /data owned by node before VOLUME, so that a new volume starts writable for it; `agent` on
 # PATH for `docker exec <container> agent cron list` and the like.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends tini=0.19.0-1+b3 \
+    && apt-get install -y --no-install-recommends tini=0.19.0-1+b3 bubblewrap=0.8.0-2+deb12u1 \
     && rm -rf /var/lib/apt/lists/* \
     && mkdir /data \
     && chown node:node /data \

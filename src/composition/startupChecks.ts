@@ -12,6 +12,8 @@ import { ConfiguredPlatforms } from '../adapters/delivery/ConfiguredPlatforms.js
 import { fallbackWarning, loadSchedulerProvider } from '../adapters/scheduling/schedulerProviderPlugins.js';
 import { displayPath } from '../adapters/shared/displayPath.js';
 import { AppError } from '../domain/errors.js';
+import { TOKENS } from '../application/ports/tokens.js';
+import { sandboxFinding } from '../adapters/process/BubblewrapSandbox.js';
 import { NOT_FIRING, schedulerContextFor } from './schedulerProviders.js';
 
 /**
@@ -126,6 +128,10 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
   }
 
   for (const problem of chatSettingsFrom(config, env).problems) findings.push({ effect: 'refused', key: problem.key, message: problem.message });
+
+  // Whether bubblewrap works here: found by running `true` in a sandbox, once per process.
+  const sandbox = sandboxFinding(await context.container.get(TOKENS.Sandbox).status());
+  if (sandbox) findings.push({ effect: sandbox.refused ? 'refused' : 'ignored', key: 'tools.sandbox', message: sandbox.message });
 
   const provider = config.cron.provider?.trim();
   let providerUsable = false;

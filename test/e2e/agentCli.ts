@@ -149,6 +149,18 @@ export interface HomeOptions {
   timezone?: string | null;
   /** Lines appended to config.yaml as they are. */
   extraConfig?: string;
+  /**
+   * Whether children run in the sandbox (`tools.sandbox` as configured, default auto). Off unless
+   * asked for: the stand-in records its runs beside itself and its pid for the tests that kill it,
+   * and a sandbox hides the one and renumbers the other (test/e2e/sandbox.test.ts covers it).
+   */
+  sandbox?: boolean;
+}
+
+/** `extra` with `tools.sandbox: off` in it: under its own `tools:` when it has one, else before it (tests append to the last mapping). */
+export function withoutSandbox(extra: string): string {
+  if (/^tools:\s*$/m.test(extra)) return extra.replace(/^tools:\s*$/m, 'tools:\n  sandbox: off');
+  return `tools:\n  sandbox: off\n${extra}`;
 }
 
 /** A fresh AGENT_HOME with config.yaml whose model is the recording stand-in above. */
@@ -162,7 +174,7 @@ export async function makeAgentHome(options: HomeOptions = {}): Promise<string> 
     'model:',
     '  provider: command',
     `  command: ${JSON.stringify([process.execPath, model])}`,
-    options.extraConfig ?? '',
+    options.sandbox ? (options.extraConfig ?? '') : withoutSandbox(options.extraConfig ?? ''),
   ].join('\n');
   await writeFile(join(home, 'config.yaml'), `${config}\n`);
   return home;

@@ -25,7 +25,7 @@ async function receivingProfile(home: string, name: string, answerAfterMs = 0): 
   const profile = join(home, 'profiles', name);
   const program = answerAfterMs === 0 ? RECEIVING_MODEL : RECEIVING_MODEL.replace("process.stdout.write('Noted.\\n');", `setTimeout(() => process.stdout.write('Noted.\\n'), ${answerAfterMs});`);
   const model = await writeHomeFile(home, `profiles/${name}/model.mjs`, program);
-  await writeHomeFile(home, `profiles/${name}/config.yaml`, `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, model])}\n`);
+  await writeHomeFile(home, `profiles/${name}/config.yaml`, `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, model])}\ntools:\n  sandbox: off\n`);
   return profile;
 }
 
@@ -65,7 +65,7 @@ describe('bot-chat delivery, end to end', () => {
   });
 
   it('records delivery_failed with the chat\'s stderr when agent chat fails', async () => {
-    await writeHomeFile(home, 'profiles/work/config.yaml', 'model:\n  provider: command\n  command: ["sh", "-c", "echo model broke >&2; exit 4"]\n');
+    await writeHomeFile(home, 'profiles/work/config.yaml', 'model:\n  provider: command\n  command: ["sh", "-c", "echo model broke >&2; exit 4"]\ntools:\n  sandbox: off\n');
     const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'Build watch', '--deliver', 'bot-chat:work']);
 
     await runAgent(['cron', 'run', id], { home });

@@ -135,7 +135,7 @@ describe('the tools through the built executable', () => {
   });
 
   it('the terminal tool of a cron run sees none of the credentials the service holds, but what the operator passes through', async () => {
-    await writeHomeFile(home, 'config.yaml', llmConfig(llm, 'openai', ['tools:', '  terminal:', '    env_passthrough: [DEPLOY_PASSWORD]']));
+    await writeHomeFile(home, 'config.yaml', llmConfig(llm, 'openai', ['  terminal:', '    env_passthrough: [DEPLOY_PASSWORD]']));
     await createJob([], { AGENT_DATABASE_URL: CREDENTIALS.AGENT_DATABASE_URL! });
     llm.reply(replies.toolCalls({ name: 'terminal', arguments: { command: 'env | sort' } }), replies.text('Done.'));
 

@@ -5,13 +5,20 @@ import type { FakeLlmServer } from '../support/fakeLlmServer.js';
  * Join them with '\n' (with other lines before or after).
  */
 
-/** `model:` for a `command` model: `command` is the program and its arguments. */
-export function commandModelLines(command: readonly string[]): string[] {
-  return ['model:', '  provider: command', `  command: ${JSON.stringify(command)}`];
+/**
+ * `tools.sandbox: off`: the stand-in models and the commands of these tests record what they did,
+ * and their pids, in the home, which the sandbox hides and renumbers; test/e2e/sandbox.test.ts
+ * runs with it. commandModelLines and localModelLines include it.
+ */
+export const NO_SANDBOX_LINES: readonly string[] = ['tools:', '  sandbox: off'];
+
+/** `model:` for a `command` model: `command` is the program and its arguments (and no sandbox). */
+export function commandModelLines(command: readonly string[], { sandbox = false } = {}): string[] {
+  return ['model:', '  provider: command', `  command: ${JSON.stringify(command)}`, ...(sandbox ? [] : NO_SANDBOX_LINES)];
 }
 
-/** `model:` and `providers:` for a model `test-model` of a provider `local` on `llm`, its key in TEST_LLM_KEY. */
-export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic' = 'openai'): string[] {
+/** `model:` and `providers:` for a model `test-model` of a provider `local` on `llm`, its key in TEST_LLM_KEY (and no sandbox). */
+export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic' = 'openai', { sandbox = false } = {}): string[] {
   return [
     'model:',
     '  provider: local',
@@ -21,6 +28,7 @@ export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic'
     `    type: ${type}`,
     `    base_url: ${type === 'openai' ? llm.openAiBaseUrl : llm.anthropicBaseUrl}`,
     '    api_key_env: TEST_LLM_KEY',
+    ...(sandbox ? [] : NO_SANDBOX_LINES),
   ];
 }
 

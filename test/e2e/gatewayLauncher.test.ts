@@ -10,7 +10,7 @@ import { createJob, inAScratchHomeEachTest, makeDue, startGatewayUntil, storedJo
  */
 describe('the gateway’s launcher', () => {
   let home: string;
-  const model = (script: string) => `model:\n  provider: command\n  command: ${JSON.stringify(['/bin/sh', '-c', script])}\n`;
+  const model = (script: string) => `model:\n  provider: command\n  command: ${JSON.stringify(['/bin/sh', '-c', script])}\ntools:\n  sandbox: off\n`;
 
   inAScratchHomeEachTest((fresh) => (home = fresh));
 

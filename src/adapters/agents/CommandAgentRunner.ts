@@ -7,6 +7,7 @@ import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
+import type { Sandbox } from '../../application/ports/Sandbox.js';
 
 /** An answer larger than this is refused rather than delivered cut off. */
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -26,6 +27,8 @@ export interface CommandAgentOptions {
    * passes it without the credentials a model program has no use for.
    */
   environment?: NodeJS.ProcessEnv;
+  /** The sandbox it runs in, with the workspace it may write (docs/processes.md); none without. */
+  sandbox?: { by: Sandbox; workspace: string };
 }
 
 /**
@@ -74,6 +77,8 @@ export class CommandAgentRunner {
       stderr,
       idleTimeoutMs: request.idleTimeoutMs,
       signal: request.signal,
+      // In the sandbox it starts in its workspace, the one place it may write.
+      sandbox: this.options.sandbox && { ...this.options.sandbox, startIn: this.options.sandbox.workspace },
     });
     switch (end.kind) {
       case 'not_started':
@@ -108,6 +113,7 @@ export class CommandAgentRunner {
   }
 
   private startError(error: NodeJS.ErrnoException): AgentRunError {
+    if (error.code === 'ESANDBOX') return new AgentRunError('failed', `The agent program "${this.program}" was not started: ${error.message}`, { cause: error });
     const problem =
       error.code === 'ENOENT'
         ? `the agent program "${this.program}" was not found; check the configured command and PATH`

@@ -1,4 +1,4 @@
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import {
   AgentRunError,
@@ -8,6 +8,7 @@ import {
   type ModelSelection,
 } from '../../application/ports/AgentRunner.js';
 import type { Logger } from '../../application/ports/Logger.js';
+import { NO_SANDBOX, type Sandbox } from '../../application/ports/Sandbox.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -67,11 +68,12 @@ export class ConfiguredAgentRunner implements AgentRunner {
     @inject(CONFIG_TOKENS.Environment) @optional() private readonly env: NodeJS.ProcessEnv = process.env,
     @inject(TOKENS.Logger) @optional() private readonly logger: Logger | null = null,
     @inject(TOKENS.Timer) @optional() private readonly timer: Timer = new SystemTimer(),
+    @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
   ) {}
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
   withTools(tools: ToolCatalog): ConfiguredAgentRunner {
-    const runner = new ConfiguredAgentRunner(this.config, this.paths, this.killer, tools, this.env, this.logger, this.timer);
+    const runner = new ConfiguredAgentRunner(this.config, this.paths, this.killer, tools, this.env, this.logger, this.timer, this.sandbox);
     runner.state = this.state;
     return runner;
   }
@@ -102,6 +104,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
         killer: this.killer,
         answeredBy: `${resolved.provider}:${program}${resolved.model ? ` (${resolved.model})` : ''}`,
         environment: new ChildEnvironments(this.env, this.config).forModelProgram(),
+        sandbox: { by: this.sandbox, workspace: join(this.paths.home, 'workspace') },
       });
       return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
     }

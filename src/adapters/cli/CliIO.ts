@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
-import { cronRunAmongAncestors } from '../process/cronRunAncestry.js';
+import { cronRunAmongAncestors, insideAgentSandbox } from '../process/cronRunAncestry.js';
 
 /** The terminal a command talks to; tests give it strings. */
 export interface CliIO {
@@ -17,6 +17,11 @@ export interface CliIO {
    * not change them, and fires no due jobs.
    */
   cronRun?: string | null;
+  /**
+   * Whether this process runs in the agent's sandbox, where the job store is hidden: like a cron
+   * run, it may look at jobs but not change them, and fires no due jobs.
+   */
+  sandboxed?: boolean;
 }
 
 export function systemIO(env: NodeJS.ProcessEnv): CliIO {
@@ -30,6 +35,7 @@ export function systemIO(env: NodeJS.ProcessEnv): CliIO {
     interactive,
     color: Boolean(process.stdout.isTTY) && env.NO_COLOR === undefined,
     cronRun: env[CRON_RUN_VARIABLE] || cronRunAmongAncestors(),
+    sandboxed: insideAgentSandbox(),
   };
 }
 

@@ -239,7 +239,7 @@ class ChatSession {
       provider: this.flags.provider ?? null,
       model: this.flags.model ?? null,
       // A chat started from inside a cron run (its terminal tool, say) may not reach jobs either.
-      insideCronRun: Boolean(this.io.cronRun),
+      insideCronRun: Boolean(this.io.cronRun || this.io.sandboxed),
       signal: commandInterruption.signal,
       // A job made in a profile's chat delivers `origin` to that chat; one made in the home's own has none.
       origin: this.flags.profile ? { platform: 'bot-chat', chat_id: this.flags.profile, thread_id: null } : null,

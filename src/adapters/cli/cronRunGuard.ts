@@ -20,14 +20,20 @@ export function changesJobs(group: string, command: string): boolean {
 }
 
 /**
- * A yargs middleware, registered once for every command: inside a cron run (AGENT_CRON_RUN set)
- * a command that changes jobs is refused before it loads or touches anything (exit 1).
+ * A yargs middleware, registered once for every command: inside a cron run (AGENT_CRON_RUN set, or
+ * in an ancestor's starting environment) or the agent's sandbox, a command that changes jobs is refused before it loads or touches anything (exit 1).
  */
 export function refuseChangesInsideCronRun(io: CliIO): (argv: Arguments) => void {
   return (argv) => {
-    if (!io.cronRun) return;
+    if (!io.cronRun && !io.sandboxed) return;
     const [group = '', command = ''] = argv._.map(String);
     if (!changesJobs(group, command)) return;
+    if (!io.cronRun) {
+      throw new CliError(
+        ERROR_CODES.CLI.INSIDE_CRON_RUN,
+        `This command changes ${ownEntry(CHANGING_COMMANDS, group)!.changes} and cannot be used from inside the agent's sandbox, where the job store is hidden; ask the agent to use its cronjob tool where it has one.`,
+      );
+    }
     throw new CliError(
       ERROR_CODES.CLI.INSIDE_CRON_RUN,
       `This command changes ${ownEntry(CHANGING_COMMANDS, group)!.changes} and cannot be used from inside a cron run (job ${io.cronRun}); scheduled runs may not create, change or schedule jobs.`,

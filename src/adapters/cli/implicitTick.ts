@@ -32,7 +32,7 @@ export async function implicitTick(
   input: TickInput = {},
   storeDir?: string,
 ): Promise<TickReport | null> {
-  if (io.cronRun) return null;
+  if (io.cronRun || io.sandboxed) return null;
   // Said up front too, not only when a due job met the wall: the user learns why nothing fires.
   const refused = storeDir ? await writeRefusal(storeDir) : null;
   if (refused) {
@@ -71,7 +71,7 @@ const BEFORE_EVERY_JOB = new Date(0);
  * asked for. Returns what was recovered, or null when skipped.
  */
 export async function settleAbandoned(runDueJobs: RunDueJobs, io: CliIO, storeDir?: string): Promise<Claims | null> {
-  if (io.cronRun) return null;
+  if (io.cronRun || io.sandboxed) return null;
   if (storeDir && (await writeRefusal(storeDir))) return null;
   return unlessUnwritable(() => runDueJobs.claim({ limit: 0, dueBy: BEFORE_EVERY_JOB }));
 }

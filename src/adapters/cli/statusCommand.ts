@@ -4,12 +4,15 @@ import { formatWallClock } from '../../domain/zonedTime.js';
 import { writeLine, type CliIO } from './CliIO.js';
 import { statusJson } from './jsonViews.js';
 import { textTable } from './textTable.js';
+import type { SandboxStatus } from '../../application/ports/Sandbox.js';
 
 /** What `agent status` needs, built on first use by the composition root. */
 export interface StatusApp {
   showStatus: ShowStatus;
   home: string;
   timeZone: string;
+  /** Whether children run in bubblewrap here (found by trying it). */
+  sandbox: () => Promise<SandboxStatus>;
 }
 
 /** `agent status`: the state of this home at a glance, gateway or none. */
@@ -19,10 +22,10 @@ export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>
     'Show whether a gateway runs on this home, the next jobs due, failed and paused jobs and waiting webhook events',
     (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print the status as JSON' }),
     async (argv) => {
-      const { showStatus, home, timeZone } = await app();
-      const status = await showStatus.execute();
-      if (argv.json) writeLine(io.stdout, JSON.stringify(statusJson(home, status), null, 2));
-      else writeLine(io.stdout, statusText(status, home, timeZone));
+      const { showStatus, home, timeZone, sandbox: sandboxStatus } = await app();
+      const [status, sandbox] = await Promise.all([showStatus.execute(), sandboxStatus()]);
+      if (argv.json) writeLine(io.stdout, JSON.stringify({ ...statusJson(home, status), sandbox }, null, 2));
+      else writeLine(io.stdout, statusText(status, home, timeZone, { webhooks: true, sandbox }));
     },
   );
 }
@@ -31,7 +34,7 @@ export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>
  * The text of `agent status`, times in `timeZone`; without `webhooks` only its cron part (the
  * gateway, which fires the jobs, and the jobs), for `agent cron status`.
  */
-export function statusText(status: HomeStatus, home: string, timeZone: string, parts = { webhooks: true }): string {
+export function statusText(status: HomeStatus, home: string, timeZone: string, parts: { webhooks: boolean; sandbox?: SandboxStatus } = { webhooks: true }): string {
   const when = (iso: string) => `${formatWallClock(new Date(iso), timeZone)} (${timeZone})`;
   const lines = [`Home: ${home}`];
   const { gateway } = status;
@@ -49,6 +52,7 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
       lines.push(`  chat receiver ${receiver.platform}: ${receiver.state} since ${when(receiver.since)}${why}`);
     }
   }
+  if (parts.sandbox) lines.push(`Sandbox: ${sandboxLine(parts.sandbox)}`);
   if (status.replicas) {
     if (status.replicas.length === 0) lines.push('Gateways on the shared database: none');
     else {
@@ -98,6 +102,14 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
   }
   if (status.unreadableJobs > 0) lines.push(`Unreadable job records: ${status.unreadableJobs} (see "agent cron list")`);
   return lines.join('\n');
+}
+
+/** The sandbox in a few words (docs/processes.md). */
+function sandboxLine(sandbox: SandboxStatus): string {
+  if (sandbox.active) return 'bwrap (pre-run scripts, terminal commands and command agent programs run in it)';
+  if (sandbox.mode === 'off') return 'off (tools.sandbox: off)';
+  const effect = sandbox.mode === 'bwrap' ? 'the gateway refuses to start and no child runs' : 'children run without one';
+  return `none, ${effect}: ${sandbox.problem}`;
 }
 
 function indent(text: string): string {

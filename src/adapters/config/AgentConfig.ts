@@ -1,3 +1,5 @@
+import type { SandboxMode } from '../../domain/sandboxPlan.js';
+
 /**
  * The validated contents of `$AGENT_HOME/config.yaml`. Keys keep the spelling of the file
  * so that an operator reading an error or the code sees the same names.
@@ -46,6 +48,14 @@ export interface DatabaseConfig {
 
 /** The tools' settings. */
 export interface ToolsConfig {
+  /** Where pre-run scripts, terminal commands and command agent programs run (docs/processes.md); default `auto`. */
+  sandbox?: SandboxMode;
+  /** Whether sandboxed children have the network; default true. */
+  network?: boolean;
+  /** Absolute paths that sandboxed children may read although they lie in a hidden place. */
+  sandbox_readable?: string[];
+  /** Absolute paths that sandboxed children may write besides the workspace. */
+  sandbox_writable?: string[];
   terminal?: {
     /**
      * Variables that pre-run scripts and the terminal tool see although they hold a credential of

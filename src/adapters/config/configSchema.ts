@@ -2,6 +2,7 @@
 import * as z from 'zod/mini';
 import { ROUTE_NAME, ROUTE_NAME_RULE } from '../../domain/webhook/WebhookRoute.js';
 import { PROVIDER_TYPES, type AgentConfig } from './AgentConfig.js';
+import { SANDBOX_MODES } from '../../domain/sandboxPlan.js';
 
 /*
  * Each schema carries, as its error, the end of the sentence "<key> must …". The loader puts the
@@ -177,8 +178,19 @@ const platformsSchema = z.catchall(
   freeMapping(),
 );
 
-/** The tools' settings: which credentials the terminal tool and pre-run scripts may see after all. */
+/** Absolute paths, for what the sandbox lets children read or write besides the workspace. */
+const absolutePaths = () =>
+  z.array(
+    z.string().check(z.refine((path) => path.startsWith('/'), { error: 'must be an absolute path such as /srv/data' })),
+    { error: 'must be a list of absolute paths such as ["/srv/data"]' },
+  );
+
+/** The tools' settings: the sandbox, and which credentials the terminal tool and pre-run scripts may see after all. */
 const toolsSchema = mapping({
+  sandbox: optional(z.enum(SANDBOX_MODES, { error: `must be one of ${SANDBOX_MODES.join(', ')}` })),
+  network: optional(flag()),
+  sandbox_readable: optional(absolutePaths()),
+  sandbox_writable: optional(absolutePaths()),
   terminal: optional(
     mapping({
       env_passthrough: optional(

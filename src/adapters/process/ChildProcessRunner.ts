@@ -4,6 +4,7 @@ import { childLauncher, childProcesses, type RunningChild } from './childProcess
 import { newTreeMark, TREE_MARK_VARIABLE } from './markedProcesses.js';
 import { dyingWithThisProcess, ExecFailureWatch } from './parentDeathSignal.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
+import { SandboxUnavailableError, type Sandbox } from '../../application/ports/Sandbox.js';
 
 /** Where one output stream of the child goes: CappedOutput or HeadAndTailOutput. */
 export interface OutputSink {
@@ -30,6 +31,11 @@ export interface ChildRunSpec {
   idleTimeoutMs?: number | null;
   /** The child is stopped when this fires; when it has fired already, the child is not started. */
   signal?: AbortSignal;
+  /**
+   * Run it in this sandbox (docs/processes.md), with `workspace` writable and `readable` readable
+   * besides, starting in `startIn` there (default `cwd`, or the workspace when that is hidden).
+   */
+  sandbox?: { by: Sandbox; workspace: string; readable?: readonly string[]; startIn?: string };
 }
 
 /** Why this runner stopped a child. */
@@ -66,17 +72,29 @@ export class ChildProcessRunner {
   /** Runs the child to its end. Never rejects: whatever happens is in the result. */
   async run(spec: ChildRunSpec): Promise<ChildRunEnd> {
     if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
+    let confined: { program: string; args: readonly string[] };
+    try {
+      confined = spec.sandbox
+        ? await spec.sandbox.by.confine({ program: spec.program, args: spec.args, cwd: spec.sandbox.startIn ?? spec.cwd, workspace: spec.sandbox.workspace, readable: spec.sandbox.readable })
+        : spec;
+    } catch (error) {
+      // bwrap insisted on and not working here, or the workspace that could not be made.
+      const problem = error instanceof Error ? error : new Error(String(error));
+      return { kind: 'not_started', error: Object.assign(problem, { code: error instanceof SandboxUnavailableError ? 'ESANDBOX' : ((error as NodeJS.ErrnoException).code ?? 'ESANDBOX') }) };
+    }
     const [{ spawn }, launch] = await Promise.all([
       childProcesses(),
       // Killed by the kernel when this process dies, kill -9 included (Linux).
-      dyingWithThisProcess({ program: spec.program, args: spec.args }, spec.env, spec.cwd),
+      dyingWithThisProcess({ program: confined.program, args: confined.args }, spec.env, spec.cwd),
     ]);
+    // Through setpriv or bubblewrap, stderr also says whether the program could be executed at all.
+    const watchedStart = launch.wrapped || confined !== spec;
     // Everything the child starts inherits the mark, so a stop finds what left its tree too.
     const mark = newTreeMark();
     const options: SpawnOptions = {
       cwd: spec.cwd,
       env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
-      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || launch.wrapped ? 'pipe' : 'ignore'],
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || watchedStart ? 'pipe' : 'ignore'],
       // Its own session and process group, which the tree killer sweeps as well.
       detached: true,
       windowsHide: true,
@@ -134,8 +152,7 @@ export class ChildProcessRunner {
           restartIdleTimer();
         });
       }
-      // Through setpriv, stderr also says whether the program could be executed at all.
-      const execFailure = launch.wrapped ? new ExecFailureWatch(spec.stderr) : null;
+      const execFailure = watchedStart ? new ExecFailureWatch(spec.stderr) : null;
       if (spec.stderr || execFailure) {
         const sink = execFailure ?? spec.stderr!;
         child.stderr?.on('data', (chunk: Buffer) => {

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
-import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ScriptPathError, type ScriptExecutor, type ScriptResult, type ScriptRunOptions } from '../../application/ports/ScriptExecutor.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -10,6 +10,7 @@ import { CappedOutput } from './CappedOutput.js';
 import { ChildEnvironments } from './ChildEnvironments.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
+import { NO_SANDBOX, type Sandbox } from '../../application/ports/Sandbox.js';
 
 /** Output kept per stream; the rest is dropped and a marker says so. */
 const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -41,8 +42,8 @@ type Launch = { program: string; args: string[] } | { problem: string };
  * `$AGENT_HOME/scripts/`; a path is checked when a job is saved and again before each run, and a
  * path that leaves the directory, lexically or through a symbolic link, is refused.
  *
- * Each script runs in its own session and process group with the scripts directory as working
- * directory and without the service's credentials in its environment; on timeout its whole process tree is
+ * Each script runs in the sandbox (docs/processes.md), in its own session and process group with the scripts directory as working
+ * directory (read-only there) and without the service's credentials in its environment; on timeout its whole process tree is
  * killed (docs/processes.md).
  */
 @injectable()
@@ -53,6 +54,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
     @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
+    @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
   ) {
     this.children = new ChildProcessRunner(killer);
   }
@@ -132,6 +134,8 @@ export class ProcessScriptExecutor implements ScriptExecutor {
       stderr,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
+      // The scripts directory stays readable, and its working directory; the workspace is writable.
+      sandbox: { by: this.sandbox, workspace: join(this.paths.home, 'workspace'), readable: [script.scriptsDir] },
     });
     const result = (ending: Partial<ScriptResult>, note: string | null = null): ScriptResult => ({
       exitCode: null,
@@ -176,6 +180,7 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 function startProblem(program: string, script: LocatedScript, error: NodeJS.ErrnoException): string {
+  if (error.code === 'ESANDBOX') return `The script "${script.relativePath}" was not run: ${error.message}`;
   if (program === script.realPath) {
     return `The script "${script.relativePath}" could not be started (${error.code ?? error.message}); check its shebang line.`;
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
+import { isSandboxCommandLine } from '../../domain/sandboxPlan.js';
 
 /** How far up the parent chain is looked: deeper than any shell, wrapper and agent program nest. */
 const MOST_ANCESTORS = 64;
@@ -10,12 +11,14 @@ const MOST_ANCESTORS = 64;
  * its own environment no longer says so (`env -u AGENT_CRON_RUN agent cron create …`). An
  * ancestor's starting environment, read from `/proc/<pid>/environ`, cannot be changed by its
  * descendants. Where /proc cannot be read (another system, another user's process), that
- * ancestor is passed over. Linux only; elsewhere null.
+ * ancestor is passed over. In the agent's sandbox the first process is the sandbox itself, started
+ * with the run's environment, and is looked at too. Linux only; elsewhere null.
  */
 export function cronRunAmongAncestors(firstParent: number = process.ppid, proc = '/proc'): string | null {
   const entry = `${CRON_RUN_VARIABLE}=`;
+  const last = insideAgentSandbox(proc) ? 1 : 2;
   let pid = firstParent;
-  for (let step = 0; step < MOST_ANCESTORS && pid > 1; step += 1) {
+  for (let step = 0; step < MOST_ANCESTORS && pid >= last; step += 1) {
     const environment = readOrNull(`${proc}/${pid}/environ`);
     const found = environment?.split('\0').find((line) => line.startsWith(entry) && line.length > entry.length);
     if (found) return found.slice(entry.length);
@@ -24,6 +27,16 @@ export function cronRunAmongAncestors(firstParent: number = process.ppid, proc =
     pid = parent;
   }
   return null;
+}
+
+/**
+ * Whether this process runs in the sandbox the agent gives its children (docs/processes.md): the
+ * first process of its PID namespace is bubblewrap started with the agent's mark, and nothing in
+ * the sandbox can change that process's command line.
+ */
+export function insideAgentSandbox(proc = '/proc'): boolean {
+  const cmdline = readOrNull(`${proc}/1/cmdline`);
+  return cmdline !== null && isSandboxCommandLine(cmdline);
 }
 
 /** The parent's pid from `/proc/<pid>/stat` (the field after the state, past the parenthesised name). */

@@ -187,6 +187,7 @@ export class LauncherSpawner {
     const child = new LaunchedChild(wanted);
     return new Promise((resolve) => {
       this.children.set(id, { child, started: false, exited: false, resolve });
+      this.holdWhileBusy();
       const request: LaunchRequest = { id, program, args: [...args], cwd: options.cwd?.toString(), env: options.env ?? {}, stdio: wanted, socket: this.socketPath };
       this.launcher.send(request);
     });
@@ -203,6 +204,7 @@ export class LauncherSpawner {
         return;
       case 'error':
         this.children.delete(event.id);
+        this.holdWhileBusy();
         entry.resolve(entry.child);
         setImmediate(() => entry.child.emit('error', Object.assign(new Error(event.error.message), event.error)));
         return;
@@ -219,7 +221,20 @@ export class LauncherSpawner {
     const entry = this.children.get(id);
     if (!entry || !entry.started || !entry.child.connected) return;
     entry.resolve(entry.child);
-    if (entry.exited) this.children.delete(id);
+    if (entry.exited) {
+      this.children.delete(id);
+      this.holdWhileBusy();
+    }
+  }
+
+  /**
+   * Keeps this process alive while a child it asked for is starting or running, as a child of its
+   * own would (the channel is unreferenced otherwise, so that an idle launcher holds nobody): an
+   * early await on a child, with nothing else to do yet, would let the process end in between.
+   */
+  private holdWhileBusy(): void {
+    if (this.children.size > 0) this.launcher.channel?.ref();
+    else this.launcher.channel?.unref();
   }
 
   /** A stream's socket: its header says whose and which; the rest is the child's. */

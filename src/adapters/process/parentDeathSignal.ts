@@ -94,21 +94,26 @@ export async function dyingWithThisProcess(launch: Launch, env: NodeJS.ProcessEn
   return { program: wrapper, args: ['--pdeathsig', 'KILL', '--', program, ...launch.args], wrapped: true };
 }
 
-/** What setpriv writes, and its exit codes, when the program could not be executed (a missing interpreter, say). */
-const EXEC_FAILED = 'setpriv: failed to execute ';
-const EXEC_FAILED_CODES: Readonly<Record<number, string>> = { 127: 'ENOENT', 126: 'EACCES' };
+/**
+ * What a wrapper writes, and its exit codes, when the program could not be executed (a missing
+ * interpreter, say): setpriv, and bubblewrap, which also says so when it cannot set the sandbox up.
+ */
+const EXEC_FAILURES: readonly { prefix: string; said: string; codes: Readonly<Record<number, string>> }[] = [
+  { prefix: 'setpriv: failed to execute ', said: 'setpriv: ', codes: { 127: 'ENOENT', 126: 'EACCES' } },
+  { prefix: 'bwrap: ', said: 'bwrap: ', codes: { 1: 'ESANDBOX' } },
+];
 const EXEC_FAILED_REASONS: Readonly<Record<string, string>> = {
   'No such file or directory': 'ENOENT',
   'Permission denied': 'EACCES',
   'Exec format error': 'ENOEXEC',
 };
-/** setpriv's sentence is short; what goes on longer than this is the program's own output. */
+/** A wrapper's sentence is short; what goes on longer than this is the program's own output. */
 const LONGEST_EXEC_FAILURE = 4096;
 
 /**
  * The stderr of a wrapped child, on its way to the caller's sink: its first bytes are held back
- * while they may be setpriv saying that the program could not be executed, so that this reads as
- * the program not starting (as spawning it directly would have said), not as its output.
+ * while they may be the wrapper saying that the program could not be executed, so that this reads
+ * as the program not starting (as spawning it directly would have said), not as its output.
  */
 export class ExecFailureWatch implements StderrSink {
   private held = '';
@@ -122,7 +127,9 @@ export class ExecFailureWatch implements StderrSink {
       return;
     }
     this.held += chunk.toString('utf8');
-    const mayBeFailure = EXEC_FAILED.startsWith(this.held) || (this.held.startsWith(EXEC_FAILED) && this.held.length <= LONGEST_EXEC_FAILURE);
+    const mayBeFailure = EXEC_FAILURES.some(
+      ({ prefix }) => prefix.startsWith(this.held) || (this.held.startsWith(prefix) && this.held.length <= LONGEST_EXEC_FAILURE),
+    );
     if (!mayBeFailure) this.release();
   }
 
@@ -131,9 +138,10 @@ export class ExecFailureWatch implements StderrSink {
    * case what was held back has gone on to the sink.
    */
   startError(code: number | null): NodeJS.ErrnoException | null {
-    const errno = code === null ? undefined : EXEC_FAILED_CODES[code];
-    if (!this.passing && errno && this.held.startsWith(EXEC_FAILED)) {
-      const message = this.held.slice('setpriv: '.length).trim();
+    const failure = this.passing ? undefined : EXEC_FAILURES.find(({ prefix }) => this.held.startsWith(prefix));
+    const errno = code === null || !failure ? undefined : failure.codes[code];
+    if (failure && errno) {
+      const message = this.held.slice(failure.said.length).trim().split('\n')[0]!;
       const reason = Object.keys(EXEC_FAILED_REASONS).find((text) => message.endsWith(text));
       return Object.assign(new Error(message), { code: reason ? EXEC_FAILED_REASONS[reason] : errno });
     }

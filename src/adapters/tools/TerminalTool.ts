@@ -7,6 +7,7 @@ import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
 import { HeadAndTailOutput } from '../process/HeadAndTailOutput.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
+import { NO_SANDBOX, type Sandbox } from '../../application/ports/Sandbox.js';
 import { displayPath } from '../shared/displayPath.js';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import { ToolArguments } from './ToolArguments.js';
@@ -30,7 +31,7 @@ export interface TerminalResult {
 
 /**
  * `terminal`: runs one shell command (`/bin/sh -c`) in the agent's workspace and returns its
- * exit code and output. The command runs without the service's credentials in its environment and as
+ * exit code and output. The command runs in the sandbox (docs/processes.md), without the service's credentials in its environment and as
  * the leader of its own process group, so that on timeout or when the run is cancelled
  * everything it started is killed with it.
  */
@@ -66,6 +67,7 @@ export class TerminalTool implements Tool {
     @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
     @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
+    @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
   ) {
     this.children = new ChildProcessRunner(killer);
     this.workingDirectory = workingDirectory ?? join(paths.home, 'workspace');
@@ -113,6 +115,7 @@ export class TerminalTool implements Tool {
       stderr,
       timeoutMs: timeoutSeconds * 1000,
       signal,
+      sandbox: { by: this.sandbox, workspace: this.workingDirectory },
     });
     const result = (exitCode: number | null, note: string | null): TerminalResult => ({
       exit_code: exitCode,
@@ -123,7 +126,7 @@ export class TerminalTool implements Tool {
     });
     switch (end.kind) {
       case 'not_started':
-        return result(null, `The shell /bin/sh could not be started (${end.error.code ?? end.error.message}).`);
+        return result(null, end.error.code === 'ESANDBOX' ? `The command was not run: ${end.error.message}` : `The shell /bin/sh could not be started (${end.error.code ?? end.error.message}).`);
       case 'stopped':
         return end.reason === 'timeout'
           ? result(null, `The command was still running after ${timeoutSeconds} s and was killed with everything it started.`)

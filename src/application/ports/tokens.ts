@@ -24,6 +24,7 @@ import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunLedger } from './RunLedger.js';
 import type { RunOutputStore } from './RunOutputStore.js';
+import type { Sandbox } from './Sandbox.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
@@ -76,6 +77,8 @@ export const TOKENS = {
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
   RunLedger: Symbol.for('agent.RunLedger') as ServiceIdentifier<RunLedger>,
+  /** Where pre-run scripts, terminal commands and command agent programs run: bubblewrap, or nothing. */
+  Sandbox: Symbol.for('agent.Sandbox') as ServiceIdentifier<Sandbox>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,

@@ -144,7 +144,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   };
   const status = async (): Promise<StatusApp> => {
     const { container, settings, paths } = await homes.of(agentHomeFrom(env));
-    return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone };
+    return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone, sandbox: () => container.get(TOKENS.Sandbox).status() };
   };
   const db = async (): Promise<DbApp> => {
     const { paths, database, container } = await homes.of(agentHomeFrom(env));

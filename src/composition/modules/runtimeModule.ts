@@ -8,6 +8,7 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { platformProcessTreeKiller } from '../../adapters/process/platformProcessTreeKiller.js';
 import { ChildEnvironments } from '../../adapters/process/ChildEnvironments.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
+import { configuredSandbox } from '../../adapters/process/BubblewrapSandbox.js';
 
 /**
  * How runs happen: the configured agent runner, pre-run scripts as child processes (with the
@@ -28,6 +29,10 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   // What scripts and the terminal tool may see of the environment: no credential of the service.
   bind(ChildEnvironments).toSelf().inSingletonScope();
+  // Scripts, terminal commands and command agent programs run in bubblewrap where it works (tools.sandbox).
+  bind(TOKENS.Sandbox)
+    .toDynamicValue((context) => configuredSandbox(context.get(CONFIG_TOKENS.AgentConfig).tools, context.get(TOKENS.AgentPaths)))
+    .inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
   bind(TOKENS.Platforms)
     .toDynamicValue((context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)))
