@@ -163,7 +163,7 @@ export function takeOutConfiguredCredentials(credentials: HeldCredentials | unde
  * user (not Linux, /proc/self/mem not writable): a notice, since nothing is wrong with the
  * configuration, the gateway starts, and a file is the way out.
  */
-function credentialsShownFinding(left: CredentialsLeft): StartupFinding | null {
+export function credentialsShownFinding(left: CredentialsLeft): StartupFinding | null {
   if (left.names.length === 0) return null;
   const first = left.names[0]!;
   return {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
-import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
 /**
  * A credential given to the gateway in its environment is not in the environment the system
@@ -94,5 +94,17 @@ onLinux('the environment of the built gateway', () => {
     for (const value of [...Object.values(CREDENTIALS), ghTokenFile]) expect(seen.ownerEnviron).not.toContain(value);
     // Nothing said it could not hide them.
     expect(started.output()).not.toContain('cannot hide');
+  });
+
+  it('nor does agent cron run, to the run it starts', async () => {
+    home = await makeAgentHome();
+    const model = await writeHomeFile(home, 'peek.mjs', PEEKING_MODEL);
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify([process.execPath, model])}`, ''].join('\n'));
+    const id = await createJob(home, ['every 1h', 'Peek at the parent', '--name', 'peek', '--deliver', 'local']);
+    expect(await runAgent(['cron', 'run', id], { home, env: { ...CREDENTIALS, ...OTHERS } })).toMatchObject({ code: 0 });
+    const seen = JSON.parse(readFileSync(join(home, 'report.json'), 'utf8')) as { key: string | null; ownerEnviron: string };
+    expect(seen.key).toBe(CREDENTIALS.OPENAI_API_KEY);
+    expect(seen.ownerEnviron).toContain('CANARY_SETTING=visible-setting');
+    for (const value of Object.values(CREDENTIALS)) expect(seen.ownerEnviron).not.toContain(value);
   });
 });

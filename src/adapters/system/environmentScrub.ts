@@ -51,7 +51,7 @@ export class HeldCredentials {
    * Takes every variable `isCredential` names out of process.env and out of the environment the
    * system shows; `environment` keeps them. Called again with a wider predicate (the
    * configuration's model-key variables), it takes those out too. Never throws: where the system's
-   * copy cannot be cleared, `left()` says which credentials it still shows and why.
+   * copy cannot be cleared, what it returns (and `stillShown()`) says which credentials it still shows and why.
    */
   takeOut(isCredential: CredentialPredicate): CredentialsLeft {
     this.predicates.push(isCredential);
@@ -154,7 +154,13 @@ export class ProcSelfEnvironment implements SystemEnvironment {
     } catch (error) {
       reason = error instanceof BlockNotFound ? error.message : `${this.proc}/mem cannot be written (${codeOf(error)})`;
     }
-    const left = [...new Set(entriesNamed(readFileSync(`${this.proc}/environ`), isCredential).map((entry) => entry.name))];
+    let after: Buffer;
+    try {
+      after = readFileSync(`${this.proc}/environ`);
+    } catch {
+      after = shown;
+    }
+    const left = [...new Set(entriesNamed(after, isCredential).map((entry) => entry.name))];
     return { left, reason: left.length > 0 ? (reason ?? `${this.proc}/environ still shows them after ${this.proc}/mem was written`) : null };
   }
 
