@@ -63,6 +63,8 @@ export class HeldCredentials {
       // unsetenv: children started from process.env no longer get it, nor does getenv find it.
       delete process.env[name];
     }
+    // No credential at all (given as files, say, and those read already): nothing to look for in the system's copy either.
+    if (names.size === 0) return this.stillShown();
     const outcome = this.system.clear(isCredential, inProcess);
     for (const name of outcome.left) if (!FILE_SUFFIX.test(name)) this.left.add(name);
     if (outcome.reason !== null && this.left.size > 0) this.reason ??= outcome.reason;
