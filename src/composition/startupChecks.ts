@@ -15,6 +15,9 @@ import { AppError } from '../domain/errors.js';
 import { TOKENS } from '../application/ports/tokens.js';
 import { sandboxFinding } from '../adapters/process/BubblewrapSandbox.js';
 import { NOT_FIRING, schedulerContextFor } from './schedulerProviders.js';
+import type { CredentialsLeft, HeldCredentials } from '../adapters/system/environmentScrub.js';
+import { childEnvironmentPolicyOf } from '../adapters/process/ChildEnvironments.js';
+import { isServiceCredential } from '../domain/childEnvironment.js';
 
 /**
  * What the gateway's start-up check found, one sentence each:
@@ -89,6 +92,8 @@ export interface StartupContext {
   installationDir: string;
   /** Where a provider plugin being tried logs; the findings say what matters. */
   log: Logger;
+  /** The credentials this process took out of its environment (main.ts), when it did: what is still shown is a notice. */
+  credentials?: HeldCredentials;
 }
 
 /** The second part of the check, and whether `cron.provider` can be used (false when none is named). */
@@ -144,7 +149,36 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
     providerUsable = loaded.provider !== undefined;
     if (loaded.reason !== undefined) findings.push({ effect: 'ignored', key: 'cron.provider', message: `${file}: ${fallbackWarning(provider, loaded.reason)}` });
   }
+  const shown = context.credentials ? credentialsShownFinding(context.credentials.stillShown()) : null;
+  if (shown) findings.push(shown);
   return { findings, providerUsable };
+}
+
+/**
+ * Takes out of this process's environment the variables config.yaml names as model keys
+ * (`api_key_env`), which only the configuration makes credentials; main.ts took the others out
+ * before the configuration was read. Before anything is started.
+ */
+export function takeOutConfiguredCredentials(credentials: HeldCredentials | undefined, config: AgentConfig): void {
+  const policy = childEnvironmentPolicyOf(config);
+  if (credentials && policy.modelKeyVariables.length > 0) credentials.takeOut((name) => isServiceCredential(name, policy));
+}
+
+/**
+ * Credentials the environment this process was started with still shows other processes of its
+ * user (not Linux, /proc/self/mem not writable): a notice, since nothing is wrong with the
+ * configuration, the gateway starts, and a file is the way out.
+ */
+export function credentialsShownFinding(left: CredentialsLeft): StartupFinding | null {
+  if (left.names.length === 0) return null;
+  const first = left.names[0]!;
+  return {
+    effect: 'notice',
+    key: '',
+    message:
+      `Started with this environment, the gateway cannot hide ${left.names.join(', ')} from other processes of its user (${left.reason ?? 'the system shows them'}); ` +
+      `give each as a file instead, such as ${first}_FILE=/run/secrets/${first.toLowerCase()} (see "Secrets in files" in docs/configuration.md).`,
+  };
 }
 
 /** The findings that stop the gateway. */

@@ -4,6 +4,16 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { environmentAsGiven } from '../system/hostTimeZone.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 
+/** What config.yaml says of the environment: the names passed through, and the variables it names as model keys. */
+export function childEnvironmentPolicyOf(config: AgentConfig | null): ChildEnvironmentPolicy {
+  return {
+    passthrough: config?.tools?.terminal?.env_passthrough ?? [],
+    modelKeyVariables: [config?.model?.api_key_env, ...Object.values(config?.providers ?? {}).map((provider) => provider.api_key_env)].filter(
+      (name): name is string => typeof name === 'string',
+    ),
+  };
+}
+
 /**
  * The environments of the programs the service starts, each without the credentials that kind
  * of program has no business seeing (src/domain/childEnvironment.ts, docs/processes.md). Read
@@ -17,12 +27,7 @@ export class ChildEnvironments {
     @inject(CONFIG_TOKENS.Environment) private readonly env: NodeJS.ProcessEnv,
     @inject(CONFIG_TOKENS.AgentConfig) @optional() config: AgentConfig | null = null,
   ) {
-    this.policy = {
-      passthrough: config?.tools?.terminal?.env_passthrough ?? [],
-      modelKeyVariables: [config?.model?.api_key_env, ...Object.values(config?.providers ?? {}).map((provider) => provider.api_key_env)].filter(
-        (name): name is string => typeof name === 'string',
-      ),
-    };
+    this.policy = childEnvironmentPolicyOf(config);
   }
 
   /** For this process's environment and no configuration: what tests and stand-alone uses get. */

@@ -37,6 +37,7 @@ import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
 import { profileHome } from '../../adapters/persistence/profiles.js';
+import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
 import type { HomeContainers } from './homeContainers.js';
 
 /**
@@ -52,7 +53,7 @@ function markChildren(container: Awaited<ReturnType<HomeContainers['of']>>['cont
  * What each command group of the executable gets, built only when one of its commands runs, from
  * the container of the home it works on (`AGENT_HOME`, or a chat profile's).
  */
-export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: CliIO) {
+export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: CliIO, credentials?: HeldCredentials) {
   const cron = async (): Promise<CronApp> => {
     const home = agentHomeFrom(env);
     const { container, settings, paths } = await homes.of(home);
@@ -140,7 +141,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   const config = async (): Promise<ConfigCheckApp> => {
     // Loaded only for this command, like the gateway.
     const { configCheckApp } = await import('./configCheck.js');
-    return configCheckApp(agentHomeFrom(env), env, new ConsoleLogger(io.stderr, 'error'));
+    return configCheckApp(agentHomeFrom(env), env, new ConsoleLogger(io.stderr, 'error'), credentials);
   };
   const status = async (): Promise<StatusApp> => {
     const { container, settings, paths } = await homes.of(agentHomeFrom(env));

@@ -8,7 +8,8 @@ import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { buildCronContainer } from '../cronContainer.js';
 import { installationDirectory } from '../installationDirectory.js';
-import { checkConfigFile, checkStartup } from '../startupChecks.js';
+import { checkConfigFile, checkStartup, takeOutConfiguredCredentials } from '../startupChecks.js';
+import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
 
 /**
  * `agent config check`'s wiring, loaded only for that command. It runs the gateway's own
@@ -16,7 +17,7 @@ import { checkConfigFile, checkStartup } from '../startupChecks.js';
  * is known to load, and logs nothing: every finding is reported by the command itself, so the
  * loader's warnings would say the same thing twice.
  */
-export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logger): ConfigCheckApp {
+export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logger, credentials?: HeldCredentials): ConfigCheckApp {
   const paths = agentPathsFor(home);
   let built: ReturnType<typeof buildCronContainer> | null = null;
   const installationDir = installationDirectory(import.meta.url);
@@ -26,7 +27,10 @@ export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logg
       const file = await checkConfigFile(paths, env);
       if (file.config === null || file.findings.some((finding) => finding.effect === 'refused')) return { findings: file.findings, usable: false };
       const built = await container();
-      const rest = await checkStartup({ container: built, config: built.get(CONFIG_TOKENS.AgentConfig), paths, env, installationDir, log: quiet });
+      const config = built.get(CONFIG_TOKENS.AgentConfig);
+      // As the gateway does: what this process's environment still shows is what the gateway's would.
+      takeOutConfiguredCredentials(credentials, config);
+      const rest = await checkStartup({ container: built, config, paths, env, installationDir, log: quiet, credentials });
       return { findings: [...file.findings, ...rest.findings], usable: true };
     },
     checkJobs: async () => (await container()).get(CheckJobs).execute(),

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { CliIO } from '../../adapters/cli/CliIO.js';
 import { oneOf } from '../../adapters/cli/flagValues.js';
+import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
 import { installationDirectory } from '../installationDirectory.js';
 import { stopSignal } from './stopSignal.js';
 
@@ -8,8 +9,8 @@ import { stopSignal } from './stopSignal.js';
  * `agent gateway`. It stays in composition because it wires the gateway; the gateway's own
  * composition is loaded only when the command runs.
  */
-export function registerGatewayCommand(cli: Argv, options: { env: NodeJS.ProcessEnv; debug: boolean; io: CliIO }): void {
-  const { env, debug, io } = options;
+export function registerGatewayCommand(cli: Argv, options: { env: NodeJS.ProcessEnv; credentials?: HeldCredentials; debug: boolean; io: CliIO }): void {
+  const { env, credentials, debug, io } = options;
   cli.command(
     'gateway',
     'Run the long-running gateway: the cron trigger and, when enabled, the webhook listener',
@@ -25,6 +26,7 @@ export function registerGatewayCommand(cli: Argv, options: { env: NodeJS.Process
       const { runGateway } = await import('../gateway/runGateway.js');
       const code = await runGateway({
         env,
+        credentials,
         logFormat: argv.logFormat,
         debug,
         stopSignal: stopSignal(),

@@ -17,6 +17,8 @@ import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { withCredentialFiles } from '../../adapters/config/credentialFiles.js';
+import { holdCredentials, type HeldCredentials } from '../../adapters/system/environmentScrub.js';
+import { isServiceCredential, NO_CHILD_ENVIRONMENT_POLICY } from '../../domain/childEnvironment.js';
 import { agentVersion } from './agentVersion.js';
 import { commandApps } from './commandApps.js';
 import { registerGatewayCommand } from './gatewayCommand.js';
@@ -26,15 +28,19 @@ import { HomeContainers } from './homeContainers.js';
 async function main(argv: string[]): Promise<number> {
   const io = systemIO(process.env);
   const debug = argv.includes('--debug');
-  let env: NodeJS.ProcessEnv;
+  let credentials: HeldCredentials;
   try {
-    // Credentials given as files (TELEGRAM_BOT_TOKEN_FILE …) are read here, once.
-    env = withCredentialFiles(process.env);
+    // Credentials given as files (TELEGRAM_BOT_TOKEN_FILE …) are read here, once. Then every
+    // credential is taken out of this process's environment, where any process of this user
+    // could read it (/proc/<pid>/environ), before anything is started (docs/processes.md); the
+    // command reads them from `env` alone.
+    credentials = holdCredentials(withCredentialFiles(process.env), (name) => isServiceCredential(name, NO_CHILD_ENVIRONMENT_POLICY));
   } catch (error) {
     writeLine(io.stderr, messageFor(error, debug));
     return exitCodeFor(error);
   }
-  const apps = commandApps(new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn')), env, io);
+  const env = credentials.environment;
+  const apps = commandApps(new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn')), env, io, credentials);
 
   const cli = yargs(argv);
   cli
@@ -70,7 +76,7 @@ async function main(argv: string[]): Promise<number> {
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);
   registerDbCommands(cli, apps.db, io);
-  registerGatewayCommand(cli, { env, debug, io });
+  registerGatewayCommand(cli, { env, credentials, debug, io });
 
   try {
     await cli.parseAsync();

@@ -32,14 +32,18 @@ import type { GatewayRegistration } from '../../application/ports/GatewayRegistr
 import { startupLines } from './startupLines.js';
 import type { InboundChat } from './inboundChat.js';
 import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
-import { checkConfigFile, checkStartup, refusals, type StartupFinding } from '../startupChecks.js';
+import { checkConfigFile, checkStartup, refusals, takeOutConfiguredCredentials, type StartupFinding } from '../startupChecks.js';
+import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
 import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from '../../adapters/persistence/fileSystem.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { GatewayError } from './GatewayError.js';
 
 export interface GatewayOptions {
+  /** The environment, credentials included; this process's own holds none (main.ts took them out). */
   env: NodeJS.ProcessEnv;
+  /** The credentials taken out of this process's environment; those config.yaml names are taken out here. */
+  credentials?: HeldCredentials;
   logFormat: LogFormat;
   debug: boolean;
   /** Resolves when the gateway should stop (SIGTERM, SIGINT or SIGHUP in production, or npm's exit), start-up included. */
@@ -73,12 +77,14 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // "agent status" first) lives there.
   await makeHome(paths.home);
   const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
+  // The variables config.yaml names as model keys leave this process's environment before any child starts.
+  takeOutConfiguredCredentials(options.credentials, container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig));
   // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);
   // run from the sources, where there is no built launcher, they are forked here.
   const launcherScript = fileURLToPath(new URL('../launcher.js', import.meta.url));
   if (existsSync(launcherScript)) await startChildrenThroughLauncher(launcherScript);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
-  const startup = await checkStartup({ container, config, paths, env: options.env, installationDir: options.installationDir, log: logger });
+  const startup = await checkStartup({ container, config, paths, env: options.env, installationDir: options.installationDir, log: logger, credentials: options.credentials });
   const findings = [...file.findings, ...startup.findings];
   refuseOn(findings);
   for (const finding of findings) logger.warn(finding.message);
