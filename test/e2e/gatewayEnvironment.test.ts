@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
+import { commandModelLines } from './configLines.js';
 import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
 /**
@@ -60,7 +61,7 @@ onLinux('the environment of the built gateway', () => {
     await writeHomeFile(
       home,
       'config.yaml',
-      ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify([process.execPath, model])}`, 'dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'),
+      ['timezone: UTC', ...commandModelLines([process.execPath, model]), 'dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'),
     );
     const id = await createJob(home, ['every 1h', 'Peek at the parent', '--name', 'peek', '--deliver', 'local']);
     await makeDue(home, id);
@@ -99,7 +100,7 @@ onLinux('the environment of the built gateway', () => {
   it('nor does agent cron run, to the run it starts', async () => {
     home = await makeAgentHome();
     const model = await writeHomeFile(home, 'peek.mjs', PEEKING_MODEL);
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify([process.execPath, model])}`, ''].join('\n'));
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines([process.execPath, model]), ''].join('\n'));
     const id = await createJob(home, ['every 1h', 'Peek at the parent', '--name', 'peek', '--deliver', 'local']);
     expect(await runAgent(['cron', 'run', id], { home, env: { ...CREDENTIALS, ...OTHERS } })).toMatchObject({ code: 0 });
     const seen = JSON.parse(readFileSync(join(home, 'report.json'), 'utf8')) as { key: string | null; ownerEnviron: string };
