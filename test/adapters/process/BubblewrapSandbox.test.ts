@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,18 @@ import { ChildProcessRunner } from '../../../src/adapters/process/ChildProcessRu
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 
 /** Each line of docs/processes.md "What a sandboxed child sees", run through the real bwrap. */
+
+import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { descendsFrom, procStat } from '../../helpers/processTrees.js';
+import { registerPid, spawn } from '../../helpers/testProcesses.js';
+
+function readComm(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
 
 const SETTINGS: SandboxSettings = { mode: 'auto', network: true, readable: [], writable: [] };
 
@@ -116,6 +128,18 @@ whereBwrapWorks('a child in the bubblewrap sandbox', () => {
     const run = await sh(`cat ${scripts}/note.txt; echo x > ${scripts}/note.txt || echo refused`, sandbox(), [scripts]);
     expect(run.out).toContain('readable');
     expect(run.out).toContain('refused');
+  });
+
+  test('dies with the process that started it: a kill -9 of bwrap takes what runs inside with it', async () => {
+    const launch = await sandbox().confine({ program: '/bin/sleep', args: ['300'], workspace });
+    const outer = spawn(launch.program, [...launch.args], { stdio: 'ignore' });
+    // bwrap outside, bwrap as the sandbox's init, then sleep: the sleep's pid on this side.
+    const sleeper = () => readdirSync('/proc').map(Number).find((pid) => pid > 0 && procStat(pid) !== null && readComm(pid) === 'sleep' && descendsFrom(pid, outer.pid!));
+    expect(await eventually(() => sleeper() !== undefined, 20_000)).toBe(true);
+    const inside = sleeper()!;
+    registerPid(inside);
+    outer.kill('SIGKILL');
+    expect(await eventually(() => !isRunning(inside), 20_000)).toBe(true);
   });
 
   test('a program that does not exist is reported as not started, as without a sandbox', async () => {
