@@ -95,6 +95,8 @@ describe('agent status and the gateway start-up lines', () => {
     expect(lines).toContain('delivery platforms: none configured');
     expect(lines).toContain('webhook listener: off; to turn it on, add "platforms: {webhook: {enabled: true}}"');
     expect(lines).toContain('cron trigger: built-in ticker');
+    // The default sandbox: bwrap where it works here, else the one warning that it does not.
+    expect(lines).toMatch(/sandbox: bwrap \(scripts, terminal commands and command agents\)|tools\.sandbox is auto, but /);
     expect(lines.indexOf(`home: ${home}`)).toBeLessThan(lines.indexOf('gateway started'));
   });
 

@@ -114,7 +114,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     ? await holdReplicaLease(leases, registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME), (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000, logger)
     : null;
   const webhooksOn = config.platforms.webhook?.enabled === true;
-  for (const line of startupLines(container, config, paths, webhooksOn)) logger[line.level](line.message, line.fields);
+  const sandbox = await container.get(TOKENS.Sandbox).status();
+  for (const line of startupLines(container, config, paths, webhooksOn, sandbox)) logger[line.level](line.message, line.fields);
 
   // The listener first: a port in use or a route without a secret stops start-up before any job runs.
   // With cron.provider managed it serves fires too, and is started for them even with webhooks off.

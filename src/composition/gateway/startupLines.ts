@@ -4,6 +4,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
+import type { SandboxStatus } from '../../application/ports/Sandbox.js';
 
 /** One start-up line: what the gateway tells its operator before it fires anything. */
 export interface StartupLine {
@@ -15,9 +16,10 @@ export interface StartupLine {
 /**
  * The gateway's first lines: where its home is, which model runs (or the one config line that
  * adds one), which delivery platforms are configured, and whether the webhook listener is on
- * (when off, the one config line that turns it on). The trigger provider is told once it started.
+ * (when off, the one config line that turns it on), and the sandbox in use (a sandbox that cannot
+ * be used was warned of by the start-up check). The trigger provider is told once it started.
  */
-export function startupLines(container: Container, config: AgentConfig, paths: AgentPaths, listenerOn: boolean): StartupLine[] {
+export function startupLines(container: Container, config: AgentConfig, paths: AgentPaths, listenerOn: boolean, sandbox?: SandboxStatus): StartupLine[] {
   const configFile = displayPath(paths.configFile);
   const lines: StartupLine[] = [{ level: 'info', message: `home: ${paths.home} (config ${configFile})`, fields: { home: paths.home } }];
 
@@ -38,6 +40,9 @@ export function startupLines(container: Container, config: AgentConfig, paths: A
     message: platforms.length > 0 ? `delivery platforms: ${platforms.join(', ')}` : 'delivery platforms: none configured ("agent platforms" shows what each one needs)',
     fields: { platforms },
   });
+
+  if (sandbox?.active) lines.push({ level: 'info', message: 'sandbox: bwrap (scripts, terminal commands and command agents)', fields: { sandbox: 'bwrap' } });
+  else if (sandbox?.mode === 'off') lines.push({ level: 'info', message: 'sandbox: off (tools.sandbox: off)', fields: { sandbox: 'off' } });
 
   if (!listenerOn) {
     lines.push({
