@@ -1,11 +1,12 @@
-import { constants, existsSync, realpathSync } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { ToolsConfig } from '../config/AgentConfig.js';
 import { SandboxUnavailableError, type ConfinedLaunch, type Sandbox, type SandboxRequest, type SandboxStatus } from '../../application/ports/Sandbox.js';
 import { CappedOutput } from './CappedOutput.js';
+import { isExecutable } from './parentDeathSignal.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import { platformProcessTreeKiller } from './platformProcessTreeKiller.js';
 import { bubblewrapArguments, visibleDirectory, type SandboxMode, type SandboxPlan } from '../../domain/sandboxPlan.js';
@@ -147,22 +148,13 @@ async function probeFailure(program: string): Promise<string | null> {
 
 /** Where `program` is: itself when it names a path, else along PATH; null when not found. */
 async function onPath(program: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  if (program.includes('/')) return (await executable(resolve(program))) ? resolve(program) : null;
+  if (program.includes('/')) return (await isExecutable(resolve(program))) ? resolve(program) : null;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir === '' || !isAbsolute(dir)) continue;
     const candidate = join(dir, program);
-    if (await executable(candidate)) return candidate;
+    if (await isExecutable(candidate)) return candidate;
   }
   return null;
-}
-
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

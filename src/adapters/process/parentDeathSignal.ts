@@ -22,7 +22,8 @@ export interface StderrSink {
 const SETPRIV_PLACES = ['/usr/bin/setpriv', '/bin/setpriv'];
 let setprivFound: Promise<string | null> | null = null;
 
-async function isExecutable(path: string): Promise<boolean> {
+/** Whether this process may execute `path`. */
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;
