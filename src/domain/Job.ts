@@ -5,6 +5,7 @@ import type { LastStatus, RunOutcome } from './RunOutcome.js';
 import { ONE_SHOT_GRACE_MS, isRecurring, nextRunTime, type Schedule } from './Schedule.js';
 import { assertTimeZone, formatWallClock, toIsoUtc, zoneSpelling } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
+import { sameName } from './jobNames.js';
 
 export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
 export const JOB_STATES: readonly JobState[] = ['scheduled', 'paused', 'completed', 'running'];
@@ -591,7 +592,7 @@ export function findJob(jobs: readonly Job[], reference: string, unreadable: rea
   const wanted = reference.trim();
   const byId = jobs.find((job) => job.id === wanted);
   if (byId) return byId;
-  const byName = jobs.filter((job) => job.name.toLowerCase() === wanted.toLowerCase());
+  const byName = jobs.filter((job) => sameName(job.name, wanted));
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) {
     throw new JobError(

@@ -16,8 +16,9 @@ export function nameKey(name: string): string {
   return name.toLowerCase();
 }
 
-function sameName(a: string, b: string): boolean {
-  return a.toLowerCase() === b.toLowerCase();
+/** Whether two names are the same name. */
+export function sameName(a: string, b: string): boolean {
+  return nameKey(a) === nameKey(b);
 }
 
 /** Refuses `name` when a job other than `ownId` has it already. */
@@ -33,11 +34,11 @@ export function assertNameFree(jobs: readonly NamedJob[], name: string, ownId: s
 
 /** `base` when no job has it, else the first of "base (2)", "base (3)" … that none has. */
 export function freeDefaultName(jobs: readonly NamedJob[], base: string): string {
-  const taken = new Set(jobs.map((job) => job.name.toLowerCase()));
-  if (!taken.has(base.toLowerCase())) return base;
+  const taken = new Set(jobs.map((job) => nameKey(job.name)));
+  if (!taken.has(nameKey(base))) return base;
   for (let number = 2; ; number += 1) {
     const candidate = `${base} (${number})`;
-    if (!taken.has(candidate.toLowerCase())) return candidate;
+    if (!taken.has(nameKey(candidate))) return candidate;
   }
 }
 

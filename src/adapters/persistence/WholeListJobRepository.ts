@@ -1,6 +1,6 @@
 import { findJob, isDue, type Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
-import { assertNameFree, withUniqueName } from '../../domain/jobNames.js';
+import { assertNameFree, sameName, withUniqueName } from '../../domain/jobNames.js';
 import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
 
 /** A rewrite of the whole list: the jobs to store (the very array given: nothing is written) and a result. */
@@ -89,6 +89,6 @@ export abstract class WholeListJobRepository implements JobRepository {
 function replaced<T>(jobs: readonly Job[], target: Job, change: (job: Job) => JobUpdate<T>): ListChange<T> {
   const { job, result } = change(target);
   if (job === target) return { jobs, result };
-  if (job.name.toLowerCase() !== target.name.toLowerCase()) assertNameFree(jobs, job.name, target.id);
+  if (!sameName(job.name, target.name)) assertNameFree(jobs, job.name, target.id);
   return { jobs: jobs.map((each) => (each === target ? job : each)), result };
 }
