@@ -203,6 +203,7 @@ export async function runOutageCase(options) {
     const allAccepted = Promise.all(deliveries);
     const acceptDeadline = Date.now() + 120_000;
     while (accepted.size < sent && Date.now() < acceptDeadline) await sleep(200);
+    const lastAccepted = Date.now();
     if (accepted.size < sent) log(`  ${sent - accepted.size} event(s) still not accepted after two minutes`);
     void allAccepted;
 
@@ -259,6 +260,7 @@ export async function runOutageCase(options) {
       stillWaiting,
       notAccepted: sent - accepted.size,
       drainSeconds: drainedAt === null ? null : (drainedAt - back) / 1000,
+      drainAfterLastAcceptSeconds: drainedAt === null ? null : Math.max(0, drainedAt - lastAccepted) / 1000,
       statuses: Object.fromEntries(statuses),
       gatewaysAlive: gateways.every((gateway) => gateway.child.exitCode === null),
       logs: Object.fromEntries(gateways.map((gateway) => [gateway.label, gateway.output])),
