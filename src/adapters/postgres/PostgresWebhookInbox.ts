@@ -175,14 +175,19 @@ const RELEASE_UNKNOWN = `
  *   then, so a delivery is stored once an hour whichever gateway receives it. Keys older than the
  *   hour are deleted now and then by `recover()`.
  * - `claimNext` takes the oldest event nobody holds (`FOR UPDATE SKIP LOCKED`), writing into it
- *   this process's claimant (`<host>:<pid>`, the name of its gateway lease) and session; two
- *   gateways never get the same event, and never wait for each other.
- * - `complete` deletes the event's row.
+ *   this process's claimant (`<host>:<pid>`, the name of its gateway lease), session and lease
+ *   term; two gateways never get the same event, and never wait for each other. With a lease
+ *   (`fence`), it claims only while the lease holds on the database's clock, in its term, and not
+ *   at all while a renewal failed (docs/adr/0014-no-run-twice-after-an-outage.md).
+ * - `complete` deletes the event's row when it is still this process's claim in the term it was
+ *   claimed in, or nobody's: never a row another gateway took over and runs.
  * - `recover` releases the claims of claimants that are gone, so that the events wait again in
  *   their places. A claimant whose lease in `agent_gateways` holds is never gone. Without a live
- *   lease it is gone when its lease lapsed, when this host sees its process dead (it is on this
- *   host), or, when it holds no lease at all (it gave it up at a clean stop, or never took one),
- *   once its claim is UNLEASED_CLAIM_MS old. Claims under this process's own claimant made by an
+ *   lease it is gone when its lease is (leaseGone: lapsed while a witness renewed its own for a
+ *   whole lease), when this host sees its process dead (it is on this host), or, when it holds no
+ *   lease at all (it gave it up at a clean stop, or never took one), once its claim is
+ *   UNLEASED_CLAIM_MS old; every age is taken on the database's clock. A gateway whose own lease
+ *   is in doubt judges nobody. Claims under this process's own claimant made by an
  *   earlier process (the same host name and pid, as after a container restart) are released too.
  *   With `orphans`, the processes a claimant seen dead on this host left running are killed
  *   first, so that none finishes a run that is about to run again.
