@@ -15,6 +15,8 @@ export interface OutageCaseResult {
   stillWaiting: number;
   notAccepted: number;
   drainSeconds: number | null;
+  /** From the return until every event sent before it (the backlog the outage held back) had run. */
+  backlogSeconds: number | null;
   drainAfterLastAcceptSeconds: number | null;
   statuses: Record<string, number>;
   gatewaysAlive: boolean;

@@ -48,7 +48,7 @@ function agentScript(runsFile, runMs) {
     "n=$(grep -o 'EVENT-[0-9]*' | head -n 1)",
     `echo "start $n $$" >> ${runsFile}`,
     `sleep ${(runMs / 1000).toFixed(2)}`,
-    `echo "end $n $$" >> ${runsFile}`,
+    `echo "end $n $$ $(date +%s%3N)" >> ${runsFile}`,
     'echo done',
   ].join('\n');
 }
@@ -195,6 +195,8 @@ export async function runOutageCase(options) {
     await sleep(Math.max(0, outageStart + options.outageSeconds * 1000 - Date.now()));
     await allow(true);
     const back = Date.now();
+    // The events sent until the return: those the outage held back (and those run before it).
+    const sentByReturn = sent;
     log(`  database back at event ${sent} after ${((back - outageStart) / 1000).toFixed(1)} s`);
     await sleep((options.afterSeconds ?? 10) * 1000);
     sending = false;
@@ -210,14 +212,16 @@ export async function runOutageCase(options) {
     const runsOf = () => {
       const starts = new Map();
       const ends = new Map();
+      const endedAt = new Map();
       for (const line of readFileSync(runsFile, 'utf8').split('\n')) {
-        const match = /^(start|end) EVENT-(\d+) /.exec(line);
+        const match = /^(start|end) EVENT-(\d+) \d+(?: (\d+))?/.exec(line);
         if (!match) continue;
         const counts = match[1] === 'start' ? starts : ends;
         const n = Number(match[2]);
         counts.set(n, (counts.get(n) ?? 0) + 1);
+        if (match[3]) endedAt.set(n, Math.max(endedAt.get(n) ?? 0, Number(match[3])));
       }
-      return { starts, ends };
+      return { starts, ends, endedAt };
     };
     const pending = async () => {
       const client = new pg.Client({ connectionString: url });
@@ -241,7 +245,9 @@ export async function runOutageCase(options) {
     }
     // A second run comes, if it comes, once a lease lapsed: wait two leases more (at least 10 s).
     await sleep(Math.max(10_000, 2 * leaseMs + 2_000));
-    const { starts, ends } = runsOf();
+    const { starts, ends, endedAt } = runsOf();
+    const heldBack = [...accepted].filter((n) => n <= sentByReturn);
+    const backlogDoneAt = heldBack.every((n) => endedAt.has(n)) ? Math.max(back, ...heldBack.map((n) => endedAt.get(n))) : null;
     const ranOnce = [...accepted].filter((n) => starts.get(n) === 1).length;
     const ranTwice = [...starts.entries()].filter(([, count]) => count > 1);
     const lost = [...accepted].filter((n) => !ends.has(n));
@@ -260,6 +266,7 @@ export async function runOutageCase(options) {
       stillWaiting,
       notAccepted: sent - accepted.size,
       drainSeconds: drainedAt === null ? null : (drainedAt - back) / 1000,
+      backlogSeconds: backlogDoneAt === null ? null : (backlogDoneAt - back) / 1000,
       drainAfterLastAcceptSeconds: drainedAt === null ? null : Math.max(0, drainedAt - lastAccepted) / 1000,
       statuses: Object.fromEntries(statuses),
       gatewaysAlive: gateways.every((gateway) => gateway.child.exitCode === null),
