@@ -323,6 +323,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
    */
   async close(): Promise<void> {
     await this.recovering?.catch(() => undefined);
+    this.claims.clear();
     await this.database
       .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [this.claimant])
       .catch(() => undefined);
