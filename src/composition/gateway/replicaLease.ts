@@ -55,8 +55,13 @@ export async function holdReplicaLease(leases: ReplicaLeases, registration: Gate
   await leases.renew({ ...current, claimant, leaseUntil: new Date(Date.now() + leaseMs) }, leaseMs);
   const every = Math.max(1000, Math.floor(leaseMs / 3));
   let timer: NodeJS.Timeout;
+  let renewing: Promise<void> = Promise.resolve();
   const schedule = (ms: number) => {
-    timer = setTimeout(() => void renew().finally(() => !stopped && schedule(failing ? RETRY_MS : every)), ms);
+    timer = setTimeout(() => {
+      renewing = renew().finally(() => {
+        if (!stopped) schedule(failing ? RETRY_MS : every);
+      });
+    }, ms);
     timer.unref();
   };
   schedule(every);
@@ -68,6 +73,8 @@ export async function holdReplicaLease(leases: ReplicaLeases, registration: Gate
     release: async () => {
       stopped = true;
       clearTimeout(timer);
+      // A renewal under way would take the lease again after it was given up.
+      await renewing;
       await leases.release(claimant);
     },
   };
