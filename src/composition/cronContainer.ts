@@ -61,12 +61,14 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     import('../adapters/config/runSettings.js'),
   ]);
   const database = await PostgresDatabase.open(location);
-  const repository = new PostgresJobRepository(database);
+  // One per process: it keeps the term of this process's lease, which fences its claims.
+  const leases = new PostgresReplicaLeases(database);
+  const repository = new PostgresJobRepository(database, leases);
   const subscriptions = new PostgresSubscriptionRepository(database);
   return {
     repository,
     tickLock: NO_TICK_LOCK,
-    leases: new PostgresReplicaLeases(database),
+    leases,
     label: location.label,
     chatStore: async () => (await import('../adapters/postgres/PostgresChatStore.js')).postgresChatStore(database),
     chatReceiverLease: async () => new (await import('../adapters/postgres/PostgresChatReceiverLease.js')).PostgresChatReceiverLease(database),
@@ -77,7 +79,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     stores: [
       databaseAdapter(
         TOKENS.WebhookInbox,
-        (context) => new PostgresWebhookInbox(database, context.get(TOKENS.ProcessIdentity), context.get(TOKENS.Clock), context.get(TOKENS.OrphanProcesses)),
+        (context) => new PostgresWebhookInbox(database, context.get(TOKENS.ProcessIdentity), context.get(TOKENS.Clock), context.get(TOKENS.OrphanProcesses), leases),
       ),
       databaseAdapter(TOKENS.WebhookBacklog, () => new PostgresWebhookBacklog(database)),
       databaseAdapter(TOKENS.WebhookSubscriptionRepository, () => subscriptions),

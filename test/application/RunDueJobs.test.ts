@@ -250,7 +250,7 @@ describe('a tick', () => {
     }));
     const asked: string[][] = [];
     const leases: ReplicaLeases = {
-      renew: async () => undefined,
+      renew: async () => ({ epoch: 1, state: 'held' }),
       release: async () => undefined,
       live: async () => [],
       lapsed: async (names) => {

@@ -71,8 +71,9 @@ describe('the runs of the ledger whose process is gone', () => {
     const leases = new InMemoryReplicaLeases();
     const s = subject({ leases });
     const lease = { host: 'db-1', pid: 10, startedAt: '2026-06-01T08:00:00Z', listener: null, provider: 'built-in ticker' };
-    await leases.renew({ ...lease, claimant: 'db-1:10', leaseUntil: new Date('2026-06-01T08:59:00Z') });
-    await leases.renew({ ...lease, claimant: 'db-2:20', leaseUntil: new Date('2026-06-01T09:01:00Z') });
+    // db-1 renewed last at 08:58:30; db-2 has renewed without a break since 08:59, longer than db-1's lease before now (09:00).
+    await leases.renew({ ...lease, claimant: 'db-1:10', leaseUntil: new Date('2026-06-01T08:59:00Z') }, 30_000);
+    await leases.renew({ ...lease, claimant: 'db-2:20', leaseUntil: new Date('2026-06-01T09:01:00Z') }, 120_000);
     await s.ledger.save(runningRun('lapsed', { claimant: 'db-1:10' }));
     await s.ledger.save(runningRun('live', { claimant: 'db-2:20' }));
 

@@ -3,6 +3,7 @@ import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../doma
 import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
 import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
 import type { PostgresDatabase, Transaction } from './PostgresDatabase.js';
+import type { LeaseFence } from './PostgresReplicaLeases.js';
 import { StatementBatcher } from './StatementBatcher.js';
 
 interface JobRow {
@@ -65,7 +66,11 @@ export class PostgresJobRepository implements JobRepository {
   /** The writes of `updateById`, batched: one statement, one commit, writes many rows. */
   private readonly writes = new StatementBatcher<VersionedWrite, boolean>((writes) => this.writeUnchangedRows(writes));
 
-  constructor(private readonly database: PostgresDatabase) {}
+  constructor(
+    private readonly database: PostgresDatabase,
+    /** This process's gateway lease, when it holds one: a tick claims and recovers only while it holds, in its term. */
+    private readonly fence?: LeaseFence,
+  ) {}
 
   /** Calls `onChange` when any process may have changed the jobs; returns the unwatch. */
   watch(onChange: () => void): () => void {
@@ -162,6 +167,12 @@ export class PostgresJobRepository implements JobRepository {
 
   settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options: SettleOptions = {}): Promise<T> {
     return this.database.transaction(async (tx) => {
+      // A gateway whose lease is in doubt, or has lapsed on the database's clock, claims nothing
+      // and judges nobody: it starts no run until its lease is renewed.
+      if (!(await this.underLiveLease(tx))) {
+        tx.keepNothing();
+        return settle({ running: [], due: [] }).result;
+      }
       // Locking the running rows would hold up the runs recording their ends, on every replica.
       const running = readRows(
         options.running === false ? [] : await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq FOR UPDATE SKIP LOCKED`),
@@ -181,6 +192,18 @@ export class PostgresJobRepository implements JobRepository {
       if (changed.length > 0) await tx.query(ANNOUNCE);
       return result;
     });
+  }
+
+  /** Whether this process may claim: it holds no lease (a command), or its lease holds, in its term, on the database's clock. */
+  private async underLiveLease(tx: Transaction): Promise<boolean> {
+    const term = this.fence?.term() ?? null;
+    if (term === null) return true;
+    if (!this.fence!.holds()) return false;
+    const [row] = await tx.query<{ live: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM agent_gateways WHERE claimant = $1 AND epoch = $2 AND lease_until >= now()) AS live',
+      [term.claimant, term.epoch],
+    );
+    return row?.live === true;
   }
 
   /** The rows of `ids` with their versions, null for an id without one: one statement for all. */

@@ -8,6 +8,7 @@ import { WebhookError } from '../../domain/errors.js';
 import { DELIVERY_MEMORY_MS } from '../../domain/webhook/DeliveryMemory.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { PostgresDatabase } from './PostgresDatabase.js';
+import { leaseGone, type LeaseFence } from './PostgresReplicaLeases.js';
 
 /**
  * A claim by a claimant that holds no lease is taken as abandoned once it is this old. A gateway
@@ -64,10 +65,16 @@ const INSERT_EVENT_ONCE = `
   SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz FROM seen
   RETURNING 1 AS stored`;
 
-/** Claims the oldest event nobody holds, of a route not in $4, skipping rows another claim is taking. */
+/**
+ * A claim is made only under a lease that holds on the database's clock, in the term this process
+ * holds ($3; null for a process that holds no lease, whose claims are not fenced).
+ */
+const UNDER_LIVE_TERM = '($3::bigint IS NULL OR EXISTS (SELECT 1 FROM agent_gateways own WHERE own.claimant = $1 AND own.epoch = $3::bigint AND own.lease_until >= now()))';
+
+/** Claims the oldest event nobody holds, skipping rows another claim is taking. */
 const CLAIM_NEXT = `
-  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claimed_at = $3
-  WHERE claimant IS NULL AND id = (
+  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claim_epoch = $3::bigint, claimed_at = now()
+  WHERE claimant IS NULL AND ${UNDER_LIVE_TERM} AND id = (
     SELECT id FROM agent_webhook_events
     WHERE claimant IS NULL
     ORDER BY seq LIMIT 1
@@ -81,8 +88,8 @@ const CLAIM_NEXT = `
  * at, so a deep backlog of a skipped route is never read through.
  */
 const CLAIM_NEXT_SKIPPING = `
-  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claimed_at = $3
-  WHERE claimant IS NULL AND id = (
+  UPDATE agent_webhook_events SET claimant = $1, claim_session = $2, claim_epoch = $3::bigint, claimed_at = now()
+  WHERE claimant IS NULL AND ${UNDER_LIVE_TERM} AND id = (
     WITH RECURSIVE routes(route) AS (
       (SELECT route FROM agent_webhook_events WHERE claimant IS NULL ORDER BY route LIMIT 1)
       UNION ALL
@@ -101,8 +108,8 @@ const CLAIM_NEXT_SKIPPING = `
   )
   RETURNING ${EVENT_COLUMNS}`;
 
-/** Of a claimant's claims: none of them while its lease ($3: now) holds. */
-const LEASE_NOT_LIVE = 'NOT EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant AND lease.lease_until >= $3)';
+/** Of a claimant's claims: none of them while its lease holds (on the database's clock). */
+const LEASE_NOT_LIVE = 'NOT EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant AND lease.lease_until >= now())';
 
 /**
  * The claimants whose claims recovery may release: others without a live lease, and this
@@ -115,21 +122,48 @@ const RECOVERY_CANDIDATES = `
 
 /**
  * Releases the claims of gone claimants (the rule is in the class comment): $1 this claimant,
- * $2 this process's session, $3 now, $4 the claimants this host saw dead, $5 the age before which
- * a claim without a lease counts as abandoned. The lease is checked in the statement itself, so
- * a lease renewed meanwhile keeps its claims.
+ * $2 this process's session, $3 the claimants this host saw dead, $4 the age in milliseconds
+ * after which a claim without a lease counts as abandoned. Every lease is judged in the statement
+ * itself, on the database's clock, so a lease renewed meanwhile keeps its claims; the term of a
+ * lease whose claims are taken over moves on, so that its holder, if it comes back, knows.
  */
 const RELEASE_GONE = `
-  UPDATE agent_webhook_events e SET claimant = NULL, claim_session = NULL, claimed_at = NULL
-  WHERE e.claimant IS NOT NULL AND (
-    (e.claimant = $1 AND e.claim_session IS DISTINCT FROM $2)
-    OR (e.claimant <> $1 AND ${LEASE_NOT_LIVE} AND (
-      EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant)
-      OR e.claimant = ANY($4::text[])
-      OR e.claimed_at < $5
-    ))
+  WITH gone AS (
+    SELECT e.id, e.claimant FROM agent_webhook_events e
+    WHERE e.claimant IS NOT NULL AND (
+      (e.claimant = $1 AND e.claim_session IS DISTINCT FROM $2)
+      OR (e.claimant <> $1 AND ${LEASE_NOT_LIVE} AND (
+        EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant AND ${leaseGone('lease')})
+        OR e.claimant = ANY($3::text[])
+        OR (NOT EXISTS (SELECT 1 FROM agent_gateways lease WHERE lease.claimant = e.claimant) AND e.claimed_at < now() - $4 * interval '1 millisecond')
+      ))
+    )
+    FOR UPDATE OF e
+  ), released AS (
+    UPDATE agent_webhook_events e SET claimant = NULL, claim_session = NULL, claim_epoch = NULL, claimed_at = NULL
+    FROM gone WHERE e.id = gone.id AND e.claimant = gone.claimant
+    RETURNING e.id, gone.claimant AS previous
+  ), moved_on AS (
+    UPDATE agent_gateways SET epoch = epoch + 1
+    WHERE claimant IN (SELECT previous FROM released WHERE previous <> $1)
   )
-  RETURNING e.id`;
+  SELECT id FROM released`;
+
+/**
+ * Completes an event: its row is deleted when it is this process's claim in the term it was
+ * claimed under ($2, $3), or nobody's (released meanwhile, not claimed again: the run that ended
+ * is the only one). A row another claim holds now, or a claim of a later term, stays: its run is
+ * somebody else's.
+ */
+const COMPLETE = `
+  DELETE FROM agent_webhook_events
+  WHERE id = $1 AND (claimant IS NULL OR (claimant = $2 AND claim_epoch IS NOT DISTINCT FROM $3::bigint))`;
+
+/** Releases this process's claims in term $2 other than those of $3 (claims whose statement failed after it was committed). */
+const RELEASE_UNKNOWN = `
+  UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claim_epoch = NULL, claimed_at = NULL
+  WHERE claimant = $1 AND claim_epoch IS NOT DISTINCT FROM $2::bigint AND claim_session = $4 AND id <> ALL($3::text[])
+  RETURNING id`;
 
 /**
  * The webhook inbox in PostgreSQL (docs/webhooks.md, docs/scaling.md), shared by every gateway on
@@ -141,14 +175,19 @@ const RELEASE_GONE = `
  *   then, so a delivery is stored once an hour whichever gateway receives it. Keys older than the
  *   hour are deleted now and then by `recover()`.
  * - `claimNext` takes the oldest event nobody holds (`FOR UPDATE SKIP LOCKED`), writing into it
- *   this process's claimant (`<host>:<pid>`, the name of its gateway lease) and session; two
- *   gateways never get the same event, and never wait for each other.
- * - `complete` deletes the event's row.
+ *   this process's claimant (`<host>:<pid>`, the name of its gateway lease), session and lease
+ *   term; two gateways never get the same event, and never wait for each other. With a lease
+ *   (`fence`), it claims only while the lease holds on the database's clock, in its term, and not
+ *   at all while a renewal failed (docs/adr/0014-no-run-twice-after-an-outage.md).
+ * - `complete` deletes the event's row when it is still this process's claim in the term it was
+ *   claimed in, or nobody's: never a row another gateway took over and runs.
  * - `recover` releases the claims of claimants that are gone, so that the events wait again in
  *   their places. A claimant whose lease in `agent_gateways` holds is never gone. Without a live
- *   lease it is gone when its lease lapsed, when this host sees its process dead (it is on this
- *   host), or, when it holds no lease at all (it gave it up at a clean stop, or never took one),
- *   once its claim is UNLEASED_CLAIM_MS old. Claims under this process's own claimant made by an
+ *   lease it is gone when its lease is (leaseGone: lapsed while a witness renewed its own for a
+ *   whole lease), when this host sees its process dead (it is on this host), or, when it holds no
+ *   lease at all (it gave it up at a clean stop, or never took one), once its claim is
+ *   UNLEASED_CLAIM_MS old; every age is taken on the database's clock. A gateway whose own lease
+ *   is in doubt judges nobody. Claims under this process's own claimant made by an
  *   earlier process (the same host name and pid, as after a container restart) are released too.
  *   With `orphans`, the processes a claimant seen dead on this host left running are killed
  *   first, so that none finishes a run that is about to run again.
@@ -171,8 +210,22 @@ export class PostgresWebhookInbox implements WebhookInbox {
     private readonly identity: ProcessIdentity,
     private readonly clock: Clock,
     private readonly orphans?: OrphanProcesses,
+    /** This process's gateway lease, when it holds one: its claims are made and completed in its term. */
+    private readonly fence?: LeaseFence,
   ) {
     this.claimant = identity.claimant();
+  }
+
+  /** The events this process claimed and has not completed, with the term each was claimed in. */
+  private readonly claims = new Map<string, number | null>();
+  /** Whether a claim failed: its statement may have been committed all the same, leaving a claim nobody runs. */
+  private claimUncertain = false;
+
+  /** The term this process claims in (null: no lease, unfenced), or undefined when it may not claim now (its lease in doubt). */
+  private claimingTerm(): number | null | undefined {
+    const term = this.fence?.term() ?? null;
+    if (term === null) return null;
+    return this.fence!.holds() ? term.epoch : undefined;
   }
 
   /**
@@ -195,6 +248,8 @@ export class PostgresWebhookInbox implements WebhookInbox {
    * made while one runs share it. Deletes delivery keys older than the hour every ten minutes.
    */
   recover(): Promise<number> {
+    // A gateway whose own lease is in doubt (the database away) judges nobody.
+    if (this.claimingTerm() === undefined) return Promise.resolve(0);
     const now = this.clock.now().getTime();
     if (this.recovering === null && this.recoveredAt !== null && now - this.recoveredAt < RECOVER_EVERY_MS && now >= this.recoveredAt) return Promise.resolve(0);
     this.recovering ??= this.releaseGone().then(
@@ -210,22 +265,50 @@ export class PostgresWebhookInbox implements WebhookInbox {
 
   /** The oldest event nobody holds, of a route not in `skipRoutes`, now claimed by this process; null when none waits. */
   async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
+    // A lease in doubt (a renewal failed or is late): no run starts until it is renewed.
+    const epoch = this.claimingTerm();
+    if (epoch === undefined) {
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
+        `this gateway's lease in the database ${this.database.location.label} is not renewed yet; it starts no run until it is`,
+      );
+    }
     const skipped = [...(skipRoutes ?? [])];
-    const [row] =
-      skipped.length === 0
-        ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [this.claimant, PROCESS_SESSION, this.clock.now()])
-        : await this.database.query<EventRow>({ name: 'agent_webhook_claim_next_skipping', text: CLAIM_NEXT_SKIPPING }, [
-            this.claimant,
-            PROCESS_SESSION,
-            this.clock.now(),
-            skipped,
-          ]);
-    return row === undefined ? null : this.eventOf(row);
+    let row: EventRow | undefined;
+    try {
+      if (this.claimUncertain) await this.releaseUnknownClaims(epoch);
+      [row] =
+        skipped.length === 0
+          ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [this.claimant, PROCESS_SESSION, epoch])
+          : await this.database.query<EventRow>({ name: 'agent_webhook_claim_next_skipping', text: CLAIM_NEXT_SKIPPING }, [this.claimant, PROCESS_SESSION, epoch, skipped]);
+    } catch (error) {
+      this.claimUncertain = true;
+      throw error;
+    }
+    if (row === undefined) return null;
+    this.claims.set(row.id, epoch);
+    return this.eventOf(row);
   }
 
-  /** Deletes the event; nothing for an id the inbox does not hold. */
+  /**
+   * Deletes the event when its run is this process's (see COMPLETE); nothing for an id the inbox
+   * does not hold, or one another gateway took over meanwhile.
+   */
   async complete(eventId: string): Promise<void> {
-    await this.database.query('DELETE FROM agent_webhook_events WHERE id = $1', [eventId]);
+    const epoch = this.claims.has(eventId) ? this.claims.get(eventId)! : (this.fence?.term()?.epoch ?? null);
+    await this.database.query({ name: 'agent_webhook_complete', text: COMPLETE }, [eventId, this.claimant, epoch]);
+    this.claims.delete(eventId);
+  }
+
+  /**
+   * Gives back the claims of this process in term `epoch` it does not know of: a claim whose
+   * statement was committed while its answer was lost (the connection cut at that moment) would
+   * otherwise stay claimed by a live gateway that never runs it.
+   */
+  private async releaseUnknownClaims(epoch: number | null): Promise<void> {
+    const known = [...this.claims.entries()].filter(([, claimedIn]) => claimedIn === epoch).map(([id]) => id);
+    await this.database.query(RELEASE_UNKNOWN, [this.claimant, epoch, known, PROCESS_SESSION]);
+    this.claimUncertain = false;
   }
 
   /** Events accepted and not completed, by every gateway on the database, claimed or not. */
@@ -240,6 +323,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
    */
   async close(): Promise<void> {
     await this.recovering?.catch(() => undefined);
+    this.claims.clear();
     await this.database
       .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [this.claimant])
       .catch(() => undefined);
@@ -248,17 +332,11 @@ export class PostgresWebhookInbox implements WebhookInbox {
   private async releaseGone(): Promise<number> {
     const now = this.clock.now();
     await this.pruneDeliveries(now);
-    const candidates = await this.database.query<{ claimant: string }>(RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION, now]);
+    const candidates = await this.database.query<{ claimant: string }>(RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION]);
     if (candidates.length === 0) return 0;
     const deadHere = candidates.map((row) => row.claimant).filter((claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false);
     if (this.orphans) for (const claimant of deadHere) await this.orphans.killOrphansOf(claimant);
-    const released = await this.database.query(RELEASE_GONE, [
-      this.claimant,
-      PROCESS_SESSION,
-      now,
-      deadHere,
-      new Date(now.getTime() - UNLEASED_CLAIM_MS),
-    ]);
+    const released = await this.database.query(RELEASE_GONE, [this.claimant, PROCESS_SESSION, deadHere, UNLEASED_CLAIM_MS]);
     return released.length;
   }
 

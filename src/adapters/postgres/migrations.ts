@@ -242,6 +242,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_used_fire_tokens_until ON agent_used_fire_tokens (until);
     `,
   },
+  {
+    version: 10,
+    name: 'lease terms',
+    // Fencing of the gateways' claims (docs/adr/0014-no-run-twice-after-an-outage.md): each lease
+    // has a term (`epoch`, moved on when a process takes it afresh or another gateway takes its
+    // claims over), the length it is renewed for (`lease_ms`) and since when its holder has
+    // renewed it without a break (`connected_since`), all on the database's clock. An event's
+    // claim carries the term it was made under (`claim_epoch`); a completion from another term of
+    // the same claimant does not count.
+    sql: `
+      ALTER TABLE agent_gateways
+        ADD COLUMN epoch bigint NOT NULL DEFAULT 1,
+        ADD COLUMN lease_ms integer NOT NULL DEFAULT 30000,
+        ADD COLUMN connected_since timestamptz NOT NULL DEFAULT now();
+      ALTER TABLE agent_webhook_events ADD COLUMN claim_epoch bigint;
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

@@ -16,7 +16,7 @@ const LANE_GROUP = 'webhook';
 const ABORT_WAIT_MS = 5000;
 /** The first and the longest wait between tries to complete an event the inbox could not complete. */
 const COMPLETE_RETRY_FIRST_MS = 1000;
-const COMPLETE_RETRY_MAX_MS = 30_000;
+const COMPLETE_RETRY_MAX_MS = 5_000;
 
 /**
  * The gateway's webhook worker: takes accepted events from the inbox in order and
@@ -39,7 +39,7 @@ const COMPLETE_RETRY_MAX_MS = 30_000;
  * An inbox that cannot be reached (a database restarting) is a fault to wait out, not a reason to
  * run anything twice: claiming is logged as failing once, and once more when it works again; an
  * event that finished but could not be completed keeps its slot and is completed again with
- * backoff (1 s doubling to 30 s) until the inbox takes it, or the worker stops.
+ * backoff (1 s doubling to 5 s) until the inbox takes it, or the worker stops.
  *
  * All its waiting (the polls, the grace periods of `stop()`) goes through the `Timer`, so tests
  * move its time on by hand.

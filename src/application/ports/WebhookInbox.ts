@@ -32,7 +32,10 @@ export interface WebhookInbox {
    * their places).
    */
   claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null>;
-  /** Marks a claimed event done (its run finished, successfully or not). Idempotent. */
+  /**
+   * Marks a claimed event done (its run finished, successfully or not). Idempotent. A store
+   * shared by replicas leaves an event another replica took over meanwhile (and runs) as it is.
+   */
   complete(eventId: string): Promise<void>;
   /** Events accepted and not yet completed (claimed or not). */
   pending(): Promise<number>;

@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresJobRepository } from '../../../src/adapters/postgres/PostgresJobRepository.js';
+import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
 import type { Job } from '../../../src/domain/Job.js';
 import { anHourlyJob, jobIdFor } from '../../helpers/jobs.js';
 import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
@@ -108,6 +110,32 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
     expect(await xmax()).toBe(before);
     await repo.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }));
     expect(await xmax()).not.toBe(before);
+  });
+
+  it("lets a gateway's tick see and claim nothing while its lease has lapsed on the database's clock, or a renewal of it failed", async () => {
+    const job = await repo.create(anHourlyJob(jobIdFor(1)), true);
+    await repo.updateById(job.id, (current) => ({ job: { ...current, state: 'running' }, result: null }));
+    const leases = new PostgresReplicaLeases(database);
+    const fenced = new PostgresJobRepository(database, leases);
+    const replica = { claimant: 'host-a:1', host: 'host-a', pid: 1, startedAt: '2026-06-01T07:00:00Z', listener: null, provider: 'built-in ticker', leaseUntil: new Date() };
+    const look = () => fenced.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }));
+    await leases.renew(replica, 30_000);
+    expect(await look()).toBe(1);
+
+    await database.query("UPDATE agent_gateways SET lease_until = now() - interval '1 second'");
+    expect(await look()).toBe(0);
+    await leases.renew(replica, 30_000);
+    expect(await look()).toBe(1);
+
+    // A renewal that failed: nothing until one works again.
+    jest.spyOn(database, 'query').mockRejectedValueOnce(new Error('connection terminated'));
+    await expect(leases.renew(replica, 30_000)).rejects.toThrow('connection terminated');
+    expect(await look()).toBe(0);
+    await leases.renew(replica, 30_000);
+    expect(await look()).toBe(1);
+    // A process that holds no lease (a command) is not fenced.
+    expect(await repo.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }))).toBe(1);
+    await database.query('TRUNCATE agent_gateways');
   });
 
   it('keeps nothing of a tick that changed nothing, though it locked the running jobs', async () => {

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { InMemoryWebhookRateLimiter } from '../../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { DatabaseUnavailableError, PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
@@ -30,18 +31,33 @@ describe('the webhook inbox on PostgreSQL', () => {
     leases = new PostgresReplicaLeases(suite.database);
   });
 
+  afterEach(() => jest.restoreAllMocks());
+
   /** A gateway's inbox: `claimant` is `<host>:<pid>`; its identity sees the claimants in `dead` dead. */
   const gateway = (claimant: string, options: { dead?: string[]; orphans?: RecordingOrphanProcesses } = {}) => {
     const identity = new FakeProcessIdentity(claimant);
     for (const gone of options.dead ?? []) identity.dead.add(gone);
     return new PostgresWebhookInbox(suite.database, identity, clock, options.orphans);
   };
-  /** `claimant`'s lease, holding until `until`. */
-  const lease = (claimant: string, until: Date) => {
+  /**
+   * `claimant`'s lease as the database holds it, on the database's clock: holding for `holdsMs`
+   * more (by default its whole `leaseMs`, 30 s), or lapsed `lapsedMs` ago; renewed without a
+   * break since `connectedMsAgo` ago (10 minutes by default: a replica that never lost the database).
+   */
+  const lease = (claimant: string, state: { holdsMs?: number; lapsedMs?: number; leaseMs?: number; connectedMsAgo?: number } = {}) => {
     const host = claimant.slice(0, claimant.lastIndexOf(':'));
     const pid = Number(claimant.slice(claimant.lastIndexOf(':') + 1));
-    return leases.renew({ claimant, host, pid, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: until });
+    const leaseMs = state.leaseMs ?? seconds(30);
+    const untilMs = state.lapsedMs !== undefined ? -state.lapsedMs : (state.holdsMs ?? leaseMs);
+    return suite.database.query(
+      `INSERT INTO agent_gateways (claimant, host, pid, started_at, listener, provider, lease_until, lease_ms, connected_since)
+       VALUES ($1, $2, $3, $4, NULL, 'built-in', now() + $5 * interval '1 millisecond', $6, now() - $7 * interval '1 millisecond')
+       ON CONFLICT (claimant) DO UPDATE SET lease_until = EXCLUDED.lease_until, lease_ms = EXCLUDED.lease_ms, connected_since = EXCLUDED.connected_since`,
+      [claimant, host, pid, T0, untilMs, leaseMs, state.connectedMsAgo ?? seconds(600)],
+    );
   };
+  const epochOf = async (claimant: string) =>
+    Number((await suite.database.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM agent_gateways WHERE claimant = $1', [claimant]))[0]?.epoch);
   const later = (ms: number) => new Date(T0.getTime() + ms);
   const claimedBy = async () =>
     Object.fromEntries(
@@ -92,13 +108,13 @@ describe('the webhook inbox on PostgreSQL', () => {
     const a = gateway('test-host:1');
     // On the same host name, and its pid not alive here: another machine named alike.
     const b = gateway('test-host:2', { dead: ['test-host:1'] });
-    await lease('test-host:1', later(seconds(30)));
+    await lease('test-host:1');
     await a.accept(anEvent(1));
     await a.claimNext();
+    await suite.database.query("UPDATE agent_webhook_events SET claimed_at = now() - interval '2 hours'");
 
     clock.set(later(seconds(29)));
     expect(await b.recover()).toBe(0);
-    await lease('test-host:1', later(DELIVERY_MEMORY_MS + seconds(30)));
     clock.set(later(DELIVERY_MEMORY_MS));
     expect(await b.recover()).toBe(0);
 
@@ -110,32 +126,58 @@ describe('the webhook inbox on PostgreSQL', () => {
     const a = gateway('host-a:1');
     const b = gateway('host-b:2');
     const c = gateway('host-c:3');
-    await lease('host-a:1', later(seconds(30)));
-    await lease('host-b:2', later(seconds(90)));
+    await lease('host-a:1');
+    await lease('host-b:2');
     for (const n of [1, 2, 3]) await a.accept(anEvent(n));
     await a.claimNext();
     await a.claimNext();
     await b.claimNext();
+    expect(await c.recover()).toBe(0);
 
-    clock.set(later(seconds(31)));
+    await lease('host-a:1', { lapsedMs: seconds(1) });
     const recovered = await Promise.all([b.recover(), c.recover()]);
 
     expect(recovered.sort()).toEqual([0, 2]);
     expect(await claimedBy()).toEqual({ 'event-1': null, 'event-2': null, 'event-3': 'host-b:2' });
     expect((await c.claimNext())?.id).toBe('event-1');
+    // Its term moved on: were it to come back, it would know its claims were taken over.
+    expect(await epochOf('host-a:1')).toBe(2);
+  });
+
+  it('after an outage of the database judges no lapsed lease gone until some replica has renewed its own without a break for that lease', async () => {
+    const a = gateway('host-a:1');
+    const b = gateway('host-b:2');
+    await lease('host-a:1');
+    await a.accept(anEvent(1));
+    await a.claimNext();
+    // Both were cut off for longer than a lease: a has not renewed yet, b has, a moment ago.
+    await lease('host-a:1', { lapsedMs: seconds(6) });
+    await lease('host-b:2', { connectedMsAgo: seconds(1) });
+
+    expect(await b.recover()).toBe(0);
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1' });
+    // Nobody renewed at all yet (every lease lapsed): nobody is a witness either.
+    await lease('host-b:2', { lapsedMs: seconds(6) });
+    clock.set(later(RECOVER_EVERY_MS));
+    expect(await gateway('host-c:3').recover()).toBe(0);
+
+    // b has renewed for a whole lease (a's, 30 s) since, and a never came back: a is gone.
+    await lease('host-b:2', { connectedMsAgo: seconds(31) });
+    clock.set(later(2 * RECOVER_EVERY_MS));
+    expect(await b.recover()).toBe(1);
   });
 
   it('releases the claims of a gateway that gave its lease up once they are older than a lease, and at once when this host sees its process dead', async () => {
     const a = gateway('host-a:1');
     const b = gateway('host-b:2');
-    await lease('host-a:1', later(seconds(30)));
+    await lease('host-a:1');
     await a.accept(anEvent(1));
     await a.claimNext();
     await leases.release('host-a:1');
 
-    clock.set(later(UNLEASED_CLAIM_MS));
+    await suite.database.query('UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval \'1 millisecond\'', [UNLEASED_CLAIM_MS - seconds(2)]);
     expect(await b.recover()).toBe(0);
-    clock.set(later(UNLEASED_CLAIM_MS + 1));
+    await suite.database.query('UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval \'1 millisecond\'', [UNLEASED_CLAIM_MS + 1]);
     // A gateway that looked a moment ago waits before it looks again; one that has not, looks.
     expect(await b.recover()).toBe(0);
     expect(await gateway('host-c:3').recover()).toBe(1);
@@ -160,11 +202,13 @@ describe('the webhook inbox on PostgreSQL', () => {
   it('looks for gone claimants at most every few seconds, however often it is asked', async () => {
     const a = gateway('host-a:1');
     const b = gateway('host-b:2');
-    await lease('host-a:1', later(seconds(3)));
+    await lease('host-a:1', { leaseMs: seconds(3) });
+    await lease('host-b:2');
     await a.accept(anEvent(1));
     await a.claimNext();
 
     expect(await b.recover()).toBe(0);
+    await lease('host-a:1', { leaseMs: seconds(3), lapsedMs: seconds(1) });
     clock.set(later(seconds(4)));
     expect(await b.recover()).toBe(0);
     clock.set(later(RECOVER_EVERY_MS));
@@ -173,7 +217,7 @@ describe('the webhook inbox on PostgreSQL', () => {
 
   it('releases at its first recovery the claims an earlier process with the same claimant left', async () => {
     const a = gateway('host-a:1');
-    await lease('host-a:1', later(seconds(30)));
+    await lease('host-a:1');
     for (const n of [1, 2]) await a.accept(anEvent(n));
     await a.claimNext();
     await a.claimNext();
@@ -217,6 +261,75 @@ describe('the webhook inbox on PostgreSQL', () => {
     await expect(a.claimNext()).rejects.toThrow(/^The webhook event event-1 in the database 127\.0\.0\.1:5432\/agent_test_\w+ has a payload that is not a JSON object;/);
     expect((await a.claimNext())?.id).toBe('event-2');
     expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1', 'event-2': 'host-a:1' });
+  });
+
+  /** A gateway holding its lease (renewed for `leaseMs`): its inbox, fenced by that lease, and the lease. */
+  const leasedGateway = async (claimant: string, leaseMs = seconds(30)) => {
+    const own = new PostgresReplicaLeases(suite.database);
+    const host = claimant.slice(0, claimant.lastIndexOf(':'));
+    const pid = Number(claimant.slice(claimant.lastIndexOf(':') + 1));
+    const renew = () => own.renew({ claimant, host, pid, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: later(leaseMs) }, leaseMs);
+    await renew();
+    return { inbox: new PostgresWebhookInbox(suite.database, new FakeProcessIdentity(claimant), clock, undefined, own), own, renew };
+  };
+
+  it('claims only under a lease that holds on the database clock, and not at all while a renewal failed', async () => {
+    const a = await leasedGateway('host-a:1');
+    for (const n of [1, 2, 3]) await a.inbox.accept(anEvent(n));
+    expect((await a.inbox.claimNext())?.id).toBe('event-1');
+
+    // Its lease lapsed on the database's clock (its renewals did not reach it): no claim.
+    await lease('host-a:1', { lapsedMs: 1 });
+    expect(await a.inbox.claimNext()).toBeNull();
+    expect((await a.renew()).state).toBe('resumed');
+    expect((await a.inbox.claimNext())?.id).toBe('event-2');
+
+    // A renewal that failed: no run starts until one works, and this gateway judges nobody.
+    jest.spyOn(suite.database, 'query').mockRejectedValueOnce(new Error('connection terminated'));
+    await expect(a.own.renew({ claimant: 'host-a:1', host: 'host-a', pid: 1, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: later(seconds(30)) }, seconds(30))).rejects.toThrow('connection terminated');
+    await expect(a.inbox.claimNext()).rejects.toThrow(/lease .* is not renewed yet; it starts no run until it is$/);
+    expect(await a.inbox.recover()).toBe(0);
+    await a.renew();
+    expect((await a.inbox.claimNext())?.id).toBe('event-3');
+  });
+
+  it('completes an event only in the term it was claimed in, or when nobody holds it any more', async () => {
+    const a = await leasedGateway('host-a:1');
+    const b = await leasedGateway('host-b:2');
+    for (const n of [1, 2]) await a.inbox.accept(anEvent(n));
+    await a.inbox.claimNext();
+    await a.inbox.claimNext();
+    // a was judged gone (its lease lapsed while b renewed all along) and b took its events over.
+    await lease('host-b:2');
+    await lease('host-a:1', { lapsedMs: seconds(1) });
+    expect(await b.inbox.recover()).toBe(2);
+    expect((await b.inbox.claimNext())?.id).toBe('event-1');
+
+    // a comes back: its lease says its claims were taken over, and what it finished does not count.
+    expect((await a.renew()).state).toBe('lost');
+    await a.inbox.complete('event-1');
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-b:2', 'event-2': null });
+    // An event released and claimed by nobody since: the run that ended is the only one.
+    await a.inbox.complete('event-2');
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-b:2' });
+    await b.inbox.complete('event-1');
+    expect(await claimedBy()).toEqual({});
+  });
+
+  it('gives back a claim whose statement was committed while its answer was lost', async () => {
+    const a = await leasedGateway('host-a:1');
+    for (const n of [1, 2]) await a.inbox.accept(anEvent(n));
+    const query = suite.database.query.bind(suite.database);
+    // The claim is made, and the connection is cut before its answer comes back.
+    jest.spyOn(suite.database, 'query').mockImplementationOnce(async (...args: Parameters<PostgresDatabase['query']>) => {
+      await query(...args);
+      throw new Error('connection terminated unexpectedly');
+    });
+    await expect(a.inbox.claimNext()).rejects.toThrow('connection terminated unexpectedly');
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1', 'event-2': null });
+
+    expect((await a.inbox.claimNext())?.id).toBe('event-1');
+    expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1', 'event-2': null });
   });
 
   it('counts the waiting and claimed events of every gateway as the backlog', async () => {
