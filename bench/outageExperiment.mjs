@@ -15,7 +15,7 @@ import { spawn as spawnChild } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createServer } from 'node:net';
 import pg from 'pg';
 
@@ -59,6 +59,9 @@ function gatewayConfig({ url, port, leaseSeconds, runsFile, runMs, maxRuns }) {
     'model:',
     '  provider: command',
     `  command: ${JSON.stringify(['sh', '-c', agentScript(runsFile, runMs)])}`,
+    // The agents run in the sandbox where bubblewrap works; the file they count in must stay writable there.
+    'tools:',
+    `  sandbox_writable: [${JSON.stringify(dirname(runsFile))}]`,
     'database:',
     `  url: ${url}`,
     ...(leaseSeconds ? [`  lease_seconds: ${leaseSeconds}`] : []),

@@ -80,21 +80,25 @@ export function bubblewrapArguments(plan: SandboxPlan): string[] {
   if (plan.dropCapabilities) args.push('--cap-drop', 'ALL');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   const sealed = outermost(plan.sealedDirectories);
-  const hidden = [...outermost(plan.hiddenDirectories).filter((dir) => !sealed.some((seal) => isWithin(seal, dir))), ...sealed].sort(
-    (a, b) => a.split('/').length - b.split('/').length,
-  );
-  // Outer ones first, so that one inside another is mounted on the fresh one.
-  for (const dir of hidden) args.push('--tmpfs', dir);
-  for (const file of byDepth(plan.hiddenFiles)) {
-    if (!hidden.some((dir) => isWithin(dir, file))) args.push('--ro-bind', '/dev/null', file);
-  }
+  const hidden = [...outermost(plan.hiddenDirectories).filter((dir) => !sealed.some((seal) => isWithin(seal, dir))), ...sealed];
   const writable = byDepth(plan.writable);
   // What is only read, and lies in a hidden place outside every writable path, is bound read-only.
   const readable = byDepth(plan.readable).filter((path) => hidden.some((dir) => isWithin(dir, path)) && !writable.some((dir) => isWithin(dir, path)));
-  // A hidden file inside a hidden directory is hidden already.
-  const binds = [...readable.map((path) => ['--ro-bind', path, path]), ...writable.map((path) => ['--bind', path, path])];
-  binds.sort((a, b) => a[1]!.split('/').length - b[1]!.split('/').length);
-  for (const bind of binds) args.push(...bind);
+  // Every mount by depth, a fresh directory before a bind at the same place: a directory inside
+  // another is mounted on what the outer one left (a workspace bound into the sealed home, the home
+  // sealed inside a writable directory that holds it).
+  const mounts = [
+    ...hidden.map((dir) => ({ path: dir, rank: 0, words: ['--tmpfs', dir] })),
+    ...readable.map((path) => ({ path, rank: 1, words: ['--ro-bind', path, path] })),
+    ...writable.map((path) => ({ path, rank: 1, words: ['--bind', path, path] })),
+  ].sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.rank - b.rank);
+  for (const mount of mounts) args.push(...mount.words);
+  // A hidden file is masked where it can be seen: outside every hidden directory, or inside a bound path.
+  const bound = [...readable, ...writable];
+  for (const file of byDepth(plan.hiddenFiles)) {
+    const seen = !hidden.some((dir) => isWithin(dir, file)) || bound.some((path) => isWithin(path, file));
+    if (seen) args.push('--ro-bind', '/dev/null', file);
+  }
   for (const dir of sealed) args.push('--remount-ro', dir);
   args.push('--setenv', SANDBOX_VARIABLE, SANDBOX_MARK, '--chdir', plan.cwd);
   return args;

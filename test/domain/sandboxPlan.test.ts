@@ -29,12 +29,33 @@ describe('the sandbox plan', () => {
       '--tmpfs /tmp',
       '--tmpfs /home/ops',
       '--tmpfs /tmp/agent',
-      // The file outside every hidden place is masked; the one in the home is hidden already.
-      '--ro-bind /dev/null /etc/agent/config.yaml',
       // Read-only what lies hidden and outside the workspace; /usr/bin/sh is visible anyway.
       '--ro-bind /tmp/agent/scripts /tmp/agent/scripts',
       '--bind /tmp/agent/workspace /tmp/agent/workspace',
+      // The file outside every hidden place is masked; the one in the home is hidden already.
+      '--ro-bind /dev/null /etc/agent/config.yaml',
       '--remount-ro /tmp/agent',
+      '--chdir /tmp/agent/workspace',
+    ]);
+  });
+
+  test('seals a home that lies inside a writable directory after binding that directory, and masks a config file it reveals', () => {
+    const plan: SandboxPlan = {
+      ...PLAN,
+      hiddenDirectories: ['/tmp'],
+      sealedDirectories: ['/tmp/work/home'],
+      hiddenFiles: ['/tmp/work/config.yaml'],
+      readable: [],
+      writable: ['/tmp/work/home/workspace', '/tmp/work'],
+    };
+    expect(mounts(bubblewrapArguments(plan))).toEqual([
+      '--ro-bind / /',
+      '--tmpfs /tmp',
+      '--bind /tmp/work /tmp/work',
+      '--tmpfs /tmp/work/home',
+      '--bind /tmp/work/home/workspace /tmp/work/home/workspace',
+      '--ro-bind /dev/null /tmp/work/config.yaml',
+      '--remount-ro /tmp/work/home',
       '--chdir /tmp/agent/workspace',
     ]);
   });
