@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import 'reflect-metadata';
-import { chmod, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileRunOutputStore } from '../../src/adapters/persistence/FileRunOutputStore.js';

@@ -1,5 +1,4 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
-import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RedeliverWebhookRun } from '../../src/application/webhook/RedeliverWebhookRun.js';
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { RepoCommentError } from '../../src/application/ports/RepoCommenter.js';

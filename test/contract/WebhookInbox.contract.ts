@@ -241,7 +241,7 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
 
     it('never hands out again what each of several processes taking over in turn completed', async () => {
       for (const n of [1, 2, 3, 4, 5]) await inbox.accept(anEvent(n));
-      let current = inbox;
+      let current: typeof inbox;
       for (const expected of ['event-1', 'event-2', 'event-3']) {
         current = await subject.restart();
         await current.recover();

@@ -2,20 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type AgentRun,
-  createJob,
-  editStoredJob,
-  errorSentence,
-  inAScratchHomeEachTest,
-  invocations,
-  jobsFileOf,
-  makeAgentHome,
-  removeAgentHome,
-  runAgent,
-  storedJobs,
-  writeHomeFile,
-} from './agentCli.js';
+import { type AgentRun, createJob, editStoredJob, errorSentence, inAScratchHomeEachTest, invocations, jobsFileOf, makeAgentHome, removeAgentHome, runAgent, writeHomeFile } from './agentCli.js';
 
 /**
  * What a user sees when something is wrong: exit code 1 for a failure and 2 for a

@@ -7,7 +7,7 @@ import { eventually } from '../helpers/processLiveness.js';
 import { FakePortal } from '../support/fakePortal.js';
 import { FakeTelegramServer, TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { postPullRequestEvent } from './signedDelivery.js';
-import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile, type AgentRun } from './agentCli.js';
+import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, type AgentRun } from './agentCli.js';
 
 /**
  * Secrets stay where the operator put them: after a tour of every command, a webhook event, a

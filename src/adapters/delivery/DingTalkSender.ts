@@ -182,7 +182,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** The settings with the webhook's own `access_token` counted among the secrets, should an error quote it alone. */
 function settingsHidingWebhookToken(settings: PlatformSettings): PlatformSettings {
   const webhookUrl = settings.get('webhook_url');
-  let token: string | null = null;
+  let token: string | null;
   try {
     token = webhookUrl === undefined ? null : new URL(webhookUrl).searchParams.get('access_token');
   } catch {

@@ -64,15 +64,17 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       labelNames: ['platform'],
       registers,
     });
-    const metrics = this;
+    // prom-client calls collect with the gauge as `this`; the backlog reader is this object's.
+    const backlog = () => this.readBacklog;
     new Gauge({
       name: 'agent_webhook_inbox_backlog',
       help: 'Webhook events accepted and not yet done (running ones included).',
       registers,
       async collect() {
-        if (metrics.readBacklog === null) return;
+        const read = backlog();
+        if (read === null) return;
         try {
-          this.set(await metrics.readBacklog());
+          this.set(await read());
         } catch {
           // An inbox that cannot be read leaves the last value: the scrape still answers.
         }

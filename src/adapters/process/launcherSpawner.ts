@@ -22,6 +22,7 @@ class ChildOutput extends EventEmitter {
     socket.on('error', () => undefined);
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the listener type of EventEmitter itself
   override on(event: string | symbol, listener: (...args: any[]) => void): this {
     super.on(event, listener);
     if (event === 'data' && this.kept) {
@@ -89,6 +90,7 @@ class LaunchedChild extends EventEmitter implements RunningChild {
    * The child may end before its start is told (the launcher's messages come in batches): a
    * listener for its end that comes later still hears it.
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the listener type of EventEmitter itself
   override once(event: string | symbol, listener: (...args: any[]) => void): this {
     const ended = (event === 'exit' && this.exited) || (event === 'close' && this.closed) ? this.exited : null;
     if (ended) setImmediate(() => listener(ended.code, ended.signal));

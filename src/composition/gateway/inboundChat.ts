@@ -7,7 +7,6 @@ import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import type { ConversationStore } from '../../application/ports/ConversationStore.js';
 import type { ChatReceiverLease, InboundChatSource, InboundCursorStore } from '../../application/ports/InboundChat.js';
 import type { Timer } from '../../application/ports/Timer.js';
-import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
 import { ownEntry } from '../../domain/ownEntry.js';
 import { FileChatReceiverLease } from '../../adapters/chat/FileChatReceiverLease.js';

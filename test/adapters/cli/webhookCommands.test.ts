@@ -149,7 +149,7 @@ describe('agent webhook', () => {
     const cli = webhookCli();
     await cli.run('subscribe', 'payments');
 
-    expect((await cli.run('subscribe', 'payments', '--prompt', 'Paid: {data.object.id}')).stdout).toMatch(/^Replaced .*\n.*\nSecret:  secret-1\n/);
+    expect((await cli.run('subscribe', 'payments', '--prompt', 'Paid: {data.object.id}')).stdout).toMatch(/^Replaced .*\n.*\nSecret: {2}secret-1\n/);
     expect((await cli.run('subscribe', 'payments', '--secret', 'whsec_given')).stdout).toContain('Secret:  whsec_given\n');
     expect(cli.repository.get('payments')!.prompt).toBeNull();
   });

@@ -8,7 +8,6 @@ import { readConfiguredRoutes } from '../../../src/adapters/config/webhookRouteC
 import { FileSubscriptionRepository } from '../../../src/adapters/persistence/FileSubscriptionRepository.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import type { AgentPaths } from '../../../src/application/ports/Settings.js';
-import { AppError } from '../../../src/domain/errors.js';
 import { aSubscription } from '../../contract/WebhookSubscriptionRepository.contract.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 

@@ -1,4 +1,3 @@
-import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresRunOutputStore } from '../../../src/adapters/postgres/PostgresRunOutputStore.js';
 import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
 

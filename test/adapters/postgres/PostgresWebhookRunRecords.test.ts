@@ -1,4 +1,3 @@
-import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresWebhookRunRecords } from '../../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import { aRunRecord } from '../../contract/WebhookRunRecords.contract.js';
 import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
