@@ -1,6 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { alertsFailure, countRun, finishRun, isFailedRun, jobTimeZone, markRunOutcome, pauseJob, type Job } from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
+import { alertsFailure, countRun, finishRun, isFailedRun, markRunOutcome, pauseJob } from '../../domain/jobLifecycle.js';
 import {
   buildRunContext,
   scriptErrorBlock,

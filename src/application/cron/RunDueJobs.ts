@@ -1,15 +1,7 @@
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
-import {
-  claimJob,
-  isMissedOneShot,
-  markMissed,
-  recoverInterrupted,
-  jobTimeZone,
-  skipOverdueSlot,
-  skipsOverdueSlot,
-  slotsMissed,
-  type Job,
-} from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
+import { claimJob, markMissed, recoverInterrupted } from '../../domain/jobLifecycle.js';
+import { isMissedOneShot, skipOverdueSlot, skipsOverdueSlot, slotsMissed } from '../../domain/jobCatchUp.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
 import { livenessAskedOnce, runAbandonment } from '../../domain/runs/abandonment.js';
 import type { Clock } from '../ports/Clock.js';

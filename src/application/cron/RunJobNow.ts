@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { claimForManualRun, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { claimForManualRun } from '../../domain/jobLifecycle.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
