@@ -20,7 +20,9 @@ import {
   namesInDirectory,
   PRIVATE_FILE_MODE,
 } from './fileSystem.js';
-import { GroupCommitLog, LogInUse, type Rewrite, type RewriteTarget } from './GroupCommitLog.js';
+import { GroupCommitLog } from './GroupCommitLog.js';
+import { LogInUse } from './groupCommitLogFile.js';
+import type { Rewrite, RewriteTarget } from './groupCommitLogRewrite.js';
 import { InboxJournalAdoption, lockJournal, type LockedJournal, type Segment } from './InboxJournalAdoption.js';
 import { WindowReader } from './journalLines.js';
 import { PendingEvents } from './PendingEvents.js';
