@@ -12,7 +12,8 @@ import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
-import type { JobExecution, JobRunReport } from './JobExecution.js';
+import type { JobExecution } from './JobExecution.js';
+import type { JobRunReport } from './JobRunReports.js';
 import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns, type RecoveredRun } from '../runs/AbandonedRuns.js';
 
 /**

@@ -6,7 +6,8 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
-import { JobExecution, type JobRunReport } from './JobExecution.js';
+import { JobExecution } from './JobExecution.js';
+import type { JobRunReport } from './JobRunReports.js';
 
 export interface RunJobNowOutput {
   job: Job;
