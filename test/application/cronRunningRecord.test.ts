@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
 import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
-import { claimJob } from '../../src/domain/Job.js';
+import { claimJob } from '../../src/domain/jobLifecycle.js';
 import { ManualTimer } from '../fakes/ManualTimer.js';
 import { anHourlyJob } from '../helpers/jobs.js';
 import { cronHarness } from '../support/cronHarness.js';

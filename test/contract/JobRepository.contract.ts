@@ -1,5 +1,6 @@
 import type { JobRepository } from '../../src/application/ports/JobRepository.js';
-import { claimJob, pauseJob, type Job } from '../../src/domain/Job.js';
+import type { Job } from '../../src/domain/Job.js';
+import { claimJob, pauseJob } from '../../src/domain/jobLifecycle.js';
 import { CREATED_AT, anHourlyJob, jobIdFor } from '../helpers/jobs.js';
 
 export interface JobRepositorySubject {

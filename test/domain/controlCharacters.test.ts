@@ -92,7 +92,8 @@ describe('run reports and records', () => {
 
 describe('a job run that ends', () => {
   it('stores its error and its delivery error without control characters but line ends and tabs', async () => {
-    const { createJob, finishRun } = await import('../../src/domain/Job.js');
+    const { createJob } = await import('../../src/domain/Job.js');
+    const { finishRun } = await import('../../src/domain/jobLifecycle.js');
     const now = new Date('2026-06-01T09:00:00Z');
     const job = createJob({ id: 'a1b2c3d4e5f6', prompt: 'Check', schedule: parseSchedule('every 1h', now, 'UTC') }, now, 'UTC');
 

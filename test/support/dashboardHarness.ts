@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { createDashboardApp, type DashboardDependencies } from '../../src/adapters/dashboard/dashboardApp.js';
+import { createDashboardApp } from '../../src/adapters/dashboard/dashboardApp.js';
+import type { DashboardDependencies } from '../../src/adapters/dashboard/dashboardDependencies.js';
 import type { HomeStatus } from '../../src/application/status/ShowStatus.js';
 import { cronHarness } from './cronHarness.js';
 

@@ -1,14 +1,5 @@
-import {
-  OVERDUE_MIN_LATENESS_MS,
-  catchUpOf,
-  createJob,
-  editJob,
-  isOverdueSlot,
-  skipOverdueSlot,
-  skipsOverdueSlot,
-  slotsMissed,
-  type Job,
-} from '../../src/domain/Job.js';
+import { createJob, editJob, type Job } from '../../src/domain/Job.js';
+import { OVERDUE_MIN_LATENESS_MS, catchUpOf, isOverdueSlot, skipOverdueSlot, skipsOverdueSlot, slotsMissed } from '../../src/domain/jobCatchUp.js';
 import { readJobRecord, storedRecordOf } from '../../src/domain/JobRecord.js';
 import { parseSchedule } from '../../src/domain/Schedule.js';
 

@@ -1,5 +1,5 @@
 import { parseDeliveryTargets } from '../../src/domain/DeliveryTarget.js';
-import { findJob } from '../../src/domain/Job.js';
+import { findJob } from '../../src/domain/jobLookup.js';
 import { readJobRecord } from '../../src/domain/JobRecord.js';
 import { scriptSaysSleep } from '../../src/domain/RunContext.js';
 import { isSilentResponse } from '../../src/domain/response.js';

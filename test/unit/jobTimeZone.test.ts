@@ -1,16 +1,6 @@
 import { InvalidScheduleError } from '../../src/domain/errors.js';
-import {
-  claimFiredSlot,
-  claimForManualRun,
-  claimJob,
-  createJob,
-  editJob,
-  jobTimeZone,
-  pauseJob,
-  resumeJob,
-  validateJobTimeZone,
-  type Job,
-} from '../../src/domain/Job.js';
+import { createJob, editJob, jobTimeZone, validateJobTimeZone, type Job } from '../../src/domain/Job.js';
+import { claimFiredSlot, claimForManualRun, claimJob, pauseJob, resumeJob } from '../../src/domain/jobLifecycle.js';
 import { readJobRecord } from '../../src/domain/JobRecord.js';
 import { upcomingRuns } from '../../src/domain/jobDetails.js';
 import { parseSchedule } from '../../src/domain/Schedule.js';

@@ -1,5 +1,5 @@
 import { describeTarget, parseDeliveryTargets } from '../../src/domain/DeliveryTarget.js';
-import { finishRun, isLastRunOf, redeliverLastRun } from '../../src/domain/Job.js';
+import { finishRun, isLastRunOf, redeliverLastRun } from '../../src/domain/jobLifecycle.js';
 import {
   isAbandonedClaim,
   latestRedeliverable,

@@ -1,6 +1,7 @@
 import type { JobRun } from '../../application/cron/jobRuns.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
-import { catchUpOf, type CatchUp, type Job } from '../../domain/Job.js';
+import type { CatchUp, Job } from '../../domain/Job.js';
+import { catchUpOf } from '../../domain/jobCatchUp.js';
 import { isRecurring } from '../../domain/Schedule.js';
 import { describeRepeat, describeOrigin, describeTargets } from '../../domain/jobDetails.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';

@@ -1,5 +1,5 @@
 import type { TickReport } from '../../application/cron/RunDueJobs.js';
-import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { JobRunReport } from '../../application/cron/JobRunReports.js';
 import { jobTimeZone, type Job } from '../../domain/Job.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';

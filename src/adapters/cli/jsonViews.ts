@@ -1,4 +1,4 @@
-import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { JobRunReport } from '../../application/cron/JobRunReports.js';
 import type { RedeliverJobRunOutput } from '../../application/cron/RedeliverJobRun.js';
 import type { ChannelList } from '../../application/delivery/ListChannels.js';
 import type { SentMessage } from '../../application/delivery/SendMessage.js';

@@ -11,6 +11,7 @@ import { answerEarly, sendJson } from '../http/jsonAnswer.js';
 import { declaredLength, readBody } from '../http/requestBody.js';
 import { awaitingContinue } from '../http/webhookServer.js';
 import { slackSignatureProblem, SLACK_SIGNATURE_WINDOW_SECONDS, type SlackSignatureProblem } from './slackSignature.js';
+import { nonEmpty, slackMessageOf, type SlackEnvelope } from './slackMessages.js';
 
 /** Where Slack posts events: the Request URL of the app's Event Subscriptions is `https://<host>/slack/events`. */
 export const SLACK_EVENTS_PATH = '/slack/events';
@@ -41,28 +42,6 @@ export interface SlackEventsSourceOptions {
   maxBodyBytes?: number;
   /** How long a body may take to arrive (the webhook listener's body deadline); default 10 s. */
   bodyReadTimeoutMs?: number;
-}
-
-/** The fields of Slack's event envelope and of a message event that this receiver reads. */
-interface SlackEnvelope {
-  type?: unknown;
-  challenge?: unknown;
-  event_id?: unknown;
-  authorizations?: Array<{ user_id?: unknown }>;
-  event?: SlackEvent;
-}
-
-interface SlackEvent {
-  type?: unknown;
-  subtype?: unknown;
-  bot_id?: unknown;
-  user?: unknown;
-  text?: unknown;
-  ts?: unknown;
-  thread_ts?: unknown;
-  channel?: unknown;
-  channel_type?: unknown;
-  user_profile?: { display_name?: unknown; real_name?: unknown; name?: unknown };
 }
 
 type Deliver = (message: InboundMessage) => Promise<void>;
@@ -238,7 +217,7 @@ export class SlackEventsSource implements InboundChatSource {
       return;
     }
 
-    const message = this.messageOf(envelope);
+    const message = slackMessageOf(envelope, this.botUserId);
     if (message === null) {
       sendJson(res, 200, { status: 'ignored' });
       return;
@@ -291,40 +270,6 @@ export class SlackEventsSource implements InboundChatSource {
       for (const key of keys) if (this.inFlight.get(key) === delivery) this.inFlight.delete(key);
     });
     return delivery;
-  }
-
-  /** The message an event carries for the bot, or null when it carries none. */
-  private messageOf(envelope: SlackEnvelope): InboundMessage | null {
-    const event = envelope.event;
-    if (typeof event !== 'object' || event === null) return null;
-    if (event.type !== 'message' && event.type !== 'app_mention') return null;
-    // Edits, deletions, joins, bot messages, file shares …: only what a person wrote as a plain message.
-    if (event.bot_id !== undefined || event.subtype !== undefined) return null;
-    const { user, channel, ts } = event;
-    if (!nonEmpty(user) || !nonEmpty(channel) || !nonEmpty(ts) || typeof event.text !== 'string') return null;
-    const authorized = envelope.authorizations?.[0]?.user_id;
-    const botUser = nonEmpty(authorized) ? authorized : this.botUserId;
-    if (user === botUser) return null;
-    const threadTs = nonEmpty(event.thread_ts) ? event.thread_ts : null;
-    let threadId: string | null;
-    if (event.type === 'message') {
-      // In a channel, a message for the bot also comes as an app_mention; that one is taken.
-      if (event.channel_type !== 'im') return null;
-      threadId = threadTs;
-    } else {
-      // A mention in a direct message comes as a `message` event too; that one is taken.
-      if (channel.startsWith('D')) return null;
-      threadId = threadTs ?? ts;
-    }
-    const text = readableText(withoutMention(event.text, botUser));
-    if (text === '') return null;
-    return {
-      conversation: { platform: this.platform, chatId: channel, threadId },
-      userId: user,
-      userName: nameOf(event.user_profile),
-      messageId: ts,
-      text,
-    };
   }
 
   private signatureRefused(problem: SlackSignatureProblem): void {
@@ -408,30 +353,4 @@ class RecentKeys {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function nonEmpty(value: unknown): value is string {
-  return typeof value === 'string' && value !== '';
-}
-
-/** The text without `<@BOT>` (or `<@BOT|name>`), the space around a mention closed up. */
-function withoutMention(text: string, botUser: string | null): string {
-  if (botUser === null) return text.trim();
-  const mention = new RegExp(`\\s*<@${escapeRegExp(botUser)}(?:\\|[^>]*)?>\\s*`, 'g');
-  return text.replace(mention, ' ').trim();
-}
-
-/** Slack writes `&`, `<` and `>` that a person typed as `&amp;`, `&lt;`, `&gt;`. */
-function readableText(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
-
-function nameOf(profile: SlackEvent['user_profile']): string | null {
-  if (typeof profile !== 'object' || profile === null) return null;
-  for (const name of [profile.display_name, profile.real_name, profile.name]) if (nonEmpty(name)) return name;
-  return null;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

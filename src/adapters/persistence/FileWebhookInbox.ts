@@ -1,9 +1,8 @@
-import { appendFile, rm, stat } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { inject, injectable } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, WebhookError } from '../../domain/errors.js';
-import { DELIVERY_MEMORY_ENTRIES, DELIVERY_MEMORY_MS, DeliveryMemory } from '../../domain/webhook/DeliveryMemory.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -12,46 +11,10 @@ import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
-import {
-  describeFileSystemProblem,
-  ensurePrivateDirectory,
-  errnoCode,
-  isDurableWriteTemporary,
-  namesInDirectory,
-  PRIVATE_FILE_MODE,
-} from './fileSystem.js';
-import { GroupCommitLog, LogInUse, type Rewrite, type RewriteTarget } from './GroupCommitLog.js';
-import { InboxJournalAdoption, lockJournal, type LockedJournal, type Segment } from './InboxJournalAdoption.js';
-import { WindowReader } from './journalLines.js';
-import { PendingEvents } from './PendingEvents.js';
-import { readLegacyLayout, removeLegacyLayout } from './legacyInboxLayout.js';
-import {
-  acceptRecord,
-  claimRecord,
-  doneRecord,
-  eventOfAcceptRecord,
-  JournalIndex,
-  journalName,
-  journalOwner,
-  seenRecord,
-} from './webhookJournal.js';
-
-/** A temporary file older than this belongs to a process that died while it wrote it. */
-const ABANDONED_TEMPORARY_MS = 60_000;
-/** The journal is rewritten with only its live records once it is this large and mostly dead records. */
-const COMPACT_AT_BYTES = 4 * 1024 * 1024;
-/**
- * Live records up to this many bytes are rewritten before the next append, which waits for it.
- * A larger backlog is copied while the appends go on (they wait only while the records appended
- * meanwhile are copied after it), and only once three quarters of the journal are dead records:
- * such a rewrite copies the whole backlog, so it must free several times what it copies.
- */
-const COMPACT_LIVE_MAX_BYTES = 1024 * 1024;
-/**
- * Slack kept at the end of the journal (see GroupCommitLog): the claim and done records of the
- * runs under way are written into it, so a full disk cannot keep a run's end from being recorded.
- */
-const SLACK_BYTES = 64 * 1024;
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, PRIVATE_FILE_MODE } from './fileSystem.js';
+import type { GroupCommitLog } from './GroupCommitLog.js';
+import { InboxJournals } from './InboxJournals.js';
+import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './webhookJournal.js';
 
 /**
  * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (docs/webhooks.md), kept as an
@@ -87,41 +50,18 @@ const SLACK_BYTES = 64 * 1024;
  * read back (it is marked done). Bind one instance per process.
  */
 @injectable()
-export class FileWebhookInbox implements WebhookInbox {
-  private readonly directory: string;
-  private readonly damagedDir: string;
-  private readonly claimant: string;
-  private readonly ownPath: string;
-  /** Accepted and not done, in acceptance order. */
-  private live = new PendingEvents<Segment>();
-  /** Bytes of the live events' records in this process's own journal (what a rewrite copies). */
-  private ownLiveBytes = 0;
-  /** Slack the claim and done records of the runs under way may need. */
-  private reservedBytes = 0;
-  private readonly segments = new Set<Segment>();
-  private deliveries = new DeliveryMemory();
-  private opening: Promise<GroupCommitLog> | null = null;
-  /** The journal once opened (the compaction plan reads through it). */
-  private openJournal: GroupCommitLog | null = null;
-  /** Claims left by an earlier process under this claimant, reported by the first `recover()`. */
-  private unreportedClaims = 0;
-  private readonly adoption: InboxJournalAdoption;
+export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
   private recovering: Promise<number> | null = null;
-  private readonly removals = new Set<Promise<void>>();
   private diskFullReported = false;
 
   constructor(
-    @inject(TOKENS.AgentPaths) private readonly paths: AgentPaths,
-    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(TOKENS.AgentPaths) paths: AgentPaths,
+    @inject(TOKENS.ProcessIdentity) identity: ProcessIdentity,
+    @inject(TOKENS.Clock) clock: Clock,
+    @inject(TOKENS.Logger) logger: Logger,
     @inject(TOKENS.OrphanProcesses) orphans: OrphanProcesses,
   ) {
-    this.directory = paths.webhookInboxDir;
-    this.damagedDir = join(this.directory, 'damaged');
-    this.claimant = identity.claimant();
-    this.ownPath = join(this.directory, journalName(this.claimant));
-    this.adoption = new InboxJournalAdoption(this.directory, this.claimant, clock, orphans, logger);
+    super(paths, identity, clock, logger, orphans);
   }
 
   /**
@@ -302,253 +242,6 @@ export class FileWebhookInbox implements WebhookInbox {
     }
     this.diskFullReported = !enough;
     return enough;
-  }
-
-  private hold(id: string, slot: number): void {
-    this.live.hold(id, slot);
-    this.count(slot);
-  }
-
-  private count(slot: number): void {
-    const segment = this.live.source(slot);
-    if (segment === null) this.ownLiveBytes += this.live.length(slot);
-    else segment.live += 1;
-  }
-
-  /** This process's journal, started on first use from what earlier processes under this claimant left. */
-  private journal(): Promise<GroupCommitLog> {
-    this.opening ??= this.start().catch((error: unknown) => {
-      this.opening = null;
-      throw error;
-    });
-    return this.opening;
-  }
-
-  private async start(): Promise<GroupCommitLog> {
-    this.live = new PendingEvents();
-    this.ownLiveBytes = 0;
-    this.reservedBytes = 0;
-    this.deliveries = new DeliveryMemory();
-    await ensurePrivateDirectory(this.directory);
-    const names = await namesInDirectory(this.directory);
-    await this.removeAbandonedTemporaries(names);
-    const earlierParts = names
-      .filter((name) => journalOwner(name) === this.claimant && join(this.directory, name) !== this.ownPath)
-      .map((name) => join(this.directory, name));
-    const parts: LockedJournal[] = [];
-    let journal: GroupCommitLog | null = null;
-    try {
-      for (const path of earlierParts) {
-        const part = await lockJournal(path);
-        this.segments.add(part.segment);
-        parts.push(part);
-      }
-      const opened = await GroupCommitLog.open(this.ownPath, {
-        lock: true,
-        reserveBytes: SLACK_BYTES,
-        protectedBytes: () => this.reservedBytes,
-        compaction: (recordsBytes) => this.compactionPlan(recordsBytes),
-      });
-      journal = opened.log;
-      this.openJournal = journal;
-      const earlier = await readLegacyLayout(
-        this.directory,
-        this.damagedDir,
-        (claimant) => claimant === this.claimant || this.identity.isAlive(claimant) === false,
-        this.logger,
-      );
-      const index = this.newIndex();
-      await index.read(this.ownPath, journal.file, opened.recordsBytes, opened.torn, (position, length, route) =>
-        this.live.allocate(null, position, length, route),
-      );
-      await this.readSegments(index, parts);
-      await this.reportDamage(index);
-      this.rememberDeliveries(index);
-      if (parts.length > 0) await this.keepDeliveriesOf(index, journal);
-      this.live.holdAll(index.pending);
-      let claims = 0;
-      for (const [id, slot] of this.live.entries()) {
-        this.count(slot);
-        if (index.isClaimed(id)) claims += 1;
-      }
-      for (const { event, claimed } of earlier.events) {
-        if (index.knows(event.id) || this.live.has(event.id)) continue;
-        // From the earlier layout: moved into the journal.
-        await journal.append(acceptRecord(event), true, (position, length) => this.hold(event.id, this.live.allocate(null, position, length, event.route)));
-        if (claimed) claims += 1;
-      }
-      this.unreportedClaims = claims;
-      this.removeFinishedSegments();
-      await removeLegacyLayout(this.directory, earlier.files);
-      // What dead processes left is part of the inbox from the first use on: their events, and
-      // the deliveries they accepted.
-      this.unreportedClaims += await this.takeOverJournalsOfDead();
-      return journal;
-    } catch (error) {
-      this.openJournal = null;
-      await journal?.close().catch(() => undefined);
-      for (const part of parts) await part.segment.file.close();
-      this.segments.clear();
-      if (error instanceof LogInUse) throw this.inUse(error.path);
-      throw error;
-    }
-  }
-
-  /** An index that keeps the delivery keys of the last hour, as many as the memory of deliveries holds. */
-  private newIndex(): JournalIndex<number> {
-    const now = this.clock.now().getTime();
-    return new JournalIndex<number>({ keep: (atMs) => now - atMs < DELIVERY_MEMORY_MS && atMs <= now, limit: DELIVERY_MEMORY_ENTRIES }, (slot) =>
-      this.live.free(slot),
-    );
-  }
-
-  /** The delivery keys an index found, remembered again (oldest first, as they were accepted). */
-  private rememberDeliveries(index: JournalIndex<number>): void {
-    for (const { key, atMs } of index.deliveries()) this.deliveries.remember(key, atMs);
-  }
-
-  /**
-   * Writes the delivery keys `index` found into this process's journal, synced: read from
-   * journals taken over, which are removed once their events are done, they must outlive them,
-   * or a repeat of such a delivery within the hour would be accepted after the next restart.
-   */
-  private async keepDeliveriesOf(index: JournalIndex<number>, journal: GroupCommitLog): Promise<void> {
-    const records = index.deliveries().map(({ key, atMs }) => seenRecord(key, atMs));
-    if (records.length > 0) await journal.append(records.join(''), true);
-  }
-
-  private async readSegments(index: JournalIndex<number>, parts: LockedJournal[]): Promise<void> {
-    for (const { segment, recordsBytes, torn } of parts) {
-      await index.read(segment.path, segment.file, recordsBytes, torn, (position, length, route) => this.live.allocate(segment, position, length, route));
-    }
-  }
-
-  /**
-   * Takes over the journals of dead processes (InboxJournalAdoption) and indexes their pending
-   * events; returns how many of those had been claimed.
-   */
-  private async takeOverJournalsOfDead(): Promise<number> {
-    let returned = 0;
-    const taken = await this.adoption.adoptDeadJournals(this.segments);
-    if (taken.length === 0) return returned;
-    const index = this.newIndex();
-    await this.readSegments(index, taken);
-    await this.reportDamage(index);
-    this.rememberDeliveries(index);
-    if (this.openJournal) await this.keepDeliveriesOf(index, this.openJournal);
-    for (const [id, slot] of index.pending) {
-      if (this.live.has(id)) {
-        this.live.free(slot);
-        continue;
-      }
-      this.hold(id, slot);
-      if (index.isClaimed(id)) returned += 1;
-    }
-    this.removeFinishedSegments();
-    return returned;
-  }
-
-  private inUse(path: string): AppError {
-    return new WebhookError(
-      ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
-      `The webhook inbox journal ${path} is in use by another running process with this host name and process id; give each gateway its own AGENT_HOME or host name.`,
-    );
-  }
-
-  private segmentEventDone(segment: Segment): void {
-    segment.live -= 1;
-    this.removeFinishedSegments();
-  }
-
-  /**
-   * Removes the journals taken over once none of them holds a pending event any more, all at
-   * once. One of them may hold no pending event of its own and still hold the done records of
-   * events accepted in another (those its process finished after taking that one over): removed
-   * alone, it would take them along, and the next process to take over would run those events
-   * again.
-   */
-  private removeFinishedSegments(): void {
-    if ([...this.segments].some((segment) => segment.live > 0)) return;
-    for (const segment of [...this.segments]) {
-      this.segments.delete(segment);
-      this.live.forgetSource(segment);
-      const removal = (async () => {
-        await rm(segment.path, { force: true }).catch(() => undefined);
-        await segment.file.close();
-      })();
-      this.removals.add(removal);
-      void removal.finally(() => this.removals.delete(removal));
-    }
-  }
-
-  /** A rewrite of the journal with its live records, when it has grown mostly dead (see COMPACT_LIVE_MAX_BYTES). */
-  private compactionPlan(recordsBytes: number): Rewrite | null {
-    if (recordsBytes <= COMPACT_AT_BYTES) return null;
-    // The done records of events accepted in a journal taken over are only in this one: kept
-    // until that journal is removed (a rewrite copies only this journal's own pending events).
-    if (this.segments.size > 0) return null;
-    const small = this.ownLiveBytes <= COMPACT_LIVE_MAX_BYTES;
-    if (this.ownLiveBytes * (small ? 2 : 4) >= recordsBytes) return null;
-    return {
-      alongside: !small,
-      copy: (into) => this.copyLiveRecords(into),
-      swapped: (from, shift) => this.recordsMoved(from, shift),
-    };
-  }
-
-  /**
-   * Writes what a rewritten journal must say: the delivery keys of the last hour, then the
-   * records of the events live in it before `into.from`, in acceptance order, each followed by
-   * its claim when its run has started; read from the old file a chunk at a time.
-   */
-  private async copyLiveRecords(into: RewriteTarget): Promise<void> {
-    const journal = this.openJournal;
-    if (journal === null) throw new Error('the journal is closed');
-    for (const { key, atMs } of this.deliveries.recent(this.clock.now().getTime())) await into.write(Buffer.from(seenRecord(key, atMs), 'utf8'));
-    const reader = new WindowReader(journal.file);
-    for (const [id, slot] of this.live.entries()) {
-      if (this.live.source(slot) !== null || this.live.offset(slot) >= into.from) continue;
-      const bytes = await reader.read(this.live.offset(slot), this.live.length(slot));
-      // Done while it was read: its done record follows in the records appended meanwhile.
-      if (this.live.slotOf(id) !== slot) continue;
-      this.live.setMovedOffset(slot, into.written);
-      await into.write(bytes);
-      if (this.live.claimed(slot)) await into.write(Buffer.from(claimRecord(id), 'utf8'));
-    }
-  }
-
-  /** The rewritten journal replaced the old one: the live events' records are where it put them. */
-  private recordsMoved(from: number, shift: number): void {
-    for (const [, slot] of this.live.entries()) {
-      if (this.live.source(slot) !== null) continue;
-      const moved = this.live.movedOffset(slot);
-      if (moved >= 0) this.live.setOffset(slot, moved);
-      else if (this.live.offset(slot) >= from) this.live.setOffset(slot, this.live.offset(slot) + shift);
-    }
-  }
-
-  /** Warns of torn journal ends, and copies lines that are no record to `damaged/` with an error each. */
-  private async reportDamage(index: JournalIndex<number>): Promise<void> {
-    for (const path of index.torn) {
-      this.logger.warn(`webhook inbox: ${path} ends in a record cut short (a write interrupted before it was acknowledged); it is ignored`);
-    }
-    for (const damaged of index.damaged) {
-      await ensurePrivateDirectory(this.damagedDir);
-      const aside = join(this.damagedDir, `${damaged.source.slice(this.directory.length + 1)}.lines`);
-      await appendFile(aside, `${damaged.line}\n`, { mode: PRIVATE_FILE_MODE });
-      this.logger.error(`webhook inbox: line ${damaged.lineNumber} of ${damaged.source} is not an inbox record: ${damaged.problem}; copied it to ${aside}`, {
-        file: aside,
-      });
-    }
-  }
-
-  private async removeAbandonedTemporaries(names: string[]): Promise<void> {
-    const now = this.clock.now().getTime();
-    for (const name of names.filter(isDurableWriteTemporary)) {
-      const path = join(this.directory, name);
-      const modified = await stat(path).then((info) => info.mtimeMs, () => now);
-      if (now - modified > ABANDONED_TEMPORARY_MS) await rm(path, { force: true });
-    }
   }
 
   private async guard<T>(action: string, work: () => Promise<T>): Promise<T> {

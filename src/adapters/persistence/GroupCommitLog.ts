@@ -1,18 +1,10 @@
 import { constants } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { tryLockFile } from './fileLock.js';
-import { errnoCode, PRIVATE_FILE_MODE, replaceFileKeepingItOpen, syncDirectory, temporaryPathFor } from './fileSystem.js';
-import { CHUNK_BYTES, intactEnd, RecordFile } from './journalLines.js';
-
-/**
- * Where the system has it (Linux, macOS), the log is opened with `O_DSYNC`: a write returns once
- * its bytes and the file's new size are on disk, so a batch is one call to the thread pool
- * instead of a write and then an `fdatasync`. That is one hand-over between the thread pool and
- * the event loop fewer per batch, which under `npm run bench:webhook` took the accept path's
- * median wait for the disk from ~1.3 to ~0.9 ms.
- */
-const SYNC_ON_WRITE: number = constants.O_DSYNC ?? 0;
+import { errnoCode, replaceFileKeepingItOpen, syncDirectory } from './fileSystem.js';
+import { lockOrThrow, NEWLINE, NO_SPACE, SYNC_ON_WRITE, withSlack, type LogOptions } from './groupCommitLogFile.js';
+import { NewLogFile, type Rewrite } from './groupCommitLogRewrite.js';
+import { intactEnd, RecordFile } from './journalLines.js';
 
 /** One line (or several) waiting to be appended, and who waits for it. */
 interface PendingAppend {
@@ -25,72 +17,8 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-/**
- * A rewrite of the log's file with its live content, which its owner writes into `into` in
- * order. Records at positions from `into.from` on are not the owner's to copy: the log puts
- * everything appended at or after that position after the owner's content.
- */
-export interface Rewrite {
-  /**
-   * Whether the owner's copying runs while appends go on in the old file (a large backlog): the
-   * appends wait only while the records appended meanwhile are copied and the files swapped.
-   * Otherwise the appends wait for the whole rewrite.
-   */
-  alongside: boolean;
-  copy(into: RewriteTarget): Promise<void>;
-  /**
-   * The new file has replaced the old one: records that were at `position >= from` in the old
-   * file are at `position + shift` in the new one. Called before any other batch is written.
-   */
-  swapped(from: number, shift: number): void;
-}
-
-/** Where a rewrite's content goes. */
-export interface RewriteTarget {
-  /** The old file's records before this position are the owner's to copy (or drop). */
-  readonly from: number;
-  /** Position in the new file of the next byte written. */
-  readonly written: number;
-  /** Appends `bytes` (copied at once: the caller may reuse them when this returns). */
-  write(bytes: Buffer): Promise<void>;
-}
-
-/**
- * What the log asks its owner before each batch, with the bytes of records in the file: a
- * rewrite to make now (the file has grown and most of it is dead records), or null.
- */
-export type CompactionPlan = (recordsBytes: number) => Rewrite | null;
-
-export interface LogOptions {
-  compaction?: CompactionPlan;
-  /**
-   * Bytes of slack kept after the records: the file is padded with newlines (blank lines, which
-   * readers skip) that later records overwrite in place. Overwriting blocks the file already
-   * has needs no free space, so records that fit in the slack are written even on a full disk.
-   * Default 0: no slack.
-   */
-  reserveBytes?: number;
-  /**
-   * How much of the slack only appends marked `reserved` may use: a batch of other appends that
-   * would leave less than this grows the file instead, and fails when the disk is full.
-   */
-  protectedBytes?: () => number;
-  /** Holds an exclusive kernel lock on the file for as long as the log is open; opening fails when another holder has it. */
-  lock?: boolean;
-}
-
-/** The file is locked by another open log (a live process). */
-export class LogInUse extends Error {
-  constructor(readonly path: string) {
-    super(`${path} is in use by another process`);
-  }
-}
-
 /** A retried compaction after a failed one waits until the records grew by this much. */
 const COMPACTION_RETRY_BYTES = 1024 * 1024;
-/** Errors of a full disk or quota: the write may succeed in space the file already has. */
-const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
-const NEWLINE = 0x0a;
 
 /**
  * An append-only text file written with group commit: appends made while a write is under way
@@ -427,104 +355,6 @@ export class GroupCommitLog {
     // As after any rename, nothing is left to undo when this fails: appends go on in the new file.
     await syncDirectory(dirname(this.path)).catch(() => undefined);
   }
-}
-
-/**
- * The file a rewrite builds beside the log: written in chunks of CHUNK_BYTES (so a rewrite holds
- * one chunk however large the backlog), synced, locked and renamed over the log by `finish`.
- */
-class NewLogFile implements RewriteTarget {
-  private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  private buffered = 0;
-  /** Bytes on disk. */
-  private flushed = 0;
-  /** Bytes of the owner's content, once `copyFrom` began. */
-  contentBytes = 0;
-
-  private constructor(
-    private readonly path: string,
-    private readonly temporary: string,
-    readonly handle: FileHandle,
-    readonly from: number,
-    private readonly cancelled: () => boolean,
-  ) {}
-
-  static async create(path: string, from: number, flags: number, cancelled: () => boolean): Promise<NewLogFile> {
-    const temporary = temporaryPathFor(path);
-    const handle = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | flags, PRIVATE_FILE_MODE);
-    return new NewLogFile(path, temporary, handle, from, cancelled);
-  }
-
-  get written(): number {
-    return this.flushed + this.buffered;
-  }
-
-  async write(bytes: Buffer): Promise<void> {
-    if (this.cancelled()) throw new Error(`the log ${this.path} is closed`);
-    if (this.buffered + bytes.length > this.chunk.length) await this.flush();
-    if (bytes.length > this.chunk.length) {
-      await this.writeOut(bytes);
-      return;
-    }
-    bytes.copy(this.chunk, this.buffered);
-    this.buffered += bytes.length;
-  }
-
-  /** Appends the bytes of `file` from `start` to `end`, a chunk at a time. */
-  async copyFrom(file: RecordFile, start: number, end: number): Promise<void> {
-    await this.flush();
-    this.contentBytes = this.flushed;
-    for (let position = start; position < end; ) {
-      const length = await file.readInto(this.chunk, 0, Math.min(this.chunk.length, end - position), position);
-      if (length === 0) throw new Error(`${this.path} ended before byte ${end}`);
-      await this.writeOut(this.chunk.subarray(0, length));
-      position += length;
-    }
-  }
-
-  /** Adds `slack` newlines, syncs (when the file was not opened to sync each write), runs `beforeRename`, and takes the log's name. */
-  async finish(slack: number, sync: boolean, beforeRename?: (handle: FileHandle) => Promise<void>): Promise<void> {
-    await this.flush();
-    const end = this.flushed;
-    if (slack > 0) await this.writeOut(Buffer.alloc(slack, NEWLINE));
-    this.flushed = end;
-    if (sync) await this.handle.datasync();
-    await beforeRename?.(this.handle);
-    await rename(this.temporary, this.path);
-  }
-
-  async abandon(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
-    await rm(this.temporary, { force: true }).catch(() => undefined);
-  }
-
-  private async flush(): Promise<void> {
-    if (this.buffered === 0) return;
-    const length = this.buffered;
-    this.buffered = 0;
-    await this.writeOut(this.chunk.subarray(0, length));
-  }
-
-  private async writeOut(bytes: Buffer): Promise<void> {
-    let offset = 0;
-    while (offset < bytes.length) {
-      const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset, this.flushed + offset);
-      offset += bytesWritten;
-    }
-    this.flushed += bytes.length;
-  }
-}
-
-function withSlack(text: string | Buffer, slack: number): Buffer {
-  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-  return slack === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(slack, NEWLINE)]);
-}
-
-/** Locks the handle's file for its life, or throws LogInUse. */
-function lockOrThrow(path: string): (handle: FileHandle) => Promise<void> {
-  return async (handle) => {
-    if (!(await tryLockFile(handle))) throw new LogInUse(path);
-  };
 }
 
 /** The batch as one buffer, and where each append's part of it begins (and, last, its length). */

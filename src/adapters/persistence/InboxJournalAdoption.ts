@@ -5,7 +5,7 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { OrphanProcesses } from '../../application/ports/OrphanProcesses.js';
 import { tryLockFile } from './fileLock.js';
 import { errnoCode, namesInDirectory, syncDirectory } from './fileSystem.js';
-import { LogInUse } from './GroupCommitLog.js';
+import { LogInUse } from './groupCommitLogFile.js';
 import { intactEnd, RecordFile } from './journalLines.js';
 import { journalName, journalOwner } from './webhookJournal.js';
 

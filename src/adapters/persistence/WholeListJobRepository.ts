@@ -1,4 +1,6 @@
-import { findJob, isDue, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { isDue } from '../../domain/jobLifecycle.js';
+import { findJob } from '../../domain/jobLookup.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, sameName, withUniqueName } from '../../domain/jobNames.js';
 import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';

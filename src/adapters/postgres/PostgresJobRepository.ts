@@ -1,4 +1,5 @@
-import { findJob, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { findJob } from '../../domain/jobLookup.js';
 import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
 import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';

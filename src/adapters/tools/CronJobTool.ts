@@ -3,7 +3,7 @@ import { inject, injectable } from 'inversify';
 import { ToolInputError, type Tool, type ToolCallContext, type ToolSpec } from '../../application/agent/ports/Tool.js';
 import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
-import type { JobRunReport } from '../../application/cron/JobExecution.js';
+import type { JobRunReport } from '../../application/cron/JobRunReports.js';
 import type { RedeliverJobRunOutput } from '../../application/cron/RedeliverJobRun.js';
 import type { JobChange, JobControl } from '../../application/ports/JobControl.js';
 import type { CronSettings } from '../../application/ports/Settings.js';

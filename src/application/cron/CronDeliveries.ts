@@ -10,7 +10,9 @@ import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
-import { JobExecution, laneOfTarget, type JobRunReport, type PendingJobDelivery } from './JobExecution.js';
+import { JobExecution, type PendingJobDelivery } from './JobExecution.js';
+import { laneOfTarget } from './JobAnswerDelivery.js';
+import type { JobRunReport } from './JobRunReports.js';
 import type { Job } from '../../domain/Job.js';
 
 /** The cron runs' deliveries among the others in the gateway's lanes. */

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { claimFiredSlot, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { claimFiredSlot } from '../../domain/jobLifecycle.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';

@@ -1,25 +1,10 @@
 import { inject, injectable, optional } from 'inversify';
-import { describeTarget, type DeliveryTarget, type PlatformTarget } from '../../domain/DeliveryTarget.js';
-import { alertsFailure, countRun, finishRun, isFailedRun, jobTimeZone, markRunOutcome, pauseJob, type Job } from '../../domain/Job.js';
-import {
-  buildRunContext,
-  scriptErrorBlock,
-  scriptErrorText,
-  scriptOutputBlock,
-  scriptSaysSleep,
-} from '../../domain/RunContext.js';
-import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../../domain/RunReport.js';
+import { describeTarget, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import type { Job } from '../../domain/Job.js';
+import { countRun, finishRun, isFailedRun, markRunOutcome, pauseJob } from '../../domain/jobLifecycle.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import {
-  failureNotice,
-  isSilentResponse,
-  pausedAfterFailuresNotice,
-  pausedAfterFailuresReason,
-  recoveryNotice,
-  wrapResponse,
-} from '../../domain/response.js';
-import { cronRunToolsets } from '../../domain/toolsets.js';
-import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
+import { pausedAfterFailuresReason } from '../../domain/response.js';
+import type { AgentRunner } from '../ports/AgentRunner.js';
 import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
@@ -29,28 +14,27 @@ import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Timer } from '../ports/Timer.js';
-import { cronRunId, RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
 import { mergeDeliveries, outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
-import type { ScriptExecutor, ScriptResult } from '../ports/ScriptExecutor.js';
+import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
-import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
-import { escapeControlCharacters } from '../../domain/controlCharacters.js';
-import { botChatMessage, executionIdOf } from '../../domain/botChat.js';
-
-/** What one run produced, for the caller to show; the job record gets `outcome`. */
-export interface JobRunReport {
-  outcome: RunOutcome;
-  response: string | null;
-  outputPath: string | null;
-  answeredBy: string | null;
-  /** How the answer went to each target, in order; empty when nothing was sent. */
-  deliveries?: RunDelivery[];
-  /** The run's id in the run ledger. */
-  runId?: string;
-}
+import { executionIdOf } from '../../domain/botChat.js';
+import { JobAnswerDelivery, type AnswerToDeliver } from './JobAnswerDelivery.js';
+import { runError } from './jobRunErrors.js';
+import {
+  answerRecordOf,
+  deliveredRecordOf,
+  finishedRecordOf,
+  JobRunRecorder,
+  runningRecordOf,
+  skippedRecordOf,
+  undeliverableRecordOf,
+} from './JobRunRecorder.js';
+import { JobRunReports, type JobRunReport } from './JobRunReports.js';
+import { JobRunSteps } from './JobRunSteps.js';
 
 /**
  * A gateway's cron run whose answer is recorded (durably, in the run ledger) and whose delivery
@@ -78,69 +62,43 @@ export type AnsweredRun =
   | { report: JobRunReport; job: Job | null; pending: null }
   | { report: null; job: Job | null; pending: PendingJobDelivery };
 
-/** The lane a target's delivery waits in: its platform's (the lane webhook answers use too), or bot-chat's. */
-export function laneOfTarget(target: DeliveryTarget): string {
-  return target.kind === 'platform' ? `platform:${target.platform}` : target.kind;
-}
-
-/** An answer the run path hands on instead of sending it (the gateway's runs). */
-interface AnswerToDeliver {
-  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null };
-}
-
-/** What the ledger says went wrong in a run: the error, or the delivery's; null when nothing did. */
-function runError(outcome: RunOutcome): string | null {
-  switch (outcome.status) {
-    case 'error':
-    case 'blocked_config':
-      return outcome.error;
-    case 'delivery_failed':
-      return outcome.deliveryError;
-    case 'ok':
-    case 'delivery_queued':
-      return null;
-  }
-}
-
-
-const RUN_CANCELLED = 'the gateway stopped before the run finished';
-
-/** The first line of a `## Script Error` block: what went wrong, in one sentence; null when nothing did. */
-function scriptProblem(result: ScriptResult, timeoutMs: number): string | null {
-  if (result.startProblem !== null) return result.startProblem;
-  if (result.timedOut) return `The script timed out after ${Math.round(timeoutMs / 1000)} s.`;
-  if (result.signal !== null) return `The script was ended by signal ${result.signal}.`;
-  if (result.exitCode === null) return 'The script was stopped before it finished.';
-  if (result.exitCode !== 0) return `The script exited with code ${result.exitCode}.`;
-  return null;
-}
-
 /**
  * The run path shared by the tick and `agent cron run` (docs/cron.md): pre-dispatch validation,
  * the pre-run script, a fresh agent session, the output file, delivery. It never throws: every
  * ending is a RunOutcome, so the marking step always has something to write.
+ *
+ * It claims, marks and records; the steps of a run are JobRunSteps', the answer and the notices
+ * JobAnswerDelivery's, the output file JobRunReports' and the run ledger's records JobRunRecorder's.
  */
 @injectable()
 export class JobExecution {
   private readonly checks: JobPreflight;
+  private readonly answers: JobAnswerDelivery;
+  private readonly reports: JobRunReports;
+  private readonly recorder: JobRunRecorder;
+  private readonly steps: JobRunSteps;
 
   constructor(
-    @inject(TOKENS.JobRunAgentRunner) private readonly agent: AgentRunner,
-    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
-    @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
-    @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
-    @inject(TOKENS.SkillLibrary) private readonly skills: SkillLibrary,
-    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
+    @inject(TOKENS.JobRunAgentRunner) agent: AgentRunner,
+    @inject(TOKENS.DeliveryChannel) channel: DeliveryChannel,
+    @inject(TOKENS.RunOutputStore) outputs: RunOutputStore,
+    @inject(TOKENS.MemoryStore) memory: MemoryStore,
+    @inject(TOKENS.SkillLibrary) skills: SkillLibrary,
+    @inject(TOKENS.ScriptExecutor) scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
-    @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
+    @inject(TOKENS.BotChatDelivery) botChat: BotChatDelivery,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     /** Without it (tests that build this by hand), a run is in the ledger as running from its start. */
-    @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
+    @inject(TOKENS.Timer) @optional() timer: Timer | null = null,
   ) {
     this.checks = new JobPreflight(agent, channel, scripts, settings, botChat);
+    this.reports = new JobRunReports(outputs, settings, log);
+    this.answers = new JobAnswerDelivery(channel, botChat, settings, log, this.reports);
+    this.recorder = new JobRunRecorder(ledger, log, timer);
+    this.steps = new JobRunSteps(agent, memory, skills, scripts, settings, log, this.checks, this.answers, this.reports);
   }
 
   /**
@@ -180,42 +138,16 @@ export class JobExecution {
     options: { signal?: AbortSignal; slot?: Date | null },
     deliverLater: boolean,
   ): Promise<AnsweredRun> {
-    const running: RunRecord = {
-      id: cronRunId(job.id, startedAt),
-      kind: 'cron',
-      subject: job.id,
-      name: job.name,
-      slot: options.slot ? options.slot.toISOString() : null,
-      event: null,
-      delivery_id: null,
-      started_at: startedAt.toISOString(),
-      finished_at: null,
-      status: 'running',
-      model: null,
-      // A job that runs only its script asks no agent anything.
-      prompt: job.no_agent ? null : job.prompt,
-      answer: null,
-      error: null,
-      deliveries: [],
-      // Who runs it: once that process is gone, the ledger records the run interrupted (AbandonedRuns).
-      claimant: job.claim?.by ?? null,
-    };
-    // A run that ends at once is written to the ledger once, when it ends; one still going after
-    // RUNNING_RECORD_AFTER_MS shows as running until then (as a webhook run does).
-    const ended = new AbortController();
-    const shownRunning = this.timer
-      ? this.timer.wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true }).then(() => (ended.signal.aborted ? undefined : this.toLedger(running)))
-      : this.toLedger(running);
-    if (!this.timer) await shownRunning;
+    const running = runningRecordOf(job, startedAt, options.slot);
+    const shown = this.recorder.showRunning(running);
+    if (shown.writtenNow) await shown.writtenNow;
     let executed: JobRunReport | AnswerToDeliver;
     let preflight: Preflight;
     try {
       preflight = await this.checks.check(job);
-      executed = await this.execute(job, startedAt, preflight, options.signal, deliverLater);
+      executed = await this.steps.execute(job, startedAt, preflight, options.signal, deliverLater);
     } finally {
-      ended.abort();
-      // Its record, if written, comes before the last.
-      await shownRunning;
+      await shown.stop();
     }
     let report: JobRunReport;
     if ('answered' in executed) {
@@ -229,20 +161,12 @@ export class JobExecution {
         return { report: null, job: stored, pending };
       }
       // The ledger cannot keep the answer: it is delivered now, in the run's slot.
-      report = await this.deliverAnswer(job, startedAt, targets, text, answeredBy, false);
+      report = await this.answers.deliverAnswer(job, startedAt, targets, text, answeredBy, false);
     } else {
       report = executed;
     }
     const stored = await this.markEnded(job, report.outcome, preflight.targets, (current, outcome) => finishRun(current, outcome, startedAt));
-    await this.toLedger({
-      ...running,
-      finished_at: this.clock.now().toISOString(),
-      status: report.outcome.status,
-      model: report.answeredBy,
-      answer: report.response,
-      error: runError(report.outcome),
-      deliveries: report.deliveries ?? [],
-    });
+    await this.recorder.save(finishedRecordOf(running, report, this.clock.now()));
     return { report: { ...report, runId: running.id }, job: stored, pending: null };
   }
 
@@ -267,7 +191,7 @@ export class JobExecution {
       }
       return { job: finished, result: finished };
     });
-    const notices = this.noticesAfter(job, outcome, targets, pausedBecause);
+    const notices = this.answers.noticesAfter(job, outcome, targets, pausedBecause);
     // From a delivery lane, a notice to a platform that hangs must not hold up the lane.
     if (noticesInBackground) void notices;
     else await notices;
@@ -286,13 +210,7 @@ export class JobExecution {
     text: string,
     answeredBy: string | null,
   ): Promise<PendingJobDelivery | null> {
-    const record: RunRecord = {
-      ...running,
-      model: answeredBy,
-      answer: text,
-      delivery_pending: true,
-      redelivery_claim: { by: job.claim?.by ?? 'unknown', at: this.clock.now().toISOString() },
-    };
+    const record = answerRecordOf(running, job, text, answeredBy, this.clock.now());
     try {
       await this.ledger.save(record);
     } catch (error) {
@@ -316,7 +234,7 @@ export class JobExecution {
    * that a restart sends it only to the others. Logged when the ledger cannot take it.
    */
   async recordPendingProgress(pending: PendingJobDelivery, sent: RunDelivery[]): Promise<void> {
-    await this.toLedger({ ...pending.record, deliveries: mergeDeliveries(pending.record.deliveries, sent) });
+    await this.recorder.save({ ...pending.record, deliveries: mergeDeliveries(pending.record.deliveries, sent) });
   }
 
   /**
@@ -329,7 +247,7 @@ export class JobExecution {
     const { job, startedAt, text, record } = pending;
     const answeredBy = record.model;
     const deliveries = mergeDeliveries(record.deliveries, sent);
-    const written = await this.finish(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
+    const written = await this.reports.write(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
     if (pending.targets.some((target) => target.kind === 'local') && !deliveries.some((delivery) => delivery.target === 'local')) {
       const saved = written.outputPath !== null;
       deliveries.push({ target: 'local', outcome: saved ? 'delivered' : 'failed', message_ids: [], error: saved ? null : 'the output file could not be written' });
@@ -337,15 +255,7 @@ export class JobExecution {
     const outcome = outcomeOfDeliveries(deliveries);
     if (outcome.status === 'delivery_failed') this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
     const stored = await this.markEnded(job, outcome, pending.targets, (current, result) => markRunOutcome(current, result, startedAt), true);
-    await this.toLedger({
-      ...record,
-      finished_at: this.clock.now().toISOString(),
-      status: outcome.status,
-      error: runError(outcome),
-      deliveries,
-      delivery_pending: false,
-      redelivery_claim: null,
-    });
+    await this.recorder.save(deliveredRecordOf(record, outcome, deliveries, this.clock.now()));
     return { report: { ...written, outcome, deliveries, runId: record.id }, job: stored };
   }
 
@@ -359,14 +269,7 @@ export class JobExecution {
     const startedAt = new Date(record.started_at);
     const fail = async (why: string): Promise<null> => {
       this.log.warn(`the answer of run ${record.id} cannot be delivered: ${why}`, { job: record.subject, run: record.id });
-      await this.toLedger({
-        ...record,
-        finished_at: this.clock.now().toISOString(),
-        status: 'delivery_failed',
-        error: why,
-        delivery_pending: false,
-        redelivery_claim: null,
-      });
+      await this.recorder.save(undeliverableRecordOf(record, why, this.clock.now()));
       return null;
     };
     if (job === null) return fail('its job was removed before the answer was delivered');
@@ -395,177 +298,9 @@ export class JobExecution {
    * Returns the record's id.
    */
   async recordSkipped(job: Job, slot: Date, foundAt: Date, reason: string): Promise<string> {
-    const id = cronRunId(job.id, foundAt);
-    await this.toLedger({
-      id,
-      kind: 'cron',
-      subject: job.id,
-      name: job.name,
-      slot: slot.toISOString(),
-      event: null,
-      delivery_id: null,
-      started_at: foundAt.toISOString(),
-      finished_at: foundAt.toISOString(),
-      status: 'skipped',
-      model: null,
-      prompt: null,
-      answer: null,
-      error: reason,
-      deliveries: [],
-    });
-    return id;
-  }
-
-  /** The ledger shows runs; one it cannot take is logged, and the run goes on. */
-  private async toLedger(run: RunRecord): Promise<void> {
-    try {
-      await this.ledger.save(run);
-    } catch (error) {
-      this.log.warn(`could not write run ${run.id} to the run ledger`, { job: run.subject, error: errorText(error) });
-    }
-  }
-
-  private async execute(job: Job, startedAt: Date, preflight: Preflight, signal: AbortSignal | undefined, deliverLater: boolean): Promise<JobRunReport | AnswerToDeliver> {
-    if (!preflight.ok) {
-      const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
-      await this.notifyFailure(job, preflight.targets, preflight.error);
-      return this.finish(job, startedAt, outcome, { error: preflight.error });
-    }
-    // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
-    const environment = { [CRON_RUN_VARIABLE]: job.id };
-    try {
-      if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal, deliverLater);
-      const scriptBlock = await this.runScript(job, environment, signal);
-      if (scriptBlock === 'sleep') {
-        return this.finish(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
-      }
-      const context = buildRunContext({
-        memories: await this.memory.load(),
-        skills: await Promise.all(job.skills.map(async (name) => ({ name, content: await this.findSkill(job, name) }))),
-        prompt: job.prompt,
-        scriptBlock,
-      });
-      const result = await this.agent.run({
-        context,
-        selection: this.selectionFor(job),
-        toolsets: cronRunToolsets(),
-        idleTimeoutMs: this.settings.idleTimeoutMs,
-        unattended: true,
-        environment,
-        signal,
-      });
-      if (result.text.trim() === '') {
-        const error = 'agent produced an empty response';
-        await this.notifyFailure(job, preflight.targets, error);
-        return this.finish(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
-      }
-      return await this.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
-    } catch (error) {
-      if (signal?.aborted) {
-        // No failure notice: the gateway is stopping and its grace period is over.
-        const interrupted = `interrupted: ${typeof signal.reason === 'string' ? signal.reason : RUN_CANCELLED}`;
-        return this.finish(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
-      }
-      const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
-      if (!(error instanceof AgentRunError)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
-      await this.notifyFailure(job, preflight.targets, message);
-      return this.finish(job, startedAt, { status: 'error', error: message }, { error: message });
-    }
-  }
-
-  private selectionFor(job: Job): ModelSelection {
-    return this.checks.selectionFor(job);
-  }
-
-  private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {
-    if (!job.script) return null;
-    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
-    if (signal?.aborted) throw new Error(RUN_CANCELLED);
-    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
-    if (problem !== null) return scriptErrorBlock(problem, result.stderr);
-    return scriptSaysSleep(result.stdout) ? 'sleep' : scriptOutputBlock(result.stdout);
-  }
-
-  /**
-   * A job without the agent (`no_agent`): its script's stdout is the answer, delivered as an
-   * agent's would be; empty output, `[SILENT]` or the `{"wakeAgent": false}` gate deliver nothing,
-   * and a script that fails is the run's error (its Script Error text).
-   */
-  private async runScriptOnly(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    environment: Record<string, string>,
-    signal: AbortSignal | undefined,
-    deliverLater: boolean,
-  ): Promise<JobRunReport | AnswerToDeliver> {
-    if (!job.script) throw new Error('the job runs no agent and has no script');
-    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
-    if (signal?.aborted) throw new Error(RUN_CANCELLED);
-    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
-    if (problem !== null) {
-      const error = scriptErrorText(problem, result.stderr);
-      await this.notifyFailure(job, targets, error);
-      return this.finish(job, startedAt, { status: 'error', error }, { error });
-    }
-    const output = result.stdout.trimEnd();
-    if (output.trim() === '') return this.finish(job, startedAt, { status: 'ok' }, {});
-    if (scriptSaysSleep(output)) return this.finish(job, startedAt, { status: 'ok' }, { response: output });
-    return this.deliverAnswer(job, startedAt, targets, output, null, deliverLater);
-  }
-
-  private async findSkill(job: Job, name: string): Promise<string | null> {
-    const content = await this.skills.find(name);
-    if (content === null) this.log.warn(`skill "${name}" of job '${job.name}' was not found`, { job: job.id });
-    return content;
-  }
-
-  private async deliverAnswer(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
-    deliverLater: false,
-  ): Promise<JobRunReport>;
-  private async deliverAnswer(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
-    deliverLater: boolean,
-  ): Promise<JobRunReport | AnswerToDeliver>;
-  private async deliverAnswer(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
-    deliverLater: boolean,
-  ): Promise<JobRunReport | AnswerToDeliver> {
-    if (isSilentResponse(text)) {
-      return this.finish(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
-    }
-    if (deliverLater && targets.some((target) => target.kind === 'platform' || target.kind === 'bot-chat')) {
-      return { answered: { targets, text, answeredBy } };
-    }
-    const deliveries = await this.sendAnswer(job, executionIdOf(job, startedAt), targets, text);
-    const finished = await this.finish(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
-    if (targets.some((target) => target.kind === 'local')) {
-      const written = finished.outputPath !== null;
-      deliveries.push({
-        target: 'local',
-        outcome: written ? 'delivered' : 'failed',
-        message_ids: [],
-        error: written ? null : 'the output file could not be written',
-      });
-    }
-    const outcome = outcomeOfDeliveries(deliveries);
-    if (outcome.status === 'delivery_failed') {
-      this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
-    }
-    return { ...finished, outcome, deliveries };
+    const record = skippedRecordOf(job, slot, foundAt, reason);
+    await this.recorder.save(record);
+    return record.id;
   }
 
   /**
@@ -577,117 +312,11 @@ export class JobExecution {
   }
 
   /**
-   * Sends `text`, an answer of `job`, to each target the way every run does
-   * (`cron.wrap_response`, a bot-chat target through its mailbox under `executionId`, each
-   * platform's splitting and retries), and says how it went to each, in order. `local` and
-   * anything else that is only the output file get no entry: the output file is not written
-   * here. Used by the run itself and by `agent cron redeliver`. Never throws.
+   * Sends `text`, an answer of `job`, to each target the way every run does (see
+   * JobAnswerDelivery.sendAnswer), and says how it went to each, in order; the output file is not
+   * written here. Used by the run itself and by `agent cron redeliver`. Never throws.
    */
-  async sendAnswer(job: Job, executionId: string, targets: readonly DeliveryTarget[], text: string): Promise<RunDelivery[]> {
-    const deliveries: RunDelivery[] = [];
-    const message = this.settings.wrapResponse ? wrapResponse(job, text) : text;
-    for (const target of targets) {
-      try {
-        if (target.kind === 'bot-chat') {
-          const receipt = await this.botChat.deliver({
-            profile: target.profile,
-            jobId: job.id,
-            jobName: job.name,
-            executionId,
-            message: botChatMessage(job.name, text),
-          });
-          deliveries.push({ target: describeTarget(target), outcome: receipt.lane === 'queued' ? 'queued' : 'delivered', message_ids: [receipt.receipt], error: null });
-        } else {
-          const messageIds = await this.deliverTo(target, message);
-          if (messageIds !== null) deliveries.push({ target: describeTarget(target), outcome: 'delivered', message_ids: messageIds, error: null });
-        }
-      } catch (error) {
-        // One line per target, and no control character a platform's answer may hold (a NUL, an
-        // ESC) reaches last_delivery_error, the report or a terminal showing them.
-        deliveries.push({ target: describeTarget(target), outcome: 'failed', message_ids: [], error: escapeControlCharacters(errorText(error)) });
-      }
-    }
-    return deliveries;
-  }
-
-  /** The platform's message ids; null for a target that is not sent anywhere but the output file. */
-  private async deliverTo(target: DeliveryTarget, message: string): Promise<string[] | null> {
-    switch (target.kind) {
-      case 'local':
-      case 'origin':
-      case 'all':
-        return null;
-      case 'platform':
-        return (await this.channel.deliver(target, message)).messageIds;
-      case 'bot-chat':
-        throw new Error('bot-chat is delivered by the bot-chat lane, not as a platform message');
-    }
-  }
-
-  /**
-   * The failure notice of a failed run, to the job's platforms: on the first failure of a streak
-   * only, on every one, or never (`cron.failure_alerts`; `job` is the job as claimed, with the
-   * streak before this run).
-   */
-  private async notifyFailure(job: Job, targets: DeliveryTarget[], reason: string): Promise<void> {
-    if (!alertsFailure(job, this.settings.failureAlerts ?? 'first')) return;
-    await this.notify(job, targets, failureNotice(job.name, reason), 'failure notice');
-  }
-
-  /** After a run: the one notice that a streak of failures ended, or that the job was paused for it. */
-  private async noticesAfter(job: Job, outcome: RunOutcome, targets: DeliveryTarget[], pausedBecause: string | null): Promise<void> {
-    if (pausedBecause !== null) {
-      this.log.warn(`job '${job.name}' ${pausedBecause}`, { job: job.id });
-      await this.notify(job, targets, pausedAfterFailuresNotice(job.name, pausedBecause), 'pause notice');
-    } else if (!isFailedRun(outcome) && job.failure_streak > 0 && (this.settings.failureAlerts ?? 'first') !== 'off') {
-      await this.notify(job, targets, recoveryNotice(job.name, job.failure_streak), 'recovery notice');
-    }
-  }
-
-  /** Best effort: a notice that cannot be sent is only logged. */
-  private async notify(job: Job, targets: DeliveryTarget[], text: string, what: string): Promise<void> {
-    const platforms = targets.filter((target): target is PlatformTarget => target.kind === 'platform');
-    for (const target of platforms) {
-      try {
-        await this.channel.deliver(target, text);
-      } catch (error) {
-        this.log.warn(`could not send the ${what} of job '${job.name}'`, { job: job.id, error: errorText(error) });
-      }
-    }
-  }
-
-  /** Writes the run's output file; a failure to write it is logged, not fatal. */
-  private async finish(
-    job: Job,
-    startedAt: Date,
-    outcome: RunOutcome,
-    details: { response?: string; error?: string; answeredBy?: string | null },
-  ): Promise<JobRunReport> {
-    // The report is named and dated in the job's zone (docs/cron.md).
-    const timeZone = jobTimeZone(job, this.settings.timeZone);
-    const content = renderRunReport({
-      job,
-      startedAt,
-      timeZone,
-      status: outcome.status,
-      response: details.response ?? null,
-      error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
-      answeredBy: details.answeredBy ?? null,
-      queuedReceipts: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
-      deliveryError: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
-      agent: job.no_agent ? AGENT_NOT_RUN_NO_AGENT : null,
-    });
-    let outputPath: string | null = null;
-    try {
-      outputPath = await this.outputs.save(
-        job.id,
-        runReportFileName(startedAt, timeZone),
-        content,
-        this.settings.outputRetention,
-      );
-    } catch (error) {
-      this.log.warn(`could not write the output file of job '${job.name}'`, { job: job.id, error: errorText(error) });
-    }
-    return { outcome, response: details.response ?? null, outputPath, answeredBy: details.answeredBy ?? null };
+  sendAnswer(job: Job, executionId: string, targets: readonly DeliveryTarget[], text: string): Promise<RunDelivery[]> {
+    return this.answers.sendAnswer(job, executionId, targets, text);
   }
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { findJob, jobTimeZone, type Job } from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
+import { findJob } from '../../domain/jobLookup.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { pauseJob, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { pauseJob } from '../../domain/jobLifecycle.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import { TOKENS } from '../ports/tokens.js';

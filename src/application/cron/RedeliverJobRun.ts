@@ -2,7 +2,9 @@ import { inject, injectable } from 'inversify';
 import { describeTarget } from '../../domain/DeliveryTarget.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { RunError } from '../../domain/errors.js';
-import { findJob, isLastRunOf, redeliverLastRun, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { isLastRunOf, redeliverLastRun } from '../../domain/jobLifecycle.js';
+import { findJob } from '../../domain/jobLookup.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import {
   latestRedeliverable,

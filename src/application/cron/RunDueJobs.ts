@@ -1,15 +1,7 @@
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
-import {
-  claimJob,
-  isMissedOneShot,
-  markMissed,
-  recoverInterrupted,
-  jobTimeZone,
-  skipOverdueSlot,
-  skipsOverdueSlot,
-  slotsMissed,
-  type Job,
-} from '../../domain/Job.js';
+import { jobTimeZone, type Job } from '../../domain/Job.js';
+import { claimJob, markMissed, recoverInterrupted } from '../../domain/jobLifecycle.js';
+import { isMissedOneShot, skipOverdueSlot, skipsOverdueSlot, slotsMissed } from '../../domain/jobCatchUp.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
 import { livenessAskedOnce, runAbandonment } from '../../domain/runs/abandonment.js';
 import type { Clock } from '../ports/Clock.js';
@@ -20,7 +12,8 @@ import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { TickLock } from '../ports/TickLock.js';
 import { TOKENS } from '../ports/tokens.js';
-import type { JobExecution, JobRunReport } from './JobExecution.js';
+import type { JobExecution } from './JobExecution.js';
+import type { JobRunReport } from './JobRunReports.js';
 import { ABANDONED_RUNS_ON_DEMAND, type AbandonedRuns, type RecoveredRun } from '../runs/AbandonedRuns.js';
 
 /**

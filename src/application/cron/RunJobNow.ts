@@ -1,11 +1,13 @@
 import { inject, injectable } from 'inversify';
-import { claimForManualRun, type Job } from '../../domain/Job.js';
+import type { Job } from '../../domain/Job.js';
+import { claimForManualRun } from '../../domain/jobLifecycle.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
-import { JobExecution, type JobRunReport } from './JobExecution.js';
+import { JobExecution } from './JobExecution.js';
+import type { JobRunReport } from './JobRunReports.js';
 
 export interface RunJobNowOutput {
   job: Job;

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { findJob, jobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
+import { jobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
+import { findJob } from '../../domain/jobLookup.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';

@@ -1,4 +1,3 @@
-import { RUNNING_RECORD_AFTER_MS } from '../../domain/runs/RunRecord.js';
 import { inject, injectable, optional } from 'inversify';
 import type { ContextDocument } from '../../domain/RunContext.js';
 import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
@@ -11,22 +10,22 @@ import {
   planWebhookDelivery,
   type WebhookDelivery,
 } from '../../domain/webhook/webhookRun.js';
-import { AgentRunError, type AgentRunner } from '../ports/AgentRunner.js';
+import type { AgentRunner } from '../ports/AgentRunner.js';
 import type { Clock } from '../ports/Clock.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import type { RunLedger } from '../ports/RunLedger.js';
-import type { RunRecord, RunStatus } from '../../domain/runs/RunRecord.js';
 import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import type { RepoCommenter } from '../ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRoutes } from '../ports/WebhookRoutes.js';
 import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
-import { errorText } from '../../domain/errors.js';
-import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
+import { deliverWebhookAnswer, laneOfDelivery } from './webhookAnswerDelivery.js';
+import { runFailureMessage, unexpectedFailureMessage, WORKER_STOPPED } from './webhookRunErrors.js';
+import { WebhookRunRecorder } from './WebhookRunRecorder.js';
 
 /**
  * How one event ended:
@@ -91,6 +90,8 @@ export type WebhookAnswerOutcome = { report: WebhookRunReport; pending: null } |
  */
 @injectable()
 export class WebhookEventExecution {
+  private readonly recorder: WebhookRunRecorder;
+
   constructor(
     @inject(TOKENS.WebhookRoutes) private readonly routes: WebhookRoutes,
     @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
@@ -100,12 +101,14 @@ export class WebhookEventExecution {
     @inject(TOKENS.RepoCommenter) private readonly commenter: RepoCommenter,
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
+    @inject(TOKENS.WebhookRunRecords) records: WebhookRunRecords,
     @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.Timer) private readonly timer: Timer,
-    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.Timer) timer: Timer,
+    @inject(TOKENS.RunLedger) ledger: RunLedger,
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
-  ) {}
+  ) {
+    this.recorder = new WebhookRunRecorder(records, ledger, log, clock, timer);
+  }
 
   /** The whole run: the agent's answer, then its delivery. */
   async run(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookRunReport> {
@@ -138,11 +141,7 @@ export class WebhookEventExecution {
       pending.shownInLedger.stop.abort('delivering');
       await pending.shownInLedger.written;
     }
-    try {
-      record = await this.records.find(event.route, event.id, event.receivedAt);
-    } catch (error) {
-      this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
-    }
+    record = await this.recorder.read(event, about);
     const answer = pending.unrecordedAnswer ?? record?.answer ?? null;
     if (answer === null) {
       const message = `delivery to ${describeWebhookDelivery(delivery)} failed: the recorded answer could not be read back`;
@@ -150,7 +149,7 @@ export class WebhookEventExecution {
       report = { status: 'delivery_failed', error: message };
     } else {
       report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, route.name, delivery, answer, about);
-      if (record) await this.saveRecord({ ...record, outcome: report.status, error: report.error }, about, false, pending.model, report.messageIds ?? []);
+      if (record) await this.recorder.save({ ...record, outcome: report.status, error: report.error }, about, false, pending.model, report.messageIds ?? []);
     }
     this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - pending.startedAtMs) / 1000);
     return report;
@@ -160,7 +159,7 @@ export class WebhookEventExecution {
     const final = (report: WebhookRunReport): WebhookAnswerOutcome => ({ report, pending: null });
     const about = aboutEvent(event);
     // An event handed out for the first time since this process accepted it has no earlier record to find.
-    const previous = event.resumed === false ? null : await this.previousRecord(event, about);
+    const previous = event.resumed === false ? null : await this.recorder.read(event, about);
     let record: WebhookRunRecord = previous ?? {
       eventId: event.id,
       route: event.route,
@@ -182,16 +181,16 @@ export class WebhookEventExecution {
       if (answeredBy !== undefined) model = answeredBy;
       // An answer waiting for its delivery reaches the ledger with the delivery's outcome, or
       // once the delivery has waited a while (pendingOf).
-      return this.saveRecord(record, about, synced, model, [], record.outcome !== 'answered');
+      return this.recorder.save(record, about, synced, model, [], record.outcome !== 'answered');
     };
     const pendingOf = (route: WebhookRoute, delivery: WebhookDelivery, unrecordedAnswer?: string): WebhookAnswerOutcome => {
-      const pending: PendingWebhookDelivery = { event: idsOf(event), route, delivery, lane: laneOf(delivery), startedAtMs, model };
+      const pending: PendingWebhookDelivery = { event: idsOf(event), route, delivery, lane: laneOfDelivery(delivery), startedAtMs, model };
       if (unrecordedAnswer !== undefined) {
         // Not in its run record: the ledger is what shows it while it waits.
-        void this.toLedger(record, about, model, []);
+        void this.recorder.toLedger(record, about, model, []);
         return { report: null, pending: { ...pending, unrecordedAnswer } };
       }
-      return { report: null, pending: { ...pending, shownInLedger: this.showInLedgerLater(pending, about) } };
+      return { report: null, pending: { ...pending, shownInLedger: this.recorder.showInLedgerLater(pending.event, pending.model, about) } };
     };
     try {
       if (previous && isFinalOutcome(previous.outcome)) {
@@ -224,7 +223,7 @@ export class WebhookEventExecution {
       return pendingOf(route, delivery);
     } catch (error) {
       // A port that broke its promise not to throw (a skill file that cannot be read …).
-      const message = `webhook event failed unexpectedly: ${errorText(error)}`;
+      const message = unexpectedFailureMessage(error);
       this.log.error(message, about);
       await note({ outcome: 'run_failed', error: message });
       return final({ status: 'run_failed', error: message });
@@ -247,87 +246,27 @@ export class WebhookEventExecution {
     const prompt = webhookPrompt(route, event.event, event.payload);
     // A run that answers at once is recorded once, with its answer; one still going after
     // RUNNING_RECORD_AFTER_MS shows as running, with its prompt, until then.
-    const answered = new AbortController();
-    const shownRunning = this.timer
-      .wait(RUNNING_RECORD_AFTER_MS, answered.signal, { background: true })
-      .then(() => (answered.signal.aborted ? false : note({ prompt })));
+    const shownRunning = this.recorder.later(() => note({ prompt }));
     let answer: string;
     let answeredBy: string;
     try {
       ({ text: answer, answeredBy } = await this.runAgent(route, prompt, signal));
     } catch (error) {
-      answered.abort('answered');
-      await shownRunning;
+      shownRunning.stop.abort('answered');
+      await shownRunning.written;
       if (signal?.aborted) {
-        const stopped = 'the worker stopped before the run finished';
+        const stopped = WORKER_STOPPED;
         await note({ prompt, outcome: 'abandoned', error: stopped });
         return { status: 'abandoned', error: stopped };
       }
-      const message = error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
+      const message = runFailureMessage(error);
       this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
       await note({ prompt, outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };
     }
-    answered.abort('answered');
-    await shownRunning;
+    shownRunning.stop.abort('answered');
+    await shownRunning.written;
     return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true, answeredBy) };
-  }
-
-  /** The record an earlier run of this event left, if any; a record that cannot be read counts as none. */
-  private async previousRecord(event: WebhookEvent, about: Record<string, string>): Promise<WebhookRunRecord | null> {
-    try {
-      return await this.records.find(event.route, event.id, event.receivedAt);
-    } catch (error) {
-      this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
-      return null;
-    }
-  }
-
-  /**
-   * Saves the run record and the run's entry in the run ledger, side by side. A record that
-   * cannot be written is logged (false): the run and its delivery go on; so for the ledger.
-   */
-  private async saveRecord(
-    record: WebhookRunRecord,
-    about: Record<string, string>,
-    synced: boolean,
-    model: string | null,
-    messageIds: string[] = [],
-    ledger = true,
-  ): Promise<boolean> {
-    const [saved] = await Promise.all([
-      this.records.save(record, synced).then(
-        () => true,
-        (error: unknown) => {
-          this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, about);
-          return false;
-        },
-      ),
-      ledger ? this.toLedger(record, about, model, messageIds) : undefined,
-    ]);
-    return saved;
-  }
-
-  /**
-   * Writes the ledger entry of an answer whose delivery is still waiting after
-   * RUNNING_RECORD_AFTER_MS, from its run record read back then (a waiting delivery keeps no
-   * answer in memory); stopped by the delivery.
-   */
-  private showInLedgerLater(pending: PendingWebhookDelivery, about: Record<string, string>): { stop: AbortController; written: Promise<void> } {
-    const stop = new AbortController();
-    const written = this.timer.wait(RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
-      if (stop.signal.aborted) return;
-      const record = await this.records.find(pending.event.route, pending.event.id, pending.event.receivedAt).catch(() => null);
-      if (record !== null && !stop.signal.aborted) await this.toLedger(record, about, pending.model, []);
-    });
-    return { stop, written };
-  }
-
-  /** The run's entry in the run ledger, from its run record; a failure is logged. */
-  private async toLedger(record: WebhookRunRecord, about: Record<string, string>, model: string | null, messageIds: string[]): Promise<void> {
-    await this.ledger.save(ledgerRunOf(record, model, messageIds, this.clock.now())).catch((error: unknown) => {
-      this.log.warn(`could not write webhook event ${record.eventId} to the run ledger: ${errorText(error)}`, about);
-    });
   }
 
   /** Everything that can be checked before a token is spent. */
@@ -376,51 +315,6 @@ export class WebhookEventExecution {
   }
 }
 
-/** The run ledger's words for where a webhook run stands. */
-const LEDGER_STATUS: Readonly<Record<WebhookRunRecord['outcome'], RunStatus>> = {
-  running: 'running',
-  answered: 'running',
-  delivered: 'ok',
-  delivery_failed: 'delivery_failed',
-  run_failed: 'error',
-  not_run: 'blocked_config',
-  abandoned: 'error',
-};
-
-/** The run ledger's record of a webhook run, from its run record. */
-function ledgerRunOf(record: WebhookRunRecord, model: string | null, messageIds: string[], now: Date): RunRecord {
-  const status = LEDGER_STATUS[record.outcome];
-  const ended = status !== 'running';
-  const sent = record.outcome === 'delivered' || record.outcome === 'delivery_failed';
-  return {
-    id: record.eventId,
-    kind: 'webhook',
-    subject: record.route,
-    name: record.route,
-    slot: null,
-    event: record.event,
-    delivery_id: record.deliveryId,
-    started_at: record.startedAt,
-    finished_at: ended ? now.toISOString() : null,
-    status,
-    model,
-    prompt: record.prompt,
-    answer: record.answer,
-    error: record.error,
-    deliveries:
-      sent && record.deliveredTo !== null
-        ? [
-            {
-              target: record.deliveredTo,
-              outcome: record.outcome === 'delivered' ? 'delivered' : 'failed',
-              message_ids: record.outcome === 'delivered' ? messageIds : [],
-              error: record.outcome === 'delivered' ? null : record.error,
-            },
-          ]
-        : [],
-  };
-}
-
 function aboutEvent(event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'deliveryId'>): Record<string, string> {
   return { event_id: event.id, route: event.route, event: event.event, delivery_id: event.deliveryId };
 }
@@ -428,9 +322,4 @@ function aboutEvent(event: Pick<WebhookEvent, 'id' | 'route' | 'event' | 'delive
 /** What a waiting delivery keeps of its event: not the payload. */
 function idsOf(event: WebhookEvent): PendingWebhookDelivery['event'] {
   return { id: event.id, route: event.route, event: event.event, deliveryId: event.deliveryId, receivedAt: event.receivedAt };
-}
-
-/** The lane of a delivery: its platform's, the code host's, or the log's. */
-function laneOf(delivery: WebhookDelivery): string {
-  return delivery.kind === 'platform' ? `platform:${delivery.target.platform}` : delivery.kind;
 }

@@ -16,6 +16,11 @@ export interface WebhookAnswerPorts {
   answerLog?: AnswerLog | null;
 }
 
+/** The lane of a delivery: its platform's, the code host's, or the log's. */
+export function laneOfDelivery(delivery: WebhookDelivery): string {
+  return delivery.kind === 'platform' ? `platform:${delivery.target.platform}` : delivery.kind;
+}
+
 /** The gateway log's entry of an answer delivered to `log`. */
 export function logAnswer(log: Logger, route: string, text: string, about: Record<string, string>): void {
   log.info(`webhook answer on route '${route}':\n${text}`, about);

@@ -26,7 +26,7 @@ import { TestWebhookSubscription } from '../../application/webhook/subscriptions
 import type { ChatApp, ChatHomeChoice } from '../../adapters/cli/chatCommands.js';
 import type { CliIO } from '../../adapters/cli/CliIO.js';
 import type { ConfigCheckApp } from '../../adapters/cli/configCommands.js';
-import type { CronApp } from '../../adapters/cli/cronCommands.js';
+import type { CronApp } from '../../adapters/cli/cronApp.js';
 import type { DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
 import type { StatusApp } from '../../adapters/cli/statusCommand.js';
 import type { DbApp } from '../../adapters/cli/dbCommands.js';

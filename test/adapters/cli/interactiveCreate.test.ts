@@ -1,5 +1,6 @@
 import yargs from 'yargs';
-import { registerCronCommands, type CronApp } from '../../../src/adapters/cli/cronCommands.js';
+import type { CronApp } from '../../../src/adapters/cli/cronApp.js';
+import { registerCronCommands } from '../../../src/adapters/cli/cronCommands.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';

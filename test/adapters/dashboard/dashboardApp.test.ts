@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { DashboardDependencies } from '../../../src/adapters/dashboard/dashboardApp.js';
+import type { DashboardDependencies } from '../../../src/adapters/dashboard/dashboardDependencies.js';
 import { DASHBOARD_TOKEN as TOKEN, dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
 
 type Deps = DashboardDependencies;

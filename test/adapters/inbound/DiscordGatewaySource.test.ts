@@ -1,6 +1,7 @@
 import type { InboundChatSource } from '../../../src/application/ports/InboundChat.js';
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
-import { createDiscordGatewaySource, DISCORD_INTENTS, type DiscordGatewayOptions } from '../../../src/adapters/inbound/DiscordGatewaySource.js';
+import { createDiscordGatewaySource, type DiscordGatewayOptions } from '../../../src/adapters/inbound/DiscordGatewaySource.js';
+import { DISCORD_INTENTS } from '../../../src/adapters/inbound/discordGatewayProtocol.js';
 import { InMemoryInboundCursorStore } from '../../fakes/InMemoryInboundCursorStore.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { ManualTimer } from '../../fakes/ManualTimer.js';

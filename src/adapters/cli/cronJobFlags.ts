@@ -1,0 +1,153 @@
+/**
+ * The job flags of `agent cron create` and `agent cron edit`, and how each command's flags (or,
+ * on a terminal, the answers to its questions) become the job to create or the changes to make.
+ */
+import type { CreateJobInput } from '../../application/cron/CreateJob.js';
+import type { EditJobInput } from '../../application/cron/EditJob.js';
+import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp } from '../../domain/Job.js';
+import type { CliIO } from './CliIO.js';
+import { CliUsageError } from './CliUsageError.js';
+import type { CronApp } from './cronApp.js';
+import { oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+
+/** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
+interface JobFlags {
+  name?: string;
+  deliver?: string;
+  skill?: string[];
+  script?: string | null;
+  repeat?: number | null;
+  model?: string | null;
+  provider?: string | null;
+  tz?: string | null;
+  catchUp?: CatchUp;
+  /** false for `--no-agent`: the job runs only its script. */
+  agent?: boolean;
+}
+
+/** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
+export const NO_REPEAT = { value: null, means: 'no limit' };
+
+/**
+ * The flags `create` and `edit` share, with what each `--no-<flag>` means
+ * (docs/cron.md#flags-left-out-emptied-or-negated); the others refuse theirs, and every one
+ * refuses an empty value.
+ */
+export const JOB_FLAG_OPTIONS = {
+  name: { type: 'string', coerce: text('--name'), describe: 'Display name (default: the start of the prompt)' },
+  deliver: {
+    type: 'string',
+    coerce: text('--deliver', { value: 'local', means: 'answers stay in the output files' }),
+    describe: 'Where answers go: origin, local, telegram:<chat_id>, … (comma-separated for several; --no-deliver = local)',
+  },
+  skill: {
+    type: 'string',
+    alias: 'skills',
+    coerce: repeatableText('--skill', { value: [] as string[], means: 'no skills' }),
+    describe: 'Skill to load, in order (repeatable; --no-skills for none)',
+  },
+  script: {
+    type: 'string',
+    coerce: text('--script', { value: null, means: 'no script' }),
+    describe: 'Pre-run script, relative to $AGENT_HOME/scripts (--no-script for none)',
+  },
+  repeat: {
+    type: 'string',
+    coerce: wholeNumber('--repeat', { min: 1, negation: NO_REPEAT }),
+    describe: 'Stop after this many runs (a whole number; --no-repeat = no limit)',
+  },
+  model: {
+    type: 'string',
+    coerce: text('--model', { value: null, means: 'the model from config.yaml' }),
+    describe: 'Model for this job (overrides config; --no-model uses config)',
+  },
+  provider: {
+    type: 'string',
+    coerce: text('--provider', { value: null, means: 'the provider from config.yaml' }),
+    describe: 'Provider for this job (overrides config; --no-provider uses config)',
+  },
+  tz: {
+    type: 'string',
+    coerce: text('--tz', { value: null, means: 'the configured time zone' }),
+    describe: 'IANA time zone its cron expression and times without an offset are read in, e.g. America/New_York (overrides config; --no-tz uses config)',
+  },
+  'catch-up': {
+    type: 'string',
+    coerce: oneOf('--catch-up', CATCH_UP_POLICIES),
+    describe: 'What an overdue slot of this recurring job does: once (run it once) or skip (wait for the next slot); default: cron.catch_up',
+  },
+  agent: {
+    type: 'boolean',
+    describe: 'Run the agent (the default); --no-agent runs only the --script and delivers its output',
+  },
+} as const;
+
+/** The job `agent cron create` makes from its arguments and flags, or from the answers asked on a terminal; null: the questions were interrupted. */
+export async function createInput(
+  argv: JobFlags & { schedule?: string; prompt?: string },
+  cron: CronApp,
+  io: CliIO,
+): Promise<CreateJobInput | null> {
+  const flags = {
+    name: argv.name ?? null,
+    deliver: argv.deliver ?? null,
+    skills: argv.skill ?? [],
+    script: argv.script ?? null,
+    repeat: argv.repeat ?? null,
+    model: argv.model ?? null,
+    provider: argv.provider ?? null,
+    timezone: argv.tz ?? null,
+    catch_up: argv.catchUp ?? null,
+    no_agent: argv.agent === false,
+  };
+  if (flags.no_agent && flags.script === null) {
+    throw new CliUsageError('--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.');
+  }
+  if (argv.schedule !== undefined && (argv.prompt !== undefined || flags.no_agent)) {
+    // A job without the agent needs no prompt: nobody reads it.
+    return { ...flags, schedule: argv.schedule, prompt: argv.prompt ?? '' };
+  }
+  if (argv.schedule !== undefined) {
+    throw new CliUsageError('A job needs a schedule and a prompt: agent cron create "<schedule>" "<prompt>".');
+  }
+  if (!io.interactive) {
+    throw new CliUsageError(
+      'No schedule or prompt given and no terminal to ask on; run: agent cron create "<schedule>" "<prompt>".',
+    );
+  }
+  // Loaded only when there is someone to ask, so other commands do not load readline.
+  const { askForJob } = await import('./askForJob.js');
+  // The schedule asked for is read in the job's zone, which must be valid before anything is asked.
+  const answers = await askForJob(io, validateJobTimeZone(flags.timezone) ?? cron.settings.timeZone);
+  if (answers === null) return null;
+  return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
+}
+
+/** The changes `agent cron edit` makes, from its flags; flags that contradict each other, or none at all, are a usage error. */
+export function editInput(
+  argv: JobFlags & { job: string; schedule?: string; prompt?: string; clearSkills?: boolean; clearScript?: boolean },
+): EditJobInput {
+  if (argv.clearSkills && argv.skill?.length) throw new CliUsageError('Give either --skill or --clear-skills, not both.');
+  if (argv.clearScript && argv.script) throw new CliUsageError('Give either --script or --clear-script, not both.');
+  const input: EditJobInput = { job: argv.job };
+  if (argv.schedule !== undefined) input.schedule = argv.schedule;
+  if (argv.prompt !== undefined) input.prompt = argv.prompt;
+  if (argv.name !== undefined) input.name = argv.name;
+  if (argv.deliver !== undefined) input.deliver = argv.deliver;
+  if (argv.skill !== undefined) input.skills = argv.skill;
+  if (argv.clearSkills) input.skills = [];
+  if (argv.script !== undefined) input.script = argv.script;
+  if (argv.clearScript) input.script = null;
+  if (argv.repeat !== undefined) input.repeat = argv.repeat === 0 ? null : argv.repeat;
+  if (argv.model !== undefined) input.model = argv.model;
+  if (argv.provider !== undefined) input.provider = argv.provider;
+  if (argv.tz !== undefined) input.timezone = argv.tz;
+  if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
+  if (argv.agent !== undefined) input.no_agent = !argv.agent;
+  if (Object.keys(input).length === 1) {
+    throw new CliUsageError(
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up or --agent/--no-agent (see "agent cron edit --help").',
+    );
+  }
+  return input;
+}

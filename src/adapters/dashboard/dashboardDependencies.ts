@@ -1,0 +1,49 @@
+/** What the dashboard is built from: its settings and the use cases it acts through. */
+import type { CreateJobInput } from '../../application/cron/CreateJob.js';
+import type { EditJobInput } from '../../application/cron/EditJob.js';
+import type { RunJobNowOutput } from '../../application/cron/RunJobNow.js';
+import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
+import type { Clock } from '../../application/ports/Clock.js';
+import type { JobSnapshot } from '../../application/ports/JobRepository.js';
+import type { Logger } from '../../application/ports/Logger.js';
+import type { RunLedger } from '../../application/ports/RunLedger.js';
+import type { WebhookRouteListing } from '../../application/ports/WebhookRoutes.js';
+import type { HomeStatus } from '../../application/status/ShowStatus.js';
+import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
+import type { Job } from '../../domain/Job.js';
+
+/** The use cases the dashboard acts through: the very ones of the command line. */
+export interface DashboardDependencies {
+  /** `AGENT_DASHBOARD_TOKEN` or `dashboard.token`; null: no sign-in (a loopback listener only). */
+  token: string | null;
+  /**
+   * With a token: the names the dashboard answers at besides the loopback names (`Host` without
+   * its port; `dashboard.allowed_hosts`, by default the listen address). Without a token it
+   * answers at the loopback names only. Default: none.
+   */
+  allowedHosts?: readonly string[];
+  /** `dashboard.trust_proxy`: take the scheme, host and client address from the proxy's `X-Forwarded-*` headers. Default: false. */
+  trustProxy?: boolean;
+  /** The time of the sign-in backoff and of sessions. Default: the machine's. */
+  clock?: Clock;
+  timeZone: string;
+  log: Logger;
+  jobs: {
+    list(): Promise<JobSnapshot>;
+    show(job: string): Promise<ShowJobOutput>;
+    create(input: CreateJobInput): Promise<Job>;
+    edit(input: EditJobInput): Promise<Job>;
+    pause(job: string, reason: string | null): Promise<Job>;
+    resume(job: string): Promise<Job>;
+    remove(job: string): Promise<Job>;
+    /** Starts a run now; resolves once it started. */
+    runNow(job: string): Promise<{ job: Job; finished: Promise<RunJobNowOutput> }>;
+  };
+  runs: RunLedger;
+  status(): Promise<HomeStatus>;
+  webhooks: {
+    listing(): Promise<WebhookRouteListing>;
+    runs(limit: number): Promise<ListedWebhookRun[]>;
+    sendTest(name: string): Promise<{ status: number; body: string }>;
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What one cron run produced, for its caller to show, and the run's output file (its run report),
+ * written as the run ends, named and dated in the job's time zone.
+ */
+import { jobTimeZone, type Job } from '../../domain/Job.js';
+import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../../domain/RunReport.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
+import { errorText } from '../../domain/errors.js';
+import type { RunDelivery } from '../../domain/runs/RunRecord.js';
+import type { Logger } from '../ports/Logger.js';
+import type { RunOutputStore } from '../ports/RunOutputStore.js';
+import type { CronSettings } from '../ports/Settings.js';
+
+/** What one run produced, for the caller to show; the job record gets `outcome`. */
+export interface JobRunReport {
+  outcome: RunOutcome;
+  response: string | null;
+  outputPath: string | null;
+  answeredBy: string | null;
+  /** How the answer went to each target, in order; empty when nothing was sent. */
+  deliveries?: RunDelivery[];
+  /** The run's id in the run ledger. */
+  runId?: string;
+}
+
+/** Writes the output files of cron runs. */
+export class JobRunReports {
+  constructor(
+    private readonly outputs: RunOutputStore,
+    private readonly settings: CronSettings,
+    private readonly log: Logger,
+  ) {}
+
+  /** Writes the run's output file; a failure to write it is logged, not fatal. */
+  async write(
+    job: Job,
+    startedAt: Date,
+    outcome: RunOutcome,
+    details: { response?: string; error?: string; answeredBy?: string | null },
+  ): Promise<JobRunReport> {
+    // The report is named and dated in the job's zone (docs/cron.md).
+    const timeZone = jobTimeZone(job, this.settings.timeZone);
+    const content = renderRunReport({
+      job,
+      startedAt,
+      timeZone,
+      status: outcome.status,
+      response: details.response ?? null,
+      error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
+      answeredBy: details.answeredBy ?? null,
+      queuedReceipts: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
+      deliveryError: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
+      agent: job.no_agent ? AGENT_NOT_RUN_NO_AGENT : null,
+    });
+    let outputPath: string | null = null;
+    try {
+      outputPath = await this.outputs.save(
+        job.id,
+        runReportFileName(startedAt, timeZone),
+        content,
+        this.settings.outputRetention,
+      );
+    } catch (error) {
+      this.log.warn(`could not write the output file of job '${job.name}'`, { job: job.id, error: errorText(error) });
+    }
+    return { outcome, response: details.response ?? null, outputPath, answeredBy: details.answeredBy ?? null };
+  }
+}

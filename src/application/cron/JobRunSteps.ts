@@ -1,0 +1,135 @@
+/**
+ * The steps of a cron run between its preflight and its marking: the pre-run script, a fresh
+ * agent session on the job's prompt (or the script alone, for a job without the agent), and the
+ * answer delivered or handed on. Every ending is a report; nothing here throws.
+ */
+import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import type { Job } from '../../domain/Job.js';
+import { buildRunContext, scriptErrorBlock, scriptErrorText, scriptOutputBlock, scriptSaysSleep } from '../../domain/RunContext.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
+import { cronRunToolsets } from '../../domain/toolsets.js';
+import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
+import { errorText } from '../../domain/errors.js';
+import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
+import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
+import type { Logger } from '../ports/Logger.js';
+import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
+import type { CronSettings } from '../ports/Settings.js';
+import type { JobAnswerDelivery, AnswerToDeliver } from './JobAnswerDelivery.js';
+import type { JobPreflight, Preflight } from './JobPreflight.js';
+import { interruptedError, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from './jobRunErrors.js';
+import type { JobRunReport, JobRunReports } from './JobRunReports.js';
+
+/** Runs the steps of cron runs. */
+export class JobRunSteps {
+  constructor(
+    private readonly agent: AgentRunner,
+    private readonly memory: MemoryStore,
+    private readonly skills: SkillLibrary,
+    private readonly scripts: ScriptExecutor,
+    private readonly settings: CronSettings,
+    private readonly log: Logger,
+    private readonly checks: JobPreflight,
+    private readonly answers: JobAnswerDelivery,
+    private readonly reports: JobRunReports,
+  ) {}
+
+  /**
+   * The run of `job` as its preflight found it: a job that cannot run is `blocked_config`;
+   * otherwise its script, its agent and its answer. `signal` cancels it.
+   */
+  async execute(job: Job, startedAt: Date, preflight: Preflight, signal: AbortSignal | undefined, deliverLater: boolean): Promise<JobRunReport | AnswerToDeliver> {
+    if (!preflight.ok) {
+      const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
+      await this.answers.notifyFailure(job, preflight.targets, preflight.error);
+      return this.reports.write(job, startedAt, outcome, { error: preflight.error });
+    }
+    // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
+    const environment = { [CRON_RUN_VARIABLE]: job.id };
+    try {
+      if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal, deliverLater);
+      const scriptBlock = await this.runScript(job, environment, signal);
+      if (scriptBlock === 'sleep') {
+        return this.reports.write(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
+      }
+      const context = buildRunContext({
+        memories: await this.memory.load(),
+        skills: await Promise.all(job.skills.map(async (name) => ({ name, content: await this.findSkill(job, name) }))),
+        prompt: job.prompt,
+        scriptBlock,
+      });
+      const result = await this.agent.run({
+        context,
+        selection: this.selectionFor(job),
+        toolsets: cronRunToolsets(),
+        idleTimeoutMs: this.settings.idleTimeoutMs,
+        unattended: true,
+        environment,
+        signal,
+      });
+      if (result.text.trim() === '') {
+        const error = 'agent produced an empty response';
+        await this.answers.notifyFailure(job, preflight.targets, error);
+        return this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
+      }
+      return await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
+    } catch (error) {
+      if (signal?.aborted) {
+        // No failure notice: the gateway is stopping and its grace period is over.
+        const interrupted = interruptedError(signal);
+        return this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
+      }
+      const message = runFailureMessage(error);
+      if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
+      await this.answers.notifyFailure(job, preflight.targets, message);
+      return this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message });
+    }
+  }
+
+  private selectionFor(job: Job): ModelSelection {
+    return this.checks.selectionFor(job);
+  }
+
+  private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {
+    if (!job.script) return null;
+    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    if (signal?.aborted) throw new Error(RUN_CANCELLED);
+    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
+    if (problem !== null) return scriptErrorBlock(problem, result.stderr);
+    return scriptSaysSleep(result.stdout) ? 'sleep' : scriptOutputBlock(result.stdout);
+  }
+
+  /**
+   * A job without the agent (`no_agent`): its script's stdout is the answer, delivered as an
+   * agent's would be; empty output, `[SILENT]` or the `{"wakeAgent": false}` gate deliver nothing,
+   * and a script that fails is the run's error (its Script Error text).
+   */
+  private async runScriptOnly(
+    job: Job,
+    startedAt: Date,
+    targets: DeliveryTarget[],
+    environment: Record<string, string>,
+    signal: AbortSignal | undefined,
+    deliverLater: boolean,
+  ): Promise<JobRunReport | AnswerToDeliver> {
+    if (!job.script) throw new Error('the job runs no agent and has no script');
+    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    if (signal?.aborted) throw new Error(RUN_CANCELLED);
+    const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
+    if (problem !== null) {
+      const error = scriptErrorText(problem, result.stderr);
+      await this.answers.notifyFailure(job, targets, error);
+      return this.reports.write(job, startedAt, { status: 'error', error }, { error });
+    }
+    const output = result.stdout.trimEnd();
+    if (output.trim() === '') return this.reports.write(job, startedAt, { status: 'ok' }, {});
+    if (scriptSaysSleep(output)) return this.reports.write(job, startedAt, { status: 'ok' }, { response: output });
+    return this.answers.deliverAnswer(job, startedAt, targets, output, null, deliverLater);
+  }
+
+  private async findSkill(job: Job, name: string): Promise<string | null> {
+    const content = await this.skills.find(name);
+    if (content === null) this.log.warn(`skill "${name}" of job '${job.name}' was not found`, { job: job.id });
+    return content;
+  }
+}
