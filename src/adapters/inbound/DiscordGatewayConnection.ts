@@ -238,6 +238,7 @@ export abstract class DiscordGatewayConnection {
     }
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Discord's payloads are JSON off the wire; each field is checked where it is read
   private hello(connection: Connection, d: any): void {
     connection.hello = true;
     connection.helloWait.abort();

@@ -49,6 +49,7 @@ export interface Session {
 
 export interface GatewayPayload {
   op: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Discord's payloads are JSON off the wire; each field is checked where it is read
   d?: any;
   s?: number | null;
   t?: string | null;

@@ -10,6 +10,7 @@ import { PLATFORM } from './discordGatewayProtocol.js';
 const PERSON_MESSAGE_TYPES = new Set([0, 19]);
 
 /** The message as handed over, when it is for the bot `botId`: see DiscordGatewaySource. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Discord's payloads are JSON off the wire; each field is checked where it is read
 export function discordMessageOf(d: any, botId: string | undefined): InboundMessage | null {
   const author = d?.author;
   if (!botId || typeof author?.id !== 'string' || typeof d.id !== 'string' || typeof d.channel_id !== 'string') return null;
@@ -17,7 +18,7 @@ export function discordMessageOf(d: any, botId: string | undefined): InboundMess
   if (!PERSON_MESSAGE_TYPES.has(d.type ?? 0)) return null;
   const content = typeof d.content === 'string' ? d.content : '';
   const direct = d.guild_id === undefined || d.guild_id === null;
-  const mentioned = (Array.isArray(d.mentions) && d.mentions.some((user: any) => user?.id === botId)) || content.includes(`<@${botId}>`) || content.includes(`<@!${botId}>`);
+  const mentioned = (Array.isArray(d.mentions) && d.mentions.some((user: { id?: unknown } | null) => user?.id === botId)) || content.includes(`<@${botId}>`) || content.includes(`<@!${botId}>`);
   const repliesToBot = d.referenced_message?.author?.id === botId;
   if (!direct && !mentioned && !repliesToBot) return null;
   const text = content.replace(new RegExp(`[ \\t]*<@!?${escapeRegExp(botId)}>[ \\t]*`, 'g'), ' ').trim();

@@ -135,13 +135,12 @@ export class WebhookEventExecution {
   async deliverAnswer(pending: PendingWebhookDelivery): Promise<WebhookRunReport> {
     const { event, route, delivery } = pending;
     const about = aboutEvent(event);
-    let record: WebhookRunRecord | null = null;
     let report: WebhookRunReport;
     if (pending.shownInLedger) {
       pending.shownInLedger.stop.abort('delivering');
       await pending.shownInLedger.written;
     }
-    record = await this.recorder.read(event, about);
+    const record = await this.recorder.read(event, about);
     const answer = pending.unrecordedAnswer ?? record?.answer ?? null;
     if (answer === null) {
       const message = `delivery to ${describeWebhookDelivery(delivery)} failed: the recorded answer could not be read back`;

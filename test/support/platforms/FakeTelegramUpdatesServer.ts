@@ -152,7 +152,7 @@ export class FakeTelegramUpdatesServer {
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(path);
     if (match === null) return write(response, 404, { ok: false, error_code: 404, description: 'Not Found' });
     if (match[1] !== TELEGRAM_TOKEN) return write(response, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
     } catch {
