@@ -25,7 +25,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 function dockerUnavailable() {
   const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 30_000 });
   if (info.error) return `the docker CLI cannot be run (${info.error.code ?? info.error.message})`;
-  if (info.status !== 0) return `no Docker daemon answers (${info.stderr.trim().split('\n')[0] || `docker info exited with ${info.status}`})`;
+  if (info.status !== 0)
+    return `no Docker daemon answers (${info.stderr.trim().split('\n')[0] || `docker info exited with ${info.status}`})`;
   return null;
 }
 
@@ -42,9 +43,22 @@ async function freePort() {
 async function startUpMs(configFile, name) {
   const port = await freePort();
   const start = performance.now();
-  await docker('run', '--detach', '--name', name, '--publish', `127.0.0.1:${port}:8644`, '--volume', `${configFile}:/data/config.yaml:ro`, IMAGE);
+  await docker(
+    'run',
+    '--detach',
+    '--name',
+    name,
+    '--publish',
+    `127.0.0.1:${port}:8644`,
+    '--volume',
+    `${configFile}:/data/config.yaml:ro`,
+    IMAGE,
+  );
   for (;;) {
-    const answered = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    const answered = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
     const elapsed = performance.now() - start;
     if (answered) return elapsed;
     if (elapsed > 60_000) throw new Error(`${name} did not answer /health within 60 s:\n${await docker('logs', name)}`);
@@ -82,6 +96,10 @@ try {
 }
 
 console.log('container image');
-console.log(`  image ${IMAGE}              ${megabytes(size)}${baseSize ? `   (${BASE_IMAGE}: ${megabytes(baseSize)}, so ${megabytes(size - baseSize)} added)` : ''}`);
+console.log(
+  `  image ${IMAGE}              ${megabytes(size)}${baseSize ? `   (${BASE_IMAGE}: ${megabytes(baseSize)}, so ${megabytes(size - baseSize)} added)` : ''}`,
+);
 console.log(`  docker build                     ${(buildMs / 1000).toFixed(1)} s   (with whatever the build cache held)`);
-console.log(`  docker run to /health 200        median ${median(times).toFixed(0)} ms, fastest ${Math.min(...times).toFixed(0)} ms, slowest ${Math.max(...times).toFixed(0)} ms   (${RUNS} starts)`);
+console.log(
+  `  docker run to /health 200        median ${median(times).toFixed(0)} ms, fastest ${Math.min(...times).toFixed(0)} ms, slowest ${Math.max(...times).toFixed(0)} ms   (${RUNS} starts)`,
+);

@@ -28,7 +28,10 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${server.address().port}`;
 
 const home = mkdtempSync(join(tmpdir(), 'agent-bench-'));
-writeFileSync(join(home, 'config.yaml'), `platforms:\n  telegram:\n    bot_token: "1:bench"\n    base_url: ${base}\n    home_channel: "-1001"\n`);
+writeFileSync(
+  join(home, 'config.yaml'),
+  `platforms:\n  telegram:\n    bot_token: "1:bench"\n    base_url: ${base}\n    home_channel: "-1001"\n`,
+);
 const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1' };
 
 function send(text) {
@@ -59,7 +62,9 @@ try {
   }
   console.log(`delivery to a local Telegram API (agent send, median of ${RUNS})`);
   console.log(`  one-line answer                 ${median(short).toFixed(1)} ms   1 part`);
-  console.log(`  ${answer.length.toLocaleString('en')}-character answer        ${median(long).toFixed(1)} ms   ${partsPerAnswer} parts of at most 4096`);
+  console.log(
+    `  ${answer.length.toLocaleString('en')}-character answer        ${median(long).toFixed(1)} ms   ${partsPerAnswer} parts of at most 4096`,
+  );
 } finally {
   server.close();
   rmSync(home, { recursive: true, force: true });

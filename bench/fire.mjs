@@ -49,7 +49,8 @@ async function startPortal() {
     const chunks = [];
     for await (const chunk of request) chunks.push(chunk);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : null;
-    const answer = (status, json) => response.writeHead(status, { 'content-type': 'application/json' }).end(typeof json === 'string' ? json : JSON.stringify(json));
+    const answer = (status, json) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(typeof json === 'string' ? json : JSON.stringify(json));
     if (request.url === '/jwks.json') return answer(200, jwks);
     if (request.headers.authorization !== `Bearer ${SCHEDULER_TOKEN}`) return answer(401, { error: 'unauthorized' });
     if (request.url === '/api/agent-cron/provision') {
@@ -68,10 +69,14 @@ async function startPortal() {
   const url = `http://127.0.0.1:${server.address().port}`;
   const mint = (jobId) => {
     const now = Math.floor(Date.now() / 1000);
-    return jwt.sign({ iss: url, aud: AUDIENCE, purpose: 'cron_fire', job_id: jobId, iat: now, exp: now + 60, jti: randomUUID() }, privateKey, {
-      algorithm: 'RS256',
-      keyid: 'bench-1',
-    });
+    return jwt.sign(
+      { iss: url, aud: AUDIENCE, purpose: 'cron_fire', job_id: jobId, iat: now, exp: now + 60, jti: randomUUID() },
+      privateKey,
+      {
+        algorithm: 'RS256',
+        keyid: 'bench-1',
+      },
+    );
   };
   return { url, mint, close: () => new Promise((resolve) => server.close(resolve)) };
 }
@@ -173,122 +178,128 @@ try {
 
 /** Both figures with the jobs in `jobs.json`, or in the database `database(records)` gives (skipped when null). */
 async function measure(storeName, home, database) {
-let gateway = null;
-let scratch = null;
-try {
-  const port = await freePort();
-  const runsFile = join(home, 'runs.log');
-  // Shell built-ins only: a run costs one process and records which job it was.
-  const model = `while read -r line; do case $line in *JOB-*) n=\${line##*JOB-};; esac; done; echo "JOB-$n" >> ${runsFile}; echo done`;
-  mkdirSync(home, { recursive: true });
-  writeFileSync(
-    join(home, 'config.yaml'),
-    [
-      'timezone: UTC',
-      'model:',
-      '  provider: command',
-      `  command: ${JSON.stringify(['sh', '-c', model])}`,
-      'cron:',
-      '  provider: managed',
-      '  max_parallel_jobs: 8',
-      '  managed:',
-      `    portal_url: ${portal.url}`,
-      `    callback_url: http://127.0.0.1:${port}`,
-      `    expected_audience: ${AUDIENCE}`,
-      `    jwks_url: ${portal.url}/jwks.json`,
-      'platforms:',
-      '  webhook:',
-      '    enabled: false',
-      '    extra:',
-      '      host: 127.0.0.1',
-      `      port: ${port}`,
-      '',
-    ].join('\n'),
-  );
-  const { records, jobs } = writeJobs(home, LATENCY_FIRES + FIRES);
-  if (database) {
-    scratch = await database(records);
-    if (!scratch) return;
-  }
-  const latencyJobs = jobs.slice(0, LATENCY_FIRES);
-  const burstJobs = jobs.slice(LATENCY_FIRES);
-
-  const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1', AGENT_CRON_SCHEDULER_TOKEN: SCHEDULER_TOKEN };
-  for (const name of Object.keys(env)) if (name.startsWith('AGENT_') && !['AGENT_HOME', 'AGENT_CRON_SCHEDULER_TOKEN'].includes(name)) delete env[name];
-  if (scratch) env.AGENT_DATABASE_URL = scratch.url;
-  console.log(`${storeName}:`);
-  delete env.NODE_OPTIONS;
-  gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  let log = '';
-  gateway.stdout.setEncoding('utf8').on('data', (chunk) => (log += chunk));
-  const base = `http://127.0.0.1:${port}`;
-  for (let waited = 0; !/gateway started/.test(log); waited += 20) {
-    if (waited > 20_000 || gateway.exitCode !== null) throw new Error(`the gateway did not start (exit code ${gateway.exitCode}); its log:\n${log}`);
-    await sleep(20);
-  }
-  // The first fire fetches the JWKS: warm it with a token the gateway refuses after fetching the keys.
-  await fire(base, { id: 'warm-up', slot: jobs[0].slot }, portal.mint('another job'));
-
-  // 1. Latency, one fire at a time.
-  const runStart = (name) => {
-    const match = new RegExp(`^(\\S+) info running job '${name}'`, 'm').exec(log);
-    return match ? Date.parse(match[1]) : null;
-  };
-  const latencies = [];
-  const roundTrips = [];
-  for (const job of latencyJobs) {
-    const token = portal.mint(job.id);
-    const sentAt = Date.now();
-    const before = performance.now();
-    const answer = await fire(base, job, token);
-    roundTrips.push(performance.now() - before);
-    if (answer.status !== 202) throw new Error(`a fire of ${job.name} answered ${answer.status} ${JSON.stringify(answer.body)}`);
-    let started = runStart(job.name);
-    for (let waited = 0; started === null && waited < 10_000; waited += 2) {
-      await sleep(2);
-      started = runStart(job.name);
+  let gateway = null;
+  let scratch = null;
+  try {
+    const port = await freePort();
+    const runsFile = join(home, 'runs.log');
+    // Shell built-ins only: a run costs one process and records which job it was.
+    const model = `while read -r line; do case $line in *JOB-*) n=\${line##*JOB-};; esac; done; echo "JOB-$n" >> ${runsFile}; echo done`;
+    mkdirSync(home, { recursive: true });
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'timezone: UTC',
+        'model:',
+        '  provider: command',
+        `  command: ${JSON.stringify(['sh', '-c', model])}`,
+        'cron:',
+        '  provider: managed',
+        '  max_parallel_jobs: 8',
+        '  managed:',
+        `    portal_url: ${portal.url}`,
+        `    callback_url: http://127.0.0.1:${port}`,
+        `    expected_audience: ${AUDIENCE}`,
+        `    jwks_url: ${portal.url}/jwks.json`,
+        'platforms:',
+        '  webhook:',
+        '    enabled: false',
+        '    extra:',
+        '      host: 127.0.0.1',
+        `      port: ${port}`,
+        '',
+      ].join('\n'),
+    );
+    const { records, jobs } = writeJobs(home, LATENCY_FIRES + FIRES);
+    if (database) {
+      scratch = await database(records);
+      if (!scratch) return;
     }
-    if (started === null) throw new Error(`the run of ${job.name} did not start within 10 s`);
-    latencies.push(started - sentAt);
+    const latencyJobs = jobs.slice(0, LATENCY_FIRES);
+    const burstJobs = jobs.slice(LATENCY_FIRES);
+
+    const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1', AGENT_CRON_SCHEDULER_TOKEN: SCHEDULER_TOKEN };
+    for (const name of Object.keys(env))
+      if (name.startsWith('AGENT_') && !['AGENT_HOME', 'AGENT_CRON_SCHEDULER_TOKEN'].includes(name)) delete env[name];
+    if (scratch) env.AGENT_DATABASE_URL = scratch.url;
+    console.log(`${storeName}:`);
+    delete env.NODE_OPTIONS;
+    gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, AGENT, 'gateway'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let log = '';
+    gateway.stdout.setEncoding('utf8').on('data', (chunk) => (log += chunk));
+    const base = `http://127.0.0.1:${port}`;
+    for (let waited = 0; !/gateway started/.test(log); waited += 20) {
+      if (waited > 20_000 || gateway.exitCode !== null)
+        throw new Error(`the gateway did not start (exit code ${gateway.exitCode}); its log:\n${log}`);
+      await sleep(20);
+    }
+    // The first fire fetches the JWKS: warm it with a token the gateway refuses after fetching the keys.
+    await fire(base, { id: 'warm-up', slot: jobs[0].slot }, portal.mint('another job'));
+
+    // 1. Latency, one fire at a time.
+    const runStart = (name) => {
+      const match = new RegExp(`^(\\S+) info running job '${name}'`, 'm').exec(log);
+      return match ? Date.parse(match[1]) : null;
+    };
+    const latencies = [];
+    const roundTrips = [];
+    for (const job of latencyJobs) {
+      const token = portal.mint(job.id);
+      const sentAt = Date.now();
+      const before = performance.now();
+      const answer = await fire(base, job, token);
+      roundTrips.push(performance.now() - before);
+      if (answer.status !== 202) throw new Error(`a fire of ${job.name} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      let started = runStart(job.name);
+      for (let waited = 0; started === null && waited < 10_000; waited += 2) {
+        await sleep(2);
+        started = runStart(job.name);
+      }
+      if (started === null) throw new Error(`the run of ${job.name} did not start within 10 s`);
+      latencies.push(started - sentAt);
+    }
+    latencies.sort((a, b) => a - b);
+    roundTrips.sort((a, b) => a - b);
+    console.log(`fire to run start through POST /api/cron/fire (${LATENCY_FIRES} fires, one at a time, loopback)`);
+    console.log(
+      `  median ${percentile(latencies, 50)} ms   p99 ${percentile(latencies, 99)} ms   (the 202 itself: median ${percentile(roundTrips, 50).toFixed(1)} ms, p99 ${percentile(roundTrips, 99).toFixed(1)} ms)`,
+    );
+
+    // Let the latency runs finish so that the burst starts from an idle gateway.
+    const ranLines = () => (existsSync(runsFile) ? readFileSync(runsFile, 'utf8').split('\n').filter(Boolean) : []);
+    for (let waited = 0; ranLines().length < LATENCY_FIRES && waited < QUIET_MS; waited += 20) await sleep(20);
+    const ranBefore = ranLines().length;
+
+    // 2. Every slot of N jobs fired twice, all at once.
+    const requests = burstJobs.flatMap((job) => [job, job].map((same) => ({ job: same, token: portal.mint(same.id) })));
+    const started = performance.now();
+    const answers = await fireAll(base, requests);
+    const seconds = (performance.now() - started) / 1000;
+    const accepted = answers.filter((answer) => answer.status === 202).length;
+    const stale = answers.filter((answer) => answer.status === 200 && answer.body.status === 'stale').length;
+    const other = answers.length - accepted - stale;
+
+    let seen = -1;
+    let lastProgress = performance.now();
+    for (;;) {
+      const count = ranLines().length - ranBefore;
+      if (count !== seen) [seen, lastProgress] = [count, performance.now()];
+      if (count >= FIRES || performance.now() - lastProgress > QUIET_MS) break;
+      await sleep(20);
+    }
+    const ran = new Map();
+    for (const line of ranLines().slice(ranBefore)) ran.set(line, (ran.get(line) ?? 0) + 1);
+    const lost = burstJobs.filter((_, index) => !ran.has(`JOB-${LATENCY_FIRES + index}`)).length;
+    const doubled = [...ran.values()].reduce((sum, times) => sum + Math.max(0, times - 1), 0);
+    console.log(
+      `fires claimed per second (${FIRES} jobs due, each slot fired twice at once: ${requests.length} requests, ${CONCURRENCY} in flight)`,
+    );
+    console.log(
+      `  ${(accepted / seconds).toFixed(0)} claims/s (${(requests.length / seconds).toFixed(0)} answers/s)   202 ${accepted}   stale ${stale}   other ${other}` +
+        `   runs ${ran.size}   lost ${lost}   doubled ${doubled}   (target: ${FIRES} × 202, none lost, none doubled)`,
+    );
+  } finally {
+    if (gateway) await stop(gateway);
+    await scratch?.drop();
   }
-  latencies.sort((a, b) => a - b);
-  roundTrips.sort((a, b) => a - b);
-  console.log(`fire to run start through POST /api/cron/fire (${LATENCY_FIRES} fires, one at a time, loopback)`);
-  console.log(`  median ${percentile(latencies, 50)} ms   p99 ${percentile(latencies, 99)} ms   (the 202 itself: median ${percentile(roundTrips, 50).toFixed(1)} ms, p99 ${percentile(roundTrips, 99).toFixed(1)} ms)`);
-
-  // Let the latency runs finish so that the burst starts from an idle gateway.
-  const ranLines = () => (existsSync(runsFile) ? readFileSync(runsFile, 'utf8').split('\n').filter(Boolean) : []);
-  for (let waited = 0; ranLines().length < LATENCY_FIRES && waited < QUIET_MS; waited += 20) await sleep(20);
-  const ranBefore = ranLines().length;
-
-  // 2. Every slot of N jobs fired twice, all at once.
-  const requests = burstJobs.flatMap((job) => [job, job].map((same) => ({ job: same, token: portal.mint(same.id) })));
-  const started = performance.now();
-  const answers = await fireAll(base, requests);
-  const seconds = (performance.now() - started) / 1000;
-  const accepted = answers.filter((answer) => answer.status === 202).length;
-  const stale = answers.filter((answer) => answer.status === 200 && answer.body.status === 'stale').length;
-  const other = answers.length - accepted - stale;
-
-  let seen = -1;
-  let lastProgress = performance.now();
-  for (;;) {
-    const count = ranLines().length - ranBefore;
-    if (count !== seen) [seen, lastProgress] = [count, performance.now()];
-    if (count >= FIRES || performance.now() - lastProgress > QUIET_MS) break;
-    await sleep(20);
-  }
-  const ran = new Map();
-  for (const line of ranLines().slice(ranBefore)) ran.set(line, (ran.get(line) ?? 0) + 1);
-  const lost = burstJobs.filter((_, index) => !ran.has(`JOB-${LATENCY_FIRES + index}`)).length;
-  const doubled = [...ran.values()].reduce((sum, times) => sum + Math.max(0, times - 1), 0);
-  console.log(`fires claimed per second (${FIRES} jobs due, each slot fired twice at once: ${requests.length} requests, ${CONCURRENCY} in flight)`);
-  console.log(
-    `  ${(accepted / seconds).toFixed(0)} claims/s (${(requests.length / seconds).toFixed(0)} answers/s)   202 ${accepted}   stale ${stale}   other ${other}` +
-      `   runs ${ran.size}   lost ${lost}   doubled ${doubled}   (target: ${FIRES} × 202, none lost, none doubled)`,
-  );
-} finally {
-  if (gateway) await stop(gateway);
-  await scratch?.drop();
-}
 }

@@ -25,7 +25,10 @@ process.stdin.on('end', () => {
 });
 `,
 );
-writeFileSync(join(home, 'config.yaml'), `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, join(home, 'model.mjs')])}\n`);
+writeFileSync(
+  join(home, 'config.yaml'),
+  `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, join(home, 'model.mjs')])}\n`,
+);
 
 const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const cli = (args) => {
@@ -57,7 +60,8 @@ const lateCreated = new Set([1, 4, 7, 10]); // created while the gateway runs
 for (const [index, offset] of offsets.entries()) {
   const name = `shot ${index}`;
   due.set(name, start + offset);
-  if (!lateCreated.has(index)) changes.set(cli(['cron', 'create', '10m', `one-shot ${index}`, '--name', name, '--deliver', 'local']), start + offset);
+  if (!lateCreated.has(index))
+    changes.set(cli(['cron', 'create', '10m', `one-shot ${index}`, '--name', name, '--deliver', 'local']), start + offset);
 }
 setDue(changes);
 

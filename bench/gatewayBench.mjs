@@ -93,7 +93,6 @@ export async function kill(child, signal) {
   await exited;
 }
 
-
 /** A signed ~1 KB `pull_request` payload like a code host sends, as JSON text. */
 export function pullRequestPayload() {
   return JSON.stringify({

@@ -31,7 +31,14 @@ function payloadOf(number) {
   const payload = {
     action: 'opened',
     number,
-    pull_request: { number, title: `Change ${number}`, user: { login: 'octocat' }, head: { ref: 'fix/tick-race' }, base: { ref: 'main' }, body: '' },
+    pull_request: {
+      number,
+      title: `Change ${number}`,
+      user: { login: 'octocat' },
+      head: { ref: 'fix/tick-race' },
+      base: { ref: 'main' },
+      body: '',
+    },
     repository: { full_name: 'octo/repo' },
   };
   const bare = Buffer.byteLength(JSON.stringify(payload));
@@ -66,7 +73,9 @@ async function post(url) {
 async function waitingInAcceptanceOrder(inbox) {
   const order = [];
   const done = new Set();
-  for (const name of readdirSync(inbox).filter((each) => each.startsWith('journal-')).sort()) {
+  for (const name of readdirSync(inbox)
+    .filter((each) => each.startsWith('journal-'))
+    .sort()) {
     for await (const line of createInterface({ input: createReadStream(join(inbox, name)), crlfDelay: Infinity })) {
       if (line.startsWith('{"accept":')) {
         const { accept } = JSON.parse(line);
@@ -131,7 +140,9 @@ try {
     `  accepted ${accepted} in ${seconds.toFixed(1)} s (${(accepted / seconds).toFixed(0)}/s)` +
       (refused.size > 0 ? `, not accepted: ${[...refused].map(([status, count]) => `${count}× ${status}`).join(', ')}` : ''),
   );
-  console.log(`  RSS with them waiting        ${mb(loaded.rss).padStart(7)} (peak ${mb(loaded.peak)})   target < ${TARGET_RSS_MB} MB: ${verdict(loaded.rss < TARGET_RSS_MB)}`);
+  console.log(
+    `  RSS with them waiting        ${mb(loaded.rss).padStart(7)} (peak ${mb(loaded.peak)})   target < ${TARGET_RSS_MB} MB: ${verdict(loaded.rss < TARGET_RSS_MB)}`,
+  );
 
   const expected = await waitingInAcceptanceOrder(join(home, 'webhooks', 'inbox'));
   await kill(first.gateway, 'SIGKILL');
@@ -144,7 +155,9 @@ try {
   console.log(
     `  restart (kill -9) with ${expected.length} waiting: listening after ${second.listenMs.toFixed(0)} ms   target < ${TARGET_LISTEN_MS} ms: ${verdict(second.listenMs < TARGET_LISTEN_MS)}`,
   );
-  console.log(`  RSS once listening           ${mb(restarted.rss).padStart(7)} (peak ${mb(restarted.peak)})   target < ${TARGET_RSS_MB} MB: ${verdict(restarted.rss < TARGET_RSS_MB)}`);
+  console.log(
+    `  RSS once listening           ${mb(restarted.rss).padStart(7)} (peak ${mb(restarted.peak)})   target < ${TARGET_RSS_MB} MB: ${verdict(restarted.rss < TARGET_RSS_MB)}`,
+  );
 
   const check = Math.min(ORDER_CHECK, expected.length);
   const startedAfter = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean).slice(startedBefore) : []);

@@ -39,7 +39,9 @@ try {
   const lines = () => records().map((line) => line.split(' ')[0]);
   /** The lines written until each kill, by the gateway pid killed. */
   const writtenUntilKill = new Map();
-  console.log(`webhook inbox under kill -9: ${EVENTS} signed events, the gateway killed with -9 ${KILLS} times ${KILL_EVERY_MS} ms apart and started again`);
+  console.log(
+    `webhook inbox under kill -9: ${EVENTS} signed events, the gateway killed with -9 ${KILLS} times ${KILL_EVERY_MS} ms apart and started again`,
+  );
 
   ({ gateway } = await startGateway(home, join(work, 'gateway.log')));
   const accepted = [];
@@ -51,7 +53,11 @@ try {
         const body = JSON.stringify({ action: 'opened', number, pull_request: { title: `Change ${number}` } });
         // A request the killed gateway never answered is sent again, with the same delivery id, as code hosts retry.
         for (;;) {
-          const response = await fetch(`http://127.0.0.1:${port}/webhooks/bench`, { method: 'POST', headers: signedHeaders(body, number), body }).catch(() => null);
+          const response = await fetch(`http://127.0.0.1:${port}/webhooks/bench`, {
+            method: 'POST',
+            headers: signedHeaders(body, number),
+            body,
+          }).catch(() => null);
           await response?.arrayBuffer();
           if (response && response.status >= 200 && response.status < 300) {
             accepted.push(number);
@@ -89,7 +95,13 @@ try {
     const until = writtenUntilKill.get(line.split(' ')[1]);
     return until !== undefined && index >= until;
   }).length;
-  if (process.env.BENCH_KEEP) console.log(`  twice: ${[...ran].filter(([, times]) => times > 1).map(([line]) => line).join(' ')}`);
+  if (process.env.BENCH_KEEP)
+    console.log(
+      `  twice: ${[...ran]
+        .filter(([, times]) => times > 1)
+        .map(([line]) => line)
+        .join(' ')}`,
+    );
   console.log(
     `  accepted ${unique.size} (posted ${EVENTS}), ran ${ran.size}, lost ${lost}, finished after their gateway was killed ${afterKill}, ` +
       `repeated (killed between an agent's end and its answer's record) ${doubled - afterKill}   target: none lost, none after a kill: ${lost === 0 && afterKill === 0 ? 'met' : 'MISSED'}`,

@@ -27,9 +27,13 @@ for (const one of cases) {
   );
   rows.push(result);
 }
-console.log('\n| outage | lease | accepted | ran once | ran twice | lost | backlog ran, after the return | every accepted event ran, after the last accept |');
+console.log(
+  '\n| outage | lease | accepted | ran once | ran twice | lost | backlog ran, after the return | every accepted event ran, after the last accept |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) {
-  console.log(`| ${row.outageSeconds} s | ${row.leaseSeconds ?? 30} s | ${row.accepted} | ${row.ranOnce} | ${row.ranTwice} | ${row.lost} | ${row.backlogSeconds === null ? 'never' : `${row.backlogSeconds.toFixed(1)} s`} | ${row.drainAfterLastAcceptSeconds === null ? 'never' : `${row.drainAfterLastAcceptSeconds.toFixed(1)} s`} |`);
+  console.log(
+    `| ${row.outageSeconds} s | ${row.leaseSeconds ?? 30} s | ${row.accepted} | ${row.ranOnce} | ${row.ranTwice} | ${row.lost} | ${row.backlogSeconds === null ? 'never' : `${row.backlogSeconds.toFixed(1)} s`} | ${row.drainAfterLastAcceptSeconds === null ? 'never' : `${row.drainAfterLastAcceptSeconds.toFixed(1)} s`} |`,
+  );
 }
 if (failed) process.exitCode = 1;

@@ -112,7 +112,10 @@ export async function runOutageCase(options) {
   };
   try {
     const migrated = await new Promise((resolve) => {
-      const child = spawn(process.execPath, [AGENT, 'db', 'migrate'], { env: { ...process.env, AGENT_DATABASE_URL: url }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [AGENT, 'db', 'migrate'], {
+        env: { ...process.env, AGENT_DATABASE_URL: url },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let text = '';
       child.stdout.on('data', (chunk) => (text += chunk));
       child.stderr.on('data', (chunk) => (text += chunk));
@@ -165,7 +168,12 @@ export async function runOutageCase(options) {
       };
       for (let attempt = 0; ; attempt += 1) {
         const gateway = gateways[(n + attempt) % 2];
-        const status = await fetch(`http://127.0.0.1:${gateway.port}/webhooks/outage`, { method: 'POST', headers, body, signal: AbortSignal.timeout(20_000) }).then(
+        const status = await fetch(`http://127.0.0.1:${gateway.port}/webhooks/outage`, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(20_000),
+        }).then(
           async (response) => {
             await response.arrayBuffer();
             return response.status;

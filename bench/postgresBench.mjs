@@ -31,7 +31,10 @@ export async function scratchJobDatabase(jobs) {
   }
   const url = `${SERVER}/${name}`;
   const drop = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  const migrated = spawnSync(process.execPath, [AGENT, 'db', 'migrate'], { env: { ...process.env, AGENT_DATABASE_URL: url }, encoding: 'utf8' });
+  const migrated = spawnSync(process.execPath, [AGENT, 'db', 'migrate'], {
+    env: { ...process.env, AGENT_DATABASE_URL: url },
+    encoding: 'utf8',
+  });
   if (migrated.status !== 0) {
     await drop();
     throw new Error(`agent db migrate failed: ${migrated.stderr}`);

@@ -52,7 +52,14 @@ function dueJobs(count, dueAt) {
 function home(name, databaseUrl) {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const lines = ['timezone: UTC', 'model:', '  provider: command', `  command: ${JSON.stringify(['/bin/echo', 'done'])}`, 'cron:', '  max_parallel_jobs: 32'];
+  const lines = [
+    'timezone: UTC',
+    'model:',
+    '  provider: command',
+    `  command: ${JSON.stringify(['/bin/echo', 'done'])}`,
+    'cron:',
+    '  max_parallel_jobs: 32',
+  ];
   if (databaseUrl) lines.push('database:', `  url: ${databaseUrl}`);
   writeFileSync(join(dir, 'config.yaml'), `${lines.join('\n')}\n`);
   return dir;
@@ -137,7 +144,7 @@ try {
          record = jsonb_set(jsonb_set(jsonb_set(record, '{next_run_at}', to_jsonb($2::text)), '{schedule,run_at}', to_jsonb($2::text)), '{schedule,expr}', to_jsonb($2::text))`,
       [at, at],
     );
-    await client.query("NOTIFY agent_jobs_changed");
+    await client.query('NOTIFY agent_jobs_changed');
     await client.end();
   };
   await round('postgres', REPLICAS, postgres);
@@ -145,7 +152,9 @@ try {
   const files = async (jobs, dirs) => {
     home(dirs[0], null);
     mkdirSync(join(work, dirs[0], 'cron'), { recursive: true, mode: 0o700 });
-    writeFileSync(join(work, dirs[0], 'cron', 'jobs.json'), JSON.stringify({ jobs, updated_at: new Date().toISOString() }, null, 2), { mode: 0o600 });
+    writeFileSync(join(work, dirs[0], 'cron', 'jobs.json'), JSON.stringify({ jobs, updated_at: new Date().toISOString() }, null, 2), {
+      mode: 0o600,
+    });
     return { databaseUrl: null, cleanup: async () => undefined };
   };
   files.moveDue = async (_url, dirs, due) => {

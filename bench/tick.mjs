@@ -27,7 +27,11 @@ try {
     const text = jobStoreText(size);
     writeFileSync(join(home, 'cron', 'jobs.json'), text, { mode: 0o600 });
     const tick = (env) => {
-      const result = spawnSync(process.execPath, [entry, home, String(RUNS)], { encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env, ...env } });
+      const result = spawnSync(process.execPath, [entry, home, String(RUNS)], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+        env: { ...process.env, ...env },
+      });
       if (result.status !== 0) throw new Error(`bench process failed: ${result.stderr}`);
       return JSON.parse(result.stdout);
     };

@@ -16,11 +16,15 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** How long the runs may stay without progress before the ones missing count as lost. */
 const QUIET_MS = 15_000;
 
-
 function installed(program, debianPackage) {
   if (spawnSync('sh', ['-c', `command -v ${program}`]).status === 0) return true;
   console.log(`installing ${debianPackage} …`);
-  return spawnSync('sh', ['-c', `(apt-get install -y -qq ${debianPackage} || (apt-get update -qq && apt-get install -y -qq ${debianPackage})) >/dev/null 2>&1`]).status === 0;
+  return (
+    spawnSync('sh', [
+      '-c',
+      `(apt-get install -y -qq ${debianPackage} || (apt-get update -qq && apt-get install -y -qq ${debianPackage})) >/dev/null 2>&1`,
+    ]).status === 0
+  );
 }
 
 async function answering(url) {
@@ -149,7 +153,9 @@ try {
   console.log(line('agent gateway (this project)', await outcome(oursRuns, oursPosted.accepted, oursPosted.started)));
 
   const floorScript = script.replace(oursRuns, '/dev/null');
-  console.log(`  ${'ceiling: Node spawning sh'.padEnd(30)} ${(await spawnFloor(floorScript, false)).toFixed(0).padStart(6)} events/s   (no HTTP, no storage: this process starting the script alone)`);
+  console.log(
+    `  ${'ceiling: Node spawning sh'.padEnd(30)} ${(await spawnFloor(floorScript, false)).toFixed(0).padStart(6)} events/s   (no HTTP, no storage: this process starting the script alone)`,
+  );
   if (spawnSync('sh', ['-c', 'command -v setpriv']).status === 0) {
     console.log(`  ${'ceiling: the same via setpriv'.padEnd(30)} ${(await spawnFloor(floorScript, true)).toFixed(0).padStart(6)} events/s`);
   }

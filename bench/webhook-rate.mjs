@@ -24,7 +24,9 @@ const AGENT_MS = process.env.BENCH_AGENT_MS ?? '1000';
 /** Runs the open-loop client against `url` for `seconds`; its JSON figures. */
 function load(url, seconds, bodyFile) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [client, url, String(RATE), String(seconds), SECRET, bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [client, url, String(RATE), String(seconds), SECRET, bodyFile], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the load client failed (${code})`))));
@@ -45,7 +47,9 @@ function waitForReady(child) {
 
 const line = (name, figures) =>
   `  ${name.padEnd(34)} p50 ${String(figures.p50).padStart(7)} ms  p99 ${String(figures.p99).padStart(7)} ms  max ${String(figures.max).padStart(8)} ms  ` +
-  `answers ${Object.entries(figures.statuses).map(([status, count]) => `${status}×${count}`).join(' ')}`;
+  `answers ${Object.entries(figures.statuses)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ')}`;
 
 const work = mkdtempSync(join(tmpdir(), 'agent-webhook-rate-'));
 const children = [];
@@ -54,17 +58,35 @@ try {
   writeFileSync(bodyFile, pullRequestPayload());
   const entry = join(work, 'webhookBench.mjs');
   await bundleBenchEntry('webhookBench', entry);
-  console.log(`webhook accept at a fixed ${RATE} requests/s for ${SECONDS} s (open loop, after a 2 s warm-up), signed pull_request, loopback; agent answers after ${AGENT_MS} ms`);
+  console.log(
+    `webhook accept at a fixed ${RATE} requests/s for ${SECONDS} s (open loop, after a 2 s warm-up), signed pull_request, loopback; agent answers after ${AGENT_MS} ms`,
+  );
 
   const ours = async (name, env) => {
     const home = join(work, name);
     mkdirSync(home, { recursive: true });
     writeFileSync(
       join(home, 'config.yaml'),
-      ['platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', '      port: 0', `      secret: ${SECRET}`, '      rate_limit: 100000000', '      routes:', '        bench:', '          events: [pull_request]', ''].join('\n'),
+      [
+        'platforms:',
+        '  webhook:',
+        '    enabled: true',
+        '    extra:',
+        '      host: 127.0.0.1',
+        '      port: 0',
+        `      secret: ${SECRET}`,
+        '      rate_limit: 100000000',
+        '      routes:',
+        '        bench:',
+        '          events: [pull_request]',
+        '',
+      ].join('\n'),
     );
     const log = openSync(join(work, `${name}.log`), 'a');
-    const gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, entry, home], { stdio: ['ignore', log, 'pipe'], env: { ...process.env, BENCH_AGENT_MS: AGENT_MS, ...env } });
+    const gateway = spawn(process.execPath, [...GATEWAY_NODE_OPTIONS, entry, home], {
+      stdio: ['ignore', log, 'pipe'],
+      env: { ...process.env, BENCH_AGENT_MS: AGENT_MS, ...env },
+    });
     children.push(gateway);
     const port = await waitForReady(gateway);
     const url = `http://127.0.0.1:${port}/webhooks/bench`;
@@ -87,7 +109,8 @@ try {
 
   const installed =
     spawnSync('sh', ['-c', 'command -v webhook']).status === 0 ||
-    spawnSync('sh', ['-c', '(apt-get install -y -qq webhook || (apt-get update -qq && apt-get install -y -qq webhook)) >/dev/null 2>&1']).status === 0;
+    spawnSync('sh', ['-c', '(apt-get install -y -qq webhook || (apt-get update -qq && apt-get install -y -qq webhook)) >/dev/null 2>&1'])
+      .status === 0;
   if (!installed) {
     console.log('  adnanh/webhook                     not installed and could not be installed');
   } else {

@@ -22,7 +22,10 @@ const GATEWAY_NODE_OPTIONS = JSON.parse(readFileSync(new URL('../package.json', 
 function ensureInstalled(program, debianPackage) {
   if (spawnSync('sh', ['-c', `command -v ${program}`]).status === 0) return true;
   console.log(`installing ${debianPackage} …`);
-  const install = spawnSync('sh', ['-c', `(apt-get install -y -qq ${debianPackage} || (apt-get update -qq && apt-get install -y -qq ${debianPackage})) >/dev/null 2>&1`]);
+  const install = spawnSync('sh', [
+    '-c',
+    `(apt-get install -y -qq ${debianPackage} || (apt-get update -qq && apt-get install -y -qq ${debianPackage})) >/dev/null 2>&1`,
+  ]);
   return install.status === 0;
 }
 
@@ -101,7 +104,9 @@ try {
   const body = pullRequestPayload();
   const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
   const script = wrkScript(work, body, signature);
-  console.log(`webhook accept path, signed ${Buffer.byteLength(body)}-byte pull_request, wrk -t2 -c${CONNECTIONS} -d${DURATION}s on loopback`);
+  console.log(
+    `webhook accept path, signed ${Buffer.byteLength(body)}-byte pull_request, wrk -t2 -c${CONNECTIONS} -d${DURATION}s on loopback`,
+  );
   console.log(`  ours runs as \`npm start\` runs the gateway: node ${GATEWAY_NODE_OPTIONS.join(' ')}`);
 
   // Ours: the gateway's listener in a process of its own, agent replaced by a no-op, logging at info.

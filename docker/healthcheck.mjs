@@ -59,15 +59,25 @@ let config;
 try {
   config = readConfig();
 } catch (error) {
-  finish(false, `unhealthy: ${configFile} cannot be read (${String(error?.message ?? error).split('\n')[0]}); fix it and restart the container.`);
+  finish(
+    false,
+    `unhealthy: ${configFile} cannot be read (${String(error?.message ?? error).split('\n')[0]}); fix it and restart the container.`,
+  );
 }
 
 if (!listenerIsOn(config)) {
-  finish(true, 'healthy: the gateway is running; its HTTP listener is off (platforms.webhook.enabled is not true), so there is no /health to ask.');
+  finish(
+    true,
+    'healthy: the gateway is running; its HTTP listener is off (platforms.webhook.enabled is not true), so there is no /health to ask.',
+  );
 }
 
 const { url, port } = healthUrl(config);
-if (port === 0) finish(true, 'healthy: the gateway is running; its listener has a random port (platforms.webhook.extra.port: 0), so there is no /health to ask.');
+if (port === 0)
+  finish(
+    true,
+    'healthy: the gateway is running; its listener has a random port (platforms.webhook.extra.port: 0), so there is no /health to ask.',
+  );
 
 try {
   const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });

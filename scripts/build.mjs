@@ -100,7 +100,9 @@ function oneCoreChunk({ core, untouched }) {
       }));
       // Added last, so that line numbers and source maps stay as they were.
       context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) =>
-        untouched.has(relative(root, args.path)) ? undefined : { contents: `${await readFile(args.path, 'utf8')}\nimport '${CORE}';\n`, loader: 'ts' },
+        untouched.has(relative(root, args.path))
+          ? undefined
+          : { contents: `${await readFile(args.path, 'utf8')}\nimport '${CORE}';\n`, loader: 'ts' },
       );
     },
   };

@@ -71,7 +71,8 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     leases,
     label: location.label,
     chatStore: async () => (await import('../adapters/postgres/PostgresChatStore.js')).postgresChatStore(database),
-    chatReceiverLease: async () => new (await import('../adapters/postgres/PostgresChatReceiverLease.js')).PostgresChatReceiverLease(database),
+    chatReceiverLease: async () =>
+      new (await import('../adapters/postgres/PostgresChatReceiverLease.js')).PostgresChatReceiverLease(database),
     migrate: () => migrate(database),
     migrations: () => migrationStates(database),
     watch: (onChange) => repository.watch(onChange),
@@ -79,7 +80,14 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     stores: [
       databaseAdapter(
         TOKENS.WebhookInbox,
-        (context) => new PostgresWebhookInbox(database, context.get(TOKENS.ProcessIdentity), context.get(TOKENS.Clock), context.get(TOKENS.OrphanProcesses), leases),
+        (context) =>
+          new PostgresWebhookInbox(
+            database,
+            context.get(TOKENS.ProcessIdentity),
+            context.get(TOKENS.Clock),
+            context.get(TOKENS.OrphanProcesses),
+            leases,
+          ),
       ),
       databaseAdapter(TOKENS.WebhookBacklog, () => new PostgresWebhookBacklog(database)),
       databaseAdapter(TOKENS.WebhookSubscriptionRepository, () => subscriptions),

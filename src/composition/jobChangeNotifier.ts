@@ -69,7 +69,11 @@ export function notifyJobChanges(container: Container, notifier: JobChangeNotifi
     const execute = tick.execute.bind(tick);
     tick.execute = async (input) => {
       const report: TickReport = await execute(input);
-      const changed = [...report.ran.map((run) => run.job.id), ...report.missed.map((job) => job.id), ...report.skipped.map((skip) => skip.job.id)];
+      const changed = [
+        ...report.ran.map((run) => run.job.id),
+        ...report.missed.map((job) => job.id),
+        ...report.skipped.map((skip) => skip.job.id),
+      ];
       // Nothing changed: no provider is loaded, so a command that finds nothing due stays quick.
       if (changed.length > 0) await notifier.jobsChanged(changed);
       return report;

@@ -119,7 +119,11 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
   const routes = context.container.get(ConfiguredWebhookRoutes).report();
   for (const route of routes.unusable) {
     for (const message of route.problems) {
-      findings.push({ effect: listenerOn ? 'refused' : 'ignored', key: `platforms.webhook.extra.routes.${route.name}`, message: listenerOn ? message : `${message.replace(/\.$/, '')}; the listener is off now, but this stops the gateway once it is on.` });
+      findings.push({
+        effect: listenerOn ? 'refused' : 'ignored',
+        key: `platforms.webhook.extra.routes.${route.name}`,
+        message: listenerOn ? message : `${message.replace(/\.$/, '')}; the listener is off now, but this stops the gateway once it is on.`,
+      });
     }
   }
   for (const message of routes.warnings) findings.push({ effect: 'ignored', key: 'platforms.webhook.extra.routes', message });
@@ -129,10 +133,15 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
   findings.push(...dashboardProblems(config, env, file));
 
   for (const problem of new ConfiguredPlatforms(config.platforms, env).settingProblems()) {
-    findings.push({ effect: 'refused', key: `platforms.${problem.platform}${problem.key ? `.${problem.key}` : ''}`, message: problem.source === 'config' ? `${file}: ${problem.message}` : problem.message });
+    findings.push({
+      effect: 'refused',
+      key: `platforms.${problem.platform}${problem.key ? `.${problem.key}` : ''}`,
+      message: problem.source === 'config' ? `${file}: ${problem.message}` : problem.message,
+    });
   }
 
-  for (const problem of chatSettingsFrom(config, env).problems) findings.push({ effect: 'refused', key: problem.key, message: problem.message });
+  for (const problem of chatSettingsFrom(config, env).problems)
+    findings.push({ effect: 'refused', key: problem.key, message: problem.message });
 
   // Whether bubblewrap works here: found by running `true` in a sandbox, once per process.
   const sandbox = sandboxFinding(await context.container.get(TOKENS.Sandbox).status());
@@ -147,7 +156,8 @@ export async function checkStartup(context: StartupContext): Promise<StartupChec
       schedulerContextFor(context.container, config, env, NOT_FIRING, context.log),
     );
     providerUsable = loaded.provider !== undefined;
-    if (loaded.reason !== undefined) findings.push({ effect: 'ignored', key: 'cron.provider', message: `${file}: ${fallbackWarning(provider, loaded.reason)}` });
+    if (loaded.reason !== undefined)
+      findings.push({ effect: 'ignored', key: 'cron.provider', message: `${file}: ${fallbackWarning(provider, loaded.reason)}` });
   }
   const shown = context.credentials ? credentialsShownFinding(context.credentials.stillShown()) : null;
   if (shown) findings.push(shown);

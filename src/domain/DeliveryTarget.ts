@@ -22,7 +22,10 @@ export interface PlatformTarget {
 type Rule = (rest: string) => { destination: string; threadId: string | null } | null;
 
 const E164 = /^\+[1-9]\d{6,14}$/;
-const single = (pattern: RegExp): Rule => (rest) => (pattern.test(rest) ? { destination: rest, threadId: null } : null);
+const single =
+  (pattern: RegExp): Rule =>
+  (rest) =>
+    pattern.test(rest) ? { destination: rest, threadId: null } : null;
 const withThread =
   (chat: RegExp): Rule =>
   (rest) => {
@@ -85,7 +88,10 @@ function parseOne(text: string): DeliveryTarget {
   if (target === 'bot-chat' || target.startsWith('bot-chat:')) {
     const profile = target.slice('bot-chat:'.length) || null;
     if (profile !== null && !/^[A-Za-z0-9][\w.-]*$/.test(profile)) {
-      throw invalid(target, 'names a profile with characters that are not allowed (use letters, digits, ".", "_" and "-", starting with a letter or digit)');
+      throw invalid(
+        target,
+        'names a profile with characters that are not allowed (use letters, digits, ".", "_" and "-", starting with a letter or digit)',
+      );
     }
     return { kind: 'bot-chat', profile: target === 'bot-chat' ? null : profile };
   }
@@ -94,7 +100,10 @@ function parseOne(text: string): DeliveryTarget {
   const rest = colon < 0 ? null : target.slice(colon + 1);
   const rule = ownEntry(VALIDATED, platform) ?? (VERBATIM.includes(platform) ? verbatim : undefined);
   if (!rule) {
-    throw invalid(target, `names an unknown platform "${platform}"; use local, origin, all, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`);
+    throw invalid(
+      target,
+      `names an unknown platform "${platform}"; use local, origin, all, bot-chat or one of: ${KNOWN_PLATFORMS.join(', ')}`,
+    );
   }
   if (rest === null) return { kind: 'platform', platform, destination: null, threadId: null };
   // A `#name` is a named channel on every platform, resolved at fire time (config's `channels`).
@@ -113,7 +122,10 @@ function parseOne(text: string): DeliveryTarget {
  * DELIVERY.INVALID naming the first target that does not parse.
  */
 export function parseDeliveryTargets(deliver: string): DeliveryTarget[] {
-  const parts = deliver.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = deliver
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   if (parts.length === 0) return [{ kind: 'origin' }];
   return parts.map(parseOne);
 }

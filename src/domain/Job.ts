@@ -156,7 +156,10 @@ function requireWhatRuns(job: Job, agentBack = !job.no_agent): Job {
     );
   }
   if (agentBack && job.prompt.trim() === '') {
-    throw new InvalidJobError(ERROR_CODES.JOB.EMPTY_PROMPT, `Job '${job.name}' has no prompt for the agent; give it the task the agent should do.`);
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.EMPTY_PROMPT,
+      `Job '${job.name}' has no prompt for the agent; give it the task the agent should do.`,
+    );
   }
   return job;
 }
@@ -259,7 +262,12 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
     if (job.state === 'completed') {
       Object.assign(edited, { state: 'scheduled', enabled: true, repeat: { ...edited.repeat, completed: 0 } });
     }
-  } else if (zone !== jobTimeZone(job, configuredZone) && job.schedule.kind === 'cron' && job.state !== 'running' && job.state !== 'completed') {
+  } else if (
+    zone !== jobTimeZone(job, configuredZone) &&
+    job.schedule.kind === 'cron' &&
+    job.state !== 'running' &&
+    job.state !== 'completed'
+  ) {
     const next = nextRunTime(job.schedule, now, zone);
     edited.next_run_at = next ? toIsoUtc(next) : null;
   }

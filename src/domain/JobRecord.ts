@@ -85,16 +85,16 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   if (!JOB_STATES.includes(state)) return fail(`its state "${String(record.state)}" is unknown`, id);
   const legacySkill = str(record.skill);
   const skills = strList(record.skills) ?? (legacySkill ? [legacySkill] : []);
-  const repeat = (typeof record.repeat === 'object' && record.repeat !== null ? record.repeat : {}) as Record<
-    string,
-    unknown
-  >;
+  const repeat = (typeof record.repeat === 'object' && record.repeat !== null ? record.repeat : {}) as Record<string, unknown>;
   // A time that is not a time would break every command that shows or schedules the job.
   for (const field of DATE_FIELDS) {
     const problem = dateProblem(field, record[field]);
     if (problem) return fail(problem, id);
   }
-  const claimProblem = typeof record.claim === 'object' && record.claim !== null ? dateProblem('claim.at', (record.claim as Record<string, unknown>).at) : null;
+  const claimProblem =
+    typeof record.claim === 'object' && record.claim !== null
+      ? dateProblem('claim.at', (record.claim as Record<string, unknown>).at)
+      : null;
   if (claimProblem) return fail(claimProblem, id);
   // Every time of the job is read in its zone: one this system does not know would break them all.
   const timezone = recordTimeZone(record.timezone);
@@ -131,7 +131,10 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       paused_at: str(record.paused_at),
       // Unknown to records written before it: absent is no reason.
       paused_reason: str(record.paused_reason),
-      failure_streak: typeof record.failure_streak === 'number' && Number.isSafeInteger(record.failure_streak) && record.failure_streak > 0 ? record.failure_streak : 0,
+      failure_streak:
+        typeof record.failure_streak === 'number' && Number.isSafeInteger(record.failure_streak) && record.failure_streak > 0
+          ? record.failure_streak
+          : 0,
       // Unknown to records written before them: absent follows cron.catch_up, and runs the agent.
       catch_up: (CATCH_UP_POLICIES as readonly unknown[]).includes(record.catch_up) ? (record.catch_up as CatchUp) : null,
       no_agent: record.no_agent === true,

@@ -29,9 +29,7 @@ export interface RunContextInput {
 export function buildRunContext(input: RunContextInput): RunContext {
   const skills = input.skills.map(({ name, content }) => ({
     name,
-    content:
-      content ??
-      `The skill "${name}" was requested for this run but was not found; carry on without it.`,
+    content: content ?? `The skill "${name}" was requested for this run but was not found; carry on without it.`,
   }));
   const task = [CRON_PREAMBLE, input.scriptBlock ?? null, input.prompt]
     .filter((part): part is string => part !== null && part.trim() !== '')
@@ -65,7 +63,11 @@ export function scriptErrorText(problem: string, stderr: string): string {
 
 /** The script's "do not wake the agent" gate: its last non-empty stdout line. */
 export function scriptSaysSleep(stdout: string): boolean {
-  const last = stdout.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '').at(-1);
+  const last = stdout
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .at(-1);
   if (!last) return false;
   try {
     const parsed: unknown = JSON.parse(last);

@@ -73,8 +73,7 @@ function durationMinutes(text: string): number | null {
 /** A delay that went wrong still reads as one (`0m`, `5x`, `1.5h`); anything else is no form at all. */
 const DELAY_SHAPE = /^[+-]?\d[\d.,]*\s*[a-z]*$/i;
 
-const ISO_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
  * An ISO timestamp's instant and how it is shown: a naive time is read in `timeZone` and shown
@@ -85,7 +84,12 @@ function parseIso(text: string, timeZone: string): { at: Date; shown: string } |
   const match = ISO_PATTERN.exec(text);
   if (!match) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   const fault = wallClockFault(year, month, day, hour, minute, second);
   if (fault) throw invalidSchedule(text, 'a real date and time', fault);

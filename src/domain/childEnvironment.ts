@@ -67,7 +67,8 @@ function isModelKey(name: string, policy: ChildEnvironmentPolicy): boolean {
 export function isServiceCredential(name: string, policy: ChildEnvironmentPolicy): boolean {
   const upper = name.toUpperCase();
   // `<credential>_FILE` names the file a credential was read from (docs/configuration.md).
-  if (upper.endsWith(FILE_SUFFIX) && upper.length > FILE_SUFFIX.length && isServiceCredential(name.slice(0, -FILE_SUFFIX.length), policy)) return true;
+  if (upper.endsWith(FILE_SUFFIX) && upper.length > FILE_SUFFIX.length && isServiceCredential(name.slice(0, -FILE_SUFFIX.length), policy))
+    return true;
   if (isModelKey(name, policy) || GENERIC_SECRET.test(upper) || NAMED_SECRETS.has(upper)) return true;
   const prefix = PLATFORM_PREFIXES.find((each) => upper.startsWith(each));
   return prefix !== undefined && PLATFORM_SECRET_KEY.test(upper.slice(prefix.length));

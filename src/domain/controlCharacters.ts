@@ -25,4 +25,3 @@ export function escapeControlCharacters(text: string, keep = ''): string {
     return SHORT_ESCAPES[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
 }
-

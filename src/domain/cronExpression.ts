@@ -2,12 +2,7 @@ import { Cron } from 'croner';
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidScheduleError } from './errors.js';
 import { ownEntry } from './ownEntry.js';
-import {
-  instantOfWallClock,
-  wallClockAsUtcMs,
-  wallClockAt,
-  wallClockFromUtcMs,
-} from './zonedTime.js';
+import { instantOfWallClock, wallClockAsUtcMs, wallClockAt, wallClockFromUtcMs } from './zonedTime.js';
 
 interface FieldSpec {
   name: string;
@@ -20,7 +15,18 @@ interface FieldSpec {
 
 /** The names cron accepts for months and days of the week, by their numbers. */
 export const CRON_MONTH_NAMES: Readonly<Record<string, number>> = {
-  JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12,
+  JAN: 1,
+  FEB: 2,
+  MAR: 3,
+  APR: 4,
+  MAY: 5,
+  JUN: 6,
+  JUL: 7,
+  AUG: 8,
+  SEP: 9,
+  OCT: 10,
+  NOV: 11,
+  DEC: 12,
 };
 export const CRON_DAY_NAMES: Readonly<Record<string, number>> = { SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6 };
 

@@ -6,7 +6,11 @@
  * is the most edits that still count as close: by default one for every three letters written
  * (at least one).
  */
-export function closestName(written: string, known: readonly string[], allowed = Math.max(1, Math.floor(written.length / 3))): string | null {
+export function closestName(
+  written: string,
+  known: readonly string[],
+  allowed = Math.max(1, Math.floor(written.length / 3)),
+): string | null {
   let best: string | null = null;
   let bestDistance = allowed + 1;
   for (const candidate of known) {
@@ -22,7 +26,9 @@ export function closestName(written: string, known: readonly string[], allowed =
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const columns = b.length + 1;
-  const table: number[][] = Array.from({ length: rows }, (_, row) => Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)));
+  const table: number[][] = Array.from({ length: rows }, (_, row) =>
+    Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
+  );
   for (let row = 1; row < rows; row += 1) {
     for (let column = 1; column < columns; column += 1) {
       const cost = a[row - 1] === b[column - 1] ? 0 : 1;

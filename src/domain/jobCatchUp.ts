@@ -48,7 +48,8 @@ export function skipsOverdueSlot(job: Job, at: Date, configured: CatchUp = 'once
 /** How many slots of a recurring job fell between `slot` and `now`, `slot` included; counted up to `cap`. */
 export function slotsMissed(schedule: Schedule, slot: Date, now: Date, timeZone: string, cap = 1000): number {
   let count = 0;
-  for (let at: Date | null = slot; at !== null && at.getTime() <= now.getTime() && count < cap; at = nextRunTime(schedule, at, timeZone)) count += 1;
+  for (let at: Date | null = slot; at !== null && at.getTime() <= now.getTime() && count < cap; at = nextRunTime(schedule, at, timeZone))
+    count += 1;
   return Math.max(1, count);
 }
 

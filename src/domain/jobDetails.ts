@@ -87,7 +87,8 @@ export function upcomingRuns(
   const first = new Date(job.next_run_at);
   if (Number.isNaN(first.getTime())) return [];
   if (!isRecurring(job.schedule)) return job.state === 'scheduled' && count > 0 ? [first] : [];
-  const remaining = job.repeat.times === null ? count : Math.max(0, job.repeat.times - job.repeat.completed - (job.state === 'running' ? 1 : 0));
+  const remaining =
+    job.repeat.times === null ? count : Math.max(0, job.repeat.times - job.repeat.completed - (job.state === 'running' ? 1 : 0));
   const timeZone = jobTimeZone(job, configuredZone);
   const runs: Date[] = [];
   let next: Date | null = first;

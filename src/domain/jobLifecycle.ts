@@ -11,12 +11,7 @@ import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 
 export function isDue(job: Job, now: Date): boolean {
-  return (
-    job.state === 'scheduled' &&
-    job.enabled &&
-    job.next_run_at !== null &&
-    Date.parse(job.next_run_at) <= now.getTime()
-  );
+  return job.state === 'scheduled' && job.enabled && job.next_run_at !== null && Date.parse(job.next_run_at) <= now.getTime();
 }
 
 /**
@@ -43,10 +38,7 @@ export function claimFiredSlot(job: Job, claimant: string, now: Date, fireAt: Da
   return { ...claimJob(job, claimant, from, configuredZone), claim: { by: claimant, at: toIsoUtc(now) } };
 }
 
-function statusFields(outcome: RunOutcome): Pick<
-  Job,
-  'last_status' | 'last_error' | 'last_delivery_error' | 'last_delivery_queued'
-> {
+function statusFields(outcome: RunOutcome): Pick<Job, 'last_status' | 'last_error' | 'last_delivery_error' | 'last_delivery_queued'> {
   const cleared = { last_error: null, last_delivery_error: null, last_delivery_queued: null };
   switch (outcome.status) {
     case 'ok':
@@ -92,7 +84,8 @@ export function alertsFailure(job: Pick<Job, 'failure_streak'>, alerts: FailureA
  * while it ran stays paused.
  */
 export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
-  if (outcome.status === 'blocked_config') return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streakAfter(job, outcome) };
+  if (outcome.status === 'blocked_config')
+    return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streakAfter(job, outcome) };
   return withOutcome(countRun(job), outcome, startedAt);
 }
 
@@ -203,7 +196,10 @@ export function validatePauseReason(reason: string | null | undefined): string |
   const text = reason?.trim() ?? '';
   if (text === '') return null;
   if (/[\u0000-\u001f\u007f]/.test(text)) {
-    throw new InvalidJobError(ERROR_CODES.JOB.INVALID_PAUSE_REASON, 'The pause reason holds a line break or another control character; write it as one line of text.');
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.INVALID_PAUSE_REASON,
+      'The pause reason holds a line break or another control character; write it as one line of text.',
+    );
   }
   if (text.length > PAUSE_REASON_MAX_LENGTH) {
     throw new InvalidJobError(
@@ -221,7 +217,10 @@ export function validatePauseReason(reason: string | null | undefined): string |
 export function pauseJob(job: Job, now: Date, reason?: string | null): Job {
   const why = validatePauseReason(reason);
   if (job.state === 'completed') {
-    throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`);
+    throw new JobError(
+      ERROR_CODES.JOB.INVALID_STATE,
+      `Job '${job.name}' has completed and cannot be paused; remove it or edit its schedule.`,
+    );
   }
   if (job.state === 'paused') return why === null || why === job.paused_reason ? job : { ...job, paused_reason: why };
   // A running job keeps running; marking it paused stops it from being scheduled again.
@@ -238,14 +237,26 @@ export function resumeJob(job: Job, now: Date, configuredZone: string): Job {
     job.schedule.kind === 'once'
       ? new Date(Math.max(Date.parse(job.schedule.run_at), now.getTime()))
       : nextRunTime(job.schedule, now, jobTimeZone(job, configuredZone));
-  return { ...job, state: 'scheduled', enabled: true, paused_at: null, paused_reason: null, claim: null, next_run_at: next ? toIsoUtc(next) : null };
+  return {
+    ...job,
+    state: 'scheduled',
+    enabled: true,
+    paused_at: null,
+    paused_reason: null,
+    claim: null,
+    next_run_at: next ? toIsoUtc(next) : null,
+  };
 }
 
 /** Refuses a manual run of a job that is paused, running or completed. */
 export function assertRunnableNow(job: Job): void {
   if (job.state !== 'scheduled') {
     const hint =
-      job.state === 'paused' ? 'resume it first' : job.state === 'running' ? 'wait for the run in progress' : 'edit its schedule to run it again';
+      job.state === 'paused'
+        ? 'resume it first'
+        : job.state === 'running'
+          ? 'wait for the run in progress'
+          : 'edit its schedule to run it again';
     throw new JobError(ERROR_CODES.JOB.INVALID_STATE, `Job '${job.name}' is ${job.state} and cannot be run now; ${hint}.`);
   }
 }

@@ -27,7 +27,11 @@ export function recoveryNotice(jobName: string, failed: number): string {
 
 /** The reason stored on a job paused by `cron.pause_after_failures`. */
 export function pausedAfterFailuresReason(failed: number, lastError: string): string {
-  const line = lastError.split('\n').find((each) => each.trim() !== '')?.trim() ?? lastError;
+  const line =
+    lastError
+      .split('\n')
+      .find((each) => each.trim() !== '')
+      ?.trim() ?? lastError;
   return `paused after ${failed} consecutive failed runs (cron.pause_after_failures); the last: ${line}`;
 }
 

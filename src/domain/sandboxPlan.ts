@@ -58,7 +58,10 @@ function byDepth(paths: readonly string[]): string[] {
 }
 
 /** Where the child starts: its own directory when it can see it, else the first writable path. */
-export function visibleDirectory(plan: Pick<SandboxPlan, 'hiddenDirectories' | 'sealedDirectories' | 'readable' | 'writable'>, cwd: string): string | null {
+export function visibleDirectory(
+  plan: Pick<SandboxPlan, 'hiddenDirectories' | 'sealedDirectories' | 'readable' | 'writable'>,
+  cwd: string,
+): string | null {
   const hidden = [...plan.hiddenDirectories, ...plan.sealedDirectories].some((dir) => isWithin(dir, cwd));
   const bound = [...plan.readable, ...plan.writable].some((path) => isWithin(path, cwd));
   if (!hidden || bound) return cwd;
@@ -83,7 +86,9 @@ export function bubblewrapArguments(plan: SandboxPlan): string[] {
   const hidden = [...outermost(plan.hiddenDirectories).filter((dir) => !sealed.some((seal) => isWithin(seal, dir))), ...sealed];
   const writable = byDepth(plan.writable);
   // What is only read, and lies in a hidden place outside every writable path, is bound read-only.
-  const readable = byDepth(plan.readable).filter((path) => hidden.some((dir) => isWithin(dir, path)) && !writable.some((dir) => isWithin(dir, path)));
+  const readable = byDepth(plan.readable).filter(
+    (path) => hidden.some((dir) => isWithin(dir, path)) && !writable.some((dir) => isWithin(dir, path)),
+  );
   // Every mount by depth, a fresh directory before a bind at the same place: a directory inside
   // another is mounted on what the outer one left (a workspace bound into the sealed home, the home
   // sealed inside a writable directory that holds it).

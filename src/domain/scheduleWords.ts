@@ -5,8 +5,18 @@ import { formatWallClock } from './zonedTime.js';
 
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const MONTH_NAMES = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ];
 
 /**
@@ -26,8 +36,7 @@ export function describeSchedule(schedule: Schedule, timeZone: string): string {
 }
 
 function duration(minutes: number): string {
-  const [amount, unit] =
-    minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+  const [amount, unit] = minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
   return amount === 1 ? unit : `${amount} ${unit}s`;
 }
 
@@ -85,7 +94,8 @@ function describeCron(expression: string): string {
   const time = timeWords(itemsOf(minute), itemsOf(hour), minute, hour);
   const days = dayWords(itemsOf(dayOfMonth), itemsOf(dayOfWeek, CRON_DAY_NAMES), dayOfMonth, dayOfWeek);
   const months = itemsOf(month, CRON_MONTH_NAMES);
-  const monthText = months === null || isEvery(months) ? '' : ` in ${listOf(months, (m) => MONTH_NAMES[m - 1] ?? String(m)) ?? `month ${month}`}`;
+  const monthText =
+    months === null || isEvery(months) ? '' : ` in ${listOf(months, (m) => MONTH_NAMES[m - 1] ?? String(m)) ?? `month ${month}`}`;
   return `${time}${days}${monthText}`;
 }
 
@@ -124,9 +134,7 @@ function dayWords(monthDays: Item[] | null, weekDays: Item[] | null, monthDayTex
   const allMonthDays = monthDays !== null && isEvery(monthDays);
   const allWeekDays = weekDays !== null && isEvery(weekDays);
   if (allMonthDays && allWeekDays) return '';
-  const monthDayPhrase = allMonthDays
-    ? null
-    : `on day ${(monthDays && listOf(monthDays, String)) ?? monthDayText} of the month`;
+  const monthDayPhrase = allMonthDays ? null : `on day ${(monthDays && listOf(monthDays, String)) ?? monthDayText} of the month`;
   const weekDayPhrase = allWeekDays
     ? null
     : `on ${(weekDays && listOf(weekDays, (d) => DAY_NAMES[d % 7] ?? String(d))) ?? `day-of-week ${weekDayText}`}`;

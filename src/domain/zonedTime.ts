@@ -101,8 +101,7 @@ export function wallClockAt(instant: Date, timeZone: string): WallClock {
     };
   }
   const parts = formatterFor(timeZone).formatToParts(instant);
-  const field = (type: Intl.DateTimeFormatPartTypes) =>
-    Number(parts.find((part) => part.type === type)?.value ?? NaN);
+  const field = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((part) => part.type === type)?.value ?? NaN);
   return {
     year: field('year'),
     month: field('month'),

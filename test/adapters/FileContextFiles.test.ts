@@ -96,7 +96,8 @@ describe('ChangeAwareTextFiles', () => {
     return { files, calls };
   }
   /** Gives `path` distinct, old times, as a change made long ago would have. */
-  const age = (path: string, secondsAgo: number) => utimes(path, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000));
+  const age = (path: string, secondsAgo: number) =>
+    utimes(path, new Date(Date.now() - secondsAgo * 1000), new Date(Date.now() - secondsAgo * 1000));
 
   it('once things have settled, only stats the files, and reads nothing again', async () => {
     await put(fileA(), 'alpha');

@@ -73,7 +73,10 @@ describe('FileJobRepository', () => {
       await repo.modify((jobs) => ({ jobs: jobs.map((each) => ({ ...each, state: 'running' as const, claim })), result: undefined }));
       expect((await storedDocument()).jobs[0]).toMatchObject({ state: 'running', claim });
 
-      await repo.modify((jobs) => ({ jobs: jobs.map((each) => ({ ...each, state: 'scheduled' as const, claim: null })), result: undefined }));
+      await repo.modify((jobs) => ({
+        jobs: jobs.map((each) => ({ ...each, state: 'scheduled' as const, claim: null })),
+        result: undefined,
+      }));
 
       expect((await storedDocument()).jobs[0]).not.toHaveProperty('claim');
       expect((await repo.load()).jobs[0]!.claim).toBeNull();
@@ -176,11 +179,7 @@ describe('FileJobRepository', () => {
     it('keeps them after the job they followed is removed', async () => {
       await repo.modify((jobs) => ({ jobs: jobs.filter((job) => job.id !== jobIdFor(1)), result: undefined }));
 
-      expect((await storedDocument()).jobs).toEqual([
-        noSchedule,
-        expect.objectContaining({ id: jobIdFor(2) }),
-        notAnObject,
-      ]);
+      expect((await storedDocument()).jobs).toEqual([noSchedule, expect.objectContaining({ id: jobIdFor(2) }), notAnObject]);
       expect((await repo.load()).unreadable.map((problem) => problem.id)).toEqual(['bad000000001', null]);
     });
   });
@@ -221,15 +220,18 @@ describe('FileJobRepository', () => {
     });
 
     // Skipped as root, whom file modes do not stop; the test above covers an unusable home for root.
-    (isRoot ? it.skip : it)(`is reported as unavailable when the home directory is read-only${isRoot ? ' (skipped: running as root, whom file modes do not stop)' : ''}`, async () => {
-      await chmod(home, 0o500);
+    (isRoot ? it.skip : it)(
+      `is reported as unavailable when the home directory is read-only${isRoot ? ' (skipped: running as root, whom file modes do not stop)' : ''}`,
+      async () => {
+        await chmod(home, 0o500);
 
-      await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toThrow(
-        new JobStoreUnavailableError(
-          `Cannot write the job store ${paths.jobsFile}: this user lacks permission there (EACCES); make ${paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
-        ),
-      );
-    });
+        await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toThrow(
+          new JobStoreUnavailableError(
+            `Cannot write the job store ${paths.jobsFile}: this user lacks permission there (EACCES); make ${paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
+          ),
+        );
+      },
+    );
   });
 
   describe('the cross-process lock', () => {
@@ -252,7 +254,7 @@ describe('FileJobRepository', () => {
       return { child, exit };
     }
 
-    it('never lets a writer stopped while holding the lock lose another process\'s change', async () => {
+    it("never lets a writer stopped while holding the lock lose another process's change", async () => {
       await repo.modify(append(anHourlyJob(jobIdFor(1))));
       const stalled = await stalledWriter(jobIdFor(2));
       stalled.child.kill('SIGSTOP');

@@ -84,7 +84,11 @@ describe('FileSubscriptionRepository', () => {
     ]);
     await put(repo, 'new');
 
-    expect(await stored()).toMatchObject({ broken: { secret: 7 }, 'Bad Name': { secret: 'x' }, future: { secret: 'kept', colour: 'blue' } });
+    expect(await stored()).toMatchObject({
+      broken: { secret: 7 },
+      'Bad Name': { secret: 'x' },
+      future: { secret: 'kept', colour: 'blue' },
+    });
   });
 
   it('refuses to read or overwrite a file that is not a subscription store', async () => {

@@ -195,7 +195,7 @@ describe('FileWebhookInbox with a large backlog', () => {
     await acceptAll(Array.from({ length: 300 }, (_, k) => 2000 + k));
     // The rewrite runs in the background: wait for it, with a deadline.
     let size = grown;
-    for (const deadline = Date.now() + 20_000; size >= grown / 2 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; size >= grown / 2 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       size = (await stat(journalOf('test-host:1'))).size;
     }

@@ -127,7 +127,9 @@ describe('FileWebhookInbox', () => {
     try {
       const script = await bundleScript(fileURLToPath(new URL('../helpers/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
       // The shell starts the child, then becomes `sleep`, which never collects its children.
-      const shell = spawn('sh', ['-c', '"$0" "$1" "$2" & exec sleep 60', process.execPath, script, home], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const shell = spawn('sh', ['-c', '"$0" "$1" "$2" & exec sleep 60', process.execPath, script, home], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       try {
         const [id, pidText] = (await firstLineOf(shell)).split(' ');
         expect(id).toBe('event-1');
@@ -226,9 +228,7 @@ describe('FileWebhookInbox', () => {
     const inbox = open();
 
     expect(await drainIds(inbox)).toEqual(['event-1']);
-    expect(log.entries).toEqual([
-      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/ends in a record cut short/) }),
-    ]);
+    expect(log.entries).toEqual([expect.objectContaining({ level: 'warn', message: expect.stringMatching(/ends in a record cut short/) })]);
   });
 
   it('copies a line that is no record to damaged/, reports it, and hands out the events around it', async () => {
@@ -340,7 +340,10 @@ describe('FileWebhookInbox', () => {
 
     await open().recover();
 
-    expect((await readdir(paths.webhookInboxDir)).sort()).toEqual(['.journal-test-host%3A8.ndjson.124.1.tmp', 'journal-test-host%3A1.ndjson']);
+    expect((await readdir(paths.webhookInboxDir)).sort()).toEqual([
+      '.journal-test-host%3A8.ndjson.124.1.tmp',
+      'journal-test-host%3A1.ndjson',
+    ]);
   });
 
   it('reports an inbox it cannot create as WEBHOOK.INBOX_UNAVAILABLE, and works once the way is clear', async () => {

@@ -39,7 +39,14 @@ describe('FileWebhookRunRecords', () => {
       expect((await stat(directory)).mode & 0o777).toBe(0o700);
     }
     const text = await readFile(path, 'utf8');
-    for (const line of ['- Route: pr-review', '- Event: pull_request', '- Delivery id: delivery-1', '- Outcome: delivered', 'Review PR #1', 'Looks fine (1).']) {
+    for (const line of [
+      '- Route: pr-review',
+      '- Event: pull_request',
+      '- Delivery id: delivery-1',
+      '- Outcome: delivered',
+      'Review PR #1',
+      'Looks fine (1).',
+    ]) {
       expect(text).toContain(line);
     }
   });
@@ -51,7 +58,7 @@ describe('FileWebhookRunRecords', () => {
     expect(await readdir(join(outputDir(), 'pr-review'))).toEqual(['2026-06-01_10-01-00_event1.md']);
   });
 
-  it('saves a run\'s later records in the same file, and again after its directory was removed meanwhile', async () => {
+  it("saves a run's later records in the same file, and again after its directory was removed meanwhile", async () => {
     await records.save(aRunRecord(1, { outcome: 'running' }), false);
     await records.save(aRunRecord(1, { outcome: 'answered' }));
     await rm(join(outputDir(), 'pr-review'), { recursive: true });
@@ -65,10 +72,16 @@ describe('FileWebhookRunRecords', () => {
     await records.find('pr-review', 'event1');
     await make().save(aRunRecord(2));
     const directory = join(outputDir(), 'pr-review');
-    await writeFile(join(directory, '2026-06-01_10-03-02_event3.md'), await readFile(join(directory, '2026-06-01_10-02-00_event2.md'), 'utf8'));
+    await writeFile(
+      join(directory, '2026-06-01_10-03-02_event3.md'),
+      await readFile(join(directory, '2026-06-01_10-02-00_event2.md'), 'utf8'),
+    );
     const later = make();
 
-    expect(await records.find('pr-review', 'event2', aRunRecord(2).receivedAt)).toMatchObject({ eventId: 'event2', answer: 'Looks fine (2).' });
+    expect(await records.find('pr-review', 'event2', aRunRecord(2).receivedAt)).toMatchObject({
+      eventId: 'event2',
+      answer: 'Looks fine (2).',
+    });
     expect(await later.find('pr-review', 'event3', aRunRecord(3).receivedAt)).toMatchObject({ answer: 'Looks fine (2).' });
     await later.save(aRunRecord(3, { outcome: 'delivery_failed' }));
     expect((await readdir(directory)).sort()).toEqual(['2026-06-01_10-02-00_event2.md', '2026-06-01_10-03-02_event3.md']);
@@ -125,5 +138,4 @@ describe('FileWebhookRunRecords', () => {
     expect(await records.find('pr-review', 'event1')).toBeNull();
     expect(existsSync(join(home, 'webhooks'))).toBe(false);
   });
-
 });

@@ -40,7 +40,9 @@ describe('GroupCommitLog', () => {
     const seen: string[] = [];
     const lines = Array.from({ length: 100 }, (_, n) => `line ${n}\n`);
 
-    await Promise.all(lines.map((line, n) => log.append(line, true, () => seen.push(`written ${n}`)).then(() => seen.push(`settled ${n}`))));
+    await Promise.all(
+      lines.map((line, n) => log.append(line, true, () => seen.push(`written ${n}`)).then(() => seen.push(`settled ${n}`))),
+    );
     await log.close();
 
     expect(await readFile(path, 'utf8')).toBe(lines.join(''));

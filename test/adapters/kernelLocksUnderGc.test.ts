@@ -79,7 +79,13 @@ describe('kernel locks of a live process, under garbage collection', () => {
     expect(journals.filter((name) => name.startsWith(journalName(claimant).replace('.ndjson', '')))).toHaveLength(2);
 
     const orphans = new RecordingOrphanProcesses();
-    const inbox = new FileWebhookInbox(paths, new FakeProcessIdentity('test-host:1'), new ManualClock('2026-06-01T08:00:00Z'), new RecordingLogger(), orphans);
+    const inbox = new FileWebhookInbox(
+      paths,
+      new FakeProcessIdentity('test-host:1'),
+      new ManualClock('2026-06-01T08:00:00Z'),
+      new RecordingLogger(),
+      orphans,
+    );
     opened.push(inbox);
     const lease = new FileChatReceiverLease(home);
     let rounds = 0;

@@ -7,7 +7,14 @@ import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { acceptRecord, claimRecord, doneRecord, journalName } from '../../src/adapters/persistence/webhookJournal.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 
-const event = (id: string): WebhookEvent => ({ id, route: 'github', event: 'push', deliveryId: id, receivedAt: '2026-03-01T12:00:00.000Z', payload: {} });
+const event = (id: string): WebhookEvent => ({
+  id,
+  route: 'github',
+  event: 'push',
+  deliveryId: id,
+  receivedAt: '2026-03-01T12:00:00.000Z',
+  payload: {},
+});
 
 describe('the files agent status reads', () => {
   let home: string;
@@ -20,7 +27,10 @@ describe('the files agent status reads', () => {
     const paths = agentPathsFor(home);
     expect(await new FileWebhookBacklog(paths).waiting()).toBe(0);
     await mkdir(paths.webhookInboxDir, { recursive: true });
-    await writeFile(join(paths.webhookInboxDir, journalName('a:1')), acceptRecord(event('e1')) + acceptRecord(event('e2')) + claimRecord('e2') + doneRecord('e1'));
+    await writeFile(
+      join(paths.webhookInboxDir, journalName('a:1')),
+      acceptRecord(event('e1')) + acceptRecord(event('e2')) + claimRecord('e2') + doneRecord('e1'),
+    );
     await writeFile(join(paths.webhookInboxDir, journalName('b:2')), `${acceptRecord(event('e3'))}{"accept":`);
     expect(await new FileWebhookBacklog(paths).waiting()).toBe(2);
   });

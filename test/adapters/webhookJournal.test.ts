@@ -34,7 +34,13 @@ describe('the webhook journal lines', () => {
     const escaped = anEvent(2, { id: 'event-"2"', route: 'r\u00e9\\sum\u00e9' });
     const earlierLayout = `{"accept":${JSON.stringify(anEvent(3))},"key":"github:d-3"}`;
 
-    expect(read(record(escaped, undefined, 'k'))).toEqual({ kind: 'accept', id: 'event-"2"', route: 'r\u00e9\\sum\u00e9', key: 'k', receivedAtMs: at });
+    expect(read(record(escaped, undefined, 'k'))).toEqual({
+      kind: 'accept',
+      id: 'event-"2"',
+      route: 'r\u00e9\\sum\u00e9',
+      key: 'k',
+      receivedAtMs: at,
+    });
     expect(read(earlierLayout)).toEqual({ kind: 'accept', id: 'event-3', route: 'pr-review', key: 'github:d-3', receivedAtMs: at });
   });
 

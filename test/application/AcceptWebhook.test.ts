@@ -92,7 +92,7 @@ describe('AcceptWebhook', () => {
     ]);
   });
 
-  it('checks the signature against the route\'s secrets, every one of a rotation list', async () => {
+  it("checks the signature against the route's secrets, every one of a rotation list", async () => {
     const { accept, verifier } = setUp();
     const route = aRoute('ci', { secrets: { kind: 'secrets', values: ['new', 'old'] } });
     expect((await accept.execute(post(route, { headers: { 'x-test-signature': 'old' } }))).kind).toBe('accepted');
@@ -160,8 +160,16 @@ describe('AcceptWebhook', () => {
     it('refuses a type the route does not take, or none, after the signature and the rate limit, storing nothing', async () => {
       const { accept, inbox } = setUp(2);
       const route = aRoute('ci');
-      expect(await accept.execute(post(route, { contentType: 'text/plain; charset=utf-8' }))).toEqual({ kind: 'unsupported_media_type', mediaType: 'text/plain', accepted: TAKEN });
-      expect(await accept.execute(post(route, { contentType: null }))).toEqual({ kind: 'unsupported_media_type', mediaType: null, accepted: TAKEN });
+      expect(await accept.execute(post(route, { contentType: 'text/plain; charset=utf-8' }))).toEqual({
+        kind: 'unsupported_media_type',
+        mediaType: 'text/plain',
+        accepted: TAKEN,
+      });
+      expect(await accept.execute(post(route, { contentType: null }))).toEqual({
+        kind: 'unsupported_media_type',
+        mediaType: null,
+        accepted: TAKEN,
+      });
       expect((await accept.execute(post(route, { contentType: 'text/plain', headers: unsigned }))).kind).toBe('refused_signature');
       expect((await accept.execute(post(route, { contentType: 'text/plain' }))).kind).toBe('rate_limited');
       expect(await inbox.pending()).toBe(0);
@@ -171,7 +179,11 @@ describe('AcceptWebhook', () => {
       const { accept, stored } = setUp();
       const route = aRoute('alerts', { contentTypes: ['text/plain'] });
       expect((await accept.execute(post(route, { contentType: 'text/plain', body: 'disk full' }))).kind).toBe('accepted');
-      expect(await accept.execute(post(route, { contentType: 'application/xml' }))).toEqual({ kind: 'unsupported_media_type', mediaType: 'application/xml', accepted: [...TAKEN, 'text/plain'] });
+      expect(await accept.execute(post(route, { contentType: 'application/xml' }))).toEqual({
+        kind: 'unsupported_media_type',
+        mediaType: 'application/xml',
+        accepted: [...TAKEN, 'text/plain'],
+      });
       expect((await stored()).map((event) => event.payload)).toEqual([{ body: 'disk full' }]);
     });
   });
@@ -188,27 +200,35 @@ describe('AcceptWebhook', () => {
       expect(await inbox.pending()).toBe(0);
     });
 
-    it('takes the JSON of a form body\'s payload field', async () => {
+    it("takes the JSON of a form body's payload field", async () => {
       const { accept, stored } = setUp();
       const body = `payload=${encodeURIComponent('{"zen":"Keep it simple."}')}`;
-      const result = await accept.execute(post(aRoute('ci'), { body, contentType: 'application/x-www-form-urlencoded', headers: { 'x-github-event': 'ping' } }));
+      const result = await accept.execute(
+        post(aRoute('ci'), { body, contentType: 'application/x-www-form-urlencoded', headers: { 'x-github-event': 'ping' } }),
+      );
       expect(result.kind).toBe('accepted');
       expect((await stored())[0]!.payload).toEqual({ zen: 'Keep it simple.' });
     });
 
     it('turns another form body into an object of its fields', async () => {
       const { accept, stored } = setUp();
-      const result = await accept.execute(post(aRoute('alerts'), { body: 'type=disk_full&host=db1', contentType: 'application/x-www-form-urlencoded' }));
+      const result = await accept.execute(
+        post(aRoute('alerts'), { body: 'type=disk_full&host=db1', contentType: 'application/x-www-form-urlencoded' }),
+      );
       expect(result).toMatchObject({ kind: 'accepted', event: 'disk_full' });
       expect((await stored())[0]!.payload).toEqual({ type: 'disk_full', host: 'db1' });
     });
   });
 
   describe('event filter', () => {
-    it('ignores an event not in the route\'s list, logged at debug only', async () => {
+    it("ignores an event not in the route's list, logged at debug only", async () => {
       const { accept, inbox, logger } = setUp();
       const route = aRoute('ci', { events: ['pull_request'] });
-      expect(await accept.execute(post(route, { headers: { 'x-github-event': 'ping' } }))).toEqual({ kind: 'ignored', reason: 'event', event: 'ping' });
+      expect(await accept.execute(post(route, { headers: { 'x-github-event': 'ping' } }))).toEqual({
+        kind: 'ignored',
+        reason: 'event',
+        event: 'ping',
+      });
       expect(await inbox.pending()).toBe(0);
       expect(logger.entries.map((entry) => entry.level)).toEqual(['debug']);
     });
@@ -364,7 +384,12 @@ describe('AcceptWebhook', () => {
     }
     expect((await accept.execute(post(route, { headers: { 'x-github-delivery': 'd-5' } }))).kind).toBe('accepted');
 
-    const messages = logger.entries.filter((entry) => entry.level !== 'info' || /stored again/.test(entry.message)).map((entry) => entry.message);
-    expect(messages).toEqual(['webhook not stored: the inbox failed; answering 503 until events can be stored again', 'webhook events are stored again']);
+    const messages = logger.entries
+      .filter((entry) => entry.level !== 'info' || /stored again/.test(entry.message))
+      .map((entry) => entry.message);
+    expect(messages).toEqual([
+      'webhook not stored: the inbox failed; answering 503 until events can be stored again',
+      'webhook events are stored again',
+    ]);
   });
 });

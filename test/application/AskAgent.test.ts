@@ -16,7 +16,11 @@ describe('asking the agent in a chat', () => {
 
     expect(output).toEqual({ answer: 'Sure.', answeredBy: 'fake' });
     const [request] = h.agent.requests;
-    expect(request!.context).toEqual({ system: [{ name: 'USER.md', content: 'Prefers short answers.' }], skills: [], task: 'Remind me daily at 9' });
+    expect(request!.context).toEqual({
+      system: [{ name: 'USER.md', content: 'Prefers short answers.' }],
+      skills: [],
+      task: 'Remind me daily at 9',
+    });
     expect(request!.conversation).toHaveLength(2);
     expect(request!.toolsets).toEqual(['agent-chat']);
     expect(request!.unattended).toBe(false);

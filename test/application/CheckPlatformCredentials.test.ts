@@ -10,7 +10,11 @@ describe('CheckPlatformCredentials', () => {
     const checks = await new CheckPlatformCredentials(platforms, new FakeWebhookRoutes(), new RecordingRepoCommenter()).execute();
 
     expect(checks).toEqual([
-      { name: 'signal', result: 'unchecked', detail: 'signal has no "who am I" call; "agent send signal test" is the way to try its credentials' },
+      {
+        name: 'signal',
+        result: 'unchecked',
+        detail: 'signal has no "who am I" call; "agent send signal test" is the way to try its credentials',
+      },
     ]);
   });
 
@@ -22,11 +26,16 @@ describe('CheckPlatformCredentials', () => {
       { name: 'repo_comment', result: 'ok', detail: 'gh is signed in as octocat' },
     ]);
 
-    commenter.failWith = new RepoCommentError('unauthenticated', 'the GitHub CLI "gh" is not logged in; run "gh auth login" on the gateway host or set GH_TOKEN');
+    commenter.failWith = new RepoCommentError(
+      'unauthenticated',
+      'the GitHub CLI "gh" is not logged in; run "gh auth login" on the gateway host or set GH_TOKEN',
+    );
     const [check] = await new CheckPlatformCredentials(new FakePlatforms([]), routes, commenter).execute();
     expect(check).toMatchObject({ name: 'repo_comment', result: 'failed' });
     expect(check!.detail).toContain('gh auth login');
 
-    expect(await new CheckPlatformCredentials(new FakePlatforms([]), new FakeWebhookRoutes([aRoute('log')]), commenter).execute()).toEqual([]);
+    expect(await new CheckPlatformCredentials(new FakePlatforms([]), new FakeWebhookRoutes([aRoute('log')]), commenter).execute()).toEqual(
+      [],
+    );
   });
 });

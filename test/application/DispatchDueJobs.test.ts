@@ -102,7 +102,9 @@ describe('the gateway dispatching due jobs', () => {
       { limit: 1 + 1000, running: false },
     ]);
     expect([...held.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
-    const reports = h.log.entries.filter((entry) => /is due and waits for a free run slot/.test(entry.message)).map((entry) => entry.message);
+    const reports = h.log.entries
+      .filter((entry) => /is due and waits for a free run slot/.test(entry.message))
+      .map((entry) => entry.message);
     expect(reports).toHaveLength(3);
     for (const run of held.values()) run.answer('done');
     await settle();

@@ -49,11 +49,13 @@ describe('firing one slot of a job (FireJobSlot)', () => {
     expect(h.agent.requests).toHaveLength(1);
   });
 
-  it('answers stale for an instant that is not the job\'s next_run_at, and for a fire_at that is no instant', async () => {
+  it("answers stale for an instant that is not the job's next_run_at, and for a fire_at that is no instant", async () => {
     const h = fireHarness();
     const job = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
 
-    expect(await h.fire.execute({ jobId: job.id, fireAt: new Date(Date.parse(job.next_run_at!) - MINUTE).toISOString() })).toEqual({ status: 'stale' });
+    expect(await h.fire.execute({ jobId: job.id, fireAt: new Date(Date.parse(job.next_run_at!) - MINUTE).toISOString() })).toEqual({
+      status: 'stale',
+    });
     expect(await h.fire.execute({ jobId: job.id, fireAt: 'soon' })).toEqual({ status: 'stale' });
     await settle();
     expect(h.agent.requests).toHaveLength(0);
@@ -193,7 +195,10 @@ describe('fires arriving together', () => {
     const a = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job a' });
     const b = await h.createJob.execute({ schedule: 'every 5m', prompt: 'job b' });
 
-    const outcomes = Promise.all([h.fire.execute({ jobId: a.id, fireAt: a.next_run_at! }), h.fire.execute({ jobId: b.id, fireAt: b.next_run_at! })]);
+    const outcomes = Promise.all([
+      h.fire.execute({ jobId: a.id, fireAt: a.next_run_at! }),
+      h.fire.execute({ jobId: b.id, fireAt: b.next_run_at! }),
+    ]);
     await settle();
     expect(h.store.waiting.map((claim) => claim.id)).toEqual([a.id, b.id]);
 

@@ -18,7 +18,9 @@ function warningsWith(options: { skills?: Record<string, string>; directory?: In
     { platform: 'slack', homeChannel: null, listsChannels: true },
     { platform: 'discord', configured: false, missing: [{ key: 'bot_token', variable: 'DISCORD_BOT_TOKEN' }] },
   ]);
-  const directory = options.directory ?? new InMemoryChannelDirectory({ updatedAt: '2026-06-01T08:00:00.000Z', platforms: { slack: [{ id: 'C0123ABCDEF', name: 'alerts' }] } });
+  const directory =
+    options.directory ??
+    new InMemoryChannelDirectory({ updatedAt: '2026-06-01T08:00:00.000Z', platforms: { slack: [{ id: 'C0123ABCDEF', name: 'alerts' }] } });
   const delivery = new PlatformDelivery(platforms, directory, new RecordingTimer(), new SequentialIds(), new RecordingLogger());
   return new JobWarnings(delivery, new FakeSkillLibrary(options.skills ?? {}));
 }
@@ -29,7 +31,9 @@ describe('JobWarnings', () => {
   it('says nothing about a job whose targets and skills are all there', async () => {
     const warnings = warningsWith({ skills: { triage: '# Triage' } });
 
-    expect(await warnings.about(job({ deliver: 'local,origin,telegram,telegram:#ops,slack:#alerts,slack:C0999ZZZZZZ', skills: ['triage'] }))).toEqual([]);
+    expect(
+      await warnings.about(job({ deliver: 'local,origin,telegram,telegram:#ops,slack:#alerts,slack:C0999ZZZZZZ', skills: ['triage'] })),
+    ).toEqual([]);
   });
 
   it('names the missing setting of a platform that is not configured, once however often the job names it', async () => {
@@ -39,7 +43,9 @@ describe('JobWarnings', () => {
   });
 
   it('names a bare platform without a home channel', async () => {
-    expect(await warningsWith().about(job({ deliver: 'slack' }))).toEqual([expect.stringMatching(/^Delivery platform "slack" has no home channel: set platforms\.slack\.home_channel/)]);
+    expect(await warningsWith().about(job({ deliver: 'slack' }))).toEqual([
+      expect.stringMatching(/^Delivery platform "slack" has no home channel: set platforms\.slack\.home_channel/),
+    ]);
   });
 
   it('names a #channel that neither config nor the channel directory knows, saying how to look', async () => {
@@ -50,7 +56,15 @@ describe('JobWarnings', () => {
   });
 
   it('names a channel name that matches several channels', async () => {
-    const directory = new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C01', name: 'deploys' }, { id: 'C02', name: 'deploy-staging' }] } });
+    const directory = new InMemoryChannelDirectory({
+      updatedAt: null,
+      platforms: {
+        slack: [
+          { id: 'C01', name: 'deploys' },
+          { id: 'C02', name: 'deploy-staging' },
+        ],
+      },
+    });
 
     expect(await warningsWith({ directory }).about(job({ deliver: 'slack:#depl' }))).toEqual([
       'Delivery target "slack:#depl" cannot be resolved now: the slack channel "#depl" matches several channels (#deploys (C01), #deploy-staging (C02)); use the full name or the channel id.',
@@ -60,16 +74,26 @@ describe('JobWarnings', () => {
   it('names a #channel on a platform whose directory was never built', async () => {
     const warnings = warningsWith({ directory: new InMemoryChannelDirectory() });
 
-    expect(await warnings.about(job({ deliver: 'slack:#alerts' }))).toEqual([expect.stringMatching(/^Delivery target "slack:#alerts" cannot be resolved now: the slack channel "#alerts" is unknown/)]);
+    expect(await warnings.about(job({ deliver: 'slack:#alerts' }))).toEqual([
+      expect.stringMatching(/^Delivery target "slack:#alerts" cannot be resolved now: the slack channel "#alerts" is unknown/),
+    ]);
   });
 
   it('says nothing of a named channel on a platform that is not configured beyond that it is not', async () => {
-    expect(await warningsWith().about(job({ deliver: 'discord:#ops' }))).toEqual([expect.stringMatching(/^Delivery platform "discord" is not configured/)]);
+    expect(await warningsWith().about(job({ deliver: 'discord:#ops' }))).toEqual([
+      expect.stringMatching(/^Delivery platform "discord" is not configured/),
+    ]);
   });
 
   it('names "all" when no platform has a home channel', async () => {
     const platforms = new FakePlatforms([{ platform: 'slack', homeChannel: null }]);
-    const delivery = new PlatformDelivery(platforms, new InMemoryChannelDirectory(), new RecordingTimer(), new SequentialIds(), new RecordingLogger());
+    const delivery = new PlatformDelivery(
+      platforms,
+      new InMemoryChannelDirectory(),
+      new RecordingTimer(),
+      new SequentialIds(),
+      new RecordingLogger(),
+    );
 
     expect(await new JobWarnings(delivery, new FakeSkillLibrary()).about(job({ deliver: 'all' }))).toEqual([
       'The delivery target "all" names no platform yet: none is configured with a home channel.',
@@ -87,9 +111,20 @@ describe('JobWarnings', () => {
   });
 
   it('gives the sentence of a skill file that is there but cannot be read', async () => {
-    const unreadable = { find: async () => Promise.reject(new AppError(ERROR_CODES.CONTEXT.UNREADABLE, 'Cannot read skills/triage/SKILL.md: permission denied.')) };
-    const delivery = new PlatformDelivery(new FakePlatforms([]), new InMemoryChannelDirectory(), new RecordingTimer(), new SequentialIds(), new RecordingLogger());
+    const unreadable = {
+      find: async () =>
+        Promise.reject(new AppError(ERROR_CODES.CONTEXT.UNREADABLE, 'Cannot read skills/triage/SKILL.md: permission denied.')),
+    };
+    const delivery = new PlatformDelivery(
+      new FakePlatforms([]),
+      new InMemoryChannelDirectory(),
+      new RecordingTimer(),
+      new SequentialIds(),
+      new RecordingLogger(),
+    );
 
-    expect(await new JobWarnings(delivery, unreadable).about(job({ deliver: 'local', skills: ['triage'] }))).toEqual(['Cannot read skills/triage/SKILL.md: permission denied.']);
+    expect(await new JobWarnings(delivery, unreadable).about(job({ deliver: 'local', skills: ['triage'] }))).toEqual([
+      'Cannot read skills/triage/SKILL.md: permission denied.',
+    ]);
   });
 });

@@ -101,7 +101,11 @@ describe('a tick', () => {
     await h.runDueJobs.execute();
 
     expect(h.repository.get(job.id)).toMatchObject({
-      state: 'completed', enabled: false, next_run_at: null, repeat: { times: 1, completed: 1 }, last_status: 'ok',
+      state: 'completed',
+      enabled: false,
+      next_run_at: null,
+      repeat: { times: 1, completed: 1 },
+      last_status: 'ok',
     });
   });
 
@@ -238,7 +242,7 @@ describe('a tick', () => {
     expect((await h.runDueJobs.execute()).recovered).toHaveLength(1);
   });
 
-  it("recovers the run of a gateway on another host whose lease on a shared store lapsed, and only that one", async () => {
+  it('recovers the run of a gateway on another host whose lease on a shared store lapsed, and only that one', async () => {
     const h = cronHarness();
     const [lapsedJob, liveJob, laptopJob] = await Promise.all(
       ['lapsed', 'live', 'laptop'].map((name) => h.createJob.execute({ schedule: 'every 1h', prompt: name, name })),
@@ -278,7 +282,10 @@ describe('a tick', () => {
     await h.runDueJobs.execute();
 
     expect(h.repository.get(job.id)).toMatchObject({
-      state: 'scheduled', last_status: 'error', last_error: 'idle timeout: no output for 600 s', repeat: { completed: 1 },
+      state: 'scheduled',
+      last_status: 'error',
+      last_error: 'idle timeout: no output for 600 s',
+      repeat: { completed: 1 },
     });
     expect(h.channel.sent.map((s) => s.text)).toEqual(["⚠️ Cron job 'Hourly' failed: idle timeout: no output for 600 s"]);
   });

@@ -23,7 +23,12 @@ function statusOf(options: { jobs?: Job[]; registration?: GatewayRegistration | 
   const identity = new FakeProcessIdentity();
   for (const claimant of options.dead ?? []) identity.dead.add(claimant);
   const registry = new InMemoryGatewayRegistry(options.registration ?? null);
-  return new ShowStatus(new InMemoryJobRepository(options.jobs ?? []), registry, identity, new FixedWebhookBacklog(options.waiting ?? 0)).execute();
+  return new ShowStatus(
+    new InMemoryJobRepository(options.jobs ?? []),
+    registry,
+    identity,
+    new FixedWebhookBacklog(options.waiting ?? 0),
+  ).execute();
 }
 
 describe('ShowStatus', () => {
@@ -72,9 +77,21 @@ describe('ShowStatus', () => {
     ];
     const { failedJobs } = await statusOf({ jobs });
     expect(failedJobs).toEqual([
-      { id: jobIdFor(2), name: `job ${jobIdFor(2)}`, lastStatus: 'delivery_failed', lastRunAt: '2026-03-01T11:00:00Z', error: 'telegram refused' },
+      {
+        id: jobIdFor(2),
+        name: `job ${jobIdFor(2)}`,
+        lastStatus: 'delivery_failed',
+        lastRunAt: '2026-03-01T11:00:00Z',
+        error: 'telegram refused',
+      },
       { id: jobIdFor(1), name: `job ${jobIdFor(1)}`, lastStatus: 'error', lastRunAt: '2026-03-01T10:00:00Z', error: 'agent exited 1' },
-      { id: jobIdFor(3), name: `job ${jobIdFor(3)}`, lastStatus: 'blocked_config', lastRunAt: '2026-03-01T09:00:00Z', error: 'No model is configured' },
+      {
+        id: jobIdFor(3),
+        name: `job ${jobIdFor(3)}`,
+        lastStatus: 'blocked_config',
+        lastRunAt: '2026-03-01T09:00:00Z',
+        error: 'No model is configured',
+      },
     ]);
   });
 

@@ -12,7 +12,11 @@ import { cronHarness } from '../support/cronHarness.js';
 
 const NOW = '2026-06-01T09:00:00Z';
 
-const warnings = (log: RecordingLogger) => log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message).join('\n');
+const warnings = (log: RecordingLogger) =>
+  log.entries
+    .filter((entry) => entry.level === 'warn')
+    .map((entry) => entry.message)
+    .join('\n');
 
 function runningRun(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
   return {
@@ -88,7 +92,9 @@ describe('the runs of the ledger whose process is gone', () => {
   it("leave this process's own runs, and a webhook run without a claimant, to those who run them", async () => {
     const s = subject();
     await s.ledger.save(runningRun('own', { claimant: 'test-host:1', started_at: '2026-05-01T08:00:00.000Z' }));
-    await s.ledger.save(runningRun('event', { kind: 'webhook', subject: 'github', claimant: null, started_at: '2026-05-01T08:00:00.000Z' }));
+    await s.ledger.save(
+      runningRun('event', { kind: 'webhook', subject: 'github', claimant: null, started_at: '2026-05-01T08:00:00.000Z' }),
+    );
 
     expect(await s.abandoned.settle()).toEqual([]);
   });
@@ -120,7 +126,17 @@ describe('the claim every trigger shares', () => {
     const h = cronHarness();
     const orphans = new RecordingOrphanProcesses();
     const abandoned = new AbandonedRuns(h.ledger, h.identity, h.clock, h.settings, h.log, undefined, orphans);
-    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, () => h.execution, undefined, () => abandoned);
+    const tick = new RunDueJobs(
+      h.repository,
+      h.tickLock,
+      h.clock,
+      h.identity,
+      h.settings,
+      h.log,
+      () => h.execution,
+      undefined,
+      () => abandoned,
+    );
     await h.ledger.save(runningRun('before', { claimant: 'test-host:7', started_at: '2026-06-01T07:00:00.000Z' }));
     h.identity.dead.add('test-host:7');
 
@@ -140,8 +156,15 @@ describe('the claim every trigger shares', () => {
     const claims = await tick.claim({ limit: 4 });
 
     expect(claims.recovered.map((each) => each.id)).toEqual([job.id]);
-    expect(await h.ledger.get('during')).toMatchObject({ status: 'error', error: 'interrupted: the process test-host:8 that ran it is gone' });
-    expect(h.repository.get(job.id)).toMatchObject({ state: 'scheduled', last_status: 'error', last_error: 'interrupted: the process test-host:8 that ran it is gone' });
+    expect(await h.ledger.get('during')).toMatchObject({
+      status: 'error',
+      error: 'interrupted: the process test-host:8 that ran it is gone',
+    });
+    expect(h.repository.get(job.id)).toMatchObject({
+      state: 'scheduled',
+      last_status: 'error',
+      last_error: 'interrupted: the process test-host:8 that ran it is gone',
+    });
     expect(orphans.killedFor).toEqual(['test-host:7', 'test-host:8']);
   });
 });
@@ -150,11 +173,28 @@ describe('a recovered job whose run ended before the ledger showed it running', 
   it('is recorded interrupted, as started when it was claimed; a record of its own run is not doubled', async () => {
     const h = cronHarness();
     const abandoned = new AbandonedRuns(h.ledger, h.identity, h.clock, h.settings, h.log, undefined, new RecordingOrphanProcesses());
-    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, () => h.execution, undefined, () => abandoned);
+    const tick = new RunDueJobs(
+      h.repository,
+      h.tickLock,
+      h.clock,
+      h.identity,
+      h.settings,
+      h.log,
+      () => h.execution,
+      undefined,
+      () => abandoned,
+    );
     const quick = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Quick', name: 'quick' });
     const shown = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Shown', name: 'shown' });
     // An earlier run of `quick`, before the claim: not the interrupted one.
-    await h.ledger.save(runningRun('quick-earlier', { subject: quick.id, status: 'ok', finished_at: '2026-06-01T07:01:00.000Z', started_at: '2026-06-01T07:00:00.000Z' }));
+    await h.ledger.save(
+      runningRun('quick-earlier', {
+        subject: quick.id,
+        status: 'ok',
+        finished_at: '2026-06-01T07:01:00.000Z',
+        started_at: '2026-06-01T07:00:00.000Z',
+      }),
+    );
     await h.ledger.save(runningRun('shown-own', { subject: shown.id, claimant: 'test-host:9', started_at: '2026-06-01T08:00:01.000Z' }));
     await h.repository.modify((jobs) => ({
       jobs: jobs.map((j) => ({ ...j, state: 'running' as const, claim: { by: 'test-host:9', at: '2026-06-01T08:00:00Z' } })),
@@ -173,6 +213,8 @@ describe('a recovered job whose run ended before the ledger showed it running', 
       claimant: 'test-host:9',
       prompt: 'Quick',
     });
-    expect((await h.ledger.list({ kind: 'cron', subject: shown.id, limit: 5 })).map((run) => [run.id, run.status])).toEqual([['shown-own', 'error']]);
+    expect((await h.ledger.list({ kind: 'cron', subject: shown.id, limit: 5 })).map((run) => [run.id, run.status])).toEqual([
+      ['shown-own', 'error'],
+    ]);
   });
 });

@@ -92,7 +92,9 @@ describe('bot-chat delivery', () => {
     expect(stored.last_delivery_error).toContain('telegram:1');
     expect(stored.last_delivery_queued).toEqual([...h.botChat.receipts]);
     const report = h.outputs.files.get(job.id)!.at(-1)!.content;
-    expect(report).toMatch(/- Status: delivery_failed\n- Answered by: .*\n- Delivery outcome: failed\n- Delivery error: telegram:1: .*\n- Queued receipts: \S+\n/);
+    expect(report).toMatch(
+      /- Status: delivery_failed\n- Answered by: .*\n- Delivery outcome: failed\n- Delivery error: telegram:1: .*\n- Queued receipts: \S+\n/,
+    );
   });
 
   it('refuses a receipt that already exists instead of delivering it again', async () => {

@@ -36,7 +36,14 @@ describe('catching up on an overdue recurring slot', () => {
       { id: job.id, slot: '2026-06-01T09:00:00.000Z', missed: 3 },
     ]);
     const stored = h.repository.get(job.id)!;
-    expect(stored).toMatchObject({ state: 'scheduled', last_status: null, last_run_at: null, repeat: { completed: 0 }, failure_streak: 0, next_run_at: '2026-06-01T12:30:00Z' });
+    expect(stored).toMatchObject({
+      state: 'scheduled',
+      last_status: null,
+      last_run_at: null,
+      repeat: { completed: 0 },
+      failure_streak: 0,
+      next_run_at: '2026-06-01T12:30:00Z',
+    });
 
     const [run] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 10 });
     expect(run).toMatchObject({
@@ -53,7 +60,10 @@ describe('catching up on an overdue recurring slot', () => {
       'skipped: the job was due at 2026-06-01T09:00:00Z but nothing ran it until 2026-06-01T11:30:00Z (3 slots missed); with the catch-up policy skip it waits for its next run at 2026-06-01T12:30:00Z',
     );
     expect(h.log.entries).toContainEqual(
-      expect.objectContaining({ level: 'info', message: expect.stringMatching(/^job 'Plants' skipped its overdue slot of 2026-06-01T09:00:00Z \(catch-up policy skip\)/) }),
+      expect.objectContaining({
+        level: 'info',
+        message: expect.stringMatching(/^job 'Plants' skipped its overdue slot of 2026-06-01T09:00:00Z \(catch-up policy skip\)/),
+      }),
     );
 
     // The next slot runs as usual.

@@ -30,20 +30,24 @@ function gateway(h: ReturnType<typeof cronHarness>, identity = h.identity) {
   return { lanes, deliveries, dispatcher, finished, released };
 }
 
-describe('the gateway delivering cron answers in the platforms\' lanes', () => {
+describe("the gateway delivering cron answers in the platforms' lanes", () => {
   it('frees each run slot once the answer is recorded: four runs whose Telegram hangs leave the slots to a Slack job due after them', async () => {
     const h = cronHarness({ platforms: ['telegram', 'slack'], settings: { maxParallelJobs: 4 } });
     const g = gateway(h);
     hang(h, 'telegram');
     const hanging = [];
-    for (const n of [1, 2, 3, 4]) hanging.push(await h.createJob.execute({ schedule: 'every 1h', prompt: `telegram ${n}`, name: `telegram-${n}`, deliver: 'telegram' }));
+    for (const n of [1, 2, 3, 4])
+      hanging.push(
+        await h.createJob.execute({ schedule: 'every 1h', prompt: `telegram ${n}`, name: `telegram-${n}`, deliver: 'telegram' }),
+      );
     h.clock.advance(60 * MINUTE);
     await g.dispatcher.dispatch();
     await settle();
 
     expect(g.dispatcher.inProgress).toBe(0);
     expect(g.released).toHaveLength(4);
-    for (const job of hanging) expect(h.repository.get(job.id)).toMatchObject({ state: 'scheduled', repeat: { completed: 1 }, claim: null });
+    for (const job of hanging)
+      expect(h.repository.get(job.id)).toMatchObject({ state: 'scheduled', repeat: { completed: 1 }, claim: null });
 
     const slack = await h.createJob.execute({ schedule: '1m', prompt: 'slack', name: 'slack', deliver: 'slack' });
     h.clock.advance(MINUTE);
@@ -69,7 +73,13 @@ describe('the gateway delivering cron answers in the platforms\' lanes', () => {
 
     expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', last_status: null, last_run_at: null, claim: null });
     const [waiting] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
-    expect(waiting).toMatchObject({ status: 'running', finished_at: null, answer: 'All good.', delivery_pending: true, redelivery_claim: { by: 'test-host:1' } });
+    expect(waiting).toMatchObject({
+      status: 'running',
+      finished_at: null,
+      answer: 'All good.',
+      delivery_pending: true,
+      redelivery_claim: { by: 'test-host:1' },
+    });
     expect(h.ledger.saves.filter((save) => save.pending)).toHaveLength(1);
     expect(g.finished).toEqual([]);
 
@@ -79,13 +89,18 @@ describe('the gateway delivering cron answers in the platforms\' lanes', () => {
     expect(h.repository.get(job.id)).toMatchObject({ state: 'completed', last_status: 'ok', last_delivery_error: null, failure_streak: 0 });
     expect(h.repository.get(job.id)!.last_run_at).not.toBeNull();
     const [ended] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
-    expect(ended).toMatchObject({ status: 'ok', delivery_pending: false, redelivery_claim: null, deliveries: [{ target: 'telegram', outcome: 'delivered' }] });
+    expect(ended).toMatchObject({
+      status: 'ok',
+      delivery_pending: false,
+      redelivery_claim: null,
+      deliveries: [{ target: 'telegram', outcome: 'delivered' }],
+    });
     expect(ended!.finished_at).not.toBeNull();
     expect(await h.outputs.list(job.id)).toHaveLength(1);
     expect(g.finished).toEqual(['digest: ok']);
   });
 
-  it('records delivery_failed with the platform\'s refusal only once the platform refused', async () => {
+  it("records delivery_failed with the platform's refusal only once the platform refused", async () => {
     const h = cronHarness({ platforms: ['telegram'] });
     const g = gateway(h);
     const answer = hang(h, 'telegram');
@@ -100,7 +115,12 @@ describe('the gateway delivering cron answers in the platforms\' lanes', () => {
     answer();
     await settle();
 
-    expect(h.repository.get(job.id)).toMatchObject({ state: 'scheduled', last_status: 'delivery_failed', last_error: null, failure_streak: 1 });
+    expect(h.repository.get(job.id)).toMatchObject({
+      state: 'scheduled',
+      last_status: 'delivery_failed',
+      last_error: null,
+      failure_streak: 1,
+    });
     expect(h.repository.get(job.id)!.last_delivery_error).toContain('chat not found');
     expect(g.finished).toEqual(['digest: delivery_failed']);
   });

@@ -18,7 +18,21 @@ describe('the ledger record of a cron run', () => {
       saved.push({ id: run.id, status: run.status });
       await save(run);
     };
-    const execution = new JobExecution(h.agent, h.channel, h.outputs, h.memory, h.skills, h.scripts, h.settings, h.log, h.repository, h.botChat, h.ledger, h.clock, timer);
+    const execution = new JobExecution(
+      h.agent,
+      h.channel,
+      h.outputs,
+      h.memory,
+      h.skills,
+      h.scripts,
+      h.settings,
+      h.log,
+      h.repository,
+      h.botChat,
+      h.ledger,
+      h.clock,
+      timer,
+    );
     const job = claimJob(anHourlyJob('a1b2c3d4e5f6'), 'host:1', h.clock.now(), 'UTC');
     return { h, timer, saved, execution, job };
   }

@@ -33,9 +33,7 @@ describe('creating a job', () => {
   it('refuses a delivery target that does not parse', async () => {
     const h = cronHarness();
 
-    await expect(h.createJob.execute({ schedule: '1h', prompt: 'x', deliver: 'pigeon:roof' })).rejects.toThrow(
-      /unknown platform "pigeon"/,
-    );
+    await expect(h.createJob.execute({ schedule: '1h', prompt: 'x', deliver: 'pigeon:roof' })).rejects.toThrow(/unknown platform "pigeon"/);
   });
 
   it('refuses a script outside the scripts directory', async () => {
@@ -120,7 +118,12 @@ describe('pause and resume', () => {
     expect(report.ran.map((run) => run.job.id)).toEqual([job.id]);
     expect(h.agent.requests).toHaveLength(1);
     expect(h.repository.get(job.id)).toMatchObject({
-      state: 'completed', enabled: false, next_run_at: null, last_status: 'ok', last_error: null, repeat: { completed: 1 },
+      state: 'completed',
+      enabled: false,
+      next_run_at: null,
+      last_status: 'ok',
+      last_error: null,
+      repeat: { completed: 1 },
     });
     expect((await h.runDueJobs.execute()).ran).toHaveLength(0);
     expect(h.agent.requests).toHaveLength(1);
@@ -187,8 +190,12 @@ describe('pause and resume', () => {
     expect(report.ran.map((run) => run.job.id)).toEqual([late.id]);
     expect(h.repository.get(tooLate.id)!.last_error).toMatch(/^missed:/);
     const pastTime = new Date(h.clock.now().getTime() - 300_000).toISOString().slice(0, 19);
-    await expect(h.createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' })).resolves.toMatchObject({ state: 'scheduled' });
-    await expect(cronHarness({ now: h.clock.now().toISOString() }).createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' })).rejects.toThrow(/is in the past/);
+    await expect(h.createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' })).resolves.toMatchObject({
+      state: 'scheduled',
+    });
+    await expect(
+      cronHarness({ now: h.clock.now().toISOString() }).createJob.execute({ schedule: `${pastTime}Z`, prompt: 'five minutes ago' }),
+    ).rejects.toThrow(/is in the past/);
   });
 
   it('still judges a one-shot that was never paused missed when found 121 s after its time', async () => {
@@ -280,7 +287,8 @@ describe('running a job now', () => {
     await expect(h.runJobNow.execute({ job: job.id })).rejects.toThrow(
       expect.objectContaining({
         code: 'JOB.NOT_DUE',
-        message: "Job 'Stretch' is a one-shot due at 2026-06-01 10:00 (UTC), and running it now would use it up; give --force to run it anyway.",
+        message:
+          "Job 'Stretch' is a one-shot due at 2026-06-01 10:00 (UTC), and running it now would use it up; give --force to run it anyway.",
       }) as unknown as Error,
     );
     expect(h.agent.requests).toHaveLength(0);

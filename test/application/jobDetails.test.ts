@@ -6,7 +6,13 @@ const HOUR = 3600_000;
 /** A recurring job run by hand three times, an hour apart: ok, failed, ok. */
 async function jobWithThreeRuns(timeZone = 'UTC') {
   const h = cronHarness({ settings: { timeZone } });
-  const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Summarise the inbox', name: 'Inbox', deliver: 'local', repeat: 5 });
+  const job = await h.createJob.execute({
+    schedule: 'every 1h',
+    prompt: 'Summarise the inbox',
+    name: 'Inbox',
+    deliver: 'local',
+    repeat: 5,
+  });
   h.agent.reply('Three new mails.\nNone urgent.', new AgentRunError('idle_timeout', 'idle timeout: no output for 600 s'), 'All quiet.');
   for (let run = 0; run < 3; run += 1) {
     await h.runJobNow.execute({ job: job.id });

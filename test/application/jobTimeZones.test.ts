@@ -56,7 +56,10 @@ describe('a job in a time zone of its own', () => {
   it('reads a one-shot time without an offset in its zone, and again in a new zone an edit gives it', async () => {
     const h = harness();
     const job = await h.createJob.execute({ schedule: '2026-03-20T09:00', prompt: 'Call Ada', timezone: 'America/New_York' });
-    expect(job).toMatchObject({ schedule: { run_at: '2026-03-20T13:00:00Z', display: 'once at 2026-03-20 09:00' }, next_run_at: '2026-03-20T13:00:00Z' });
+    expect(job).toMatchObject({
+      schedule: { run_at: '2026-03-20T13:00:00Z', display: 'once at 2026-03-20 09:00' },
+      next_run_at: '2026-03-20T13:00:00Z',
+    });
 
     const inBerlin = await h.editJob.execute({ job: job.id, timezone: null });
     expect(inBerlin).toMatchObject({ timezone: null, schedule: { run_at: '2026-03-20T08:00:00Z' }, next_run_at: '2026-03-20T08:00:00Z' });
@@ -84,7 +87,9 @@ describe('a job in a time zone of its own', () => {
     const job = await h.createJob.execute({ schedule: '0 9 * * *', prompt: 'Morning brief' });
     const writes = h.repository.writes;
 
-    await expect(h.createJob.execute({ schedule: '0 9 * * *', prompt: 'x', timezone: 'Mars/Base' })).rejects.toThrow(/^Unknown time zone "Mars\/Base"; use an IANA name/);
+    await expect(h.createJob.execute({ schedule: '0 9 * * *', prompt: 'x', timezone: 'Mars/Base' })).rejects.toThrow(
+      /^Unknown time zone "Mars\/Base"; use an IANA name/,
+    );
     await expect(h.editJob.execute({ job: job.id, timezone: 'Mars/Base' })).rejects.toMatchObject({ code: 'TIMEZONE.INVALID' });
 
     expect(h.repository.writes).toBe(writes);

@@ -51,7 +51,14 @@ describe('what the gateway records for its metrics', () => {
   it('a delivery to a platform, delivered or failed', async () => {
     const platforms = new FakePlatforms([{ platform: 'telegram', homeChannel: '123' }]);
     const metrics = new RecordingMetrics();
-    const delivery = new PlatformDelivery(platforms, new InMemoryChannelDirectory(), new RecordingTimer(), new SequentialIds(), new RecordingLogger(), metrics);
+    const delivery = new PlatformDelivery(
+      platforms,
+      new InMemoryChannelDirectory(),
+      new RecordingTimer(),
+      new SequentialIds(),
+      new RecordingLogger(),
+      metrics,
+    );
     const telegram = parseDeliveryTargets('telegram:123')[0] as PlatformTarget;
     const slack = parseDeliveryTargets('slack:C0123456')[0] as PlatformTarget;
 

@@ -6,7 +6,14 @@ const HOUR = 3_600_000;
 /** A due hourly job that runs only `check.sh`, whose run gives `result`. */
 async function scriptOnlyJob(h: ReturnType<typeof cronHarness>, result: FakeScript) {
   h.scripts.scripts['check.sh'] = result;
-  const job = await h.createJob.execute({ schedule: 'every 1h', prompt: '', name: 'Disks', script: 'check.sh', no_agent: true, deliver: 'telegram:42' });
+  const job = await h.createJob.execute({
+    schedule: 'every 1h',
+    prompt: '',
+    name: 'Disks',
+    script: 'check.sh',
+    no_agent: true,
+    deliver: 'telegram:42',
+  });
   h.clock.advance(HOUR);
   return job;
 }

@@ -36,7 +36,9 @@ describe('PlatformDelivery: preflight', () => {
   });
 
   it('refuses the bare platform name when no home channel is set, and a home channel that does not parse', () => {
-    expect(delivery.problemWith(target('slack'))).toMatch(/"slack" has no home channel: set platforms\.slack\.home_channel \(or SLACK_HOME_CHANNEL\)/);
+    expect(delivery.problemWith(target('slack'))).toMatch(
+      /"slack" has no home channel: set platforms\.slack\.home_channel \(or SLACK_HOME_CHANNEL\)/,
+    );
     expect(delivery.problemWith(target('slack:C0123456'))).toBeNull();
     expect(delivery.problemWith(target('discord'))).toMatch(/home_channel "not a channel!" is not a valid discord destination/);
   });
@@ -63,27 +65,39 @@ describe('PlatformDelivery: destinations', () => {
   const slack = () => new FakePlatforms([{ platform: 'slack', homeChannel: '#general', aliases: { alerts: 'C0ALIAS01' } }]);
 
   it('resolves a #name through the channel directory', async () => {
-    const { delivery, platforms } = harness(slack(), new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0GENERAL', name: 'general' }] } }));
+    const { delivery, platforms } = harness(
+      slack(),
+      new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0GENERAL', name: 'general' }] } }),
+    );
     const receipt = await delivery.deliver(target('slack:#General'), 'hi');
     expect(receipt.chatId).toBe('C0GENERAL');
     expect(platforms.senderOf('slack').sent[0]!.to).toEqual({ chatId: 'C0GENERAL', threadId: null });
   });
 
   it('resolves the home channel when it is a name too', async () => {
-    const { delivery, platforms } = harness(slack(), new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0GENERAL', name: 'general' }] } }));
+    const { delivery, platforms } = harness(
+      slack(),
+      new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0GENERAL', name: 'general' }] } }),
+    );
     await delivery.deliver(target('slack'), 'hi');
     expect(platforms.senderOf('slack').sent[0]!.to.chatId).toBe('C0GENERAL');
   });
 
   it('lets an alias from config win over the directory', async () => {
-    const { delivery, platforms } = harness(slack(), new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0LISTED', name: 'alerts' }] } }));
+    const { delivery, platforms } = harness(
+      slack(),
+      new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0LISTED', name: 'alerts' }] } }),
+    );
     await delivery.deliver(target('slack:#alerts'), 'hi');
     expect(platforms.senderOf('slack').sent[0]!.to.chatId).toBe('C0ALIAS01');
   });
 
   it('finds an exact name in the directory before a prefix of an alias: one list, config laid over it', async () => {
     const platforms = new FakePlatforms([{ platform: 'slack', aliases: { 'ops-alerts': 'C0ALIAS01' } }]);
-    const { delivery } = harness(platforms, new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0OPS0001', name: 'ops' }] } }));
+    const { delivery } = harness(
+      platforms,
+      new InMemoryChannelDirectory({ updatedAt: null, platforms: { slack: [{ id: 'C0OPS0001', name: 'ops' }] } }),
+    );
 
     expect((await delivery.deliver(target('slack:#ops'), 'hi')).chatId).toBe('C0OPS0001');
     expect((await delivery.deliver(target('slack:#ops-al'), 'hi')).chatId).toBe('C0ALIAS01');
@@ -137,7 +151,10 @@ describe('PlatformDelivery: parts and retries', () => {
 
 describe('SendMessage', () => {
   it('checks every target before sending anything', async () => {
-    const platforms = new FakePlatforms([{ platform: 'telegram' }, { platform: 'slack', configured: false, missing: [{ key: 'bot_token', variable: 'SLACK_BOT_TOKEN' }] }]);
+    const platforms = new FakePlatforms([
+      { platform: 'telegram' },
+      { platform: 'slack', configured: false, missing: [{ key: 'bot_token', variable: 'SLACK_BOT_TOKEN' }] },
+    ]);
     const { delivery } = harness(platforms);
     await expect(new SendMessage(delivery).execute({ target: 'telegram:1,slack:C1', text: 'hi' })).rejects.toThrow(/SLACK_BOT_TOKEN/);
     expect(platforms.senderOf('telegram').sent).toEqual([]);
@@ -158,10 +175,16 @@ describe('RefreshChannelDirectory', () => {
     ]);
     platforms.senderOf('slack').channels = [{ id: 'C1', name: 'general' }];
     platforms.senderOf('discord').failures.push(new PlatformSendError('unavailable', 'discord is unavailable (HTTP 503)'));
-    const directory = new InMemoryChannelDirectory({ updatedAt: '2026-01-01T00:00:00.000Z', platforms: { discord: [{ id: '42', name: 'ops' }] } });
+    const directory = new InMemoryChannelDirectory({
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      platforms: { discord: [{ id: '42', name: 'ops' }] },
+    });
     const refresh = new RefreshChannelDirectory(platforms, directory, new ManualClock('2026-06-01T08:00:00Z'), new RecordingLogger());
     const report = await refresh.execute();
-    expect(report.listings).toEqual([{ platform: 'slack', channels: 1 }, { platform: 'discord', error: 'discord is unavailable (HTTP 503)' }]);
+    expect(report.listings).toEqual([
+      { platform: 'slack', channels: 1 },
+      { platform: 'discord', error: 'discord is unavailable (HTTP 503)' },
+    ]);
     expect(directory.snapshot).toEqual({
       updatedAt: '2026-06-01T08:00:00.000Z',
       platforms: { slack: [{ id: 'C1', name: 'general' }], discord: [{ id: '42', name: 'ops' }] },

@@ -24,7 +24,10 @@ describe('failure alerts', () => {
     expect(failing.job.failure_streak).toBe(5);
 
     const recovered = await runs({}, 5, 2);
-    expect(recovered.notices).toEqual(["⚠️ Cron job 'Feeds' failed: idle timeout: no output for 600 s", "✅ Cron job 'Feeds' recovered after 5 failed runs"]);
+    expect(recovered.notices).toEqual([
+      "⚠️ Cron job 'Feeds' failed: idle timeout: no output for 600 s",
+      "✅ Cron job 'Feeds' recovered after 5 failed runs",
+    ]);
     expect(recovered.job.failure_streak).toBe(0);
   });
 
@@ -40,7 +43,9 @@ describe('failure alerts', () => {
     const { job, notices, h } = await runs({ pauseAfterFailures: 3 }, 3);
 
     expect(job).toMatchObject({ state: 'paused', failure_streak: 3 });
-    expect(job.paused_reason).toBe('paused after 3 consecutive failed runs (cron.pause_after_failures); the last: idle timeout: no output for 600 s');
+    expect(job.paused_reason).toBe(
+      'paused after 3 consecutive failed runs (cron.pause_after_failures); the last: idle timeout: no output for 600 s',
+    );
     expect(notices).toEqual([
       "⚠️ Cron job 'Feeds' failed: idle timeout: no output for 600 s",
       `⏸️ Cron job 'Feeds' ${job.paused_reason}. Resume it with "agent cron resume" once it is fixed.`,

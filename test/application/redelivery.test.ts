@@ -44,15 +44,24 @@ describe('agent cron redeliver', () => {
 
   it("delivers the failed run's recorded answer, wrapped, without running the agent, and the job's status says so", async () => {
     const { h, job, runId } = await failedDelivery();
-    expect((await h.repository.findById(job.id))).toMatchObject({ last_status: 'delivery_failed', failure_streak: 1 });
+    expect(await h.repository.findById(job.id)).toMatchObject({ last_status: 'delivery_failed', failure_streak: 1 });
 
     const redelivered = await h.redeliverJobRun.execute({ job: 'disks' });
 
     expect(h.agent.requests).toHaveLength(1);
     expect(h.channel.sent.map((each) => each.text)).toEqual([expect.stringContaining('Cronjob Response: disks')]);
     expect(h.channel.sent[0]!.text).toContain('Disk is 91% full.');
-    expect(redelivered).toMatchObject({ lastRun: true, outcome: { status: 'ok' }, sent: [{ target: 'telegram', outcome: 'delivered', message_ids: ['1'], error: null }] });
-    expect(await h.repository.findById(job.id)).toMatchObject({ last_status: 'ok', last_delivery_error: null, failure_streak: 0, repeat: { completed: 1 } });
+    expect(redelivered).toMatchObject({
+      lastRun: true,
+      outcome: { status: 'ok' },
+      sent: [{ target: 'telegram', outcome: 'delivered', message_ids: ['1'], error: null }],
+    });
+    expect(await h.repository.findById(job.id)).toMatchObject({
+      last_status: 'ok',
+      last_delivery_error: null,
+      failure_streak: 0,
+      repeat: { completed: 1 },
+    });
     expect(await h.ledger.get(runId)).toMatchObject({
       status: 'ok',
       error: null,
@@ -86,7 +95,11 @@ describe('agent cron redeliver', () => {
     const redelivered = await h.redeliverJobRun.execute({ job: job.id });
 
     expect(redelivered.outcome).toMatchObject({ status: 'delivery_failed', deliveryError: 'telegram: telegram is still down (HTTP 503)' });
-    expect(await h.repository.findById(job.id)).toMatchObject({ last_status: 'delivery_failed', last_delivery_error: 'telegram: telegram is still down (HTTP 503)', failure_streak: 1 });
+    expect(await h.repository.findById(job.id)).toMatchObject({
+      last_status: 'delivery_failed',
+      last_delivery_error: 'telegram: telegram is still down (HTTP 503)',
+      failure_streak: 1,
+    });
     expect(await h.ledger.get(runId)).toMatchObject({ status: 'delivery_failed', error: 'telegram: telegram is still down (HTTP 503)' });
   });
 
@@ -154,7 +167,11 @@ describe('agent cron redeliver', () => {
     await first;
 
     expect(second.code).toBe(ERROR_CODES.RUNS.BUSY);
-    expect(second.message).toMatch(new RegExp(`^The answer of run ${runId.replace('.', '\\.')} of job \\w+ 'disks' is being delivered again by test-host:1 \\(since .+\\); wait for that to end, then see "agent cron runs \\w+"\\.$`));
+    expect(second.message).toMatch(
+      new RegExp(
+        `^The answer of run ${runId.replace('.', '\\.')} of job \\w+ 'disks' is being delivered again by test-host:1 \\(since .+\\); wait for that to end, then see "agent cron runs \\w+"\\.$`,
+      ),
+    );
     expect(h.channel.sent).toHaveLength(1);
     expect((await h.ledger.get(runId))!.redelivery_claim).toBeNull();
   });
@@ -186,7 +203,9 @@ describe('agent cron redeliver', () => {
     const redelivered = await h.redeliverJobRun.execute({ job: 'digest' });
 
     expect(redelivered.outcome.status).toBe('ok');
-    expect(h.botChat.delivered).toEqual([expect.objectContaining({ jobName: 'digest', executionId: `test-host:1@${h.clock.now().toISOString()}` })]);
+    expect(h.botChat.delivered).toEqual([
+      expect.objectContaining({ jobName: 'digest', executionId: `test-host:1@${h.clock.now().toISOString()}` }),
+    ]);
   });
 });
 
@@ -232,9 +251,15 @@ describe('agent webhook redeliver', () => {
     const redelivered = await w.redeliver.execute({ run: 'event-1' });
 
     expect(w.agent.requests).toHaveLength(1);
-    expect(w.channel.sent).toEqual([{ target: { kind: 'platform', platform: 'telegram', destination: null, threadId: null }, text: 'Free some space on db1.' }]);
+    expect(w.channel.sent).toEqual([
+      { target: { kind: 'platform', platform: 'telegram', destination: null, threadId: null }, text: 'Free some space on db1.' },
+    ]);
     expect(redelivered).toMatchObject({ deliveredTo: 'telegram', report: { status: 'delivered', error: null } });
-    expect(await w.records.find('alerts', 'event-1')).toMatchObject({ outcome: 'delivered', error: null, answer: 'Free some space on db1.' });
+    expect(await w.records.find('alerts', 'event-1')).toMatchObject({
+      outcome: 'delivered',
+      error: null,
+      answer: 'Free some space on db1.',
+    });
     expect(await w.ledger.get('event-1')).toMatchObject({
       status: 'ok',
       error: null,
@@ -245,15 +270,31 @@ describe('agent webhook redeliver', () => {
   });
 
   it('posts the pull-request comment again, and records a redelivery that fails again', async () => {
-    const w = webhooks([aRoute('github', { deliver: 'repo_comment', deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' }, prompt: 'Review {number}' })]);
-    const event = anEvent(1, { route: 'github', event: 'pull_request', payload: { number: 12, repository: { full_name: 'octo/widgets' } } });
+    const w = webhooks([
+      aRoute('github', {
+        deliver: 'repo_comment',
+        deliverExtra: { repo: '{repository.full_name}', pr_number: '{number}' },
+        prompt: 'Review {number}',
+      }),
+    ]);
+    const event = anEvent(1, {
+      route: 'github',
+      event: 'pull_request',
+      payload: { number: 12, repository: { full_name: 'octo/widgets' } },
+    });
     w.commenter.failWith = new RepoCommentError('failed', 'gh could not reach github.com');
     w.agent.reply('LGTM');
     await w.execution.run(event);
 
     const failedAgain = await w.redeliver.execute({ run: 'event-1' });
-    expect(failedAgain.report).toEqual({ status: 'delivery_failed', error: 'delivery to octo/widgets#12 failed: gh could not reach github.com' });
-    expect(await w.ledger.get('event-1')).toMatchObject({ status: 'delivery_failed', error: 'delivery to octo/widgets#12 failed: gh could not reach github.com' });
+    expect(failedAgain.report).toEqual({
+      status: 'delivery_failed',
+      error: 'delivery to octo/widgets#12 failed: gh could not reach github.com',
+    });
+    expect(await w.ledger.get('event-1')).toMatchObject({
+      status: 'delivery_failed',
+      error: 'delivery to octo/widgets#12 failed: gh could not reach github.com',
+    });
 
     w.commenter.failWith = null;
     await w.redeliver.execute({ run: 'event-1' });

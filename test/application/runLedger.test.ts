@@ -3,7 +3,12 @@ import { cronHarness } from '../support/cronHarness.js';
 describe('the run ledger of cron runs', () => {
   it('holds a run while it goes on, then its end: status, model, answer and each target with its message ids', async () => {
     const h = cronHarness();
-    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Summarise the news', name: 'Digest', deliver: 'telegram,local' });
+    const job = await h.createJob.execute({
+      schedule: 'every 1h',
+      prompt: 'Summarise the news',
+      name: 'Digest',
+      deliver: 'telegram,local',
+    });
     let seenWhileRunning: unknown[] = [];
     h.agent.reply(async () => {
       seenWhileRunning = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
@@ -13,7 +18,9 @@ describe('the run ledger of cron runs', () => {
 
     await h.runDueJobs.execute();
 
-    expect(seenWhileRunning).toEqual([expect.objectContaining({ status: 'running', finished_at: null, prompt: 'Summarise the news', answer: null })]);
+    expect(seenWhileRunning).toEqual([
+      expect.objectContaining({ status: 'running', finished_at: null, prompt: 'Summarise the news', answer: null }),
+    ]);
     const [run] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
     expect(run).toMatchObject({
       kind: 'cron',
@@ -43,7 +50,10 @@ describe('the run ledger of cron runs', () => {
     await h.runDueJobs.execute();
 
     const [failed, refused] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
-    expect(refused).toMatchObject({ status: 'delivery_failed', deliveries: [{ target: 'telegram', outcome: 'failed', message_ids: [], error: expect.stringMatching(/refused/) }] });
+    expect(refused).toMatchObject({
+      status: 'delivery_failed',
+      deliveries: [{ target: 'telegram', outcome: 'failed', message_ids: [], error: expect.stringMatching(/refused/) }],
+    });
     expect(failed).toMatchObject({ status: 'error', error: expect.stringMatching(/the model is down/), answer: null, deliveries: [] });
   });
 });

@@ -85,7 +85,11 @@ describe('the run path', () => {
   it.each([
     ['its exit code', { exitCode: 3, stderr: 'no network\n' }, 'The script exited with code 3.\n\nno network'],
     ['the timeout', { exitCode: null, timedOut: true, stderr: 'waiting\n' }, 'The script timed out after 3600 s.\n\nwaiting'],
-    ['the signal that ended it', { exitCode: null, signal: 'SIGKILL', stderr: 'going down\n' }, 'The script was ended by signal SIGKILL.\n\ngoing down'],
+    [
+      'the signal that ended it',
+      { exitCode: null, signal: 'SIGKILL', stderr: 'going down\n' },
+      'The script was ended by signal SIGKILL.\n\ngoing down',
+    ],
     [
       'why it could not be started',
       { exitCode: null, startProblem: 'The script "probe.sh" could not be started (ENOENT); check its shebang line.' },
@@ -313,7 +317,7 @@ describe('model selection', () => {
     expect(h.agent.requests[0]!.selection).toEqual({ provider: 'command', model: 'small' });
   });
 
-  it('does not pass the default provider\'s model name to a job that picks another provider', async () => {
+  it("does not pass the default provider's model name to a job that picks another provider", async () => {
     const h = cronHarness({ settings: { defaultModel: { provider: 'command', model: 'small' } } });
     h.agent.knownProviders.add('nightly');
     await h.runJobNow.execute({ job: (await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', provider: 'nightly' })).id });

@@ -44,9 +44,7 @@ describe('job names are unique, ignoring case', () => {
   it('gives concurrent creates of one prompt different names', async () => {
     const h = cronHarness();
 
-    const jobs = await Promise.all(
-      Array.from({ length: 5 }, () => h.createJob.execute({ schedule: 'every 1h', prompt: 'Same prompt' })),
-    );
+    const jobs = await Promise.all(Array.from({ length: 5 }, () => h.createJob.execute({ schedule: 'every 1h', prompt: 'Same prompt' })));
 
     expect(new Set(jobs.map((job) => job.name)).size).toBe(5);
     expect((await h.listJobs.execute()).jobs.map((job) => job.name).sort()).toEqual(jobs.map((job) => job.name).sort());
@@ -64,7 +62,7 @@ describe('job names are unique, ignoring case', () => {
     expect((await h.listJobs.execute()).jobs).toHaveLength(1);
   });
 
-  it('refuses renaming a job to another job\'s name and changes nothing', async () => {
+  it("refuses renaming a job to another job's name and changes nothing", async () => {
     const h = cronHarness();
     const digest = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
     const planner = await h.createJob.execute({ schedule: 'every 1h', prompt: 'y', name: 'Planner' });
@@ -90,10 +88,23 @@ describe('job names are unique, ignoring case', () => {
     await expect(h.editJob.execute({ job: a.id, prompt: 'New prompt' })).resolves.toMatchObject({ name: 'Digest', prompt: 'New prompt' });
   });
 
-  it('tells the model in the job tool\'s answer when a name is taken', async () => {
+  it("tells the model in the job tool's answer when a name is taken", async () => {
     const h = cronHarness();
     const digest = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
-    const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings, h.redeliverJobRun), h.settings);
+    const tool = new CronJobTool(
+      new JobControlService(
+        h.createJob,
+        h.listJobs,
+        h.editJob,
+        h.pauseJob,
+        h.resumeJob,
+        h.runJobNow,
+        h.removeJob,
+        h.jobWarnings,
+        h.redeliverJobRun,
+      ),
+      h.settings,
+    );
 
     const created = JSON.parse(await tool.call({ action: 'create', schedule: 'every 2h', prompt: 'y', name: 'digest' }, chatSession));
     const renamed = JSON.parse(await tool.call({ action: 'update', job: digest.id, name: 'Digest' }, chatSession));

@@ -44,7 +44,10 @@ class WatchingChannel extends RecordingDeliveryChannel {
 }
 
 /** One gateway process's worker, on storage (inbox, records) that outlives it. */
-function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhookRunRecords }, routes: WebhookRoute[] = [aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}' })]) {
+function gateway(
+  storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhookRunRecords },
+  routes: WebhookRoute[] = [aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}' })],
+) {
   const agent = new FakeAgentRunner();
   const channel = new WatchingChannel(storage.records);
   const log = new RecordingLogger();
@@ -64,7 +67,15 @@ function gateway(storage: { inbox: InMemoryWebhookInbox; records: InMemoryWebhoo
     timer,
     ledger,
   );
-  return { agent, channel, log, timer, ledger, execution, worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()) };
+  return {
+    agent,
+    channel,
+    log,
+    timer,
+    ledger,
+    execution,
+    worker: new WebhookWorker(storage.inbox, execution, SETTINGS, log, new SystemTimer()),
+  };
 }
 
 const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });
@@ -147,7 +158,8 @@ describe('the record of a webhook run', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await g.ledger.get('event-1')).toBeNull();
     g.timer.advance(1);
-    for (let turn = 0; turn < 100 && (await g.ledger.get('event-1')) === null; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 100 && (await g.ledger.get('event-1')) === null; turn += 1)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(await g.ledger.get('event-1')).toMatchObject({ status: 'running', answer: 'Free some space on db1.', finished_at: null });
 
     await g.execution.deliverAnswer(pending!);
@@ -176,8 +188,18 @@ describe('the record of a webhook run', () => {
   });
 
   it.each([
-    ['a failed run', (g: ReturnType<typeof gateway>) => g.agent.reply(new AgentRunError('idle_timeout', 'idle timeout: no output for 600 s')), 'run_failed', /^idle timeout/],
-    ['a refused delivery', (g: ReturnType<typeof gateway>) => g.channel.failing.add('telegram'), 'delivery_failed', /^delivery to telegram failed: telegram refused the message/],
+    [
+      'a failed run',
+      (g: ReturnType<typeof gateway>) => g.agent.reply(new AgentRunError('idle_timeout', 'idle timeout: no output for 600 s')),
+      'run_failed',
+      /^idle timeout/,
+    ],
+    [
+      'a refused delivery',
+      (g: ReturnType<typeof gateway>) => g.channel.failing.add('telegram'),
+      'delivery_failed',
+      /^delivery to telegram failed: telegram refused the message/,
+    ],
     ['an event whose route is gone', (g: ReturnType<typeof gateway>) => g, 'not_run', /the route 'gone' no longer exists/],
   ])('records %s with its reason', async (_case, arrange, outcome, reason) => {
     const records = new InMemoryWebhookRunRecords();
@@ -194,13 +216,17 @@ describe('the record of a webhook run', () => {
     const records = new InMemoryWebhookRunRecords();
     const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
     g.channel.failing.add('telegram');
-    g.channel.refusals.set('telegram', 'telegram refused the message (HTTP 400: \u0000\u001b[31mred\u001b]0;pwned\u0007)\nsecond line\u007f');
+    g.channel.refusals.set(
+      'telegram',
+      'telegram refused the message (HTTP 400: \u0000\u001b[31mred\u001b]0;pwned\u0007)\nsecond line\u007f',
+    );
 
     await g.execution.run(alert());
 
     expect(await records.find('alerts', 'event-1')).toMatchObject({
       outcome: 'delivery_failed',
-      error: 'delivery to telegram failed: telegram refused the message (HTTP 400: \\u0000\\u001b[31mred\\u001b]0;pwned\\u0007)\nsecond line\\u007f',
+      error:
+        'delivery to telegram failed: telegram refused the message (HTTP 400: \\u0000\\u001b[31mred\\u001b]0;pwned\\u0007)\nsecond line\\u007f',
     });
   });
 
@@ -212,7 +238,12 @@ describe('the record of a webhook run', () => {
     const g = gateway({ inbox: new InMemoryWebhookInbox(), records });
 
     expect(await g.execution.run(alert())).toMatchObject({ status: 'delivered', error: null });
-    expect(g.log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('could not write the run record of webhook event event-1: disk full') }));
+    expect(g.log.entries).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('could not write the run record of webhook event event-1: disk full'),
+      }),
+    );
   });
 });
 
@@ -236,7 +267,11 @@ describe('a webhook event run again after a crash', () => {
 
     expect(second.agent.requests).toHaveLength(0);
     expect(second.channel.sent).toEqual([{ target: expect.objectContaining({ platform: 'telegram' }), text: 'Free some space on db1.' }]);
-    expect(await storage.records.find('alerts', 'event-1')).toMatchObject({ outcome: 'delivered', answer: 'Free some space on db1.', prompt: 'Alert: DiskFull' });
+    expect(await storage.records.find('alerts', 'event-1')).toMatchObject({
+      outcome: 'delivered',
+      answer: 'Free some space on db1.',
+      prompt: 'Alert: DiskFull',
+    });
     expect(await storage.inbox.pending()).toBe(0);
   });
 
@@ -266,13 +301,20 @@ describe('a webhook event run again after a crash', () => {
 describe('a deliver_only route', () => {
   it('delivers its rendered prompt as the message without running the agent, and its record says so', async () => {
     const records = new InMemoryWebhookRunRecords();
-    const g = gateway({ inbox: new InMemoryWebhookInbox(), records }, [aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}', deliverOnly: true })]);
+    const g = gateway({ inbox: new InMemoryWebhookInbox(), records }, [
+      aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}', deliverOnly: true }),
+    ]);
 
     expect(await g.execution.run(alert())).toMatchObject({ status: 'delivered' });
 
     expect(g.agent.requests).toEqual([]);
     expect(g.channel.sent.map((sent) => sent.text)).toEqual(['Alert: DiskFull']);
-    expect(await records.find('alerts', 'event-1')).toMatchObject({ outcome: 'delivered', prompt: 'Alert: DiskFull', answer: 'Alert: DiskFull', agent: 'not run (deliver_only)' });
+    expect(await records.find('alerts', 'event-1')).toMatchObject({
+      outcome: 'delivered',
+      prompt: 'Alert: DiskFull',
+      answer: 'Alert: DiskFull',
+      agent: 'not run (deliver_only)',
+    });
     expect(await g.ledger.get('event-1')).toMatchObject({ status: 'ok', model: null, answer: 'Alert: DiskFull' });
   });
 });

@@ -14,7 +14,9 @@ function subscriptions() {
   const clock = new ManualClock('2026-06-01T08:00:00Z');
   const client = new RecordingWebhookClient();
   return {
-    repository, clock, client,
+    repository,
+    clock,
+    client,
     subscribe: new SubscribeWebhook(repository, routes, new SequentialSecrets(), clock),
     list: new ListWebhooks(routes),
     remove: new RemoveWebhookSubscription(repository, routes),
@@ -76,7 +78,12 @@ describe('agent webhook subscribe', () => {
     const { subscription, created } = await s.subscribe.execute({ name: 'payments', events: ['b'] });
 
     expect(created).toBe(false);
-    expect(subscription).toMatchObject({ events: ['b'], secret: 'secret-1', createdAt: '2026-06-01T08:00:00.000Z', updatedAt: '2026-06-01T08:01:00.000Z' });
+    expect(subscription).toMatchObject({
+      events: ['b'],
+      secret: 'secret-1',
+      createdAt: '2026-06-01T08:00:00.000Z',
+      updatedAt: '2026-06-01T08:01:00.000Z',
+    });
   });
 
   it('takes the secret given with --secret, also when replacing', async () => {
@@ -151,7 +158,12 @@ describe('agent webhook test', () => {
         route: 'payments',
         event: TEST_EVENT,
         secret: 'secret-1',
-        payload: { event: 'test', subscription: 'payments', message: 'A test delivery sent by "agent webhook test".', sent_at: '2026-06-01T08:00:00.000Z' },
+        payload: {
+          event: 'test',
+          subscription: 'payments',
+          message: 'A test delivery sent by "agent webhook test".',
+          sent_at: '2026-06-01T08:00:00.000Z',
+        },
       },
     ]);
     expect(result).toMatchObject({ status: 202, body: '{"status":"accepted"}', url: 'http://127.0.0.1:8644/webhooks/payments' });

@@ -85,7 +85,12 @@ describe('the dependency rule', () => {
   describe('the agent runtime, a hexagon of its own', () => {
     /** Where a relative import lands, as `layer/area` (`application/agent`), or null for a package. */
     const areaOf = (site: ImportSite): string | null =>
-      site.specifier.startsWith('.') ? relative(SRC, resolve(dirname(site.file), site.specifier)).split(/[\\/]/).slice(0, 2).join('/') : null;
+      site.specifier.startsWith('.')
+        ? relative(SRC, resolve(dirname(site.file), site.specifier))
+            .split(/[\\/]/)
+            .slice(0, 2)
+            .join('/')
+        : null;
     const importsIn = (path: string) => sourceFiles(join(SRC, path)).flatMap(importsOf);
     const RUNTIME = ['domain/agent', 'application/agent'];
 
@@ -98,7 +103,14 @@ describe('the dependency rule', () => {
     });
 
     it('the job, webhook, delivery and chat code see it only through the AgentRunner port', () => {
-      const inside = ['application/cron', 'application/webhook', 'application/delivery', 'application/chat', 'application/status', 'application/ports']
+      const inside = [
+        'application/cron',
+        'application/webhook',
+        'application/delivery',
+        'application/chat',
+        'application/status',
+        'application/ports',
+      ]
         .flatMap(importsIn)
         .filter((site) => RUNTIME.includes(areaOf(site) ?? ''));
       expect(inside.map((site) => `${relative(SRC, site.file)} imports ${site.specifier}`)).toEqual([]);

@@ -17,7 +17,8 @@ const ALLOWED = [
   'adapters/process/launcherSpawner.ts',
 ];
 /** A value import of node:child_process, a dynamic one, or a call of its lazy loader. */
-const STARTS_PROCESSES = /import\s+(?!type\b)[^;]*from\s+['"](node:)?child_process['"]|import\(\s*['"](node:)?child_process['"]\s*\)|\bchildProcesses\(\)/;
+const STARTS_PROCESSES =
+  /import\s+(?!type\b)[^;]*from\s+['"](node:)?child_process['"]|import\(\s*['"](node:)?child_process['"]\s*\)|\bchildProcesses\(\)/;
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

@@ -73,7 +73,10 @@ describe('processes started by tests', () => {
       expect(report).toContain('✕ times out while a child runs');
       expect(report).toContain('Tests:       2 failed, 2 passed, 4 total');
       expect(report).not.toContain('did not exit');
-      const started = readFileSync(pids, 'utf8').split('\n').filter((line) => line !== '').map(Number);
+      const started = readFileSync(pids, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(Number);
       expect(started).toHaveLength(7);
       expect(started.filter(isRunning)).toEqual([]);
     } finally {

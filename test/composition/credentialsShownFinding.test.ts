@@ -3,7 +3,9 @@ import { credentialsShownFinding } from '../../src/composition/startupChecks.js'
 
 describe('the start-up finding about credentials the environment still shows', () => {
   it('is a notice naming them, why, and the file to give instead', () => {
-    expect(credentialsShownFinding({ names: ['OPENAI_API_KEY', 'TELEGRAM_BOT_TOKEN'], reason: '/proc/self/mem cannot be written (EACCES)' })).toEqual({
+    expect(
+      credentialsShownFinding({ names: ['OPENAI_API_KEY', 'TELEGRAM_BOT_TOKEN'], reason: '/proc/self/mem cannot be written (EACCES)' }),
+    ).toEqual({
       effect: 'notice',
       key: '',
       message:

@@ -36,7 +36,11 @@ describe('the gateway lease on a shared store', () => {
       // few seconds of it (every 10 s, they would take 30 s more).
       expect(await eventually(() => leases.tries >= 5, 35_000)).toBe(true);
       const lines = log.entries.map((entry) => `${entry.level} ${entry.message}`);
-      expect(lines.filter((line) => line.startsWith('error the gateway lease could not be renewed; this gateway starts no run until it is renewed'))).toHaveLength(1);
+      expect(
+        lines.filter((line) =>
+          line.startsWith('error the gateway lease could not be renewed; this gateway starts no run until it is renewed'),
+        ),
+      ).toHaveLength(1);
       expect(lines).toContain('info the gateway lease is renewed again; it had lapsed, but no other gateway took over its runs');
     } finally {
       await held.release();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { YamlConfigLoader } from '../../src/adapters/config/YamlConfigLoader.js';
 import { providerSettings } from '../../src/composition/schedulerProviders.js';
 
-describe('a plugin provider\'s settings', () => {
+describe("a plugin provider's settings", () => {
   let home: string;
   beforeEach(() => (home = mkdtempSync(join(tmpdir(), 'agent-provider-settings-'))));
   afterEach(() => rmSync(home, { recursive: true, force: true }));

@@ -48,7 +48,13 @@ describe('webhookSubscriptionModule', () => {
     container.load(
       webhookModule({
         listener: DEFAULT_WEBHOOK_LISTENER_SETTINGS,
-        worker: { maxConcurrentRuns: 4, maxConcurrentDeliveries: 2, idleTimeoutMs: settings.idleTimeoutMs, defaultModel: settings.defaultModel, pollIntervalMs: 1000 },
+        worker: {
+          maxConcurrentRuns: 4,
+          maxConcurrentDeliveries: 2,
+          idleTimeoutMs: settings.idleTimeoutMs,
+          defaultModel: settings.defaultModel,
+          pollIntervalMs: 1000,
+        },
       }),
     );
 

@@ -8,11 +8,7 @@ import { FakeLlmServer, replies, unreachableBaseUrl, type LlmWireFormat } from '
  * of the kind the provider chain decides on, no retry of its own, and an abort that ends the
  * call. Run against each SDK adapter through a local server that speaks its format.
  */
-export function describeChatModelContract(
-  name: string,
-  format: LlmWireFormat,
-  makeModel: (endpoint: string) => ChatModel,
-): void {
+export function describeChatModelContract(name: string, format: LlmWireFormat, makeModel: (endpoint: string) => ChatModel): void {
   describe(`${name} (ChatModel contract)`, () => {
     let server: FakeLlmServer;
 
@@ -64,9 +60,14 @@ export function describeChatModelContract(
 
     it('returns the tool calls of a turn with their ids, names and arguments as sent', async () => {
       server.reply(
-        replies.toolCalls({ id: 'call_a', name: 'web_search', arguments: { query: 'rain' } }, { id: 'call_b', name: 'clarify', arguments: '{"q": ' }),
+        replies.toolCalls(
+          { id: 'call_a', name: 'web_search', arguments: { query: 'rain' } },
+          { id: 'call_b', name: 'clarify', arguments: '{"q": ' },
+        ),
       );
-      const tools = [{ name: 'web_search', description: 'Search.', parameters: { type: 'object', properties: { query: { type: 'string' } } } }];
+      const tools = [
+        { name: 'web_search', description: 'Search.', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+      ];
 
       const turn = await makeModel(endpointOf()).streamTurn(turnRequest({ tools }));
 

@@ -21,7 +21,11 @@ describeInboundCursorStoreContract('InMemoryInboundCursorStore', async () => {
 /** A FileChatStore in a home of its own; `another` opens the same files again, as a restarted gateway does. */
 async function fileChatStores(): Promise<{ first: FileChatStore; another: () => Promise<FileChatStore>; cleanup: () => Promise<void> }> {
   const home = await mkdtemp(join(tmpdir(), 'agent-chat-contract-'));
-  return { first: new FileChatStore(home), another: async () => new FileChatStore(home), cleanup: () => rm(home, { recursive: true, force: true }) };
+  return {
+    first: new FileChatStore(home),
+    another: async () => new FileChatStore(home),
+    cleanup: () => rm(home, { recursive: true, force: true }),
+  };
 }
 
 describeConversationStoreContract('FileChatStore', async () => {

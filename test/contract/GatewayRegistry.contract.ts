@@ -1,13 +1,22 @@
 import type { GatewayRegistration, GatewayRegistry } from '../../src/application/ports/GatewayRegistry.js';
 
-const mine: GatewayRegistration = { pid: 10, host: 'h', startedAt: '2026-03-01T12:00:00.000Z', listener: '127.0.0.1:8644', provider: 'built-in ticker' };
+const mine: GatewayRegistration = {
+  pid: 10,
+  host: 'h',
+  startedAt: '2026-03-01T12:00:00.000Z',
+  listener: '127.0.0.1:8644',
+  provider: 'built-in ticker',
+};
 
 /**
  * What every store of a home's gateway registration promises: the fake and the file. (Gateways
  * sharing a database register in its leases: see the ReplicaLeases contract.) `make` gives an
  * empty registry.
  */
-export function describeGatewayRegistryContract(name: string, make: () => Promise<{ registry: GatewayRegistry; cleanup?: () => Promise<void> }>): void {
+export function describeGatewayRegistryContract(
+  name: string,
+  make: () => Promise<{ registry: GatewayRegistry; cleanup?: () => Promise<void> }>,
+): void {
   describe(`${name} (GatewayRegistry contract)`, () => {
     let registry: GatewayRegistry;
     let cleanup: (() => Promise<void>) | undefined;

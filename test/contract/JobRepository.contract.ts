@@ -22,10 +22,7 @@ const ids = (jobs: readonly Job[]) => jobs.map((job) => job.id).sort();
  * fresh, empty store from `makeSubject`; `makeOther`, when given, opens a second client of the
  * same store (another process or replica would), to show that the promises hold across clients.
  */
-export function describeJobRepositoryContract(
-  name: string,
-  makeSubject: () => Promise<JobRepositorySubject>,
-): void {
+export function describeJobRepositoryContract(name: string, makeSubject: () => Promise<JobRepositorySubject>): void {
   describe(`${name} (JobRepository contract)`, () => {
     let subject: JobRepositorySubject;
     let repo: JobRepository;
@@ -110,7 +107,9 @@ export function describeJobRepositoryContract(
     it('refuses a rename to a name another job holds, and keeps both as they were', async () => {
       const a = await repo.create({ ...anHourlyJob(jobIdFor(1)), name: 'alpha' }, true);
       const b = await repo.create({ ...anHourlyJob(jobIdFor(2)), name: 'beta' }, true);
-      await expect(repo.update('beta', (job) => ({ job: { ...job, name: 'ALPHA' }, result: null }))).rejects.toMatchObject({ code: 'JOB.NAME_TAKEN' });
+      await expect(repo.update('beta', (job) => ({ job: { ...job, name: 'ALPHA' }, result: null }))).rejects.toMatchObject({
+        code: 'JOB.NAME_TAKEN',
+      });
       expect((await repo.load()).jobs).toEqual([a, b]);
       // A job may change the case of its own name.
       await repo.update('alpha', (job) => ({ job: { ...job, name: 'Alpha' }, result: null }));
@@ -164,7 +163,10 @@ export function describeJobRepositoryContract(
       const target = created[0]!;
       await Promise.all(
         Array.from({ length: 30 }, () =>
-          repo.updateById(target, (job) => ({ job: { ...job, repeat: { ...job.repeat, completed: job.repeat.completed + 1 } }, result: null })),
+          repo.updateById(target, (job) => ({
+            job: { ...job, repeat: { ...job.repeat, completed: job.repeat.completed + 1 } },
+            result: null,
+          })),
         ),
       );
       expect((await repo.findById(target))!.repeat.completed).toBe(30);
@@ -215,7 +217,10 @@ export function describeJobRepositoryContract(
       const seen = await repo.settleDue(
         at(5),
         5,
-        ({ running, due }) => ({ changed: due.map((job) => claimJob(job, 'host:2', at(5), 'UTC')), result: { running: running.length, due: due.map((job) => job.id) } }),
+        ({ running, due }) => ({
+          changed: due.map((job) => claimJob(job, 'host:2', at(5), 'UTC')),
+          result: { running: running.length, due: due.map((job) => job.id) },
+        }),
         { running: false },
       );
 

@@ -82,7 +82,7 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       expect(words).toEqual(text.match(/word\d+-\d+/g));
     });
 
-    it('waits the platform\'s retry hint after a 429 and then delivers once', async () => {
+    it("waits the platform's retry hint after a 429 and then delivers once", async () => {
       fake.failNext({ failure: 'rate_limited', retryAfterSeconds: 7 });
       const { delivery, target, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'after the storm');
@@ -111,7 +111,7 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       expect(fake.delivered).toEqual([]);
     });
 
-    it('fails at once, in the platform\'s words, on a permanent refusal', async () => {
+    it("fails at once, in the platform's words, on a permanent refusal", async () => {
       fake.failNext({ failure: 'refused' });
       const { delivery, target, timer } = deliveryOver(fake);
       const error = await delivery.deliver(target, 'nope').catch((caught: unknown) => caught);
@@ -125,9 +125,13 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       fake.failNext({ failure: 'unauthorized' });
       const { delivery, target } = deliveryOver(fake);
       const error = await delivery.deliver(target, 'who am I').catch((caught: unknown) => caught);
-      expect((error as Error).message).toMatch(new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`),
+      );
       expect(fake.attempts).toBe(1);
-      for (const secret of Object.entries(fake.settings).filter(([key]) => /token|secret|password/.test(key)).map(([, value]) => value)) {
+      for (const secret of Object.entries(fake.settings)
+        .filter(([key]) => /token|secret|password/.test(key))
+        .map(([, value]) => value)) {
         expect((error as Error).message).not.toContain(secret);
       }
     });
@@ -143,7 +147,9 @@ export function describePlatformSenderContract(name: string, startFake: () => Pr
       const wrong = fake.wrongCredentials ?? Object.fromEntries(secretKeys.map((key) => [key, `wrong-${key}-0000`]));
       const refusing = await deliveryOver(fake, wrong).platforms.sender(fake.platform);
       const error = await refusing.whoAmI!().catch((caught: unknown) => caught);
-      expect((error as Error).message).toMatch(new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`${fake.platform} refused the credentials.*check platforms\\.${fake.platform}\\.`),
+      );
       expect(fake.delivered).toEqual([]);
     });
 

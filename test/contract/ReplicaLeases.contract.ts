@@ -48,7 +48,9 @@ export function describeReplicaLeasesContract(name: string, make: () => Promise<
       await leases.renew(replica(1, MINUTE), MINUTE);
       await leases.renew({ ...replica(1, MINUTE, '2026-06-01T07:59:00Z'), listener: '0.0.0.0:8644', provider: 'managed' }, MINUTE);
 
-      expect((await leases.live(new Date())).map(said)).toEqual([{ ...said(replica(1, MINUTE)), listener: '0.0.0.0:8644', provider: 'managed' }]);
+      expect((await leases.live(new Date())).map(said)).toEqual([
+        { ...said(replica(1, MINUTE)), listener: '0.0.0.0:8644', provider: 'managed' },
+      ]);
     });
 
     it("keeps what the latest renewal says of the replica's chat receivers", async () => {

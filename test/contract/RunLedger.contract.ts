@@ -61,7 +61,10 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       await ledger.save(running);
       expect(await ledger.get('run-1')).toEqual(running);
 
-      const ended = aRun(1, { status: 'delivery_failed', deliveries: [{ target: 'slack:C1', outcome: 'failed', message_ids: [], error: 'slack refused: channel_not_found' }] });
+      const ended = aRun(1, {
+        status: 'delivery_failed',
+        deliveries: [{ target: 'slack:C1', outcome: 'failed', message_ids: [], error: 'slack refused: channel_not_found' }],
+      });
       await ledger.save(ended);
       expect(await ledger.get('run-1')).toEqual(ended);
       expect(await ledger.list({ limit: 10 })).toEqual([ended]);
@@ -90,7 +93,15 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       await ledger.save(aRun(2));
       await ledger.save(aRun(1));
       await ledger.save(aRun(3, { subject: 'job2' }));
-      const webhook = aRun(4, { id: 'event-4', kind: 'webhook', subject: 'github-prs', name: 'github-prs', slot: null, event: 'pull_request', delivery_id: 'd-4' });
+      const webhook = aRun(4, {
+        id: 'event-4',
+        kind: 'webhook',
+        subject: 'github-prs',
+        name: 'github-prs',
+        slot: null,
+        event: 'pull_request',
+        delivery_id: 'd-4',
+      });
       await ledger.save(webhook);
 
       const ids = async (query: Parameters<RunLedger['list']>[0]) => (await ledger.list(query)).map((run) => run.id);
@@ -239,7 +250,12 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
 
         const settled = await other.settleInterrupted('run-1', 'the process host-a:4242 that ran it is gone', at);
 
-        const expected = { ...runningRun(1), status: 'error', finished_at: at.toISOString(), error: 'interrupted: the process host-a:4242 that ran it is gone' };
+        const expected = {
+          ...runningRun(1),
+          status: 'error',
+          finished_at: at.toISOString(),
+          error: 'interrupted: the process host-a:4242 that ran it is gone',
+        };
         expect(settled).toEqual(expected);
         for (const each of [ledger, other]) {
           expect(await each.get('run-1')).toEqual(expected);
@@ -276,7 +292,11 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       it('leaves an answer waiting for its delivery to the gateway that delivers it: neither listed running nor recorded interrupted', async () => {
         const ledger = await use();
         await ledger.save(runningRun(1));
-        const waiting = runningRun(1, { answer: 'the answer', delivery_pending: true, redelivery_claim: { by: 'host-a:4242', at: '2026-06-20T11:00:00.000Z' } });
+        const waiting = runningRun(1, {
+          answer: 'the answer',
+          delivery_pending: true,
+          redelivery_claim: { by: 'host-a:4242', at: '2026-06-20T11:00:00.000Z' },
+        });
         await ledger.save(waiting);
 
         expect(await ledger.running(10)).toEqual([]);

@@ -66,7 +66,12 @@ describeSchedulerProviderContract('the built-in ticker of a command (one look)',
 describeSchedulerProviderContract('the built-in ticker of a chat session (every minute)', async () => {
   const { fire, context } = providerContext();
   return {
-    provider: new BuiltInTickerProvider({ kind: 'minute', onError: (error) => { throw error; } }),
+    provider: new BuiltInTickerProvider({
+      kind: 'minute',
+      onError: (error) => {
+        throw error;
+      },
+    }),
     context,
     fire,
     prod: async () => fire.finishRun('a-job'),

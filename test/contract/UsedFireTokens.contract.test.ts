@@ -50,7 +50,9 @@ describe('FileUsedFireTokens', () => {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(join(home, 'cron'), 'a file where the directory should be');
     const used = new FileUsedFireTokens(agentPathsFor(home));
-    await expect(used.remember('a1', new Date(), new Date())).rejects.toThrow(/Cannot remember the fire tokens used in .*fire_tokens: part of the path is a file/);
+    await expect(used.remember('a1', new Date(), new Date())).rejects.toThrow(
+      /Cannot remember the fire tokens used in .*fire_tokens: part of the path is a file/,
+    );
   });
 });
 

@@ -62,7 +62,9 @@ export function describeUsedFireTokensContract(name: string, make: () => Promise
       await fresh();
       const instances = [used, await stores.another(), await stores.another()];
 
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => instances[i % instances.length]!.remember('jti-1', at(60), at(0))));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => instances[i % instances.length]!.remember('jti-1', at(60), at(0))),
+      );
 
       expect(answers.filter((answer) => answer)).toHaveLength(1);
     });

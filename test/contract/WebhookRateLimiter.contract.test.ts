@@ -40,9 +40,7 @@ describe('on PostgreSQL', () => {
     const replicas = [new PostgresWebhookRateLimiter(database), new PostgresWebhookRateLimiter(other)];
     const limit = 10;
 
-    const decisions = await Promise.all(
-      Array.from({ length: 3 * limit }, (_, i) => replicas[i % 2]!.take('ci', limit, new Date(T0 + i))),
-    );
+    const decisions = await Promise.all(Array.from({ length: 3 * limit }, (_, i) => replicas[i % 2]!.take('ci', limit, new Date(T0 + i))));
 
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(limit);
     expect(await database.query('SELECT sum(hits)::int AS counted FROM agent_webhook_rate')).toEqual([{ counted: limit }]);
@@ -77,7 +75,9 @@ describe('on PostgreSQL', () => {
     expect(await database.query('SELECT route, hits FROM agent_webhook_rate')).toEqual([{ route: 'quiet', hits: 5 }]);
 
     await limiter.take('busy', 30, at(120));
-    expect((await database.query<{ route: string }>('SELECT route FROM agent_webhook_rate ORDER BY route')).map((row) => row.route)).toEqual(['busy', 'quiet']);
+    expect(
+      (await database.query<{ route: string }>('SELECT route FROM agent_webhook_rate ORDER BY route')).map((row) => row.route),
+    ).toEqual(['busy', 'quiet']);
 
     await limiter.take('busy', 30, at(121));
     expect(await database.query('SELECT route, hits FROM agent_webhook_rate ORDER BY bucket')).toEqual([
@@ -88,7 +88,10 @@ describe('on PostgreSQL', () => {
 
   it('counts a busy route ahead, as many as the second before let through, and drops what a second did not use', async () => {
     const limiter = new PostgresWebhookRateLimiter(database);
-    const counted = async () => (await database.query<{ bucket: string; hits: number }>('SELECT bucket::text, hits FROM agent_webhook_rate ORDER BY bucket')).map((row) => row.hits);
+    const counted = async () =>
+      (await database.query<{ bucket: string; hits: number }>('SELECT bucket::text, hits FROM agent_webhook_rate ORDER BY bucket')).map(
+        (row) => row.hits,
+      );
     // A limit of 6,000 a minute: up to 100 a second may be counted ahead.
     for (let i = 0; i < 40; i += 1) expect(await limiter.take('busy', 6000, new Date(T0 + i))).toEqual({ allowed: true });
     expect(await counted()).toEqual([40]);

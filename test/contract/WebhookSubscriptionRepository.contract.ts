@@ -25,10 +25,7 @@ export function aSubscription(name: string, overrides: Partial<WebhookSubscripti
 const put = (subscription: WebhookSubscription) => () => ({ next: subscription, result: undefined });
 
 /** What every WebhookSubscriptionRepository promises; each test gets a fresh, empty store. */
-export function describeSubscriptionRepositoryContract(
-  name: string,
-  makeSubject: () => Promise<SubscriptionRepositorySubject>,
-): void {
+export function describeSubscriptionRepositoryContract(name: string, makeSubject: () => Promise<SubscriptionRepositorySubject>): void {
   describe(`${name} (WebhookSubscriptionRepository contract)`, () => {
     let subject: SubscriptionRepositorySubject;
     let repo: WebhookSubscriptionRepository;

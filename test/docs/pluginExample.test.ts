@@ -60,10 +60,19 @@ describe('the example provider of docs/plugins.md', () => {
     const provider = await startSchedulerProvider({
       name: 'every-few-seconds',
       places: { installationDir: join(home, 'no-installation'), agentHome: home },
-      context: { jobs: new InMemoryJobRepository(), fire: new RecordingFiringPath(), clock: new ManualClock('2030-01-01T00:00:00Z'), log, settings: { seconds: -1 }, env: {} },
+      context: {
+        jobs: new InMemoryJobRepository(),
+        fire: new RecordingFiringPath(),
+        clock: new ManualClock('2030-01-01T00:00:00Z'),
+        log,
+        settings: { seconds: -1 },
+        env: {},
+      },
       builtIn: () => builtIn,
     });
     expect(provider).toBe(builtIn);
-    expect(log.entries.map((entry) => entry.message)).toEqual([expect.stringContaining('cron.every-few-seconds.seconds must be a positive number')]);
+    expect(log.entries.map((entry) => entry.message)).toEqual([
+      expect.stringContaining('cron.every-few-seconds.seconds must be a positive number'),
+    ]);
   });
 });

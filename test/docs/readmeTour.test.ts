@@ -33,7 +33,10 @@ function shBlocks(readme: string, section: string): string[] {
 /** Telegram's Bot API for whatever token the tour exports (`123456789:AAE…`, which no real bot has). */
 class AnyTokenTelegram extends FakeTelegramServer {
   protected override confirm(request: RecordedRequest, messageId: string): FakeAnswer {
-    return { status: 200, json: { ok: true, result: { message_id: Number(messageId), chat: { id: request.body.chat_id }, text: request.body.text } } };
+    return {
+      status: 200,
+      json: { ok: true, result: { message_id: Number(messageId), chat: { id: request.body.chat_id }, text: request.body.text } },
+    };
   }
 
   protected override other(request: RecordedRequest): FakeAnswer {
@@ -84,10 +87,14 @@ describe('the README tour', () => {
   it('runs every command of the tour, the webhooks and chat on a fresh home, each exiting 0', async () => {
     const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
     for (const date of readme.matchAll(/agent cron add "(\d{4}-\d\d-\d\dT\d\d:\d\d)"/g)) {
-      expect({ oneShotInTheTour: date[1], inTheFuture: Date.parse(`${date[1]}Z`) > Date.now() + 86_400_000 }).toEqual({ oneShotInTheTour: date[1], inTheFuture: true });
+      expect({ oneShotInTheTour: date[1], inTheFuture: Date.parse(`${date[1]}Z`) > Date.now() + 86_400_000 }).toEqual({
+        oneShotInTheTour: date[1],
+        inTheFuture: true,
+      });
     }
     // The webhooks section signs its request with openssl and sends it with curl, as a user would.
-    for (const tool of ['openssl', 'curl']) expect({ tool, onPath: spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0 }).toEqual({ tool, onPath: true });
+    for (const tool of ['openssl', 'curl'])
+      expect({ tool, onPath: spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0 }).toEqual({ tool, onPath: true });
     const blocks = TOUR_SECTIONS.flatMap((section) => shBlocks(readme, section));
     expect(blocks.length).toBeGreaterThanOrEqual(8);
     // The webhooks section listens on 8644 as written; a gateway of your own there would answer instead.
@@ -121,13 +128,18 @@ describe('the README tour', () => {
     tour.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => tour!.once('close', (exit) => resolve(exit)));
 
-    expect({ code, stderr: stderr.split('\n').filter((line) => line.startsWith('README tour:') || line.startsWith('error:')) }).toEqual({ code: 0, stderr: [] });
+    expect({ code, stderr: stderr.split('\n').filter((line) => line.startsWith('README tour:') || line.startsWith('error:')) }).toEqual({
+      code: 0,
+      stderr: [],
+    });
     // What the tour says each step shows.
     expect(stdout).toMatch(/^telegram +configured /m);
     expect(stdout).toMatch(/Created job [0-9a-f]{12} 'digest'/);
     expect(stdout).toMatch(/Ran job [0-9a-f]{12} 'digest': ok/);
     expect(stdout).toContain('{"status":"accepted","route":"pushes","event":"push"');
-    expect(stdout).toMatch(/Delivered the answer of webhook run \S+ \(route 'pushes'\) again to the log: it is in the gateway log \(process \d+\)\./);
+    expect(stdout).toMatch(
+      /Delivered the answer of webhook run \S+ \(route 'pushes'\) again to the log: it is in the gateway log \(process \d+\)\./,
+    );
     // The grep of the gateway's log: the two events' answers, then the one delivered again.
     expect(stdout.split('\n').filter((line) => line.includes("info webhook answer on route 'pushes'"))).toHaveLength(3);
     // The Telegram steps reached Telegram: the hello, the digest's answer, and that answer again.

@@ -52,7 +52,12 @@ describe('printableLines', () => {
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 describe('run reports and records', () => {
-  const job = { id: 'a1b2c3d4e5f6', name: 'Digest', prompt: `Summarise ${ESC}[31m`, schedule: parseSchedule('every 1h', new Date('2026-06-01T09:00:00Z'), 'UTC') };
+  const job = {
+    id: 'a1b2c3d4e5f6',
+    name: 'Digest',
+    prompt: `Summarise ${ESC}[31m`,
+    schedule: parseSchedule('every 1h', new Date('2026-06-01T09:00:00Z'), 'UTC'),
+  };
 
   it('a cron run report holds no control character from the prompt, the answer, the error or the delivery error', () => {
     const report = renderRunReport({

@@ -68,6 +68,8 @@ describe('the error code catalogue', () => {
   it('tells a code that is in it from one that is not', () => {
     const text = "throw new JobError(ERROR_CODES.JOB.NOT_FOUND, 'x'); throw new AppError('JOB.NO_SUCH_CODE', 'y');";
     expect([...text.matchAll(FROM_CATALOGUE)].map((match) => match.slice(1).join('.'))).toEqual(['JOB.NOT_FOUND']);
-    expect([...text.matchAll(SPELLED_OUT)].map((match) => match[1]).filter((code) => !catalogue.includes(code!))).toEqual(['JOB.NO_SUCH_CODE']);
+    expect([...text.matchAll(SPELLED_OUT)].map((match) => match[1]).filter((code) => !catalogue.includes(code!))).toEqual([
+      'JOB.NO_SUCH_CODE',
+    ]);
   });
 });

@@ -60,7 +60,11 @@ export function startAgent(args: readonly string[], options: AgentOptions): Chil
 }
 
 /** `agent gateway` started in `home`, with everything it writes (stdout and stderr) gathered. */
-export function startGateway(home: string, args: readonly string[] = [], env: Record<string, string> = {}): { gateway: ChildProcess; output: () => string } {
+export function startGateway(
+  home: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): { gateway: ChildProcess; output: () => string } {
   const gateway = startAgent(['gateway', ...args], { home, env });
   let output = '';
   gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

@@ -21,7 +21,10 @@ const COMMANDS: ReadonlyArray<{ argv: readonly string[]; flags: readonly string[
   { argv: ['cron', 'ls'], flags: ['json'] },
   { argv: ['cron', 'show', 'digest'], flags: ['json', 'job'] },
   { argv: ['cron', 'runs', 'digest'], flags: ['json', 'limit'] },
-  { argv: ['cron', 'create', 'every 1h', 'Generated'], flags: ['name', 'deliver', 'skill', 'skills', 'script', 'repeat', 'model', 'provider'] },
+  {
+    argv: ['cron', 'create', 'every 1h', 'Generated'],
+    flags: ['name', 'deliver', 'skill', 'skills', 'script', 'repeat', 'model', 'provider'],
+  },
   { argv: ['cron', 'create'], flags: ['schedule', 'prompt', 'name', 'deliver'] },
   {
     argv: ['cron', 'edit', 'digest'],
@@ -47,8 +50,28 @@ const COMMANDS: ReadonlyArray<{ argv: readonly string[]; flags: readonly string[
 
 /** Values that have tripped command lines: empty, blank, dash-like, numeric edge cases, odd text. */
 const ODD_VALUES = [
-  '', ' ', '-', '--', '0', '-1', '1.5', '1e3', 'false', 'true', 'NaN', '☃', 'two\nlines', '"', '{}', '@daily',
-  'in 30m', 'local', 'telegram:', ',,', '../outside', 'x'.repeat(500),
+  '',
+  ' ',
+  '-',
+  '--',
+  '0',
+  '-1',
+  '1.5',
+  '1e3',
+  'false',
+  'true',
+  'NaN',
+  '☃',
+  'two\nlines',
+  '"',
+  '{}',
+  '@daily',
+  'in 30m',
+  'local',
+  'telegram:',
+  ',,',
+  '../outside',
+  'x'.repeat(500),
 ];
 
 /** The regressions the property is first of all about, tried on every run. */
@@ -139,25 +162,29 @@ describe('any argv a user could type', () => {
     await rename(`${jobsFileOf(home)}.reset`, jobsFileOf(home));
   }
 
-  it(`exits 0, 1 or 2, says one error sentence on failure, never crashes, and changes no job on failure (seed ${seed})`, async () => {
-    const random = seededRandom(seed);
-    const cases = [...KNOWN_CASES, ...Array.from({ length: GENERATED }, () => generatedArgv(random))];
-    const failures: string[] = [];
+  it(
+    `exits 0, 1 or 2, says one error sentence on failure, never crashes, and changes no job on failure (seed ${seed})`,
+    async () => {
+      const random = seededRandom(seed);
+      const cases = [...KNOWN_CASES, ...Array.from({ length: GENERATED }, () => generatedArgv(random))];
+      const failures: string[] = [];
 
-    // One queue per home: two processes at a time, each home used by one of them.
-    const next = () => cases.shift();
-    await Promise.all(
-      homes.map(async (home) => {
-        for (let argv = next(); argv !== undefined; argv = next()) {
-          await resetStore(home);
-          const run = await runAgent(argv, { home });
-          const storeChanged = !(await readFile(jobsFileOf(home))).equals(storeBytes);
-          const wrong = violation(run, storeChanged);
-          if (wrong) failures.push(`${JSON.stringify(argv)}: ${wrong}\n  exit ${run.code}, stderr: ${JSON.stringify(run.stderr)}`);
-        }
-      }),
-    );
+      // One queue per home: two processes at a time, each home used by one of them.
+      const next = () => cases.shift();
+      await Promise.all(
+        homes.map(async (home) => {
+          for (let argv = next(); argv !== undefined; argv = next()) {
+            await resetStore(home);
+            const run = await runAgent(argv, { home });
+            const storeChanged = !(await readFile(jobsFileOf(home))).equals(storeBytes);
+            const wrong = violation(run, storeChanged);
+            if (wrong) failures.push(`${JSON.stringify(argv)}: ${wrong}\n  exit ${run.code}, stderr: ${JSON.stringify(run.stderr)}`);
+          }
+        }),
+      );
 
-    expect(failures).toEqual([]);
-  }, 60_000 + GENERATED * 3_000);
+      expect(failures).toEqual([]);
+    },
+    60_000 + GENERATED * 3_000,
+  );
 });

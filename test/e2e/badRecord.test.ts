@@ -1,14 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import {
-  createJob,
-  errorSentence,
-  inAScratchHomeEachTest,
-  invocations,
-  jobsFileOf,
-  makeDue,
-  runAgent,
-  storedJobs,
-} from './agentCli.js';
+import { createJob, errorSentence, inAScratchHomeEachTest, invocations, jobsFileOf, makeDue, runAgent, storedJobs } from './agentCli.js';
 
 /** A store holding one good job and, after it, a record whose next run is not a time. */
 async function storeWithABadRecord(home: string): Promise<{ good: string; badRecord: Record<string, unknown> }> {
@@ -21,7 +12,7 @@ async function storeWithABadRecord(home: string): Promise<{ good: string; badRec
 }
 
 const storedBadRecord = async (home: string) =>
-  ((JSON.parse(await readFile(jobsFileOf(home), 'utf8')) as { jobs: Array<Record<string, unknown>> }).jobs).find(
+  (JSON.parse(await readFile(jobsFileOf(home), 'utf8')) as { jobs: Array<Record<string, unknown>> }).jobs.find(
     (record) => record.id === 'bad000000001',
   );
 
@@ -44,7 +35,9 @@ describe('a stored record whose next run is not a date', () => {
 
     const edit = await runAgent(['cron', 'edit', 'bad000000001', '--prompt', 'x', '--no-tick'], { home });
     expect(edit.code).toBe(1);
-    expect(errorSentence(edit)).toMatch(/^error: The stored record of job bad000000001 cannot be read \(its next_run_at "soon" is not a date and time\)/);
+    expect(errorSentence(edit)).toMatch(
+      /^error: The stored record of job bad000000001 cannot be read \(its next_run_at "soon" is not a date and time\)/,
+    );
     expect(await storedBadRecord(home)).toEqual(badRecord);
   });
 });

@@ -2,7 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { AGENT_EXECUTABLE, createJob, inAScratchHomeEachTest, invocations, outcomeOf, runAgent, storedJob, writeHomeFile } from './agentCli.js';
+import {
+  AGENT_EXECUTABLE,
+  createJob,
+  inAScratchHomeEachTest,
+  invocations,
+  outcomeOf,
+  runAgent,
+  storedJob,
+  writeHomeFile,
+} from './agentCli.js';
 import { spawn } from '../helpers/testProcesses.js';
 
 const HEADER =
@@ -23,9 +32,19 @@ process.stdin.on('end', () => {
 /** Makes profile `name` whose model records what it receives (and answers `answerAfterMs` later); returns the profile's home. */
 async function receivingProfile(home: string, name: string, answerAfterMs = 0): Promise<string> {
   const profile = join(home, 'profiles', name);
-  const program = answerAfterMs === 0 ? RECEIVING_MODEL : RECEIVING_MODEL.replace("process.stdout.write('Noted.\\n');", `setTimeout(() => process.stdout.write('Noted.\\n'), ${answerAfterMs});`);
+  const program =
+    answerAfterMs === 0
+      ? RECEIVING_MODEL
+      : RECEIVING_MODEL.replace(
+          "process.stdout.write('Noted.\\n');",
+          `setTimeout(() => process.stdout.write('Noted.\\n'), ${answerAfterMs});`,
+        );
   const model = await writeHomeFile(home, `profiles/${name}/model.mjs`, program);
-  await writeHomeFile(home, `profiles/${name}/config.yaml`, `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, model])}\ntools:\n  sandbox: off\n`);
+  await writeHomeFile(
+    home,
+    `profiles/${name}/config.yaml`,
+    `timezone: UTC\nmodel:\n  provider: command\n  command: ${JSON.stringify([process.execPath, model])}\ntools:\n  sandbox: off\n`,
+  );
   return profile;
 }
 
@@ -64,8 +83,12 @@ describe('bot-chat delivery, end to end', () => {
     expect(statSync(join(profile, 'runtime', 'bot_chat', `${record!.receipt as string}.json`)).mode & 0o777).toBe(0o600);
   });
 
-  it('records delivery_failed with the chat\'s stderr when agent chat fails', async () => {
-    await writeHomeFile(home, 'profiles/work/config.yaml', 'model:\n  provider: command\n  command: ["sh", "-c", "echo model broke >&2; exit 4"]\ntools:\n  sandbox: off\n');
+  it("records delivery_failed with the chat's stderr when agent chat fails", async () => {
+    await writeHomeFile(
+      home,
+      'profiles/work/config.yaml',
+      'model:\n  provider: command\n  command: ["sh", "-c", "echo model broke >&2; exit 4"]\ntools:\n  sandbox: off\n',
+    );
     const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'Build watch', '--deliver', 'bot-chat:work']);
 
     await runAgent(['cron', 'run', id], { home });
@@ -94,7 +117,7 @@ describe('bot-chat delivery, end to end', () => {
     expect(run.stderr).toContain('not allowed');
   });
 
-  it('delivers plain bot-chat to the job\'s own home', async () => {
+  it("delivers plain bot-chat to the job's own home", async () => {
     const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'Build watch', '--deliver', 'bot-chat']);
 
     await runAgent(['cron', 'run', id], { home });
@@ -108,7 +131,11 @@ describe('bot-chat delivery, end to end', () => {
   it('with an owner that died without releasing its lease, takes the command-line lane', async () => {
     const profile = await receivingProfile(home, 'work');
     const lease = new Date(Date.now() + 60_000).toISOString();
-    await writeHomeFile(home, 'profiles/work/runtime/bot_chat/owner.json', JSON.stringify({ pid: 2 ** 22 + 12345, lease_expires_at: lease }));
+    await writeHomeFile(
+      home,
+      'profiles/work/runtime/bot_chat/owner.json',
+      JSON.stringify({ pid: 2 ** 22 + 12345, lease_expires_at: lease }),
+    );
     const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'Build watch', '--deliver', 'bot-chat:work']);
 
     await runAgent(['cron', 'run', id], { home });

@@ -13,7 +13,8 @@ const INJECTED = '<script>alert("script")</script><img src="/missing.png" onerro
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
-const html = (body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test</title></head><body>${body}</body></html>`;
+const html = (body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test</title></head><body>${body}</body></html>`;
 
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -31,22 +32,22 @@ describeInBrowser('the browser the tests drive', () => {
   beforeAll(async () => {
     server = await LocalWebServer.start({
       '/': (_request, response) => {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-          html(
-            '<form method="post" action="/signed-in">' +
-              '<label for="t">Token</label><input id="t" name="token" type="password">' +
-              '<button>Sign in</button></form>',
-          ),
-        );
+        response
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(
+            html(
+              '<form method="post" action="/signed-in">' +
+                '<label for="t">Token</label><input id="t" name="token" type="password">' +
+                '<button>Sign in</button></form>',
+            ),
+          );
       },
       '/signed-in': (request, response) => {
         void readBody(request).then((body) => {
           const token = new URLSearchParams(body).get('token') ?? '';
           posted.push(token);
           const content =
-            token === TOKEN
-              ? `<h1>Signed in</h1><p>Last job: <span id="job">${escapeHtml(INJECTED)}</span></p>`
-              : '<h1>Wrong token</h1>';
+            token === TOKEN ? `<h1>Signed in</h1><p>Last job: <span id="job">${escapeHtml(INJECTED)}</span></p>` : '<h1>Wrong token</h1>';
           response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(content));
         });
       },

@@ -49,7 +49,9 @@ function llmConfig(llm: FakeLlmServer, type: 'openai' | 'anthropic', extra: stri
 
 /** The content of the tool results sent back to the model in its `index`th request (OpenAI format). */
 function toolResults(request: RecordedRequest | undefined): string[] {
-  return (request?.body.messages ?? []).filter((message: { role: string }) => message.role === 'tool').map((message: { content: string }) => message.content);
+  return (request?.body.messages ?? [])
+    .filter((message: { role: string }) => message.role === 'tool')
+    .map((message: { content: string }) => message.content);
 }
 
 function anthropicToolResults(request: RecordedRequest | undefined): string[] {
@@ -85,8 +87,16 @@ describe('the tools through the built executable', () => {
     await jobsTable.query('TRUNCATE agent_jobs');
     llm = await FakeLlmServer.start();
     web = await LocalWebServer.start({
-      '/page': answer(200, 'text/html; charset=utf-8', '<html><head><title>Status page</title></head><body><p>All systems nominal.</p></body></html>'),
-      '/search': answer(200, 'application/json', JSON.stringify({ results: [{ title: 'Agent docs', url: 'https://example.org/docs', content: 'How the agent works' }] })),
+      '/page': answer(
+        200,
+        'text/html; charset=utf-8',
+        '<html><head><title>Status page</title></head><body><p>All systems nominal.</p></body></html>',
+      ),
+      '/search': answer(
+        200,
+        'application/json',
+        JSON.stringify({ results: [{ title: 'Agent docs', url: 'https://example.org/docs', content: 'How the agent works' }] }),
+      ),
     });
     home = await makeAgentHome();
   });
@@ -99,10 +109,13 @@ describe('the tools through the built executable', () => {
 
   /** Creates the job `status`; `env` names the job store when it is not the home's files. */
   const createJob = async (extraArgs: string[] = [], env: Record<string, string> = {}) => {
-    const created = await runAgent(['cron', 'create', 'every 1h', 'Check the status page', '--name', 'status', '--deliver', 'local', '--no-tick', ...extraArgs], {
-      home,
-      env: { ...LLM_KEY, ...env },
-    });
+    const created = await runAgent(
+      ['cron', 'create', 'every 1h', 'Check the status page', '--name', 'status', '--deliver', 'local', '--no-tick', ...extraArgs],
+      {
+        home,
+        env: { ...LLM_KEY, ...env },
+      },
+    );
     expect(created).toMatchObject({ code: 0 });
   };
 
@@ -110,7 +123,10 @@ describe('the tools through the built executable', () => {
     await writeHomeFile(home, 'config.yaml', llmConfig(llm, 'openai', ['search:', `  searxng_url: ${web.url('')}`]));
     await createJob();
     llm.reply(
-      replies.toolCalls({ name: 'web_extract', arguments: { url: web.url('/page') } }, { name: 'web_search', arguments: { query: 'agent docs' } }),
+      replies.toolCalls(
+        { name: 'web_extract', arguments: { url: web.url('/page') } },
+        { name: 'web_search', arguments: { query: 'agent docs' } },
+      ),
       replies.text('All good.'),
     );
 
@@ -120,12 +136,18 @@ describe('the tools through the built executable', () => {
     const [extract, search] = toolResults(llm.requests[1]);
     expect(extract).toContain('Title: Status page');
     expect(extract).toContain('All systems nominal.');
-    expect(JSON.parse(search!)).toEqual({ query: 'agent docs', results: [{ title: 'Agent docs', url: 'https://example.org/docs', snippet: 'How the agent works' }] });
+    expect(JSON.parse(search!)).toEqual({
+      query: 'agent docs',
+      results: [{ title: 'Agent docs', url: 'https://example.org/docs', snippet: 'How the agent works' }],
+    });
   });
 
   it('web_extract answers in agent chat, through the Anthropic SDK', async () => {
     await writeHomeFile(home, 'config.yaml', llmConfig(llm, 'anthropic'));
-    llm.reply(replies.toolCalls({ name: 'web_extract', arguments: { url: web.url('/page') } }), replies.text('The page says all is nominal.'));
+    llm.reply(
+      replies.toolCalls({ name: 'web_extract', arguments: { url: web.url('/page') } }),
+      replies.text('The page says all is nominal.'),
+    );
 
     const run = await runAgent(['chat', '-q', 'What does the status page say?'], { home, env: LLM_KEY });
 
@@ -139,7 +161,10 @@ describe('the tools through the built executable', () => {
     await createJob([], { AGENT_DATABASE_URL: CREDENTIALS.AGENT_DATABASE_URL! });
     llm.reply(replies.toolCalls({ name: 'terminal', arguments: { command: 'env | sort' } }), replies.text('Done.'));
 
-    const run = await runAgent(['cron', 'run', 'status', '--no-tick'], { home, env: { ...LLM_KEY, ...CREDENTIALS, HARMLESS_SETTING: 'visible' } });
+    const run = await runAgent(['cron', 'run', 'status', '--no-tick'], {
+      home,
+      env: { ...LLM_KEY, ...CREDENTIALS, HARMLESS_SETTING: 'visible' },
+    });
 
     expect(run).toMatchObject({ code: 0 });
     const environment = JSON.parse(toolResults(llm.requests[1])[0]!).stdout as string;

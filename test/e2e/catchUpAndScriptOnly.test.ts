@@ -52,13 +52,23 @@ describe('the catch-up policy, end to end', () => {
     const tick = await runAgent(['cron', 'tick'], { home });
 
     expect(tick.code).toBe(0);
-    expect(tick.stdout).toMatch(new RegExp(`^Job ${id} 'Plants' was not run: skipped: the job was due at ${slot} but nothing ran it until \\S+ \\(3 slots missed\\); with the catch-up policy skip it waits for its next run at \\S+\\.\\n$`));
+    expect(tick.stdout).toMatch(
+      new RegExp(
+        `^Job ${id} 'Plants' was not run: skipped: the job was due at ${slot} but nothing ran it until \\S+ \\(3 slots missed\\); with the catch-up policy skip it waits for its next run at \\S+\\.\\n$`,
+      ),
+    );
     expect(invocations(home)).toEqual([]);
     const job = storedJob(home, id);
     expect(job).toMatchObject({ state: 'scheduled', last_status: null, last_run_at: null, repeat: { completed: 0 } });
     expect(Date.parse(job.next_run_at!)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + HOUR);
     expect(await ledgerRuns(home, id)).toEqual([
-      expect.objectContaining({ status: 'skipped', slot: new Date(slot).toISOString().replace('.000Z', 'Z'), model: null, response: null, summary: expect.stringMatching(/^skipped: /) }),
+      expect.objectContaining({
+        status: 'skipped',
+        slot: new Date(slot).toISOString().replace('.000Z', 'Z'),
+        model: null,
+        response: null,
+        summary: expect.stringMatching(/^skipped: /),
+      }),
     ]);
     const listed = await runAgent(['cron', 'runs', id, '--no-tick'], { home });
     expect(listed.stdout.split('\n')[1]).toMatch(/ {2}skipped {2}skipped: the job was due at /);
@@ -75,7 +85,10 @@ describe('the catch-up policy, end to end', () => {
 
     const { gateway, output } = await startGatewayUntil(home, 'gateway started');
     try {
-      const done = await eventually(() => output().includes("job 'skipper' skipped its overdue slot") && storedJob(home, catching).last_status === 'ok', 15_000);
+      const done = await eventually(
+        () => output().includes("job 'skipper' skipped its overdue slot") && storedJob(home, catching).last_status === 'ok',
+        15_000,
+      );
       if (!done) throw new Error(output());
     } finally {
       await stop(gateway);
@@ -161,10 +174,18 @@ describe('jobs without the agent, end to end', () => {
     const show = await runAgent(['cron', 'show', id, '--no-tick'], { home });
     expect(show.stdout).toMatch(/\n {2}Agent: +not run: the script's output is delivered as the answer \(--no-agent\)\n/);
     const list = await runAgent(['cron', 'list', '--no-tick'], { home });
-    expect(list.stdout.trimEnd().split('\n').slice(-2)).toEqual(["Without the agent (the script's output is delivered):", `  ${id} 'Disks'`]);
-    const [listed] = JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<Record<string, unknown>>;
+    expect(list.stdout.trimEnd().split('\n').slice(-2)).toEqual([
+      "Without the agent (the script's output is delivered):",
+      `  ${id} 'Disks'`,
+    ]);
+    const [listed] = JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<
+      Record<string, unknown>
+    >;
     expect(listed).toMatchObject({ id, no_agent: true, catch_up: null });
-    expect(JSON.parse((await runAgent(['cron', 'show', id, '--json', '--no-tick'], { home })).stdout)).toMatchObject({ no_agent: true, catch_up: null });
+    expect(JSON.parse((await runAgent(['cron', 'show', id, '--json', '--no-tick'], { home })).stdout)).toMatchObject({
+      no_agent: true,
+      catch_up: null,
+    });
   });
 
   it.each([
@@ -192,7 +213,9 @@ describe('jobs without the agent, end to end', () => {
       last_status: 'error',
       last_error: 'Script Error: The script exited with code 3.\n\ndf: /mnt: no such file',
     });
-    expect(telegram.delivered).toEqual(["⚠️ Cron job 'Disks' failed: Script Error: The script exited with code 3.\n\ndf: /mnt: no such file"]);
+    expect(telegram.delivered).toEqual([
+      "⚠️ Cron job 'Disks' failed: Script Error: The script exited with code 3.\n\ndf: /mnt: no such file",
+    ]);
   });
 
   it('refuses --no-agent without a script in one sentence; edit --agent and --no-agent switch the agent on and off', async () => {
@@ -235,7 +258,21 @@ describe('both new fields and a skipped slot on the PostgreSQL job store, end to
     const agent = (...args: string[]) => runAgent(args, { home, env });
     await writeHomeFile(home, 'scripts/disks.mjs', "console.log('sda1: 91% full');\n");
 
-    const created = await agent('cron', 'create', 'every 1h', '--script', 'disks.mjs', '--no-agent', '--catch-up', 'skip', '--name', 'Disks', '--deliver', 'local', '--no-tick');
+    const created = await agent(
+      'cron',
+      'create',
+      'every 1h',
+      '--script',
+      'disks.mjs',
+      '--no-agent',
+      '--catch-up',
+      'skip',
+      '--name',
+      'Disks',
+      '--deliver',
+      'local',
+      '--no-tick',
+    );
     expect(created.code).toBe(0);
     const [row] = await scratch.database.query<{ id: string; record: Record<string, unknown> }>('SELECT id, record FROM agent_jobs');
     expect(row!.record).toMatchObject({ no_agent: true, catch_up: 'skip', script: 'disks.mjs' });
@@ -253,13 +290,20 @@ describe('both new fields and a skipped slot on the PostgreSQL job store, end to
     expect(tick.stdout).toMatch(/was not run: skipped: /);
     const runs = JSON.parse((await agent('cron', 'runs', row!.id, '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
     expect(runs).toEqual([expect.objectContaining({ status: 'skipped', model: null })]);
-    const stored = await scratch.database.query<{ status: string; model: unknown }>("SELECT record->>'status' AS status, record->'model' AS model FROM agent_runs WHERE subject = $1", [row!.id]);
+    const stored = await scratch.database.query<{ status: string; model: unknown }>(
+      "SELECT record->>'status' AS status, record->'model' AS model FROM agent_runs WHERE subject = $1",
+      [row!.id],
+    );
     expect(stored).toEqual([{ status: 'skipped', model: null }]);
     const [job] = JSON.parse((await agent('cron', 'list', '--json', '--no-tick')).stdout) as Array<Record<string, unknown>>;
     expect(Date.parse(job!.next_run_at as string)).toBeGreaterThan(Date.now());
 
-    expect((await agent('cron', 'edit', row!.id, '--catch-up', 'once', '--agent', '--prompt', 'Comment on the disks', '--no-tick')).code).toBe(0);
-    const [edited] = await scratch.database.query<{ record: Record<string, unknown> }>('SELECT record FROM agent_jobs WHERE id = $1', [row!.id]);
+    expect(
+      (await agent('cron', 'edit', row!.id, '--catch-up', 'once', '--agent', '--prompt', 'Comment on the disks', '--no-tick')).code,
+    ).toBe(0);
+    const [edited] = await scratch.database.query<{ record: Record<string, unknown> }>('SELECT record FROM agent_jobs WHERE id = $1', [
+      row!.id,
+    ]);
     expect(edited!.record).toMatchObject({ no_agent: false, catch_up: 'once', prompt: 'Comment on the disks' });
   });
 });

@@ -77,7 +77,20 @@ describe('agent chat, end to end', () => {
     try {
       llm.always = replies.text('Hello from the default model.');
       // The built-in openai provider, only pointed at the stand-in server: its default model stays.
-      await writeHomeFile(home, 'config.yaml', ['model:', '  provider: command', '  name: small', '  command: ["true"]', 'providers:', '  openai:', `    base_url: ${llm.openAiBaseUrl}`, ''].join('\n'));
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'model:',
+          '  provider: command',
+          '  name: small',
+          '  command: ["true"]',
+          'providers:',
+          '  openai:',
+          `    base_url: ${llm.openAiBaseUrl}`,
+          '',
+        ].join('\n'),
+      );
 
       const run = await runAgent(['chat', '-q', 'hi', '--provider', 'openai', '--no-tick'], { home, env: { OPENAI_API_KEY: 'test-key' } });
 

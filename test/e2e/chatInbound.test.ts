@@ -11,7 +11,17 @@ import { BOT_USER, FakeDiscordGateway } from '../support/platforms/FakeDiscordGa
 import { FakeDiscordServer, OPS } from '../support/platforms/FakeDiscordServer.js';
 import { TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer } from '../support/platforms/FakeTelegramUpdatesServer.js';
-import { makeAgentHome, makeDue, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, storedJobs, writeHomeFile } from './agentCli.js';
+import {
+  makeAgentHome,
+  makeDue,
+  outcomeOf,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startGatewayUntil,
+  storedJobs,
+  writeHomeFile,
+} from './agentCli.js';
 import { answeredFlags } from './chatRows.js';
 import { localModelLines } from './configLines.js';
 
@@ -65,7 +75,9 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     gateway = null;
   };
   const userTexts = (index: number): string[] =>
-    llm.requests[index]!.body.messages.filter((message: { role: string }) => message.role !== 'system').map((message: { content: string }) => message.content);
+    llm.requests[index]!.body.messages.filter((message: { role: string }) => message.role !== 'system').map(
+      (message: { content: string }) => message.content,
+    );
 
   it('answers an allowed person in the same chat with the conversation so far, a stranger never, a forum topic in its topic', async () => {
     llm.reply(replies.text('Hi Ada.'), replies.text('Still here.'), replies.text('All green.'));
@@ -97,9 +109,16 @@ describe('chats reaching the agent through the gateway, end to end', () => {
   });
 
   it('makes a job from a forum topic whose runs, fired by the gateway, arrive in that topic and stay out of the conversation; a restart owes nothing', async () => {
-    const topic = { chat: { id: -100555, type: 'supergroup', title: 'Ops', is_forum: true }, is_topic_message: true, message_thread_id: 42 };
+    const topic = {
+      chat: { id: -100555, type: 'supergroup', title: 'Ops', is_forum: true },
+      is_topic_message: true,
+      message_thread_id: 42,
+    };
     llm.reply(
-      replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Report the build', name: 'build-report' } }),
+      replies.toolCalls({
+        name: 'cronjob',
+        arguments: { action: 'create', schedule: 'every 1h', prompt: 'Report the build', name: 'build-report' },
+      }),
       replies.text('Created build-report.'),
     );
     await start();
@@ -120,7 +139,11 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     llm.reply(replies.text('The build is green.'));
     await makeDue(home, job!.id);
     await telegram.waitForSent(2);
-    expect(telegram.sent[1]).toMatchObject({ chat_id: '-100555', message_thread_id: 42, text: expect.stringContaining('The build is green.') });
+    expect(telegram.sent[1]).toMatchObject({
+      chat_id: '-100555',
+      message_thread_id: 42,
+      text: expect.stringContaining('The build is green.'),
+    });
 
     await stop();
     telegram.pushMessage({ ...topic, text: '@delivery_bot anything new?' });
@@ -128,7 +151,11 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     await start();
     await telegram.waitForSent(3);
 
-    expect(telegram.sent.map((body) => body.text)).toEqual(['Created build-report.', expect.stringContaining('The build is green.'), 'Nothing new.']);
+    expect(telegram.sent.map((body) => body.text)).toEqual([
+      'Created build-report.',
+      expect.stringContaining('The build is green.'),
+      'Nothing new.',
+    ]);
     const last = userTexts(llm.requests.length - 1).join('\n');
     expect(last).toContain('report the build every hour');
     expect(last).not.toContain('The build is green.');
@@ -138,7 +165,10 @@ describe('chats reaching the agent through the gateway, end to end', () => {
     const profile = `${home}/profiles/ops`;
     await writeHomeFile(home, 'profiles/ops/config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
     llm.reply(
-      replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Watch the queue', name: 'queue' } }),
+      replies.toolCalls({
+        name: 'cronjob',
+        arguments: { action: 'create', schedule: 'every 1h', prompt: 'Watch the queue', name: 'queue' },
+      }),
       replies.text('Done.'),
     );
 
@@ -157,7 +187,11 @@ describe('chats reaching the agent through the gateway, end to end', () => {
   });
 
   it('refuses to start when inbound is on and nobody may talk to the bot', async () => {
-    await writeHomeFile(home, 'config.yaml', ['platforms:', '  telegram:', `    bot_token: "${TELEGRAM_TOKEN}"`, '    inbound: true', ''].join('\n'));
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      ['platforms:', '  telegram:', `    bot_token: "${TELEGRAM_TOKEN}"`, '    inbound: true', ''].join('\n'),
+    );
 
     const run = await runAgent(['gateway'], { home, env });
     const check = await runAgent(['config', 'check'], { home, env });

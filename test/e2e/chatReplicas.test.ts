@@ -30,7 +30,11 @@ describe('chats on gateway replicas, end to end', () => {
 
   /** config.yaml of a replica: the local model, the shared database, and `platformLines` under `platforms:`. */
   const writeReplicaConfig = (home: string, platformLines: string[]) =>
-    writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), 'database:', `  url: ${scratch.url}`, 'platforms:', ...platformLines, ''].join('\n'));
+    writeHomeFile(
+      home,
+      'config.yaml',
+      ['timezone: UTC', ...localModelLines(llm), 'database:', `  url: ${scratch.url}`, 'platforms:', ...platformLines, ''].join('\n'),
+    );
 
   beforeEach(async () => {
     llm = await FakeLlmServer.start();
@@ -54,8 +58,13 @@ describe('chats on gateway replicas, end to end', () => {
     const deadline = Date.now() + withinMs;
     for (;;) {
       const run = await runAgent(['status', '--json'], { home: homes[1]!, env: { TEST_LLM_KEY: 'test-key' } });
-      const replicas = (JSON.parse(run.stdout).replicas ?? []) as Array<{ pid: number; chat_receivers: Array<{ platform: string; state: string }> }>;
-      const seen = Object.fromEntries(replicas.map((replica) => [replica.pid, replica.chat_receivers.find((receiver) => receiver.platform === 'telegram')?.state ?? '-']));
+      const replicas = (JSON.parse(run.stdout).replicas ?? []) as Array<{
+        pid: number;
+        chat_receivers: Array<{ platform: string; state: string }>;
+      }>;
+      const seen = Object.fromEntries(
+        replicas.map((replica) => [replica.pid, replica.chat_receivers.find((receiver) => receiver.platform === 'telegram')?.state ?? '-']),
+      );
       if (JSON.stringify(seen) === JSON.stringify(wanted) || Date.now() >= deadline) return seen;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -16,15 +16,7 @@ describe('agent sessions with tools, end to end', () => {
   beforeEach(async () => {
     llm = await FakeLlmServer.start();
     home = await makeAgentHome();
-    await writeHomeFile(
-      home,
-      'config.yaml',
-      [
-        'timezone: UTC',
-        ...localModelLines(llm),
-        '',
-      ].join('\n'),
-    );
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
   });
 
   afterEach(async () => {
@@ -56,7 +48,10 @@ describe('agent sessions with tools, end to end', () => {
   });
 
   it('does not offer the cronjob tool to a cron run', async () => {
-    const created = await runAgent(['cron', 'create', 'every 1h', 'Report the weather', '--name', 'weather', '--deliver', 'local', '--no-tick'], { home, env });
+    const created = await runAgent(
+      ['cron', 'create', 'every 1h', 'Report the weather', '--name', 'weather', '--deliver', 'local', '--no-tick'],
+      { home, env },
+    );
     llm.reply(replies.text('Sunny.'));
 
     const run = await runAgent(['cron', 'run', 'weather', '--no-tick'], { home, env });
@@ -71,22 +66,29 @@ describe('agent sessions with tools, end to end', () => {
   it.each([
     ['clarify', (n: number) => ({ name: 'clarify', arguments: { question: `question ${n}?` } })],
     ['terminal', (n: number) => ({ name: 'terminal', arguments: { command: `echo step ${n}` } })],
-  ])('a cron run making 30 %s calls, one or several per turn, prints no MaxListenersExceededWarning', async (_tool, toolCall) => {
-    const created = await runAgent(['cron', 'create', 'every 1h', 'Think it through', '--name', 'thinker', '--deliver', 'local', '--no-tick'], { home, env });
-    // 20 turns of one call, then 2 of five: 22 model calls and 30 tool calls, within the 25 rounds.
-    for (let n = 1; n <= 20; n += 1) llm.reply(replies.toolCalls(toolCall(n)));
-    for (const first of [21, 26]) llm.reply(replies.toolCalls(...[0, 1, 2, 3, 4].map((offset) => toolCall(first + offset))));
-    llm.reply(replies.text('Decided.'));
+  ])(
+    'a cron run making 30 %s calls, one or several per turn, prints no MaxListenersExceededWarning',
+    async (_tool, toolCall) => {
+      const created = await runAgent(
+        ['cron', 'create', 'every 1h', 'Think it through', '--name', 'thinker', '--deliver', 'local', '--no-tick'],
+        { home, env },
+      );
+      // 20 turns of one call, then 2 of five: 22 model calls and 30 tool calls, within the 25 rounds.
+      for (let n = 1; n <= 20; n += 1) llm.reply(replies.toolCalls(toolCall(n)));
+      for (const first of [21, 26]) llm.reply(replies.toolCalls(...[0, 1, 2, 3, 4].map((offset) => toolCall(first + offset))));
+      llm.reply(replies.text('Decided.'));
 
-    const run = await runAgent(['cron', 'run', 'thinker', '--no-tick'], { home, env });
+      const run = await runAgent(['cron', 'run', 'thinker', '--no-tick'], { home, env });
 
-    expect(created.code).toBe(0);
-    expect(run.code).toBe(0);
-    expect(llm.requests).toHaveLength(23);
-    expect(llm.requests[22]!.body.messages.filter((message: { role: string }) => message.role === 'tool')).toHaveLength(30);
-    expect(storedJobs(home)[0]).toMatchObject({ last_status: 'ok' });
-    expect(run.stderr).not.toContain('MaxListenersExceededWarning');
-  }, 120_000);
+      expect(created.code).toBe(0);
+      expect(run.code).toBe(0);
+      expect(llm.requests).toHaveLength(23);
+      expect(llm.requests[22]!.body.messages.filter((message: { role: string }) => message.role === 'tool')).toHaveLength(30);
+      expect(storedJobs(home)[0]).toMatchObject({ last_status: 'ok' });
+      expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+    },
+    120_000,
+  );
 
   it('does not offer the cronjob tool to agent chat started from inside a cron run', async () => {
     llm.reply(replies.text('No tools for jobs here.'));

@@ -8,7 +8,16 @@ import { eventually, isRunning } from '../helpers/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { commandModelLines, localModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
-import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, startAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import {
+  createJob,
+  makeAgentHome,
+  makeDue,
+  removeAgentHome,
+  requireBuiltAgent,
+  startAgent,
+  startGatewayUntil,
+  writeHomeFile,
+} from './agentCli.js';
 
 /**
  * What a gateway or `agent cron tick` starts dies with it, kill -9 included: a command agent, a
@@ -44,8 +53,8 @@ describe('children of a killed agent process', () => {
     '',
   ].join('\n');
 
-  const recordedPids = async (): Promise<number[]> => (existsSync(join(home, 'pids')) ? (await readdir(join(home, 'pids'))).map(Number) : []);
-
+  const recordedPids = async (): Promise<number[]> =>
+    existsSync(join(home, 'pids')) ? (await readdir(join(home, 'pids'))).map(Number) : [];
 
   /** Kills `agent` with -9, then waits for the recorded children to be gone; none may have written. */
   async function killAndCheck(agent: ChildProcess, expectedChildren: number): Promise<void> {
@@ -75,7 +84,8 @@ describe('children of a killed agent process', () => {
     );
     const { gateway } = await startGatewayUntil(home, 'webhook listening on');
     killed.push(gateway);
-    for (const number of [1, 2, 3]) expect((await postPullRequestEvent(port, 'secret-1', `delivery-${number}`, { number })).status).toBe(202);
+    for (const number of [1, 2, 3])
+      expect((await postPullRequestEvent(port, 'secret-1', `delivery-${number}`, { number })).status).toBe(202);
     expect(await eventually(() => readdirCount(join(home, 'pids')) === 3, 10_000)).toBe(true);
 
     await killAndCheck(gateway, 3);

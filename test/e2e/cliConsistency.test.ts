@@ -55,9 +55,21 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
     ticks: true,
     check: (job) => expect(job).toMatchObject({ name: 'created', prompt: 'Made by the table', state: 'scheduled' }),
   },
-  'cron edit': { argv: () => ['cron', 'edit', 'editable', '--prompt', 'Edited'], ticks: true, check: (job) => expect(job).toMatchObject({ name: 'editable', prompt: 'Edited' }) },
-  'cron pause': { argv: () => ['cron', 'pause', 'pausable', '--reason', 'testing'], ticks: true, check: (job) => expect(job).toMatchObject({ state: 'paused', paused_reason: 'testing' }) },
-  'cron resume': { argv: () => ['cron', 'resume', 'sleepy'], ticks: true, check: (job) => expect(job).toMatchObject({ name: 'sleepy', state: 'scheduled' }) },
+  'cron edit': {
+    argv: () => ['cron', 'edit', 'editable', '--prompt', 'Edited'],
+    ticks: true,
+    check: (job) => expect(job).toMatchObject({ name: 'editable', prompt: 'Edited' }),
+  },
+  'cron pause': {
+    argv: () => ['cron', 'pause', 'pausable', '--reason', 'testing'],
+    ticks: true,
+    check: (job) => expect(job).toMatchObject({ state: 'paused', paused_reason: 'testing' }),
+  },
+  'cron resume': {
+    argv: () => ['cron', 'resume', 'sleepy'],
+    ticks: true,
+    check: (job) => expect(job).toMatchObject({ name: 'sleepy', state: 'scheduled' }),
+  },
   'cron run': {
     argv: () => ['cron', 'run', 'runnable'],
     ticks: true,
@@ -75,7 +87,12 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
     argv: (f) => ['cron', 'redeliver', f.digest],
     ticks: true,
     check: (redelivery, f) =>
-      expect(redelivery).toMatchObject({ job_id: f.digest, status: 'ok', deliveries: [expect.objectContaining({ outcome: 'delivered' })], last_run: true }),
+      expect(redelivery).toMatchObject({
+        job_id: f.digest,
+        status: 'ok',
+        deliveries: [expect.objectContaining({ outcome: 'delivered' })],
+        last_run: true,
+      }),
   },
   'cron remove': { argv: () => ['cron', 'remove', 'spare'], ticks: true, check: (job) => expect(job).toMatchObject({ name: 'spare' }) },
   'cron status': {
@@ -88,33 +105,94 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
   },
   // The gateway runs what is due here; the runs a tick did are tested below in a quiet home.
   'cron tick': { argv: () => ['cron', 'tick'], ticks: false, check: (runs) => expect(runs).toEqual(expect.any(Array)) },
-  chat: { argv: () => ['chat', '-q', 'Hello there'], ticks: true, check: (chat) => expect(chat).toEqual({ answer: 'Answer to: Hello there', answered_by: expect.any(String) }) },
+  chat: {
+    argv: () => ['chat', '-q', 'Hello there'],
+    ticks: true,
+    check: (chat) => expect(chat).toEqual({ answer: 'Answer to: Hello there', answered_by: expect.any(String) }),
+  },
   'webhook subscribe': {
     argv: () => ['webhook', 'subscribe', 'fresh', '--events', 'push'],
     ticks: false,
-    check: (subscription) => expect(subscription).toMatchObject({ created: true, name: 'fresh', events: ['push'], secret: expect.any(String), url: expect.stringMatching(/\/webhooks\/fresh$/) }),
+    check: (subscription) =>
+      expect(subscription).toMatchObject({
+        created: true,
+        name: 'fresh',
+        events: ['push'],
+        secret: expect.any(String),
+        url: expect.stringMatching(/\/webhooks\/fresh$/),
+      }),
   },
-  'webhook list': { argv: () => ['webhook', 'list'], ticks: false, check: (routes) => expect(routes.map((route: any) => route.name)).toContain('hooks') },
-  'webhook remove': { argv: () => ['webhook', 'remove', 'gone'], ticks: false, check: (removed) => expect(removed).toMatchObject({ name: 'gone' }) },
+  'webhook list': {
+    argv: () => ['webhook', 'list'],
+    ticks: false,
+    check: (routes) => expect(routes.map((route: any) => route.name)).toContain('hooks'),
+  },
+  'webhook remove': {
+    argv: () => ['webhook', 'remove', 'gone'],
+    ticks: false,
+    check: (removed) => expect(removed).toMatchObject({ name: 'gone' }),
+  },
   'webhook test': {
     argv: () => ['webhook', 'test', 'hooks'],
     ticks: false,
-    check: (test) => expect(test).toMatchObject({ url: expect.stringMatching(/\/webhooks\/hooks$/), event: 'test', status: 202, body: expect.any(String) }),
+    check: (test) =>
+      expect(test).toMatchObject({
+        url: expect.stringMatching(/\/webhooks\/hooks$/),
+        event: 'test',
+        status: 202,
+        body: expect.any(String),
+      }),
   },
-  'webhook runs': { argv: () => ['webhook', 'runs'], ticks: false, check: (runs, f) => expect(runs.map((run: any) => run.id)).toContain(f.webhookRun) },
-  'webhook redeliver': { argv: (f) => ['webhook', 'redeliver', f.webhookRun], ticks: false, check: (redelivery, f) => expect(redelivery).toMatchObject({ run_id: f.webhookRun, route: 'hooks' }) },
+  'webhook runs': {
+    argv: () => ['webhook', 'runs'],
+    ticks: false,
+    check: (runs, f) => expect(runs.map((run: any) => run.id)).toContain(f.webhookRun),
+  },
+  'webhook redeliver': {
+    argv: (f) => ['webhook', 'redeliver', f.webhookRun],
+    ticks: false,
+    check: (redelivery, f) => expect(redelivery).toMatchObject({ run_id: f.webhookRun, route: 'hooks' }),
+  },
   send: {
     argv: () => ['send', 'telegram', 'Deploy finished'],
     ticks: false,
-    check: (sent) => expect(sent).toEqual([expect.objectContaining({ target: 'telegram', receipt: expect.objectContaining({ platform: 'telegram' }) })]),
+    check: (sent) =>
+      expect(sent).toEqual([expect.objectContaining({ target: 'telegram', receipt: expect.objectContaining({ platform: 'telegram' }) })]),
   },
-  platforms: { argv: () => ['platforms'], ticks: false, check: (platforms) => expect(platforms).toContainEqual(expect.objectContaining({ platform: 'telegram', configured: true })) },
-  'channels list': { argv: () => ['channels', 'list'], ticks: false, check: (list) => expect(list).toMatchObject({ channels: expect.any(Array) }) },
+  platforms: {
+    argv: () => ['platforms'],
+    ticks: false,
+    check: (platforms) => expect(platforms).toContainEqual(expect.objectContaining({ platform: 'telegram', configured: true })),
+  },
+  'channels list': {
+    argv: () => ['channels', 'list'],
+    ticks: false,
+    check: (list) => expect(list).toMatchObject({ channels: expect.any(Array) }),
+  },
   'config check': { argv: () => ['config', 'check'], ticks: false, check: (report) => expect(report).toMatchObject({ problems: 0 }) },
-  status: { argv: () => ['status'], ticks: false, check: (status) => expect(status).toMatchObject({ gateway: { state: 'running' }, webhook_events_waiting: expect.any(Number) }) },
-  'db migrate': { argv: () => ['db', 'migrate'], ticks: false, database: true, check: (migrated) => expect(migrated).toMatchObject({ applied: expect.any(Array) }) },
-  'db status': { argv: () => ['db', 'status'], ticks: false, database: true, check: (status) => expect(status.migrations.length).toBeGreaterThan(0) },
-  'db import': { argv: () => ['db', 'import'], ticks: false, database: true, check: (report) => expect(report).toMatchObject({ imported: expect.any(Array) }) },
+  status: {
+    argv: () => ['status'],
+    ticks: false,
+    check: (status) => expect(status).toMatchObject({ gateway: { state: 'running' }, webhook_events_waiting: expect.any(Number) }),
+  },
+  'db migrate': {
+    argv: () => ['db', 'migrate'],
+    ticks: false,
+    database: true,
+    check: (migrated) => expect(migrated).toMatchObject({ applied: expect.any(Array) }),
+  },
+  'db status': {
+    argv: () => ['db', 'status'],
+    ticks: false,
+    database: true,
+    check: (status) => expect(status.migrations.length).toBeGreaterThan(0),
+  },
+  'db import': {
+    argv: () => ['db', 'import'],
+    ticks: false,
+    database: true,
+    check: (report) => expect(report).toMatchObject({ imported: expect.any(Array) }),
+  },
   gateway: { exempt: 'it runs until stopped and writes a log, not a result (--log-format json makes that JSON lines)' },
 };
 
@@ -174,7 +252,15 @@ describe('one command line', () => {
     telegram = await FakeTelegramServer.start();
     const port = await freePort();
     const home = await makeAgentHome({
-      extraConfig: ['platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`, `      secret: ${SECRET}`].join('\n'),
+      extraConfig: [
+        'platforms:',
+        '  webhook:',
+        '    enabled: true',
+        '    extra:',
+        '      host: 127.0.0.1',
+        `      port: ${port}`,
+        `      secret: ${SECRET}`,
+      ].join('\n'),
     });
     const env = Object.fromEntries(Object.entries(telegram.settings).map(([key, value]) => [`TELEGRAM_${key.toUpperCase()}`, value]));
     const database = await scratchDatabase();
@@ -189,13 +275,16 @@ describe('one command line', () => {
       ...['hooks', 'gone'].map(async (name) => expect((await agent('webhook', 'subscribe', name, '--deliver', 'log')).code).toBe(0)),
     ]);
     fixture.digest = digest as string;
-    const [paused, ran] = await Promise.all([agent('cron', 'pause', 'sleepy', '--no-tick'), agent('cron', 'run', fixture.digest, '--no-tick')]);
+    const [paused, ran] = await Promise.all([
+      agent('cron', 'pause', 'sleepy', '--no-tick'),
+      agent('cron', 'run', fixture.digest, '--no-tick'),
+    ]);
     expect([paused.code, ran.code]).toEqual([0, 0]);
 
     gateway = await startGatewayUntil(home, 'webhook listening on', { args: ['--no-tick'], env });
     expect((await agent('webhook', 'test', 'hooks')).code).toBe(0);
     // Polled through the command line, each look a process start: no sleep is needed between them.
-    for (const deadline = Date.now() + 15_000; fixture.webhookRun === '' && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 15_000; fixture.webhookRun === '' && Date.now() < deadline;) {
       const runs = JSON.parse((await agent('webhook', 'runs', '--json')).stdout) as Array<{ id: string; finished_at: string | null }>;
       fixture.webhookRun = runs.find((run) => run.finished_at !== null)?.id ?? '';
     }
@@ -228,17 +317,27 @@ describe('one command line', () => {
 
   const printing = Object.entries(COMMANDS).filter((entry): entry is [string, Printing] => !('exempt' in entry[1]));
 
-  it.each(printing)('agent %s --json --no-tick prints one JSON document (snake_case keys), warning about --no-tick only where it has no effect', async (command, entry) => {
-    const env = entry.database ? { ...fixture.env, AGENT_DATABASE_URL: fixture.database.url } : fixture.env;
-    const run = await runAgent([...entry.argv(fixture), '--json', '--no-tick'], { home: fixture.home, env });
+  it.each(printing)(
+    'agent %s --json --no-tick prints one JSON document (snake_case keys), warning about --no-tick only where it has no effect',
+    async (command, entry) => {
+      const env = entry.database ? { ...fixture.env, AGENT_DATABASE_URL: fixture.database.url } : fixture.env;
+      const run = await runAgent([...entry.argv(fixture), '--json', '--no-tick'], { home: fixture.home, env });
 
-    expect({ command, code: run.code, stderr: run.stderr.split('\n').filter((line) => line.startsWith('error')) }).toEqual({ command, code: 0, stderr: [] });
-    const document = JSON.parse(run.stdout);
-    expect(keysNotSnakeCase(document)).toEqual([]);
-    entry.check?.(document, fixture);
-    if (entry.ticks) expect(tickWarnings(run)).toEqual([]);
-    else expect(tickWarnings(run)).toEqual([expect.stringMatching(new RegExp(`^warning: --no-tick has no effect on "agent ${command}": .+\\.$`))]);
-  });
+      expect({ command, code: run.code, stderr: run.stderr.split('\n').filter((line) => line.startsWith('error')) }).toEqual({
+        command,
+        code: 0,
+        stderr: [],
+      });
+      const document = JSON.parse(run.stdout);
+      expect(keysNotSnakeCase(document)).toEqual([]);
+      entry.check?.(document, fixture);
+      if (entry.ticks) expect(tickWarnings(run)).toEqual([]);
+      else
+        expect(tickWarnings(run)).toEqual([
+          expect.stringMatching(new RegExp(`^warning: --no-tick has no effect on "agent ${command}": .+\\.$`)),
+        ]);
+    },
+  );
 
   it('agent gateway takes --no-tick, and says in its log that the gateway fires due jobs all the same', () => {
     expect(gateway!.output()).toMatch(/^warning: --no-tick has no effect on "agent gateway": it fires due jobs on their schedule/m);
@@ -259,7 +358,13 @@ describe('agent cron tick --json and agent cron run --json', () => {
 
     expect(ticked.code).toBe(0);
     expect(JSON.parse(ticked.stdout)).toEqual([
-      expect.objectContaining({ job_id: due, job_name: 'due', run_id: expect.stringMatching(new RegExp(`^${due}\\.`)), status: 'ok', answer: 'Answer to: Due now' }),
+      expect.objectContaining({
+        job_id: due,
+        job_name: 'due',
+        run_id: expect.stringMatching(new RegExp(`^${due}\\.`)),
+        status: 'ok',
+        answer: 'Answer to: Due now',
+      }),
     ]);
     expect(idle).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(idle.stdout)).toEqual([]);
@@ -271,7 +376,12 @@ describe('agent cron tick --json and agent cron run --json', () => {
     const run = await runAgent(['cron', 'run', 'notify', '--json', '--no-tick'], { home });
 
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ job_name: 'notify', status: 'blocked_config', error: expect.stringMatching(/discord/), answer: null });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      job_name: 'notify',
+      status: 'blocked_config',
+      error: expect.stringMatching(/discord/),
+      answer: null,
+    });
   });
 });
 
@@ -298,6 +408,8 @@ describe('did you mean', () => {
     const run = await runAgent(['cron', 'frobnicate'], { home });
 
     expect(run.code).toBe(2);
-    expect(errorSentence(run)).toMatch(/^error: Unknown command "frobnicate"; the cron commands are: list, show, .+ \(see "agent cron --help"\)\.$/);
+    expect(errorSentence(run)).toMatch(
+      /^error: Unknown command "frobnicate"; the cron commands are: list, show, .+ \(see "agent cron --help"\)\.$/,
+    );
   });
 });

@@ -53,7 +53,7 @@ describe('agent command-line conventions', () => {
     [['gateway', '-h'], 'agent gateway'],
     [['chat', '-h'], 'agent chat'],
     [['channels', 'list', '-h'], 'agent channels list'],
-  ])('%j prints that command\'s help and exits 0', async (args, usage) => {
+  ])("%j prints that command's help and exits 0", async (args, usage) => {
     const run = await agent(...args);
 
     expect(run.code).toBe(0);
@@ -82,7 +82,7 @@ describe('agent command-line conventions', () => {
     const listedIn = (message: string) => /commands are: ([^(]+) \(see/.exec(message)?.[1]?.split(', ') ?? [];
     const CRON_COMMANDS = ['list', 'create', 'edit', 'pause', 'resume', 'run', 'remove', 'status', 'tick'];
 
-    it('names an unknown subcommand and lists that group\'s commands', async () => {
+    it("names an unknown subcommand and lists that group's commands", async () => {
       const message = failure(await agent('cron', 'frob'), 2);
 
       expect(message).toMatch(/^error: Unknown command "frob"; the cron commands are: .+ \(see "agent cron --help"\)\.$/);
@@ -99,7 +99,9 @@ describe('agent command-line conventions', () => {
     });
 
     it('shows how a command is written when its arguments are missing', async () => {
-      expect(failure(await agent('cron', 'edit'), 2)).toBe('error: Too few arguments; use: agent cron edit <job> (see "agent cron edit --help").');
+      expect(failure(await agent('cron', 'edit'), 2)).toBe(
+        'error: Too few arguments; use: agent cron edit <job> (see "agent cron edit --help").',
+      );
     });
   });
 
@@ -156,7 +158,11 @@ describe('agent command-line conventions', () => {
     it('gives concurrent creates of one prompt different names', async () => {
       await Promise.all(Array.from({ length: 4 }, () => createJob(home, ['every 1h', 'Same prompt'])));
 
-      expect(storedJobs(home).map((job) => job.name).sort()).toEqual(['Same prompt', 'Same prompt (2)', 'Same prompt (3)', 'Same prompt (4)']);
+      expect(
+        storedJobs(home)
+          .map((job) => job.name)
+          .sort(),
+      ).toEqual(['Same prompt', 'Same prompt (2)', 'Same prompt (3)', 'Same prompt (4)']);
     });
   });
 
@@ -184,7 +190,9 @@ describe('agent command-line conventions', () => {
 
       const message = failure(await insideRun(...args), 1);
 
-      expect(message).toMatch(/cannot be used from inside a cron run \(job f00dfeedbeef\); scheduled runs may not create, change or schedule jobs\.$/);
+      expect(message).toMatch(
+        /cannot be used from inside a cron run \(job f00dfeedbeef\); scheduled runs may not create, change or schedule jobs\.$/,
+      );
       expect(await readFile(jobsFileOf(home))).toEqual(before);
       expect(invocations(home)).toEqual([]);
     });
@@ -192,7 +200,19 @@ describe('agent command-line conventions', () => {
     it('refuses a command whose own environment was cleaned of AGENT_CRON_RUN, from its ancestry', async () => {
       // The agent program of a real cron run tries to escape the guard with `env -u`.
       const attempt = `env -u AGENT_CRON_RUN -u AGENT_OWNER_PROCESS ${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create "every 30m" y --name Escaped --no-tick`;
-      await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines(['sh', '-c', `${attempt} > ${join(home, 'escape.out')} 2>&1; echo "exit $?" >> ${join(home, 'escape.out')}; echo answered`]), ''].join('\n'));
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...commandModelLines([
+            'sh',
+            '-c',
+            `${attempt} > ${join(home, 'escape.out')} 2>&1; echo "exit $?" >> ${join(home, 'escape.out')}; echo answered`,
+          ]),
+          '',
+        ].join('\n'),
+      );
       const id = await createJob(home, ['every 1h', 'Try it', '--name', 'Escaper', '--deliver', 'local']);
 
       expect((await runAgent(['cron', 'run', id], { home })).code).toBe(0);

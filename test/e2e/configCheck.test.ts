@@ -59,7 +59,11 @@ describe('agent config check, end to end', () => {
     const slack = await FakeSlackServer.start();
     try {
       home = await makeAgentHome({
-        extraConfig: ['platforms:', yamlSection('telegram', telegram.settings), yamlSection('slack', { ...slack.settings, bot_token: 'xoxb-refused' })].join('\n'),
+        extraConfig: [
+          'platforms:',
+          yamlSection('telegram', telegram.settings),
+          yamlSection('slack', { ...slack.settings, bot_token: 'xoxb-refused' }),
+        ].join('\n'),
       });
 
       const run = await runAgent(['config', 'check', '--online'], { home });

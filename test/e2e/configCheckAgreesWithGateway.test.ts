@@ -2,7 +2,16 @@ import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
-import { errorSentence, inAScratchHomeEachTest, outcomeOf, runAgent, startAgent, startGatewayUntil, writeHomeFile, type AgentRun } from './agentCli.js';
+import {
+  errorSentence,
+  inAScratchHomeEachTest,
+  outcomeOf,
+  runAgent,
+  startAgent,
+  startGatewayUntil,
+  writeHomeFile,
+  type AgentRun,
+} from './agentCli.js';
 import { commandModelLines } from './configLines.js';
 
 /**
@@ -44,15 +53,49 @@ describe('agent config check agrees with agent gateway, end to end', () => {
   }
 
   const corpus: Array<[check: string, lines: string[], env: Record<string, string>, sentence: RegExp]> = [
-    ['a wrong value', ['cron:', '  max_parallel_jobs: four'], {}, /config\.yaml: cron\.max_parallel_jobs must be a whole number of 1 or more \(got "four"\)\.$/],
+    [
+      'a wrong value',
+      ['cron:', '  max_parallel_jobs: four'],
+      {},
+      /config\.yaml: cron\.max_parallel_jobs must be a whole number of 1 or more \(got "four"\)\.$/,
+    ],
     ['a time zone that does not exist', ['timezone: Mars/Olympus'], {}, /Mars\/Olympus/],
-    ['a route delivering to a target instead of a platform', listener('        ops: {secret: s1, deliver: "telegram:#ops"}'), {}, /routes\.ops\.deliver must be one of log, repo_comment, telegram, .* \(got "telegram:#ops"\)\.$/],
-    ['a route without a secret', listener('        ops: {events: [push]}'), {}, /routes\.ops has no secret and platforms\.webhook\.extra\.secret is not set either; give the route a secret \(or a list of them\)\.$/],
-    ['repo_comment without deliver_extra', listener('        ops: {secret: s1, deliver: repo_comment}'), {}, /routes\.ops\.deliver_extra\.repo must be set for deliver: repo_comment/],
-    ['a filter written with equals', listener('        ops: {secret: s1, filters: [{field: action, equals: opened}]}'), {}, /routes\.ops\.filters\[0\] must be \{field: "<dotted\.path>", in: \[<allowed values>\]\}; no other operator exists\.$/],
+    [
+      'a route delivering to a target instead of a platform',
+      listener('        ops: {secret: s1, deliver: "telegram:#ops"}'),
+      {},
+      /routes\.ops\.deliver must be one of log, repo_comment, telegram, .* \(got "telegram:#ops"\)\.$/,
+    ],
+    [
+      'a route without a secret',
+      listener('        ops: {events: [push]}'),
+      {},
+      /routes\.ops has no secret and platforms\.webhook\.extra\.secret is not set either; give the route a secret \(or a list of them\)\.$/,
+    ],
+    [
+      'repo_comment without deliver_extra',
+      listener('        ops: {secret: s1, deliver: repo_comment}'),
+      {},
+      /routes\.ops\.deliver_extra\.repo must be set for deliver: repo_comment/,
+    ],
+    [
+      'a filter written with equals',
+      listener('        ops: {secret: s1, filters: [{field: action, equals: opened}]}'),
+      {},
+      /routes\.ops\.filters\[0\] must be \{field: "<dotted\.path>", in: \[<allowed values>\]\}; no other operator exists\.$/,
+    ],
     [
       'INSECURE_NO_AUTH on a listener others can reach',
-      ['platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 0.0.0.0', '      port: {port}', '      routes:', '        dev: {secret: INSECURE_NO_AUTH}'],
+      [
+        'platforms:',
+        '  webhook:',
+        '    enabled: true',
+        '    extra:',
+        '      host: 0.0.0.0',
+        '      port: {port}',
+        '      routes:',
+        '        dev: {secret: INSECURE_NO_AUTH}',
+      ],
       {},
       /routes\.dev\.secret is INSECURE_NO_AUTH, which is refused unless the listener is bound to a loopback address/,
     ],
@@ -62,8 +105,18 @@ describe('agent config check agrees with agent gateway, end to end', () => {
       {},
       /platforms\.webhook\.extra\.metrics is true without platforms\.webhook\.extra\.metrics_token/,
     ],
-    ['a platform base URL in the environment that is no http(s) URL', [], { TELEGRAM_BASE_URL: 'htp:/api.telegram.org' }, /^TELEGRAM_BASE_URL \(which wins over platforms\.telegram\.base_url\) must be an http:\/\/ or https:\/\/ URL \(got "htp:\/api\.telegram\.org"\); correct it\.$/],
-    ['a platform address in config.yaml that is no http(s) URL', ['platforms:', '  mattermost:', '    url: chat.example.com', '    token: t0k3n'], {}, /config\.yaml: platforms\.mattermost\.url must be an http:\/\/ or https:\/\/ URL \(got "chat\.example\.com"\); correct it\.$/],
+    [
+      'a platform base URL in the environment that is no http(s) URL',
+      [],
+      { TELEGRAM_BASE_URL: 'htp:/api.telegram.org' },
+      /^TELEGRAM_BASE_URL \(which wins over platforms\.telegram\.base_url\) must be an http:\/\/ or https:\/\/ URL \(got "htp:\/api\.telegram\.org"\); correct it\.$/,
+    ],
+    [
+      'a platform address in config.yaml that is no http(s) URL',
+      ['platforms:', '  mattermost:', '    url: chat.example.com', '    token: t0k3n'],
+      {},
+      /config\.yaml: platforms\.mattermost\.url must be an http:\/\/ or https:\/\/ URL \(got "chat\.example\.com"\); correct it\.$/,
+    ],
   ];
 
   it.each(corpus)('%s: the check fails and the gateway refuses to start, with the same sentence', async (_check, lines, env, sentence) => {
@@ -84,7 +137,13 @@ describe('agent config check agrees with agent gateway, end to end', () => {
   });
 
   it('prints each of several problems on a line of its own, in the check and in the refusal alike', async () => {
-    await writeConfig(listener('        a: {secret: s1, deliver: "telegram:#ops"}', '        b: {deliver: log}', '        c: {secret: s2, filters: [{field: action, equals: opened}]}'));
+    await writeConfig(
+      listener(
+        '        a: {secret: s1, deliver: "telegram:#ops"}',
+        '        b: {deliver: log}',
+        '        c: {secret: s2, filters: [{field: action, equals: opened}]}',
+      ),
+    );
 
     const check = await runAgent(['config', 'check'], { home });
     const gateway = await gatewayRefusal();
@@ -127,7 +186,10 @@ describe('agent config check agrees with agent gateway, end to end', () => {
 
   it('a config that passes the check starts the gateway', async () => {
     await writeConfig([
-      ...listener('        github: {secret: s1, events: [pull_request], deliver: telegram, deliver_extra: {chat_id: "-100123"}}', '        pr: {secret: s2, deliver: repo_comment, deliver_extra: {repo: "{repository.full_name}", pr_number: "{number}"}, filters: [{field: action, in: [opened]}]}'),
+      ...listener(
+        '        github: {secret: s1, events: [pull_request], deliver: telegram, deliver_extra: {chat_id: "-100123"}}',
+        '        pr: {secret: s2, deliver: repo_comment, deliver_extra: {repo: "{repository.full_name}", pr_number: "{number}"}, filters: [{field: action, in: [opened]}]}',
+      ),
       '      metrics: true',
       '  telegram:',
       '    bot_token: "123:abc"',
@@ -156,10 +218,15 @@ describe('agent config check agrees with agent gateway, end to end', () => {
   });
 
   it('a platform base URL that is no http(s) URL is refused at send in one sentence, not tried three times', async () => {
-    const run = await runAgent(['send', 'telegram:-100123', 'hello'], { home, env: { TELEGRAM_BOT_TOKEN: '123:abc', TELEGRAM_BASE_URL: 'htp:/api.telegram.org' } });
+    const run = await runAgent(['send', 'telegram:-100123', 'hello'], {
+      home,
+      env: { TELEGRAM_BOT_TOKEN: '123:abc', TELEGRAM_BASE_URL: 'htp:/api.telegram.org' },
+    });
 
     expect(run.code).toBe(1);
-    expect(errorSentence(run)).toMatch(/TELEGRAM_BASE_URL \(which wins over platforms\.telegram\.base_url\) must be an http:\/\/ or https:\/\/ URL \(got "htp:\/api\.telegram\.org"\); correct it/);
+    expect(errorSentence(run)).toMatch(
+      /TELEGRAM_BASE_URL \(which wins over platforms\.telegram\.base_url\) must be an http:\/\/ or https:\/\/ URL \(got "htp:\/api\.telegram\.org"\); correct it/,
+    );
     expect(run.stderr).not.toContain('attempt');
   });
 });

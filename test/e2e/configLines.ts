@@ -37,5 +37,14 @@ export function localModelLines(llm: FakeLlmServer, type: 'openai' | 'anthropic'
  * `routes:`; the routes follow, indented by 8 spaces.
  */
 export function webhookListenerLines(port: number, secret: string): string[] {
-  return ['platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`, `      secret: ${secret}`, '      routes:'];
+  return [
+    'platforms:',
+    '  webhook:',
+    '    enabled: true',
+    '    extra:',
+    '      host: 127.0.0.1',
+    `      port: ${port}`,
+    `      secret: ${secret}`,
+    '      routes:',
+  ];
 }

@@ -88,7 +88,10 @@ describe("the image's health check (docker/healthcheck.mjs)", () => {
   it('asks GET /health on the address config.yaml gives the listener', async () => {
     const port = await freePort();
     await writeFile(join(home, 'config.yaml'), listenerOn(port));
-    gateway = spawn(process.execPath, [AGENT_EXECUTABLE, 'gateway'], { env: { PATH: process.env.PATH, AGENT_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    gateway = spawn(process.execPath, [AGENT_EXECUTABLE, 'gateway'], {
+      env: { PATH: process.env.PATH, AGENT_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     gateway.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     gateway.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -132,7 +135,10 @@ describe('compose.yaml', () => {
     stop_grace_period?: string;
   }
   // Compose reads YAML merge keys (`<<: *replica`); the default schema resolves them as it does.
-  const compose = load(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+  const compose = load(readFileSync(join(ROOT, 'compose.yaml'), 'utf8')) as {
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+  };
 
   it('runs the gateway with config.yaml mounted read-only over the home on a named volume', () => {
     const gateway = compose.services.gateway!;
@@ -142,7 +148,11 @@ describe('compose.yaml', () => {
     expect(gateway.volumes).toContainEqual(expect.objectContaining({ type: 'bind', target: '/data/config.yaml', read_only: true }));
     expect(Object.keys(compose.volumes)).toContain('agent-home');
     // `docker compose up` with no profile starts the single gateway on files and nothing else.
-    expect(Object.entries(compose.services).filter(([, service]) => !service.profiles).map(([name]) => name)).toEqual(['gateway']);
+    expect(
+      Object.entries(compose.services)
+        .filter(([, service]) => !service.profiles)
+        .map(([name]) => name),
+    ).toEqual(['gateway']);
   });
 
   it('has a replicas profile: PostgreSQL, two gateways on it with a home each, and one port in front of both', () => {
@@ -210,7 +220,12 @@ const dockerSkip = dockerUnavailable();
 
   it('starts as a non-root user, answers GET /health on the published port and turns healthy', async () => {
     const port = await freePort();
-    const name = await startContainer(['--publish', `127.0.0.1:${port}:8644`, '--volume', `${join(configDir, 'config.yaml')}:/data/config.yaml:ro`]);
+    const name = await startContainer([
+      '--publish',
+      `127.0.0.1:${port}:8644`,
+      '--volume',
+      `${join(configDir, 'config.yaml')}:/data/config.yaml:ro`,
+    ]);
 
     const answered = await eventuallyAsync(async () => (await fetch(`http://127.0.0.1:${port}/health`)).status === 200, 60_000);
     expect({ answered, logs: answered ? '' : await docker('logs', name) }).toEqual({ answered: true, logs: '' });

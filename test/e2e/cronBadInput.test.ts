@@ -2,7 +2,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentRun, createJob, editStoredJob, errorSentence, inAScratchHomeEachTest, invocations, jobsFileOf, makeAgentHome, removeAgentHome, runAgent, writeHomeFile } from './agentCli.js';
+import {
+  type AgentRun,
+  createJob,
+  editStoredJob,
+  errorSentence,
+  inAScratchHomeEachTest,
+  invocations,
+  jobsFileOf,
+  makeAgentHome,
+  removeAgentHome,
+  runAgent,
+  writeHomeFile,
+} from './agentCli.js';
 
 /**
  * What a user sees when something is wrong: exit code 1 for a failure and 2 for a
@@ -49,7 +61,7 @@ describe('agent cron given bad input', () => {
       expect(existsSync(jobsFileOf(home))).toBe(false);
     });
 
-    it('names the cron field whose step is larger than the field, never the cron library\'s words', async () => {
+    it("names the cron field whose step is larger than the field, never the cron library's words", async () => {
       const schedules = ['*/61 * * * *', '0 0 */32 * *', '0 0 * */13 *', '0 0 * * 1-5/9'];
       const runs = await Promise.all(schedules.map((schedule) => agent('create', schedule, 'x')));
 
@@ -111,7 +123,8 @@ describe('agent cron given bad input', () => {
           runAgent(['cron', 'tick'], { home: mars }),
         ]);
 
-        for (const run of runs) expect(failure(run, 1)).toMatch(/config\.yaml: timezone: "Mars\/Olympus" is not a valid time zone; use an IANA name/);
+        for (const run of runs)
+          expect(failure(run, 1)).toMatch(/config\.yaml: timezone: "Mars\/Olympus" is not a valid time zone; use an IANA name/);
         expect(existsSync(jobsFileOf(mars))).toBe(false);
       } finally {
         await removeAgentHome(mars);
@@ -145,7 +158,7 @@ describe('agent cron given bad input', () => {
         expect(tokyo.stdout).toMatch(/NEXT RUN \(Asia\/Tokyo\)[^]*\d{4}-\d\d-\d\d 18:00/);
       });
 
-      it('lets config.yaml\'s timezone win over an invalid TZ', async () => {
+      it("lets config.yaml's timezone win over an invalid TZ", async () => {
         const run = await runAgent(['cron', 'list'], { home, env: { TZ: 'Foo/Bar' } });
 
         expect(run.code).toBe(0);
@@ -166,7 +179,9 @@ describe('agent cron given bad input', () => {
       const before = storeBytes();
 
       const runs = await Promise.all(
-        ['pause', 'resume', 'run', 'remove', 'edit'].map((command) => agent(command, 'nosuchjob', ...(command === 'edit' ? ['--name', 'x'] : []))),
+        ['pause', 'resume', 'run', 'remove', 'edit'].map((command) =>
+          agent(command, 'nosuchjob', ...(command === 'edit' ? ['--name', 'x'] : [])),
+        ),
       );
 
       for (const run of runs) expect(failure(run, 1)).toBe('error: No job has the id or name "nosuchjob"; see "agent cron list".');
@@ -217,8 +232,16 @@ describe('agent cron given bad input', () => {
       await writeHomeFile(home, 'cron/jobs.json', damaged.toString());
 
       const commands = [
-        ['list'], ['list', '--json'], ['create', 'every 1h', 'x'], ['create', 'every 1h', 'x', '--no-tick'],
-        ['edit', 'abc', '--name', 'y'], ['pause', 'abc'], ['resume', 'abc'], ['run', 'abc'], ['remove', 'abc'], ['tick'],
+        ['list'],
+        ['list', '--json'],
+        ['create', 'every 1h', 'x'],
+        ['create', 'every 1h', 'x', '--no-tick'],
+        ['edit', 'abc', '--name', 'y'],
+        ['pause', 'abc'],
+        ['resume', 'abc'],
+        ['run', 'abc'],
+        ['remove', 'abc'],
+        ['tick'],
       ];
       const runs = await Promise.all(commands.map((args) => agent(...args)));
 
@@ -293,9 +316,16 @@ describe('failure alerts settings through the built CLI', () => {
       expect(run.code).toBe(1);
     }
     const [job] = JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<Record<string, unknown>>;
-    expect(job).toMatchObject({ failure_streak: 2, state: 'paused', paused_reason: expect.stringMatching(/^paused after 2 consecutive failed runs/) });
+    expect(job).toMatchObject({
+      failure_streak: 2,
+      state: 'paused',
+      paused_reason: expect.stringMatching(/^paused after 2 consecutive failed runs/),
+    });
 
-    await writeFile(join(home, 'config.yaml'), `${readFileSync(join(home, 'config.yaml'), 'utf8').replace('failure_alerts: every', 'failure_alerts: sometimes')}`);
+    await writeFile(
+      join(home, 'config.yaml'),
+      `${readFileSync(join(home, 'config.yaml'), 'utf8').replace('failure_alerts: every', 'failure_alerts: sometimes')}`,
+    );
     const refused = await runAgent(['cron', 'list', '--no-tick'], { home });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/cron\.failure_alerts.*must be first, every or off/);

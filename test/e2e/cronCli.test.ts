@@ -58,14 +58,33 @@ describe('agent cron, end to end', () => {
       await writeHomeFile(home, 'skills/tone/SKILL.md', '# Tone\n');
 
       const run = await agent(
-        'create', 'every 2h', 'Summarise what changed in the repo',
-        '--name', 'Digest', '--deliver', 'local', '--skill', 'triage', '--skill', 'tone',
-        '--script', 'prepare.mjs', '--repeat', '3', '--model', 'small', '--provider', 'command',
+        'create',
+        'every 2h',
+        'Summarise what changed in the repo',
+        '--name',
+        'Digest',
+        '--deliver',
+        'local',
+        '--skill',
+        'triage',
+        '--skill',
+        'tone',
+        '--script',
+        'prepare.mjs',
+        '--repeat',
+        '3',
+        '--model',
+        'small',
+        '--provider',
+        'command',
       );
 
       expect(run.code).toBe(0);
       expect(run.stderr).toBe('');
-      const [, id] = /^Created job ([0-9a-f]{12}) 'Digest': every 2h, next run \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), delivers to local\.\n$/.exec(run.stdout) ?? [];
+      const [, id] =
+        /^Created job ([0-9a-f]{12}) 'Digest': every 2h, next run \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\), delivers to local\.\n$/.exec(
+          run.stdout,
+        ) ?? [];
       expect(id).toBeDefined();
       const job = storedJob(home, id!);
       expect(job).toMatchObject({
@@ -129,7 +148,11 @@ describe('agent cron, end to end', () => {
 
       expect(run.code).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual(storedJobs(home));
-      expect(storedJobs(home).map((job) => job.name).sort()).toEqual(['Digest', 'Stretch']);
+      expect(
+        storedJobs(home)
+          .map((job) => job.name)
+          .sort(),
+      ).toEqual(['Digest', 'Stretch']);
     });
 
     it('list --json keeps stdout pure JSON when its tick runs a job; the tick report goes to stderr', async () => {
@@ -154,13 +177,34 @@ describe('agent cron, end to end', () => {
       const before = storedJob(home, id);
 
       const run = await agent(
-        'edit', id, '--schedule', '0 9 * * 1-5', '--prompt', 'Summarise the week', '--name', 'Weekly',
-        '--deliver', 'local', '--skill', 'tone', '--skill', 'brevity', '--script', 'second.mjs',
-        '--repeat', '5', '--model', 'large', '--provider', 'command',
+        'edit',
+        id,
+        '--schedule',
+        '0 9 * * 1-5',
+        '--prompt',
+        'Summarise the week',
+        '--name',
+        'Weekly',
+        '--deliver',
+        'local',
+        '--skill',
+        'tone',
+        '--skill',
+        'brevity',
+        '--script',
+        'second.mjs',
+        '--repeat',
+        '5',
+        '--model',
+        'large',
+        '--provider',
+        'command',
       );
 
       expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(new RegExp(`^Updated job ${id} 'Weekly': 0 9 \\* \\* 1-5, scheduled, next run \\d{4}-\\d\\d-\\d\\d 09:00 \\(UTC\\)\\.\\n$`));
+      expect(run.stdout).toMatch(
+        new RegExp(`^Updated job ${id} 'Weekly': 0 9 \\* \\* 1-5, scheduled, next run \\d{4}-\\d\\d-\\d\\d 09:00 \\(UTC\\)\\.\\n$`),
+      );
       expect(storedJob(home, id)).toEqual({
         ...before,
         schedule: { kind: 'cron', expr: '0 9 * * 1-5', display: '0 9 * * 1-5' },
@@ -179,7 +223,18 @@ describe('agent cron, end to end', () => {
     it('edit --clear-skills, --clear-script, --repeat 0, --no-model and --no-provider remove those settings', async () => {
       await writeHomeFile(home, 'scripts/first.mjs', 'console.log(1);\n');
       const id = await createJob(home, [
-        'every 2h', 'Summarise', '--skill', 'triage', '--script', 'first.mjs', '--repeat', '3', '--model', 'small', '--provider', 'command',
+        'every 2h',
+        'Summarise',
+        '--skill',
+        'triage',
+        '--script',
+        'first.mjs',
+        '--repeat',
+        '3',
+        '--model',
+        'small',
+        '--provider',
+        'command',
       ]);
 
       const run = await agent('edit', id, '--clear-skills', '--clear-script', '--repeat', '0', '--no-model', '--no-provider');
@@ -232,7 +287,9 @@ describe('agent cron, end to end', () => {
 
       const refused = await agent('pause', id, '--reason', 'two\nlines', '--no-tick');
       expect(refused).toMatchObject({ code: 1, stdout: '' });
-      expect(refused.stderr).toBe('error: The pause reason holds a line break or another control character; write it as one line of text.\n');
+      expect(refused.stderr).toBe(
+        'error: The pause reason holds a line break or another control character; write it as one line of text.\n',
+      );
 
       expect((await agent('resume', id)).code).toBe(0);
       expect(storedJob(home, id)).toMatchObject({ state: 'scheduled', paused_at: null, paused_reason: null });
@@ -271,7 +328,8 @@ describe('agent cron, end to end', () => {
       const run = await agent('run', id);
 
       expect(run.code).toBe(0);
-      const [, outputPath] = new RegExp(`^Ran job ${id} 'Greeter': ok \\(output: (.+)\\)\\n\\nAnswer to: Say hello\\n$`).exec(run.stdout) ?? [];
+      const [, outputPath] =
+        new RegExp(`^Ran job ${id} 'Greeter': ok \\(output: (.+)\\)\\n\\nAnswer to: Say hello\\n$`).exec(run.stdout) ?? [];
       expect(outputPath).toBeDefined();
       expect(outputPath!.startsWith(join(home, 'cron', 'output', id, ''))).toBe(true);
       expect(outputPath).toMatch(/\/\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.md$/);

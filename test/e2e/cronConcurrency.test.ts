@@ -20,9 +20,7 @@ describe('agent cron under concurrency', () => {
   inAScratchHomeEachTest((fresh) => (home = fresh));
 
   it('20 creates started at once all succeed and leave exactly 20 jobs with 20 distinct ids', async () => {
-    const runs = await Promise.all(
-      Array.from({ length: 20 }, (_, n) => runAgent(['cron', 'create', 'every 1h', `Task ${n}`], { home })),
-    );
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, n) => runAgent(['cron', 'create', 'every 1h', `Task ${n}`], { home })));
 
     expect(runs.map((run) => run.code)).toEqual(Array(20).fill(0));
     expect(runs.map((run) => run.stderr).join('')).toBe('');
@@ -62,10 +60,7 @@ describe('agent cron under concurrency', () => {
 
     const tick = startAgent(['cron', 'tick'], { home });
     const killed = outcomeOf(tick);
-    const runStarted = await eventually(
-      () => storedJob(home, id).state === 'running' && invocations(home).length === 1,
-      15_000,
-    );
+    const runStarted = await eventually(() => storedJob(home, id).state === 'running' && invocations(home).length === 1, 15_000);
     expect(runStarted).toBe(true);
     expect(storedJob(home, id).claim?.by).toMatch(new RegExp(`:${tick.pid}$`));
     tick.kill('SIGKILL');
@@ -76,7 +71,9 @@ describe('agent cron under concurrency', () => {
 
     expect(next.code).toBe(0);
     expect(next.stdout).toMatch(
-      new RegExp(`^Job ${id} 'Thinker' was interrupted earlier and is back in service \\(interrupted: the process \\S+:${tick.pid} that ran it is gone\\)\\.\\n$`),
+      new RegExp(
+        `^Job ${id} 'Thinker' was interrupted earlier and is back in service \\(interrupted: the process \\S+:${tick.pid} that ran it is gone\\)\\.\\n$`,
+      ),
     );
     const job = storedJob(home, id);
     expect(job).toMatchObject({ state: 'scheduled', enabled: true, last_status: 'error', repeat: { completed: 1 } });
@@ -93,7 +90,10 @@ describe('agent cron under concurrency', () => {
   it('a tick killed while one-shots wait for a run slot leaves them waiting, and the next tick runs each once', async () => {
     await appendFile(join(home, 'config.yaml'), 'cron:\n  max_parallel_jobs: 1\n');
     const first = await createJob(home, ['30m', 'First [hang]', '--name', 'First']);
-    const waiting = [await createJob(home, ['30m', 'Second', '--name', 'Second']), await createJob(home, ['30m', 'Third', '--name', 'Third'])];
+    const waiting = [
+      await createJob(home, ['30m', 'Second', '--name', 'Second']),
+      await createJob(home, ['30m', 'Third', '--name', 'Third']),
+    ];
     await makeDue(home, first, 30_000);
     await makeDue(home, waiting[0]!, 20_000);
     await makeDue(home, waiting[1]!, 10_000);
@@ -112,7 +112,8 @@ describe('agent cron under concurrency', () => {
     const next = await runAgent(['cron', 'tick'], { home });
     expect(next.code).toBe(0);
     expect(invocations(home)).toEqual(['First [hang]', 'Second', 'Third']);
-    for (const id of waiting) expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+    for (const id of waiting)
+      expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
     expect(storedJob(home, first).last_error).toMatch(/^interrupted:/);
   }, 240_000);
 });

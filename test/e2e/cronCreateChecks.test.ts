@@ -26,7 +26,10 @@ describe('agent cron create and edit check the job as it is made', () => {
     const slackOnly = { SLACK_BOT_TOKEN: 'xoxb-test' };
 
     it('create warns on stderr about a platform that is not configured and a skill that is not found, and still creates the job', async () => {
-      const run = await runAgent(['cron', 'create', 'every 1h', 'Triage the inbox', '--name', 'triage', '--deliver', 'discord', '--skill', 'triage', '--no-tick'], { home });
+      const run = await runAgent(
+        ['cron', 'create', 'every 1h', 'Triage the inbox', '--name', 'triage', '--deliver', 'discord', '--skill', 'triage', '--no-tick'],
+        { home },
+      );
 
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^Created job [0-9a-f]{12} 'triage': every 1h/);
@@ -39,7 +42,10 @@ describe('agent cron create and edit check the job as it is made', () => {
     });
 
     it('create warns about a named channel neither config.yaml nor the channel directory knows', async () => {
-      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#nowhere', '--no-tick'], { home, env: slackOnly });
+      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#nowhere', '--no-tick'], {
+        home,
+        env: slackOnly,
+      });
 
       expect(run.code).toBe(0);
       expect(run.stderr).toBe(
@@ -50,22 +56,33 @@ describe('agent cron create and edit check the job as it is made', () => {
 
     it('says nothing when the platform, the channel and the skill are there', async () => {
       await writeHomeFile(home, 'skills/triage/SKILL.md', '# Triage\n');
-      await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'platforms:', '  slack:', '    channels:', '      ops: C0123ABCDEF', ''].join('\n'));
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        ['timezone: UTC', 'platforms:', '  slack:', '    channels:', '      ops: C0123ABCDEF', ''].join('\n'),
+      );
 
-      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#ops', '--skill', 'triage', '--no-tick'], { home, env: slackOnly });
+      const run = await runAgent(['cron', 'create', 'every 1h', 'Report', '--deliver', 'slack:#ops', '--skill', 'triage', '--no-tick'], {
+        home,
+        env: slackOnly,
+      });
 
       expect(run).toMatchObject({ code: 0, stderr: '' });
     });
 
     it('edit warns about the job as the edit left it, and still changes it', async () => {
-      const created = await runAgent(['cron', 'create', 'every 1h', 'Report', '--name', 'report', '--deliver', 'local', '--no-tick'], { home });
+      const created = await runAgent(['cron', 'create', 'every 1h', 'Report', '--name', 'report', '--deliver', 'local', '--no-tick'], {
+        home,
+      });
       expect(created).toMatchObject({ code: 0, stderr: '' });
 
       const run = await runAgent(['cron', 'edit', 'report', '--deliver', 'discord:123456789012345678', '--no-tick'], { home });
 
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^Updated job /);
-      expect(run.stderr).toMatch(/^warning: Delivery platform "discord" is not configured: set platforms\.discord\.bot_token \(or DISCORD_BOT_TOKEN\)/);
+      expect(run.stderr).toMatch(
+        /^warning: Delivery platform "discord" is not configured: set platforms\.discord\.bot_token \(or DISCORD_BOT_TOKEN\)/,
+      );
       expect(storedJobs(home)).toEqual([expect.objectContaining({ name: 'report', deliver: 'discord:123456789012345678' })]);
     });
 
@@ -74,7 +91,10 @@ describe('agent cron create and edit check the job as it is made', () => {
       try {
         await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
         llm.reply(
-          replies.toolCalls({ name: 'cronjob', arguments: { action: 'create', schedule: 'every 1h', prompt: 'Triage', name: 'triage', deliver: 'discord', skills: ['triage'] } }),
+          replies.toolCalls({
+            name: 'cronjob',
+            arguments: { action: 'create', schedule: 'every 1h', prompt: 'Triage', name: 'triage', deliver: 'discord', skills: ['triage'] },
+          }),
           replies.text('Created, with warnings.'),
         );
 
@@ -85,7 +105,10 @@ describe('agent cron create and edit check the job as it is made', () => {
         expect(JSON.parse(toolResult.content)).toMatchObject({
           success: true,
           job: { name: 'triage' },
-          warnings: [expect.stringMatching(/^Delivery platform "discord" is not configured/), expect.stringMatching(/^The skill "triage" was not found/)],
+          warnings: [
+            expect.stringMatching(/^Delivery platform "discord" is not configured/),
+            expect.stringMatching(/^The skill "triage" was not found/),
+          ],
         });
         expect(storedJobs(home)).toEqual([expect.objectContaining({ name: 'triage', deliver: 'discord' })]);
       } finally {
@@ -128,9 +151,13 @@ describe('agent cron create and edit check the job as it is made', () => {
   describe('on a terminal', () => {
     it('Ctrl-C during the questions exits 130 and writes no job', async () => {
       // script(1) gives the command a terminal; Ctrl-C is typed once the second question is up.
-      const terminal = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create --no-tick`, '/dev/null'], {
-        env: { ...process.env, AGENT_HOME: home, NO_COLOR: '1', NODE_OPTIONS: '' },
-      });
+      const terminal = spawn(
+        'script',
+        ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create --no-tick`, '/dev/null'],
+        {
+          env: { ...process.env, AGENT_HOME: home, NO_COLOR: '1', NODE_OPTIONS: '' },
+        },
+      );
       let shown = '';
       terminal.stdout.on('data', (chunk: Buffer) => (shown += chunk.toString()));
       const finished = outcomeOf(terminal);

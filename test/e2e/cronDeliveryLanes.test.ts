@@ -6,9 +6,23 @@ import { eventually } from '../helpers/processLiveness.js';
 import type { FakePlatformServer } from '../support/platforms/FakePlatformServer.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
-import { createJob, invocations, makeAgentHome, makeDue, outcomeOf, removeAgentHome, requireBuiltAgent, startGatewayUntil, storedJob, writeHomeFile } from './agentCli.js';
+import {
+  createJob,
+  invocations,
+  makeAgentHome,
+  makeDue,
+  outcomeOf,
+  removeAgentHome,
+  requireBuiltAgent,
+  startGatewayUntil,
+  storedJob,
+  writeHomeFile,
+} from './agentCli.js';
 
-const platformLines = (name: string, fake: FakePlatformServer) => [`  ${name}:`, ...Object.entries(fake.settings).map(([key, value]) => `    ${key}: "${value}"`)];
+const platformLines = (name: string, fake: FakePlatformServer) => [
+  `  ${name}:`,
+  ...Object.entries(fake.settings).map(([key, value]) => `    ${key}: "${value}"`),
+];
 
 /** The ledger's records of a job's runs (files), oldest first. */
 function ledgerRuns(home: string, jobId: string): RunRecord[] {
@@ -29,7 +43,7 @@ function isoIn(ms: number): string {
  * Cron deliveries wait in their platform's lane, never in a run slot: through the built gateway,
  * with fake platforms on 127.0.0.1 standing in for Telegram and Slack.
  */
-describe('agent gateway: cron answers wait in their platform\'s lane, not in a run slot', () => {
+describe("agent gateway: cron answers wait in their platform's lane, not in a run slot", () => {
   let home: string;
   let gateway: ChildProcess | null = null;
   const fakes: FakePlatformServer[] = [];
@@ -55,9 +69,18 @@ describe('agent gateway: cron answers wait in their platform\'s lane, not in a r
     const [telegram, slack] = await Promise.all([FakeTelegramServer.start(), FakeSlackServer.start()]);
     fakes.push(telegram, slack);
     telegram.failNext({ failure: 'silent', times: Infinity });
-    await configure(['cron:', '  max_parallel_jobs: 4', 'gateway:', '  shutdown_grace_seconds: 1', 'platforms:', ...platformLines('telegram', telegram), ...platformLines('slack', slack)]);
+    await configure([
+      'cron:',
+      '  max_parallel_jobs: 4',
+      'gateway:',
+      '  shutdown_grace_seconds: 1',
+      'platforms:',
+      ...platformLines('telegram', telegram),
+      ...platformLines('slack', slack),
+    ]);
     const hanging: string[] = [];
-    for (const n of [1, 2, 3, 4]) hanging.push(await createJob(home, ['every 1h', `Telegram digest ${n}`, '--name', `telegram-${n}`, '--deliver', 'telegram']));
+    for (const n of [1, 2, 3, 4])
+      hanging.push(await createJob(home, ['every 1h', `Telegram digest ${n}`, '--name', `telegram-${n}`, '--deliver', 'telegram']));
     for (const id of hanging) await makeDue(home, id);
 
     const started = await startGatewayUntil(home, 'gateway started');
@@ -76,7 +99,9 @@ describe('agent gateway: cron answers wait in their platform\'s lane, not in a r
     for (const id of hanging) {
       expect(storedJob(home, id)).toMatchObject({ state: 'scheduled', last_status: null });
       expect(storedJob(home, id).claim ?? null).toBeNull();
-      expect(ledgerRuns(home, id)).toEqual([expect.objectContaining({ status: 'running', delivery_pending: true, answer: expect.stringContaining('Telegram digest') })]);
+      expect(ledgerRuns(home, id)).toEqual([
+        expect.objectContaining({ status: 'running', delivery_pending: true, answer: expect.stringContaining('Telegram digest') }),
+      ]);
     }
     expect(telegram.delivered).toEqual([]);
     expect(started.output()).not.toMatch(/waits for a free run slot/);
@@ -95,7 +120,9 @@ describe('agent gateway: cron answers wait in their platform\'s lane, not in a r
 
       const first = await startGatewayUntil(home, 'gateway started');
       gateway = first.gateway;
-      expect(await eventually(() => telegram.attempts >= 1 && ledgerRuns(home, job).some((run) => run.delivery_pending === true), 20_000)).toBe(true);
+      expect(
+        await eventually(() => telegram.attempts >= 1 && ledgerRuns(home, job).some((run) => run.delivery_pending === true), 20_000),
+      ).toBe(true);
       const ended = outcomeOf(first.gateway);
       first.gateway.kill(signal);
       const stopped = await ended;
@@ -107,12 +134,19 @@ describe('agent gateway: cron answers wait in their platform\'s lane, not in a r
       down = false;
       const second = await startGatewayUntil(home, 'gateway started');
       gateway = second.gateway;
-      expect(await eventually(() => storedJob(home, job).last_status === 'ok' && ledgerRuns(home, job)[0]?.status === 'ok', 20_000)).toBe(true);
+      expect(await eventually(() => storedJob(home, job).last_status === 'ok' && ledgerRuns(home, job)[0]?.status === 'ok', 20_000)).toBe(
+        true,
+      );
       expect(telegram.delivered).toHaveLength(1);
       expect(telegram.delivered[0]).toContain('Answer to: Morning digest');
       expect(invocations(home)).toHaveLength(1);
       expect(ledgerRuns(home, job)).toEqual([
-        expect.objectContaining({ status: 'ok', delivery_pending: false, redelivery_claim: null, deliveries: [expect.objectContaining({ target: 'telegram', outcome: 'delivered' })] }),
+        expect.objectContaining({
+          status: 'ok',
+          delivery_pending: false,
+          redelivery_claim: null,
+          deliveries: [expect.objectContaining({ target: 'telegram', outcome: 'delivered' })],
+        }),
       ]);
       expect(second.output()).toMatch(/left waiting by a stopped gateway, without running the agent again/);
 

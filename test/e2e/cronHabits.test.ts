@@ -60,7 +60,10 @@ describe('agent cron, the way users of other schedulers type it', () => {
     const before = Date.now();
     const [soon, later] = await Promise.all([createJob(home, ['in 30m', 'Stretch']), createJob(home, ['in 2 hours', 'Drink water'])]);
 
-    for (const [id, minutes, display] of [[soon, 30, 'once in 30m'], [later, 120, 'once in 2 hours']] as const) {
+    for (const [id, minutes, display] of [
+      [soon, 30, 'once in 30m'],
+      [later, 120, 'once in 2 hours'],
+    ] as const) {
       const job = storedJob(home, id);
       expect(job.schedule).toMatchObject({ kind: 'once', display });
       const delay = Date.parse(job.next_run_at!) - before;
@@ -72,8 +75,13 @@ describe('agent cron, the way users of other schedulers type it', () => {
   it('refuses an unknown macro and a delay without a unit in one sentence, listing the forms', async () => {
     const runs = await Promise.all([agent('create', '@reboot', 'x'), agent('create', 'in 5', 'x')]);
 
-    expect(runs.map((run) => [run.code, run.stdout])).toEqual([[1, ''], [1, '']]);
-    expect(runs[0]!.stderr).toMatch(/^error: "@reboot" is not a cron macro: the macros are @hourly, @daily, .*"@daily" \(cron\).*"in 30m" \(delay\)\.\n$/);
+    expect(runs.map((run) => [run.code, run.stdout])).toEqual([
+      [1, ''],
+      [1, ''],
+    ]);
+    expect(runs[0]!.stderr).toMatch(
+      /^error: "@reboot" is not a cron macro: the macros are @hourly, @daily, .*"@daily" \(cron\).*"in 30m" \(delay\)\.\n$/,
+    );
     expect(runs[1]!.stderr).toMatch(/^error: "in 5" is not a valid delay: it has no unit/);
     expect(storedJobs(home)).toEqual([]);
   });

@@ -32,7 +32,9 @@ describe('a job with its own time zone, end to end', () => {
   it('reads its cron expression in that zone, and list, show and --json say so', async () => {
     const created = await agent('create', '0 9 * * *', 'Morning brief', '--tz', NEW_YORK, '--name', 'Brief', '--no-tick');
     expect(created.code).toBe(0);
-    expect(created.stdout).toMatch(/^Created job [0-9a-f]{12} 'Brief': 0 9 \* \* \*, next run \d{4}-\d\d-\d\d 09:00 \(America\/New_York\), delivers to origin\.\n$/);
+    expect(created.stdout).toMatch(
+      /^Created job [0-9a-f]{12} 'Brief': 0 9 \* \* \*, next run \d{4}-\d\d-\d\d 09:00 \(America\/New_York\), delivers to origin\.\n$/,
+    );
     const berlin = await createJob(home, ['0 9 * * *', 'Berlin brief', '--name', 'Local']);
 
     const listed = await agent('list', '--json', '--no-tick');
@@ -76,7 +78,9 @@ describe('a job with its own time zone, end to end', () => {
     expect(ran).toMatchObject({ state: 'completed', last_status: 'ok' });
     const reports = readdirSync(join(home, 'cron', 'output', id));
     expect(reports).toEqual([`${wallClock(ran.last_run_at!, NEW_YORK).replace(' ', '_').replaceAll(':', '-')}.md`]);
-    expect(readFileSync(join(home, 'cron', 'output', id, reports[0]!), 'utf8')).toContain(`- Run at: ${wallClock(ran.last_run_at!, NEW_YORK).slice(0, 16)} (America/New_York)`);
+    expect(readFileSync(join(home, 'cron', 'output', id, reports[0]!), 'utf8')).toContain(
+      `- Run at: ${wallClock(ran.last_run_at!, NEW_YORK).slice(0, 16)} (America/New_York)`,
+    );
     const runs = await agent('runs', id, '--no-tick');
     expect(runs.stdout.split('\n')[0]).toMatch(/^TIME \(America\/New_York\) +STATUS/);
   });
@@ -103,7 +107,9 @@ describe('a job with its own time zone, end to end', () => {
     const created = await agent('create', '0 9 * * *', 'Morning brief', '--tz', 'Mars/Base', '--no-tick');
 
     expect(created.code).toBe(1);
-    expect(errorSentence(created)).toMatch(/^error: Unknown time zone "Mars\/Base"; use an IANA name such as Europe\/Berlin or America\/New_York \(`timedatectl list-timezones` lists them, .*\)\.$/);
+    expect(errorSentence(created)).toMatch(
+      /^error: Unknown time zone "Mars\/Base"; use an IANA name such as Europe\/Berlin or America\/New_York \(`timedatectl list-timezones` lists them, .*\)\.$/,
+    );
     expect(existsSync(join(home, 'cron', 'jobs.json'))).toBe(false);
 
     const id = await createJob(home, ['0 9 * * *', 'Morning brief', '--tz', NEW_YORK]);

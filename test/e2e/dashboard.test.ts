@@ -17,7 +17,12 @@ async function signIn(base: string, path: string): Promise<{ cookie: string; csr
 }
 
 /** A request to the dashboard on 127.0.0.1:`port` with the Host header `host` (fetch always sends the real one). */
-function requestAs(port: number, host: string, path: string, method = 'GET'): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function requestAs(
+  port: number,
+  host: string,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const sent = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host, 'content-type': 'application/json' } }, (answer) => {
       let body = '';
@@ -73,14 +78,19 @@ describe('the dashboard of the built gateway', () => {
     expect(await api.json()).toMatchObject({ state: 'paused', paused_reason: 'Telescope in repair' });
   });
 
-  it("takes the bearer token on POST and DELETE, and gives a one-shot made there its next run", async () => {
+  it('takes the bearer token on POST and DELETE, and gives a one-shot made there its next run', async () => {
     const port = await freePort();
     await appendFile(join(home, 'config.yaml'), ['dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'));
-    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 15_000 })).gateway;
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 15_000 }))
+      .gateway;
     const base = `http://127.0.0.1:${port}`;
     const bearer = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
-    const created = await fetch(`${base}/api/jobs`, { method: 'POST', headers: bearer, body: JSON.stringify({ schedule: '2h', prompt: 'Stretch', name: 'Stretch' }) });
+    const created = await fetch(`${base}/api/jobs`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ schedule: '2h', prompt: 'Stretch', name: 'Stretch' }),
+    });
     expect(created.status).toBe(201);
     const { id, next_run_at: nextRunAt } = (await created.json()) as { id: string; next_run_at: string };
     const shown = (await (await fetch(`${base}/api/jobs/${id}`, { headers: bearer })).json()) as { next_runs: string[] };
@@ -113,7 +123,9 @@ describe('the dashboard of the built gateway', () => {
     const run = await runAgent(['gateway'], { home });
 
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/dashboard\.host is 0\.0\.0\.0, which other machines can reach, and no dashboard token is set; set AGENT_DASHBOARD_TOKEN \(or dashboard\.token\), or set dashboard\.host to 127\.0\.0\.1\./);
+    expect(run.stderr).toMatch(
+      /dashboard\.host is 0\.0\.0\.0, which other machines can reach, and no dashboard token is set; set AGENT_DASHBOARD_TOKEN \(or dashboard\.token\), or set dashboard\.host to 127\.0\.0\.1\./,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -127,19 +139,25 @@ describe('the dashboard of the built gateway', () => {
 
     const read = await requestAs(port, `rebind.example:${port}`, '/api/jobs');
     expect(read.status).toBe(421);
-    expect(JSON.parse(read.body).error).toMatch(/^A dashboard without a token answers only at 127\.0\.0\.1, localhost or \[::1\], not at "rebind\.example:\d+"; /);
+    expect(JSON.parse(read.body).error).toMatch(
+      /^A dashboard without a token answers only at 127\.0\.0\.1, localhost or \[::1\], not at "rebind\.example:\d+"; /,
+    );
     expect(read.body).not.toContain('Stars');
     expect(read.headers['x-frame-options']).toBe('DENY');
     expect((await requestAs(port, 'rebind.example', '/api/jobs', 'POST')).status).toBe(421);
     expect((await requestAs(port, 'rebind.example', `/api/jobs/${id}`, 'DELETE')).status).toBe(421);
-    expect(JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout)).toEqual([expect.objectContaining({ id, name: 'Stars' })]);
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) expect((await requestAs(port, host, '/api/jobs')).status).toBe(200);
+    expect(JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout)).toEqual([
+      expect.objectContaining({ id, name: 'Stars' }),
+    ]);
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`])
+      expect((await requestAs(port, host, '/api/jobs')).status).toBe(200);
 
     gateway.kill('SIGTERM');
     await once(gateway, 'exit');
     const open = await freePort();
     await writeDashboard(home, ['host: 0.0.0.0', `port: ${open}`]);
-    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 })).gateway;
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 }))
+      .gateway;
     expect((await requestAs(open, `rebind.example:${open}`, '/')).status).toBe(421);
     expect((await requestAs(open, `127.0.0.1:${open}`, '/')).status).toBe(200);
   });
@@ -150,7 +168,8 @@ describe('the dashboard of the built gateway', () => {
     const started = await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 });
     gateway = started.gateway;
     const base = `http://127.0.0.1:${port}`;
-    const signIn = (token: string) => fetch(`${base}/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    const signIn = (token: string) =>
+      fetch(`${base}/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
 
     const statuses: number[] = [];
     for (let attempt = 1; attempt <= 50; attempt++) statuses.push((await signIn('guess')).status);
@@ -170,7 +189,8 @@ describe('the dashboard of the built gateway', () => {
     const port = await freePort();
     await writeDashboard(home, ['host: 0.0.0.0', `port: ${port}`]);
     const env = { AGENT_DASHBOARD_TOKEN: 'x' };
-    const sentence = /dashboard\.host is 0\.0\.0\.0, which other machines can reach, and AGENT_DASHBOARD_TOKEN is only 1 character long; set a token of at least 22 characters \(128 bits\), such as the output of "openssl rand -base64 24", or set dashboard\.host to 127\.0\.0\.1\./;
+    const sentence =
+      /dashboard\.host is 0\.0\.0\.0, which other machines can reach, and AGENT_DASHBOARD_TOKEN is only 1 character long; set a token of at least 22 characters \(128 bits\), such as the output of "openssl rand -base64 24", or set dashboard\.host to 127\.0\.0\.1\./;
 
     const check = await runAgent(['config', 'check'], { home, env });
     expect(check.code).toBe(1);

@@ -48,7 +48,8 @@ describeInBrowser('the dashboard in a browser', () => {
     );
     await createJob(home, ['every 1h', 'Count the stars', '--name', 'Stars']);
     await createJob(home, ['every 2h', INJECTION, '--name', 'Injected']);
-    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 })).gateway;
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: TOKEN }, withinMs: 20_000 }))
+      .gateway;
     base = `http://127.0.0.1:${port}`;
     browser = await launchBrowser();
   }, 240_000);
@@ -147,14 +148,19 @@ describeInBrowser('the dashboard in a browser', () => {
     expect(navigations).toBe(loaded);
     await screenshot(page, 'dashboard-job-run');
 
-    await page.getByRole('link', { name: /^Details/ }).first().click();
+    await page
+      .getByRole('link', { name: /^Details/ })
+      .first()
+      .click();
     await page.getByRole('heading', { name: /^Run / }).waitFor();
     await page.getByRole('table', { name: 'Delivery per target' }).or(page.getByText('Nothing was delivered.')).waitFor();
     await screenshot(page, 'dashboard-run');
   });
 
-  it("shows an answer that is markup as text, and runs nothing of it", async () => {
-    const id = (JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<{ id: string; name: string }>).find((job) => job.name === 'Injected')!.id;
+  it('shows an answer that is markup as text, and runs nothing of it', async () => {
+    const id = (
+      JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<{ id: string; name: string }>
+    ).find((job) => job.name === 'Injected')!.id;
     expect((await runAgent(['cron', 'run', id], { home })).code).toBe(0);
     await signIn();
     await openJob('Injected');
@@ -192,15 +198,26 @@ describeInBrowser('the dashboard in a browser', () => {
   });
 
   it("shows a webhook event's run with its outcome", async () => {
-    expect((await postPullRequestEvent(webhookPort, SECRET, 'delivery-browser-1', { action: 'opened', number: 7, pull_request: { title: 'Fix' } })).status).toBe(202);
+    expect(
+      (
+        await postPullRequestEvent(webhookPort, SECRET, 'delivery-browser-1', {
+          action: 'opened',
+          number: 7,
+          pull_request: { title: 'Fix' },
+        })
+      ).status,
+    ).toBe(202);
     await signIn();
     await page.getByRole('link', { name: 'Webhooks' }).click();
     const events = page.getByRole('table', { name: 'Recent events of github' });
-    await events.getByRole('row', { name: /delivery-browser-1.*delivered/ }).waitFor({ timeout: 10_000 }).catch(async () => {
-      // The event ran after the page loaded: the page shows it on the next load.
-      await page.reload();
-      await events.getByRole('row', { name: /delivery-browser-1.*delivered/ }).waitFor({ timeout: 10_000 });
-    });
+    await events
+      .getByRole('row', { name: /delivery-browser-1.*delivered/ })
+      .waitFor({ timeout: 10_000 })
+      .catch(async () => {
+        // The event ran after the page loaded: the page shows it on the next load.
+        await page.reload();
+        await events.getByRole('row', { name: /delivery-browser-1.*delivered/ }).waitFor({ timeout: 10_000 });
+      });
     await screenshot(page, 'dashboard-webhooks');
   });
 
@@ -208,9 +225,16 @@ describeInBrowser('the dashboard in a browser', () => {
     await signIn();
     const cookies = await browser.context.cookies(base);
     const cookie = cookies.map((each) => `${each.name}=${each.value}`).join('; ');
-    const id = (JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<{ id: string; name: string }>).find((job) => job.name === 'Stars')!.id;
+    const id = (
+      JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<{ id: string; name: string }>
+    ).find((job) => job.name === 'Stars')!.id;
 
-    const forged = await fetch(`${base}/jobs/${id}/pause`, { method: 'POST', headers: { cookie }, body: new URLSearchParams({ reason: 'forged' }), redirect: 'manual' });
+    const forged = await fetch(`${base}/jobs/${id}/pause`, {
+      method: 'POST',
+      headers: { cookie },
+      body: new URLSearchParams({ reason: 'forged' }),
+      redirect: 'manual',
+    });
     expect(forged.status).toBe(403);
     const listed = JSON.parse((await runAgent(['cron', 'list', '--json', '--no-tick'], { home })).stdout) as Array<Record<string, unknown>>;
     expect(listed.find((job) => job.id === id)).toMatchObject({ state: 'scheduled' });

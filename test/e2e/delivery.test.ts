@@ -74,10 +74,10 @@ describe('delivery to chat platforms, end to end', () => {
 
   it('agent cron run keeps the NULs and escape sequences of a garbage answer out of last_delivery_error, the report and stderr', async () => {
     const id = await createJob(home, ['every 1h', 'Check the build', '--name', 'builds', '--deliver', 'telegram:-1001234567890']);
-    telegram.answerNextRequest(
-      (request) => request.path.endsWith('/sendMessage'),
-      { status: 400, text: 'garbage\u0000\u0000 \u001b[31mred\u001b[0m \u001b]0;pwned\u0007 \u009b2J' },
-    );
+    telegram.answerNextRequest((request) => request.path.endsWith('/sendMessage'), {
+      status: 400,
+      text: 'garbage\u0000\u0000 \u001b[31mred\u001b[0m \u001b]0;pwned\u0007 \u009b2J',
+    });
 
     const run = await runAgent(['cron', 'run', 'builds'], { home });
 
@@ -133,7 +133,10 @@ describe('delivery to chat platforms, end to end', () => {
     expect(errorSentence(fromFile)).toContain('telegram refused the credentials (HTTP 401: Unauthorized)');
     expect(telegram.delivered).toEqual([]);
 
-    const missing = await runAgent(['send', 'telegram', 'hello'], { home, env: { TELEGRAM_BOT_TOKEN_FILE: join(home, 'secrets', 'gone') } });
+    const missing = await runAgent(['send', 'telegram', 'hello'], {
+      home,
+      env: { TELEGRAM_BOT_TOKEN_FILE: join(home, 'secrets', 'gone') },
+    });
     expect(missing.code).not.toBe(0);
     expect(errorSentence(missing)).toBe(
       `error: TELEGRAM_BOT_TOKEN_FILE names ${join(home, 'secrets', 'gone')}, which cannot be read (ENOENT); point it at the file that holds the secret, readable by this user.`,
@@ -213,7 +216,12 @@ describe('delivery to chat platforms, end to end', () => {
     const body = JSON.stringify({ number: 7, channel: 'C0ALERTS01', thread: '1700000000.000100' });
     const response = await fetch(`http://127.0.0.1:${port}/webhooks/github`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': 'd-1', 'x-hub-signature-256': await sign('hook-secret', body) },
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'pull_request',
+        'x-github-delivery': 'd-1',
+        'x-hub-signature-256': await sign('hook-secret', body),
+      },
       body,
     });
     expect(response.status).toBe(202);

@@ -52,7 +52,9 @@ const PLATFORMS: readonly PlatformCase[] = [
 ];
 
 function platformSection(platform: string, settings: Record<string, string>): string {
-  return ['platforms:', `  ${platform}:`, ...Object.entries(settings).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)].join('\n');
+  return ['platforms:', `  ${platform}:`, ...Object.entries(settings).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)].join(
+    '\n',
+  );
 }
 
 /**
@@ -79,15 +81,22 @@ describe('agent send through the built executable, every platform', () => {
     expect(PLATFORMS.map(({ platform }) => platform).sort()).toEqual(Object.keys(PLATFORM_SPECS).sort());
   });
 
-  test.each(PLATFORMS)('agent send $platform delivers to its home channel and prints what the platform confirmed', async ({ platform, start, messageId, chat }) => {
-    fake = await start();
-    home = await makeAgentHome({ extraConfig: platformSection(platform, fake.settings) });
+  test.each(PLATFORMS)(
+    'agent send $platform delivers to its home channel and prints what the platform confirmed',
+    async ({ platform, start, messageId, chat }) => {
+      fake = await start();
+      home = await makeAgentHome({ extraConfig: platformSection(platform, fake.settings) });
 
-    const run = await runAgent(['send', platform, 'hello from the bundle'], { home });
+      const run = await runAgent(['send', platform, 'hello from the bundle'], { home });
 
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    const confirmed = /^Delivered to (\S+) \((.+)\): message (\S+)\.\n$/.exec(run.stdout);
-    expect(confirmed?.slice(1)).toEqual([platform, chat ?? fake.settings.home_channel, typeof messageId === 'string' ? messageId : expect.stringMatching(messageId)]);
-    expect(fake.delivered).toEqual(['hello from the bundle']);
-  });
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const confirmed = /^Delivered to (\S+) \((.+)\): message (\S+)\.\n$/.exec(run.stdout);
+      expect(confirmed?.slice(1)).toEqual([
+        platform,
+        chat ?? fake.settings.home_channel,
+        typeof messageId === 'string' ? messageId : expect.stringMatching(messageId),
+      ]);
+      expect(fake.delivered).toEqual(['hello from the bundle']);
+    },
+  );
 });

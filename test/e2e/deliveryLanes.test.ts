@@ -24,7 +24,7 @@ async function post(port: number, route: string, n: number): Promise<number> {
  * healthy fake Slack, each the target of its own route. The healthy route's answers all arrive
  * while the other two platforms are still being retried.
  */
-describe('agent gateway: deliveries wait in their platform\'s lane, not in a run slot', () => {
+describe("agent gateway: deliveries wait in their platform's lane, not in a run slot", () => {
   let home: string;
   let gateway: ChildProcess | null = null;
   const fakes: FakePlatformServer[] = [];
@@ -47,7 +47,10 @@ describe('agent gateway: deliveries wait in their platform\'s lane, not in a run
     telegram.failNext({ failure: 'silent', times: Infinity });
     discord.failNext({ failure: 'rate_limited', times: Infinity, retryAfterSeconds: 100_000 });
     const port = await freePort();
-    const platformLines = (name: string, fake: FakePlatformServer) => [`  ${name}:`, ...Object.entries(fake.settings).map(([key, value]) => `    ${key}: "${value}"`)];
+    const platformLines = (name: string, fake: FakePlatformServer) => [
+      `  ${name}:`,
+      ...Object.entries(fake.settings).map(([key, value]) => `    ${key}: "${value}"`),
+    ];
     const config = [
       readFileSync(`${home}/config.yaml`, 'utf8').trimEnd(),
       ...webhookListenerLines(port, SECRET),

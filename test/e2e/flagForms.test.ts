@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentRun, createJob, errorSentence, inAScratchHomeEachTest, jobsFileOf, runAgent, storedJob, writeHomeFile } from './agentCli.js';
+import {
+  type AgentRun,
+  createJob,
+  errorSentence,
+  inAScratchHomeEachTest,
+  jobsFileOf,
+  runAgent,
+  storedJob,
+  writeHomeFile,
+} from './agentCli.js';
 
 /**
  * `--no-<flag>` and empty flag values, as a user types them: a `--no-` form either means what
@@ -22,8 +31,22 @@ describe('--no-<flag> and empty flag values', () => {
   async function digest(): Promise<string> {
     await writeHomeFile(home, 'scripts/prepare.mjs', 'console.log(1);\n');
     return createJob(home, [
-      'every 1h', 'Send the digest', '--name', 'digest', '--deliver', 'telegram:42', '--skill', 'triage', '--script', 'prepare.mjs',
-      '--repeat', '5', '--model', 'small', '--provider', 'command',
+      'every 1h',
+      'Send the digest',
+      '--name',
+      'digest',
+      '--deliver',
+      'telegram:42',
+      '--skill',
+      'triage',
+      '--script',
+      'prepare.mjs',
+      '--repeat',
+      '5',
+      '--model',
+      'small',
+      '--provider',
+      'command',
     ]);
   }
 
@@ -39,11 +62,27 @@ describe('--no-<flag> and empty flag values', () => {
   it('cron edit --no-deliver, --no-skill, --no-script, --no-repeat, --no-model and --no-provider undo those settings', async () => {
     const id = await digest();
 
-    const run = await agent('cron', 'edit', 'digest', '--no-deliver', '--no-skill', '--no-script', '--no-repeat', '--no-model', '--no-provider');
+    const run = await agent(
+      'cron',
+      'edit',
+      'digest',
+      '--no-deliver',
+      '--no-skill',
+      '--no-script',
+      '--no-repeat',
+      '--no-model',
+      '--no-provider',
+    );
 
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(storedJob(home, id)).toMatchObject({
-      deliver: 'local', skills: [], script: null, repeat: { times: null }, model: null, provider: null, prompt: 'Send the digest',
+      deliver: 'local',
+      skills: [],
+      script: null,
+      repeat: { times: null },
+      model: null,
+      provider: null,
+      prompt: 'Send the digest',
     });
   });
 

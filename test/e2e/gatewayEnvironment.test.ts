@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { commandModelLines } from './configLines.js';
-import { createJob, makeAgentHome, makeDue, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import {
+  createJob,
+  makeAgentHome,
+  makeDue,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startGatewayUntil,
+  writeHomeFile,
+} from './agentCli.js';
 
 /**
  * A credential given to the gateway in its environment is not in the environment the system
@@ -66,7 +75,10 @@ onLinux('the environment of the built gateway', () => {
     const id = await createJob(home, ['every 1h', 'Peek at the parent', '--name', 'peek', '--deliver', 'local']);
     await makeDue(home, id);
 
-    const started = await startGatewayUntil(home, 'dashboard listening on', { env: { ...CREDENTIALS, ...OTHERS, GH_TOKEN_FILE: ghTokenFile }, withinMs: 30_000 });
+    const started = await startGatewayUntil(home, 'dashboard listening on', {
+      env: { ...CREDENTIALS, ...OTHERS, GH_TOKEN_FILE: ghTokenFile },
+      withinMs: 30_000,
+    });
     gateway = started.gateway;
     const pid = gateway.pid!;
 

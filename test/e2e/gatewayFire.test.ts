@@ -29,7 +29,12 @@ function connectionRefused(error: unknown): boolean {
 }
 
 /** Starts `agent gateway` on `home` with the portal's scheduler token and `env`, without waiting for it; kept in `gateways`. */
-function launchManagedGateway(home: string, portal: FakePortal, gateways: ChildProcess[], env: Record<string, string> = {}): { gateway: ChildProcess; output: () => string } {
+function launchManagedGateway(
+  home: string,
+  portal: FakePortal,
+  gateways: ChildProcess[],
+  env: Record<string, string> = {},
+): { gateway: ChildProcess; output: () => string } {
   const gateway = startAgent(['gateway'], { home, env: { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken, ...env } });
   gateways.push(gateway);
   let output = '';
@@ -39,7 +44,10 @@ function launchManagedGateway(home: string, portal: FakePortal, gateways: ChildP
 }
 
 /** Waits for a launched gateway's listening line; `url` is the base its fires go to. */
-async function untilListening(started: { gateway: ChildProcess; output: () => string }): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
+async function untilListening(started: {
+  gateway: ChildProcess;
+  output: () => string;
+}): Promise<{ gateway: ChildProcess; output: () => string; url: string }> {
   const listening = /fire endpoint listening on 127\.0\.0\.1:(\d+)/;
   expect(await eventually(() => listening.test(started.output()), 30_000)).toBe(true);
   return { ...started, url: `http://127.0.0.1:${listening.exec(started.output())![1]}` };
@@ -115,7 +123,10 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     await exited;
     const { output } = await startGateway();
 
-    expect(await portal.fire(callback(), { job_id: id, fire_at: next }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await portal.fire(callback(), { job_id: id, fire_at: next }, token)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid fire token' },
+    });
     expect(await eventually(() => output().includes('its jti was used already (a replay)'), 10_000)).toBe(true);
     expect(invocations(home)).toEqual(['Fired report']);
     expect(storedJob(home, id).next_run_at).toBe(next);
@@ -130,11 +141,16 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     const { output } = await startGateway();
     const token = portal.mint(id, { claims: { fire_at: otherSlot } });
 
-    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, token)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid fire token' },
+    });
     expect(await eventually(() => output().includes(`it is bound to another slot (${otherSlot})`), 10_000)).toBe(true);
     expect(invocations(home)).toEqual([]);
 
-    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { fire_at: slot } }))).toMatchObject({ status: 202 });
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { fire_at: slot } }))).toMatchObject({
+      status: 202,
+    });
     expect(await eventually(() => storedJob(home, id).last_status === 'ok', 10_000)).toBe(true);
     // A fresh token for the slot already fired: stale, not 401, so the portal does not retry.
     expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { fire_at: slot } }))).toMatchObject({
@@ -150,8 +166,14 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     await startGateway();
 
     const forged = portal.forge({ alg: 'none', kid: 'rsa-1' }, portal.claims(id));
-    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
-    expect(await portal.fire(callback(), { job_id: 'nosuchjob', fire_at: slot }, portal.mint('nosuchjob'))).toMatchObject({ status: 200, body: { status: 'gone' } });
+    expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid fire token' },
+    });
+    expect(await portal.fire(callback(), { job_id: 'nosuchjob', fire_at: slot }, portal.mint('nosuchjob'))).toMatchObject({
+      status: 200,
+      body: { status: 'gone' },
+    });
     expect(invocations(home)).toHaveLength(0);
   }, 120_000);
 
@@ -161,7 +183,11 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     const { output } = await startGateway();
     const later = Math.floor(Date.now() / 1000) + 365 * 24 * 3600;
 
-    const answer = await portal.fire(callback(), { job_id: id, fire_at: slot }, portal.mint(id, { claims: { iat: later, exp: later + 60 } }));
+    const answer = await portal.fire(
+      callback(),
+      { job_id: id, fire_at: slot },
+      portal.mint(id, { claims: { iat: later, exp: later + 60 } }),
+    );
 
     expect(answer).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
     expect(await eventually(() => output().includes('its iat is more than 30 s ahead'), 10_000)).toBe(true);
@@ -176,10 +202,17 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
 
     for (const kid of kids) {
       const forged = portal.forge({ alg: 'RS256', typ: 'JWT', kid }, portal.claims(id));
-      expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+      expect(await portal.fire(callback(), { job_id: id, fire_at: slot }, forged)).toMatchObject({
+        status: 401,
+        body: { error: 'invalid fire token' },
+      });
     }
 
-    const escaped = ['its key \\u001b[31m is not in the JWKS', 'its key \\u001b]0;pwned\\u0007 is not in the JWKS', 'its key \\u0000 is not in the JWKS'];
+    const escaped = [
+      'its key \\u001b[31m is not in the JWKS',
+      'its key \\u001b]0;pwned\\u0007 is not in the JWKS',
+      'its key \\u0000 is not in the JWKS',
+    ];
     expect(await eventually(() => escaped.every((line) => output().includes(line)), 10_000)).toBe(true);
     for (const raw of ['\u001b', '\u0007', '\u0000']) expect(output()).not.toContain(raw);
     expect(invocations(home)).toHaveLength(0);
@@ -193,9 +226,7 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
     const [one, two] = [await startGateway(), await startGateway()];
     expect(one.url).not.toBe(two.url);
 
-    const answers = await Promise.all(
-      [one, two].map(({ url }) => portal.fire(url, { job_id: id, fire_at: slot }, portal.mint(id))),
-    );
+    const answers = await Promise.all([one, two].map(({ url }) => portal.fire(url, { job_id: id, fire_at: slot }, portal.mint(id))));
 
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 202]);
     expect(answers.find((answer) => answer.status === 200)!.body).toEqual({ status: 'stale' });
@@ -265,7 +296,10 @@ describe('agent gateway: the fire endpoint (cron.provider managed)', () => {
       expect(removed.code).toBe(0);
       expect(portal.armed.has(id)).toBe(false);
       expect(portal.callsOf('cancel').map((call) => call.body)).toContainEqual({ job_id: id });
-      expect(await portal.fire(callback(), { job_id: id, fire_at: next }, portal.mint(id))).toMatchObject({ status: 200, body: { status: 'gone' } });
+      expect(await portal.fire(callback(), { job_id: id, fire_at: next }, portal.mint(id))).toMatchObject({
+        status: 200,
+        body: { status: 'gone' },
+      });
       expect(invocations(home)).toHaveLength(1);
     }, 120_000);
 
@@ -353,12 +387,16 @@ describe('agent gateway: fire tokens on PostgreSQL replicas (cron.provider manag
     return { home, port };
   }
 
-  const shownJob = async (home: string, id: string) => JSON.parse((await runAgent(['cron', 'show', id, '--json'], { home })).stdout) as { next_run_at: string; last_status: string | null };
+  const shownJob = async (home: string, id: string) =>
+    JSON.parse((await runAgent(['cron', 'show', id, '--json'], { home })).stdout) as { next_run_at: string; last_status: string | null };
 
   it('answers 401 on one replica to a token used on the other, and the job does not run again', async () => {
     const [one, two] = [await replicaHome(), await replicaHome()];
     // The first gateway sets the schema up.
-    const [first, second] = [await untilListening(launchManagedGateway(one.home, portal, gateways)), await untilListening(launchManagedGateway(two.home, portal, gateways))];
+    const [first, second] = [
+      await untilListening(launchManagedGateway(one.home, portal, gateways)),
+      await untilListening(launchManagedGateway(two.home, portal, gateways)),
+    ];
     const id = await createJob(one.home, ['every 1h', 'Replica report', '--name', 'replicated', '--deliver', 'local']);
     const slot = (await shownJob(one.home, id)).next_run_at;
     const token = portal.mint(id);
@@ -371,7 +409,10 @@ describe('agent gateway: fire tokens on PostgreSQL replicas (cron.provider manag
     const next = (await shownJob(one.home, id)).next_run_at;
     expect(Date.parse(next)).toBeGreaterThan(Date.parse(slot));
 
-    expect(await portal.fire(second.url, { job_id: id, fire_at: next }, token)).toMatchObject({ status: 401, body: { error: 'invalid fire token' } });
+    expect(await portal.fire(second.url, { job_id: id, fire_at: next }, token)).toMatchObject({
+      status: 401,
+      body: { error: 'invalid fire token' },
+    });
     expect(await eventually(() => second.output().includes('its jti was used already (a replay)'), 10_000)).toBe(true);
     expect([...invocations(one.home), ...invocations(two.home)]).toEqual(['Replica report']);
     expect((await shownJob(two.home, id)).next_run_at).toBe(next);

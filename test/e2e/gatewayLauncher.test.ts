@@ -10,7 +10,8 @@ import { createJob, inAScratchHomeEachTest, makeDue, startGatewayUntil, storedJo
  */
 describe('the gateway’s launcher', () => {
   let home: string;
-  const model = (script: string) => `model:\n  provider: command\n  command: ${JSON.stringify(['/bin/sh', '-c', script])}\ntools:\n  sandbox: off\n`;
+  const model = (script: string) =>
+    `model:\n  provider: command\n  command: ${JSON.stringify(['/bin/sh', '-c', script])}\ntools:\n  sandbox: off\n`;
 
   inAScratchHomeEachTest((fresh) => (home = fresh));
 
@@ -39,7 +40,11 @@ describe('the gateway’s launcher', () => {
   });
 
   it('runs jobs all the same once its launcher is gone', async () => {
-    await writeHomeFile(home, 'config.yaml', `timezone: UTC\n${model(`echo $$ $PPID > ${join(home, 'agent.pids')}; cat > /dev/null; echo "All done."`)}`);
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      `timezone: UTC\n${model(`echo $$ $PPID > ${join(home, 'agent.pids')}; cat > /dev/null; echo "All done."`)}`,
+    );
     const first = await createJob(home, ['every 1h', 'First', '--deliver', 'local', '--name', 'first']);
     const second = await createJob(home, ['every 1h', 'Second', '--deliver', 'local', '--name', 'second']);
     const { gateway } = await startGatewayUntil(home, 'gateway started');

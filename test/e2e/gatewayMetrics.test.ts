@@ -56,7 +56,11 @@ async function scrape(port: number): Promise<PrometheusExposition> {
 }
 
 /** Scrapes until `holds` is true of the metrics, or `timeoutMs` passes; returns the last scrape. */
-async function scrapeUntil(port: number, holds: (metrics: PrometheusExposition) => boolean, timeoutMs = 10_000): Promise<PrometheusExposition> {
+async function scrapeUntil(
+  port: number,
+  holds: (metrics: PrometheusExposition) => boolean,
+  timeoutMs = 10_000,
+): Promise<PrometheusExposition> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const metrics = await scrape(port);
@@ -96,7 +100,9 @@ describe('agent gateway metrics', () => {
     const unauthorised = await fetch(`http://127.0.0.1:${port}/metrics`);
     const metrics = await scrapeUntil(
       port,
-      (scraped) => sampleValue(scraped, 'agent_runs_total', { kind: 'webhook', outcome: 'delivered' }) === 1 && sampleValue(scraped, 'agent_webhook_inbox_backlog') === 0,
+      (scraped) =>
+        sampleValue(scraped, 'agent_runs_total', { kind: 'webhook', outcome: 'delivered' }) === 1 &&
+        sampleValue(scraped, 'agent_webhook_inbox_backlog') === 0,
     );
 
     expect(unauthorised.status).toBe(401);
@@ -142,7 +148,7 @@ describe('agent gateway metrics', () => {
       expect(run.stdout).not.toContain('listening on');
     });
 
-    it('refuses to start on 0.0.0.0 also when only the managed trigger\'s fire endpoint would serve /metrics (webhooks off)', async () => {
+    it("refuses to start on 0.0.0.0 also when only the managed trigger's fire endpoint would serve /metrics (webhooks off)", async () => {
       const configFile = await writeHomeFile(
         home,
         'config.yaml',

@@ -72,7 +72,8 @@ describe('agent gateway stops when told, and only then', () => {
     let output = '';
     npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    if (!(await eventually(() => output.includes('gateway started'), 20_000))) throw new Error(`npm start did not start the gateway:\n${output}`);
+    if (!(await eventually(() => output.includes('gateway started'), 20_000)))
+      throw new Error(`npm start did not start the gateway:\n${output}`);
     const registry = JSON.parse(readFileSync(join(home, 'gateway.json'), 'utf8')) as { pid: number };
     return { npm, gatewayPid: registry.pid, output: () => output };
   }

@@ -61,7 +61,9 @@ describe('agent gateway: on time under long runs', () => {
       expect(await eventually(() => hungModelPids(home).length > 0, 15_000)).toBe(true);
       // Created by another process while the gateway runs, due 18 s after the start.
       const thirdDue = Date.parse(iso(start + 18_000));
-      const created = await runAgent(['cron', 'create', iso(thirdDue), 'Quick 2', '--name', 'quick 2', '--deliver', 'local', '--no-tick'], { home });
+      const created = await runAgent(['cron', 'create', iso(thirdDue), 'Quick 2', '--name', 'quick 2', '--deliver', 'local', '--no-tick'], {
+        home,
+      });
       expect(created.code).toBe(0);
       shots.push({ id: /Created job (\w+)/.exec(created.stdout)![1]!, dueAt: thirdDue });
 
@@ -194,7 +196,6 @@ describe('a one-shot refused by pre-dispatch validation', () => {
     expect(storedJob(home, id)).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
   });
 });
-
 
 describe('agent gateway --log-format json', () => {
   let home: string;

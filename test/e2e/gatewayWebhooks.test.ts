@@ -2,7 +2,16 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../helpers/freePort.js';
 import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { hungModelPids, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import {
+  hungModelPids,
+  invocations,
+  makeAgentHome,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  writeHomeFile,
+  startGatewayUntil,
+} from './agentCli.js';
 import { commandModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 
@@ -109,7 +118,10 @@ describe('agent gateway with webhooks', () => {
     const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
     running.push(gateway);
 
-    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployment {status}', '--deliver', 'log', '--deliver-only'], { home });
+    const subscribed = await runAgent(
+      ['webhook', 'subscribe', 'deploys', '--prompt', 'Deployment {status}', '--deliver', 'log', '--deliver-only'],
+      { home },
+    );
     const tested = await runAgent(['webhook', 'test', 'deploys', '--payload', '{"status": "green"}'], { home });
 
     expect(subscribed.code).toBe(0);

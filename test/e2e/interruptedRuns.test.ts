@@ -5,7 +5,16 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { eventually } from '../helpers/processLiveness.js';
 import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
-import { makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, startAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import {
+  makeAgentHome,
+  outcomeOf,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startAgent,
+  startGatewayUntil,
+  writeHomeFile,
+} from './agentCli.js';
 import { commandModelLines } from './configLines.js';
 
 /** The variable every process of one start carries (the agent programs inherit it): how survivors are found. */
@@ -46,7 +55,13 @@ function killAll(value: string): void {
  * parent that dies with the agent.
  */
 function backgroundingAgent(home: string): string[] {
-  const script = [`sleep 120 &`, `echo $! >> ${join(home, 'grandchildren.pids')}`, `echo $$ >> ${join(home, 'agents.pids')}`, 'sleep 30', 'echo done'].join('\n');
+  const script = [
+    `sleep 120 &`,
+    `echo $! >> ${join(home, 'grandchildren.pids')}`,
+    `echo $$ >> ${join(home, 'agents.pids')}`,
+    'sleep 30',
+    'echo done',
+  ].join('\n');
   return commandModelLines(['sh', '-c', script]);
 }
 
@@ -114,7 +129,10 @@ describe('runs whose process was killed with -9, and the processes they started'
     }
     const storeLines = database ? ['database:', `  url: ${database.url}`, '  lease_seconds: 3'] : [];
     await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...backgroundingAgent(home), ...storeLines, ''].join('\n'));
-    const created = await runAgent(['cron', 'create', iso(Date.now() + 1000), 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], { home });
+    const created = await runAgent(
+      ['cron', 'create', iso(Date.now() + 1000), 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'],
+      { home },
+    );
     const job = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)?.[1];
     if (!job) throw new Error(`agent cron create failed (${created.code}):\n${created.stderr}`);
 
@@ -170,7 +188,9 @@ describe('a command stopped by a signal', () => {
 
   /** `agent cron run` of a new job whose agent program has started its background grandchild. */
   async function slowRunUnderWay() {
-    const created = await runAgent(['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], { home });
+    const created = await runAgent(['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], {
+      home,
+    });
     const job = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
     const mark = starts.mark();
     const run = starts.track(startAgent(['cron', 'run', job], { home, env: { [TREE]: mark } }));
@@ -195,7 +215,10 @@ describe('a command stopped by a signal', () => {
     expect(processesOf(mark)).not.toContain(grandchild);
     const listed = JSON.parse((await runAgent(['cron', 'runs', job, '--json', '--no-tick'], { home })).stdout) as LedgerRun[];
     expect(listed[0]).toMatchObject({ status: 'error', error: `interrupted: agent was stopped by ${signal} before the run finished` });
-    const shown = JSON.parse((await runAgent(['cron', 'show', job, '--json', '--no-tick'], { home })).stdout) as { state: string; last_error: string };
+    const shown = JSON.parse((await runAgent(['cron', 'show', job, '--json', '--no-tick'], { home })).stdout) as {
+      state: string;
+      last_error: string;
+    };
     expect(shown).toMatchObject({ state: 'scheduled', last_error: `interrupted: agent was stopped by ${signal} before the run finished` });
   });
 
@@ -208,8 +231,14 @@ describe('a command stopped by a signal', () => {
     const listed = await runAgent(['cron', 'runs', job, '--json', '--no-tick'], { home });
 
     expect(listed.stderr).toContain(`Job ${job} 'slow' was interrupted earlier and is back in service`);
-    expect((JSON.parse(listed.stdout) as LedgerRun[])[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^interrupted: the process \S+ that ran it is gone$/) });
-    const shown = JSON.parse((await runAgent(['cron', 'show', job, '--json', '--no-tick'], { home })).stdout) as { state: string; last_status: string };
+    expect((JSON.parse(listed.stdout) as LedgerRun[])[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^interrupted: the process \S+ that ran it is gone$/),
+    });
+    const shown = JSON.parse((await runAgent(['cron', 'show', job, '--json', '--no-tick'], { home })).stdout) as {
+      state: string;
+      last_status: string;
+    };
     expect(shown).toMatchObject({ state: 'scheduled', last_status: 'error' });
     expect(processesOf(mark)).toEqual([]);
   });

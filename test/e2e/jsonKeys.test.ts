@@ -32,29 +32,43 @@ describe('--json output', () => {
   afterEach(() => telegram.close());
 
   /** Telegram configured through the environment (`TELEGRAM_BOT_TOKEN` …), at the fake server. */
-  const telegramEnv = () => Object.fromEntries(Object.entries(telegram.settings).map(([key, value]) => [`TELEGRAM_${key.toUpperCase()}`, value]));
+  const telegramEnv = () =>
+    Object.fromEntries(Object.entries(telegram.settings).map(([key, value]) => [`TELEGRAM_${key.toUpperCase()}`, value]));
   const agent = (...args: string[]) => runAgent(args, { home, env: telegramEnv() });
 
   async function homeWithSomethingEverywhere(): Promise<{ ran: string }> {
-    await writeHomeFile(home, 'config.yaml', [
-      readFileSync(join(home, 'config.yaml'), 'utf8'),
-      'platforms:',
-      '  telegram:',
-      '    channels:',
-      '      ops: "-1001234567890"',
-      '',
-    ].join('\n'));
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        readFileSync(join(home, 'config.yaml'), 'utf8'),
+        'platforms:',
+        '  telegram:',
+        '    channels:',
+        '      ops: "-1001234567890"',
+        '',
+      ].join('\n'),
+    );
     await writeHomeFile(
       home,
       'gateway.json',
-      JSON.stringify({ pid: process.pid, host: 'another-host', started_at: '2026-06-01T08:00:00.000Z', listener: '127.0.0.1:8644', provider: 'built-in' }),
+      JSON.stringify({
+        pid: process.pid,
+        host: 'another-host',
+        started_at: '2026-06-01T08:00:00.000Z',
+        listener: '127.0.0.1:8644',
+        provider: 'built-in',
+      }),
     );
     const ran = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local', '--skill', 'tone']);
     await createJob(home, ['2099-01-01T09:00', 'Once', '--name', 'once', '--deliver', 'local']);
     const failing = await createJob(home, ['0 9 * * 1-5', 'Notify', '--name', 'notify', '--deliver', 'discord:123456789012345678']);
     await runAgent(['cron', 'run', ran, '--no-tick'], { home });
     await runAgent(['cron', 'run', failing, '--no-tick'], { home });
-    expect((await agent('webhook', 'subscribe', 'pushes', '--events', 'push', '--deliver', 'telegram', '--deliver-chat-id', '-1001234567890')).code).toBe(0);
+    expect(
+      (await agent('webhook', 'subscribe', 'pushes', '--events', 'push', '--deliver', 'telegram', '--deliver-chat-id', '-1001234567890'))
+        .code,
+    ).toBe(0);
     return { ran };
   }
 
@@ -75,7 +89,9 @@ describe('--json output', () => {
     const configCheck = await agent('config', 'check', '--json');
 
     const commands = Object.entries(runs);
-    expect(Object.fromEntries(commands.map(([command, run]) => [command, notSnakeCase(run)]))).toEqual(Object.fromEntries(commands.map(([command]) => [command, []])));
+    expect(Object.fromEntries(commands.map(([command, run]) => [command, notSnakeCase(run)]))).toEqual(
+      Object.fromEntries(commands.map(([command]) => [command, []])),
+    );
     // config check fails here (the discord job cannot deliver) but its JSON is printed all the same.
     expect(keysOf(JSON.parse(configCheck.stdout)).filter(({ key }) => /[A-Z]/.test(key))).toEqual([]);
 
@@ -88,15 +104,28 @@ describe('--json output', () => {
       unreadable_jobs: 0,
     });
     expect(JSON.parse(runs.send.stdout)).toEqual([
-      { target: 'telegram:-1001234567890:17', receipt: { platform: 'telegram', chat_id: '-1001234567890', thread_id: '17', message_ids: [expect.any(String)] } },
+      {
+        target: 'telegram:-1001234567890:17',
+        receipt: { platform: 'telegram', chat_id: '-1001234567890', thread_id: '17', message_ids: [expect.any(String)] },
+      },
     ]);
-    expect(JSON.parse(runs.platforms.stdout)).toContainEqual({ platform: 'telegram', configured: true, missing: [], home_channel: expect.anything() });
+    expect(JSON.parse(runs.platforms.stdout)).toContainEqual({
+      platform: 'telegram',
+      configured: true,
+      missing: [],
+      home_channel: expect.anything(),
+    });
     expect(JSON.parse(runs['channels list'].stdout)).toEqual({
       updated_at: null,
       channels: [{ platform: 'telegram', id: '-1001234567890', name: 'ops', source: 'config' }],
     });
     expect(JSON.parse(runs['webhook list'].stdout)).toEqual([
-      expect.objectContaining({ name: 'pushes', allow_private_networks: false, deliver: 'telegram', deliver_extra: { chat_id: '-1001234567890' } }),
+      expect.objectContaining({
+        name: 'pushes',
+        allow_private_networks: false,
+        deliver: 'telegram',
+        deliver_extra: { chat_id: '-1001234567890' },
+      }),
     ]);
   });
 });

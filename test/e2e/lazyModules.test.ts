@@ -16,9 +16,13 @@ describe('modules the bundle loads lazily', () => {
     const home = await makeAgentHome();
     try {
       // script(1) gives the command a terminal; what is written to it are the answers, in order.
-      const terminal = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create --no-tick`, '/dev/null'], {
-        env: { ...process.env, AGENT_HOME: home, NO_COLOR: '1', NODE_OPTIONS: '' },
-      });
+      const terminal = spawn(
+        'script',
+        ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(AGENT_EXECUTABLE)} cron create --no-tick`, '/dev/null'],
+        {
+          env: { ...process.env, AGENT_HOME: home, NO_COLOR: '1', NODE_OPTIONS: '' },
+        },
+      );
       terminal.stdin.end('every 2h\nSay hello to the team\nhello\nlocal\n');
 
       const run = await outcomeOf(terminal);
@@ -41,7 +45,9 @@ describe('modules the bundle loads lazily', () => {
 
   it('ps-tree, as the process table reads it (its default export), lists the children of a process', async () => {
     type Row = { PID: string; PPID: string; STAT: string };
-    const { default: psTree } = (await chunk('ps-tree')) as { default: (pid: number, callback: (error: Error | null, children: Row[]) => void) => void };
+    const { default: psTree } = (await chunk('ps-tree')) as {
+      default: (pid: number, callback: (error: Error | null, children: Row[]) => void) => void;
+    };
 
     const children = await new Promise<Row[]>((resolve, reject) => psTree(1, (error, rows) => (error ? reject(error) : resolve(rows))));
 

@@ -76,7 +76,7 @@ describe('agent cron with the managed provider, end to end', () => {
     expect(portal.armed.has(id)).toBe(false);
   });
 
-  it('a one-shot run by a command\'s implicit tick is disarmed right after its run', async () => {
+  it("a one-shot run by a command's implicit tick is disarmed right after its run", async () => {
     const id = created((await agent(['create', '2h', 'Once only', '--no-tick'])).stdout);
     expect(portal.armed.has(id)).toBe(true);
     await makeDue(home, id);
@@ -102,7 +102,9 @@ describe('agent cron with the managed provider, end to end', () => {
   it('without AGENT_CRON_SCHEDULER_TOKEN: the job is created, no call is made, one warning says why', async () => {
     const create = await agent(['create', 'every 1h', 'Report', '--no-tick'], { AGENT_CRON_SCHEDULER_TOKEN: undefined });
     expect(create.code).toBe(0);
-    expect(create.stderr.trim().split('\n')).toEqual([expect.stringMatching(/cron.provider "managed" cannot be used: AGENT_CRON_SCHEDULER_TOKEN is not set/)]);
+    expect(create.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/cron.provider "managed" cannot be used: AGENT_CRON_SCHEDULER_TOKEN is not set/),
+    ]);
     expect(portal.calls).toEqual([]);
   });
 

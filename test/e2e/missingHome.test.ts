@@ -30,7 +30,9 @@ describe('read-only commands in a home that does not exist, end to end', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(output);
-    expect(run.stderr).toBe(`warning: the home ${home} does not exist, so nothing is stored there yet; check AGENT_HOME (a command that creates something creates it).\n`);
+    expect(run.stderr).toBe(
+      `warning: the home ${home} does not exist, so nothing is stored there yet; check AGENT_HOME (a command that creates something creates it).\n`,
+    );
     expect(existsSync(home)).toBe(false);
   });
 
@@ -38,7 +40,9 @@ describe('read-only commands in a home that does not exist, end to end', () => {
     const run = await runAgent(['status'], { home });
 
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`warning: the home ${home} does not exist, so no gateway runs there and it holds no jobs; check AGENT_HOME (a command that creates something creates it).\n`);
+    expect(run.stderr).toBe(
+      `warning: the home ${home} does not exist, so no gateway runs there and it holds no jobs; check AGENT_HOME (a command that creates something creates it).\n`,
+    );
     expect(existsSync(home)).toBe(false);
   });
 
@@ -46,7 +50,9 @@ describe('read-only commands in a home that does not exist, end to end', () => {
     const run = await runAgent(['config', 'check'], { home });
 
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`warning: ${join(home, 'config.yaml')} does not exist (nor does the home ${home}; check AGENT_HOME); every setting has its default.\n`);
+    expect(run.stderr).toBe(
+      `warning: ${join(home, 'config.yaml')} does not exist (nor does the home ${home}; check AGENT_HOME); every setting has its default.\n`,
+    );
     expect(existsSync(home)).toBe(false);
   });
 

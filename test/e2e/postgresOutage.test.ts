@@ -15,7 +15,8 @@ describe('gateway replicas when their database is away for longer than a lease',
   it('run every accepted webhook event exactly once, and keep running', async () => {
     const result = await runOutageCase({ outageSeconds: 15, leaseSeconds: 6, beforeSeconds: 5, afterSeconds: 5, spawn });
     const summary = { ...result, logs: undefined };
-    if (result.ranTwice > 0 || result.lost > 0 || result.notAccepted > 0) console.log(JSON.stringify(summary), '\n', Object.values(result.logs).join('\n=====\n'));
+    if (result.ranTwice > 0 || result.lost > 0 || result.notAccepted > 0)
+      console.log(JSON.stringify(summary), '\n', Object.values(result.logs).join('\n=====\n'));
     // Some events were refused while it was away, and sent again.
     expect(result.statuses['503']).toBeGreaterThan(0);
     expect(result.accepted).toBe(result.sent);

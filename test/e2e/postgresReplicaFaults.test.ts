@@ -59,7 +59,11 @@ describe('gateway replicas on PostgreSQL under faults', () => {
    * A home on `url` whose agent waits the seconds its prompt names (`wait-N`), then appends its
    * `mark-…` to ran.log; its listener on a port of its own.
    */
-  async function replicaHome(name: string, url: string, settings: { rateLimit?: number; maxRuns?: number; leaseSeconds?: number; cron?: string[] } = {}) {
+  async function replicaHome(
+    name: string,
+    url: string,
+    settings: { rateLimit?: number; maxRuns?: number; leaseSeconds?: number; cron?: string[] } = {},
+  ) {
     const home = join(work, name);
     await mkdir(home, { recursive: true });
     const port = await freePort();
@@ -151,12 +155,22 @@ describe('gateway replicas on PostgreSQL under faults', () => {
 
       const numbers = Array.from({ length: 24 }, (_, n) => n + 1);
       const answers = await Promise.all(
-        numbers.map((n) => postPullRequestEvent(replicas[n % 3]!.port, SECRET, `delivery-${n}`, { number: n, wait: 0 }, 'pr').then((response) => response.status)),
+        numbers.map((n) =>
+          postPullRequestEvent(replicas[n % 3]!.port, SECRET, `delivery-${n}`, { number: n, wait: 0 }, 'pr').then(
+            (response) => response.status,
+          ),
+        ),
       );
       expect(answers).toEqual(numbers.map(() => 202));
       // The same deliveries again, each to a replica that did not take it: duplicates everywhere.
       const again = await Promise.all(
-        numbers.slice(0, 6).map((n) => postPullRequestEvent(replicas[(n + 1) % 3]!.port, SECRET, `delivery-${n}`, { number: n, wait: 0 }, 'pr').then((response) => response.status)),
+        numbers
+          .slice(0, 6)
+          .map((n) =>
+            postPullRequestEvent(replicas[(n + 1) % 3]!.port, SECRET, `delivery-${n}`, { number: n, wait: 0 }, 'pr').then(
+              (response) => response.status,
+            ),
+          ),
       );
       expect(again).toEqual([200, 200, 200, 200, 200, 200]);
       // 30 requests counted on the route across the three: the limit, so each refuses the next.
@@ -171,7 +185,10 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       await expectEachOnce(numbers);
 
       // The run records are in the database: the laptop reads every run, whoever ran it.
-      const runs = await runAgent(['webhook', 'runs', '--json', '--limit', '100'], { home: join(work, 'laptop'), env: { AGENT_DATABASE_URL: scratch.url } });
+      const runs = await runAgent(['webhook', 'runs', '--json', '--limit', '100'], {
+        home: join(work, 'laptop'),
+        env: { AGENT_DATABASE_URL: scratch.url },
+      });
       expect(runs.code).toBe(0);
       const records = JSON.parse(runs.stdout) as Array<{ route: string; outcome: string }>;
       expect(records).toHaveLength(numbers.length);
@@ -182,7 +199,12 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       const portal = await FakePortal.start();
       try {
         const managed = portal.managedSettings('http://127.0.0.1:1');
-        const cron = ['cron:', '  provider: managed', '  managed:', ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`)];
+        const cron = [
+          'cron:',
+          '  provider: managed',
+          '  managed:',
+          ...Object.entries(managed).map(([key, value]) => `    ${key}: ${value}`),
+        ];
         const env = { AGENT_CRON_SCHEDULER_TOKEN: portal.schedulerToken };
         const homes = await Promise.all(['a', 'b', 'c'].map((name) => replicaHome(name, scratch.url, { cron })));
         for (const { home, port } of homes) await startReplica(home, port, env);
@@ -192,25 +214,34 @@ describe('gateway replicas on PostgreSQL under faults', () => {
         const numbers = Array.from({ length: 8 }, (_, n) => n + 1);
         const jobs: Array<{ id: string; slot: string }> = [];
         for (const n of numbers) {
-          const created = await runAgent(['cron', 'create', 'every 1h', `Do mark-${n} wait-0 now`, '--name', `fired ${n}`, '--deliver', 'local', '--no-tick'], {
-            home: laptop,
-            env: { ...env, AGENT_DATABASE_URL: scratch.url },
-          });
+          const created = await runAgent(
+            ['cron', 'create', 'every 1h', `Do mark-${n} wait-0 now`, '--name', `fired ${n}`, '--deliver', 'local', '--no-tick'],
+            {
+              home: laptop,
+              env: { ...env, AGENT_DATABASE_URL: scratch.url },
+            },
+          );
           expect(created.code).toBe(0);
           const id = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
-          const shown = JSON.parse((await runAgent(['cron', 'show', id, '--json'], { home: laptop, env: { AGENT_DATABASE_URL: scratch.url } })).stdout) as { next_run_at: string };
+          const shown = JSON.parse(
+            (await runAgent(['cron', 'show', id, '--json'], { home: laptop, env: { AGENT_DATABASE_URL: scratch.url } })).stdout,
+          ) as { next_run_at: string };
           jobs.push({ id, slot: shown.next_run_at });
         }
 
         // Every slot fired at all three replicas at once, each fire with a token of its own.
         const answers = await Promise.all(
           jobs.map(async ({ id, slot }) =>
-            Promise.all(replicas.map((replica) => portal.fire(`http://127.0.0.1:${replica.port}`, { job_id: id, fire_at: slot }, portal.mint(id)))),
+            Promise.all(
+              replicas.map((replica) => portal.fire(`http://127.0.0.1:${replica.port}`, { job_id: id, fire_at: slot }, portal.mint(id))),
+            ),
           ),
         );
         for (const perSlot of answers) {
           expect(perSlot.filter((answer) => answer.status === 202)).toHaveLength(1);
-          expect(perSlot.filter((answer) => answer.status === 200 && (answer.body as { status?: string }).status === 'stale')).toHaveLength(2);
+          expect(perSlot.filter((answer) => answer.status === 200 && (answer.body as { status?: string }).status === 'stale')).toHaveLength(
+            2,
+          );
         }
         expect(await within(30_000, async () => (await marks()).length >= numbers.length)).toBe(true);
         await sleep(1_000);
@@ -247,10 +278,14 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       await sleep(12_000);
       await expectEachOnce(numbers);
 
-      const status = JSON.parse((await runAgent(['status', '--json'], { home: join(work, 'laptop'), env: { AGENT_DATABASE_URL: scratch.url } })).stdout) as {
+      const status = JSON.parse(
+        (await runAgent(['status', '--json'], { home: join(work, 'laptop'), env: { AGENT_DATABASE_URL: scratch.url } })).stdout,
+      ) as {
         replicas: Array<{ pid: number }>;
       };
-      expect(status.replicas.map((replica) => replica.pid).sort()).toEqual([replicas[1]!.gateway.pid, replicas[2]!.gateway.pid, back.gateway.pid].sort());
+      expect(status.replicas.map((replica) => replica.pid).sort()).toEqual(
+        [replicas[1]!.gateway.pid, replicas[2]!.gateway.pid, back.gateway.pid].sort(),
+      );
     }, 150_000);
   });
 
@@ -303,15 +338,19 @@ describe('gateway replicas on PostgreSQL under faults', () => {
       // A one-shot job that falls due while the database is away.
       const laptop = join(work, 'laptop');
       const dueAt = Date.now() + 4_000;
-      const created = await runAgent(['cron', 'create', iso(dueAt), 'Do mark-100 wait-0 now', '--name', 'during outage', '--deliver', 'local', '--no-tick'], {
-        home: laptop,
-        env: { AGENT_DATABASE_URL: server.url },
-      });
+      const created = await runAgent(
+        ['cron', 'create', iso(dueAt), 'Do mark-100 wait-0 now', '--name', 'during outage', '--deliver', 'local', '--no-tick'],
+        {
+          home: laptop,
+          env: { AGENT_DATABASE_URL: server.url },
+        },
+      );
       expect(created.code).toBe(0);
 
       await server.stop();
       await sleep(300);
-      for (const replica of replicas) if (replica.gateway.exitCode !== null) throw new Error(`a gateway exited when the database stopped:\n${replica.output()}`);
+      for (const replica of replicas)
+        if (replica.gateway.exitCode !== null) throw new Error(`a gateway exited when the database stopped:\n${replica.output()}`);
       // Nothing is accepted without a durable record: every replica answers 503 with Retry-After.
       for (const replica of replicas) {
         const away = await postPullRequestEvent(replica.port, SECRET, 'while-away', { number: 500, wait: 0 }, 'pr');

@@ -63,14 +63,18 @@ describe('gateway replicas on one PostgreSQL database', () => {
       await Promise.all(
         marks.slice(batch, batch + 6).map(async (n) => {
           // --no-tick: the gateways run the jobs, not this command on its way out.
-          const created = await runAgent(['cron', 'create', iso(dueAt), `Do mark-${n}`, '--name', `job ${n}`, '--deliver', 'local', '--no-tick'], { home: laptop, env });
+          const created = await runAgent(
+            ['cron', 'create', iso(dueAt), `Do mark-${n}`, '--name', `job ${n}`, '--deliver', 'local', '--no-tick'],
+            { home: laptop, env },
+          );
           expect(created.stderr).toBe('');
           expect(created.code).toBe(0);
         }),
       );
     }
 
-    const jobs = async () => JSON.parse((await runAgent(['cron', 'list', '--no-tick', '--json'], { home: laptop, env })).stdout) as Array<Record<string, any>>;
+    const jobs = async () =>
+      JSON.parse((await runAgent(['cron', 'list', '--no-tick', '--json'], { home: laptop, env })).stdout) as Array<Record<string, any>>;
     const deadline = Date.now() + 60_000;
     while (!(await jobs()).every((job) => job.state === 'completed') && Date.now() < deadline) await sleep(250);
 
@@ -83,7 +87,9 @@ describe('gateway replicas on one PostgreSQL database', () => {
     expect(ran).toEqual(marks.map((n) => `mark-${n}`).sort());
 
     // agent status on the laptop lists every gateway holding a lease on the store.
-    const status = JSON.parse((await runAgent(['status', '--json'], { home: laptop, env })).stdout) as { replicas: Array<{ pid: number; provider: string }> };
+    const status = JSON.parse((await runAgent(['status', '--json'], { home: laptop, env })).stdout) as {
+      replicas: Array<{ pid: number; provider: string }>;
+    };
     expect(status.replicas.map((replica) => replica.pid).sort()).toEqual(gateways.map((gateway) => gateway.pid!).sort());
     expect(status.replicas.every((replica) => replica.provider === 'built-in ticker')).toBe(true);
     const text = await runAgent(['status'], { home: laptop, env });
@@ -92,7 +98,10 @@ describe('gateway replicas on one PostgreSQL database', () => {
 
   it('says in one sentence, naming host and database but never the password, when the database cannot be reached', async () => {
     const dir = await home('offline', false);
-    const run = await runAgent(['cron', 'list'], { home: dir, env: { AGENT_DATABASE_URL: 'postgres://agent:hunter2-secret@127.0.0.1:1/jobs' } });
+    const run = await runAgent(['cron', 'list'], {
+      home: dir,
+      env: { AGENT_DATABASE_URL: 'postgres://agent:hunter2-secret@127.0.0.1:1/jobs' },
+    });
 
     expect(run.code).toBe(1);
     expect(errorSentence(run)).toBe(
@@ -105,7 +114,9 @@ describe('gateway replicas on one PostgreSQL database', () => {
     const dir = await home('moving', false);
     const created = await runAgent(['cron', 'create', 'every 1h', 'Hourly digest', '--name', 'digest'], { home: dir });
     expect(created.code).toBe(0);
-    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployed {ref}', '--secret', 'kept-secret'], { home: dir });
+    const subscribed = await runAgent(['webhook', 'subscribe', 'deploys', '--prompt', 'Deployed {ref}', '--secret', 'kept-secret'], {
+      home: dir,
+    });
     expect(subscribed.code).toBe(0);
     const fileJobs = JSON.parse((await runAgent(['cron', 'list', '--json'], { home: dir })).stdout) as Array<{ id: string }>;
     const env = { AGENT_DATABASE_URL: scratch.url };
@@ -120,10 +131,15 @@ describe('gateway replicas on one PostgreSQL database', () => {
     const listed = await runAgent(['webhook', 'list', '--json'], { home: dir, env });
     expect(listed.stdout).toContain('deploys');
     const database = await scratch.open();
-    const rows = await database.query<{ secret: string }>("SELECT record->>'secret' AS secret FROM agent_webhook_subscriptions WHERE name = 'deploys'");
+    const rows = await database.query<{ secret: string }>(
+      "SELECT record->>'secret' AS secret FROM agent_webhook_subscriptions WHERE name = 'deploys'",
+    );
     await database.close();
     expect(rows).toEqual([{ secret: 'kept-secret' }]);
-    const inDatabase = JSON.parse((await runAgent(['cron', 'list', '--json'], { home: dir, env })).stdout) as Array<{ id: string; name: string }>;
+    const inDatabase = JSON.parse((await runAgent(['cron', 'list', '--json'], { home: dir, env })).stdout) as Array<{
+      id: string;
+      name: string;
+    }>;
     expect(inDatabase.map((job) => [job.id, job.name])).toEqual([[fileJobs[0]!.id, 'digest']]);
     const status = await runAgent(['db', 'status'], { home: dir, env });
     expect(status.stdout).toMatch(/1 jobs\s+applied \d{4}-/);

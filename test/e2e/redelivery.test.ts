@@ -46,7 +46,11 @@ describe('delivering a recorded answer again', () => {
   beforeEach(async () => {
     telegram = await FakeTelegramServer.start();
     home = await makeAgentHome({
-      extraConfig: ['platforms:', '  telegram:', ...Object.entries(telegram.settings).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)].join('\n'),
+      extraConfig: [
+        'platforms:',
+        '  telegram:',
+        ...Object.entries(telegram.settings).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`),
+      ].join('\n'),
     });
   });
 
@@ -66,7 +70,10 @@ describe('delivering a recorded answer again', () => {
     const ran = await agent('cron', 'run', 'disks', '--no-tick');
     expect(ran.code).toBe(1);
     expect(telegram.delivered).toEqual([]);
-    expect(storedJob(home, id)).toMatchObject({ last_status: 'delivery_failed', last_delivery_error: expect.stringMatching(/^telegram:-1001234567890: /) });
+    expect(storedJob(home, id)).toMatchObject({
+      last_status: 'delivery_failed',
+      last_delivery_error: expect.stringMatching(/^telegram:-1001234567890: /),
+    });
     expect(invocations(home)).toHaveLength(1);
 
     const redelivered = await agent('cron', 'redeliver', 'disks', '--no-tick');
@@ -74,12 +81,19 @@ describe('delivering a recorded answer again', () => {
     expect(redelivered.stderr).toBe('');
     expect(redelivered.code).toBe(0);
     const [runId] = /^Delivered the answer of run (\S+) of job /.exec(redelivered.stdout)!.slice(1);
-    expect(redelivered.stdout).toBe(`Delivered the answer of run ${runId} of job ${id} 'disks' again: ok.\n  telegram:-1001234567890: delivered (message 1)\n`);
+    expect(redelivered.stdout).toBe(
+      `Delivered the answer of run ${runId} of job ${id} 'disks' again: ok.\n  telegram:-1001234567890: delivered (message 1)\n`,
+    );
     expect(invocations(home)).toHaveLength(1);
     expect(telegram.delivered).toHaveLength(1);
     expect(telegram.delivered[0]).toContain('Cronjob Response: disks');
     expect(telegram.delivered[0]).toContain('Answer to: ');
-    expect(storedJob(home, id)).toMatchObject({ last_status: 'ok', last_delivery_error: null, failure_streak: 0, repeat: { completed: 1 } });
+    expect(storedJob(home, id)).toMatchObject({
+      last_status: 'ok',
+      last_delivery_error: null,
+      failure_streak: 0,
+      repeat: { completed: 1 },
+    });
 
     const [run] = JSON.parse((await agent('cron', 'runs', 'disks', '--json', '--no-tick')).stdout);
     expect(run).toMatchObject({
@@ -109,7 +123,10 @@ describe('delivering a recorded answer again', () => {
     expect(redelivered.code).toBe(1);
     expect(redelivered.stdout).toMatch(/again: delivery_failed\.\n {2}telegram:-1001234567890: failed: telegram refused the message/);
     expect(telegram.delivered).toEqual([]);
-    expect(storedJob(home, id)).toMatchObject({ last_status: 'delivery_failed', last_delivery_error: expect.stringContaining('telegram refused the message') });
+    expect(storedJob(home, id)).toMatchObject({
+      last_status: 'delivery_failed',
+      last_delivery_error: expect.stringContaining('telegram refused the message'),
+    });
     expect(invocations(home)).toHaveLength(1);
   });
 
@@ -130,11 +147,19 @@ describe('delivering a recorded answer again', () => {
 
     for (const run of Object.values(refusals)) expect(run.code).toBe(1);
     expect(errorSentence(refusals.noAnswer)).toMatch(
-      new RegExp(`^error: Job ${blocked} 'notify' has no recorded run with an answer to deliver: its last run was not run \\(Delivery platform "discord" is not configured: .+\\)\\.$`),
+      new RegExp(
+        `^error: Job ${blocked} 'notify' has no recorded run with an answer to deliver: its last run was not run \\(Delivery platform "discord" is not configured: .+\\)\\.$`,
+      ),
     );
-    expect(errorSentence(refusals.silent)).toMatch(/^error: Job \w+ 'quiet' has no recorded run with an answer to deliver: its last run answered \[SILENT\], which is never delivered\.$/);
-    expect(errorSentence(refusals.silentById)).toBe(`error: Run ${quietRun} of job ${quietRun.split('.')[0]} 'quiet' has no answer to deliver: it answered [SILENT], which is never delivered.`);
-    expect(errorSentence(refusals.unknownRun)).toMatch(/^error: Job \w+ 'quiet' has no recorded run "nope"; "agent cron runs \w+ --json" gives the ids of its runs\.$/);
+    expect(errorSentence(refusals.silent)).toMatch(
+      /^error: Job \w+ 'quiet' has no recorded run with an answer to deliver: its last run answered \[SILENT\], which is never delivered\.$/,
+    );
+    expect(errorSentence(refusals.silentById)).toBe(
+      `error: Run ${quietRun} of job ${quietRun.split('.')[0]} 'quiet' has no answer to deliver: it answered [SILENT], which is never delivered.`,
+    );
+    expect(errorSentence(refusals.unknownRun)).toMatch(
+      /^error: Job \w+ 'quiet' has no recorded run "nope"; "agent cron runs \w+ --json" gives the ids of its runs\.$/,
+    );
     expect(errorSentence(refusals.unknownJob)).toBe('error: No job has the id or name "nothing"; see "agent cron list".');
     expect(telegram.delivered).toEqual([]);
     expect(invocations(home)).toHaveLength(1);
@@ -163,7 +188,12 @@ describe('delivering a recorded answer again', () => {
     expect((await postPullRequestEvent(port, SECRET, 'delivery-1', { action: 'opened', number: 7 }, 'alerts')).status).toBe(202);
     expect(await eventually(() => alertRecords(home).some((text) => text.includes('- Outcome: delivery_failed')), 10_000)).toBe(true);
     const [failed] = JSON.parse((await agent('webhook', 'runs', 'alerts', '--json')).stdout);
-    expect(failed).toMatchObject({ outcome: 'delivery_failed', status: 'delivery_failed', answer: 'Answer to: Alert 7', redelivered_at: null });
+    expect(failed).toMatchObject({
+      outcome: 'delivery_failed',
+      status: 'delivery_failed',
+      answer: 'Answer to: Alert 7',
+      redelivered_at: null,
+    });
     expect(telegram.delivered).toEqual([]);
     expect(invocations(home)).toHaveLength(1);
     // The table shows the id that names the run.
@@ -172,7 +202,9 @@ describe('delivering a recorded answer again', () => {
     const redelivered = await agent('webhook', 'redeliver', failed.id);
 
     expect(redelivered).toMatchObject({ code: 0, stderr: '' });
-    expect(redelivered.stdout).toBe(`Delivered the answer of webhook run ${failed.id} (route 'alerts') again to telegram:-1001234567890.\n`);
+    expect(redelivered.stdout).toBe(
+      `Delivered the answer of webhook run ${failed.id} (route 'alerts') again to telegram:-1001234567890.\n`,
+    );
     expect(telegram.delivered).toEqual(['Answer to: Alert 7']);
     expect(invocations(home)).toHaveLength(1);
     const [after] = JSON.parse((await agent('webhook', 'runs', 'alerts', '--json')).stdout);
@@ -194,12 +226,22 @@ describe('delivering a recorded answer again', () => {
     await writeHomeFile(
       home,
       'config.yaml',
-      [readFileSync(join(home, 'config.yaml'), 'utf8').trimEnd(), ...webhookListenerLines(port, SECRET).slice(1), '        notes:', '          deliver: log', '          prompt: "Note {number}"', ''].join('\n'),
+      [
+        readFileSync(join(home, 'config.yaml'), 'utf8').trimEnd(),
+        ...webhookListenerLines(port, SECRET).slice(1),
+        '        notes:',
+        '          deliver: log',
+        '          prompt: "Note {number}"',
+        '',
+      ].join('\n'),
     );
     const { gateway, output } = await startGatewayUntil(home, 'gateway started');
     running.push(gateway);
     expect((await postPullRequestEvent(port, SECRET, 'delivery-log-1', { action: 'opened', number: 9 }, 'notes')).status).toBe(202);
-    const entries = () => output().split('\n').filter((line) => line.includes("webhook answer on route 'notes':\\nAnswer to: Note 9"));
+    const entries = () =>
+      output()
+        .split('\n')
+        .filter((line) => line.includes("webhook answer on route 'notes':\\nAnswer to: Note 9"));
     expect(await eventually(() => entries().length === 1, 10_000)).toBe(true);
     const [ran] = JSON.parse((await agent('webhook', 'runs', 'notes', '--json')).stdout);
 

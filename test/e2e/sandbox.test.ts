@@ -27,12 +27,21 @@ import {
  */
 
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
-const SECRETS = { SLACK_BOT_TOKEN: 'canary-slack-xoxb', TELEGRAM_BOT_TOKEN: 'canary-telegram-123', AGENT_DASHBOARD_TOKEN: 'canary-dashboard-token-of-enough-length' };
+const SECRETS = {
+  SLACK_BOT_TOKEN: 'canary-slack-xoxb',
+  TELEGRAM_BOT_TOKEN: 'canary-telegram-123',
+  AGENT_DASHBOARD_TOKEN: 'canary-dashboard-token-of-enough-length',
+};
 /** The installation, readable in the sandbox wherever the checkout lies (a clone under /tmp is hidden otherwise). */
 const INSTALLATION = dirname(dirname(AGENT_EXECUTABLE));
 const AGENT = `${process.execPath} ${AGENT_EXECUTABLE}`;
 
-const bwrapWorks = (await new BubblewrapSandbox({ mode: 'auto', network: true, readable: [], writable: [] }, { agentHome: '/nonexistent', configFile: '/nonexistent' }).status()).active;
+const bwrapWorks = (
+  await new BubblewrapSandbox(
+    { mode: 'auto', network: true, readable: [], writable: [] },
+    { agentHome: '/nonexistent', configFile: '/nonexistent' },
+  ).status()
+).active;
 const whereBwrapWorks = bwrapWorks ? describe : describe.skip;
 
 /** The tool results sent back to the model in a request, by call (OpenAI format). */
@@ -43,7 +52,13 @@ function terminalOutput(request: RecordedRequest | undefined): string {
 
 /** The value after `key:` on its own line of `output`. */
 function line(output: string, key: string): string {
-  return output.split('\n').find((text) => text.startsWith(`${key}:`))?.slice(key.length + 1).trim() ?? `(no ${key} line)`;
+  return (
+    output
+      .split('\n')
+      .find((text) => text.startsWith(`${key}:`))
+      ?.slice(key.length + 1)
+      .trim() ?? `(no ${key} line)`
+  );
 }
 
 /** A shell script that tries each thing a hostile prompt would, one `key: result` line each. */
@@ -126,8 +141,14 @@ whereBwrapWorks('the sandbox, end to end', () => {
   });
 
   it("a cron run's terminal cannot make jobs, with or without AGENT_CRON_RUN, and says it is a cron run", async () => {
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm, 'openai', { sandbox: true }), ...sandboxLines, ''].join('\n'));
-    expect(await runAgent(['cron', 'create', 'every 1h', 'Look around', '--name', 'looker', '--no-tick'], { home })).toMatchObject({ code: 0 });
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      ['timezone: UTC', ...localModelLines(llm, 'openai', { sandbox: true }), ...sandboxLines, ''].join('\n'),
+    );
+    expect(await runAgent(['cron', 'create', 'every 1h', 'Look around', '--name', 'looker', '--no-tick'], { home })).toMatchObject({
+      code: 0,
+    });
     llm.reply(replies.toolCalls({ name: 'terminal', arguments: { command: probes(home) } }), replies.text('Looked.'));
 
     const run = await runAgent(['cron', 'run', 'looker', '--no-tick'], { home, env: LLM_KEY });
@@ -143,7 +164,11 @@ whereBwrapWorks('the sandbox, end to end', () => {
   });
 
   it('a pre-run script and a command agent program run in it too: the script reads its own directory, the program writes the workspace', async () => {
-    const script = await writeHomeFile(home, 'scripts/look.sh', `#!/bin/sh\necho "script-home: $(ls -A ${home} | tr '\\n' ' ')"\necho "script-cwd: $(pwd)"\n`);
+    const script = await writeHomeFile(
+      home,
+      'scripts/look.sh',
+      `#!/bin/sh\necho "script-home: $(ls -A ${home} | tr '\\n' ' ')"\necho "script-cwd: $(pwd)"\n`,
+    );
     await chmod(script, 0o755);
     const model = await writeHomeFile(
       home,
@@ -160,14 +185,25 @@ whereBwrapWorks('the sandbox, end to end', () => {
         '',
       ].join('\n'),
     );
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines([process.execPath, model], { sandbox: true }), ''].join('\n'));
-    expect(await runAgent(['cron', 'create', 'every 1h', 'Note it', '--name', 'noter', '--script', 'look.sh', '--no-tick'], { home })).toMatchObject({ code: 0 });
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      ['timezone: UTC', ...commandModelLines([process.execPath, model], { sandbox: true }), ''].join('\n'),
+    );
+    expect(
+      await runAgent(['cron', 'create', 'every 1h', 'Note it', '--name', 'noter', '--script', 'look.sh', '--no-tick'], { home }),
+    ).toMatchObject({ code: 0 });
 
     const run = await runAgent(['cron', 'run', 'noter', '--no-tick'], { home, env: SECRETS });
 
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('Noted.') });
     // The program started in the workspace (its own directory, the test's, is not visible there) and wrote there.
-    const seen = JSON.parse(await readFile(join(home, 'workspace', 'model-saw.json'), 'utf8')) as { home: string[]; input: string; pid: number; init: string };
+    const seen = JSON.parse(await readFile(join(home, 'workspace', 'model-saw.json'), 'utf8')) as {
+      home: string[];
+      input: string;
+      pid: number;
+      init: string;
+    };
     expect(seen.home.sort()).toEqual(['sandboxed-model.mjs', 'workspace']);
     expect(seen.init).toBe('bwrap');
     expect(seen.pid).toBeLessThan(10);
@@ -191,7 +227,8 @@ describe('where bubblewrap cannot be used', () => {
   it('tools.sandbox: bwrap stops the gateway and fails config check in one sentence', async () => {
     const config = readFileSync(join(home, 'config.yaml'), 'utf8');
     await writeHomeFile(home, 'config.yaml', `${config}tools:\n  sandbox: bwrap\n`);
-    const sentence = 'tools.sandbox is bwrap, but bubblewrap (bwrap) is not installed. Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.';
+    const sentence =
+      'tools.sandbox is bwrap, but bubblewrap (bwrap) is not installed. Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.';
 
     const started = await runAgent(['gateway'], { home, env: withoutBwrap });
     expect(started.code).toBe(1);
@@ -203,7 +240,8 @@ describe('where bubblewrap cannot be used', () => {
   });
 
   it('tools.sandbox: auto warns once at start, and agent status and config check say children run without one', async () => {
-    const warning = 'tools.sandbox is auto, but bubblewrap (bwrap) is not installed. Pre-run scripts, terminal commands and command agent programs run without a sandbox.';
+    const warning =
+      'tools.sandbox is auto, but bubblewrap (bwrap) is not installed. Pre-run scripts, terminal commands and command agent programs run without a sandbox.';
     const started = await startGatewayUntil(home, 'gateway started', { env: withoutBwrap });
     try {
       expect(started.output().split(warning)).toHaveLength(2);

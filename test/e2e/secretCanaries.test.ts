@@ -18,7 +18,14 @@ import { invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgen
 describe('secrets, after a tour of the built executable', () => {
   const ROUTE_SECRET = 'canary-route-secret-7a1';
   const SUBSCRIPTION_SECRET = 'canary-subscription-secret-9c3';
-  const CONFIG_SECRETS = [TELEGRAM_TOKEN, 'canary-slack-token-in-config', 'canary-global-webhook-secret', ROUTE_SECRET, 'canary-metrics-token', 'canary-provider-key-in-config'];
+  const CONFIG_SECRETS = [
+    TELEGRAM_TOKEN,
+    'canary-slack-token-in-config',
+    'canary-global-webhook-secret',
+    ROUTE_SECRET,
+    'canary-metrics-token',
+    'canary-provider-key-in-config',
+  ];
   const ENV_SECRETS: Record<string, string> = {
     OPENAI_API_KEY: 'canary-openai-key-in-env',
     DISCORD_BOT_TOKEN: 'canary-discord-token-in-env',
@@ -94,17 +101,43 @@ describe('secrets, after a tour of the built executable', () => {
     };
 
     // The tour, without a gateway.
-    expect(await agent('cron', 'create', 'every 1h', 'Summarise the day', '--name', 'digest', '--deliver', 'telegram')).toMatchObject({ code: 0 });
-    expect(await agent('cron', 'create', 'every 2h', 'Fired by the portal', '--name', 'fired', '--deliver', 'local')).toMatchObject({ code: 0 });
-    for (const args of [['cron', 'list'], ['cron', 'list', '--json'], ['cron', 'show', 'digest'], ['cron', 'edit', 'digest', '--prompt', 'Summarise the week']]) {
+    expect(await agent('cron', 'create', 'every 1h', 'Summarise the day', '--name', 'digest', '--deliver', 'telegram')).toMatchObject({
+      code: 0,
+    });
+    expect(await agent('cron', 'create', 'every 2h', 'Fired by the portal', '--name', 'fired', '--deliver', 'local')).toMatchObject({
+      code: 0,
+    });
+    for (const args of [
+      ['cron', 'list'],
+      ['cron', 'list', '--json'],
+      ['cron', 'show', 'digest'],
+      ['cron', 'edit', 'digest', '--prompt', 'Summarise the week'],
+    ]) {
       expect(await agent(...args)).toMatchObject({ code: 0 });
     }
-    for (const args of [['cron', 'pause', 'digest'], ['cron', 'resume', 'digest'], ['cron', 'run', 'digest'], ['cron', 'runs', 'digest'], ['cron', 'tick']]) {
+    for (const args of [
+      ['cron', 'pause', 'digest'],
+      ['cron', 'resume', 'digest'],
+      ['cron', 'run', 'digest'],
+      ['cron', 'runs', 'digest'],
+      ['cron', 'tick'],
+    ]) {
       expect(await agent(...args)).toMatchObject({ code: 0 });
     }
-    const subscribed = await runAgent(['webhook', 'subscribe', 'payments', '--secret', SUBSCRIPTION_SECRET, '--deliver', 'log'], { home, env });
+    const subscribed = await runAgent(['webhook', 'subscribe', 'payments', '--secret', SUBSCRIPTION_SECRET, '--deliver', 'log'], {
+      home,
+      env,
+    });
     expect(subscribed).toMatchObject({ code: 0 });
-    for (const args of [['webhook', 'list'], ['send', 'telegram', 'Hello'], ['platforms'], ['channels', 'list'], ['config', 'check'], ['status'], ['status', '--json']]) {
+    for (const args of [
+      ['webhook', 'list'],
+      ['send', 'telegram', 'Hello'],
+      ['platforms'],
+      ['channels', 'list'],
+      ['config', 'check'],
+      ['status'],
+      ['status', '--json'],
+    ]) {
       expect(await agent(...args)).toMatchObject({ code: 0 });
     }
 

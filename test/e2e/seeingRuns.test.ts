@@ -75,7 +75,11 @@ describe('seeing a job and its runs, end to end', () => {
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`Job ${id} 'Planner'`);
-    const field = (label: string) => lines.find((line) => line.trimStart().startsWith(`${label}:`))?.slice(label.length + 3).trim();
+    const field = (label: string) =>
+      lines
+        .find((line) => line.trimStart().startsWith(`${label}:`))
+        ?.slice(label.length + 3)
+        .trim();
     expect(field('Id')).toBe(id);
     expect(field('State')).toBe('scheduled (enabled)');
     expect(field('Schedule')).toBe('at 09:00 on Monday through Friday (0 9 * * 1-5)');
@@ -90,8 +94,12 @@ describe('seeing a job and its runs, end to end', () => {
     expect(field('Last run')).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(field('Next run')).toMatch(/^\d{4}-\d\d-\d\d 09:00$/);
     const next = lines.indexOf('Next 5 runs (Europe/Berlin):');
-    expect(lines.slice(next + 1, next + 6)).toEqual(Array(5).fill(expect.stringMatching(/^ {2}\d{4}-\d\d-\d\d 09:00 {2}(Mon|Tue|Wed|Thu|Fri)$/)));
-    expect(run.stdout).toMatch(/Recent runs \(newest first\):\n {2}TIME \(Europe\/Berlin\) +STATUS +ANSWER OR ERROR\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +ok +Answer to: Plan my day\n/);
+    expect(lines.slice(next + 1, next + 6)).toEqual(
+      Array(5).fill(expect.stringMatching(/^ {2}\d{4}-\d\d-\d\d 09:00 {2}(Mon|Tue|Wed|Thu|Fri)$/)),
+    );
+    expect(run.stdout).toMatch(
+      /Recent runs \(newest first\):\n {2}TIME \(Europe\/Berlin\) +STATUS +ANSWER OR ERROR\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +ok +Answer to: Plan my day\n/,
+    );
   });
 
   it('show --json prints the record with next_runs and recent_runs', async () => {
@@ -105,7 +113,9 @@ describe('seeing a job and its runs, end to end', () => {
     expect(shown).toMatchObject({ id, name: 'Digest', deliver: 'local', last_status: 'ok' });
     expect(shown.next_runs).toHaveLength(5);
     expect(Date.parse(shown.next_runs[1]) - Date.parse(shown.next_runs[0])).toBe(2 * 3600_000);
-    expect(shown.recent_runs).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Summarise', response: 'Answer to: Summarise' })]);
+    expect(shown.recent_runs).toEqual([
+      expect.objectContaining({ status: 'ok', summary: 'Answer to: Summarise', response: 'Answer to: Summarise' }),
+    ]);
   });
 
   it('show and runs refuse an unknown job with one sentence and exit code 1', async () => {
@@ -137,7 +147,13 @@ describe('seeing a job and its runs, end to end', () => {
     ]);
 
     const json = JSON.parse((await agent('runs', id, '--json', '--limit', '1', '--no-tick')).stdout);
-    expect(json).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Count the stars', file: expect.stringContaining(join('cron', 'output', id)) })]);
+    expect(json).toEqual([
+      expect.objectContaining({
+        status: 'ok',
+        summary: 'Answer to: Count the stars',
+        file: expect.stringContaining(join('cron', 'output', id)),
+      }),
+    ]);
   });
 
   it('runs --json gives each run from the run ledger: its id, when it ended, the model, each target and the report', async () => {
@@ -191,7 +207,9 @@ describe('seeing a job and its runs, end to end', () => {
       expect(runs.code).toBe(0);
       expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Look around' })]);
       expect(webhookRuns).toMatchObject({ code: 0, stderr: '' });
-      expect(webhookRuns.stdout).toMatch(/\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/);
+      expect(webhookRuns.stdout).toMatch(
+        /\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/,
+      );
       expect(readFileSync(join(home, 'invocations.log'), 'utf8')).toBe(invocationsBefore);
     });
   });
@@ -230,7 +248,11 @@ describe('seeing webhook runs, end to end', () => {
 
   async function enableListener(): Promise<void> {
     const config = readFileSync(join(home, 'config.yaml'), 'utf8');
-    await writeHomeFile(home, 'config.yaml', `${config}platforms:\n  webhook:\n    enabled: true\n    extra:\n      host: 127.0.0.1\n      port: ${port}\n`);
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      `${config}platforms:\n  webhook:\n    enabled: true\n    extra:\n      host: 127.0.0.1\n      port: ${port}\n`,
+    );
   }
 
   async function startGateway(): Promise<{ gateway: ChildProcess; output: () => string }> {
@@ -244,7 +266,9 @@ describe('seeing webhook runs, end to end', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Created webhook subscription 'alerts'\./);
-    expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^warning: .*platforms\.webhook\.enabled: true.*config\.yaml/)]);
+    expect(run.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^warning: .*platforms\.webhook\.enabled: true.*config\.yaml/),
+    ]);
     expect((await webhook('list')).stdout).toContain('alerts');
 
     await enableListener();
@@ -260,7 +284,9 @@ describe('seeing webhook runs, end to end', () => {
 
     const test = await webhook('test', 'alerts', '--event', 'alert.firing', '--payload', '{"labels":{"alertname":"DiskFull"}}');
     expect(test.code).toBe(0);
-    expect(test.stdout).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/webhooks\/alerts \(event alert\.firing\): 202\n.*"event":"alert\.firing"/);
+    expect(test.stdout).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/webhooks\/alerts \(event alert\.firing\): 202\n.*"event":"alert\.firing"/,
+    );
     expect(await eventually(() => webhookRecords(home).length === 1, 10_000)).toBe(true);
     // What `curl -d '{…}'` sends: a JSON object labelled as a form.
     const curl = await fetch(`http://127.0.0.1:${port}/webhooks/alerts`, {
@@ -269,7 +295,9 @@ describe('seeing webhook runs, end to end', () => {
       body: '{"type":"alert.resolved","labels":{"alertname":"CpuHigh"}}',
     });
     expect(curl.status).toBe(202);
-    expect(await eventually(() => webhookRecords(home).filter((text) => text.includes('- Outcome: delivered')).length === 2, 10_000)).toBe(true);
+    expect(await eventually(() => webhookRecords(home).filter((text) => text.includes('- Outcome: delivered')).length === 2, 10_000)).toBe(
+      true,
+    );
 
     const listed = await webhook('runs', 'alerts');
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');

@@ -3,7 +3,16 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../helpers/freePort.js';
-import { createJob, editStoredJob, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile, startGatewayUntil } from './agentCli.js';
+import {
+  createJob,
+  editStoredJob,
+  makeAgentHome,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  writeHomeFile,
+  startGatewayUntil,
+} from './agentCli.js';
 
 async function stop(gateway: ChildProcess): Promise<void> {
   if (gateway.exitCode !== null) return;
@@ -51,20 +60,42 @@ describe('agent status and the gateway start-up lines', () => {
     const status = JSON.parse(json.stdout);
     expect(status.gateway).toEqual({ state: 'stopped' });
     expect(status.next_jobs.map((job: { id: string }) => job.id)).toEqual([next, failed]);
-    expect(status.failed_jobs).toEqual([expect.objectContaining({ id: failed, last_status: 'error', error: 'the agent exited with code 3' })]);
+    expect(status.failed_jobs).toEqual([
+      expect.objectContaining({ id: failed, last_status: 'error', error: 'the agent exited with code 3' }),
+    ]);
     expect(status.webhook_events_waiting).toBe(1);
   });
 
   it('with a gateway: its pid, start, listener and provider, and not any more once it stopped', async () => {
     const port = await freePort();
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', 'platforms:', '  webhook:', '    enabled: true', '    extra:', '      host: 127.0.0.1', `      port: ${port}`, ''].join('\n'));
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        'platforms:',
+        '  webhook:',
+        '    enabled: true',
+        '    extra:',
+        '      host: 127.0.0.1',
+        `      port: ${port}`,
+        '',
+      ].join('\n'),
+    );
     const { gateway } = await startGatewayUntil(home, 'gateway started', { withinMs: 15_000 });
     running.push(gateway);
 
     const status = JSON.parse((await runAgent(['status', '--json'], { home })).stdout);
     expect(status.gateway).toEqual({
       state: 'running',
-      gateway: { pid: gateway.pid, host: expect.any(String), started_at: expect.any(String), listener: `127.0.0.1:${port}`, provider: 'built-in ticker', chat_receivers: [] },
+      gateway: {
+        pid: gateway.pid,
+        host: expect.any(String),
+        started_at: expect.any(String),
+        listener: `127.0.0.1:${port}`,
+        provider: 'built-in ticker',
+        chat_receivers: [],
+      },
     });
     const text = await runAgent(['status'], { home });
     expect(text.stdout).toContain(`Gateway: running, pid ${gateway.pid}, since `);
@@ -101,7 +132,11 @@ describe('agent status and the gateway start-up lines', () => {
   });
 
   it('with a model and a platform configured, in JSON logs, names both', async () => {
-    const { gateway, output } = await startGatewayUntil(home, 'gateway started', { args: ['--log-format', 'json'], env: { TELEGRAM_BOT_TOKEN: '123:abc' }, withinMs: 15_000 });
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started', {
+      args: ['--log-format', 'json'],
+      env: { TELEGRAM_BOT_TOKEN: '123:abc' },
+      withinMs: 15_000,
+    });
     running.push(gateway);
     await stop(gateway);
     const entries = output()

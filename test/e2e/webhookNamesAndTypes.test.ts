@@ -56,11 +56,13 @@ describe('webhook names and types, end to end', () => {
     const run = await runAgent(['config', 'check'], { home });
 
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`${configFile}: platforms.webhook.extra.routes.github.toolsets names an unknown toolset "${unknown}"; ${KNOWN}.`);
+    expect(run.stdout).toContain(
+      `${configFile}: platforms.webhook.extra.routes.github.toolsets names an unknown toolset "${unknown}"; ${KNOWN}.`,
+    );
     expect(errorSentence(run)).toMatch(/^error: 1 problem found \(config\.yaml 1 problem; /);
   });
 
-  it('agent config check refuses a chat platform\'s toolsets: [constructor], listing the known toolsets', async () => {
+  it("agent config check refuses a chat platform's toolsets: [constructor], listing the known toolsets", async () => {
     await configWith(home, 0, [], ['  telegram:', '    bot_token: "123:abc"', '    toolsets: [constructor]']);
 
     const run = await runAgent(['config', 'check'], { home });
@@ -75,11 +77,13 @@ describe('webhook names and types, end to end', () => {
     const run = await runAgent(['gateway'], { home });
 
     expect(run.code).toBe(1);
-    expect(errorSentence(run)).toBe(`error: ${configFile}: platforms.webhook.extra.routes.github.toolsets names an unknown toolset "constructor"; ${KNOWN}.`);
+    expect(errorSentence(run)).toBe(
+      `error: ${configFile}: platforms.webhook.extra.routes.github.toolsets names an unknown toolset "constructor"; ${KNOWN}.`,
+    );
     expect(run.stdout).not.toContain('webhook listening on');
   });
 
-  it('agent gateway takes the first code host\'s signed form-encoded delivery and runs it; other types get 415', async () => {
+  it("agent gateway takes the first code host's signed form-encoded delivery and runs it; other types get 415", async () => {
     const port = await freePort();
     await configWith(home, port, ['events: [pull_request]', 'prompt: "Review PR #{number}: {pull_request.title}"']);
     const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
@@ -88,7 +92,11 @@ describe('webhook names and types, end to end', () => {
     // As the host sends it: the JSON form-encoded under `payload`, spaces as "+", signed as sent.
     const form = new URLSearchParams({ payload }).toString();
 
-    const accepted = await post(port, form, { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'pull_request', 'x-github-delivery': 'form-1' });
+    const accepted = await post(port, form, {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': 'form-1',
+    });
     const plain = await post(port, payload, { 'content-type': 'text/plain' });
     const none = await post(port, payload, {});
 
@@ -96,7 +104,8 @@ describe('webhook names and types, end to end', () => {
     expect(await eventually(() => output().includes('Answer to: Review PR #42: Fix a + b & c = 100%'), 20_000)).toBe(true);
     expect(plain.status).toBe(415);
     expect(plain.body).toEqual({
-      error: 'Content-Type "text/plain" is not taken here; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).',
+      error:
+        'Content-Type "text/plain" is not taken here; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).',
     });
     expect(none.status).toBe(415);
     expect(invocations(home)).toEqual(['Review PR #42: Fix a + b & c = 100%']);

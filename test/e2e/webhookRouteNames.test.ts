@@ -59,7 +59,9 @@ describe('webhook route names, end to end', () => {
     const run = await runAgent(['gateway'], { home });
 
     expect(run.code).toBe(1);
-    expect(errorSentence(run)).toBe(`error: ${configFile}: platforms.webhook.extra.routes has the key "..", which is not a usable route name: ${RULE}.`);
+    expect(errorSentence(run)).toBe(
+      `error: ${configFile}: platforms.webhook.extra.routes has the key "..", which is not a usable route name: ${RULE}.`,
+    );
     expect(run.stdout).not.toContain('webhook listening on');
   });
 
@@ -88,7 +90,9 @@ describe('webhook route names, end to end', () => {
     expect(answers).toEqual(Array(3).fill({ status: 404, body: '{"error":"Unknown route"}' }));
     expect(output()).toContain(`webhook listening on 127.0.0.1:${port} — routes: github\n`);
     for (const name of ['..', 'a/b', long]) {
-      expect(output()).toContain(`webhook subscriptions: the subscription "${name}" has a name no route can have (${RULE}); it is not served`);
+      expect(output()).toContain(
+        `webhook subscriptions: the subscription "${name}" has a name no route can have (${RULE}); it is not served`,
+      );
     }
     expect(existsSync(join(home, 'webhooks', 'output'))).toBe(false);
     expect(invocations(home)).toEqual([]);

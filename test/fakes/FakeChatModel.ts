@@ -20,7 +20,11 @@ export const turns = {
       arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
     })),
   }),
-  failure: (failure: ModelCallFailure, message = `${failure} failure`, details: { status?: number; retryAfterMs?: number | null } = {}): FakeTurn => ({
+  failure: (
+    failure: ModelCallFailure,
+    message = `${failure} failure`,
+    details: { status?: number; retryAfterMs?: number | null } = {},
+  ): FakeTurn => ({
     kind: 'failure',
     failure,
     message,

@@ -7,7 +7,10 @@ export class FakeSchedulerProvider implements SchedulerProvider {
   context: SchedulerContext | null = null;
   private stopped = true;
 
-  constructor(name = 'fake', private readonly unusable: string | null = null) {
+  constructor(
+    name = 'fake',
+    private readonly unusable: string | null = null,
+  ) {
     this.name = name;
   }
 

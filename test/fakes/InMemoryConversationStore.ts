@@ -26,7 +26,11 @@ export class InMemoryConversationStore implements ConversationStore {
   async finish(message: InboundMessage, answer: string | null, keep: number): Promise<void> {
     const label = conversationLabel(message.conversation);
     if (answer !== null) {
-      const turns = [...(this.turns.get(label) ?? []), { role: 'user' as const, content: message.text }, { role: 'assistant' as const, content: answer }];
+      const turns = [
+        ...(this.turns.get(label) ?? []),
+        { role: 'user' as const, content: message.text },
+        { role: 'assistant' as const, content: answer },
+      ];
       this.turns.set(label, keep <= 0 ? [] : turns.slice(-2 * keep));
     }
     this.answered.add(idOf(message));

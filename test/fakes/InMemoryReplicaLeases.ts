@@ -23,7 +23,15 @@ export class InMemoryReplicaLeases implements ReplicaLeases {
     this.leases.set(
       replica.claimant,
       held
-        ? { ...held, listener: replica.listener, provider: replica.provider, leaseUntil: replica.leaseUntil, chatReceivers: replica.chatReceivers, leaseMs, connectedSince: lapsed ? at : held.connectedSince }
+        ? {
+            ...held,
+            listener: replica.listener,
+            provider: replica.provider,
+            leaseUntil: replica.leaseUntil,
+            chatReceivers: replica.chatReceivers,
+            leaseMs,
+            connectedSince: lapsed ? at : held.connectedSince,
+          }
         : { ...replica, epoch: 1, leaseMs, connectedSince: at },
     );
     return { epoch: held?.epoch ?? 1, state: held ? (lapsed ? 'resumed' : 'held') : 'taken' };
@@ -46,7 +54,9 @@ export class InMemoryReplicaLeases implements ReplicaLeases {
       claimants.filter((claimant) => {
         const lease = this.leases.get(claimant);
         if (!lease || lease.leaseUntil.getTime() >= t) return false;
-        return [...this.leases.values()].some((witness) => witness.leaseUntil.getTime() >= t && witness.connectedSince <= t - lease.leaseMs);
+        return [...this.leases.values()].some(
+          (witness) => witness.leaseUntil.getTime() >= t && witness.connectedSince <= t - lease.leaseMs,
+        );
       }),
     );
   }

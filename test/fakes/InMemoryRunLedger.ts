@@ -1,5 +1,15 @@
 import type { RunLedger, RunQuery } from '../../src/application/ports/RunLedger.js';
-import { DEFAULT_RUN_RETENTION, interruptedRun, isTooOld, newestFirst, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../src/domain/runs/RunRecord.js';
+import {
+  DEFAULT_RUN_RETENTION,
+  interruptedRun,
+  isTooOld,
+  newestFirst,
+  sameClaim,
+  type RunClaim,
+  type RunKind,
+  type RunRecord,
+  type RunRetention,
+} from '../../src/domain/runs/RunRecord.js';
 
 /** The run ledger in memory, with the retention rules of the real ones. */
 export class InMemoryRunLedger implements RunLedger {
@@ -13,7 +23,9 @@ export class InMemoryRunLedger implements RunLedger {
   async save(run: RunRecord): Promise<void> {
     this.saves.push({ id: run.id, pending: run.delivery_pending === true });
     this.runs.set(run.id, structuredClone(run));
-    const same = [...this.runs.values()].filter((each) => each.kind === run.kind && each.subject === run.subject && each.id !== run.id).sort(newestFirst);
+    const same = [...this.runs.values()]
+      .filter((each) => each.kind === run.kind && each.subject === run.subject && each.id !== run.id)
+      .sort(newestFirst);
     for (const old of same.slice(Math.max(0, this.retention.count - 1))) this.runs.delete(old.id);
     for (const old of same) if (isTooOld(old, this.retention, this.now())) this.runs.delete(old.id);
   }
@@ -25,7 +37,9 @@ export class InMemoryRunLedger implements RunLedger {
 
   async list(query: RunQuery): Promise<RunRecord[]> {
     return [...this.runs.values()]
-      .filter((run) => (query.kind === undefined || run.kind === query.kind) && (query.subject === undefined || run.subject === query.subject))
+      .filter(
+        (run) => (query.kind === undefined || run.kind === query.kind) && (query.subject === undefined || run.subject === query.subject),
+      )
       .filter((run) => !isTooOld(run, this.retention, this.now()))
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
@@ -62,7 +76,8 @@ export class InMemoryRunLedger implements RunLedger {
 
   async settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null> {
     const run = this.runs.get(id);
-    if (run === undefined || run.status !== 'running' || run.delivery_pending === true || isTooOld(run, this.retention, this.now())) return null;
+    if (run === undefined || run.status !== 'running' || run.delivery_pending === true || isTooOld(run, this.retention, this.now()))
+      return null;
     const settled = interruptedRun(run, why, at);
     this.runs.set(id, structuredClone(settled));
     return structuredClone(settled);

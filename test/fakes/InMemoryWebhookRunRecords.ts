@@ -26,7 +26,9 @@ export class InMemoryWebhookRunRecords implements WebhookRunRecords {
       records[index] = structuredClone(record);
       return;
     }
-    const others = records.sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt)).slice(Math.max(0, records.length - (this.keep - 1)));
+    const others = records
+      .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt))
+      .slice(Math.max(0, records.length - (this.keep - 1)));
     this.byRoute.set(record.route, [...others, structuredClone(record)]);
   }
 

@@ -20,7 +20,8 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
     if (!this.platforms.includes(target.platform)) {
       return `Delivery platform "${target.platform}" is not configured: set platforms.${target.platform}.bot_token (or ${target.platform.toUpperCase()}_BOT_TOKEN) in config.yaml or the environment.`;
     }
-    if (target.destination === null && this.homeOf(target.platform) === null) return `Delivery platform "${target.platform}" has no home channel.`;
+    if (target.destination === null && this.homeOf(target.platform) === null)
+      return `Delivery platform "${target.platform}" has no home channel.`;
     return null;
   }
 
@@ -29,7 +30,9 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
 
   async channelProblemWith(target: PlatformTarget): Promise<string | null> {
     if (!this.platforms.includes(target.platform) || target.destination === null) return null;
-    return this.unknownChannels.get(target.platform)?.includes(target.destination) ? `the ${target.platform} channel "${target.destination}" is unknown.` : null;
+    return this.unknownChannels.get(target.platform)?.includes(target.destination)
+      ? `the ${target.platform} channel "${target.destination}" is unknown.`
+      : null;
   }
 
   homeTargets(): PlatformTarget[] {
@@ -40,9 +43,15 @@ export class RecordingDeliveryChannel implements DeliveryChannel {
 
   async deliver(target: PlatformTarget, text: string): Promise<DeliveryReceipt> {
     await this.held.get(target.platform);
-    if (this.failing.has(target.platform)) throw new DeliveryError(this.refusals.get(target.platform) ?? `${target.platform} refused the message`);
+    if (this.failing.has(target.platform))
+      throw new DeliveryError(this.refusals.get(target.platform) ?? `${target.platform} refused the message`);
     this.sent.push({ target, text });
-    return { platform: target.platform, chatId: target.destination ?? this.homeOf(target.platform) ?? '', threadId: target.threadId, messageIds: [String(this.sent.length)] };
+    return {
+      platform: target.platform,
+      chatId: target.destination ?? this.homeOf(target.platform) ?? '',
+      threadId: target.threadId,
+      messageIds: [String(this.sent.length)],
+    };
   }
 
   private homeOf(platform: string): string | null {

@@ -16,7 +16,10 @@ export class RecordingWebhookClient implements LocalWebhookClient {
   }
 
   async send(delivery: SignedDelivery): Promise<ListenerResponse> {
-    if (!this.listening) throw new ListenerUnreachableError('No webhook listener answers at http://127.0.0.1:8644 (ECONNREFUSED); start it with "agent gateway".');
+    if (!this.listening)
+      throw new ListenerUnreachableError(
+        'No webhook listener answers at http://127.0.0.1:8644 (ECONNREFUSED); start it with "agent gateway".',
+      );
     this.sent.push(structuredClone(delivery));
     return this.answer;
   }

@@ -13,9 +13,10 @@ export const BROWSER_PATH = '/usr/bin/chromium';
  * `npm run screenshots` (AGENT_DOCS_SCREENSHOTS=1), else a directory of the machine's temporary
  * files, so that a test run leaves the working tree as it found it.
  */
-export const SCREENSHOT_DIR = process.env.AGENT_DOCS_SCREENSHOTS === '1'
-  ? fileURLToPath(new URL('../../docs/images', import.meta.url))
-  : join(tmpdir(), 'agent-test-screenshots');
+export const SCREENSHOT_DIR =
+  process.env.AGENT_DOCS_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../../docs/images', import.meta.url))
+    : join(tmpdir(), 'agent-test-screenshots');
 
 /** Whether the browser is installed on this machine. */
 export function browserAvailable(): boolean {
@@ -75,8 +76,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     context,
     newPage: () => context.newPage(),
-    close: () =>
-      (closed ??= context.close().finally(() => rm(profile, { recursive: true, force: true }))),
+    close: () => (closed ??= context.close().finally(() => rm(profile, { recursive: true, force: true }))),
   };
 }
 

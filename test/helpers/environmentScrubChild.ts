@@ -10,7 +10,11 @@ import { isServiceCredential, NO_CHILD_ENVIRONMENT_POLICY } from '../../src/doma
  * `darwin` as the argument stands for a system where the environment cannot be cleared.
  */
 const platform = process.argv[2] === 'darwin' ? 'darwin' : process.platform;
-const held = holdCredentials({ ...process.env, FROM_FILE_TOKEN: 'canary-read-from-a-file' }, (name) => isServiceCredential(name, NO_CHILD_ENVIRONMENT_POLICY), new ProcSelfEnvironment(platform));
+const held = holdCredentials(
+  { ...process.env, FROM_FILE_TOKEN: 'canary-read-from-a-file' },
+  (name) => isServiceCredential(name, NO_CHILD_ENVIRONMENT_POLICY),
+  new ProcSelfEnvironment(platform),
+);
 const env = held.environment;
 // Set after the start, as the mark of AGENT_OWNER_PROCESS is: seen through the held environment.
 process.env.AGENT_OWNER_PROCESS = 'host:1';

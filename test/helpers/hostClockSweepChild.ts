@@ -6,13 +6,22 @@
 import { runOnTimeZone } from '../../src/adapters/system/hostTimeZone.js';
 import { formatWallClock, instantOfWallClock, localTimeIs, wallClockAt } from '../../src/domain/zonedTime.js';
 
-const instants = ['2026-01-15T12:34:56Z', '2026-03-08T06:59:59Z', '2026-03-29T01:00:00Z', '2026-10-25T00:59:59Z', '2026-11-01T06:00:00Z', '1999-12-31T23:59:59Z'].map(
-  (text) => new Date(text),
-);
+const instants = [
+  '2026-01-15T12:34:56Z',
+  '2026-03-08T06:59:59Z',
+  '2026-03-29T01:00:00Z',
+  '2026-10-25T00:59:59Z',
+  '2026-11-01T06:00:00Z',
+  '1999-12-31T23:59:59Z',
+].map((text) => new Date(text));
 const gap = { year: 2026, month: 3, day: 29, hour: 2, minute: 30, second: 0 };
 const repeated = { year: 2026, month: 10, day: 25, hour: 2, minute: 30, second: 0 };
 const reading = (zone: string) =>
-  JSON.stringify([...instants.map((instant) => wallClockAt(instant, zone)), instantOfWallClock(gap, zone), instantOfWallClock(repeated, zone)]);
+  JSON.stringify([
+    ...instants.map((instant) => wallClockAt(instant, zone)),
+    instantOfWallClock(gap, zone),
+    instantOfWallClock(repeated, zone),
+  ]);
 
 const mismatches: string[] = [];
 let onDate = 0;

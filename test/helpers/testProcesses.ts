@@ -201,16 +201,18 @@ export function registerCleanup(cleanup: () => Promise<void> | void): () => void
 }
 
 /** `child_process.spawn`, registered: same arguments, same result. */
-export const spawn = ((...args: Parameters<typeof spawnUnregistered>) => registerProcess(spawnUnregistered(...args))) as typeof spawnUnregistered;
+export const spawn = ((...args: Parameters<typeof spawnUnregistered>) =>
+  registerProcess(spawnUnregistered(...args))) as typeof spawnUnregistered;
 
 /**
  * `child_process.execFile`, registered: same arguments, same result, and `promisify(execFile)`
  * resolves with `{ stdout, stderr }` as the original's does.
  */
-export const execFile = ((...args: Parameters<typeof execFileUnregistered>) => registerProcess(execFileUnregistered(...args))) as typeof execFileUnregistered;
-const promisifiedExecFile = (execFileUnregistered as unknown as Record<symbol, (...args: unknown[]) => Promise<unknown> & { child: ChildProcess }>)[
-  promisify.custom
-]!;
+export const execFile = ((...args: Parameters<typeof execFileUnregistered>) =>
+  registerProcess(execFileUnregistered(...args))) as typeof execFileUnregistered;
+const promisifiedExecFile = (
+  execFileUnregistered as unknown as Record<symbol, (...args: unknown[]) => Promise<unknown> & { child: ChildProcess }>
+)[promisify.custom]!;
 Object.defineProperty(execFile, promisify.custom, {
   value: (...args: unknown[]) => {
     const running = promisifiedExecFile(...args);

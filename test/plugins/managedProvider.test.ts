@@ -54,7 +54,11 @@ describe('the managed provider', () => {
 
   beforeEach(async () => {
     portal = await FakePortal.start();
-    jobs = new InMemoryJobRepository([aJob('hourly', 'every 1h'), aJob('once', '30m'), aJob('paused', 'every 1h', { state: 'paused', enabled: false })]);
+    jobs = new InMemoryJobRepository([
+      aJob('hourly', 'every 1h'),
+      aJob('once', '30m'),
+      aJob('paused', 'every 1h', { state: 'paused', enabled: false }),
+    ]);
     fire = new RecordingFiringPath();
     log = new RecordingLogger();
     intervals = [];
@@ -102,7 +106,10 @@ describe('the managed provider', () => {
     await provider.start(contextWith());
     expect(intervals.map((entry) => entry.ms)).toEqual([10 * 60_000]);
     portal.armed.set('ghost', { job_id: 'ghost', fire_at: T0.toISOString(), schedule_id: 'x', callback_url: '', dedup_key: '' });
-    await jobs.modify((all) => ({ jobs: all.map((job) => (job.id === 'hourly' ? { ...job, next_run_at: '2030-01-01T05:00:00.000Z' } : job)), result: null }));
+    await jobs.modify((all) => ({
+      jobs: all.map((job) => (job.id === 'hourly' ? { ...job, next_run_at: '2030-01-01T05:00:00.000Z' } : job)),
+      result: null,
+    }));
 
     intervals[0]!.callback();
     await provider.reconcile();
@@ -184,7 +191,10 @@ describe('the managed provider', () => {
 
   it('leaves a running job armed as it is: its run’s end re-arms it', async () => {
     await provider.start(contextWith());
-    await jobs.modify((all) => ({ jobs: all.map((job) => (job.id === 'hourly' ? { ...job, state: 'running' as const } : job)), result: null }));
+    await jobs.modify((all) => ({
+      jobs: all.map((job) => (job.id === 'hourly' ? { ...job, state: 'running' as const } : job)),
+      result: null,
+    }));
     const before = portal.calls.length;
     await provider.reconcile();
     await provider.jobsChanged(['hourly']);
@@ -220,7 +230,9 @@ describe('the managed provider', () => {
   it('a portal answering 403: logged as a configuration problem and not retried', async () => {
     portal.failNext(403);
     await provider.jobsChanged(['hourly']);
-    expect(messages('error')).toEqual([expect.stringMatching(/refused to arm job hourly .*403\): a configuration problem — check AGENT_CRON_SCHEDULER_TOKEN/)]);
+    expect(messages('error')).toEqual([
+      expect.stringMatching(/refused to arm job hourly .*403\): a configuration problem — check AGENT_CRON_SCHEDULER_TOKEN/),
+    ]);
     const calls = portal.calls.length;
     await provider.jobsChanged(['hourly']);
     await provider.reconcile();

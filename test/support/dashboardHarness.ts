@@ -5,10 +5,23 @@ import type { HomeStatus } from '../../src/application/status/ShowStatus.js';
 import { cronHarness } from './cronHarness.js';
 
 export const DASHBOARD_TOKEN = 'dashboard-secret-token';
-const STATUS: HomeStatus = { gateway: { state: 'stopped' }, replicas: null, nextJobs: [], failedJobs: [], pausedJobs: [], webhookEventsWaiting: 0, unreadableJobs: 0 };
+const STATUS: HomeStatus = {
+  gateway: { state: 'stopped' },
+  replicas: null,
+  nextJobs: [],
+  failedJobs: [],
+  pausedJobs: [],
+  webhookEventsWaiting: 0,
+  unreadableJobs: 0,
+};
 
 /** A dashboard over the cron harness's use cases (its clock and log too), with `options` over the defaults. */
-export function dashboardHarness(token: string | null = DASHBOARD_TOKEN, options: { webhooks?: Partial<DashboardDependencies['webhooks']> } & Partial<Pick<DashboardDependencies, 'allowedHosts' | 'trustProxy'>> = {}) {
+export function dashboardHarness(
+  token: string | null = DASHBOARD_TOKEN,
+  options: { webhooks?: Partial<DashboardDependencies['webhooks']> } & Partial<
+    Pick<DashboardDependencies, 'allowedHosts' | 'trustProxy'>
+  > = {},
+) {
   const h = cronHarness();
   const app = createDashboardApp({
     token,

@@ -90,7 +90,11 @@ export class FakePortal {
   }
 
   /** A token built by hand: `header` and `payload` as given, signed by `sign` (empty: no signature). */
-  forge(header: Record<string, unknown>, payload: Record<string, unknown>, sign: (signingInput: string) => Buffer = () => Buffer.alloc(0)): string {
+  forge(
+    header: Record<string, unknown>,
+    payload: Record<string, unknown>,
+    sign: (signingInput: string) => Buffer = () => Buffer.alloc(0),
+  ): string {
     const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
     return `${signingInput}.${sign(signingInput).toString('base64url')}`;
   }
@@ -102,12 +106,20 @@ export class FakePortal {
   }
 
   /** Fires `{job_id, fire_at}` at `callbackUrl` + /api/cron/fire with `token` (none: no Authorization). */
-  async fire(callbackUrl: string, body: { job_id?: string; fire_at?: string }, token?: string | { authorization: string }): Promise<FireAnswer> {
+  async fire(
+    callbackUrl: string,
+    body: { job_id?: string; fire_at?: string },
+    token?: string | { authorization: string },
+  ): Promise<FireAnswer> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (typeof token === 'string') headers.authorization = `Bearer ${token}`;
     else if (token) headers.authorization = token.authorization;
     const response = await fetch(`${callbackUrl}/api/cron/fire`, { method: 'POST', headers, body: JSON.stringify(body) });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown>, retryAfter: response.headers.get('retry-after') };
+    return {
+      status: response.status,
+      body: (await response.json()) as Record<string, unknown>,
+      retryAfter: response.headers.get('retry-after'),
+    };
   }
 
   /** What the real portal does when an armed fire is due: fires it at its callback_url with a fresh token. */
@@ -153,7 +165,8 @@ export class FakePortal {
   async until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`the fake portal did not reach the expected state within ${timeoutMs} ms; calls: ${JSON.stringify(this.calls)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the fake portal did not reach the expected state within ${timeoutMs} ms; calls: ${JSON.stringify(this.calls)}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -166,7 +179,8 @@ export class FakePortal {
     const authorized = request.headers.authorization === `Bearer ${this.token}`;
     const kind = path.slice('/api/agent-cron/'.length) as SchedulerCall['kind'];
     this.calls.push({ kind, path, body, authorized });
-    const answer = (status: number, json: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+    const answer = (status: number, json: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
     const failure = this.failures.shift();
     if (failure === 'drop') return void request.socket.destroy();
     if (failure !== undefined) return void answer(failure, { error: 'failing as told' });
@@ -188,14 +202,21 @@ export class FakePortal {
       return void answer(200, {});
     }
     if (request.method === 'GET' && kind === 'list') {
-      return void answer(200, { armed: [...this.armed.values()].map(({ job_id, fire_at, schedule_id }) => ({ job_id, fire_at, schedule_id })) });
+      return void answer(200, {
+        armed: [...this.armed.values()].map(({ job_id, fire_at, schedule_id }) => ({ job_id, fire_at, schedule_id })),
+      });
     }
     answer(404, { error: 'not found' });
   }
 
   private jwks(): { keys: Array<Record<string, unknown>> } {
     return {
-      keys: Object.entries(this.keys).map(([kid, pair]) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, alg: pair.alg, use: 'sig' })),
+      keys: Object.entries(this.keys).map(([kid, pair]) => ({
+        ...pair.publicKey.export({ format: 'jwk' }),
+        kid,
+        alg: pair.alg,
+        use: 'sig',
+      })),
     };
   }
 }
@@ -254,6 +275,13 @@ export function nodeJwksFetcher(url: string): () => Promise<Map<string, string>>
     if (!response.ok) throw new Error(`the JWKS answered ${response.status}`);
     const { keys } = (await response.json()) as { keys: Array<Record<string, unknown>> };
     if (!Array.isArray(keys)) throw new Error('the JWKS has no list of keys');
-    return new Map(keys.map((jwk) => [String(jwk.kid), createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).export({ format: 'pem', type: 'spki' }).toString()]));
+    return new Map(
+      keys.map((jwk) => [
+        String(jwk.kid),
+        createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
+          .export({ format: 'pem', type: 'spki' })
+          .toString(),
+      ]),
+    );
   };
 }

@@ -9,7 +9,10 @@ export class RecordingTool implements Tool {
   readonly calls: Array<{ args: Record<string, unknown>; unattended: boolean; privateNetworks?: boolean }> = [];
   readonly spec: ToolSpec;
 
-  constructor(name: string, private readonly answer: Answer = () => 'done') {
+  constructor(
+    name: string,
+    private readonly answer: Answer = () => 'done',
+  ) {
     this.spec = {
       name,
       description: `The ${name} tool.`,

@@ -40,7 +40,15 @@ export async function startWebhookListener(
   const inbox = new InMemoryWebhookInbox();
   const clock = new ManualClock(options.now ?? '2026-11-22T10:00:00.000Z');
   const logger = new RecordingLogger();
-  const acceptWebhook = new AcceptWebhook(new WebhookSignatureVerifier(clock), inbox, new InMemoryWebhookRateLimiter(), clock, new SequentialIds(), logger, settings);
+  const acceptWebhook = new AcceptWebhook(
+    new WebhookSignatureVerifier(clock),
+    inbox,
+    new InMemoryWebhookRateLimiter(),
+    clock,
+    new SequentialIds(),
+    logger,
+    settings,
+  );
   const server = createWebhookServer(createWebhookApp({ routes, acceptWebhook, settings, logger, slackEvents: options.slackEvents }));
   const { port } = await listenWebhookServer(server, '127.0.0.1', 0);
   return {

@@ -1,5 +1,12 @@
 import { createJob, editJob, type Job } from '../../src/domain/Job.js';
-import { OVERDUE_MIN_LATENESS_MS, catchUpOf, isOverdueSlot, skipOverdueSlot, skipsOverdueSlot, slotsMissed } from '../../src/domain/jobCatchUp.js';
+import {
+  OVERDUE_MIN_LATENESS_MS,
+  catchUpOf,
+  isOverdueSlot,
+  skipOverdueSlot,
+  skipsOverdueSlot,
+  slotsMissed,
+} from '../../src/domain/jobCatchUp.js';
 import { readJobRecord, storedRecordOf } from '../../src/domain/JobRecord.js';
 import { parseSchedule } from '../../src/domain/Schedule.js';
 
@@ -40,7 +47,11 @@ describe('the catch-up policy of an overdue recurring slot', () => {
   });
 
   it('leaves one-shots to the missed rule', () => {
-    const oneShot = createJob({ id: 'b1b2c3d4e5f6', prompt: 'Once', schedule: parseSchedule('30m', CREATED, 'UTC'), catch_up: 'skip' }, CREATED, 'UTC');
+    const oneShot = createJob(
+      { id: 'b1b2c3d4e5f6', prompt: 'Once', schedule: parseSchedule('30m', CREATED, 'UTC'), catch_up: 'skip' },
+      CREATED,
+      'UTC',
+    );
     expect(isOverdueSlot(oneShot, at(5 * HOUR))).toBe(false);
     expect(skipsOverdueSlot(oneShot, at(5 * HOUR), 'skip')).toBe(false);
   });
@@ -81,7 +92,10 @@ describe('a job that runs without the agent', () => {
     const job = createJob({ id: 'c1', prompt: '', schedule, script: 'disk.sh', no_agent: true }, CREATED, 'UTC');
     expect(() => editJob(job, { script: null }, CREATED, 'UTC')).toThrow(/no pre-run script/);
     expect(() => editJob(job, { no_agent: false }, CREATED, 'UTC')).toThrow(/no prompt/);
-    expect(editJob(job, { no_agent: false, prompt: 'Report the disks' }, CREATED, 'UTC')).toMatchObject({ no_agent: false, prompt: 'Report the disks' });
+    expect(editJob(job, { no_agent: false, prompt: 'Report the disks' }, CREATED, 'UTC')).toMatchObject({
+      no_agent: false,
+      prompt: 'Report the disks',
+    });
   });
 
   it('keeps both new fields in its record, and reads a record without them as the defaults', () => {

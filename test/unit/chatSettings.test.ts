@@ -7,7 +7,10 @@ const config = (platforms: Record<string, unknown>, chat?: AgentConfig['chat']):
 
 describe('chatSettingsFrom', () => {
   it('reads who may talk to the bot from config.yaml, numbers as ids, with the defaults for turns', () => {
-    const { settings, problems } = chatSettingsFrom(config({ telegram: { bot_token: 't', inbound: true, allowed_users: [111, '222'], toolsets: ['web'] } }), {});
+    const { settings, problems } = chatSettingsFrom(
+      config({ telegram: { bot_token: 't', inbound: true, allowed_users: [111, '222'], toolsets: ['web'] } }),
+      {},
+    );
 
     expect(problems).toEqual([]);
     expect(settings.historyTurns).toBe(20);

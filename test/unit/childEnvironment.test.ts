@@ -34,7 +34,16 @@ const CREDENTIALS = {
   SLACK_BOT_TOKEN_FILE: '/run/secrets/slack',
   OPENAI_API_KEY_FILE: '/run/secrets/openai',
 };
-const HARMLESS = { PATH: '/usr/bin:/bin', HOME: '/home/ada', LANG: 'C.UTF-8', TELEGRAM_HOME_CHANNEL: '-100123', SMS_FROM: '+15550001111', API_KEY_FILE: '/etc/key', PGHOST: 'db', PGUSER: 'ada' };
+const HARMLESS = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/ada',
+  LANG: 'C.UTF-8',
+  TELEGRAM_HOME_CHANNEL: '-100123',
+  SMS_FROM: '+15550001111',
+  API_KEY_FILE: '/etc/key',
+  PGHOST: 'db',
+  PGUSER: 'ada',
+};
 
 describe('the environment of what a job or a model can start', () => {
   it('holds none of the service credentials and everything else', () => {
@@ -42,7 +51,9 @@ describe('the environment of what a job or a model can start', () => {
   });
 
   it('judges names whatever their case', () => {
-    expect(childEnvironment({ telegram_bot_token: 'x', Openai_Api_Key: 'y', PATH: '/bin' }, 'untrusted', NO_POLICY)).toEqual({ PATH: '/bin' });
+    expect(childEnvironment({ telegram_bot_token: 'x', Openai_Api_Key: 'y', PATH: '/bin' }, 'untrusted', NO_POLICY)).toEqual({
+      PATH: '/bin',
+    });
   });
 
   it('removes a variable the configuration names as a model key, whatever its name', () => {
@@ -54,7 +65,10 @@ describe('the environment of what a job or a model can start', () => {
   it('keeps what the operator passes through by name, and only that', () => {
     const policy = { ...NO_POLICY, passthrough: ['GH_TOKEN'] };
 
-    expect(childEnvironment({ GH_TOKEN: 'ghp', GITHUB_TOKEN: 'ghp2', PATH: '/bin' }, 'untrusted', policy)).toEqual({ GH_TOKEN: 'ghp', PATH: '/bin' });
+    expect(childEnvironment({ GH_TOKEN: 'ghp', GITHUB_TOKEN: 'ghp2', PATH: '/bin' }, 'untrusted', policy)).toEqual({
+      GH_TOKEN: 'ghp',
+      PATH: '/bin',
+    });
   });
 });
 

@@ -2,12 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
-import {
-  cronSettingsFrom,
-  idleTimeoutMsFrom,
-  resolveTimeZone,
-  scriptTimeoutMsFrom,
-} from '../../src/adapters/config/cronSettings.js';
+import { cronSettingsFrom, idleTimeoutMsFrom, resolveTimeZone, scriptTimeoutMsFrom } from '../../src/adapters/config/cronSettings.js';
 import { displayPath } from '../../src/adapters/shared/displayPath.js';
 
 function configWith(overrides: Partial<AgentConfig> = {}, cron: Partial<AgentConfig['cron']> = {}): AgentConfig {
@@ -27,9 +22,7 @@ describe('resolveTimeZone', () => {
   });
 
   it('lets AGENT_TIMEZONE override the config', () => {
-    expect(resolveTimeZone(configWith({ timezone: 'Asia/Tokyo' }), { AGENT_TIMEZONE: 'America/New_York' })).toBe(
-      'America/New_York',
-    );
+    expect(resolveTimeZone(configWith({ timezone: 'Asia/Tokyo' }), { AGENT_TIMEZONE: 'America/New_York' })).toBe('America/New_York');
   });
 
   it('falls back to the system zone when neither is set', () => {
@@ -40,9 +33,7 @@ describe('resolveTimeZone', () => {
     expect(() => resolveTimeZone(configWith({ timezone: 'UTC' }), { AGENT_TIMEZONE: 'Mars/Olympus' })).toThrow(
       expect.objectContaining({ code: 'TIMEZONE.INVALID', message: expect.stringContaining('"Mars/Olympus"') }),
     );
-    expect(() => resolveTimeZone(configWith({ timezone: 'Nowhere' }), {})).toThrow(
-      expect.objectContaining({ code: 'TIMEZONE.INVALID' }),
-    );
+    expect(() => resolveTimeZone(configWith({ timezone: 'Nowhere' }), {})).toThrow(expect.objectContaining({ code: 'TIMEZONE.INVALID' }));
   });
 });
 
@@ -78,7 +69,9 @@ describe('resolveTimeZone with TZ, the system zone', () => {
 
       expect(resolveTimeZone(configWith(), { TZ: join(root, 'zoneinfo', 'Asia', 'Tokyo') })).toBe('Asia/Tokyo');
       expect(resolveTimeZone(configWith(), { TZ: `:${join(root, 'localtime')}` })).toBe('Asia/Tokyo');
-      expect(() => resolveTimeZone(configWith(), { TZ: `:${join(root, 'copied-localtime')}` })).toThrow(/^TZ: ".*copied-localtime" is not a valid time zone/);
+      expect(() => resolveTimeZone(configWith(), { TZ: `:${join(root, 'copied-localtime')}` })).toThrow(
+        /^TZ: ".*copied-localtime" is not a valid time zone/,
+      );
       expect(() => resolveTimeZone(configWith(), { TZ: join(root, 'missing') })).toThrow(/^TZ: /);
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -30,7 +30,10 @@ describe('delivery targets', () => {
     ['slack:#ops', { kind: 'platform', platform: 'slack', destination: '#ops' }],
     ['telegram:#ops', { kind: 'platform', platform: 'telegram', destination: '#ops', threadId: null }],
     ['sms:#on-call', { kind: 'platform', platform: 'sms', destination: '#on-call' }],
-    ['slack:C0123ABCDEF:1712345678.123456', { kind: 'platform', platform: 'slack', destination: 'C0123ABCDEF', threadId: '1712345678.123456' }],
+    [
+      'slack:C0123ABCDEF:1712345678.123456',
+      { kind: 'platform', platform: 'slack', destination: 'C0123ABCDEF', threadId: '1712345678.123456' },
+    ],
     ['discord:123456:789', { kind: 'platform', platform: 'discord', destination: '123456', threadId: '789' }],
     ['matrix:!room:example.org', { kind: 'platform', platform: 'matrix', destination: '!room:example.org' }],
     ['signal:group:abc=', { kind: 'platform', platform: 'signal', destination: 'group:abc=' }],
@@ -113,7 +116,10 @@ describe('the wakeAgent gate', () => {
 
 describe('finding a job', () => {
   it('prefers an exact id', () => {
-    const jobs = [{ id: 'aaa', name: 'bbb' }, { id: 'bbb', name: 'x' }] as never[];
+    const jobs = [
+      { id: 'aaa', name: 'bbb' },
+      { id: 'bbb', name: 'x' },
+    ] as never[];
     expect(findJob(jobs, 'bbb')).toMatchObject({ id: 'bbb' });
   });
 });
@@ -121,10 +127,26 @@ describe('finding a job', () => {
 describe('the wall clock of a zone that is UTC at every instant', () => {
   it('is read from Date, and agrees with the runtime formatter to the second', async () => {
     const { wallClockAt } = await import('../../src/domain/zonedTime.js');
-    const formatter = new Intl.DateTimeFormat('en-US', { timeZone: 'Etc/UCT', hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    const formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'Etc/UCT',
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     for (const instant of [new Date('2026-03-29T00:59:59.999Z'), new Date('2024-02-29T23:00:00.500Z'), new Date('1999-12-31T23:59:59Z')]) {
       const parts = Object.fromEntries(formatter.formatToParts(instant).map((part) => [part.type, Number(part.value)]));
-      const expected = { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+      const expected = {
+        year: parts.year,
+        month: parts.month,
+        day: parts.day,
+        hour: parts.hour,
+        minute: parts.minute,
+        second: parts.second,
+      };
       for (const zone of ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']) expect(wallClockAt(instant, zone)).toEqual(expected);
     }
   });

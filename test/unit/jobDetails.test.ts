@@ -7,7 +7,10 @@ import { describeSchedule } from '../../src/domain/scheduleWords.js';
 const NOW = new Date('2026-06-01T08:00:00Z');
 
 function aJob(schedule: string, overrides: Partial<Job> = {}, timeZone = 'UTC'): Job {
-  return { ...createJob({ id: 'a1b2c3d4e5f6', prompt: 'Plan the day', schedule: parseSchedule(schedule, NOW, timeZone) }, NOW, timeZone), ...overrides };
+  return {
+    ...createJob({ id: 'a1b2c3d4e5f6', prompt: 'Plan the day', schedule: parseSchedule(schedule, NOW, timeZone) }, NOW, timeZone),
+    ...overrides,
+  };
 }
 
 describe('a schedule in words', () => {
@@ -101,7 +104,9 @@ describe('a job in words', () => {
   });
 
   it('shows a target that no longer parses as it is stored, saying why', () => {
-    expect(describeTargets({ deliver: 'pigeon:roof', origin: null })).toMatch(/^"pigeon:roof", which cannot be delivered to: .*unknown platform "pigeon"/);
+    expect(describeTargets({ deliver: 'pigeon:roof', origin: null })).toMatch(
+      /^"pigeon:roof", which cannot be delivered to: .*unknown platform "pigeon"/,
+    );
     expect(compactTargets('pigeon:roof')).toBe('pigeon:roof');
   });
 
@@ -113,7 +118,12 @@ describe('a job in words', () => {
 });
 
 describe('reading a run report back', () => {
-  const job = { id: 'a1b2c3d4e5f6', name: 'Digest', prompt: 'Summarise.\n\n## Response\n\nin two lines', schedule: parseSchedule('every 1h', NOW, 'UTC') };
+  const job = {
+    id: 'a1b2c3d4e5f6',
+    name: 'Digest',
+    prompt: 'Summarise.\n\n## Response\n\nin two lines',
+    schedule: parseSchedule('every 1h', NOW, 'UTC'),
+  };
   const startedAt = new Date('2026-06-01T09:00:05Z');
 
   function report(
@@ -134,18 +144,32 @@ describe('reading a run report back', () => {
 
   it('gives the error, and the answer too when there is one', () => {
     const { name, content } = report({ status: 'error', error: 'idle timeout after 600 s', response: null });
-    expect(parseRunReport(name, content, 'UTC', job.prompt)).toMatchObject({ status: 'error', error: 'idle timeout after 600 s', response: null });
+    expect(parseRunReport(name, content, 'UTC', job.prompt)).toMatchObject({
+      status: 'error',
+      error: 'idle timeout after 600 s',
+      response: null,
+    });
 
     const both = report({ status: 'error', error: 'agent produced an empty response', response: '' });
-    expect(parseRunReport(both.name, both.content, 'UTC', job.prompt)).toMatchObject({ error: 'agent produced an empty response', response: '' });
+    expect(parseRunReport(both.name, both.content, 'UTC', job.prompt)).toMatchObject({
+      error: 'agent produced an empty response',
+      response: '',
+    });
   });
 
   it('reads the status and the answer of a run whose delivery was queued or failed', () => {
     const queued = report({ status: 'delivery_queued', response: 'Sent on.', queuedReceipts: ['r1', 'r2'] });
-    const failed = report({ status: 'delivery_failed', response: 'Sent on.', queuedReceipts: ['r1'], deliveryError: 'telegram:1: refused\nslack:#x: down' });
+    const failed = report({
+      status: 'delivery_failed',
+      response: 'Sent on.',
+      queuedReceipts: ['r1'],
+      deliveryError: 'telegram:1: refused\nslack:#x: down',
+    });
 
     expect(queued.content).toContain('- Status: delivery_queued\n- Delivery outcome: queued\n- Queued receipts: r1, r2\n');
-    expect(failed.content).toContain('- Delivery outcome: failed\n- Delivery error: telegram:1: refused; slack:#x: down\n- Queued receipts: r1\n');
+    expect(failed.content).toContain(
+      '- Delivery outcome: failed\n- Delivery error: telegram:1: refused; slack:#x: down\n- Queued receipts: r1\n',
+    );
     for (const { name, content } of [queued, failed]) {
       expect(parseRunReport(name, content, 'UTC', job.prompt)).toMatchObject({ response: 'Sent on.', error: null });
     }
@@ -163,7 +187,8 @@ describe('reading a run report back', () => {
   });
 
   it('tolerates a report of an older version: no status line, another file name', () => {
-    const old = '# Cron job: Digest\n\n- Job id: a1b2c3d4e5f6\n- Run at: 2026-06-01 11:00 (Europe/Berlin)\n\n## Prompt\n\nSummarise.\n\n## Response\n\nDone.\n';
+    const old =
+      '# Cron job: Digest\n\n- Job id: a1b2c3d4e5f6\n- Run at: 2026-06-01 11:00 (Europe/Berlin)\n\n## Prompt\n\nSummarise.\n\n## Response\n\nDone.\n';
     expect(parseRunReport('report.md', old, 'UTC')).toEqual({
       startedAt: new Date('2026-06-01T09:00:00Z'),
       status: null,

@@ -15,7 +15,11 @@ const NEW_YORK = 'America/New_York';
 
 function aJob(schedule: string, now: string, timezone: string | null = NEW_YORK): Job {
   const at = new Date(now);
-  return createJob({ id: 'a1b2c3d4e5f6', prompt: 'Report', schedule: parseSchedule(schedule, at, timezone ?? CONFIGURED), timezone }, at, CONFIGURED);
+  return createJob(
+    { id: 'a1b2c3d4e5f6', prompt: 'Report', schedule: parseSchedule(schedule, at, timezone ?? CONFIGURED), timezone },
+    at,
+    CONFIGURED,
+  );
 }
 
 /** The next run after each tick's claim at the slot before, as the scheduler would go on. */
@@ -122,7 +126,9 @@ describe("a job's own time zone", () => {
     expect(resumeJob(pauseJob(job, later), later, CONFIGURED).next_run_at).toBe('2026-03-08T13:00:00Z');
     const due = { ...job, next_run_at: '2026-03-07T14:00:00Z' };
     expect(claimForManualRun(due, 'host:1', later, CONFIGURED).next_run_at).toBe('2026-03-08T13:00:00Z');
-    expect(claimFiredSlot(due, 'host:1', new Date('2026-03-07T14:00:00Z'), new Date('2026-03-07T14:00:00Z'), CONFIGURED).next_run_at).toBe('2026-03-08T13:00:00Z');
+    expect(claimFiredSlot(due, 'host:1', new Date('2026-03-07T14:00:00Z'), new Date('2026-03-07T14:00:00Z'), CONFIGURED).next_run_at).toBe(
+      '2026-03-08T13:00:00Z',
+    );
   });
 
   it('refuses an unknown zone in one sentence saying where the names are listed', () => {

@@ -1,9 +1,12 @@
 import { ipLiteralOf, publicAddressesOnly } from '../../src/adapters/tools/publicAddresses.js';
 
 describe('public addresses (what webhook runs may fetch)', () => {
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::8.8.8.8', '::808:808'])('takes the public address %s', (address) => {
-    expect(publicAddressesOnly(address)).toBe(true);
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::8.8.8.8', '::808:808'])(
+    'takes the public address %s',
+    (address) => {
+      expect(publicAddressesOnly(address)).toBe(true);
+    },
+  );
 
   it.each([
     ['127.0.0.1', 'loopback'],

@@ -20,9 +20,15 @@ describe('redelivery rules', () => {
   const CRON = { silentIsNothing: true };
 
   it('says why a run has nothing to deliver: still going on, failed, not run, no answer, [SILENT] where it means nothing to report', () => {
-    expect(whyNotRedeliverable(aRun(1, { status: 'running', answer: null }), CRON)).toBe('is still going on (its answer is delivered when it ends)');
-    expect(whyNotRedeliverable(aRun(1, { status: 'error', answer: null, error: 'idle timeout\nmore' }), CRON)).toBe('failed (idle timeout)');
-    expect(whyNotRedeliverable(aRun(1, { status: 'blocked_config', answer: null, error: 'No model.' }), CRON)).toBe('was not run (No model.)');
+    expect(whyNotRedeliverable(aRun(1, { status: 'running', answer: null }), CRON)).toBe(
+      'is still going on (its answer is delivered when it ends)',
+    );
+    expect(whyNotRedeliverable(aRun(1, { status: 'error', answer: null, error: 'idle timeout\nmore' }), CRON)).toBe(
+      'failed (idle timeout)',
+    );
+    expect(whyNotRedeliverable(aRun(1, { status: 'blocked_config', answer: null, error: 'No model.' }), CRON)).toBe(
+      'was not run (No model.)',
+    );
     expect(whyNotRedeliverable(aRun(1, { status: 'error', answer: null, error: null }), CRON)).toBe('failed');
     expect(whyNotRedeliverable(aRun(1, { answer: 'All quiet [silent]' }), CRON)).toBe('answered [SILENT], which is never delivered');
     expect(whyNotRedeliverable(aRun(1, { answer: 'All quiet [SILENT]' }), { silentIsNothing: false })).toBeNull();
@@ -36,14 +42,22 @@ describe('redelivery rules', () => {
   });
 
   it('sends to the targets the answer missed, or to all again when it reached every one', () => {
-    expect(targetsToRedeliver(['telegram', 'slack:C1'], [delivered('telegram'), failed('slack:C1'), delivered('local')])).toEqual(['slack:C1']);
+    expect(targetsToRedeliver(['telegram', 'slack:C1'], [delivered('telegram'), failed('slack:C1'), delivered('local')])).toEqual([
+      'slack:C1',
+    ]);
     // A target added since the run never got it.
     expect(targetsToRedeliver(['telegram', 'discord:1'], [delivered('telegram')])).toEqual(['discord:1']);
-    expect(targetsToRedeliver(['telegram', 'slack:C1'], [delivered('telegram'), { ...delivered('slack:C1'), outcome: 'queued' }])).toEqual(['telegram', 'slack:C1']);
+    expect(targetsToRedeliver(['telegram', 'slack:C1'], [delivered('telegram'), { ...delivered('slack:C1'), outcome: 'queued' }])).toEqual([
+      'telegram',
+      'slack:C1',
+    ]);
   });
 
   it('puts the new deliveries in place of the old, and says how the answer stands over all targets', () => {
-    const merged = mergeDeliveries([delivered('telegram'), failed('slack:C1'), delivered('local')], [delivered('slack:C1'), failed('discord:1', 'no\u001b token')]);
+    const merged = mergeDeliveries(
+      [delivered('telegram'), failed('slack:C1'), delivered('local')],
+      [delivered('slack:C1'), failed('discord:1', 'no\u001b token')],
+    );
     expect(merged.map((each) => [each.target, each.outcome])).toEqual([
       ['telegram', 'delivered'],
       ['slack:C1', 'delivered'],
@@ -51,7 +65,10 @@ describe('redelivery rules', () => {
       ['discord:1', 'failed'],
     ]);
     expect(outcomeOfDeliveries(merged)).toEqual({ status: 'delivery_failed', deliveryError: 'discord:1: no\u001b token', queued: [] });
-    expect(outcomeOfDeliveries([delivered('telegram'), { ...delivered('bot-chat'), outcome: 'queued', message_ids: ['r1'] }])).toEqual({ status: 'delivery_queued', receipts: ['r1'] });
+    expect(outcomeOfDeliveries([delivered('telegram'), { ...delivered('bot-chat'), outcome: 'queued', message_ids: ['r1'] }])).toEqual({
+      status: 'delivery_queued',
+      receipts: ['r1'],
+    });
     expect(outcomeOfDeliveries([delivered('telegram')])).toEqual({ status: 'ok' });
   });
 
@@ -67,7 +84,8 @@ describe('redelivery rules', () => {
 
 describe("a job's last run delivered again", () => {
   const startedAt = new Date('2026-06-20T08:00:00.250Z');
-  const afterFailedDelivery = () => finishRun({ ...anHourlyJob('a1'), failure_streak: 2 }, { status: 'delivery_failed', deliveryError: 'telegram: down' }, startedAt);
+  const afterFailedDelivery = () =>
+    finishRun({ ...anHourlyJob('a1'), failure_streak: 2 }, { status: 'delivery_failed', deliveryError: 'telegram: down' }, startedAt);
 
   it('is the run that started at its last_run_at, to the second', () => {
     expect(isLastRunOf(afterFailedDelivery(), startedAt)).toBe(true);
@@ -81,9 +99,15 @@ describe("a job's last run delivered again", () => {
 
     const ok = redeliverLastRun(job, { status: 'ok' });
     expect(ok).toEqual({ ...job, last_status: 'ok', last_delivery_error: null, failure_streak: 0 });
-    expect(redeliverLastRun(job, { status: 'delivery_failed', deliveryError: 'telegram: still down' })).toEqual({ ...job, last_delivery_error: 'telegram: still down' });
+    expect(redeliverLastRun(job, { status: 'delivery_failed', deliveryError: 'telegram: still down' })).toEqual({
+      ...job,
+      last_delivery_error: 'telegram: still down',
+    });
     // A run that had got through and now did not is one more failed run.
-    expect(redeliverLastRun(ok, { status: 'delivery_failed', deliveryError: 'telegram: down' })).toMatchObject({ last_status: 'delivery_failed', failure_streak: 1 });
+    expect(redeliverLastRun(ok, { status: 'delivery_failed', deliveryError: 'telegram: down' })).toMatchObject({
+      last_status: 'delivery_failed',
+      failure_streak: 1,
+    });
   });
 });
 
@@ -92,15 +116,24 @@ describe('where a webhook answer went, read back from its record', () => {
     const deliveries: WebhookDelivery[] = [
       { kind: 'log' },
       { kind: 'repo_comment', repo: 'octo/widgets', prNumber: 12 },
-      ...['telegram', 'telegram:-1001234567890:17', 'slack:#ops', 'matrix:!room:example.org', 'email:ops@example.com', 'mattermost:abc def'].map(
-        (text): WebhookDelivery => ({ kind: 'platform', target: parseDeliveryTargets(text)[0] as Extract<WebhookDelivery, { kind: 'platform' }>['target'] }),
-      ),
+      ...[
+        'telegram',
+        'telegram:-1001234567890:17',
+        'slack:#ops',
+        'matrix:!room:example.org',
+        'email:ops@example.com',
+        'mattermost:abc def',
+      ].map((text): WebhookDelivery => ({
+        kind: 'platform',
+        target: parseDeliveryTargets(text)[0] as Extract<WebhookDelivery, { kind: 'platform' }>['target'],
+      })),
     ];
     for (const delivery of deliveries) expect(webhookDeliveryNamed(describeWebhookDelivery(delivery))).toEqual(delivery);
     expect(describeWebhookDelivery(deliveries[3]!)).toBe(describeTarget(parseDeliveryTargets('telegram:-1001234567890:17')[0]!));
   });
 
   it('names none for text that is not a delivery', () => {
-    for (const text of ['', 'local', 'origin', 'bot-chat', 'telegram,slack', 'nowhere:1', 'octo/widgets#0']) expect(webhookDeliveryNamed(text)).toBeNull();
+    for (const text of ['', 'local', 'origin', 'bot-chat', 'telegram,slack', 'nowhere:1', 'octo/widgets#0'])
+      expect(webhookDeliveryNamed(text)).toBeNull();
   });
 });

@@ -47,7 +47,11 @@ describe('reading a schedule', () => {
   });
 
   it('reads a stored macro back with its display', () => {
-    expect(scheduleFromRecord({ kind: 'cron', expr: '0 0 * * *', display: '@daily' })).toEqual({ kind: 'cron', expr: '0 0 * * *', display: '@daily' });
+    expect(scheduleFromRecord({ kind: 'cron', expr: '0 0 * * *', display: '@daily' })).toEqual({
+      kind: 'cron',
+      expr: '0 0 * * *',
+      display: '@daily',
+    });
   });
 
   it.each([
@@ -114,12 +118,71 @@ describe('reading a schedule', () => {
     },
   );
 
-  it('answers every cron-like input with its own sentence or a next run, never with the cron library\'s error', () => {
+  it("answers every cron-like input with its own sentence or a next run, never with the cron library's error", () => {
     const tokens = [
-      '*', '*/0', '*/1', '*/7', '*/8', '*/12', '*/13', '*/24', '*/25', '*/31', '*/32', '*/60', '*/61', '0', '1', '7',
-      '8', '12', '13', '23', '24', '31', '32', '59', '60', '01', '1-5', '5-1', '1-5/2', '1-5/9', '0-7', '0-7/8', '5/15',
-      '*/5/2', '1-2-3', '*-5', '-', '1,', ',1', ',', '+1', '1.5', 'L', 'W', '15W', 'LW', '5L', '1#2', '?', 'JAN', 'jan',
-      'MON', 'sun', 'MON-FRI', 'SUN-SAT', 'FRI-MON', 'jan-mar/2', 'JAN/2', 'MONDAY', 'JANMAR', '1-JAN', 'H', '@daily',
+      '*',
+      '*/0',
+      '*/1',
+      '*/7',
+      '*/8',
+      '*/12',
+      '*/13',
+      '*/24',
+      '*/25',
+      '*/31',
+      '*/32',
+      '*/60',
+      '*/61',
+      '0',
+      '1',
+      '7',
+      '8',
+      '12',
+      '13',
+      '23',
+      '24',
+      '31',
+      '32',
+      '59',
+      '60',
+      '01',
+      '1-5',
+      '5-1',
+      '1-5/2',
+      '1-5/9',
+      '0-7',
+      '0-7/8',
+      '5/15',
+      '*/5/2',
+      '1-2-3',
+      '*-5',
+      '-',
+      '1,',
+      ',1',
+      ',',
+      '+1',
+      '1.5',
+      'L',
+      'W',
+      '15W',
+      'LW',
+      '5L',
+      '1#2',
+      '?',
+      'JAN',
+      'jan',
+      'MON',
+      'sun',
+      'MON-FRI',
+      'SUN-SAT',
+      'FRI-MON',
+      'jan-mar/2',
+      'JAN/2',
+      'MONDAY',
+      'JANMAR',
+      '1-JAN',
+      'H',
+      '@daily',
     ];
     const answers: string[] = [];
     for (let position = 0; position < 5; position += 1) {
@@ -171,7 +234,10 @@ describe('refusing a schedule the user typed', () => {
     ['every 30', '"every 30" is not a valid interval: it has no unit (m for minutes, h for hours, d for days)'],
     ['every 1.5h', '"every 1.5h" is not a valid interval: the number must be a whole number of 1 or more, not 1.5'],
     ['every -2h', '"every -2h" is not a valid interval: the number must be a whole number of 1 or more, not -2'],
-    ['every 5 fortnights', '"every 5 fortnights" is not a valid interval: "fortnights" is not a unit (m for minutes, h for hours, d for days)'],
+    [
+      'every 5 fortnights',
+      '"every 5 fortnights" is not a valid interval: "fortnights" is not a unit (m for minutes, h for hours, d for days)',
+    ],
     ['every fortnight', '"every fortnight" is not a valid interval: "fortnight" is not a number followed by a unit'],
     ['every 99999999999999m', '"every 99999999999999m" is not a valid interval: 99999999999999m is too long'],
     ['0m', '"0m" is not a schedule: the number must be a whole number of 1 or more, not 0'],
@@ -205,15 +271,33 @@ describe('refusing a schedule the user typed', () => {
  */
 function vixieRuns(expression: string, from: Date, count: number): string[] {
   const names: Record<string, number> = {
-    JAN: 1, FEB: 2, MAR: 3, APR: 4, MAY: 5, JUN: 6, JUL: 7, AUG: 8, SEP: 9, OCT: 10, NOV: 11, DEC: 12,
-    SUN: 0, MON: 1, TUE: 2, WED: 3, THU: 4, FRI: 5, SAT: 6,
+    JAN: 1,
+    FEB: 2,
+    MAR: 3,
+    APR: 4,
+    MAY: 5,
+    JUN: 6,
+    JUL: 7,
+    AUG: 8,
+    SEP: 9,
+    OCT: 10,
+    NOV: 11,
+    DEC: 12,
+    SUN: 0,
+    MON: 1,
+    TUE: 2,
+    WED: 3,
+    THU: 4,
+    FRI: 5,
+    SAT: 6,
   };
   const value = (token: string) => names[token.toUpperCase()] ?? Number(token);
   const set = (field: string, min: number, max: number): Set<number> => {
     const values = new Set<number>();
     for (const item of field.split(',')) {
       const [range, step = '1'] = item.split('/') as [string, string?];
-      const [low, high] = range === '*' ? [min, max] : range.includes('-') ? range.split('-').map(value) : [value(range), step === '1' ? value(range) : max];
+      const [low, high] =
+        range === '*' ? [min, max] : range.includes('-') ? range.split('-').map(value) : [value(range), step === '1' ? value(range) : max];
       for (let v = low!; v <= high!; v += Number(step)) values.add(v);
     }
     return values;
@@ -273,9 +357,7 @@ describe('cron day-of-month and day-of-week (Vixie)', () => {
     '0 0 29 2 *',
     '0 8 */7 * 7',
   ])('gives the runs of %j that Vixie cron gives', (expression) => {
-    expect(runs(parseSchedule(expression, from, 'UTC'), from, 'UTC', 12)).toEqual(
-      vixieRuns(expression, from, 12),
-    );
+    expect(runs(parseSchedule(expression, from, 'UTC'), from, 'UTC', 12)).toEqual(vixieRuns(expression, from, 12));
   });
 });
 
@@ -348,10 +430,7 @@ describe('cron next runs', () => {
 
     it('fires every-minute jobs in the gap once, after it', () => {
       const from = new Date('2026-03-08T06:59:00Z'); // 01:59 EST
-      expect(runs(parseSchedule('* * * * *', from, zone), from, zone, 2)).toEqual([
-        '2026-03-08T07:00:00.000Z',
-        '2026-03-08T07:01:00.000Z',
-      ]);
+      expect(runs(parseSchedule('* * * * *', from, zone), from, zone, 2)).toEqual(['2026-03-08T07:00:00.000Z', '2026-03-08T07:01:00.000Z']);
     });
   });
 

@@ -35,12 +35,17 @@ describe('splitMessage', () => {
     const parts = splitMessage(text, 400);
     expect(parts.length).toBeGreaterThan(2);
     for (const part of parts) {
-      const fences = bodyOf(part).split('\n').filter((line) => line.startsWith('```'));
+      const fences = bodyOf(part)
+        .split('\n')
+        .filter((line) => line.startsWith('```'));
       expect(fences.length % 2).toBe(0);
       expect(part.length).toBeLessThanOrEqual(400);
     }
     expect(bodyOf(parts[1]!).startsWith('```ts\n')).toBe(true);
-    const rejoined = parts.map(bodyOf).join('\n').match(/console\.log\(\d+\)/g);
+    const rejoined = parts
+      .map(bodyOf)
+      .join('\n')
+      .match(/console\.log\(\d+\)/g);
     expect(rejoined).toHaveLength(80);
   });
 
@@ -56,7 +61,11 @@ describe('splitMessage', () => {
     const parts = splitMessage(text, 4096);
     for (const part of parts) {
       expect(part.length).toBeLessThanOrEqual(4096);
-      expect(bodyOf(part)).toBe(Array.from(bodyOf(part)).filter((char) => char === '😀').join(''));
+      expect(bodyOf(part)).toBe(
+        Array.from(bodyOf(part))
+          .filter((char) => char === '😀')
+          .join(''),
+      );
     }
     expect(parts.map(bodyOf).join('')).toBe(text);
     expect(parts.at(-1)).toMatch(/ \(25\/25\)$/);

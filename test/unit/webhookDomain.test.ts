@@ -35,12 +35,20 @@ describe('payload paths', () => {
     expect(lookUpPath(pullRequest, 'pull_request.merged')).toEqual({ found: true, value: false });
   });
 
-  it.each(['missing', 'pull_request.labels.2.name', 'pull_request.labels.name', 'pull_request.labels.01', 'number.x', 'a..b', '', 'constructor', '__proto__', 'pull_request.toString'])(
-    'finds nothing at %j',
-    (path) => {
-      expect(lookUpPath(pullRequest, path)).toEqual({ found: false });
-    },
-  );
+  it.each([
+    'missing',
+    'pull_request.labels.2.name',
+    'pull_request.labels.name',
+    'pull_request.labels.01',
+    'number.x',
+    'a..b',
+    '',
+    'constructor',
+    '__proto__',
+    'pull_request.toString',
+  ])('finds nothing at %j', (path) => {
+    expect(lookUpPath(pullRequest, path)).toEqual({ found: false });
+  });
 
   it('finds a null value, which is not the same as nothing', () => {
     expect(lookUpPath({ a: null }, 'a')).toEqual({ found: true, value: null });
@@ -106,7 +114,11 @@ describe('prompt templates', () => {
     const text = `${'\ud800x'.repeat(1000)}${'😀'.repeat(3000)}`;
     const raw = rawPayload({ text });
     expect(Array.from(raw)).toHaveLength(4000);
-    expect(raw).toBe(Array.from(JSON.stringify({ text }, null, 2)).slice(0, 4000).join(''));
+    expect(raw).toBe(
+      Array.from(JSON.stringify({ text }, null, 2))
+        .slice(0, 4000)
+        .join(''),
+    );
   });
 
   it('without a template gives the event name, the route name and the raw payload', () => {
@@ -164,7 +176,10 @@ describe('delivery id', () => {
   it('names a Stripe-signed request by its payload id, even when a proxy added X-Request-ID', () => {
     const stripe = { 'stripe-signature': 't=1,v1=abc', 'x-request-id': 'proxy-123' };
 
-    expect(deliveryIdOf(stripe, 1700000000123, { id: 'evt_1NG8', type: 'charge.disputed' })).toEqual({ value: 'evt_1NG8', fromSender: true });
+    expect(deliveryIdOf(stripe, 1700000000123, { id: 'evt_1NG8', type: 'charge.disputed' })).toEqual({
+      value: 'evt_1NG8',
+      fromSender: true,
+    });
     // Without a usable id, the usual headers decide.
     expect(deliveryIdOf(stripe, 1700000000123, { id: 7 })).toEqual({ value: 'proxy-123', fromSender: true });
   });
@@ -226,7 +241,7 @@ describe('request bodies', () => {
     expect(parseWebhookBody(bytes('{"ok":"ünï"}'), null)).toEqual({ ok: true, payload: { ok: 'ünï' }, json: '{"ok":"ünï"}' });
   });
 
-  it('takes the JSON in the payload field of a form body (the first code host\'s form mode)', () => {
+  it("takes the JSON in the payload field of a form body (the first code host's form mode)", () => {
     const body = `payload=${encodeURIComponent('{"action":"opened","n":1}')}`;
     expect(parseWebhookBody(bytes(body), 'application/x-www-form-urlencoded')).toEqual({
       ok: true,
@@ -386,7 +401,13 @@ describe('delivery memory', () => {
 
   it('drops expired keys and holds at most its bound, the oldest going first', () => {
     const memory = new DeliveryMemory(1000, 3);
-    for (const [key, at] of [['a', 0], ['b', 10], ['c', 20], ['d', 30]] as const) memory.remember(key, at);
+    for (const [key, at] of [
+      ['a', 0],
+      ['b', 10],
+      ['c', 20],
+      ['d', 30],
+    ] as const)
+      memory.remember(key, at);
     expect(memory.size).toBe(3);
     expect(memory.remember('a', 40)).toBe(true);
     expect(memory.remember('d', 40)).toBe(false);
@@ -424,7 +445,8 @@ describe('route names', () => {
     expect(() => checkSubscriptionName('..')).toThrow(
       expect.objectContaining({
         code: 'WEBHOOK.NAME_INVALID',
-        message: 'The name ".." cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
+        message:
+          'The name ".." cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
       }),
     );
     expect(() => checkSubscriptionName('x'.repeat(65))).toThrow(expect.objectContaining({ code: 'WEBHOOK.NAME_INVALID' }));
@@ -452,13 +474,19 @@ describe('Content-Types a route takes', () => {
     expect(takesContentType(type, [])).toBe(true);
   });
 
-  it.each(['text/plain', 'text/json', 'application/xml', 'application/+json', 'application/json+x', 'multipart/form-data; boundary=x', 'json', 'application/octet-stream'])(
-    'takes %s only when the route lists it',
-    (type) => {
-      expect(takesContentType(type, [])).toBe(false);
-      expect(takesContentType(type, [mediaTypeOf(type)!])).toBe(true);
-    },
-  );
+  it.each([
+    'text/plain',
+    'text/json',
+    'application/xml',
+    'application/+json',
+    'application/json+x',
+    'multipart/form-data; boundary=x',
+    'json',
+    'application/octet-stream',
+  ])('takes %s only when the route lists it', (type) => {
+    expect(takesContentType(type, [])).toBe(false);
+    expect(takesContentType(type, [mediaTypeOf(type)!])).toBe(true);
+  });
 
   it('takes a missing Content-Type as application/octet-stream', () => {
     expect(takesContentType(null, [])).toBe(false);

@@ -25,7 +25,10 @@ describe('webhook listener settings', () => {
 
   it('takes 30 requests a minute per route and bodies up to 1 MiB unless extra.rate_limit and extra.max_body_bytes say otherwise', () => {
     expect(webhookListenerSettingsFrom(withExtra())).toMatchObject({ rateLimitPerMinute: 30, maxBodyBytes: 1_048_576 });
-    expect(webhookListenerSettingsFrom(withExtra({ rate_limit: 5, max_body_bytes: 100 }))).toMatchObject({ rateLimitPerMinute: 5, maxBodyBytes: 100 });
+    expect(webhookListenerSettingsFrom(withExtra({ rate_limit: 5, max_body_bytes: 100 }))).toMatchObject({
+      rateLimitPerMinute: 5,
+      maxBodyBytes: 100,
+    });
   });
 
   it('serves no metrics, and asks no token, unless extra.metrics and extra.metrics_token say otherwise', () => {

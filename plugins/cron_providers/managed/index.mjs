@@ -70,9 +70,11 @@ export class ManagedSchedulerProvider {
   problem() {
     const settings = this.context.settings ?? {};
     const missing = REQUIRED_SETTINGS.filter((key) => typeof settings[key] !== 'string' || settings[key].trim() === '');
-    if (missing.length > 0) return `${missing.map((key) => `cron.managed.${key}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in config.yaml`;
+    if (missing.length > 0)
+      return `${missing.map((key) => `cron.managed.${key}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set in config.yaml`;
     const token = this.context.env?.[TOKEN_VARIABLE];
-    if (typeof token !== 'string' || token.trim() === '') return `${TOKEN_VARIABLE} is not set (the portal's bearer token; it never goes in config.yaml)`;
+    if (typeof token !== 'string' || token.trim() === '')
+      return `${TOKEN_VARIABLE} is not set (the portal's bearer token; it never goes in config.yaml)`;
     return null;
   }
 
@@ -266,7 +268,10 @@ export class ManagedSchedulerProvider {
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
-      const cause = /** @type {any} */ (error)?.name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : `unreachable: ${describe(error)}`;
+      const cause =
+        /** @type {any} */ (error)?.name === 'TimeoutError'
+          ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s`
+          : `unreachable: ${describe(error)}`;
       throw new PortalError(`${url} ${cause}`, false);
     }
     const text = await response.text().catch(() => '');
@@ -283,7 +288,9 @@ export class ManagedSchedulerProvider {
 
 /** A job the portal should hold one fire for. @param {any} job */
 function isSchedulable(job) {
-  return job.enabled === true && job.state === 'scheduled' && typeof job.next_run_at === 'string' && !Number.isNaN(Date.parse(job.next_run_at));
+  return (
+    job.enabled === true && job.state === 'scheduled' && typeof job.next_run_at === 'string' && !Number.isNaN(Date.parse(job.next_run_at))
+  );
 }
 
 /** @param {string} url */
@@ -295,7 +302,9 @@ function trimSlash(url) {
 function describe(error) {
   if (error instanceof Error) {
     const cause = /** @type {any} */ (error).cause;
-    return cause instanceof Error && cause.message && !error.message.includes(cause.message) ? `${error.message}: ${cause.message}` : error.message;
+    return cause instanceof Error && cause.message && !error.message.includes(cause.message)
+      ? `${error.message}: ${cause.message}`
+      : error.message;
   }
   return String(error);
 }

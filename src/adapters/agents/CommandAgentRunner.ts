@@ -1,8 +1,4 @@
-import {
-  AgentRunError,
-  type AgentRunRequest,
-  type AgentRunResult,
-} from '../../application/ports/AgentRunner.js';
+import { AgentRunError, type AgentRunRequest, type AgentRunResult } from '../../application/ports/AgentRunner.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
@@ -113,7 +109,8 @@ export class CommandAgentRunner {
   }
 
   private startError(error: NodeJS.ErrnoException): AgentRunError {
-    if (error.code === 'ESANDBOX') return new AgentRunError('failed', `The agent program "${this.program}" was not started: ${error.message}`, { cause: error });
+    if (error.code === 'ESANDBOX')
+      return new AgentRunError('failed', `The agent program "${this.program}" was not started: ${error.message}`, { cause: error });
     const problem =
       error.code === 'ENOENT'
         ? `the agent program "${this.program}" was not found; check the configured command and PATH`

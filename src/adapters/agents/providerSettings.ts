@@ -9,7 +9,13 @@ export const BUILT_IN_PROVIDERS: Readonly<Record<string, Readonly<ProviderConfig
   openai: { type: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY', model: 'gpt-4o-mini' },
   anthropic: { type: 'anthropic', base_url: 'https://api.anthropic.com', api_key_env: 'ANTHROPIC_API_KEY', model: 'claude-sonnet-4-5' },
   openrouter: { type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY', model: 'openai/gpt-4o-mini' },
-  ollama: { type: 'openai', base_url: 'http://localhost:11434/v1', api_key_env: 'OLLAMA_API_KEY', api_key_required: false, model: 'llama3.2' },
+  ollama: {
+    type: 'openai',
+    base_url: 'http://localhost:11434/v1',
+    api_key_env: 'OLLAMA_API_KEY',
+    api_key_required: false,
+    model: 'llama3.2',
+  },
   command: { type: 'command' },
 };
 
@@ -135,7 +141,10 @@ function keysOf(
 ): ProviderKeys | null {
   const listed = (settings.api_keys ?? []).map((key) => key.trim()).filter((key) => key !== '');
   if (listed.length > 0) return { values: listed, source: `providers.${provider}.api_keys` };
-  const pooled = (env[poolVariable] ?? '').split(',').map((key) => key.trim()).filter((key) => key !== '');
+  const pooled = (env[poolVariable] ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
   if (pooled.length > 0) return { values: pooled, source: poolVariable };
   const single = env[keyVariable]?.trim();
   return single ? { values: [single], source: keyVariable } : null;

@@ -19,12 +19,7 @@ const MAX_DETAIL_CHARS = 300;
  * ModelCallFailure for the kinds). Errors that come from neither the SDK nor the network are
  * programming errors and are thrown on unchanged.
  */
-export function modelCallErrorFrom(
-  error: unknown,
-  sdk: SdkErrorClasses,
-  endpoint: string,
-  signal: AbortSignal,
-): ModelCallError {
+export function modelCallErrorFrom(error: unknown, sdk: SdkErrorClasses, endpoint: string, signal: AbortSignal): ModelCallError {
   if (error instanceof ModelCallError) return error;
   if (signal.aborted || error instanceof sdk.APIUserAbortError) {
     return new ModelCallError('aborted', `the call to ${endpoint} was cancelled`, { cause: error });

@@ -35,7 +35,9 @@ const STDERR_KEPT = 2_000;
 
 /** A run's bot-chat receipt id: sha256 of the compact JSON `[source_home, job_id, execution_id, target_home]`. */
 export function receiptIdOf(sourceHome: string, jobId: string, executionId: string, targetHome: string): string {
-  return createHash('sha256').update(JSON.stringify([sourceHome, jobId, executionId, targetHome])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([sourceHome, jobId, executionId, targetHome]))
+    .digest('hex');
 }
 
 /**
@@ -64,7 +66,10 @@ export class FileBotChatDelivery implements BotChatDelivery {
   async problemWith(profile: string | null): Promise<string | null> {
     if (profile === null) return null;
     const home = this.targetHome(profile);
-    const found = await stat(home).then((stats) => stats.isDirectory(), () => false);
+    const found = await stat(home).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    );
     return found
       ? null
       : `The bot-chat profile "${profile}" does not exist (${home}); create it with agent chat --profile ${profile} --create-if-missing.`;
@@ -77,7 +82,9 @@ export class FileBotChatDelivery implements BotChatDelivery {
     try {
       await ensureMailbox(mailbox);
     } catch (error) {
-      throw new BotChatDeliveryError(`Could not open the bot-chat mailbox ${mailbox} (${String(error)}); check that it is writable.`, { cause: error });
+      throw new BotChatDeliveryError(`Could not open the bot-chat mailbox ${mailbox} (${String(error)}); check that it is writable.`, {
+        cause: error,
+      });
     }
     // The receipt is checked before any owner is looked for: an existing one is never delivered again.
     if (await exists(recordPath(mailbox, receipt))) throw this.alreadyDelivered(receipt);
@@ -100,13 +107,20 @@ export class FileBotChatDelivery implements BotChatDelivery {
     if (!(await createRecordOnce(mailbox, record))) throw this.alreadyDelivered(receipt);
     if (owner) return { lane: 'queued', receipt };
     const failure = await this.runChat(request.profile, mailbox, record);
-    await rewriteRecord(mailbox, { ...record, status: failure ? 'failed' : 'settled', error: failure, updated_at: new Date().toISOString() });
+    await rewriteRecord(mailbox, {
+      ...record,
+      status: failure ? 'failed' : 'settled',
+      error: failure,
+      updated_at: new Date().toISOString(),
+    });
     if (failure) throw new BotChatDeliveryError(failure);
     return { lane: 'delivered', receipt };
   }
 
   private alreadyDelivered(receipt: string): BotChatDeliveryError {
-    return new BotChatDeliveryError(`The bot-chat receipt ${receipt} already exists, so this run is not delivered again; look at that receipt instead.`);
+    return new BotChatDeliveryError(
+      `The bot-chat receipt ${receipt} already exists, so this run is not delivered again; look at that receipt instead.`,
+    );
   }
 
   private targetHome(profile: string | null): string {
@@ -132,7 +146,13 @@ export class FileBotChatDelivery implements BotChatDelivery {
     const command = `agent chat${profile === null ? '' : ` --profile ${profile}`}`;
     const stderr = new CappedOutput(STDERR_KEPT, 'end');
     try {
-      const end = await this.children.run({ program: program!, args, env: { ...this.env, AGENT_HOME: home }, stderr, timeoutMs: this.timeoutMs });
+      const end = await this.children.run({
+        program: program!,
+        args,
+        env: { ...this.env, AGENT_HOME: home },
+        stderr,
+        timeoutMs: this.timeoutMs,
+      });
       const detail = stderr.text().trim();
       switch (end.kind) {
         case 'not_started':

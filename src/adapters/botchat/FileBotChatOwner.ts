@@ -69,7 +69,12 @@ export class FileBotChatOwner implements BotChatOwner {
     const record = this.claimed.get(receipt);
     if (!record) return;
     this.claimed.delete(receipt);
-    await rewriteRecord(this.mailbox, { ...record, status: error === null ? 'settled' : 'failed', error, updated_at: new Date().toISOString() });
+    await rewriteRecord(this.mailbox, {
+      ...record,
+      status: error === null ? 'settled' : 'failed',
+      error,
+      updated_at: new Date().toISOString(),
+    });
   }
 
   private async renewLease(): Promise<void> {

@@ -50,18 +50,19 @@ const EXIT_WORDS = new Set(['/exit', '/quit', 'exit', 'quit']);
  * session has every toolset, the job tool included. While it is open, due jobs fire: a tick at
  * the start and one every minute (CLI mode, docs/chat.md).
  */
-export function registerChatCommand(
-  yargs: Argv,
-  app: (choice: ChatHomeChoice) => Promise<ChatApp>,
-  io: CliIO,
-): Argv {
+export function registerChatCommand(yargs: Argv, app: (choice: ChatHomeChoice) => Promise<ChatApp>, io: CliIO): Argv {
   return yargs.command(
     'chat',
     'Talk to the agent: one question with -q, or a conversation on a terminal',
     (y) =>
       y
         .option('q', { alias: 'query', type: 'string', coerce: text('-q'), describe: 'Ask one question, print the answer and exit' })
-        .option('query-file', { type: 'string', nargs: 1, coerce: text('--query-file'), describe: 'Read the question from a file ("-" for stdin)' })
+        .option('query-file', {
+          type: 'string',
+          nargs: 1,
+          coerce: text('--query-file'),
+          describe: 'Read the question from a file ("-" for stdin)',
+        })
         .option('profile', { type: 'string', coerce: text('--profile'), describe: 'Use $AGENT_HOME/profiles/<name> as the home' })
         .option('create-if-missing', { type: 'boolean', default: false, describe: 'Create the profile when it does not exist' })
         .option('provider', {

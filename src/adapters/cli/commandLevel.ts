@@ -24,7 +24,10 @@ export interface CommandLevel {
 interface YargsInternals {
   getInternalMethods(): {
     getContext(): { commands: string[] };
-    getUsageInstance(): { getCommands(): Array<[string, string, boolean, string[], ...unknown[]]>; getUsage(): Array<[string, ...unknown[]]> };
+    getUsageInstance(): {
+      getCommands(): Array<[string, string, boolean, string[], ...unknown[]]>;
+      getUsage(): Array<[string, ...unknown[]]>;
+    };
   };
   getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
 }
@@ -45,7 +48,13 @@ export function commandLevelOf(yargs: Argv): CommandLevel {
     const commands = listed.map(([usage]) => nameOf(usage)).filter((name) => name !== '$0');
     const aliases = listed.flatMap((entry) => (Array.isArray(entry[3]) ? entry[3].map(nameOf) : []));
     const usage = usageInstance.getUsage()[0]?.[0]?.replace(/^\$0\b/, 'agent');
-    return { path: [...internals.getContext().commands], commands, usage, names: [...commands, ...aliases], flags: flagsOf(yargs as unknown as YargsInternals) };
+    return {
+      path: [...internals.getContext().commands],
+      commands,
+      usage,
+      names: [...commands, ...aliases],
+      flags: flagsOf(yargs as unknown as YargsInternals),
+    };
   } catch {
     return { path: [], commands: [] };
   }
@@ -127,7 +136,10 @@ function unknownFlag(message: string, typed: readonly string[], flags: readonly 
   const written = typed.find((word) => new RegExp(`^--?(no-)?${escapeRegExp(name)}(=|$)`).test(word));
   if (written === undefined) return null;
   const [, dashes, negation = ''] = /^(--?)(no-)?/.exec(written)!;
-  const meant = likelyName(name, flags.filter((flag) => flag.length > 1 || dashes === '-'));
+  const meant = likelyName(
+    name,
+    flags.filter((flag) => flag.length > 1 || dashes === '-'),
+  );
   if (meant === null) return null;
   const dash = meant.length === 1 ? '-' : '--';
   return `Unknown flag ${dashes}${negation}${name}; did you mean ${dash}${negation}${meant}?`;

@@ -47,16 +47,22 @@ function countProblems(report: Omit<CheckReport, 'problems'>): number {
 function summary(report: CheckReport, online: boolean): string {
   const problems = report.config.filter(isProblem).length;
   const missing = report.config.some((finding) => finding.effect === 'notice');
-  const parts: string[] = [`config.yaml ${problems > 0 ? `${problems} problem${problems === 1 ? '' : 's'}` : missing ? 'not found (every setting has its default)' : 'ok'}`];
+  const parts: string[] = [
+    `config.yaml ${problems > 0 ? `${problems} problem${problems === 1 ? '' : 's'}` : missing ? 'not found (every setting has its default)' : 'ok'}`,
+  ];
   if (report.jobs) {
     const bad = report.jobs.jobs.filter((job) => job.problems.length > 0).length + report.jobs.unreadable.length;
-    parts.push(`${report.jobs.jobs.length} job${report.jobs.jobs.length === 1 ? '' : 's'} checked${bad > 0 ? `, ${bad} with problems` : ''}`);
+    parts.push(
+      `${report.jobs.jobs.length} job${report.jobs.jobs.length === 1 ? '' : 's'} checked${bad > 0 ? `, ${bad} with problems` : ''}`,
+    );
   } else {
     parts.push('jobs not checked (fix config.yaml first)');
   }
   if (report.credentials) {
     const failed = report.credentials.filter((check) => check.result === 'failed').length;
-    parts.push(`${report.credentials.length} credential check${report.credentials.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} failed` : ''}`);
+    parts.push(
+      `${report.credentials.length} credential check${report.credentials.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} failed` : ''}`,
+    );
   } else if (!online) {
     parts.push('credentials not contacted (add --online)');
   }
@@ -74,7 +80,11 @@ export function registerConfigCommands(yargs: Argv, app: () => Promise<ConfigChe
         'Run the checks "agent gateway" runs at start-up (config.yaml\'s values and keys, webhook routes, metrics, platform settings, the cron provider), then check that every job\'s provider, model, skills, script and targets resolve; exit 1 when something is wrong',
         (y) =>
           y
-            .option('online', { type: 'boolean', default: false, describe: 'Also ask each configured platform who its credentials belong to, and gh for repo_comment routes' })
+            .option('online', {
+              type: 'boolean',
+              default: false,
+              describe: 'Also ask each configured platform who its credentials belong to, and gh for repo_comment routes',
+            })
             .option('json', { type: 'boolean', default: false, describe: 'Print the findings as JSON' }),
         async (argv) => {
           const checker = await app();
@@ -99,7 +109,10 @@ export function registerConfigCommands(yargs: Argv, app: () => Promise<ConfigChe
           }
           const line = summary(report, argv.online);
           if (report.problems > 0) {
-            throw new CliError(ERROR_CODES.CONFIG.CHECK_FAILED, `${report.problems} problem${report.problems === 1 ? '' : 's'} found (${line}); fix them and run "agent config check" again.`);
+            throw new CliError(
+              ERROR_CODES.CONFIG.CHECK_FAILED,
+              `${report.problems} problem${report.problems === 1 ? '' : 's'} found (${line}); fix them and run "agent config check" again.`,
+            );
           }
           if (!argv.json) writeLine(io.stdout, `No problems found: ${line}.`);
         },

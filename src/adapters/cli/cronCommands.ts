@@ -16,13 +16,7 @@ import { createInput, editInput, JOB_FLAG_OPTIONS, NO_REPEAT } from './cronJobFl
 import { settleAbandonedRuns, tick } from './cronTick.js';
 import { jobDetails, jobDetailsJson, runJson, runTable } from './formatJobDetails.js';
 import { jobRedeliveryLines } from './formatRedelivery.js';
-import {
-  createdLine,
-  jobSummary,
-  jobTable,
-  runLine,
-  unreadableWarning,
-} from './formatJobs.js';
+import { createdLine, jobSummary, jobTable, runLine, unreadableWarning } from './formatJobs.js';
 
 /** How many runs `agent cron runs` lists without --limit. */
 const DEFAULT_RUNS_LIMIT = 20;
@@ -63,7 +57,12 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       .command(
         'show <job>',
         'Show one job in full: every field, its next runs and its last runs',
-        (y) => jobPositional(y).option('json', { type: 'boolean', default: false, describe: 'Print the record, next_runs and recent_runs as JSON' }),
+        (y) =>
+          jobPositional(y).option('json', {
+            type: 'boolean',
+            default: false,
+            describe: 'Print the record, next_runs and recent_runs as JSON',
+          }),
         async (argv) => {
           const cron = await tickFirst(argv);
           const shown = await cron.showJob.execute({ job: argv.job });
@@ -76,7 +75,11 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         (y) =>
           jobPositional(y)
             .option('json', { type: 'boolean', default: false, describe: 'Print the runs as JSON' })
-            .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
+            .option('limit', {
+              type: 'string',
+              coerce: wholeNumber('--limit', { min: 1 }),
+              describe: 'Show at most this many runs (default 20)',
+            }),
         async (argv) => {
           const cron = await tickFirst(argv);
           const { job, runs, timeZone } = await cron.listJobRuns.execute({ job: argv.job, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
@@ -93,11 +96,17 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .positional('schedule', {
               type: 'string',
               coerce: argument('schedule'),
-              describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS).map((macro) => `"${macro}"`).join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
+              describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS)
+                .map((macro) => `"${macro}"`)
+                .join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
             })
-            .positional('prompt', { type: 'string', coerce: argument('prompt'), describe: 'Self-contained task for the agent (may be left out with --no-agent)' })
+            .positional('prompt', {
+              type: 'string',
+              coerce: argument('prompt'),
+              describe: 'Self-contained task for the agent (may be left out with --no-agent)',
+            })
             .options(JOB_FLAG_OPTIONS)
-            .option('json', jsonFlag('the new job\'s record')),
+            .option('json', jsonFlag("the new job's record")),
         async (argv) => {
           const cron = await tickFirst(argv);
           const input = await createInput(argv, cron, io);
@@ -128,7 +137,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             })
             .option('clear-skills', { type: 'boolean', describe: 'Remove all skills' })
             .option('clear-script', { type: 'boolean', describe: 'Remove the pre-run script' })
-            .option('json', jsonFlag('the changed job\'s record')),
+            .option('json', jsonFlag("the changed job's record")),
         async (argv) => {
           const changes = editInput(argv);
           const cron = await tickFirst(argv);
@@ -144,7 +153,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         (y) =>
           jobPositional(y)
             .option('reason', { type: 'string', nargs: 1, coerce: text('--reason'), describe: 'Why the job is paused, in one line' })
-            .option('json', jsonFlag('the paused job\'s record')),
+            .option('json', jsonFlag("the paused job's record")),
         async (argv) => {
           const cron = await tickFirst(argv);
           const job = await cron.pauseJob.execute({ job: argv.job, reason: argv.reason });
@@ -155,7 +164,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       .command(
         ['resume <job>', 'enable <job>'],
         'Resume a paused job',
-        (y) => jobPositional(y).option('json', jsonFlag('the resumed job\'s record')),
+        (y) => jobPositional(y).option('json', jsonFlag("the resumed job's record")),
         async (argv) => {
           const cron = await tickFirst(argv);
           const job = await cron.resumeJob.execute({ job: argv.job });
@@ -195,7 +204,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
               coerce: text('--run'),
               describe: 'The run\'s id, from "agent cron runs <job> --json" (default: the latest run that has an answer)',
             })
-            .option('json', jsonFlag('the outcome (run id, status, each target\'s delivery)')),
+            .option('json', jsonFlag("the outcome (run id, status, each target's delivery)")),
         async (argv) => {
           const cron = await tickFirst(argv);
           const redelivered = await cron.redeliverJobRun.execute({ job: argv.job, run: argv.run ?? null });
@@ -208,7 +217,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
       .command(
         ['remove <job>', 'rm <job>', 'delete <job>'],
         'Delete a job and its output files',
-        (y) => jobPositional(y).option('json', jsonFlag('the removed job\'s record')),
+        (y) => jobPositional(y).option('json', jsonFlag("the removed job's record")),
         async (argv) => {
           const cron = await tickFirst(argv);
           const job = await cron.removeJob.execute({ job: argv.job });

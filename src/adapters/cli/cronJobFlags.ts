@@ -69,12 +69,14 @@ export const JOB_FLAG_OPTIONS = {
   tz: {
     type: 'string',
     coerce: text('--tz', { value: null, means: 'the configured time zone' }),
-    describe: 'IANA time zone its cron expression and times without an offset are read in, e.g. America/New_York (overrides config; --no-tz uses config)',
+    describe:
+      'IANA time zone its cron expression and times without an offset are read in, e.g. America/New_York (overrides config; --no-tz uses config)',
   },
   'catch-up': {
     type: 'string',
     coerce: oneOf('--catch-up', CATCH_UP_POLICIES),
-    describe: 'What an overdue slot of this recurring job does: once (run it once) or skip (wait for the next slot); default: cron.catch_up',
+    describe:
+      'What an overdue slot of this recurring job does: once (run it once) or skip (wait for the next slot); default: cron.catch_up',
   },
   agent: {
     type: 'boolean',
@@ -101,7 +103,9 @@ export async function createInput(
     no_agent: argv.agent === false,
   };
   if (flags.no_agent && flags.script === null) {
-    throw new CliUsageError('--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.');
+    throw new CliUsageError(
+      '--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.',
+    );
   }
   if (argv.schedule !== undefined && (argv.prompt !== undefined || flags.no_agent)) {
     // A job without the agent needs no prompt: nobody reads it.
@@ -111,9 +115,7 @@ export async function createInput(
     throw new CliUsageError('A job needs a schedule and a prompt: agent cron create "<schedule>" "<prompt>".');
   }
   if (!io.interactive) {
-    throw new CliUsageError(
-      'No schedule or prompt given and no terminal to ask on; run: agent cron create "<schedule>" "<prompt>".',
-    );
+    throw new CliUsageError('No schedule or prompt given and no terminal to ask on; run: agent cron create "<schedule>" "<prompt>".');
   }
   // Loaded only when there is someone to ask, so other commands do not load readline.
   const { askForJob } = await import('./askForJob.js');

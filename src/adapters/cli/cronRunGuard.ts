@@ -10,7 +10,10 @@ import type { CliIO } from './CliIO.js';
  * command line. Looking (`cron list`, `webhook list` …) stays allowed.
  */
 const CHANGING_COMMANDS: Readonly<Record<string, { changes: string; commands: readonly string[] }>> = {
-  cron: { changes: 'jobs', commands: ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'redeliver', 'remove', 'rm', 'delete', 'tick'] },
+  cron: {
+    changes: 'jobs',
+    commands: ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'redeliver', 'remove', 'rm', 'delete', 'tick'],
+  },
   webhook: { changes: 'webhook subscriptions', commands: ['subscribe', 'remove', 'rm'] },
 };
 

@@ -13,7 +13,9 @@ import { cronRunJson } from './jsonViews.js';
 /** `--no-tick`: no due job runs, but the runs whose process is gone are recorded so (settleAbandoned). */
 export async function settleAbandonedRuns(cron: CronApp, io: CliIO): Promise<void> {
   const claims = await settleAbandoned(cron.runDueJobs, io, cron.paths.cronDir);
-  if (claims) for (const line of tickLines({ lockBusy: false, ran: [], missed: [], skipped: [], recovered: claims.recovered })) writeLine(io.stderr, line);
+  if (claims)
+    for (const line of tickLines({ lockBusy: false, ran: [], missed: [], skipped: [], recovered: claims.recovered }))
+      writeLine(io.stderr, line);
 }
 
 /**
@@ -39,7 +41,10 @@ export async function tick(cron: CronApp, io: CliIO, explicit: { verbose: boolea
     // The runs are the document; what else the tick found (missed, skipped, recovered) is said on stderr.
     if (report.lockBusy && explicit.verbose) writeLine(io.stderr, 'Another tick is in progress; nothing was run.');
     for (const line of tickLines({ ...report, ran: [] })) writeLine(io.stderr, line);
-    writeJson(io.stdout, report.ran.map((run) => cronRunJson(run.job, run.report)));
+    writeJson(
+      io.stdout,
+      report.ran.map((run) => cronRunJson(run.job, run.report)),
+    );
     return;
   }
   if (report.lockBusy) {

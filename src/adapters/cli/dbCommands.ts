@@ -45,7 +45,8 @@ export function registerDbCommands(yargs: Argv, app: () => Promise<DbApp>, io: C
             return;
           }
           if (applied.length === 0) writeLine(io.stdout, `The database ${database.label} is up to date.`);
-          for (const migration of applied) writeLine(io.stdout, `Applied migration ${migration.version} (${migration.name}) to ${database.label}.`);
+          for (const migration of applied)
+            writeLine(io.stdout, `Applied migration ${migration.version} (${migration.name}) to ${database.label}.`);
         },
       )
       .command(
@@ -61,7 +62,10 @@ export function registerDbCommands(yargs: Argv, app: () => Promise<DbApp>, io: C
           }
           writeLine(io.stdout, `Database ${database.label}:`);
           for (const migration of migrations) {
-            writeLine(io.stdout, `  ${String(migration.version).padStart(3)} ${migration.name.padEnd(20)} ${migration.applied_at ? `applied ${migration.applied_at}` : 'pending'}`);
+            writeLine(
+              io.stdout,
+              `  ${String(migration.version).padStart(3)} ${migration.name.padEnd(20)} ${migration.applied_at ? `applied ${migration.applied_at}` : 'pending'}`,
+            );
           }
           const pending = migrations.filter((migration) => migration.applied_at === null).length;
           if (pending > 0) writeLine(io.stdout, `${pending} pending: run "agent db migrate" or start agent gateway.`);

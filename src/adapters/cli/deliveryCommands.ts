@@ -32,14 +32,19 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
   return yargs
     .command(
       'send <target> [text..]',
-      'Deliver a message through the same path as a job\'s answer, and print what the platform confirmed',
+      "Deliver a message through the same path as a job's answer, and print what the platform confirmed",
       (y) =>
         y
-          .positional('target', { type: 'string', demandOption: true, coerce: argument('target'), describe: 'e.g. telegram, telegram:<chat_id>, slack:#general, email:ops@example.com, all; several separated by commas' })
+          .positional('target', {
+            type: 'string',
+            demandOption: true,
+            coerce: argument('target'),
+            describe: 'e.g. telegram, telegram:<chat_id>, slack:#general, email:ops@example.com, all; several separated by commas',
+          })
           .positional('text', { type: 'string', array: true, describe: 'The message; "-" (or nothing, on a pipe) reads it from stdin' })
           .option('json', { type: 'boolean', default: false, describe: 'Print the confirmations as JSON' })
           .example('$0 send telegram "Deploy finished"', 'to the home channel of telegram')
-          .example('make test 2>&1 | $0 send slack:#ci -', 'a command\'s output to a named channel'),
+          .example('make test 2>&1 | $0 send slack:#ci -', "a command's output to a named channel"),
       async (argv) => {
         // yargs drops a lone "-", so "-" and no text at all both arrive as an empty list.
         const words = (argv.text ?? []).map(String).filter((word) => word !== '-');
@@ -64,7 +69,9 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
         }
         const rows = statuses.map((status) => [
           status.platform,
-          status.configured ? 'configured' : `missing ${status.missing.map((setting) => `${setting.key} (${setting.variable})`).join(', ')}`,
+          status.configured
+            ? 'configured'
+            : `missing ${status.missing.map((setting) => `${setting.key} (${setting.variable})`).join(', ')}`,
           status.homeChannel ?? '-',
         ]);
         writeLine(io.stdout, textTable(['PLATFORM', 'STATUS', 'HOME CHANNEL'], rows));
@@ -77,7 +84,11 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
           'Show the channels known by name: config aliases, then what the platforms listed',
           (y) =>
             y
-              .option('refresh', { type: 'boolean', default: false, describe: 'Ask the platforms for their channels first (the gateway does so every 5 minutes)' })
+              .option('refresh', {
+                type: 'boolean',
+                default: false,
+                describe: 'Ask the platforms for their channels first (the gateway does so every 5 minutes)',
+              })
               .option('platform', { type: 'string', coerce: text('--platform'), describe: 'Only this platform' })
               .option('json', { type: 'boolean', default: false, describe: 'Print the channels as JSON' }),
           async (argv) => {
@@ -90,19 +101,33 @@ export function registerDeliveryCommands(yargs: Argv, app: () => Promise<Deliver
             if (argv.refresh) {
               const report = await delivery.refreshChannelDirectory.execute();
               for (const listing of report.listings) if ('error' in listing) failed.push(`${listing.platform} (${listing.error})`);
-              if (report.listings.length === 0) writeLine(io.stderr, 'warning: no configured platform can list its channels (slack, discord, mattermost and matrix can).');
+              if (report.listings.length === 0)
+                writeLine(io.stderr, 'warning: no configured platform can list its channels (slack, discord, mattermost and matrix can).');
             }
             const list = await delivery.listChannels.execute({ platform: argv.platform });
             if (argv.json) writeLine(io.stdout, JSON.stringify(channelsJson(list), null, 2));
             else if (list.channels.length === 0) {
-              writeLine(io.stdout, list.updatedAt === null ? 'No channels known yet: run "agent channels list --refresh", or start the gateway.' : 'No channels known.');
+              writeLine(
+                io.stdout,
+                list.updatedAt === null
+                  ? 'No channels known yet: run "agent channels list --refresh", or start the gateway.'
+                  : 'No channels known.',
+              );
             } else {
-              const rows = list.channels.map((channel) => [channel.platform, `#${channel.name}`, channel.id, channel.source === 'config' ? 'config.yaml' : 'listed']);
+              const rows = list.channels.map((channel) => [
+                channel.platform,
+                `#${channel.name}`,
+                channel.id,
+                channel.source === 'config' ? 'config.yaml' : 'listed',
+              ]);
               writeLine(io.stdout, textTable(['PLATFORM', 'NAME', 'ID', 'SOURCE'], rows));
               if (list.updatedAt !== null) writeLine(io.stdout, `\nListed at ${list.updatedAt}.`);
             }
             if (failed.length > 0) {
-              throw new CliError(ERROR_CODES.DELIVERY.LISTING_FAILED, `Could not list the channels of ${failed.join('; ')}; the channels listed before are kept.`);
+              throw new CliError(
+                ERROR_CODES.DELIVERY.LISTING_FAILED,
+                `Could not list the channels of ${failed.join('; ')}; the channels listed before are kept.`,
+              );
             }
           },
         )

@@ -19,7 +19,8 @@ export function exitCodeFor(error: unknown): number {
 export function messageFor(error: unknown, debug: boolean): string {
   const detail = debug && error instanceof Error && error.stack ? `\n${error.stack}` : '';
   // Several sentences (the gateway's start-up problems): each on its own line, as one error each.
-  if (error instanceof ConfigProblemsError) return escapeControlCharacters(error.sentences.map((line) => `error: ${line}`).join('\n') + detail, '\n\t');
+  if (error instanceof ConfigProblemsError)
+    return escapeControlCharacters(error.sentences.map((line) => `error: ${line}`).join('\n') + detail, '\n\t');
   if (error instanceof AppError) return escapeControlCharacters(`error: ${error.message}${detail}`, '\n\t');
   const text = errorText(error);
   return escapeControlCharacters(`error: something unexpected went wrong: ${text} (run again with --debug for details).${detail}`, '\n\t');

@@ -28,7 +28,8 @@ function weekday(instant: Date, timeZone: string): string {
 function stateInWords(job: Job, timeZone: string): string {
   const enabled = job.enabled ? 'enabled' : 'disabled';
   if (job.state === 'paused' && job.paused_at) return `paused since ${when(job.paused_at, timeZone) ?? job.paused_at} (${enabled})`;
-  if (job.state === 'running' && job.claim) return `running since ${when(job.claim.at, timeZone) ?? job.claim.at}, in ${job.claim.by} (${enabled})`;
+  if (job.state === 'running' && job.claim)
+    return `running since ${when(job.claim.at, timeZone) ?? job.claim.at}, in ${job.claim.by} (${enabled})`;
   return `${job.state} (${enabled})`;
 }
 
@@ -93,7 +94,10 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['State', stateInWords(job, timeZone)],
       ...(job.state === 'paused' && job.paused_reason ? ([['Paused because', job.paused_reason]] as Array<[string, string]>) : []),
       // A macro is shown as written (`@daily`), not as the expression it stands for.
-      ['Schedule', `${describeSchedule(job.schedule, timeZone)} (${job.schedule.kind === 'cron' ? job.schedule.display : job.schedule.expr})`],
+      [
+        'Schedule',
+        `${describeSchedule(job.schedule, timeZone)} (${job.schedule.kind === 'cron' ? job.schedule.display : job.schedule.expr})`,
+      ],
       ['Time zone', timeZone],
       ['Prompt', job.prompt === '' ? 'none' : job.prompt],
       ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
@@ -122,7 +126,13 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
   }
   lines.push('');
   if (recentRuns.length === 0) lines.push('Recent runs: none yet.');
-  else lines.push('Recent runs (newest first):', ...runTable(recentRuns, timeZone).split('\n').map((line) => `  ${line}`));
+  else
+    lines.push(
+      'Recent runs (newest first):',
+      ...runTable(recentRuns, timeZone)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
   return lines.join('\n');
 }
 

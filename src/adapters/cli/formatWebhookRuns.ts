@@ -4,7 +4,11 @@ import { wallClockWithSeconds } from './formatJobDetails.js';
 import { textTable } from './textTable.js';
 
 function firstLine(text: string): string {
-  const line = text.split('\n').find((each) => each.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((each) => each.trim() !== '')
+      ?.trim() ?? '';
   return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
 }
 

@@ -49,7 +49,10 @@ export async function implicitTick(
  * `work`'s result, or null when it met a wall this user cannot write (`onRefused` hears the file
  * system's error); any other failure is thrown on.
  */
-async function unlessUnwritable<T>(work: () => Promise<T>, onRefused: (cause: NodeJS.ErrnoException) => void = () => undefined): Promise<T | null> {
+async function unlessUnwritable<T>(
+  work: () => Promise<T>,
+  onRefused: (cause: NodeJS.ErrnoException) => void = () => undefined,
+): Promise<T | null> {
   try {
     return await work();
   } catch (error) {

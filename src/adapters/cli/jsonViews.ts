@@ -19,7 +19,12 @@ import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 
 /** A gateway's chat receivers, as `agent status --json` shows them. */
 function chatReceiversJson(receivers: readonly ChatReceiverStatus[] | undefined) {
-  return (receivers ?? []).map((receiver) => ({ platform: receiver.platform, state: receiver.state, since: receiver.since, error: receiver.error }));
+  return (receivers ?? []).map((receiver) => ({
+    platform: receiver.platform,
+    state: receiver.state,
+    since: receiver.since,
+    error: receiver.error,
+  }));
 }
 
 /** `agent status --json`. */

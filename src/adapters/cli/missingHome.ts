@@ -32,13 +32,22 @@ export function sayWhenHomeIsMissing(io: CliIO, home: () => string): (argv: Argu
     const path = home();
     if (!isMissing(path)) return;
     if (group === 'cron' && (command === 'show' || command === 'runs')) {
-      throw new JobError(ERROR_CODES.JOB.NOT_FOUND, `No job has the id or name "${String(argv.job ?? '')}": the home ${path} does not exist; check AGENT_HOME.`);
+      throw new JobError(
+        ERROR_CODES.JOB.NOT_FOUND,
+        `No job has the id or name "${String(argv.job ?? '')}": the home ${path} does not exist; check AGENT_HOME.`,
+      );
     }
     if (group === 'webhook' && command === 'runs' && typeof argv.route === 'string') {
-      throw new WebhookError(ERROR_CODES.WEBHOOK.ROUTE_NOT_FOUND, `No webhook route is named "${argv.route}": the home ${path} does not exist; check AGENT_HOME.`);
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.ROUTE_NOT_FOUND,
+        `No webhook route is named "${argv.route}": the home ${path} does not exist; check AGENT_HOME.`,
+      );
     }
     const what = group === 'status' ? 'no gateway runs there and it holds no jobs' : 'nothing is stored there yet';
-    writeLine(io.stderr, `warning: the home ${path} does not exist, so ${what}; check AGENT_HOME (a command that creates something creates it).`);
+    writeLine(
+      io.stderr,
+      `warning: the home ${path} does not exist, so ${what}; check AGENT_HOME (a command that creates something creates it).`,
+    );
   };
 }
 

@@ -34,7 +34,12 @@ export function registerStatusCommand(yargs: Argv, app: () => Promise<StatusApp>
  * The text of `agent status`, times in `timeZone`; without `webhooks` only its cron part (the
  * gateway, which fires the jobs, and the jobs), for `agent cron status`.
  */
-export function statusText(status: HomeStatus, home: string, timeZone: string, parts: { webhooks: boolean; sandbox?: SandboxStatus } = { webhooks: true }): string {
+export function statusText(
+  status: HomeStatus,
+  home: string,
+  timeZone: string,
+  parts: { webhooks: boolean; sandbox?: SandboxStatus } = { webhooks: true },
+): string {
   const when = (iso: string) => `${formatWallClock(new Date(iso), timeZone)} (${timeZone})`;
   const lines = [`Home: ${home}`];
   const { gateway } = status;
@@ -78,7 +83,14 @@ export function statusText(status: HomeStatus, home: string, timeZone: string, p
   if (status.nextJobs.length === 0) lines.push('Next jobs: none scheduled');
   else {
     lines.push('Next jobs:');
-    lines.push(indent(textTable(['ID', 'NAME', `NEXT RUN (${timeZone})`], status.nextJobs.map((job) => [job.id, job.name, formatWallClock(new Date(job.nextRunAt), timeZone)]))));
+    lines.push(
+      indent(
+        textTable(
+          ['ID', 'NAME', `NEXT RUN (${timeZone})`],
+          status.nextJobs.map((job) => [job.id, job.name, formatWallClock(new Date(job.nextRunAt), timeZone)]),
+        ),
+      ),
+    );
   }
   lines.push('');
   if (status.failedJobs.length === 0) lines.push('Failed jobs: none');

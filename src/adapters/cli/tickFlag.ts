@@ -24,7 +24,8 @@ export function tickIgnoredWarning(words: readonly string[]): string | null {
   if (group === '' || ticksFirst(group, command)) return null;
   const line = `"agent ${words.join(' ')}"`;
   if (group === 'cron') return `warning: --no-tick has no effect on ${line}: running the due jobs is what it does.`;
-  if (group === 'gateway') return `warning: --no-tick has no effect on ${line}: it fires due jobs on their schedule (pause a job to keep it from running).`;
+  if (group === 'gateway')
+    return `warning: --no-tick has no effect on ${line}: it fires due jobs on their schedule (pause a job to keep it from running).`;
   return `warning: --no-tick has no effect on ${line}: it does not run due jobs.`;
 }
 

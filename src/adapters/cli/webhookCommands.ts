@@ -44,14 +44,19 @@ function eventKind(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   const kind = Array.isArray(value) ? null : text('--event')(value);
   if (kind === null || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(kind)) {
-    throw new CliUsageError(`--event must be an event kind such as "pull_request" (printable characters, given once), not ${JSON.stringify(value)}.`);
+    throw new CliUsageError(
+      `--event must be an event kind such as "pull_request" (printable characters, given once), not ${JSON.stringify(value)}.`,
+    );
   }
   return kind;
 }
 
 /** `--events a,b` and `--skills a,b`: comma-separated, repeatable. */
 function commaList(values: readonly string[] | undefined): string[] | undefined {
-  return values?.flatMap((value) => value.split(',')).map((item) => item.trim()).filter((item) => item !== '');
+  return values
+    ?.flatMap((value) => value.split(','))
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function deliveryOf(route: WebhookRoute): string {
@@ -100,9 +105,22 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Create or replace a dynamic subscription, served at /webhooks/<name> without a restart',
         (y) =>
           y
-            .positional('name', { type: 'string', demandOption: true, coerce: argument('name'), describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit' })
-            .option('events', { type: 'string', coerce: repeatableText('--events'), describe: 'Event kinds to accept, comma-separated (default: all)' })
-            .option('prompt', { type: 'string', coerce: text('--prompt'), describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)' })
+            .positional('name', {
+              type: 'string',
+              demandOption: true,
+              coerce: argument('name'),
+              describe: '1 to 64 letters, digits, "-" and "_", starting with a letter or digit',
+            })
+            .option('events', {
+              type: 'string',
+              coerce: repeatableText('--events'),
+              describe: 'Event kinds to accept, comma-separated (default: all)',
+            })
+            .option('prompt', {
+              type: 'string',
+              coerce: text('--prompt'),
+              describe: 'Prompt template, e.g. "Summarise {pull_request.title}" (default: the whole payload)',
+            })
             .option('skills', {
               type: 'string',
               alias: 'skill',
@@ -114,9 +132,21 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
               coerce: text('--deliver', { value: 'log', means: 'answers are only logged' }),
               describe: `log (default), repo_comment or a chat platform (${KNOWN_PLATFORMS.join(', ')}); --no-deliver = log`,
             })
-            .option('deliver-chat-id', { type: 'string', coerce: text('--deliver-chat-id'), describe: 'Chat to deliver to (default: the platform home channel)' })
-            .option('deliver-only', { type: 'boolean', default: false, describe: 'Deliver the rendered prompt as the message, without running the agent' })
-            .option('secret', { type: 'string', coerce: text('--secret'), describe: 'Signing secret (default: generated, kept when replacing)' })
+            .option('deliver-chat-id', {
+              type: 'string',
+              coerce: text('--deliver-chat-id'),
+              describe: 'Chat to deliver to (default: the platform home channel)',
+            })
+            .option('deliver-only', {
+              type: 'boolean',
+              default: false,
+              describe: 'Deliver the rendered prompt as the message, without running the agent',
+            })
+            .option('secret', {
+              type: 'string',
+              coerce: text('--secret'),
+              describe: 'Signing secret (default: generated, kept when replacing)',
+            })
             .option('json', jsonFlag('the subscription (its secret included, as in the text) and its URL')),
         async (argv) => {
           const webhooks = await app();
@@ -131,7 +161,11 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             secret: argv.secret ?? null,
           });
           if (argv.json) {
-            writeJson(io.stdout, { created, ...webhookRouteJson(subscriptionRoute(subscription), webhooks.urlOf(subscription.name)), secret: subscription.secret });
+            writeJson(io.stdout, {
+              created,
+              ...webhookRouteJson(subscriptionRoute(subscription), webhooks.urlOf(subscription.name)),
+              secret: subscription.secret,
+            });
           } else {
             writeLine(io.stdout, `${created ? 'Created' : 'Replaced'} webhook subscription '${subscription.name}'.`);
             writeLine(io.stdout, `URL:     ${webhooks.urlOf(subscription.name)}`);
@@ -163,17 +197,29 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           } else if (routes.length + unusable.length === 0 && subscriptionProblems.length === 0) {
             if (storeProblem === null) writeLine(io.stdout, 'No webhook routes. Add one with: agent webhook subscribe <name>');
           } else {
-            if (routes.length + unusable.length > 0) writeLine(io.stdout, routeTable(routes, unusable, (name) => webhooks.urlOf(name)));
+            if (routes.length + unusable.length > 0)
+              writeLine(
+                io.stdout,
+                routeTable(routes, unusable, (name) => webhooks.urlOf(name)),
+              );
             // A route that is not served says why, one sentence a line, each naming the route.
-            for (const problem of [...unusable.flatMap((route) => route.problems), ...subscriptionProblems]) writeLine(io.stdout, `not served: ${problem}`);
+            for (const problem of [...unusable.flatMap((route) => route.problems), ...subscriptionProblems])
+              writeLine(io.stdout, `not served: ${problem}`);
           }
-          if (storeProblem !== null) throw new WebhookError(ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED, `No subscription is listed or served: ${lowerFirst(storeProblem)}`);
+          if (storeProblem !== null)
+            throw new WebhookError(
+              ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED,
+              `No subscription is listed or served: ${lowerFirst(storeProblem)}`,
+            );
         },
       )
       .command(
         ['remove <name>', 'rm <name>'],
         'Delete a dynamic subscription',
-        (y) => y.positional('name', { type: 'string', demandOption: true, coerce: argument('name') }).option('json', jsonFlag('the removed subscription (without its secret)')),
+        (y) =>
+          y
+            .positional('name', { type: 'string', demandOption: true, coerce: argument('name') })
+            .option('json', jsonFlag('the removed subscription (without its secret)')),
         async (argv) => {
           const webhooks = await app();
           const removed = await webhooks.removeWebhookSubscription.execute({ name: argv.name });
@@ -189,7 +235,7 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             .positional('name', { type: 'string', demandOption: true, coerce: argument('name') })
             .option('payload', { type: 'string', coerce: text('--payload'), describe: 'JSON object to send (default: a small sample)' })
             .option('event', { type: 'string', coerce: eventKind, describe: 'Event kind to send (default: test)' })
-            .option('json', jsonFlag('the URL, the event kind and the listener\'s answer (status and body)')),
+            .option('json', jsonFlag("the URL, the event kind and the listener's answer (status and body)")),
         async (argv) => {
           const payload = parsePayload(argv.payload);
           const result = await (await app()).testWebhookSubscription.execute({ name: argv.name, payload, event: argv.event ?? null });
@@ -199,7 +245,10 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             if (result.body !== '') writeLine(io.stdout, result.body);
           }
           if (result.status >= 400) {
-            throw new CliError(ERROR_CODES.WEBHOOK.TEST_REFUSED, `The listener refused the test event (${result.status}); see its answer above.`);
+            throw new CliError(
+              ERROR_CODES.WEBHOOK.TEST_REFUSED,
+              `The listener refused the test event (${result.status}); see its answer above.`,
+            );
           }
         },
       )
@@ -210,7 +259,11 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
           y
             .positional('route', { type: 'string', coerce: argument('route'), describe: "Only this route's runs" })
             .option('json', { type: 'boolean', default: false, describe: 'Print the run records as JSON' })
-            .option('limit', { type: 'string', coerce: wholeNumber('--limit', { min: 1 }), describe: 'Show at most this many runs (default 20)' }),
+            .option('limit', {
+              type: 'string',
+              coerce: wholeNumber('--limit', { min: 1 }),
+              describe: 'Show at most this many runs (default 20)',
+            }),
         async (argv) => {
           const webhooks = await app();
           const runs = await webhooks.listWebhookRuns.execute({ route: argv.route ?? null, limit: argv.limit ?? DEFAULT_RUNS_LIMIT });
@@ -224,10 +277,17 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
         'Deliver the recorded answer of a webhook run again, where its run delivered it, without running the agent',
         (y) =>
           y
-            .positional('run', { type: 'string', demandOption: true, coerce: argument('run'), describe: 'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json); or a route\'s name: its latest run with an answer' })
+            .positional('run', {
+              type: 'string',
+              demandOption: true,
+              coerce: argument('run'),
+              describe:
+                'The run\'s id: the ID column of "agent webhook runs" (`id` in its --json); or a route\'s name: its latest run with an answer',
+            })
             .option('json', jsonFlag('the outcome (run id, route, status, where it went)')),
         async (argv) => {
-          if (argv.run.trim() === '') throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
+          if (argv.run.trim() === '')
+            throw new CliUsageError('Give the id of the webhook run to deliver again, as "agent webhook runs" lists it.');
           const redelivered = await (await app()).redeliverWebhookRun.execute({ run: argv.run });
           if (argv.json) writeJson(io.stdout, webhookRedeliveryJson(redelivered));
           else for (const line of webhookRedeliveryLines(redelivered)) writeLine(io.stdout, line);

@@ -6,7 +6,11 @@ import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookRouteListing, WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
-import { SubscriptionStoreError, type SubscriptionSnapshot, type WebhookSubscriptionRepository } from '../../application/ports/WebhookSubscriptionRepository.js';
+import {
+  SubscriptionStoreError,
+  type SubscriptionSnapshot,
+  type WebhookSubscriptionRepository,
+} from '../../application/ports/WebhookSubscriptionRepository.js';
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig } from './AgentConfig.js';
 import { CONFIG_TOKENS } from './tokens.js';

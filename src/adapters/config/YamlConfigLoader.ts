@@ -59,7 +59,17 @@ export class YamlConfigLoader {
       return { config: null, problems: [{ file, key: '', message: error.message, stops: true }] };
     }
     if (!isJsonObject(raw)) {
-      return { config: null, problems: [{ file, key: '', message: `${file} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`, stops: true }] };
+      return {
+        config: null,
+        problems: [
+          {
+            file,
+            key: '',
+            message: `${file} must hold a mapping of settings such as "cron:" and "model:" (got ${describeValue(raw)}).`,
+            stops: true,
+          },
+        ],
+      };
     }
     const warnings: string[] = [];
     this.dropInvalidScriptTimeout(raw, warnings);
@@ -71,7 +81,12 @@ export class YamlConfigLoader {
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
         for (const key of issue.keys) {
-          problems.push({ file, key: formatKeyPath([...issue.path, key]), message: `${this.unknownKey(issue.path, key)}; remove it or correct its spelling.`, stops: false });
+          problems.push({
+            file,
+            key: formatKeyPath([...issue.path, key]),
+            message: `${this.unknownKey(issue.path, key)}; remove it or correct its spelling.`,
+            stops: false,
+          });
         }
       } else {
         fatal = true;
@@ -136,24 +151,19 @@ export class YamlConfigLoader {
       // loadAll, because a file of only comments is an empty list of documents, not an error.
       const documents = loadAll(source, null, { filename: this.shownPath, schema: CORE_SCHEMA });
       if (documents.length > 1) {
-        throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath} holds ${documents.length} YAML documents; keep one (remove the "---" lines).`);
+        throw new ConfigError(
+          ERROR_CODES.CONFIG.INVALID,
+          `${this.shownPath} holds ${documents.length} YAML documents; keep one (remove the "---" lines).`,
+        );
       }
       return documents[0] ?? null;
     } catch (error) {
       if (error instanceof AppError) throw error;
       if (error instanceof YAMLException) {
         const where = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
-        throw new ConfigError(
-          ERROR_CODES.CONFIG.INVALID,
-          `${this.shownPath}: invalid YAML${where}: ${error.reason}.`,
-          { cause: error },
-        );
+        throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: invalid YAML${where}: ${error.reason}.`, { cause: error });
       }
-      throw new ConfigError(
-        ERROR_CODES.CONFIG.INVALID,
-        `${this.shownPath}: invalid YAML: ${errorText(error)}.`,
-        { cause: error },
-      );
+      throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: invalid YAML: ${errorText(error)}.`, { cause: error });
     }
   }
 
@@ -176,9 +186,7 @@ export class YamlConfigLoader {
   private validate(raw: Record<string, unknown>, warnings: string[]): AgentConfig {
     const first = agentConfigSchema.safeParse(raw);
     if (first.success) return first.data;
-    const unknownKeys = first.error.issues.filter(
-      (issue): issue is z.core.$ZodIssueUnrecognizedKeys => issue.code === 'unrecognized_keys',
-    );
+    const unknownKeys = first.error.issues.filter((issue): issue is z.core.$ZodIssueUnrecognizedKeys => issue.code === 'unrecognized_keys');
     const wrongValue = first.error.issues.find((issue) => issue.code !== 'unrecognized_keys');
     if (wrongValue) throw this.invalidValue(raw, wrongValue);
     const unknownKeyWarnings: Array<{ keyPath: string; warning: string }> = [];
@@ -200,7 +208,10 @@ export class YamlConfigLoader {
     if (issue.code === 'invalid_key') {
       // A mapping's key that cannot be used (a route name): quoted in full, since it is what must change.
       const name = JSON.stringify(String(issue.path.at(-1)));
-      return new ConfigError(ERROR_CODES.CONFIG.INVALID, `${this.shownPath}: ${formatKeyPath(keyPathOf(issue))} has the key ${name}, which ${issue.message}.`);
+      return new ConfigError(
+        ERROR_CODES.CONFIG.INVALID,
+        `${this.shownPath}: ${formatKeyPath(keyPathOf(issue))} has the key ${name}, which ${issue.message}.`,
+      );
     }
     const key = formatKeyPath(issue.path) || 'the top level';
     const found = looksSecret(issue.path) ? 'a value not shown here' : describeValue(valueAt(raw, issue.path));

@@ -40,13 +40,19 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
     const section = ownEntry(sections, name) ?? {};
     const key = `platforms.${name}`;
     if (!(INBOUND_PLATFORMS as readonly string[]).includes(name)) {
-      problems.push({ key: `${key}.inbound`, message: `${key}.inbound is on, but the gateway receives messages on ${INBOUND_PLATFORMS.join(', ')} only; remove it.` });
+      problems.push({
+        key: `${key}.inbound`,
+        message: `${key}.inbound is on, but the gateway receives messages on ${INBOUND_PLATFORMS.join(', ')} only; remove it.`,
+      });
       continue;
     }
     const allowAll = flag(section.allow_all_users, env[environmentVariableFor(name, 'allow_all_users')]);
     const allowed = userIds(section.allowed_users, env[environmentVariableFor(name, 'allowed_users')]);
     if (allowed === 'invalid') {
-      problems.push({ key: `${key}.allowed_users`, message: `${key}.allowed_users must be a list of ${name} user ids, e.g. ["123456789"].` });
+      problems.push({
+        key: `${key}.allowed_users`,
+        message: `${key}.allowed_users must be a list of ${name} user ids, e.g. ["123456789"].`,
+      });
       continue;
     }
     if (allowed.length === 0 && !allowAll) {
@@ -64,7 +70,10 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
     const credentials = platformSettings(name, section, env, {});
     const missing = ownEntry(RECEIVER_NEEDS, name)!.filter((setting) => credentials.get(setting) === undefined);
     if (missing.length > 0) {
-      problems.push({ key: `${key}.${missing[0]}`, message: `${key}.inbound is on but ${missing.map((setting) => credentials.where(setting)).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.` });
+      problems.push({
+        key: `${key}.${missing[0]}`,
+        message: `${key}.inbound is on but ${missing.map((setting) => credentials.where(setting)).join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not set.`,
+      });
       continue;
     }
     if (name === 'slack' && config.platforms.webhook?.enabled !== true) {
@@ -74,7 +83,10 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
       });
       continue;
     }
-    platforms[name] = { allowedUsers: allowAll ? null : new Set(allowed), toolsets: toolsets === undefined ? null : (toolsets as string[]) };
+    platforms[name] = {
+      allowedUsers: allowAll ? null : new Set(allowed),
+      toolsets: toolsets === undefined ? null : (toolsets as string[]),
+    };
   }
   return {
     settings: {
@@ -121,7 +133,11 @@ function flag(fromConfig: unknown, fromEnv: string | undefined): boolean {
 }
 
 function userIds(fromConfig: unknown, fromEnv: string | undefined): string[] | 'invalid' {
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return fromEnv.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return fromEnv
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
   if (fromConfig === undefined || fromConfig === null) return [];
   if (!Array.isArray(fromConfig)) return 'invalid';
   const ids = fromConfig.map((id) => (typeof id === 'string' || typeof id === 'number' ? String(id).trim() : ''));

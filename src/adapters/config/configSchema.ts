@@ -60,7 +60,13 @@ const HOST_NAMES = 'must be a list of host names or addresses, such as ["dash.ex
 const HOST_NAME = 'must be a host name or address without a scheme or port, such as dash.example.com or 192.168.1.5';
 /** A host name, an IPv4 address, or an IPv6 address (with or without brackets). */
 const hostName = () =>
-  z.string({ error: HOST_NAME }).check(z.regex(/^\s*(?:\[[0-9a-fA-F:.]+\]|[0-9a-fA-F.]*:[0-9a-fA-F.]*:[0-9a-fA-F:.]*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)\s*$/, { error: HOST_NAME }));
+  z
+    .string({ error: HOST_NAME })
+    .check(
+      z.regex(/^\s*(?:\[[0-9a-fA-F:.]+\]|[0-9a-fA-F.]*:[0-9a-fA-F.]*:[0-9a-fA-F:.]*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)\s*$/, {
+        error: HOST_NAME,
+      }),
+    );
 
 export const modelSchema = mapping({
   provider: optional(text()),
@@ -137,7 +143,8 @@ const webhookSecret = () => {
  */
 const webhookRoutes = () =>
   z.record(z.string().check(z.regex(ROUTE_NAME)), z.unknown(), {
-    error: (issue) => (issue.code === 'invalid_key' ? `is not a usable route name: ${ROUTE_NAME_RULE}` : 'must be a mapping of route names to settings'),
+    error: (issue) =>
+      issue.code === 'invalid_key' ? `is not a usable route name: ${ROUTE_NAME_RULE}` : 'must be a mapping of route names to settings',
   });
 
 /**
@@ -149,10 +156,12 @@ const webhookRoutes = () =>
 const webhookExtraSchema = mapping({
   host: optional(trimmedText('must be a host name or IP address')),
   port: optional(
-    z.int({ error: 'must be a port number from 0 to 65535' }).check(
-      z.minimum(0, { error: 'must be a port number from 0 to 65535' }),
-      z.maximum(65535, { error: 'must be a port number from 0 to 65535' }),
-    ),
+    z
+      .int({ error: 'must be a port number from 0 to 65535' })
+      .check(
+        z.minimum(0, { error: 'must be a port number from 0 to 65535' }),
+        z.maximum(65535, { error: 'must be a port number from 0 to 65535' }),
+      ),
   ),
   secret: optional(webhookSecret()),
   rate_limit: optional(wholeNumberFrom(1)),
@@ -180,10 +189,9 @@ const platformsSchema = z.catchall(
 
 /** Absolute paths, for what the sandbox lets children read or write besides the workspace. */
 const absolutePaths = () =>
-  z.array(
-    z.string().check(z.refine((path) => path.startsWith('/'), { error: 'must be an absolute path such as /srv/data' })),
-    { error: 'must be a list of absolute paths such as ["/srv/data"]' },
-  );
+  z.array(z.string().check(z.refine((path) => path.startsWith('/'), { error: 'must be an absolute path such as /srv/data' })), {
+    error: 'must be a list of absolute paths such as ["/srv/data"]',
+  });
 
 /** The tools' settings: the sandbox, and which credentials the terminal tool and pre-run scripts may see after all. */
 const toolsSchema = mapping({
@@ -205,10 +213,7 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   timezone: optional(z.string({ error: 'must be an IANA time zone name such as "Europe/Berlin"' })),
   model: optional(modelSchema),
   providers: z._default(z.record(text(), providerSchema, { error: 'must be a mapping of provider names to settings' }), {}),
-  fallback_providers: z._default(
-    z.array(fallbackProviderSchema, { error: 'must be a list of {provider, model} entries' }),
-    [],
-  ),
+  fallback_providers: z._default(z.array(fallbackProviderSchema, { error: 'must be a list of {provider, model} entries' }), []),
   fallback_model: optional(fallbackModelSchema),
   cron: z.prefault(cronSchema, {}),
   gateway: z.prefault(gatewaySchema, {}),
@@ -221,7 +226,14 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
     mapping({
       enabled: z._default(flag(), false),
       host: optional(text()),
-      port: optional(z.int({ error: 'must be a port number from 1 to 65535' }).check(z.minimum(1, { error: 'must be a port number from 1 to 65535' }), z.maximum(65535, { error: 'must be a port number from 1 to 65535' }))),
+      port: optional(
+        z
+          .int({ error: 'must be a port number from 1 to 65535' })
+          .check(
+            z.minimum(1, { error: 'must be a port number from 1 to 65535' }),
+            z.maximum(65535, { error: 'must be a port number from 1 to 65535' }),
+          ),
+      ),
       token: optional(text()),
       allowed_hosts: optional(z.array(hostName(), { error: HOST_NAMES })),
       trust_proxy: optional(flag()),

@@ -21,7 +21,10 @@ export function withCredentialFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const target = name.slice(0, -FILE_SUFFIX.length);
     if (target === '' || !isServiceCredential(target, NO_CHILD_ENVIRONMENT_POLICY)) continue;
     if (env[target] !== undefined && env[target] !== '') {
-      throw new ConfigError(ERROR_CODES.CONFIG.INVALID, `Both ${target} and ${name} are set; set only one of them (${name} names a file that holds ${target}).`);
+      throw new ConfigError(
+        ERROR_CODES.CONFIG.INVALID,
+        `Both ${target} and ${name} are set; set only one of them (${name} names a file that holds ${target}).`,
+      );
     }
     resolved ??= { ...env };
     resolved[target] = readCredential(name, path);
@@ -34,6 +37,9 @@ function readCredential(name: string, path: string): string {
     return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new ConfigError(ERROR_CODES.CONFIG.UNREADABLE, `${name} names ${path}, which cannot be read (${code}); point it at the file that holds the secret, readable by this user.`);
+    throw new ConfigError(
+      ERROR_CODES.CONFIG.UNREADABLE,
+      `${name} names ${path}, which cannot be read (${code}); point it at the file that holds the secret, readable by this user.`,
+    );
   }
 }

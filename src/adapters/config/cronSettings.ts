@@ -17,11 +17,7 @@ export const DEFAULT_SCRIPT_TIMEOUT_SECONDS = 3600;
  * `timezone` from the config, else the system zone (`TZ`, see systemTimeZone). An invalid name
  * throws the domain's `TIMEZONE.INVALID` error; there is never a silent fallback to another zone.
  */
-export function resolveTimeZone(
-  config: Pick<AgentConfig, 'timezone'>,
-  env: NodeJS.ProcessEnv,
-  configFile = 'config.yaml',
-): string {
+export function resolveTimeZone(config: Pick<AgentConfig, 'timezone'>, env: NodeJS.ProcessEnv, configFile = 'config.yaml'): string {
   const fromEnv = env.AGENT_TIMEZONE?.trim();
   const fromConfig = config.timezone?.trim();
   const chosen = fromEnv || fromConfig || systemTimeZone(environmentAsGiven(env));
@@ -91,11 +87,7 @@ export function idleTimeoutMsFrom(env: NodeJS.ProcessEnv): number | null {
  * warning pushed onto `warnings`, and the next source is used. (The loader already dropped an
  * invalid config value with its own warning.)
  */
-export function scriptTimeoutMsFrom(
-  config: Pick<AgentConfig, 'cron'>,
-  env: NodeJS.ProcessEnv,
-  warnings: string[] = [],
-): number {
+export function scriptTimeoutMsFrom(config: Pick<AgentConfig, 'cron'>, env: NodeJS.ProcessEnv, warnings: string[] = []): number {
   const written = env.AGENT_CRON_SCRIPT_TIMEOUT?.trim();
   if (written) {
     const seconds = Number(written);
@@ -114,12 +106,7 @@ export function scriptTimeoutMsFrom(
  * start-up. Throws for an invalid time zone or `AGENT_CRON_TIMEOUT`; non-fatal problems are
  * pushed onto `warnings` for the caller to log.
  */
-export function cronSettingsFrom(
-  config: AgentConfig,
-  env: NodeJS.ProcessEnv,
-  warnings: string[] = [],
-  configFile?: string,
-): CronSettings {
+export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, warnings: string[] = [], configFile?: string): CronSettings {
   return {
     timeZone: resolveTimeZone(config, env, configFile),
     wrapResponse: config.cron.wrap_response,

@@ -14,7 +14,19 @@ import {
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
 
-const ROUTE_KEYS = ['secret', 'events', 'prompt', 'skills', 'toolsets', 'allow_private_networks', 'deliver_only', 'deliver', 'deliver_extra', 'filters', 'content_types'];
+const ROUTE_KEYS = [
+  'secret',
+  'events',
+  'prompt',
+  'skills',
+  'toolsets',
+  'allow_private_networks',
+  'deliver_only',
+  'deliver',
+  'deliver_extra',
+  'filters',
+  'content_types',
+];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
 export interface ConfiguredRoutes {
@@ -40,7 +52,10 @@ function readSecrets(value: unknown): Secrets {
     return { ok: true, values: value as string[] };
   }
   // Never echo the value: it may be a secret.
-  return { ok: false, why: `must be a string or a list of strings (got ${Array.isArray(value) ? 'a list with something else in it' : `a ${typeof value}`})` };
+  return {
+    ok: false,
+    why: `must be a string or a list of strings (got ${Array.isArray(value) ? 'a list with something else in it' : `a ${typeof value}`})`,
+  };
 }
 
 /**
@@ -48,11 +63,7 @@ function readSecrets(value: unknown): Secrets {
  * (ROUTE_NAME); its `secret` falls back to `extra.secret`; a route with neither, or with
  * `INSECURE_NO_AUTH` while the listener is not on a loopback address, is a problem naming it.
  */
-export function readConfiguredRoutes(
-  extra: WebhookExtraConfig,
-  listenerOnLoopback: boolean,
-  configFile = 'config.yaml',
-): ConfiguredRoutes {
+export function readConfiguredRoutes(extra: WebhookExtraConfig, listenerOnLoopback: boolean, configFile = 'config.yaml'): ConfiguredRoutes {
   const result: ConfiguredRoutes = { routes: [], names: [], problems: [], unusable: [], warnings: [] };
   const at = (key: string) => `${configFile}: platforms.webhook.extra.${key}`;
   // The schema has checked extra.secret and that routes is a mapping.
@@ -60,8 +71,7 @@ export function readConfiguredRoutes(
   for (const [name, settings] of Object.entries(extra.routes ?? {})) {
     result.names.push(name);
     const before = result.problems.length;
-    const problem = (key: string | null, text: string) =>
-      result.problems.push(`${at(`routes.${name}${key ? `.${key}` : ''}`)} ${text}.`);
+    const problem = (key: string | null, text: string) => result.problems.push(`${at(`routes.${name}${key ? `.${key}` : ''}`)} ${text}.`);
     // The loader already refuses such names (configSchema.ts); checked here too, so that no
     // configuration this is handed can serve a route whose run records would escape their directory.
     if (!isRouteName(name)) {
@@ -96,7 +106,12 @@ function readRoute(
   for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
     problem('toolsets', unknownToolsetProblem(unknown));
   }
-  const { prompt = null, deliver = 'log', deliver_extra: deliverExtra = {}, allow_private_networks: allowPrivateNetworks = false } = settings;
+  const {
+    prompt = null,
+    deliver = 'log',
+    deliver_extra: deliverExtra = {},
+    allow_private_networks: allowPrivateNetworks = false,
+  } = settings;
   if (typeof allowPrivateNetworks !== 'boolean') {
     problem('allow_private_networks', `must be true or false (got ${describeValue(allowPrivateNetworks)})`);
   }
@@ -109,7 +124,11 @@ function readRoute(
   const extra = readDeliverExtra(deliverExtra, problem);
   if (deliver === 'repo_comment') {
     for (const key of ['repo', 'pr_number']) {
-      if (!extra[key]) problem(`deliver_extra.${key}`, 'must be set for deliver: repo_comment (a template such as "{repository.full_name}" or "{pull_request.number}")');
+      if (!extra[key])
+        problem(
+          `deliver_extra.${key}`,
+          'must be set for deliver: repo_comment (a template such as "{repository.full_name}" or "{pull_request.number}")',
+        );
     }
   }
   const filters = readFilters(settings.filters, problem);
@@ -182,7 +201,10 @@ function readContentTypes(value: unknown, problem: (key: string, text: string) =
   const types = value.map((item: string) => item.trim().toLowerCase());
   const wrong = types.find((type) => !isMediaRange(type));
   if (wrong !== undefined) {
-    problem('content_types', `lists ${JSON.stringify(wrong)}, which is not a media type; write type/subtype without parameters, such as "text/plain", or a range such as "text/*"`);
+    problem(
+      'content_types',
+      `lists ${JSON.stringify(wrong)}, which is not a media type; write type/subtype without parameters, such as "text/plain", or a range such as "text/*"`,
+    );
     return [];
   }
   return types;

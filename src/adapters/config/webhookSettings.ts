@@ -105,7 +105,10 @@ export function webhookListenerEnabled(config: Pick<AgentConfig, 'platforms'>): 
 
 /** Whether a bind address only this machine can reach: `localhost`, 127.0.0.0/8 or ::1. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
   return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(bare);
 }
 

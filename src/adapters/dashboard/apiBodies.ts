@@ -21,7 +21,8 @@ function objectBody(body: unknown): Body {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) refuse('The request body must be a JSON object.');
   const unknown = Object.keys(body).filter((key) => !FIELDS.includes(key));
-  if (unknown.length > 0) refuse(`The job has no field ${unknown.map((key) => `"${key}"`).join(', ')}; the fields are ${FIELDS.join(', ')}.`);
+  if (unknown.length > 0)
+    refuse(`The job has no field ${unknown.map((key) => `"${key}"`).join(', ')}; the fields are ${FIELDS.join(', ')}.`);
   return body as Body;
 }
 
@@ -37,14 +38,16 @@ function skills(body: Body): string[] | undefined {
   if (value === undefined) return undefined;
   // The form's own spelling, "rss, web", is taken too.
   const list = typeof value === 'string' ? value.split(',') : value;
-  if (!Array.isArray(list) || list.some((skill) => typeof skill !== 'string')) refuse('"skills" must be a list of skill names (or one comma-separated string).');
+  if (!Array.isArray(list) || list.some((skill) => typeof skill !== 'string'))
+    refuse('"skills" must be a list of skill names (or one comma-separated string).');
   return (list as string[]).map((skill) => skill.trim()).filter((skill) => skill !== '');
 }
 
 function repeat(body: Body): number | null | undefined {
   const value = body.repeat;
   if (value === undefined || value === null) return value as null | undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) refuse('"repeat" must be a whole number of runs, 1 or more, or null for no limit.');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    refuse('"repeat" must be a whole number of runs, 1 or more, or null for no limit.');
   return value;
 }
 
@@ -59,7 +62,8 @@ function catchUp(body: Body): 'once' | 'skip' | null | undefined {
 export function createJobBody(raw: unknown): CreateJobInput {
   const body = objectBody(raw);
   const schedule = text(body, 'schedule', false);
-  if (schedule === undefined || schedule === null || schedule.trim() === '') refuse('A new job needs a "schedule", e.g. "every 2h" or "0 9 * * 1-5".');
+  if (schedule === undefined || schedule === null || schedule.trim() === '')
+    refuse('A new job needs a "schedule", e.g. "every 2h" or "0 9 * * 1-5".');
   const prompt = text(body, 'prompt', false) ?? '';
   const input: CreateJobInput = { schedule, prompt };
   for (const key of ['name', 'deliver', 'timezone', 'model', 'provider'] as const) {

@@ -50,14 +50,19 @@ export function dashboardAccess(deps: DashboardDependencies) {
   const setCookie = (request: Request, response: Response, id: string) =>
     response.setHeader('set-cookie', `${cookieName(request)}=${id}; ${cookieAttributes(request)}`);
   /** The client's address (behind a trusted proxy, the one the proxy saw), for the sign-in backoff. */
-  const clientOf = (request: Request) => (request.ip ?? request.socket.remoteAddress ?? 'an unknown address').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const clientOf = (request: Request) =>
+    (request.ip ?? request.socket.remoteAddress ?? 'an unknown address').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
   /** The sentence of a 429 while `seconds` remain of a backoff. */
   const waitSentence = (seconds: number) => `Too many wrong tokens were tried; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`;
   /**
    * Whether `given` is the token, counted by the backoff: 'wait' (with the seconds) while the
    * client's attempts are refused, whatever it gave; otherwise 'right' or 'wrong'.
    */
-  const tokenVerdict = (request: Request, given: string | undefined, what: string): { kind: 'right' | 'wrong' } | { kind: 'wait'; seconds: number } => {
+  const tokenVerdict = (
+    request: Request,
+    given: string | undefined,
+    what: string,
+  ): { kind: 'right' | 'wrong' } | { kind: 'wait'; seconds: number } => {
     const client = clientOf(request);
     const seconds = throttle.waitSeconds(client);
     if (seconds > 0) return { kind: 'wait', seconds };
@@ -87,5 +92,16 @@ export function dashboardAccess(deps: DashboardDependencies) {
     return tokenVerdict(request, token, 'bearer token');
   };
 
-  return { sessions, requestedHost, hostRefusal, cookieName, cookieAttributes, setCookie, waitSentence, tokenVerdict, sessionOf, bearerVerdict };
+  return {
+    sessions,
+    requestedHost,
+    hostRefusal,
+    cookieName,
+    cookieAttributes,
+    setCookie,
+    waitSentence,
+    tokenVerdict,
+    sessionOf,
+    bearerVerdict,
+  };
 }

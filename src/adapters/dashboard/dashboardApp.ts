@@ -60,7 +60,11 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     if (deps.token !== null) {
       const verdict = tokenVerdict(request, typeof request.body?.token === 'string' ? request.body.token : undefined, 'sign-in');
       if (verdict.kind === 'wait') {
-        response.status(429).set('retry-after', String(verdict.seconds)).type('html').send(signInPage(waitSentence(verdict.seconds)).text);
+        response
+          .status(429)
+          .set('retry-after', String(verdict.seconds))
+          .type('html')
+          .send(signInPage(waitSentence(verdict.seconds)).text);
         return;
       }
       if (verdict.kind === 'wrong') {
@@ -81,16 +85,25 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
       response.locals.session = DashboardSessions.forOneRequest();
       return next();
     }
-    if (verdict.kind === 'wait') return void response.status(429).set('retry-after', String(verdict.seconds)).type('text').send(waitSentence(verdict.seconds));
+    if (verdict.kind === 'wait')
+      return void response.status(429).set('retry-after', String(verdict.seconds)).type('text').send(waitSentence(verdict.seconds));
     const session = sessionOf(request, response);
     if (!session) {
       if (request.method === 'GET' && (request.path === '/' || request.accepts('html'))) {
-        response.status(deps.token !== null && request.path === '/' ? 200 : 401).type('html').send(signInPage(null).text);
+        response
+          .status(deps.token !== null && request.path === '/' ? 200 : 401)
+          .type('html')
+          .send(signInPage(null).text);
       } else response.status(401).type('text').send('Sign in first.');
       return;
     }
     if (!READING.has(request.method) && !DashboardSessions.csrfMatches(session, request.body?.csrf)) {
-      response.status(403).type('text').send('This form is out of date or did not come from the dashboard (its CSRF token is missing or wrong); reload the page and try again.');
+      response
+        .status(403)
+        .type('text')
+        .send(
+          'This form is out of date or did not come from the dashboard (its CSRF token is missing or wrong); reload the page and try again.',
+        );
       return;
     }
     response.locals.session = session;
@@ -115,7 +128,10 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
     const isApi = isApiRequest(request);
     const clientStatus = bodyRefusal(error);
     if (clientStatus !== null) {
-      const sentence = clientStatus === 413 ? 'The request body is larger than the dashboard takes (64 kB).' : 'The request body cannot be read (for the API: send JSON with Content-Type: application/json).';
+      const sentence =
+        clientStatus === 413
+          ? 'The request body is larger than the dashboard takes (64 kB).'
+          : 'The request body cannot be read (for the API: send JSON with Content-Type: application/json).';
       if (isApi) return void response.status(clientStatus).json({ error: sentence });
       return void response.status(clientStatus).type('text').send(sentence);
     }
@@ -140,7 +156,7 @@ function isApiRequest(request: Request): boolean {
 function bodyRefusal(error: unknown): number | null {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') return 413;
-  if (typeof type === 'string' && type.startsWith('entity.') || type === 'encoding.unsupported' || type === 'charset.unsupported') return 400;
+  if ((typeof type === 'string' && type.startsWith('entity.')) || type === 'encoding.unsupported' || type === 'charset.unsupported')
+    return 400;
   return null;
 }
-

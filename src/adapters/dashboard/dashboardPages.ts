@@ -47,48 +47,73 @@ export function pageResponses(deps: DashboardDependencies) {
 export function registerPages(app: Express, deps: DashboardDependencies): void {
   const { context, page, said } = pageResponses(deps);
 
-  app.get('/', handle(async (request, response) => {
-    const [status, snapshot, latest] = await Promise.all([deps.status(), deps.jobs.list(), deps.runs.list({ limit: RUNS_SHOWN })]);
-    const nextRuns = snapshot.jobs
-      .filter((job) => job.state === 'scheduled')
-      .flatMap((job) => upcomingRuns(job, 10, deps.timeZone).map((at) => ({ job, at })))
-      .sort((a, b) => a.at.getTime() - b.at.getTime())
-      .slice(0, 10);
-    const scheduledJobs = snapshot.jobs.filter((job) => job.state === 'scheduled').length;
-    page(response, overviewPage(context(response, said(request)), { status, scheduledJobs, nextRuns, latest }));
-  }));
-  app.get('/fragments/runs', handle(async (_request, response) => {
-    page(response, runsTable(await deps.runs.list({ limit: RUNS_SHOWN }), deps.timeZone));
-  }));
+  app.get(
+    '/',
+    handle(async (request, response) => {
+      const [status, snapshot, latest] = await Promise.all([deps.status(), deps.jobs.list(), deps.runs.list({ limit: RUNS_SHOWN })]);
+      const nextRuns = snapshot.jobs
+        .filter((job) => job.state === 'scheduled')
+        .flatMap((job) => upcomingRuns(job, 10, deps.timeZone).map((at) => ({ job, at })))
+        .sort((a, b) => a.at.getTime() - b.at.getTime())
+        .slice(0, 10);
+      const scheduledJobs = snapshot.jobs.filter((job) => job.state === 'scheduled').length;
+      page(response, overviewPage(context(response, said(request)), { status, scheduledJobs, nextRuns, latest }));
+    }),
+  );
+  app.get(
+    '/fragments/runs',
+    handle(async (_request, response) => {
+      page(response, runsTable(await deps.runs.list({ limit: RUNS_SHOWN }), deps.timeZone));
+    }),
+  );
 
-  app.get('/jobs', handle(async (request, response) => {
-    const state = typeof request.query.state === 'string' && (JOB_STATES as readonly string[]).includes(request.query.state) ? request.query.state : '';
-    const search = typeof request.query.q === 'string' ? request.query.q.trim() : '';
-    const { jobs } = await deps.jobs.list();
-    const shown = jobs.filter((job) => (state === '' || job.state === state) && (search === '' || job.name.toLowerCase().includes(search.toLowerCase())));
-    const nextRuns = new Map(shown.map((job) => [job.id, job.state === 'scheduled' ? (upcomingRuns(job, 1, deps.timeZone)[0] ?? null) : null]));
-    page(response, jobsPage(context(response, said(request)), { jobs: shown, state, search, nextRuns }));
-  }));
+  app.get(
+    '/jobs',
+    handle(async (request, response) => {
+      const state =
+        typeof request.query.state === 'string' && (JOB_STATES as readonly string[]).includes(request.query.state)
+          ? request.query.state
+          : '';
+      const search = typeof request.query.q === 'string' ? request.query.q.trim() : '';
+      const { jobs } = await deps.jobs.list();
+      const shown = jobs.filter(
+        (job) => (state === '' || job.state === state) && (search === '' || job.name.toLowerCase().includes(search.toLowerCase())),
+      );
+      const nextRuns = new Map(
+        shown.map((job) => [job.id, job.state === 'scheduled' ? (upcomingRuns(job, 1, deps.timeZone)[0] ?? null) : null]),
+      );
+      page(response, jobsPage(context(response, said(request)), { jobs: shown, state, search, nextRuns }));
+    }),
+  );
 
   const emptyForm: JobFormValues = { schedule: '', prompt: '', name: '', deliver: '', skills: '', timezone: '' };
-  app.get('/jobs/new', (_request, response) => page(response, jobFormPage(context(response), { title: 'New job', action: '/jobs', values: emptyForm, submit: 'Create job' })));
-  app.post('/jobs', handle(async (request, response) => {
-    const values = formValues(request);
-    try {
-      const job = await deps.jobs.create({
-        schedule: values.schedule,
-        prompt: values.prompt,
-        name: values.name.trim() || null,
-        deliver: values.deliver.trim() || null,
-        skills: skillList(values.skills),
-        timezone: values.timezone.trim() || null,
-      });
-      response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent(`Created job ${job.name}.`)}`);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      page(response, jobFormPage(context(response, { problem: error.message }), { title: 'New job', action: '/jobs', values, submit: 'Create job' }), 400);
-    }
-  }));
+  app.get('/jobs/new', (_request, response) =>
+    page(response, jobFormPage(context(response), { title: 'New job', action: '/jobs', values: emptyForm, submit: 'Create job' })),
+  );
+  app.post(
+    '/jobs',
+    handle(async (request, response) => {
+      const values = formValues(request);
+      try {
+        const job = await deps.jobs.create({
+          schedule: values.schedule,
+          prompt: values.prompt,
+          name: values.name.trim() || null,
+          deliver: values.deliver.trim() || null,
+          skills: skillList(values.skills),
+          timezone: values.timezone.trim() || null,
+        });
+        response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent(`Created job ${job.name}.`)}`);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        page(
+          response,
+          jobFormPage(context(response, { problem: error.message }), { title: 'New job', action: '/jobs', values, submit: 'Create job' }),
+          400,
+        );
+      }
+    }),
+  );
 
   /**
    * A job and its runs as they stand together: the ledger is read first, then the job. A run's
@@ -101,39 +126,75 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     const shown = await deps.jobs.show(job.id);
     return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone };
   };
-  app.get('/jobs/:job', handle(async (request, response) => {
-    page(response, jobPage(context(response, said(request)), await jobWithRuns(param(request, 'job'))));
-  }));
+  app.get(
+    '/jobs/:job',
+    handle(async (request, response) => {
+      page(response, jobPage(context(response, said(request)), await jobWithRuns(param(request, 'job'))));
+    }),
+  );
   // The part of a job's page that changes as it runs (state, last status, next runs, run history), for its live refresh.
-  app.get('/fragments/jobs/:job', handle(async (request, response) => {
-    page(response, jobLive(context(response), await jobWithRuns(param(request, 'job'))));
-  }));
-  app.get('/jobs/:job/edit', handle(async (request, response) => {
-    const { job } = await deps.jobs.show(param(request, 'job'));
-    const values = { schedule: job.schedule.display, prompt: job.prompt, name: job.name, deliver: job.deliver, skills: job.skills.join(', '), timezone: job.timezone ?? '' };
-    page(response, jobFormPage(context(response), { title: `Edit job ${job.name}`, action: `/jobs/${encodeURIComponent(job.id)}/edit`, values, submit: 'Save' }));
-  }));
-  app.post('/jobs/:job/edit', handle(async (request, response) => {
-    const values = formValues(request);
-    const id = param(request, 'job');
-    try {
-      // Only what was changed: an unchanged one-shot time that has passed meanwhile is not refused.
-      const { job: current } = await deps.jobs.show(id);
-      const changes: EditJobInput = { job: current.id };
-      if (values.schedule.trim() !== current.schedule.display) changes.schedule = values.schedule;
-      if (values.prompt !== current.prompt) changes.prompt = values.prompt;
-      if (values.name !== current.name) changes.name = values.name;
-      if (values.deliver !== current.deliver) changes.deliver = values.deliver;
-      const skills = skillList(values.skills);
-      if (skills.join(',') !== current.skills.join(',')) changes.skills = skills;
-      if (values.timezone.trim() !== (current.timezone ?? '')) changes.timezone = values.timezone.trim() || null;
-      const job = await deps.jobs.edit(changes);
-      response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent('Saved.')}`);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      page(response, jobFormPage(context(response, { problem: error.message }), { title: 'Edit job', action: `/jobs/${encodeURIComponent(id)}/edit`, values, submit: 'Save' }), 400);
-    }
-  }));
+  app.get(
+    '/fragments/jobs/:job',
+    handle(async (request, response) => {
+      page(response, jobLive(context(response), await jobWithRuns(param(request, 'job'))));
+    }),
+  );
+  app.get(
+    '/jobs/:job/edit',
+    handle(async (request, response) => {
+      const { job } = await deps.jobs.show(param(request, 'job'));
+      const values = {
+        schedule: job.schedule.display,
+        prompt: job.prompt,
+        name: job.name,
+        deliver: job.deliver,
+        skills: job.skills.join(', '),
+        timezone: job.timezone ?? '',
+      };
+      page(
+        response,
+        jobFormPage(context(response), {
+          title: `Edit job ${job.name}`,
+          action: `/jobs/${encodeURIComponent(job.id)}/edit`,
+          values,
+          submit: 'Save',
+        }),
+      );
+    }),
+  );
+  app.post(
+    '/jobs/:job/edit',
+    handle(async (request, response) => {
+      const values = formValues(request);
+      const id = param(request, 'job');
+      try {
+        // Only what was changed: an unchanged one-shot time that has passed meanwhile is not refused.
+        const { job: current } = await deps.jobs.show(id);
+        const changes: EditJobInput = { job: current.id };
+        if (values.schedule.trim() !== current.schedule.display) changes.schedule = values.schedule;
+        if (values.prompt !== current.prompt) changes.prompt = values.prompt;
+        if (values.name !== current.name) changes.name = values.name;
+        if (values.deliver !== current.deliver) changes.deliver = values.deliver;
+        const skills = skillList(values.skills);
+        if (skills.join(',') !== current.skills.join(',')) changes.skills = skills;
+        if (values.timezone.trim() !== (current.timezone ?? '')) changes.timezone = values.timezone.trim() || null;
+        const job = await deps.jobs.edit(changes);
+        response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent('Saved.')}`);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        page(
+          response,
+          jobFormPage(context(response, { problem: error.message }), {
+            title: 'Edit job',
+            action: `/jobs/${encodeURIComponent(id)}/edit`,
+            values,
+            submit: 'Save',
+          }),
+          400,
+        );
+      }
+    }),
+  );
 
   /** A job action from its page: back to the page, saying what happened or why it was refused. */
   const jobAction = (act: (job: string, request: Request) => Promise<string>) =>
@@ -147,56 +208,94 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
         response.redirect(303, `/jobs/${encodeURIComponent(id)}?problem=${encodeURIComponent(error.message)}`);
       }
     });
-  app.post('/jobs/:job/pause', jobAction(async (id, request) => {
-    const job = await deps.jobs.pause(id, reasonOf(request));
-    return job.paused_reason ? `Paused: ${job.paused_reason}.` : 'Paused.';
-  }));
-  app.post('/jobs/:job/resume', jobAction(async (id) => (await deps.jobs.resume(id), 'Resumed.')));
-  app.post('/jobs/:job/run', jobAction(async (id) => {
-    const started = await deps.jobs.runNow(id);
-    void started.finished.catch((error: unknown) => deps.log.error(`dashboard: the run of job '${started.job.name}' failed unexpectedly: ${errorText(error)}`));
-    return 'The run started; it shows below as it goes.';
-  }));
-  app.get('/jobs/:job/remove', handle(async (request, response) => {
-    page(response, removePage(context(response), (await deps.jobs.show(param(request, 'job'))).job));
-  }));
-  app.post('/jobs/:job/remove', handle(async (request, response) => {
-    if (request.body?.confirm !== 'yes') {
-      response.redirect(303, `/jobs/${encodeURIComponent(param(request, 'job'))}/remove`);
-      return;
-    }
-    const job = await deps.jobs.remove(param(request, 'job'));
-    response.redirect(303, `/jobs?done=${encodeURIComponent(`Removed job ${job.name}.`)}`);
-  }));
+  app.post(
+    '/jobs/:job/pause',
+    jobAction(async (id, request) => {
+      const job = await deps.jobs.pause(id, reasonOf(request));
+      return job.paused_reason ? `Paused: ${job.paused_reason}.` : 'Paused.';
+    }),
+  );
+  app.post(
+    '/jobs/:job/resume',
+    jobAction(async (id) => (await deps.jobs.resume(id), 'Resumed.')),
+  );
+  app.post(
+    '/jobs/:job/run',
+    jobAction(async (id) => {
+      const started = await deps.jobs.runNow(id);
+      void started.finished.catch((error: unknown) =>
+        deps.log.error(`dashboard: the run of job '${started.job.name}' failed unexpectedly: ${errorText(error)}`),
+      );
+      return 'The run started; it shows below as it goes.';
+    }),
+  );
+  app.get(
+    '/jobs/:job/remove',
+    handle(async (request, response) => {
+      page(response, removePage(context(response), (await deps.jobs.show(param(request, 'job'))).job));
+    }),
+  );
+  app.post(
+    '/jobs/:job/remove',
+    handle(async (request, response) => {
+      if (request.body?.confirm !== 'yes') {
+        response.redirect(303, `/jobs/${encodeURIComponent(param(request, 'job'))}/remove`);
+        return;
+      }
+      const job = await deps.jobs.remove(param(request, 'job'));
+      response.redirect(303, `/jobs?done=${encodeURIComponent(`Removed job ${job.name}.`)}`);
+    }),
+  );
 
-  app.get('/runs/:id', handle(async (request, response) => {
-    const run = await deps.runs.get(param(request, 'id'));
-    if (!run) return page(response, notFoundPage(context(response), `No run has the id ${param(request, 'id')}; it may be older than the run ledger keeps.`), 404);
-    page(response, runPage(context(response), run));
-  }));
+  app.get(
+    '/runs/:id',
+    handle(async (request, response) => {
+      const run = await deps.runs.get(param(request, 'id'));
+      if (!run)
+        return page(
+          response,
+          notFoundPage(context(response), `No run has the id ${param(request, 'id')}; it may be older than the run ledger keeps.`),
+          404,
+        );
+      page(response, runPage(context(response), run));
+    }),
+  );
 
-  app.get('/webhooks', handle(async (request, response) => {
-    const [listing, runs] = await Promise.all([deps.webhooks.listing(), deps.webhooks.runs(100)]);
-    page(response, webhooksPage(context(response, said(request)), { routes: listing.routes, runs }));
-  }));
-  app.post('/webhooks/:name/test', handle(async (request, response) => {
-    const name = param(request, 'name');
-    try {
-      const sent = await deps.webhooks.sendTest(name);
-      // An event the route ignored ran nothing: that is said as a problem, with the reason.
-      const verdict = listenerVerdict(sent.status, sent.body);
-      const sentence = testEventSentence(verdict, await routeEvents(deps.webhooks, name));
-      response.redirect(303, `/webhooks?${verdict.kind === 'accepted' ? 'done' : 'problem'}=${encodeURIComponent(sentence)}`);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      response.redirect(303, `/webhooks?problem=${encodeURIComponent(error.message)}`);
-    }
-  }));
+  app.get(
+    '/webhooks',
+    handle(async (request, response) => {
+      const [listing, runs] = await Promise.all([deps.webhooks.listing(), deps.webhooks.runs(100)]);
+      page(response, webhooksPage(context(response, said(request)), { routes: listing.routes, runs }));
+    }),
+  );
+  app.post(
+    '/webhooks/:name/test',
+    handle(async (request, response) => {
+      const name = param(request, 'name');
+      try {
+        const sent = await deps.webhooks.sendTest(name);
+        // An event the route ignored ran nothing: that is said as a problem, with the reason.
+        const verdict = listenerVerdict(sent.status, sent.body);
+        const sentence = testEventSentence(verdict, await routeEvents(deps.webhooks, name));
+        response.redirect(303, `/webhooks?${verdict.kind === 'accepted' ? 'done' : 'problem'}=${encodeURIComponent(sentence)}`);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        response.redirect(303, `/webhooks?problem=${encodeURIComponent(error.message)}`);
+      }
+    }),
+  );
 }
 
 function formValues(request: Request): JobFormValues {
   const field = (name: string) => (typeof request.body?.[name] === 'string' ? (request.body[name] as string) : '');
-  return { schedule: field('schedule'), prompt: field('prompt'), name: field('name'), deliver: field('deliver'), skills: field('skills'), timezone: field('timezone') };
+  return {
+    schedule: field('schedule'),
+    prompt: field('prompt'),
+    name: field('name'),
+    deliver: field('deliver'),
+    skills: field('skills'),
+    timezone: field('timezone'),
+  };
 }
 
 function skillList(text: string): string[] {

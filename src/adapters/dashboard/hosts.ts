@@ -5,7 +5,10 @@ export const LOOPBACK_NAMES: readonly string[] = ['localhost', '127.0.0.1', '::1
 
 /** A host name or address as compared: lower case, an IPv6 address without its brackets. */
 export function normalHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1');
 }
 
 /**
@@ -28,6 +31,8 @@ export function hostOfHeader(value: string | undefined): string | null {
 export function defaultAllowedHosts(listenHost: string): string[] {
   const host = normalHost(listenHost);
   if (host !== '0.0.0.0' && host !== '::') return [host];
-  const addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => normalHost(entry.address.replace(/%.*$/, ''))));
+  const addresses = Object.values(networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).map((entry) => normalHost(entry.address.replace(/%.*$/, ''))),
+  );
   return [...new Set([...addresses, normalHost(hostname())])];
 }

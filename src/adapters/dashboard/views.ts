@@ -99,7 +99,11 @@ function table(caption: string, headers: readonly string[], rows: readonly Html[
 }
 
 function firstLine(text: string | null): string {
-  const line = text?.split('\n').find((each) => each.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      ?.split('\n')
+      .find((each) => each.trim() !== '')
+      ?.trim() ?? '';
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 
@@ -134,14 +138,20 @@ export function overviewPage(
 ${table(
   'The gateways serving this home',
   ['Host', 'Process id', 'Since', 'Trigger provider'],
-  replicas.map((replica) => html`<tr><td>${replica.host}</td><td>${replica.pid}</td><td>${when(replica.startedAt, context.timeZone)}</td><td>${replica.provider}</td></tr>`),
+  replicas.map(
+    (replica) =>
+      html`<tr><td>${replica.host}</td><td>${replica.pid}</td><td>${when(replica.startedAt, context.timeZone)}</td><td>${replica.provider}</td></tr>`,
+  ),
   'No gateway is registered.',
 )}
 <h2>Next runs</h2>
 ${table(
   `The next ${view.nextRuns.length} runs (${context.timeZone})`,
   ['When', 'Job'],
-  view.nextRuns.map((each) => html`<tr><td>${when(each.at, context.timeZone)}</td><td><a href="/jobs/${encodeURIComponent(each.job.id)}">${each.job.name}</a></td></tr>`),
+  view.nextRuns.map(
+    (each) =>
+      html`<tr><td>${when(each.at, context.timeZone)}</td><td><a href="/jobs/${encodeURIComponent(each.job.id)}">${each.job.name}</a></td></tr>`,
+  ),
   'No run is scheduled.',
 )}
 <h2>Jobs whose last run failed</h2>
@@ -164,7 +174,10 @@ function nextRunCell(at: Date | null, job: Job, configuredZone: string): string 
   return job.timezone && at !== null ? `${when(at, job.timezone)} (${job.timezone})` : when(at, configuredZone);
 }
 
-export function jobsPage(context: PageContext, view: { jobs: Job[]; state: string; search: string; nextRuns: Map<string, Date | null> }): Html {
+export function jobsPage(
+  context: PageContext,
+  view: { jobs: Job[]; state: string; search: string; nextRuns: Map<string, Date | null> },
+): Html {
   return layout(
     context,
     'Jobs',
@@ -209,7 +222,12 @@ ${postButton(context, `/jobs/${id}/run`, 'Run now')}
 ${
   job.state === 'paused'
     ? postButton(context, `/jobs/${id}/resume`, 'Resume')
-    : postButton(context, `/jobs/${id}/pause`, 'Pause', html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`)
+    : postButton(
+        context,
+        `/jobs/${id}/pause`,
+        'Pause',
+        html`<label for="reason">Reason</label><input id="reason" name="reason" type="text" maxlength="500">`,
+      )
 }
 <form class="inline" method="get" action="/jobs/${id}/edit"><button type="submit">Edit</button></form>
 <form class="inline" method="get" action="/jobs/${id}/remove"><button type="submit">Remove</button></form>
@@ -229,7 +247,12 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
     ['Id', job.id],
     ['Name', job.name],
     ['State', job.state],
-    ...(job.state === 'paused' ? ([['Paused since', when(job.paused_at, context.timeZone)], ['Paused because', job.paused_reason ?? '-']] as Array<[string, string]>) : []),
+    ...(job.state === 'paused'
+      ? ([
+          ['Paused since', when(job.paused_at, context.timeZone)],
+          ['Paused because', job.paused_reason ?? '-'],
+        ] as Array<[string, string]>)
+      : []),
     ['Schedule', `${describeSchedule(job.schedule, context.timeZone)} (${job.schedule.display})`],
     ['Time zone', job.timezone ? job.timezone : `${pageContext.timeZone} (the configured zone)`],
     ['Prompt', job.prompt],
@@ -237,7 +260,10 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
     ['Script', job.script ?? 'none'],
     ['Agent', job.no_agent ? "not run: the script's output is delivered" : 'runs'],
     ...(isRecurring(job.schedule) ? ([['Catch-up', job.catch_up ?? 'as cron.catch_up']] as Array<[string, string]>) : []),
-    ['Model', job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / ')],
+    [
+      'Model',
+      job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / '),
+    ],
     ['Repeat', describeRepeat(job.repeat)],
     ['Delivers to', describeTargets(job)],
     ['Created', when(job.created_at, context.timeZone)],
@@ -257,7 +283,8 @@ ${jobRuns(view.runs, context.timeZone)}`;
 export function jobRuns(runs: readonly RunRecord[], timeZone: string): Html {
   if (runs.length === 0) return html`<p class="muted">No runs yet.</p>`;
   return html`${runsTable(runs, timeZone, 'Runs of this job, newest first')}${runs.map(
-    (run) => html`<article><h3>${when(run.started_at, timeZone)}: ${run.status}</h3>${run.error ? html`<p class="problem">${run.error}</p>` : null}${run.answer !== null ? html`<pre>${run.answer}</pre>` : null}</article>`,
+    (run) =>
+      html`<article><h3>${when(run.started_at, timeZone)}: ${run.status}</h3>${run.error ? html`<p class="problem">${run.error}</p>` : null}${run.answer !== null ? html`<pre>${run.answer}</pre>` : null}</article>`,
   )}`;
 }
 
@@ -325,7 +352,10 @@ ${run.redelivered_at ? html`<dt>Delivered again</dt><dd>${when(run.redelivered_a
 ${table(
   'Delivery per target',
   ['Target', 'Outcome', 'Message ids', 'Error'],
-  run.deliveries.map((each) => html`<tr><td>${each.target}</td><td>${each.outcome}</td><td>${each.message_ids.join(', ') || '-'}</td><td>${each.error ?? '-'}</td></tr>`),
+  run.deliveries.map(
+    (each) =>
+      html`<tr><td>${each.target}</td><td>${each.outcome}</td><td>${each.message_ids.join(', ') || '-'}</td><td>${each.error ?? '-'}</td></tr>`,
+  ),
   'Nothing was delivered.',
 )}`,
   );

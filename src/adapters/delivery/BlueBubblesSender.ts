@@ -52,7 +52,9 @@ export class BlueBubblesSender implements PlatformSender {
   async whoAmI(): Promise<string> {
     try {
       const answer = await this.http.call({ url: this.apiUrl('server/info') });
-      const reply = (isRecord(answer.json) ? answer.json : {}) as BlueBubblesAnswer & { data?: { detected_imessage?: unknown; computer_id?: unknown; server_version?: unknown } | null };
+      const reply = (isRecord(answer.json) ? answer.json : {}) as BlueBubblesAnswer & {
+        data?: { detected_imessage?: unknown; computer_id?: unknown; server_version?: unknown } | null;
+      };
       if (answer.status !== 200) throw this.http.failure(answer, saidBy(reply), undefined, 'check');
       const { detected_imessage: account, computer_id: computer, server_version: version } = reply.data ?? {};
       const who = [account, computer].find((value): value is string => typeof value === 'string' && value !== '');
@@ -90,7 +92,10 @@ export class BlueBubblesSender implements PlatformSender {
 
   private sendUrl(method: string | undefined): string {
     if (method !== undefined && !SEND_METHODS.includes(method)) {
-      throw new PlatformSendError('refused', `bluebubbles cannot send with method "${method}"; set ${this.settings.where('method')} to apple-script or private-api, or leave it out`);
+      throw new PlatformSendError(
+        'refused',
+        `bluebubbles cannot send with method "${method}"; set ${this.settings.where('method')} to apple-script or private-api, or leave it out`,
+      );
     }
     return this.apiUrl('message/text');
   }
@@ -99,7 +104,10 @@ export class BlueBubblesSender implements PlatformSender {
   private apiUrl(path: string): string {
     const root = apiRoot(this.settings.require('url')).replace(/\/api\/v1$/, '');
     if (!isHttpUrl(root)) {
-      throw new PlatformSendError('refused', `bluebubbles cannot be reached at "${root}"; set ${this.settings.where('url')} to the server's address, e.g. http://192.168.1.20:1234`);
+      throw new PlatformSendError(
+        'refused',
+        `bluebubbles cannot be reached at "${root}"; set ${this.settings.where('url')} to the server's address, e.g. http://192.168.1.20:1234`,
+      );
     }
     return `${root}/api/v1/${path}?${new URLSearchParams({ password: this.settings.require('password') })}`;
   }
@@ -109,10 +117,16 @@ export class BlueBubblesSender implements PlatformSender {
     if (reply.error?.type === IMESSAGE_ERROR) {
       // Messages itself failed or did not confirm in time: the text may have gone out, and a retry
       // could send it twice, so it is not retried.
-      return new PlatformSendError('refused', `bluebubbles could not confirm the message was sent (${this.http.clean(`HTTP ${answer.status}: ${said ?? answer.text}`)}); check the Messages app on the server`);
+      return new PlatformSendError(
+        'refused',
+        `bluebubbles could not confirm the message was sent (${this.http.clean(`HTTP ${answer.status}: ${said ?? answer.text}`)}); check the Messages app on the server`,
+      );
     }
     if (answer.status === 400 && ALREADY_QUEUED.test(reply.error?.message ?? '')) {
-      return new PlatformSendError('refused', `bluebubbles is still sending an earlier attempt of this part (tempGuid ${tempGuid}); it was not sent again and may still arrive`);
+      return new PlatformSendError(
+        'refused',
+        `bluebubbles is still sending an earlier attempt of this part (tempGuid ${tempGuid}); it was not sent again and may still arrive`,
+      );
     }
     return this.http.failure(answer, said);
   }

@@ -80,7 +80,12 @@ export class ConfiguredPlatforms implements Platforms {
     for (const [platform, spec] of Object.entries(this.specs)) {
       const section = ownEntry(this.sections, platform);
       if (section !== undefined && section !== null && (typeof section !== 'object' || Array.isArray(section))) {
-        problems.push({ platform, key: '', source: 'config', message: `platforms.${platform} must be a mapping of settings such as "bot_token:" (got ${Array.isArray(section) ? 'a list' : `a ${typeof section}`}).` });
+        problems.push({
+          platform,
+          key: '',
+          source: 'config',
+          message: `platforms.${platform} must be a mapping of settings such as "bot_token:" (got ${Array.isArray(section) ? 'a list' : `a ${typeof section}`}).`,
+        });
         continue;
       }
       problems.push(...platformSettingProblems(this.settingsOf(platform, spec), this.env));

@@ -61,7 +61,10 @@ export class DingTalkSender implements PlatformSender {
     this.now = options.now ?? Date.now;
     this.tokens = new AccessTokenCache(() => this.issueToken(), this.now);
     this.api = new PlatformHttp(settingsHidingToken(settings, this.tokens), ['client_id', 'client_secret']);
-    this.webhook = new PlatformHttp(settingsHidingWebhookToken(settings), settings.get('secret') === undefined ? ['webhook_url'] : ['webhook_url', 'secret']);
+    this.webhook = new PlatformHttp(
+      settingsHidingWebhookToken(settings),
+      settings.get('secret') === undefined ? ['webhook_url'] : ['webhook_url', 'secret'],
+    );
   }
 
   /**
@@ -83,7 +86,8 @@ export class DingTalkSender implements PlatformSender {
     const answer = await this.webhook.call({ url: this.signedWebhookUrl(), json: { msgtype: 'text', text: { content: text } } });
     const reply = (isRecord(answer.json) ? answer.json : {}) as WebhookAnswer;
     const { errcode } = reply;
-    if (typeof errcode !== 'number') throw answer.status === 200 ? this.webhook.unconfirmed(answer) : this.webhook.failure(answer, undefined);
+    if (typeof errcode !== 'number')
+      throw answer.status === 200 ? this.webhook.unconfirmed(answer) : this.webhook.failure(answer, undefined);
     const said = typeof reply.errmsg === 'string' && reply.errmsg !== '' ? `${errcode}: ${reply.errmsg}` : String(errcode);
     if (answer.status !== 200) throw this.webhook.failure(answer, said);
     // The webhook gives no message id: the part's own key stands for it in the receipt.
@@ -91,8 +95,10 @@ export class DingTalkSender implements PlatformSender {
     const detail = this.webhook.clean(said);
     if (WEBHOOK_RATE_LIMITED.has(errcode)) throw new PlatformSendError('rate_limited', `dingtalk is rate-limiting (${detail})`);
     if (errcode === -1) throw new PlatformSendError('unavailable', `dingtalk is unavailable (${detail})`);
-    if (WEBHOOK_TOKEN_REFUSED.has(errcode) || (errcode === WEBHOOK_SECURITY && /sign/i.test(detail))) throw this.webhook.refusedCredentials(said);
-    const hint = errcode === WEBHOOK_SECURITY ? `; check the robot's security settings (keywords the text must contain, allowed IP addresses)` : '';
+    if (WEBHOOK_TOKEN_REFUSED.has(errcode) || (errcode === WEBHOOK_SECURITY && /sign/i.test(detail)))
+      throw this.webhook.refusedCredentials(said);
+    const hint =
+      errcode === WEBHOOK_SECURITY ? `; check the robot's security settings (keywords the text must contain, allowed IP addresses)` : '';
     throw new PlatformSendError('refused', `dingtalk refused the message (${detail})${hint}`);
   }
 
@@ -142,11 +148,15 @@ export class DingTalkSender implements PlatformSender {
     const reply = (isRecord(answer.json) ? answer.json : {}) as OpenApiAnswer;
     if (answer.status >= 200 && answer.status < 300) {
       if (typeof reply.accessToken !== 'string' || reply.accessToken === '') {
-        throw new PlatformSendError('refused', `dingtalk answered the token request without an accessToken (${this.api.clean(answer.text) || 'empty answer'})`);
+        throw new PlatformSendError(
+          'refused',
+          `dingtalk answered the token request without an accessToken (${this.api.clean(answer.text) || 'empty answer'})`,
+        );
       }
       return { value: reply.accessToken, expiresInSeconds: typeof reply.expireIn === 'number' ? reply.expireIn : 0 };
     }
-    if (answer.status === 429 || answer.status >= 500 || OPEN_API_THROTTLED.test(String(reply.code ?? ''))) throw this.openApiFailure(answer);
+    if (answer.status === 429 || answer.status >= 500 || OPEN_API_THROTTLED.test(String(reply.code ?? '')))
+      throw this.openApiFailure(answer);
     // The request carries nothing but the client id and secret: any other refusal is about them.
     throw this.api.refusedCredentials(`HTTP ${answer.status}: ${detailOf(answer) ?? answer.text}`);
   }

@@ -51,7 +51,11 @@ export class DiscordSender implements PlatformSender {
       if (typeof messageId === 'string' && messageId !== '') return { messageId };
       throw this.http.unconfirmed(answer);
     }
-    throw this.failure(answer, 'the message', `the bot needs View Channel and Send Messages in channel ${channelId}, in a server it has joined`);
+    throw this.failure(
+      answer,
+      'the message',
+      `the bot needs View Channel and Send Messages in channel ${channelId}, in a server it has joined`,
+    );
   }
 
   /** `GET /users/@me` (https://discord.com/developers/docs/resources/user#get-current-user): the bot's user name. */
@@ -77,7 +81,7 @@ export class DiscordSender implements PlatformSender {
 
   private async guilds(): Promise<Array<{ id: string }>> {
     const guilds: Array<{ id: string }> = [];
-    for (let after = '0'; ; ) {
+    for (let after = '0'; ;) {
       const page = await this.getList<{ id: string }>(`/users/@me/guilds?limit=${GUILD_PAGE}&after=${after}`);
       guilds.push(...page);
       if (page.length < GUILD_PAGE) return guilds;
@@ -89,7 +93,10 @@ export class DiscordSender implements PlatformSender {
     const answer = await this.http.call({ url: this.url(path), headers: this.headers() });
     if (isSuccess(answer) && Array.isArray(answer.json)) return answer.json as T[];
     if (isSuccess(answer)) {
-      throw new PlatformSendError('refused', `discord answered GET ${path.split('?')[0]} with HTTP ${answer.status} but no list (${this.http.clean(answer.text) || 'empty answer'})`);
+      throw new PlatformSendError(
+        'refused',
+        `discord answered GET ${path.split('?')[0]} with HTTP ${answer.status} but no list (${this.http.clean(answer.text) || 'empty answer'})`,
+      );
     }
     throw this.failure(answer, 'the channel listing', 'the bot needs View Channel in the servers it has joined');
   }

@@ -50,7 +50,10 @@ export class EmailSender implements PlatformSender {
     const listed = (addresses: unknown[] | undefined) => (addresses ?? []).some((address) => String(address).toLowerCase() === recipient);
     if (listed(info.rejected)) throw new PlatformSendError('refused', `email refused the recipient ${to.chatId}`);
     if (!info.messageId || !listed(info.accepted)) {
-      throw new PlatformSendError('refused', `email did not confirm the message to ${to.chatId} (accepted: ${(info.accepted ?? []).join(', ') || 'none'})`);
+      throw new PlatformSendError(
+        'refused',
+        `email did not confirm the message to ${to.chatId} (accepted: ${(info.accepted ?? []).join(', ') || 'none'})`,
+      );
     }
     return { messageId: info.messageId };
   }
@@ -97,13 +100,22 @@ export class EmailSender implements PlatformSender {
     const server = `${this.settings.get('smtp_host')}:${this.settings.get('smtp_port')}`;
     const said = this.http.clean(error.response ?? error.message ?? String(error));
     const code = error.responseCode;
-    if (error.code === 'ETIMEDOUT') return new PlatformSendError('unavailable', `email did not answer within ${this.settings.timeoutMs / 1000} s`, null, { cause: error });
+    if (error.code === 'ETIMEDOUT')
+      return new PlatformSendError('unavailable', `email did not answer within ${this.settings.timeoutMs / 1000} s`, null, {
+        cause: error,
+      });
     if (error.code === 'EAUTH' || code === 535) return this.http.refusedCredentials(said);
     if (error.code === 'ETLS') {
-      return new PlatformSendError('refused', `email server ${server} does not offer STARTTLS (${said}), which ${this.settings.where('secure')} "starttls" requires; use "tls" for port 465, or "none" only for a local relay`);
+      return new PlatformSendError(
+        'refused',
+        `email server ${server} does not offer STARTTLS (${said}), which ${this.settings.where('secure')} "starttls" requires; use "tls" for port 465, or "none" only for a local relay`,
+      );
     }
     if (UNTRUSTED_CERTIFICATE.test(error.originalCode ?? '')) {
-      return new PlatformSendError('refused', `email server ${server} presented a TLS certificate that is not trusted (${error.originalCode})`);
+      return new PlatformSendError(
+        'refused',
+        `email server ${server} presented a TLS certificate that is not trusted (${error.originalCode})`,
+      );
     }
     if (code !== undefined && code >= 400 && code < 500) return new PlatformSendError('unavailable', `email is unavailable (${said})`);
     if (code !== undefined && code >= 500) {
@@ -111,7 +123,9 @@ export class EmailSender implements PlatformSender {
       return new PlatformSendError('refused', `email refused ${what} (${said})`);
     }
     if (error.code === 'ESOCKET' || error.code === 'EDNS' || error.code === 'ECONNECTION') {
-      return new PlatformSendError('unavailable', `could not reach email at ${server} (${error.originalCode ?? error.code})`, null, { cause: error });
+      return new PlatformSendError('unavailable', `could not reach email at ${server} (${error.originalCode ?? error.code})`, null, {
+        cause: error,
+      });
     }
     const attempt = recipient === null ? `complete ${CREDENTIALS_CHECK}` : 'send the message';
     return new PlatformSendError('refused', `email could not ${attempt} (${said})`, null, { cause: error });

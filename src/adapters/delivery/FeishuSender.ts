@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import { AccessTokenCache, settingsHidingToken, type IssuedToken } from './accessTokenCache.js';
 import { feishuApiRootOf, receiveIdTypeOf } from './platformAddressing.js';
-import { apiRoot, PlatformHttp, refusedSubject, retryAfterMs, type PlatformAnswer, type PlatformRequest, type RequestPurpose } from './platformHttp.js';
+import {
+  apiRoot,
+  PlatformHttp,
+  refusedSubject,
+  retryAfterMs,
+  type PlatformAnswer,
+  type PlatformRequest,
+  type RequestPurpose,
+} from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Every Feishu answer: `code` 0 and `msg` on success, the platform's error code and words otherwise. */
@@ -106,7 +114,11 @@ export class FeishuSender implements PlatformSender {
       return { url: `${root}/open-apis/im/v1/messages/${encodeURIComponent(to.threadId)}/reply`, json: { ...body, reply_in_thread: true } };
     }
     const receiveIdType = receiveIdTypeOf(to.chatId);
-    if (receiveIdType === null) throw new PlatformSendError('refused', `feishu cannot address "${to.chatId}": use a chat id (oc_…), an open id (ou_…) or a union id (on_…)`);
+    if (receiveIdType === null)
+      throw new PlatformSendError(
+        'refused',
+        `feishu cannot address "${to.chatId}": use a chat id (oc_…), an open id (ou_…) or a union id (on_…)`,
+      );
     return { url: `${root}/open-apis/im/v1/messages?receive_id_type=${receiveIdType}`, json: { receive_id: to.chatId, ...body } };
   }
 
@@ -119,7 +131,10 @@ export class FeishuSender implements PlatformSender {
     const token = reply.tenant_access_token;
     if (answer.status >= 200 && answer.status < 300 && reply.code === 0) {
       if (typeof token !== 'string' || token === '') {
-        throw new PlatformSendError('refused', `feishu answered the token request without a tenant_access_token (${this.http.clean(answer.text) || 'empty answer'})`);
+        throw new PlatformSendError(
+          'refused',
+          `feishu answered the token request without a tenant_access_token (${this.http.clean(answer.text) || 'empty answer'})`,
+        );
       }
       return { value: token, expiresInSeconds: typeof reply.expire === 'number' ? reply.expire : 0 };
     }
@@ -139,7 +154,11 @@ export class FeishuSender implements PlatformSender {
     if (answer.status === 429 || RATE_LIMITED.has(replyOf(answer).code as number)) {
       const reset = Number(answer.headers.get('x-ogw-ratelimit-reset') ?? Number.NaN);
       const said = this.http.clean(`HTTP ${answer.status}: ${detail ?? answer.text}`);
-      return new PlatformSendError('rate_limited', `feishu is rate-limiting (${said})`, retryAfterMs(answer.headers, Number.isFinite(reset) ? reset : undefined));
+      return new PlatformSendError(
+        'rate_limited',
+        `feishu is rate-limiting (${said})`,
+        retryAfterMs(answer.headers, Number.isFinite(reset) ? reset : undefined),
+      );
     }
     if (answer.status >= 400 || detail === undefined) return this.http.failure(answer, detail, undefined, purpose);
     // A 2xx carrying an error code.
@@ -166,7 +185,9 @@ function replyOf(answer: PlatformAnswer): FeishuAnswer {
 
 /** The part's key as Feishu's deduplication `uuid`: as it is when short enough, else a digest of it. */
 function uuidOf(idempotencyKey: string): string {
-  return idempotencyKey.length <= UUID_LIMIT ? idempotencyKey : createHash('sha256').update(idempotencyKey).digest('hex').slice(0, UUID_LIMIT);
+  return idempotencyKey.length <= UUID_LIMIT
+    ? idempotencyKey
+    : createHash('sha256').update(idempotencyKey).digest('hex').slice(0, UUID_LIMIT);
 }
 
 export function createSender(settings: PlatformSettings): PlatformSender {

@@ -50,8 +50,12 @@ export class HomeAssistantSender implements PlatformSender {
    * name and the Home Assistant version; it needs only a valid token.
    */
   async whoAmI(): Promise<string> {
-    const answer = await this.http.call({ url: `${this.root()}/api/config`, headers: { authorization: `Bearer ${this.settings.require('token')}` } });
-    if (answer.status < 200 || answer.status >= 300) throw answer.status === 401 ? this.http.failure(answer, undefined) : this.failure(answer, null);
+    const answer = await this.http.call({
+      url: `${this.root()}/api/config`,
+      headers: { authorization: `Bearer ${this.settings.require('token')}` },
+    });
+    if (answer.status < 200 || answer.status >= 300)
+      throw answer.status === 401 ? this.http.failure(answer, undefined) : this.failure(answer, null);
     const config = (answer.json ?? {}) as { location_name?: unknown; version?: unknown };
     if (typeof config.location_name !== 'string' || config.location_name === '') throw this.http.unconfirmed(answer, 'check');
     return typeof config.version === 'string' ? `${config.location_name} (Home Assistant ${config.version})` : config.location_name;
@@ -69,15 +73,27 @@ export class HomeAssistantSender implements PlatformSender {
     switch (answer.status) {
       case 400:
         if (service === null) return this.http.failure(answer, said || undefined, undefined, 'check');
-        return new PlatformSendError('refused', `homeassistant refused the message (${status}); Home Assistant has no action notify.${service}, or it refused the message's fields: look for it under Developer tools → Actions`);
+        return new PlatformSendError(
+          'refused',
+          `homeassistant refused the message (${status}); Home Assistant has no action notify.${service}, or it refused the message's fields: look for it under Developer tools → Actions`,
+        );
       case 403:
         // Home Assistant answers 403 to an address it banned after failed logins (http: ip_ban_enabled).
-        return new PlatformSendError('refused', `homeassistant refused access (${status}); check ${this.settings.where('token')}, and remove this host from Home Assistant's ip_bans.yaml if it was banned`);
+        return new PlatformSendError(
+          'refused',
+          `homeassistant refused access (${status}); check ${this.settings.where('token')}, and remove this host from Home Assistant's ip_bans.yaml if it was banned`,
+        );
       case 404:
-        return new PlatformSendError('refused', `homeassistant has no API at that address (${status}); check that ${this.settings.where('url')} is Home Assistant's address, such as http://homeassistant.local:8123`);
+        return new PlatformSendError(
+          'refused',
+          `homeassistant has no API at that address (${status}); check that ${this.settings.where('url')} is Home Assistant's address, such as http://homeassistant.local:8123`,
+        );
       case 500: {
         const failed = service === null ? '' : `the action notify.${service} failed, and `;
-        return new PlatformSendError('unavailable', `homeassistant is unavailable (${status}); ${failed}Home Assistant's log (Settings → System → Logs) says why`);
+        return new PlatformSendError(
+          'unavailable',
+          `homeassistant is unavailable (${status}); ${failed}Home Assistant's log (Settings → System → Logs) says why`,
+        );
       }
       default:
         return this.http.failure(answer, said || undefined, undefined, service === null ? 'check' : 'send');

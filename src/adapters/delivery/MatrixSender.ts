@@ -36,7 +36,12 @@ export class MatrixSender implements PlatformSender {
     const content: Record<string, unknown> = { msgtype: 'm.text', body: text };
     if (to.threadId !== null) {
       // The reply fallback lets clients without thread support show the part under the thread's root.
-      content['m.relates_to'] = { rel_type: 'm.thread', event_id: to.threadId, is_falling_back: true, 'm.in_reply_to': { event_id: to.threadId } };
+      content['m.relates_to'] = {
+        rel_type: 'm.thread',
+        event_id: to.threadId,
+        is_falling_back: true,
+        'm.in_reply_to': { event_id: to.threadId },
+      };
     }
     const path = `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(idempotencyKey)}`;
     const answer = await this.call({ method: 'PUT', url: path, json: content });
@@ -63,7 +68,11 @@ export class MatrixSender implements PlatformSender {
     if (destination.startsWith('!')) return destination;
     if (destination.startsWith('#')) {
       const answer = await this.call({ url: `/directory/room/${encodeURIComponent(destination)}` });
-      if (answer.status === 404) throw new PlatformSendError('refused', `matrix refused the message: unknown room alias ${destination} (${this.http.clean(`HTTP 404: ${detailOf(answer) ?? answer.text}`)})`);
+      if (answer.status === 404)
+        throw new PlatformSendError(
+          'refused',
+          `matrix refused the message: unknown room alias ${destination} (${this.http.clean(`HTTP 404: ${detailOf(answer) ?? answer.text}`)})`,
+        );
       return this.textField(answer, 'room_id', `the alias lookup of ${destination}`);
     }
     if (destination.startsWith('@')) {
@@ -75,7 +84,10 @@ export class MatrixSender implements PlatformSender {
       }
       return room;
     }
-    throw new PlatformSendError('refused', `matrix cannot address "${destination}": use a room id (!room:server), a user id (@user:server) or a room alias (#alias:server)`);
+    throw new PlatformSendError(
+      'refused',
+      `matrix cannot address "${destination}": use a room id (!room:server), a user id (@user:server) or a room alias (#alias:server)`,
+    );
   }
 
   /** The newest direct room with `user` that the bot is still in, else a new one recorded in `m.direct`. */
@@ -122,7 +134,8 @@ export class MatrixSender implements PlatformSender {
 
   /** The text `field` of a successful answer; anything else fails the attempt. */
   private textField(answer: PlatformAnswer, field: string, what: string, purpose: RequestPurpose = 'send'): string {
-    if (answer.status !== 200) throw this.failure(answer, purpose === 'check' ? `; check ${this.settings.where('access_token')}` : '', purpose);
+    if (answer.status !== 200)
+      throw this.failure(answer, purpose === 'check' ? `; check ${this.settings.where('access_token')}` : '', purpose);
     const value = isRecord(answer.json) ? answer.json[field] : undefined;
     if (typeof value !== 'string' || value === '') throw this.missing(answer, field, what);
     return value;
@@ -145,7 +158,11 @@ export class MatrixSender implements PlatformSender {
     const errcode = errcodeOf(answer);
     const detail = detailOf(answer);
     if (errcode !== undefined && CREDENTIAL_ERRORS.has(errcode)) return this.http.refusedCredentials(`HTTP ${answer.status}: ${detail}`);
-    if (errcode === 'M_FORBIDDEN') return new PlatformSendError('refused', `matrix refused ${refusedSubject(purpose)} (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})${forbiddenHint}`);
+    if (errcode === 'M_FORBIDDEN')
+      return new PlatformSendError(
+        'refused',
+        `matrix refused ${refusedSubject(purpose)} (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})${forbiddenHint}`,
+      );
     const retryAfterMs = (answer.json as MatrixError | undefined)?.retry_after_ms;
     return this.http.failure(answer, detail, typeof retryAfterMs === 'number' ? retryAfterMs / 1000 : undefined, purpose);
   }

@@ -56,7 +56,9 @@ export class MattermostSender implements PlatformSender {
     }
     if (answer.status === 403) {
       // Mattermost answers 403 both for a channel the account is not in and for one that does not exist.
-      throw this.http.refusedCredentials(`HTTP 403: ${detailOf(answer) ?? 'forbidden'}; the account cannot post in channel ${to.chatId}: add it to the channel, or check the channel id`);
+      throw this.http.refusedCredentials(
+        `HTTP 403: ${detailOf(answer) ?? 'forbidden'}; the account cannot post in channel ${to.chatId}: add it to the channel, or check the channel id`,
+      );
     }
     throw this.failure(answer);
   }

@@ -49,7 +49,10 @@ export function platformSettings(
     const prefix = `${platform.toUpperCase()}_`;
     if (name.startsWith(prefix)) keys.add(name.slice(prefix.length).toLowerCase());
   }
-  const secrets = [...keys].filter((key) => SECRET_KEY.test(key)).map(get).filter((value): value is string => value !== undefined && value.length >= 4);
+  const secrets = [...keys]
+    .filter((key) => SECRET_KEY.test(key))
+    .map(get)
+    .filter((value): value is string => value !== undefined && value.length >= 4);
   const seconds = Number(get('timeout_seconds'));
   return {
     platform,

@@ -59,7 +59,8 @@ export class QqBotSender implements PlatformSender {
     const destination = qqbotDestination(to.chatId);
     // The preflight refuses these already; a sender used on its own must not post elsewhere either.
     if ('problem' in destination) throw new PlatformSendError('refused', destination.problem);
-    if (to.threadId !== null) throw new PlatformSendError('refused', `qqbot has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
+    if (to.threadId !== null)
+      throw new PlatformSendError('refused', `qqbot has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
     // The sub-channel API predates msg_type and documents content alone.
     const body = destination.kind === 'channel' ? { content: text } : { content: text, msg_type: 0 };
     let token = await this.tokens.get();
@@ -87,7 +88,8 @@ export class QqBotSender implements PlatformSender {
       answer = await this.me(token);
       if (tokenRejected(answer)) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
     }
-    if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, errorOf(answer).code !== undefined ? detailOf(answer) : undefined, undefined, 'check');
+    if (answer.status < 200 || answer.status >= 300)
+      throw this.http.failure(answer, errorOf(answer).code !== undefined ? detailOf(answer) : undefined, undefined, 'check');
     const { username, id } = (answer.json ?? {}) as { username?: unknown; id?: unknown };
     if (typeof username === 'string' && username !== '') return username;
     if (typeof id === 'string' && id !== '') return `bot ${id}`;
@@ -105,13 +107,20 @@ export class QqBotSender implements PlatformSender {
       if (typeof id === 'string' && id !== '') return { messageId: id };
       if (reply.code !== undefined && HELD_FOR_REVIEW.has(reply.code)) {
         // Sending it again would queue a second copy for review.
-        throw new PlatformSendError('refused', `qqbot holds the message for review (${this.http.clean(detailOf(answer))}); it is not counted as delivered`);
+        throw new PlatformSendError(
+          'refused',
+          `qqbot holds the message for review (${this.http.clean(detailOf(answer))}); it is not counted as delivered`,
+        );
       }
       throw this.http.unconfirmed(answer);
     }
     const detail = reply.code !== undefined ? detailOf(answer) : undefined;
     if (reply.code === CHANNEL_RATE_LIMITED) {
-      throw new PlatformSendError('rate_limited', `qqbot is rate-limiting (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})`, retryAfterMs(answer.headers));
+      throw new PlatformSendError(
+        'rate_limited',
+        `qqbot is rate-limiting (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})`,
+        retryAfterMs(answer.headers),
+      );
     }
     if (reply.code !== undefined && TRANSIENT.has(reply.code)) {
       throw new PlatformSendError('unavailable', `qqbot is unavailable (${this.http.clean(`HTTP ${answer.status}: ${detail}`)})`);
@@ -130,9 +139,13 @@ export class QqBotSender implements PlatformSender {
       throw this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
     }
     if (answer.status < 200 || answer.status >= 300) throw this.http.failure(answer, detail, undefined, purpose);
-    if (reply.code === TOKEN_REQUESTS_TOO_FREQUENT) throw new PlatformSendError('rate_limited', `qqbot is rate-limiting token requests (${this.http.clean(detail!)})`);
+    if (reply.code === TOKEN_REQUESTS_TOO_FREQUENT)
+      throw new PlatformSendError('rate_limited', `qqbot is rate-limiting token requests (${this.http.clean(detail!)})`);
     if (typeof reply.access_token !== 'string' || reply.access_token === '') {
-      throw new PlatformSendError('refused', `qqbot answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`);
+      throw new PlatformSendError(
+        'refused',
+        `qqbot answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`,
+      );
     }
     return { value: reply.access_token, expiresInSeconds: Number(reply.expires_in) || 0 };
   }

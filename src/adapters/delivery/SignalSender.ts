@@ -46,7 +46,8 @@ export class SignalSender implements PlatformSender {
 
   async send(to: ChatAddress, text: string): Promise<SentPart> {
     // Signal has no threads: posting to the chat instead would deliver somewhere the user did not ask for.
-    if (to.threadId !== null) throw new PlatformSendError('refused', `signal has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
+    if (to.threadId !== null)
+      throw new PlatformSendError('refused', `signal has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
     const account = this.settings.require('account');
     const url = `${apiRoot(this.settings.require('http_url'))}/api/v1/rpc`;
     const id = randomUUID();
@@ -81,14 +82,21 @@ export class SignalSender implements PlatformSender {
       if (!numbers.includes(account)) throw this.http.refusedCredentials(`the signal-cli daemon has no account ${account}`);
       return account;
     }
-    if (listed.error.code !== METHOD_NOT_FOUND) throw new PlatformSendError('refused', `signal refused the credentials check (signal-cli error ${listed.error.code ?? '?'}: ${this.http.clean(listed.error.message ?? 'no message')})`);
+    if (listed.error.code !== METHOD_NOT_FOUND)
+      throw new PlatformSendError(
+        'refused',
+        `signal refused the credentials check (signal-cli error ${listed.error.code ?? '?'}: ${this.http.clean(listed.error.message ?? 'no message')})`,
+      );
     const version = await this.rpc('version', {});
     const number = 'result' in version ? (version.result as { version?: unknown } | null)?.version : undefined;
     return `${account} (single-account signal-cli${typeof number === 'string' ? ` ${number}` : ''})`;
   }
 
   /** One JSON-RPC call of the credentials check, not a send: its `result`, or its `error`. */
-  private async rpc(method: string, params: Record<string, unknown>): Promise<{ result: unknown } | { error: NonNullable<RpcReply['error']> }> {
+  private async rpc(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<{ result: unknown } | { error: NonNullable<RpcReply['error']> }> {
     const url = `${apiRoot(this.settings.require('http_url'))}/api/v1/rpc`;
     const id = randomUUID();
     const answer = await this.http.call({ url, json: { jsonrpc: '2.0', method, params, id } }).catch((error: unknown) => {
@@ -113,12 +121,18 @@ export class SignalSender implements PlatformSender {
 
   /** signal-cli's "Failed to send message" says little on its own; the recipients' results say why. */
   private undelivered(code: number | undefined, said: string, results: RecipientResult[]): PlatformSendError {
-    const who = results.map((result) => `${result.recipientAddress?.number ?? result.recipientAddress?.uuid ?? 'a recipient'} ${result.type ?? 'failed'}`);
+    const who = results.map(
+      (result) => `${result.recipientAddress?.number ?? result.recipientAddress?.uuid ?? 'a recipient'} ${result.type ?? 'failed'}`,
+    );
     const detail = this.http.clean(who.length > 0 ? `${said}: ${who.join(', ')}` : said);
     const everyone = (type: string) => results.length > 0 && results.every((result) => result.type === type);
     if (code === RATE_LIMIT_ERROR || everyone('RATE_LIMIT_FAILURE')) {
       const waits = results.map((result) => result.retryAfterSeconds).filter((seconds): seconds is number => typeof seconds === 'number');
-      return new PlatformSendError('rate_limited', `signal is rate-limiting (${detail})`, waits.length > 0 ? Math.max(...waits) * 1000 : null);
+      return new PlatformSendError(
+        'rate_limited',
+        `signal is rate-limiting (${detail})`,
+        waits.length > 0 ? Math.max(...waits) * 1000 : null,
+      );
     }
     if (everyone('NETWORK_FAILURE')) return new PlatformSendError('unavailable', `signal-cli could not reach Signal's servers (${detail})`);
     return new PlatformSendError('refused', `signal refused the message (${detail})`);
@@ -126,8 +140,10 @@ export class SignalSender implements PlatformSender {
 
   /** What a non-200 answer means for a daemon that otherwise always answers 200. */
   private statusDetail(answer: PlatformAnswer, url: string): string | undefined {
-    if ([404, 405, 415].includes(answer.status)) return `no signal-cli JSON-RPC endpoint at ${url}; check ${this.settings.where('http_url')}`;
-    if (answer.status === 421) return `signal-cli accepts only the host name it listens on; use that address in ${this.settings.where('http_url')}`;
+    if ([404, 405, 415].includes(answer.status))
+      return `no signal-cli JSON-RPC endpoint at ${url}; check ${this.settings.where('http_url')}`;
+    if (answer.status === 421)
+      return `signal-cli accepts only the host name it listens on; use that address in ${this.settings.where('http_url')}`;
     return undefined;
   }
 

@@ -1,6 +1,14 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
 import type { DirectoryChannel } from '../../domain/delivery/channelDirectory.js';
-import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, retryAfterMs, type PlatformAnswer, type PlatformRequest, type RequestPurpose } from './platformHttp.js';
+import {
+  apiRoot,
+  CREDENTIALS_CHECK,
+  PlatformHttp,
+  retryAfterMs,
+  type PlatformAnswer,
+  type PlatformRequest,
+  type RequestPurpose,
+} from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 
 interface SlackAnswer {
@@ -85,7 +93,11 @@ export class SlackSender implements PlatformSender {
   }
 
   /** Calls one Web API method; resolves only on `ok: true`, throws the matching PlatformSendError otherwise. */
-  private async call(method: string, request: Omit<PlatformRequest, 'url' | 'headers'>, purpose: RequestPurpose = 'send'): Promise<{ answer: PlatformAnswer; reply: SlackAnswer }> {
+  private async call(
+    method: string,
+    request: Omit<PlatformRequest, 'url' | 'headers'>,
+    purpose: RequestPurpose = 'send',
+  ): Promise<{ answer: PlatformAnswer; reply: SlackAnswer }> {
     const answer = await this.http.call({
       ...request,
       url: `${apiRoot(this.settings.require('base_url'))}/${method}`,

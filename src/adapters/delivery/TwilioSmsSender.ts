@@ -52,7 +52,10 @@ export class TwilioSmsSender implements PlatformSender {
       if (typeof reply.sid !== 'string' || !MESSAGE_SID.test(reply.sid)) throw this.http.unconfirmed(answer);
       if (reply.status !== undefined && FAILED_ON_CREATE.has(reply.status)) {
         const why = reply.error_message ?? `error ${reply.error_code ?? 'unknown'}`;
-        throw new PlatformSendError('refused', `${this.platform} refused the message (Twilio marked ${reply.sid} ${reply.status}: ${this.http.clean(why)})`);
+        throw new PlatformSendError(
+          'refused',
+          `${this.platform} refused the message (Twilio marked ${reply.sid} ${reply.status}: ${this.http.clean(why)})`,
+        );
       }
       return { messageId: reply.sid };
     }
@@ -81,7 +84,10 @@ export class TwilioSmsSender implements PlatformSender {
   }
 
   private failure(answer: PlatformAnswer, reply: TwilioAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
-    const detail = typeof reply.message === 'string' ? `error ${reply.code ?? '?'}: ${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}` : undefined;
+    const detail =
+      typeof reply.message === 'string'
+        ? `error ${reply.code ?? '?'}: ${reply.message}${reply.more_info ? ` (${reply.more_info})` : ''}`
+        : undefined;
     if (reply.code === AUTHENTICATION_FAILED) return this.http.refusedCredentials(`HTTP ${answer.status}: ${detail ?? answer.text}`);
     return this.http.failure(answer, detail, undefined, purpose);
   }
@@ -132,7 +138,9 @@ function plainLine(line: string): string {
 
 function plainInline(text: string): string {
   return text
-    .replace(/!?\[([^\]]*)\]\(\s*([^)\s]+)(?:\s+"[^"]*")?\s*\)/g, (_, label: string, url: string) => (label === '' || label === url ? url : `${label} (${url})`))
+    .replace(/!?\[([^\]]*)\]\(\s*([^)\s]+)(?:\s+"[^"]*")?\s*\)/g, (_, label: string, url: string) =>
+      label === '' || label === url ? url : `${label} (${url})`,
+    )
     .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, '$2')
     .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '$1')
     .replace(/(^|[^\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])/g, '$1$2');

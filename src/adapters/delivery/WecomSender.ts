@@ -66,10 +66,14 @@ export class WecomSender implements PlatformSender {
     const destination = wecomDestination(to.chatId);
     // The preflight refuses these already; a sender used on its own must not post elsewhere either.
     if ('problem' in destination) throw new PlatformSendError('refused', destination.problem);
-    if (to.threadId !== null) throw new PlatformSendError('refused', `wecom has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
+    if (to.threadId !== null)
+      throw new PlatformSendError('refused', `wecom has no threads; deliver to "${to.chatId}" without thread "${to.threadId}"`);
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > WECOM_TEXT_BYTES) {
-      throw new PlatformSendError('refused', `wecom takes at most ${WECOM_TEXT_BYTES} bytes of text per message and cuts the rest; this part has ${bytes}`);
+      throw new PlatformSendError(
+        'refused',
+        `wecom takes at most ${WECOM_TEXT_BYTES} bytes of text per message and cuts the rest; this part has ${bytes}`,
+      );
     }
     const [path, body] = this.request(destination, text);
     let token = await this.tokens.get();
@@ -78,7 +82,8 @@ export class WecomSender implements PlatformSender {
       this.tokens.discard(token);
       token = await this.tokens.get();
       answer = await this.post(path, token, body);
-      if (TOKEN_REJECTED.has(errcodeOf(answer))) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
+      if (TOKEN_REJECTED.has(errcodeOf(answer)))
+        throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
     }
     return this.confirmation(answer, destination, idempotencyKey);
   }
@@ -89,7 +94,8 @@ export class WecomSender implements PlatformSender {
    */
   async whoAmI(): Promise<string> {
     const agentId = this.settings.require('agent_id');
-    const call = (token: string) => this.http.call({ url: `${this.root()}/cgi-bin/agent/get?${new URLSearchParams({ access_token: token, agentid: agentId })}` });
+    const call = (token: string) =>
+      this.http.call({ url: `${this.root()}/cgi-bin/agent/get?${new URLSearchParams({ access_token: token, agentid: agentId })}` });
     const issue = () => this.issueToken('check');
     let token = await this.tokens.get(issue);
     let answer = await call(token);
@@ -97,11 +103,14 @@ export class WecomSender implements PlatformSender {
       this.tokens.discard(token);
       token = await this.tokens.get(issue);
       answer = await call(token);
-      if (TOKEN_REJECTED.has(errcodeOf(answer))) throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
+      if (TOKEN_REJECTED.has(errcodeOf(answer)))
+        throw this.http.refusedCredentials(`a new access token was refused too, ${detailOf(answer)}`);
     }
     const reply = replyOf(answer) as WecomAnswer & { name?: unknown };
-    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, 'check');
-    if (reply.errcode !== 0) throw reply.errcode === undefined ? this.http.unconfirmed(answer, 'check') : this.refusal(answer, CREDENTIALS_CHECK);
+    if (answer.status !== 200)
+      throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, 'check');
+    if (reply.errcode !== 0)
+      throw reply.errcode === undefined ? this.http.unconfirmed(answer, 'check') : this.refusal(answer, CREDENTIALS_CHECK);
     if (typeof reply.name !== 'string' || reply.name === '') throw this.http.unconfirmed(answer, 'check');
     return `${reply.name} (app ${agentId} in corp ${this.settings.require('corp_id')})`;
   }
@@ -123,7 +132,10 @@ export class WecomSender implements PlatformSender {
     }
     const missed = [reply.invaliduser, reply.unlicenseduser].filter((list) => typeof list === 'string' && list !== '').join('|');
     if (missed !== '') {
-      throw new PlatformSendError('refused', `wecom did not deliver to ${this.http.clean(missed)}: not in the app's visible range, unknown, or without a licence`);
+      throw new PlatformSendError(
+        'refused',
+        `wecom did not deliver to ${this.http.clean(missed)}: not in the app's visible range, unknown, or without a licence`,
+      );
     }
     if (typeof reply.msgid !== 'string' || reply.msgid === '') throw this.http.unconfirmed(answer);
     return { messageId: reply.msgid };
@@ -133,10 +145,14 @@ export class WecomSender implements PlatformSender {
     const query = new URLSearchParams({ corpid: this.settings.require('corp_id'), corpsecret: this.settings.require('secret') });
     const answer = await this.http.call({ url: `${this.root()}/cgi-bin/gettoken?${query}` });
     const reply = replyOf(answer);
-    if (answer.status !== 200) throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, purpose);
+    if (answer.status !== 200)
+      throw this.http.failure(answer, reply.errcode !== undefined ? detailOf(answer) : undefined, undefined, purpose);
     if (reply.errcode !== undefined && reply.errcode !== 0) throw this.refusal(answer, 'the access token request');
     if (typeof reply.access_token !== 'string' || reply.access_token === '') {
-      throw new PlatformSendError('refused', `wecom answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`);
+      throw new PlatformSendError(
+        'refused',
+        `wecom answered the access token request without a token (${this.http.clean(answer.text) || 'empty answer'})`,
+      );
     }
     return { value: reply.access_token, expiresInSeconds: Number(reply.expires_in) || 0 };
   }
@@ -149,10 +165,16 @@ export class WecomSender implements PlatformSender {
     if (errcode === SYSTEM_BUSY) return new PlatformSendError('unavailable', `wecom is unavailable (${detail})`);
     if (RATE_LIMITED.has(errcode)) return new PlatformSendError('rate_limited', `wecom is rate-limiting (${detail})`);
     if (AGENT_REFUSED.has(errcode)) {
-      return new PlatformSendError('refused', `wecom refused ${what} (${detail}); check ${this.settings.where('agent_id')}: it must be the AgentId of the app whose secret is configured`);
+      return new PlatformSendError(
+        'refused',
+        `wecom refused ${what} (${detail}); check ${this.settings.where('agent_id')}: it must be the AgentId of the app whose secret is configured`,
+      );
     }
     if (errcode === UNTRUSTED_IP) {
-      return new PlatformSendError('refused', `wecom refused ${what} (${detail}); add this server's public IP to the app's trusted IPs (企业可信IP) in the WeCom admin console`);
+      return new PlatformSendError(
+        'refused',
+        `wecom refused ${what} (${detail}); add this server's public IP to the app's trusted IPs (企业可信IP) in the WeCom admin console`,
+      );
     }
     if (errcode === NO_VALID_RECIPIENT) {
       return new PlatformSendError('refused', `wecom refused ${what} (${detail}); the member must be in the app's visible range`);
@@ -189,4 +211,3 @@ function detailOf(answer: PlatformAnswer): string {
 export function createSender(settings: PlatformSettings): PlatformSender {
   return new WecomSender(settings);
 }
-

@@ -1,5 +1,13 @@
 import { PlatformSendError, type ChatAddress, type PlatformSender, type SentPart } from '../../application/ports/PlatformSender.js';
-import { apiRoot, CREDENTIALS_CHECK, PlatformHttp, refusedSubject, retryAfterMs, type PlatformAnswer, type RequestPurpose } from './platformHttp.js';
+import {
+  apiRoot,
+  CREDENTIALS_CHECK,
+  PlatformHttp,
+  refusedSubject,
+  retryAfterMs,
+  type PlatformAnswer,
+  type RequestPurpose,
+} from './platformHttp.js';
 import type { PlatformSettings } from './PlatformSettings.js';
 import { whatsAppRecipient } from './platformAddressing.js';
 
@@ -38,7 +46,8 @@ const isPermissionCode = (code: number) => code === 10 || (code >= 200 && code <
 /** What to do about the refusals people meet most; Meta's own words come first. */
 const HINTS: Record<number, string> = {
   131030: 'a test number sends only to the recipients listed under WhatsApp → API Setup in the Meta app',
-  131047: 'more than 24 hours have passed since this person last wrote to the business number, and WhatsApp then takes only template messages',
+  131047:
+    'more than 24 hours have passed since this person last wrote to the business number, and WhatsApp then takes only template messages',
   131026: 'the number may not use WhatsApp, or its app may need an update',
   133010: 'the business phone number is not registered with the Cloud API',
 };
@@ -90,9 +99,14 @@ export class WhatsAppSender implements PlatformSender {
       url: `${apiRoot(this.settings.require('base_url'))}/${encodeURIComponent(phoneNumberId)}?fields=display_phone_number,verified_name`,
       headers: { authorization: `Bearer ${this.settings.require('access_token')}` },
     });
-    const reply = (isRecord(answer.json) ? answer.json : {}) as { display_phone_number?: unknown; verified_name?: unknown; error?: GraphError };
+    const reply = (isRecord(answer.json) ? answer.json : {}) as {
+      display_phone_number?: unknown;
+      verified_name?: unknown;
+      error?: GraphError;
+    };
     if (answer.status < 200 || answer.status >= 300 || isRecord(reply.error)) throw this.failure(answer, reply.error ?? {}, 'check');
-    const number = typeof reply.display_phone_number === 'string' && reply.display_phone_number !== '' ? reply.display_phone_number : undefined;
+    const number =
+      typeof reply.display_phone_number === 'string' && reply.display_phone_number !== '' ? reply.display_phone_number : undefined;
     const name = typeof reply.verified_name === 'string' && reply.verified_name !== '' ? reply.verified_name : undefined;
     if (number === undefined && name === undefined) throw this.http.unconfirmed(answer, 'check');
     return name && number ? `${name} (${number})` : (name ?? number)!;
@@ -109,17 +123,26 @@ export class WhatsAppSender implements PlatformSender {
     }
     if (answer.status === 401 || (code !== null && CREDENTIAL_CODES.has(code))) return this.http.refusedCredentials(status);
     if (code === UNKNOWN_OBJECT_SUBCODE || (code === 100 && error.error_subcode === UNKNOWN_OBJECT_SUBCODE)) {
-      return new PlatformSendError('refused', `whatsapp refused ${refusedSubject(purpose)} (${status}); check ${this.settings.where('phone_number_id')}`);
+      return new PlatformSendError(
+        'refused',
+        `whatsapp refused ${refusedSubject(purpose)} (${status}); check ${this.settings.where('phone_number_id')}`,
+      );
     }
     if (code !== null && isPermissionCode(code)) {
-      return new PlatformSendError('refused', `whatsapp refused access (${status}); the access token needs the whatsapp_business_messaging permission for this phone number`);
+      return new PlatformSendError(
+        'refused',
+        `whatsapp refused access (${status}); the access token needs the whatsapp_business_messaging permission for this phone number`,
+      );
     }
     if (answer.status >= 500 || error.is_transient === true || (code !== null && TRANSIENT_CODES.has(code))) {
       return new PlatformSendError('unavailable', `whatsapp is unavailable (${status})`);
     }
     if (purpose === 'check') {
       // The hints are about recipients and sends, which a credentials check has neither of.
-      return new PlatformSendError('refused', `whatsapp refused ${CREDENTIALS_CHECK} (${status}); check ${this.settings.where('access_token')} and ${this.settings.where('phone_number_id')}`);
+      return new PlatformSendError(
+        'refused',
+        `whatsapp refused ${CREDENTIALS_CHECK} (${status}); check ${this.settings.where('access_token')} and ${this.settings.where('phone_number_id')}`,
+      );
     }
     const hint = code !== null ? HINTS[code] : undefined;
     return new PlatformSendError('refused', `whatsapp refused the message (${status})${hint ? `; ${hint}` : ''}`);

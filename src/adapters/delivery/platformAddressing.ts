@@ -26,16 +26,24 @@ export function whatsAppRecipient(address: ChatAddress): { to: string } | { prob
   const destination = address.chatId.trim();
   if (destination.startsWith('+')) {
     const digits = destination.slice(1);
-    return PHONE_DIGITS.test(digits) ? { to: digits } : { problem: 'the WhatsApp Cloud API needs a phone number in E.164 form (+, country code, number, no spaces)' };
+    return PHONE_DIGITS.test(digits)
+      ? { to: digits }
+      : { problem: 'the WhatsApp Cloud API needs a phone number in E.164 form (+, country code, number, no spaces)' };
   }
   const at = destination.lastIndexOf('@');
   const user = destination.slice(0, Math.max(at, 0));
   const server = at < 0 ? '' : destination.slice(at + 1).toLowerCase();
   if (server === 'g.us') {
-    return { problem: 'it is a WhatsApp Web group, and the WhatsApp Cloud API sends to people by phone number, not to the groups of a WhatsApp account' };
+    return {
+      problem:
+        'it is a WhatsApp Web group, and the WhatsApp Cloud API sends to people by phone number, not to the groups of a WhatsApp account',
+    };
   }
   if (server === 'lid') {
-    return { problem: "it is a WhatsApp linked-device id, which hides the phone number the WhatsApp Cloud API needs; use the person's +<E.164> number" };
+    return {
+      problem:
+        "it is a WhatsApp linked-device id, which hides the phone number the WhatsApp Cloud API needs; use the person's +<E.164> number",
+    };
   }
   if (!PHONE_SERVERS.has(server) || !PHONE_DIGITS.test(user)) {
     return { problem: 'the WhatsApp Cloud API reaches a person by phone number only: use +<E.164> or <number>@s.whatsapp.net' };
@@ -165,10 +173,16 @@ export function homeAssistantService(address: ChatAddress): { service: string } 
   if (address.threadId !== null) return { problem: 'Home Assistant notifications have no threads; name the notify action alone' };
   const service = address.chatId.trim().replace(/^notify\./, '');
   if (service === ENTITY_ACTION) {
-    return { problem: 'notify.send_message needs a notify entity and would notify nobody here; name a notify action such as mobile_app_<device> or persistent_notification' };
+    return {
+      problem:
+        'notify.send_message needs a notify entity and would notify nobody here; name a notify action such as mobile_app_<device> or persistent_notification',
+    };
   }
   if (!SERVICE_NAME.test(service)) {
-    return { problem: 'Home Assistant names a notify action in lowercase letters, digits and underscores, such as mobile_app_pixel_7 or persistent_notification' };
+    return {
+      problem:
+        'Home Assistant names a notify action in lowercase letters, digits and underscores, such as mobile_app_pixel_7 or persistent_notification',
+    };
   }
   return { service };
 }
@@ -216,7 +230,12 @@ export function blueBubblesAddressProblem(address: ChatAddress): string | null {
   if (address.threadId !== null) {
     return `bluebubbles has no threads; deliver to "${address.chatId}" without thread "${address.threadId}".`;
   }
-  if (CHAT_GUID.test(address.chatId) || BLUEBUBBLES_PHONE.test(address.chatId.replace(PHONE_FORMATTING, '')) || BLUEBUBBLES_EMAIL.test(address.chatId)) return null;
+  if (
+    CHAT_GUID.test(address.chatId) ||
+    BLUEBUBBLES_PHONE.test(address.chatId.replace(PHONE_FORMATTING, '')) ||
+    BLUEBUBBLES_EMAIL.test(address.chatId)
+  )
+    return null;
   return `bluebubbles cannot address "${address.chatId}": use a chat guid (iMessage;-;+14155550123, iMessage;+;chat…), a phone number or an e-mail address.`;
 }
 
@@ -246,14 +265,17 @@ const WECOM_CHAT_ID = /^[0-9A-Za-z]{1,32}$/;
 /** A member's UserID: 1–64 of letters, digits and `_-@.`, starting with a letter or digit; `@all` is everyone the app may reach. */
 const WECOM_USER_ID = /^(?:@all|[0-9A-Za-z][\w.@-]{0,63})$/;
 
-const WECOM_FORMS = 'use wecom:<chatid> for a group chat the app created, or wecom:user:<UserID> (or wecom:user:@all) for the app\'s message to members';
+const WECOM_FORMS =
+  "use wecom:<chatid> for a group chat the app created, or wecom:user:<UserID> (or wecom:user:@all) for the app's message to members";
 
 /** The destination a target names, or why WeCom cannot address it (one sentence). */
 export function wecomDestination(chatId: string): WecomDestination | { problem: string } {
   if (chatId.startsWith(WECOM_USER_PREFIX)) {
     const userId = chatId.slice(WECOM_USER_PREFIX.length);
     if (WECOM_USER_ID.test(userId)) return { kind: 'user', userId };
-    return { problem: `wecom cannot address "${chatId}": a UserID is 1 to 64 letters, digits or _-@. starting with a letter or digit, one member per target; ${WECOM_FORMS}` };
+    return {
+      problem: `wecom cannot address "${chatId}": a UserID is 1 to 64 letters, digits or _-@. starting with a letter or digit, one member per target; ${WECOM_FORMS}`,
+    };
   }
   if (WECOM_CHAT_ID.test(chatId)) return { kind: 'chat', chatId };
   return { problem: `wecom cannot address "${chatId}": a group chat id is 1 to 32 letters and digits; ${WECOM_FORMS}` };

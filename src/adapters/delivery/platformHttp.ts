@@ -95,21 +95,36 @@ export class PlatformHttp {
    * credentials to check, 403 saying they may not post there (or, for a check, may not read their
    * own account), anything else refused with the platform's own `detail`.
    */
-  failure(answer: PlatformAnswer, detail: string | undefined, retryAfterSeconds?: number, purpose: RequestPurpose = 'send'): PlatformSendError {
+  failure(
+    answer: PlatformAnswer,
+    detail: string | undefined,
+    retryAfterSeconds?: number,
+    purpose: RequestPurpose = 'send',
+  ): PlatformSendError {
     const platform = this.settings.platform;
     const said = this.clean(detail ?? answer.text);
     const status = said ? `HTTP ${answer.status}: ${said}` : `HTTP ${answer.status}`;
     if (answer.status === 429) {
-      return new PlatformSendError('rate_limited', `${platform} is rate-limiting (${status})`, retryAfterMs(answer.headers, retryAfterSeconds));
+      return new PlatformSendError(
+        'rate_limited',
+        `${platform} is rate-limiting (${status})`,
+        retryAfterMs(answer.headers, retryAfterSeconds),
+      );
     }
     if (answer.status >= 500) return new PlatformSendError('unavailable', `${platform} is unavailable (${status})`);
     if (answer.status === 401) return this.refusedCredentials(status);
     if (answer.status === 403 && purpose === 'check') {
-      return new PlatformSendError('refused', `${platform} refused ${CREDENTIALS_CHECK} (${status}); check ${this.checkList()} and what its account may read`);
+      return new PlatformSendError(
+        'refused',
+        `${platform} refused ${CREDENTIALS_CHECK} (${status}); check ${this.checkList()} and what its account may read`,
+      );
     }
     if (answer.status === 403) {
       // Usually not a bad credential but one that may not post there (a bot not in the channel, blocked by the user).
-      return new PlatformSendError('refused', `${platform} refused access (${status}); check that the account of ${this.checkList()} may post to that destination`);
+      return new PlatformSendError(
+        'refused',
+        `${platform} refused access (${status}); check that the account of ${this.checkList()} may post to that destination`,
+      );
     }
     return new PlatformSendError('refused', `${platform} refused ${refusedSubject(purpose)} (${status})`);
   }
@@ -120,12 +135,18 @@ export class PlatformHttp {
    */
   unconfirmed(answer: PlatformAnswer, purpose: RequestPurpose = 'send'): PlatformSendError {
     const lacking = purpose === 'check' ? 'naming the account' : 'confirming the message';
-    return new PlatformSendError('refused', `${this.settings.platform} answered HTTP ${answer.status} without ${lacking} (${this.clean(answer.text) || 'empty answer'})`);
+    return new PlatformSendError(
+      'refused',
+      `${this.settings.platform} answered HTTP ${answer.status} without ${lacking} (${this.clean(answer.text) || 'empty answer'})`,
+    );
   }
 
   /** The platform said the credentials are wrong, in whatever way it says it. */
   refusedCredentials(said: string): PlatformSendError {
-    return new PlatformSendError('refused', `${this.settings.platform} refused the credentials (${this.clean(said)}); check ${this.checkList()}`);
+    return new PlatformSendError(
+      'refused',
+      `${this.settings.platform} refused the credentials (${this.clean(said)}); check ${this.checkList()}`,
+    );
   }
 
   private checkList(): string {
@@ -154,7 +175,9 @@ export class PlatformHttp {
     const cause = (error as { cause?: unknown } | null)?.cause ?? error;
     const code = (cause as { code?: unknown } | null)?.code;
     const why = typeof code === 'string' ? code : errorText(cause);
-    return new PlatformSendError('unavailable', `could not reach ${platform} at ${originOf(url)} (${this.clean(why)})`, null, { cause: error });
+    return new PlatformSendError('unavailable', `could not reach ${platform} at ${originOf(url)} (${this.clean(why)})`, null, {
+      cause: error,
+    });
   }
 }
 

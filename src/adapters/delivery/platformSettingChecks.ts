@@ -28,7 +28,12 @@ export function platformSettingProblems(settings: PlatformSettings, env: NodeJS.
     const fromEnvironment = Boolean(env[variable]?.trim());
     const where = fromEnvironment ? `${variable} (which wins over platforms.${platform}.${key})` : `platforms.${platform}.${key}`;
     const shown = isSecretSetting(key) ? 'a value not shown here' : JSON.stringify(value);
-    problems.push({ platform, key, source: fromEnvironment ? 'environment' : 'config', message: `${where} must be ${expected} (got ${shown}); correct it.` });
+    problems.push({
+      platform,
+      key,
+      source: fromEnvironment ? 'environment' : 'config',
+      message: `${where} must be ${expected} (got ${shown}); correct it.`,
+    });
   };
   for (const key of URL_SETTINGS) {
     const value = settings.get(key);
@@ -39,7 +44,8 @@ export function platformSettingProblems(settings: PlatformSettings, env: NodeJS.
   if (platform === 'email') {
     const port = Number(settings.get('smtp_port'));
     if (!Number.isInteger(port) || port < 1 || port > 65535) problem('smtp_port', 'a port number from 1 to 65535');
-    if (!['starttls', 'tls', 'none'].includes(settings.get('secure')?.toLowerCase() ?? 'starttls')) problem('secure', 'starttls, tls or none');
+    if (!['starttls', 'tls', 'none'].includes(settings.get('secure')?.toLowerCase() ?? 'starttls'))
+      problem('secure', 'starttls, tls or none');
   }
   return problems;
 }

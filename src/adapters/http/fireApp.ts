@@ -75,7 +75,9 @@ export function fireShortcut(dependencies: FireRouteDependencies): (req: Incomin
 }
 
 /** The checks and the claim of one fire, with its body read; both ways in share it. */
-function fireHandler(dependencies: FireRouteDependencies): (rawBody: string, authorization: string | undefined, res: ServerResponse) => Promise<void> {
+function fireHandler(
+  dependencies: FireRouteDependencies,
+): (rawBody: string, authorization: string | undefined, res: ServerResponse) => Promise<void> {
   const { verifier, fire, logger } = dependencies;
   return async (rawBody, authorization, res) => {
     const body = parseBody(rawBody);

@@ -13,7 +13,12 @@ const DRAIN_LIMIT_MS = 5_000;
  * headers), without its content negotiation and header bookkeeping, which cost more per request
  * than the rest of the answer.
  */
-export function sendJson(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);

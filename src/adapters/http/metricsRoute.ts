@@ -31,7 +31,11 @@ export function metricsHandler(endpoint: MetricsEndpoint, logger: Logger): (req:
     }
     endpoint.exposition.render().then(
       (text) => {
-        res.writeHead(200, { 'Content-Type': endpoint.exposition.contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+        res.writeHead(200, {
+          'Content-Type': endpoint.exposition.contentType,
+          'Content-Length': Buffer.byteLength(text),
+          'Cache-Control': 'no-store',
+        });
         res.end(req.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {

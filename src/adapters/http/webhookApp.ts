@@ -189,7 +189,11 @@ export function replyFor(outcome: WebhookOutcome): WebhookReply {
     case 'rate_limited':
       return { status: 429, body: { error: 'Rate limit exceeded' }, headers: { 'Retry-After': String(outcome.retryAfterSeconds) } };
     case 'unsupported_media_type':
-      return { status: 415, body: { error: unsupportedMediaTypeText(outcome.mediaType, outcome.accepted) }, headers: { 'Accept-Post': outcome.accepted.join(', ') } };
+      return {
+        status: 415,
+        body: { error: unsupportedMediaTypeText(outcome.mediaType, outcome.accepted) },
+        headers: { 'Accept-Post': outcome.accepted.join(', ') },
+      };
     case 'malformed_body':
       return { status: 400, body: { error: 'Malformed JSON' } };
     case 'ignored':

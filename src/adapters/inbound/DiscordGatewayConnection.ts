@@ -103,7 +103,8 @@ export abstract class DiscordGatewayConnection {
       if (this.stopping) return;
       if (ending.kind === 'fatal') return this.fail(ending.sentence);
       this.resumeMisses = ending.unreachableResume ? this.resumeMisses + 1 : 0;
-      if (this.resumeMisses >= RESUME_ATTEMPTS) this.loseSession('The Discord gateway could not reach the address Discord gave to resume the session');
+      if (this.resumeMisses >= RESUME_ATTEMPTS)
+        this.loseSession('The Discord gateway could not reach the address Discord gave to resume the session');
       if (ending.outage) this.noteOutage(ending.outage);
       mode = ending.kind;
       delayMs = ending.delayMs ?? this.backoff();
@@ -183,7 +184,11 @@ export abstract class DiscordGatewayConnection {
     const next = this.session ? 'resume' : 'identify';
     if (!connection.hello) {
       const why = connection.error ? describeSocketError(connection.error) : `closed with code ${code}${said}`;
-      return { kind: next, outage: `the WebSocket to ${connection.address} failed: ${this.http.clean(why)}`, unreachableResume: connection.mode === 'resume' };
+      return {
+        kind: next,
+        outage: `the WebSocket to ${connection.address} failed: ${this.http.clean(why)}`,
+        unreachableResume: connection.mode === 'resume',
+      };
     }
     return { kind: next, outage: `Discord closed the gateway connection (code ${code}${said})` };
   }
@@ -248,7 +253,10 @@ export abstract class DiscordGatewayConnection {
     if (connection.mode === 'resume' && this.session) {
       this.send(connection, { op: 6, d: { token, session_id: this.session.id, seq: this.receivedSeq } });
     } else {
-      this.send(connection, { op: 2, d: { token, intents: DISCORD_INTENTS, properties: { os: process.platform, browser: 'agent', device: 'agent' } } });
+      this.send(connection, {
+        op: 2,
+        d: { token, intents: DISCORD_INTENTS, properties: { os: process.platform, browser: 'agent', device: 'agent' } },
+      });
     }
   }
 
@@ -261,7 +269,11 @@ export abstract class DiscordGatewayConnection {
     await this.timer.wait(Math.floor(interval * this.random()), signal, { background: true });
     while (!signal.aborted) {
       if (!connection.acked) {
-        connection.ending = { kind: this.session ? 'resume' : 'identify', delayMs: 0, outage: 'Discord stopped acknowledging gateway heartbeats' };
+        connection.ending = {
+          kind: this.session ? 'resume' : 'identify',
+          delayMs: 0,
+          outage: 'Discord stopped acknowledging gateway heartbeats',
+        };
         connection.socket.terminate();
         return;
       }
@@ -305,7 +317,13 @@ export abstract class DiscordGatewayConnection {
         this.connected(connection, 'resumed');
         break;
       case 'MESSAGE_CREATE':
-        if (seq !== null) this.enqueue({ seq, session: this.session?.id ?? null, message: discordMessageOf(payload.d, this.session?.userId), checkpoint: false });
+        if (seq !== null)
+          this.enqueue({
+            seq,
+            session: this.session?.id ?? null,
+            message: discordMessageOf(payload.d, this.session?.userId),
+            checkpoint: false,
+          });
         return;
     }
     if (seq !== null) this.enqueue({ seq, session: this.session?.id ?? null, message: null, checkpoint: false });
@@ -316,7 +334,9 @@ export abstract class DiscordGatewayConnection {
     const lost = how === 'new' && this.sessionLost;
     this.sessionLost = false;
     const replay = how === 'resumed' ? 'resumed the session, so messages sent meanwhile follow' : 'started a new session';
-    const notReplayed = lost ? '; messages sent to the bot while it had no session are not replayed (Discord keeps a session only briefly)' : '';
+    const notReplayed = lost
+      ? '; messages sent to the bot while it had no session are not replayed (Discord keeps a session only briefly)'
+      : '';
     if (this.outage) {
       const seconds = Math.round((this.timer.monotonicNow() - this.outage.since) / 1000);
       this.logger.info(`Discord gateway connection is back after ${seconds} s (${replay})${notReplayed}`);
@@ -336,7 +356,9 @@ export abstract class DiscordGatewayConnection {
       this.logger.debug(`Discord gateway still unreachable: ${why}`);
     } else {
       this.outage = { since: this.timer.monotonicNow() };
-      this.logger.warn(`${this.everConnected ? 'Discord gateway connection lost' : 'Discord gateway could not connect'} (${why}); reconnecting`);
+      this.logger.warn(
+        `${this.everConnected ? 'Discord gateway connection lost' : 'Discord gateway could not connect'} (${why}); reconnecting`,
+      );
     }
     this.health?.down(`the Discord gateway connection is down (${why})`);
     // start() is under way: it keeps reconnecting in the background.

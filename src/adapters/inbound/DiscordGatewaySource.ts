@@ -90,7 +90,8 @@ export class DiscordGatewaySource extends DiscordGatewayConnection implements In
         method: 'POST',
         headers: discordHeaders(this.settings),
       });
-      if (answer.status >= 300) this.logger.debug(`Discord did not show typing in channel ${channelId} (HTTP ${answer.status}: ${this.http.clean(answer.text)})`);
+      if (answer.status >= 300)
+        this.logger.debug(`Discord did not show typing in channel ${channelId} (HTTP ${answer.status}: ${this.http.clean(answer.text)})`);
     } catch (error) {
       // Only a sign while a turn runs: a failure to show it never holds up the answer.
       this.logger.debug(`Discord did not show typing in channel ${channelId} (${errorText(error)})`);
@@ -174,7 +175,9 @@ export class DiscordGatewaySource extends DiscordGatewayConnection implements In
     const stored: StoredSession = { session_id: session.id, resume_gateway_url: session.resumeUrl, user_id: session.userId, seq };
     this.writes = this.writes
       .then(() => this.cursors.set(PLATFORM, JSON.stringify(stored)))
-      .catch((error: unknown) => this.logger.warn(`Could not store the Discord gateway session (${errorText(error)}); a restart may start a new one`));
+      .catch((error: unknown) =>
+        this.logger.warn(`Could not store the Discord gateway session (${errorText(error)}); a restart may start a new one`),
+      );
   }
 }
 

@@ -124,7 +124,9 @@ export class SlackEventsSource implements InboundChatSource {
    */
   async start(deliver: Deliver): Promise<void> {
     if (this.signingSecret.trim() === '') {
-      throw new Error(`The Slack receiver needs the app's Signing Secret in ${this.settings.where('signing_secret')}; copy it from the app's Basic Information page.`);
+      throw new Error(
+        `The Slack receiver needs the app's Signing Secret in ${this.settings.where('signing_secret')}; copy it from the app's Basic Information page.`,
+      );
     }
     if (this.settings.get('bot_token') === undefined) {
       throw new Error(`The Slack receiver needs the bot token in ${this.settings.where('bot_token')}.`);
@@ -145,7 +147,13 @@ export class SlackEventsSource implements InboundChatSource {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.deliver === null) {
-      answerEarly(req, res, 503, { error: 'Slack events are not being received right now; retry later.' }, { 'Retry-After': RETRY_AFTER_SECONDS });
+      answerEarly(
+        req,
+        res,
+        503,
+        { error: 'Slack events are not being received right now; retry later.' },
+        { 'Retry-After': RETRY_AFTER_SECONDS },
+      );
       return;
     }
     const declared = declaredLength(req);
@@ -178,7 +186,7 @@ export class SlackEventsSource implements InboundChatSource {
     );
     if (problem !== null) {
       this.signatureRefused(problem);
-      sendJson(res, 401, { error: "The request does not carry a valid Slack signature made in the last 5 minutes." });
+      sendJson(res, 401, { error: 'The request does not carry a valid Slack signature made in the last 5 minutes.' });
       return;
     }
     if (this.refusingSignatures) {
@@ -226,7 +234,11 @@ export class SlackEventsSource implements InboundChatSource {
     if (typeof envelope.event_id === 'string' && envelope.event_id !== '') keys.unshift(`event:${envelope.event_id}`);
     const retry = header(req, 'x-slack-retry-num');
     if (retry !== undefined) {
-      this.logger.debug('slack: a retried event', { event_id: envelope.event_id, retry_num: retry, retry_reason: header(req, 'x-slack-retry-reason') });
+      this.logger.debug('slack: a retried event', {
+        event_id: envelope.event_id,
+        retry_num: retry,
+        retry_reason: header(req, 'x-slack-retry-reason'),
+      });
     }
 
     if (keys.some((key) => this.handedOver.has(key))) {

@@ -87,7 +87,12 @@ class TelegramInboundSource implements InboundChatSource {
 
   constructor(private readonly options: TelegramInboundOptions) {
     const timeoutSeconds = (options.requestTimeoutMs ?? 10_000) / 1000;
-    this.settings = platformSettings(TELEGRAM, { bot_token: options.botToken, base_url: options.baseUrl ?? DEFAULT_TELEGRAM_API, timeout_seconds: timeoutSeconds }, {}, {});
+    this.settings = platformSettings(
+      TELEGRAM,
+      { bot_token: options.botToken, base_url: options.baseUrl ?? DEFAULT_TELEGRAM_API, timeout_seconds: timeoutSeconds },
+      {},
+      {},
+    );
     this.http = new PlatformHttp(this.settings, ['bot_token']);
     this.pollSeconds = Math.max(1, Math.round(options.pollSeconds ?? DEFAULT_POLL_SECONDS));
   }
@@ -134,7 +139,12 @@ class TelegramInboundSource implements InboundChatSource {
     }
   }
 
-  private async loop(signal: AbortSignal, knownBot: Bot | null, deliver: (message: InboundMessage) => Promise<void>, health: ReceiverHealth | undefined): Promise<void> {
+  private async loop(
+    signal: AbortSignal,
+    knownBot: Bot | null,
+    deliver: (message: InboundMessage) => Promise<void>,
+    health: ReceiverHealth | undefined,
+  ): Promise<void> {
     const { logger, timer } = this.options;
     let bot = knownBot;
     let outage = null as Outage | null;
@@ -142,7 +152,9 @@ class TelegramInboundSource implements InboundChatSource {
     const recovered = (): void => {
       if (outage === null) return;
       const seconds = Math.round((timer.monotonicNow() - outage.since) / 1000);
-      logger.info(`telegram: receiving messages again after ${seconds} s (${outage.attempts} failed attempt${outage.attempts === 1 ? '' : 's'})`);
+      logger.info(
+        `telegram: receiving messages again after ${seconds} s (${outage.attempts} failed attempt${outage.attempts === 1 ? '' : 's'})`,
+      );
       outage = null;
     };
     while (!signal.aborted) {
@@ -175,7 +187,10 @@ class TelegramInboundSource implements InboundChatSource {
           logger.warn(setback.message);
           // Messages that cannot be handed over or acknowledged still arrive: the receiver is up.
           if (setback.reason !== 'handover' && setback.reason !== 'cursor') health?.down(setback.message);
-          outage = outage === null ? { reason: setback.reason, since: timer.monotonicNow(), attempts: 1 } : { ...outage, reason: setback.reason, attempts: outage.attempts + 1 };
+          outage =
+            outage === null
+              ? { reason: setback.reason, since: timer.monotonicNow(), attempts: 1 }
+              : { ...outage, reason: setback.reason, attempts: outage.attempts + 1 };
         }
         const waitMs = setback.waitMs ?? backoffMs;
         backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
@@ -185,7 +200,12 @@ class TelegramInboundSource implements InboundChatSource {
   }
 
   /** Hands over each update meant for the bot, moving the stored offset past every update it is done with. */
-  private async handOver(updates: TelegramUpdate[], bot: Bot, deliver: (message: InboundMessage) => Promise<void>, signal: AbortSignal): Promise<void> {
+  private async handOver(
+    updates: TelegramUpdate[],
+    bot: Bot,
+    deliver: (message: InboundMessage) => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<void> {
     let done: number | null = null;
     for (const update of updates) {
       if (signal.aborted) break;
@@ -197,8 +217,14 @@ class TelegramInboundSource implements InboundChatSource {
         } catch (error) {
           // Not acknowledged: Telegram gives the update again, as the next poll asks from the same offset.
           if (done !== null) await this.keepOffset(done);
-          const where = message.conversation.threadId === null ? message.conversation.chatId : `${message.conversation.chatId}:${message.conversation.threadId}`;
-          throw new Setback('handover', `telegram: message ${message.messageId} in ${where} could not be handed over (${errorText(error)}); retrying`);
+          const where =
+            message.conversation.threadId === null
+              ? message.conversation.chatId
+              : `${message.conversation.chatId}:${message.conversation.threadId}`;
+          throw new Setback(
+            'handover',
+            `telegram: message ${message.messageId} in ${where} could not be handed over (${errorText(error)}); retrying`,
+          );
         }
       }
       done = update.update_id + 1;
@@ -222,7 +248,9 @@ class TelegramInboundSource implements InboundChatSource {
     if (stored === null) return null;
     const offset = /^\d{1,15}$/.test(stored.trim()) ? Number(stored.trim()) : NaN;
     if (Number.isSafeInteger(offset) && offset > 0) return offset;
-    this.options.logger.warn(`telegram: the stored update offset "${stored.slice(0, 40)}" is not an update id; starting from the updates Telegram still holds`);
+    this.options.logger.warn(
+      `telegram: the stored update offset "${stored.slice(0, 40)}" is not an update id; starting from the updates Telegram still holds`,
+    );
     return null;
   }
 
@@ -249,7 +277,10 @@ class TelegramInboundSource implements InboundChatSource {
       return await this.http.call({ method: 'POST', url: this.url(method), json: json ?? {}, signal, timeoutMs });
     } catch (error) {
       // No answer: the address is out of reach or the request timed out (PlatformHttp's words, without the token).
-      throw new Setback('unreachable', `telegram: cannot receive messages: ${error instanceof PlatformSendError ? error.message : errorText(error)}; retrying`);
+      throw new Setback(
+        'unreachable',
+        `telegram: cannot receive messages: ${error instanceof PlatformSendError ? error.message : errorText(error)}; retrying`,
+      );
     }
   }
 
@@ -258,9 +289,13 @@ class TelegramInboundSource implements InboundChatSource {
     const token = this.settings.where('bot_token');
     if (answer.status === 401) return new Refused(`telegram refused the bot token (${status}); check ${token}`);
     // Telegram answers 404 to a token it cannot place; so does a base URL that is not a Bot API.
-    if (answer.status === 404) return new Refused(`telegram does not know the bot token (${status}); check ${token} and ${this.settings.where('base_url')}`);
+    if (answer.status === 404)
+      return new Refused(`telegram does not know the bot token (${status}); check ${token} and ${this.settings.where('base_url')}`);
     if (answer.status === 409) {
-      return new Setback('conflict', `telegram: another program is receiving this bot's updates or a webhook is set (${status}); stop the other poller or delete the webhook (deleteWebhook); retrying`);
+      return new Setback(
+        'conflict',
+        `telegram: another program is receiving this bot's updates or a webhook is set (${status}); stop the other poller or delete the webhook (deleteWebhook); retrying`,
+      );
     }
     if (answer.status === 429) {
       const waitMs = retryAfterMs(answer.headers, reply.parameters?.retry_after);

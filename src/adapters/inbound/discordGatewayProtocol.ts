@@ -22,8 +22,10 @@ export const DISCORD_INTENTS = (1 << 9) | (1 << 12) | (1 << 15);
 export const RESUMABLE_CLOSE = 4000;
 /** Gateway close codes after which reconnecting cannot help: what to fix, in one sentence each. */
 export const FATAL_CLOSES: Record<number, (settings: PlatformSettings) => string> = {
-  4004: (settings) => `Discord refused the bot token (gateway close code 4004, authentication failed); check ${settings.where('bot_token')}.`,
-  4010: () => 'Discord refused the shard of the gateway connection (close code 4010, invalid shard); this agent connects as one shard, so update agent.',
+  4004: (settings) =>
+    `Discord refused the bot token (gateway close code 4004, authentication failed); check ${settings.where('bot_token')}.`,
+  4010: () =>
+    'Discord refused the shard of the gateway connection (close code 4010, invalid shard); this agent connects as one shard, so update agent.',
   4011: () =>
     'Discord requires this bot to shard its gateway connection (close code 4011, sharding required) because it is in too many servers for one connection, which agent does not support.',
   4012: () => 'Discord no longer accepts gateway API version 10 (close code 4012, invalid API version); update agent.',
@@ -103,17 +105,31 @@ export async function gatewayAddress(http: PlatformHttp, settings: PlatformSetti
   } catch (error) {
     return { kind: 'identify', outage: errorText(error) };
   }
-  const body = (answer.json ?? {}) as { url?: unknown; message?: unknown; session_start_limit?: { remaining?: unknown; reset_after?: unknown } };
+  const body = (answer.json ?? {}) as {
+    url?: unknown;
+    message?: unknown;
+    session_start_limit?: { remaining?: unknown; reset_after?: unknown };
+  };
   if (answer.status === 401) {
     const said = typeof body.message === 'string' ? body.message : answer.text;
-    return { kind: 'fatal', sentence: `Discord refused the bot token (HTTP 401: ${http.clean(said)}); check ${settings.where('bot_token')}.` };
+    return {
+      kind: 'fatal',
+      sentence: `Discord refused the bot token (HTTP 401: ${http.clean(said)}); check ${settings.where('bot_token')}.`,
+    };
   }
   if (answer.status !== 200 || typeof body.url !== 'string' || body.url === '') {
-    return { kind: 'identify', outage: `Discord answered GET /gateway/bot with HTTP ${answer.status} (${http.clean(answer.text) || 'empty answer'})` };
+    return {
+      kind: 'identify',
+      outage: `Discord answered GET /gateway/bot with HTTP ${answer.status} (${http.clean(answer.text) || 'empty answer'})`,
+    };
   }
   const limit = body.session_start_limit;
   if (limit?.remaining === 0 && typeof limit.reset_after === 'number') {
-    return { kind: 'identify', delayMs: limit.reset_after, outage: `Discord allows no more new gateway sessions for this bot for ${Math.ceil(limit.reset_after / 60_000)} min` };
+    return {
+      kind: 'identify',
+      delayMs: limit.reset_after,
+      outage: `Discord allows no more new gateway sessions for this bot for ${Math.ceil(limit.reset_after / 60_000)} min`,
+    };
   }
   return body.url;
 }

@@ -18,7 +18,10 @@ export function discordMessageOf(d: any, botId: string | undefined): InboundMess
   if (!PERSON_MESSAGE_TYPES.has(d.type ?? 0)) return null;
   const content = typeof d.content === 'string' ? d.content : '';
   const direct = d.guild_id === undefined || d.guild_id === null;
-  const mentioned = (Array.isArray(d.mentions) && d.mentions.some((user: { id?: unknown } | null) => user?.id === botId)) || content.includes(`<@${botId}>`) || content.includes(`<@!${botId}>`);
+  const mentioned =
+    (Array.isArray(d.mentions) && d.mentions.some((user: { id?: unknown } | null) => user?.id === botId)) ||
+    content.includes(`<@${botId}>`) ||
+    content.includes(`<@!${botId}>`);
   const repliesToBot = d.referenced_message?.author?.id === botId;
   if (!direct && !mentioned && !repliesToBot) return null;
   const text = content.replace(new RegExp(`[ \\t]*<@!?${escapeRegExp(botId)}>[ \\t]*`, 'g'), ' ').trim();

@@ -55,7 +55,8 @@ export function inboundMessageOf(update: TelegramUpdate, bot: Bot): InboundMessa
   const { from, chat, text } = message;
   if (typeof text !== 'string' || typeof message.message_id !== 'number') return null;
   // Messages sent as a chat (an anonymous admin, a channel) carry no person to answer or allow.
-  if (from === undefined || typeof from.id !== 'number' || from.is_bot === true || from.id === bot.id || message.sender_chat !== undefined) return null;
+  if (from === undefined || typeof from.id !== 'number' || from.is_bot === true || from.id === bot.id || message.sender_chat !== undefined)
+    return null;
   if (chat === undefined || typeof chat.id !== 'number') return null;
   const entities = Array.isArray(message.entities) ? message.entities : [];
   if (chat.type !== 'private') {
@@ -69,7 +70,8 @@ export function inboundMessageOf(update: TelegramUpdate, bot: Bot): InboundMessa
       platform: TELEGRAM,
       chatId: String(chat.id),
       // Only a forum topic is a thread: a reply chain in an ordinary group also carries message_thread_id.
-      threadId: message.is_topic_message === true && typeof message.message_thread_id === 'number' ? String(message.message_thread_id) : null,
+      threadId:
+        message.is_topic_message === true && typeof message.message_thread_id === 'number' ? String(message.message_thread_id) : null,
     },
     userId: String(from.id),
     userName: from.username ?? from.first_name ?? null,
@@ -126,7 +128,8 @@ function withoutBotMentions(text: string, entities: TelegramEntity[], bot: Bot):
     if (isBotMention(entity, text, bot)) cuts.push({ start: entity.offset, end: entity.offset + entity.length });
     if (entity.type === 'bot_command') {
       const addressee = commandAddressee(entity, text);
-      if (addressee !== null && sameUsername(addressee, bot)) cuts.push({ start: entity.offset + entity.length - addressee.length - 1, end: entity.offset + entity.length });
+      if (addressee !== null && sameUsername(addressee, bot))
+        cuts.push({ start: entity.offset + entity.length - addressee.length - 1, end: entity.offset + entity.length });
     }
   }
   let result = text;

@@ -29,7 +29,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     const registers = [this.registry];
     this.runs = new Counter({
       name: 'agent_runs_total',
-      help: 'Runs ended, by run path (cron, webhook) and outcome (a cron job\'s last_status, a webhook run\'s outcome).',
+      help: "Runs ended, by run path (cron, webhook) and outcome (a cron job's last_status, a webhook run's outcome).",
       labelNames: ['kind', 'outcome'],
       registers,
     });

@@ -110,7 +110,11 @@ export class FileAnswerLogSpool {
       }
       try {
         const answer = JSON.parse(await readFile(taken, 'utf8')) as SpooledAnswer;
-        write({ route: String(answer.route), text: String(answer.text), about: typeof answer.about === 'object' && answer.about !== null ? answer.about : {} });
+        write({
+          route: String(answer.route),
+          text: String(answer.text),
+          about: typeof answer.about === 'object' && answer.about !== null ? answer.about : {},
+        });
       } catch (error) {
         onProblem(`an answer handed to the log could not be read: ${errorText(error)}`);
       } finally {

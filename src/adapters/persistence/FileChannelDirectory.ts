@@ -36,7 +36,9 @@ export class FileChannelDirectory implements ChannelDirectoryStore {
     try {
       return snapshotFrom(JSON.parse(withoutByteOrderMark(text)));
     } catch {
-      this.log.warn(`${file} is not a channel directory; named channels will not resolve until "agent channels list --refresh" rebuilds it`);
+      this.log.warn(
+        `${file} is not a channel directory; named channels will not resolve until "agent channels list --refresh" rebuilds it`,
+      );
       return EMPTY;
     }
   }
@@ -53,9 +55,9 @@ function snapshotFrom(value: unknown): ChannelDirectorySnapshot {
   const platforms: Record<string, DirectoryChannel[]> = {};
   for (const [platform, list] of Object.entries(value.platforms)) {
     if (!Array.isArray(list)) continue;
-    platforms[platform] = list.filter(
-      (item): item is DirectoryChannel => isJsonObject(item) && typeof item.id === 'string' && typeof item.name === 'string',
-    ).map(({ id, name }) => ({ id, name }));
+    platforms[platform] = list
+      .filter((item): item is DirectoryChannel => isJsonObject(item) && typeof item.id === 'string' && typeof item.name === 'string')
+      .map(({ id, name }) => ({ id, name }));
   }
   return { updatedAt: typeof value.updated_at === 'string' ? value.updated_at : null, platforms };
 }

@@ -9,13 +9,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { WholeListJobRepository, type ListChangeFunction } from './WholeListJobRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
-import {
-  describeFileSystemProblem,
-  ensurePrivateDirectory,
-  errnoCode,
-  withoutByteOrderMark,
-  writeFileDurably,
-} from './fileSystem.js';
+import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };

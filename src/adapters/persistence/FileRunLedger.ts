@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, InvalidInputError } from '../../domain/errors.js';
-import { interruptedRun, isTooOld, newestFirst, RUN_KINDS, sameClaim, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import {
+  interruptedRun,
+  isTooOld,
+  newestFirst,
+  RUN_KINDS,
+  sameClaim,
+  type RunClaim,
+  type RunKind,
+  type RunRecord,
+  type RunRetention,
+} from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -14,7 +24,14 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
 import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
 import { RecordDirectories } from './RecordDirectories.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
+import {
+  describeFileSystemProblem,
+  ensurePrivateDirectory,
+  errnoCode,
+  isPlainPathSegment,
+  writeFileAtomically,
+  writeFileDurably,
+} from './fileSystem.js';
 
 /** `20260620-080100-000_<id>.json`: the start in UTC to the millisecond, so names sort by start. */
 const FILE_NAME = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})_(.+)\.json$/;
@@ -65,7 +82,8 @@ export class FileRunLedger implements RunLedger {
 
   async save(run: RunRecord): Promise<void> {
     const directory = this.directoryOf(run.kind, run.subject);
-    if (!isPlainPathSegment(run.id)) throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The run id "${run.id}" cannot name a file.`);
+    if (!isPlainPathSegment(run.id))
+      throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The run id "${run.id}" cannot name a file.`);
     const pending = run.delivery_pending === true;
     try {
       const known = await this.directories.known(directory);
@@ -130,7 +148,13 @@ export class FileRunLedger implements RunLedger {
       } catch {
         continue;
       }
-      if (typeof place.subject !== 'string' || typeof place.name !== 'string' || !isPlainPathSegment(place.subject) || !isPlainPathSegment(place.name)) continue;
+      if (
+        typeof place.subject !== 'string' ||
+        typeof place.name !== 'string' ||
+        !isPlainPathSegment(place.subject) ||
+        !isPlainPathSegment(place.name)
+      )
+        continue;
       const run = await this.read(join(this.directoryOf(kind, place.subject), place.name));
       if (run !== null && run.delivery_pending === true) runs.push(run);
       // Its run has ended since (a marker a crash left behind): gone for good. A run still going
@@ -160,8 +184,15 @@ export class FileRunLedger implements RunLedger {
       try {
         lock = await acquireFileLock(lockPath);
       } catch (error) {
-        const detail = error instanceof LockWaitExpired ? error.message : `${describeFileSystemProblem(errnoCode(error))} (${errnoCode(error) ?? 'unknown error'})`;
-        throw new FileStoreError(ERROR_CODES.RUNS.UNAVAILABLE, `Cannot claim run ${id} in the run ledger: ${detail}; make ${found.directory} a directory this user can write to.`, { cause: error });
+        const detail =
+          error instanceof LockWaitExpired
+            ? error.message
+            : `${describeFileSystemProblem(errnoCode(error))} (${errnoCode(error) ?? 'unknown error'})`;
+        throw new FileStoreError(
+          ERROR_CODES.RUNS.UNAVAILABLE,
+          `Cannot claim run ${id} in the run ledger: ${detail}; make ${found.directory} a directory this user can write to.`,
+          { cause: error },
+        );
       }
       try {
         const run = await this.read(path);
@@ -240,7 +271,9 @@ export class FileRunLedger implements RunLedger {
   /** The ids marked running; none when nothing ever ran. */
   private async markedRunning(): Promise<string[]> {
     try {
-      return (await readdir(this.runningDirectory)).filter((name) => isPlainPathSegment(name) && !(name.startsWith('.') && name.endsWith('.tmp')));
+      return (await readdir(this.runningDirectory)).filter(
+        (name) => isPlainPathSegment(name) && !(name.startsWith('.') && name.endsWith('.tmp')),
+      );
     } catch (error) {
       if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return [];
       throw this.unreadable(this.runningDirectory, error);
@@ -257,7 +290,8 @@ export class FileRunLedger implements RunLedger {
       // Gone meanwhile (the run ended), or half a file a crash left behind.
       return null;
     }
-    if (!(RUN_KINDS as readonly unknown[]).includes(mark.kind) || typeof mark.subject !== 'string' || !isPlainPathSegment(mark.subject)) return null;
+    if (!(RUN_KINDS as readonly unknown[]).includes(mark.kind) || typeof mark.subject !== 'string' || !isPlainPathSegment(mark.subject))
+      return null;
     const directory = this.directoryOf(mark.kind as RunKind, mark.subject);
     const name = (await this.keptNames(directory)).find((each) => idOfName(each) === id);
     return name === undefined ? null : { directory, name };
@@ -325,7 +359,9 @@ export class FileRunLedger implements RunLedger {
     }
     try {
       const run = JSON.parse(text) as RunRecord;
-      return typeof run === 'object' && run !== null && typeof run.id === 'string' && !isTooOld(run, this.retention, this.clock.now()) ? run : null;
+      return typeof run === 'object' && run !== null && typeof run.id === 'string' && !isTooOld(run, this.retention, this.clock.now())
+        ? run
+        : null;
     } catch {
       // Half a file a crash left behind.
       return null;
@@ -338,7 +374,10 @@ export class FileRunLedger implements RunLedger {
 
   private directoryOf(kind: RunKind, subject: string): string {
     if (!isPlainPathSegment(subject)) {
-      throw new InvalidInputError(ERROR_CODES.RUNS.INVALID_NAME, `The job or route "${subject}" cannot name a directory of the run ledger.`);
+      throw new InvalidInputError(
+        ERROR_CODES.RUNS.INVALID_NAME,
+        `The job or route "${subject}" cannot name a directory of the run ledger.`,
+      );
     }
     return join(this.paths.runsDir, kind, subject);
   }

@@ -6,13 +6,7 @@ import type { RunOutputStore, StoredRunReport } from '../../application/ports/Ru
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileStoreError, InvalidReportNameError } from './FileStoreError.js';
-import {
-  PRIVATE_FILE_MODE,
-  describeFileSystemProblem,
-  ensurePrivateDirectory,
-  errnoCode,
-  isPlainPathSegment,
-} from './fileSystem.js';
+import { PRIVATE_FILE_MODE, describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment } from './fileSystem.js';
 
 /** Reports of one job started within the same second that get names of their own. */
 const MAX_SAME_NAME = 100;
@@ -103,14 +97,14 @@ export class FileRunOutputStore implements RunOutputStore {
 
   private plainName(fileName: string): string {
     if (!isPlainPathSegment(fileName)) {
-      throw new InvalidReportNameError( `The report name "${fileName}" is not a plain file name.`);
+      throw new InvalidReportNameError(`The report name "${fileName}" is not a plain file name.`);
     }
     return fileName;
   }
 
   private directoryOf(jobId: string): string {
     if (!isPlainPathSegment(jobId)) {
-      throw new InvalidReportNameError( `The job id "${jobId}" is not a plain file name.`);
+      throw new InvalidReportNameError(`The job id "${jobId}" is not a plain file name.`);
     }
     return join(this.paths.outputDir, jobId);
   }

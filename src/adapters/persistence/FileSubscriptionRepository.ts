@@ -101,7 +101,10 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
       );
     }
     if (!isJsonObject(document)) {
-      throw new SubscriptionStoreError('damaged', `${this.file} is not an object of subscriptions by name; fix it or remove it, then try again.`);
+      throw new SubscriptionStoreError(
+        'damaged',
+        `${this.file} is not an object of subscriptions by name; fix it or remove it, then try again.`,
+      );
     }
     return document;
   }

@@ -87,7 +87,8 @@ export class FileUsedFireTokens implements UsedFireTokens {
   }
 
   private pathOf(id: string): string {
-    if (!USED_FIRE_TOKEN_ID.test(id)) throw new RangeError(`a used fire token id must be 1 to 128 letters, digits, - or _, not ${JSON.stringify(id.slice(0, 40))}`);
+    if (!USED_FIRE_TOKEN_ID.test(id))
+      throw new RangeError(`a used fire token id must be 1 to 128 letters, digits, - or _, not ${JSON.stringify(id.slice(0, 40))}`);
     return join(this.directory, id);
   }
 
@@ -137,7 +138,8 @@ export class FileUsedFireTokens implements UsedFireTokens {
     } catch (error) {
       if (error instanceof RangeError) throw error;
       const code = errnoCode(error);
-      const problem = code === undefined ? (error instanceof Error ? error.message : String(error)) : `${describeFileSystemProblem(code)} (${code})`;
+      const problem =
+        code === undefined ? (error instanceof Error ? error.message : String(error)) : `${describeFileSystemProblem(code)} (${code})`;
       throw new UsedFireTokensUnavailableError(
         `Cannot remember the fire tokens used in ${this.directory}: ${problem}; make it a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },

@@ -210,7 +210,8 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
         if (this.live.slotOf(id) !== slot) return;
         const segment = this.live.source(slot);
         if (segment === null) this.ownLiveBytes -= this.live.length(slot);
-        if (this.live.claimed(slot)) this.reservedBytes -= this.live.claimWritten(slot) ? Buffer.byteLength(doneRecord(id)) : recordRoom(id);
+        if (this.live.claimed(slot))
+          this.reservedBytes -= this.live.claimWritten(slot) ? Buffer.byteLength(doneRecord(id)) : recordRoom(id);
         this.live.remove(id);
         if (segment !== null) this.segmentEventDone(segment);
       },

@@ -17,7 +17,14 @@ import type { AgentConfig } from '../config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { webhookOutputRetention } from '../config/webhookSettings.js';
 import { RecordDirectories } from './RecordDirectories.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment, writeFileAtomically, writeFileDurably } from './fileSystem.js';
+import {
+  describeFileSystemProblem,
+  ensurePrivateDirectory,
+  errnoCode,
+  isPlainPathSegment,
+  writeFileAtomically,
+  writeFileDurably,
+} from './fileSystem.js';
 
 const ABSENT = ['ENOENT', 'ENOTDIR'];
 /** Records kept in memory after their save, for the reads that follow it (a delivery reading its answer back). */
@@ -106,7 +113,11 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
     const records = await Promise.all(
       routes.map(async (route) => {
         const directory = this.routeDirectory(route);
-        return Promise.all(newestNames((await this.namesOf(directory)).sort().slice(-this.keep), options.limit).map((name) => this.readRecord(join(directory, name))));
+        return Promise.all(
+          newestNames((await this.namesOf(directory)).sort().slice(-this.keep), options.limit).map((name) =>
+            this.readRecord(join(directory, name)),
+          ),
+        );
       }),
     );
     return records
@@ -195,8 +206,10 @@ function newestNames(names: string[], limit: number): string[] {
 /** Route names and event ids become path segments: nothing may lead out of the directory. */
 function plain(what: string, name: string): string {
   if (!isPlainPathSegment(name)) {
-    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.INVALID_NAME, `The ${what} "${name}" cannot name a file: it holds a path separator or is empty.`);
+    throw new InvalidWebhookError(
+      ERROR_CODES.WEBHOOK.INVALID_NAME,
+      `The ${what} "${name}" cannot name a file: it holds a path separator or is empty.`,
+    );
   }
   return name;
 }
-

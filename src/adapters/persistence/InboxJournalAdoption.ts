@@ -102,7 +102,10 @@ export class InboxJournalAdoption {
     await syncDirectory(this.directory);
     for (const owner of new Set(taken.map((part) => part.owner))) {
       const killed = await this.orphans.killOrphansOf(owner);
-      if (killed > 0) this.log.warn(`webhook inbox: killed ${killed} process(es) left running by ${owner}, which is gone, before running its events again`);
+      if (killed > 0)
+        this.log.warn(
+          `webhook inbox: killed ${killed} process(es) left running by ${owner}, which is gone, before running its events again`,
+        );
     }
     return taken;
   }

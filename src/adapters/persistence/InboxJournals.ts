@@ -138,7 +138,9 @@ export abstract class InboxJournals {
       for (const { event, claimed } of earlier.events) {
         if (index.knows(event.id) || this.live.has(event.id)) continue;
         // From the earlier layout: moved into the journal.
-        await journal.append(acceptRecord(event), true, (position, length) => this.hold(event.id, this.live.allocate(null, position, length, event.route)));
+        await journal.append(acceptRecord(event), true, (position, length) =>
+          this.hold(event.id, this.live.allocate(null, position, length, event.route)),
+        );
         if (claimed) claims += 1;
       }
       this.unreportedClaims = claims;
@@ -161,8 +163,9 @@ export abstract class InboxJournals {
   /** An index that keeps the delivery keys of the last hour, as many as the memory of deliveries holds. */
   private newIndex(): JournalIndex<number> {
     const now = this.clock.now().getTime();
-    return new JournalIndex<number>({ keep: (atMs) => now - atMs < DELIVERY_MEMORY_MS && atMs <= now, limit: DELIVERY_MEMORY_ENTRIES }, (slot) =>
-      this.live.free(slot),
+    return new JournalIndex<number>(
+      { keep: (atMs) => now - atMs < DELIVERY_MEMORY_MS && atMs <= now, limit: DELIVERY_MEMORY_ENTRIES },
+      (slot) => this.live.free(slot),
     );
   }
 
@@ -183,7 +186,9 @@ export abstract class InboxJournals {
 
   private async readSegments(index: JournalIndex<number>, parts: LockedJournal[]): Promise<void> {
     for (const { segment, recordsBytes, torn } of parts) {
-      await index.read(segment.path, segment.file, recordsBytes, torn, (position, length, route) => this.live.allocate(segment, position, length, route));
+      await index.read(segment.path, segment.file, recordsBytes, torn, (position, length, route) =>
+        this.live.allocate(segment, position, length, route),
+      );
     }
   }
 
@@ -266,9 +271,12 @@ export abstract class InboxJournals {
       await ensurePrivateDirectory(this.damagedDir);
       const aside = join(this.damagedDir, `${damaged.source.slice(this.directory.length + 1)}.lines`);
       await appendFile(aside, `${damaged.line}\n`, { mode: PRIVATE_FILE_MODE });
-      this.logger.error(`webhook inbox: line ${damaged.lineNumber} of ${damaged.source} is not an inbox record: ${damaged.problem}; copied it to ${aside}`, {
-        file: aside,
-      });
+      this.logger.error(
+        `webhook inbox: line ${damaged.lineNumber} of ${damaged.source} is not an inbox record: ${damaged.problem}; copied it to ${aside}`,
+        {
+          file: aside,
+        },
+      );
     }
   }
 
@@ -276,7 +284,10 @@ export abstract class InboxJournals {
     const now = this.clock.now().getTime();
     for (const name of names.filter(isDurableWriteTemporary)) {
       const path = join(this.directory, name);
-      const modified = await stat(path).then((info) => info.mtimeMs, () => now);
+      const modified = await stat(path).then(
+        (info) => info.mtimeMs,
+        () => now,
+      );
       if (now - modified > ABANDONED_TEMPORARY_MS) await rm(path, { force: true });
     }
   }

@@ -3,7 +3,14 @@ import { isDue } from '../../domain/jobLifecycle.js';
 import { findJob } from '../../domain/jobLookup.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, sameName, withUniqueName } from '../../domain/jobNames.js';
-import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
+import type {
+  JobRepository,
+  JobSnapshot,
+  JobUpdate,
+  SettleOptions,
+  TickCandidates,
+  TickSettlement,
+} from '../../application/ports/JobRepository.js';
 
 /** A rewrite of the whole list: the jobs to store (the very array given: nothing is written) and a result. */
 export interface ListChange<T> {
@@ -72,7 +79,12 @@ export abstract class WholeListJobRepository implements JobRepository {
     return { anyDue: jobs.some((job) => isDue(job, dueBy)), running: jobs.filter((job) => job.state === 'running') };
   }
 
-  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options: SettleOptions = {}): Promise<T> {
+  settleDue<T>(
+    dueBy: Date,
+    limit: number,
+    settle: (candidates: TickCandidates) => TickSettlement<T>,
+    options: SettleOptions = {},
+  ): Promise<T> {
     return this.modify((jobs) => {
       const due = jobs
         .filter((job) => isDue(job, dueBy))

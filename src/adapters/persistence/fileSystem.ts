@@ -61,14 +61,7 @@ export async function ensurePrivateDirectory(directory: string): Promise<void> {
  * separators and NUL, so that joining it to a directory can never leave that directory.
  */
 export function isPlainPathSegment(name: string): boolean {
-  return (
-    name !== '' &&
-    name !== '.' &&
-    name !== '..' &&
-    !name.includes('/') &&
-    !name.includes('\\') &&
-    !name.includes('\0')
-  );
+  return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\\') && !name.includes('\0');
 }
 
 /** The names in `directory`; none when it does not exist (yet). */

@@ -90,7 +90,7 @@ export class NewLogFile implements RewriteTarget {
   async copyFrom(file: RecordFile, start: number, end: number): Promise<void> {
     await this.flush();
     this.contentBytes = this.flushed;
-    for (let position = start; position < end; ) {
+    for (let position = start; position < end;) {
       const length = await file.readInto(this.chunk, 0, Math.min(this.chunk.length, end - position), position);
       if (length === 0) throw new Error(`${this.path} ended before byte ${end}`);
       await this.writeOut(this.chunk.subarray(0, length));

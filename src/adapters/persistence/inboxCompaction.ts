@@ -59,7 +59,8 @@ export function compactionPlan(inbox: CompactedInbox, recordsBytes: number): Rew
 async function copyLiveRecords(inbox: CompactedInbox, into: RewriteTarget): Promise<void> {
   const journal = inbox.openJournal();
   if (journal === null) throw new Error('the journal is closed');
-  for (const { key, atMs } of inbox.deliveries().recent(inbox.clock.now().getTime())) await into.write(Buffer.from(seenRecord(key, atMs), 'utf8'));
+  for (const { key, atMs } of inbox.deliveries().recent(inbox.clock.now().getTime()))
+    await into.write(Buffer.from(seenRecord(key, atMs), 'utf8'));
   const reader = new WindowReader(journal.file);
   for (const [id, slot] of inbox.live().entries()) {
     if (inbox.live().source(slot) !== null || inbox.live().offset(slot) >= into.from) continue;

@@ -71,7 +71,7 @@ export async function intactEnd(file: RecordFile, size: number): Promise<{ lengt
     if (last > 0) break;
   }
   let lineStart = 0;
-  for (let before = end; before > 0; ) {
+  for (let before = end; before > 0;) {
     const from = Math.max(0, before - TAIL_STEP_BYTES);
     const at = (await file.read(from, before - from)).lastIndexOf(NEWLINE);
     if (at >= 0) {

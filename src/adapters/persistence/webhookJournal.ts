@@ -269,7 +269,8 @@ export class JournalIndex<Place> {
       const line = readJournalLine(bytes, start, stop);
       switch (line.kind) {
         case 'accept':
-          if (!this.pending.has(line.id) && !this.done.has(line.id)) this.pending.set(line.id, place(position, stop - start + 1, line.route));
+          if (!this.pending.has(line.id) && !this.done.has(line.id))
+            this.pending.set(line.id, place(position, stop - start + 1, line.route));
           if (line.key !== null) this.recent?.add(line.key, line.receivedAtMs);
           break;
         case 'claim':

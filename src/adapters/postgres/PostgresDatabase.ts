@@ -36,7 +36,9 @@ export function databaseLocation(url: string, where: string): DatabaseLocation {
     throw new DatabaseUrlError(`${where} is not a URL; write it as postgres://user@host:5432/database.`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new DatabaseUrlError(`${where} must be a postgres:// URL, not ${parsed.protocol}//…; write it as postgres://user@host:5432/database.`);
+    throw new DatabaseUrlError(
+      `${where} must be a postgres:// URL, not ${parsed.protocol}//…; write it as postgres://user@host:5432/database.`,
+    );
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username) || 'postgres';
   const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';

@@ -2,7 +2,14 @@ import type { Job } from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
 import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
-import type { JobRepository, JobSnapshot, JobUpdate, SettleOptions, TickCandidates, TickSettlement } from '../../application/ports/JobRepository.js';
+import type {
+  JobRepository,
+  JobSnapshot,
+  JobUpdate,
+  SettleOptions,
+  TickCandidates,
+  TickSettlement,
+} from '../../application/ports/JobRepository.js';
 import type { PostgresDatabase, Transaction } from './PostgresDatabase.js';
 import type { LeaseFence } from './PostgresReplicaLeases.js';
 import { StatementBatcher } from './StatementBatcher.js';
@@ -154,7 +161,9 @@ export class PostgresJobRepository implements JobRepository {
           "SELECT min(next_run_at) AS at FROM agent_jobs WHERE state = 'scheduled' AND enabled AND next_run_at > $1",
           [after],
         )
-      : await this.database.query<{ at: Date | null }>("SELECT min(next_run_at) AS at FROM agent_jobs WHERE state = 'scheduled' AND enabled");
+      : await this.database.query<{ at: Date | null }>(
+          "SELECT min(next_run_at) AS at FROM agent_jobs WHERE state = 'scheduled' AND enabled",
+        );
     return row?.at ?? null;
   }
 
@@ -166,7 +175,12 @@ export class PostgresJobRepository implements JobRepository {
     return { anyDue: due[0]?.due === true, running: readRows(running).jobs };
   }
 
-  settleDue<T>(dueBy: Date, limit: number, settle: (candidates: TickCandidates) => TickSettlement<T>, options: SettleOptions = {}): Promise<T> {
+  settleDue<T>(
+    dueBy: Date,
+    limit: number,
+    settle: (candidates: TickCandidates) => TickSettlement<T>,
+    options: SettleOptions = {},
+  ): Promise<T> {
     return this.database.transaction(async (tx) => {
       // A gateway whose lease is in doubt, or has lapsed on the database's clock, claims nothing
       // and judges nobody: it starts no run until its lease is renewed.
@@ -176,13 +190,15 @@ export class PostgresJobRepository implements JobRepository {
       }
       // Locking the running rows would hold up the runs recording their ends, on every replica.
       const running = readRows(
-        options.running === false ? [] : await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq FOR UPDATE SKIP LOCKED`),
+        options.running === false
+          ? []
+          : await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq FOR UPDATE SKIP LOCKED`),
       );
       const due = readRows(
-        await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE ${IS_DUE} ORDER BY next_run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [
-          dueBy,
-          Math.max(0, limit),
-        ]),
+        await tx.query<JobRow>(
+          `SELECT ${COLUMNS} FROM agent_jobs WHERE ${IS_DUE} ORDER BY next_run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+          [dueBy, Math.max(0, limit)],
+        ),
       );
       const { changed, result } = settle({ running: running.jobs, due: due.jobs });
       // Rows locked and none changed: nothing to wait for the disk for.
@@ -209,9 +225,10 @@ export class PostgresJobRepository implements JobRepository {
 
   /** The rows of `ids` with their versions, null for an id without one: one statement for all. */
   private async readVersionedRows(ids: readonly string[]): Promise<Array<VersionedRow | null>> {
-    const rows = await this.database.query<VersionedRow>(`SELECT ${COLUMNS}, xmin::text AS version FROM agent_jobs WHERE id = ANY($1::text[])`, [
-      [...new Set(ids)],
-    ]);
+    const rows = await this.database.query<VersionedRow>(
+      `SELECT ${COLUMNS}, xmin::text AS version FROM agent_jobs WHERE id = ANY($1::text[])`,
+      [[...new Set(ids)]],
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }
@@ -256,7 +273,12 @@ export class PostgresJobRepository implements JobRepository {
     return { target, record: records.get(target.id) };
   }
 
-  private async store<T>(tx: Transaction, target: Job, record: Record<string, unknown> | undefined, change: (job: Job) => JobUpdate<T>): Promise<T> {
+  private async store<T>(
+    tx: Transaction,
+    target: Job,
+    record: Record<string, unknown> | undefined,
+    change: (job: Job) => JobUpdate<T>,
+  ): Promise<T> {
     const { job, result } = change(target);
     if (job === target) {
       // Only the row lock was taken (a stale or gone fire, a pause of a paused job): a commit would

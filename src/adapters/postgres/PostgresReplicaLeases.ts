@@ -112,7 +112,8 @@ export class PostgresReplicaLeases implements ReplicaLeases, LeaseFence {
       throw error;
     }
     const epoch = Number(row!.epoch);
-    const state: LeaseRenewal['state'] = mine === null ? 'taken' : epoch !== mine.epoch ? 'lost' : row!.lapsed === true ? 'resumed' : 'held';
+    const state: LeaseRenewal['state'] =
+      mine === null ? 'taken' : epoch !== mine.epoch ? 'lost' : row!.lapsed === true ? 'resumed' : 'held';
     this.held = { claimant: replica.claimant, epoch };
     this.leaseMs = leaseMs;
     this.renewedAt = sentAt;
@@ -126,7 +127,9 @@ export class PostgresReplicaLeases implements ReplicaLeases, LeaseFence {
   }
 
   async live(_now: Date): Promise<Replica[]> {
-    const rows = await this.database.query<LeaseRow>('SELECT * FROM agent_gateways WHERE lease_until >= now() ORDER BY started_at, claimant');
+    const rows = await this.database.query<LeaseRow>(
+      'SELECT * FROM agent_gateways WHERE lease_until >= now() ORDER BY started_at, claimant',
+    );
     return rows.map((row) => {
       const chatReceivers = chatReceiverStatusesFrom(row.chat_receivers);
       return {
@@ -144,7 +147,10 @@ export class PostgresReplicaLeases implements ReplicaLeases, LeaseFence {
 
   async lapsed(claimants: readonly string[], _now: Date): Promise<Set<string>> {
     if (claimants.length === 0) return new Set();
-    const rows = await this.database.query<{ claimant: string }>(`SELECT claimant FROM agent_gateways g WHERE claimant = ANY($1) AND ${leaseGone('g')}`, [[...claimants]]);
+    const rows = await this.database.query<{ claimant: string }>(
+      `SELECT claimant FROM agent_gateways g WHERE claimant = ANY($1) AND ${leaseGone('g')}`,
+      [[...claimants]],
+    );
     return new Set(rows.map((row) => row.claimant));
   }
 }

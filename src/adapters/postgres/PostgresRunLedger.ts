@@ -1,6 +1,14 @@
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
-import { interruptedRun, newestFirst, RUN_KINDS, type RunClaim, type RunKind, type RunRecord, type RunRetention } from '../../domain/runs/RunRecord.js';
+import {
+  interruptedRun,
+  newestFirst,
+  RUN_KINDS,
+  type RunClaim,
+  type RunKind,
+  type RunRecord,
+  type RunRetention,
+} from '../../domain/runs/RunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
 import { jsonbText } from './jsonbText.js';
@@ -177,7 +185,15 @@ export class PostgresRunLedger implements RunLedger {
   ) {}
 
   async save(run: RunRecord): Promise<void> {
-    await this.database.query(run.delivery_pending === true ? SAVE_DURABLY : SAVE, [run.id, run.kind, run.subject, run.started_at, storedTextOf(run), this.retention.count, this.oldestKept()]);
+    await this.database.query(run.delivery_pending === true ? SAVE_DURABLY : SAVE, [
+      run.id,
+      run.kind,
+      run.subject,
+      run.started_at,
+      storedTextOf(run),
+      this.retention.count,
+      this.oldestKept(),
+    ]);
   }
 
   async get(id: string): Promise<RunRecord | null> {
@@ -185,7 +201,13 @@ export class PostgresRunLedger implements RunLedger {
   }
 
   async claimForRedelivery(id: string, claim: RunClaim, abandoned: RunClaim | null): Promise<RunRecord | null> {
-    const rows = await this.database.query<RecordRow>(CLAIM, [id, JSON.stringify(claim), JSON.stringify(abandoned), this.oldestKept(), this.retention.count]);
+    const rows = await this.database.query<RecordRow>(CLAIM, [
+      id,
+      JSON.stringify(claim),
+      JSON.stringify(abandoned),
+      this.oldestKept(),
+      this.retention.count,
+    ]);
     return readRows(rows)[0] ?? null;
   }
 
@@ -197,9 +219,12 @@ export class PostgresRunLedger implements RunLedger {
     const limit = Math.max(0, Math.floor(query.limit));
     if (limit === 0) return [];
     const kinds = query.kind ? [query.kind] : [...RUN_KINDS];
-    if (query.subject === undefined) return readRows(await this.database.query<RecordRow>(LIST, [kinds, this.oldestKept(), this.retention.count, limit]));
+    if (query.subject === undefined)
+      return readRows(await this.database.query<RecordRow>(LIST, [kinds, this.oldestKept(), this.retention.count, limit]));
     const perKind = await Promise.all(
-      kinds.map((kind) => this.database.query<RecordRow>(LIST_OF_SUBJECT, [kind, query.subject, this.oldestKept(), Math.min(limit, this.retention.count)])),
+      kinds.map((kind) =>
+        this.database.query<RecordRow>(LIST_OF_SUBJECT, [kind, query.subject, this.oldestKept(), Math.min(limit, this.retention.count)]),
+      ),
     );
     return readRows(perKind.flat()).sort(newestFirst).slice(0, limit);
   }

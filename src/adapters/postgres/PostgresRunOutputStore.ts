@@ -60,17 +60,18 @@ export class PostgresRunOutputStore implements RunOutputStore {
   }
 
   async list(jobId: string): Promise<string[]> {
-    const rows = await this.database.query<{ file_name: string }>('SELECT file_name FROM agent_run_reports WHERE job_id = $1 ORDER BY file_name DESC', [
-      jobId,
-    ]);
+    const rows = await this.database.query<{ file_name: string }>(
+      'SELECT file_name FROM agent_run_reports WHERE job_id = $1 ORDER BY file_name DESC',
+      [jobId],
+    );
     return rows.map((row) => row.file_name);
   }
 
   async read(jobId: string, fileName: string): Promise<StoredRunReport | null> {
-    const [row] = await this.database.query<{ content: string }>('SELECT content FROM agent_run_reports WHERE job_id = $1 AND file_name = $2', [
-      jobId,
-      fileName,
-    ]);
+    const [row] = await this.database.query<{ content: string }>(
+      'SELECT content FROM agent_run_reports WHERE job_id = $1 AND file_name = $2',
+      [jobId, fileName],
+    );
     return row ? { fileName, location: this.locationOf(jobId, fileName), content: row.content } : null;
   }
 

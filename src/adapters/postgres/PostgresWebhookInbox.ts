@@ -69,7 +69,8 @@ const INSERT_EVENT_ONCE = `
  * A claim is made only under a lease that holds on the database's clock, in the term this process
  * holds ($3; null for a process that holds no lease, whose claims are not fenced).
  */
-const UNDER_LIVE_TERM = '($3::bigint IS NULL OR EXISTS (SELECT 1 FROM agent_gateways own WHERE own.claimant = $1 AND own.epoch = $3::bigint AND own.lease_until >= now()))';
+const UNDER_LIVE_TERM =
+  '($3::bigint IS NULL OR EXISTS (SELECT 1 FROM agent_gateways own WHERE own.claimant = $1 AND own.epoch = $3::bigint AND own.lease_until >= now()))';
 
 /** Claims the oldest event nobody holds, skipping rows another claim is taking. */
 const CLAIM_NEXT = `
@@ -233,13 +234,25 @@ export class PostgresWebhookInbox implements WebhookInbox {
    * when `deliveryKey` was stored within the hour, by any gateway. `payloadJson` is kept as it is.
    */
   async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
-    const values = [event.id, event.route, event.event, event.deliveryId, payloadJson ?? JSON.stringify(event.payload), new Date(event.receivedAt)];
+    const values = [
+      event.id,
+      event.route,
+      event.event,
+      event.deliveryId,
+      payloadJson ?? JSON.stringify(event.payload),
+      new Date(event.receivedAt),
+    ];
     if (deliveryKey === undefined) {
       await this.database.query({ name: 'agent_webhook_accept', text: INSERT_EVENT }, values);
       return true;
     }
     const now = this.clock.now();
-    const rows = await this.database.query({ name: 'agent_webhook_accept_once', text: INSERT_EVENT_ONCE }, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
+    const rows = await this.database.query({ name: 'agent_webhook_accept_once', text: INSERT_EVENT_ONCE }, [
+      ...values,
+      deliveryKey,
+      now,
+      new Date(now.getTime() - DELIVERY_MEMORY_MS),
+    ]);
     return rows.length > 0;
   }
 
@@ -251,15 +264,16 @@ export class PostgresWebhookInbox implements WebhookInbox {
     // A gateway whose own lease is in doubt (the database away) judges nobody.
     if (this.claimingTerm() === undefined) return Promise.resolve(0);
     const now = this.clock.now().getTime();
-    if (this.recovering === null && this.recoveredAt !== null && now - this.recoveredAt < RECOVER_EVERY_MS && now >= this.recoveredAt) return Promise.resolve(0);
-    this.recovering ??= this.releaseGone().then(
-      (released) => {
+    if (this.recovering === null && this.recoveredAt !== null && now - this.recoveredAt < RECOVER_EVERY_MS && now >= this.recoveredAt)
+      return Promise.resolve(0);
+    this.recovering ??= this.releaseGone()
+      .then((released) => {
         this.recoveredAt = now;
         return released;
-      },
-    ).finally(() => {
-      this.recovering = null;
-    });
+      })
+      .finally(() => {
+        this.recovering = null;
+      });
     return this.recovering;
   }
 
@@ -279,8 +293,17 @@ export class PostgresWebhookInbox implements WebhookInbox {
       if (this.claimUncertain) await this.releaseUnknownClaims(epoch);
       [row] =
         skipped.length === 0
-          ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [this.claimant, PROCESS_SESSION, epoch])
-          : await this.database.query<EventRow>({ name: 'agent_webhook_claim_next_skipping', text: CLAIM_NEXT_SKIPPING }, [this.claimant, PROCESS_SESSION, epoch, skipped]);
+          ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [
+              this.claimant,
+              PROCESS_SESSION,
+              epoch,
+            ])
+          : await this.database.query<EventRow>({ name: 'agent_webhook_claim_next_skipping', text: CLAIM_NEXT_SKIPPING }, [
+              this.claimant,
+              PROCESS_SESSION,
+              epoch,
+              skipped,
+            ]);
     } catch (error) {
       this.claimUncertain = true;
       throw error;
@@ -325,7 +348,9 @@ export class PostgresWebhookInbox implements WebhookInbox {
     await this.recovering?.catch(() => undefined);
     this.claims.clear();
     await this.database
-      .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [this.claimant])
+      .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [
+        this.claimant,
+      ])
       .catch(() => undefined);
   }
 
@@ -334,7 +359,9 @@ export class PostgresWebhookInbox implements WebhookInbox {
     await this.pruneDeliveries(now);
     const candidates = await this.database.query<{ claimant: string }>(RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION]);
     if (candidates.length === 0) return 0;
-    const deadHere = candidates.map((row) => row.claimant).filter((claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false);
+    const deadHere = candidates
+      .map((row) => row.claimant)
+      .filter((claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false);
     if (this.orphans) for (const claimant of deadHere) await this.orphans.killOrphansOf(claimant);
     const released = await this.database.query(RELEASE_GONE, [this.claimant, PROCESS_SESSION, deadHere, UNLEASED_CLAIM_MS]);
     return released.length;

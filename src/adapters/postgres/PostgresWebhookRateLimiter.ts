@@ -1,7 +1,10 @@
 import type { RateDecision, WebhookRateLimiter } from '../../application/ports/WebhookRateLimiter.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
 
-const RESERVE: PreparedStatement = { name: 'agent_webhook_rate_reserve', text: 'SELECT agent_webhook_rate_reserve($1, $2, $3, $4) AS answer' };
+const RESERVE: PreparedStatement = {
+  name: 'agent_webhook_rate_reserve',
+  text: 'SELECT agent_webhook_rate_reserve($1, $2, $3, $4) AS answer',
+};
 
 /** What this process holds of one route's count in the current second. */
 interface RouteSecond {
@@ -96,7 +99,14 @@ export class PostgresWebhookRateLimiter implements WebhookRateLimiter {
     // A caller whose clock is behind the last one takes from the later second: counted later, so stricter.
     if (held && held.second >= second) return held;
     // Reservations of an earlier second are dropped: they were counted in that second.
-    const fresh: RouteSecond = { second, reserved: 0, used: 0, usedBefore: held && held.second === second - 1 ? held.used : 0, refused: null, reserving: null };
+    const fresh: RouteSecond = {
+      second,
+      reserved: 0,
+      used: 0,
+      usedBefore: held && held.second === second - 1 ? held.used : 0,
+      refused: null,
+      reserving: null,
+    };
     this.routes.set(route, fresh);
     if (this.routes.size > 1000) this.forgetQuiet(second);
     return fresh;

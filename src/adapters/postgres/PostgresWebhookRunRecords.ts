@@ -36,7 +36,8 @@ function readStoredRecord(value: unknown): WebhookRunRecord | null {
   const { event_id: eventId, route, event, delivery_id: deliveryId, received_at: receivedAt, started_at: startedAt, outcome } = value;
   const { delivered_to: deliveredTo = null, prompt = null, answer = null, error = null } = value;
   if (!isText(eventId) || !isText(route) || !isText(event) || !isText(deliveryId) || !isText(receivedAt) || !isText(startedAt)) return null;
-  if (!isOutcome(outcome) || !isTextOrNull(deliveredTo) || !isTextOrNull(prompt) || !isTextOrNull(answer) || !isTextOrNull(error)) return null;
+  if (!isOutcome(outcome) || !isTextOrNull(deliveredTo) || !isTextOrNull(prompt) || !isTextOrNull(answer) || !isTextOrNull(error))
+    return null;
   const agent = typeof value.agent === 'string' ? { agent: value.agent } : {};
   return { eventId, route, event, deliveryId, receivedAt, startedAt, outcome, deliveredTo, prompt, answer, error, ...agent };
 }
@@ -70,7 +71,10 @@ export class PostgresWebhookRunRecords implements WebhookRunRecords {
   }
 
   async find(route: string, eventId: string): Promise<WebhookRunRecord | null> {
-    const rows = await this.database.query<RecordRow>('SELECT record FROM agent_webhook_runs WHERE route = $1 AND event_id = $2', [route, eventId]);
+    const rows = await this.database.query<RecordRow>('SELECT record FROM agent_webhook_runs WHERE route = $1 AND event_id = $2', [
+      route,
+      eventId,
+    ]);
     return readRows(rows)[0] ?? null;
   }
 
@@ -98,11 +102,13 @@ export class PostgresWebhookRunRecords implements WebhookRunRecords {
     const limit = Math.max(0, Math.floor(options.limit));
     if (limit === 0) return [];
     const rows = options.route
-      ? await this.database.query<RecordRow>('SELECT record FROM agent_webhook_runs WHERE route = $1 ORDER BY started_at DESC, event_id DESC LIMIT $2', [
-          options.route,
+      ? await this.database.query<RecordRow>(
+          'SELECT record FROM agent_webhook_runs WHERE route = $1 ORDER BY started_at DESC, event_id DESC LIMIT $2',
+          [options.route, limit],
+        )
+      : await this.database.query<RecordRow>('SELECT record FROM agent_webhook_runs ORDER BY started_at DESC, event_id DESC LIMIT $1', [
           limit,
-        ])
-      : await this.database.query<RecordRow>('SELECT record FROM agent_webhook_runs ORDER BY started_at DESC, event_id DESC LIMIT $1', [limit]);
+        ]);
     return readRows(rows);
   }
 }

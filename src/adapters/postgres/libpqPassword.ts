@@ -18,7 +18,12 @@ export function withLibpqPassword(url: string, env: NodeJS.ProcessEnv): string {
   } catch {
     return url;
   }
-  if ((parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') || parsed.password !== '' || parsed.searchParams.has('password')) return url;
+  if (
+    (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') ||
+    parsed.password !== '' ||
+    parsed.searchParams.has('password')
+  )
+    return url;
   const found = password || (passFile ? passwordInFile(passFile, parsed, env) : undefined);
   if (!found) return url;
   // A URL without a host (a Unix socket given as ?host=/run/postgresql) cannot hold a password before its host.

@@ -287,7 +287,9 @@ async function ensureLedger(client: Transaction): Promise<void> {
 export function migrate(database: PostgresDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<Migration[]> {
   return database.holdingLock(MIGRATION_LOCK, async (client) => {
     await ensureLedger(client);
-    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM agent_schema_migrations')).map((row) => row.version));
+    const applied = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM agent_schema_migrations')).map((row) => row.version),
+    );
     const done: Migration[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
@@ -307,11 +309,18 @@ export function migrate(database: PostgresDatabase, migrations: readonly Migrati
 }
 
 /** Every migration this version knows, with when it was applied (null: pending). */
-export async function migrationStates(database: PostgresDatabase, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationState[]> {
+export async function migrationStates(
+  database: PostgresDatabase,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<MigrationState[]> {
   const exists = await database.query<{ found: string | null }>("SELECT to_regclass('agent_schema_migrations')::text AS found");
   const rows = exists[0]?.found
     ? await database.query<{ version: number; applied_at: Date }>('SELECT version, applied_at FROM agent_schema_migrations')
     : [];
   const appliedAt = new Map(rows.map((row) => [row.version, row.applied_at]));
-  return migrations.map((migration) => ({ version: migration.version, name: migration.name, appliedAt: appliedAt.get(migration.version) ?? null }));
+  return migrations.map((migration) => ({
+    version: migration.version,
+    name: migration.name,
+    appliedAt: appliedAt.get(migration.version) ?? null,
+  }));
 }

@@ -4,7 +4,13 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { ToolsConfig } from '../config/AgentConfig.js';
-import { SandboxUnavailableError, type ConfinedLaunch, type Sandbox, type SandboxRequest, type SandboxStatus } from '../../application/ports/Sandbox.js';
+import {
+  SandboxUnavailableError,
+  type ConfinedLaunch,
+  type Sandbox,
+  type SandboxRequest,
+  type SandboxStatus,
+} from '../../application/ports/Sandbox.js';
 import { CappedOutput } from './CappedOutput.js';
 import { isExecutable } from './parentDeathSignal.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
@@ -114,7 +120,12 @@ export class BubblewrapSandbox implements Sandbox {
     }
     const failure = await probeFailure(program);
     if (failure !== null) {
-      return { mode, active: false, problem: `bubblewrap cannot make its sandbox here (${failure}); a container needs user namespaces for it.`, program: null };
+      return {
+        mode,
+        active: false,
+        problem: `bubblewrap cannot make its sandbox here (${failure}); a container needs user namespaces for it.`,
+        program: null,
+      };
     }
     return { mode, active: true, problem: null, program };
   }
@@ -122,16 +133,20 @@ export class BubblewrapSandbox implements Sandbox {
 
 /** Runs `true` in a sandbox like the children's: null when that works, else what bwrap said. */
 async function probeFailure(program: string): Promise<string | null> {
-  const args = [...bubblewrapArguments({
-    hiddenDirectories: [],
-    sealedDirectories: [],
-    hiddenFiles: [],
-    readable: [],
-    writable: [],
-    cwd: '/',
-    network: true,
-    dropCapabilities: process.getuid?.() === 0,
-  }), '--', 'true'];
+  const args = [
+    ...bubblewrapArguments({
+      hiddenDirectories: [],
+      sealedDirectories: [],
+      hiddenFiles: [],
+      readable: [],
+      writable: [],
+      cwd: '/',
+      network: true,
+      dropCapabilities: process.getuid?.() === 0,
+    }),
+    '--',
+    'true',
+  ];
   const stderr = new CappedOutput(4096, 'start');
   const end = await new ChildProcessRunner(platformProcessTreeKiller()).run({
     program,
@@ -143,7 +158,13 @@ async function probeFailure(program: string): Promise<string | null> {
   if (end.kind === 'exited' && end.code === 0) return null;
   if (end.kind === 'not_started') return end.error.message;
   if (end.kind === 'stopped') return `it did not answer within ${PROBE_TIMEOUT_MS / 1000} s`;
-  return stderr.text().trim().split('\n')[0]?.replace(/^bwrap: /, '') || `it exited with code ${end.code}`;
+  return (
+    stderr
+      .text()
+      .trim()
+      .split('\n')[0]
+      ?.replace(/^bwrap: /, '') || `it exited with code ${end.code}`
+  );
 }
 
 /** Where `program` is: itself when it names a path, else along PATH; null when not found. */
@@ -164,7 +185,10 @@ async function onPath(program: string, env: NodeJS.ProcessEnv): Promise<string |
 export function sandboxFinding(status: SandboxStatus): { refused: boolean; message: string } | null {
   if (status.problem === null || status.mode === 'off') return null;
   if (status.mode === 'bwrap') {
-    return { refused: true, message: `tools.sandbox is bwrap, but ${uncapitalize(status.problem)} Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.` };
+    return {
+      refused: true,
+      message: `tools.sandbox is bwrap, but ${uncapitalize(status.problem)} Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.`,
+    };
   }
   return {
     refused: false,

@@ -8,9 +8,10 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 export function childEnvironmentPolicyOf(config: AgentConfig | null): ChildEnvironmentPolicy {
   return {
     passthrough: config?.tools?.terminal?.env_passthrough ?? [],
-    modelKeyVariables: [config?.model?.api_key_env, ...Object.values(config?.providers ?? {}).map((provider) => provider.api_key_env)].filter(
-      (name): name is string => typeof name === 'string',
-    ),
+    modelKeyVariables: [
+      config?.model?.api_key_env,
+      ...Object.values(config?.providers ?? {}).map((provider) => provider.api_key_env),
+    ].filter((name): name is string => typeof name === 'string'),
   };
 }
 

@@ -75,12 +75,23 @@ export class ChildProcessRunner {
     let confined: { program: string; args: readonly string[] };
     try {
       confined = spec.sandbox
-        ? await spec.sandbox.by.confine({ program: spec.program, args: spec.args, cwd: spec.sandbox.startIn ?? spec.cwd, workspace: spec.sandbox.workspace, readable: spec.sandbox.readable })
+        ? await spec.sandbox.by.confine({
+            program: spec.program,
+            args: spec.args,
+            cwd: spec.sandbox.startIn ?? spec.cwd,
+            workspace: spec.sandbox.workspace,
+            readable: spec.sandbox.readable,
+          })
         : spec;
     } catch (error) {
       // bwrap insisted on and not working here, or the workspace that could not be made.
       const problem = error instanceof Error ? error : new Error(String(error));
-      return { kind: 'not_started', error: Object.assign(problem, { code: error instanceof SandboxUnavailableError ? 'ESANDBOX' : ((error as NodeJS.ErrnoException).code ?? 'ESANDBOX') }) };
+      return {
+        kind: 'not_started',
+        error: Object.assign(problem, {
+          code: error instanceof SandboxUnavailableError ? 'ESANDBOX' : ((error as NodeJS.ErrnoException).code ?? 'ESANDBOX'),
+        }),
+      };
     }
     const [{ spawn }, launch] = await Promise.all([
       childProcesses(),
@@ -94,7 +105,11 @@ export class ChildProcessRunner {
     const options: SpawnOptions = {
       cwd: spec.cwd,
       env: { ...spec.env, [TREE_MARK_VARIABLE]: mark },
-      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', spec.stdout ? 'pipe' : 'ignore', spec.stderr || watchedStart ? 'pipe' : 'ignore'],
+      stdio: [
+        spec.stdin === undefined ? 'ignore' : 'pipe',
+        spec.stdout ? 'pipe' : 'ignore',
+        spec.stderr || watchedStart ? 'pipe' : 'ignore',
+      ],
       // Its own session and process group, which the tree killer sweeps as well.
       detached: true,
       windowsHide: true,
@@ -103,7 +118,9 @@ export class ChildProcessRunner {
     if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
     // In the gateway, the launcher forks (a small process forks faster than a large one).
     const launcher = childLauncher();
-    const child: RunningChild = launcher ? await launcher.spawn(launch.program, [...launch.args], options) : spawn(launch.program, [...launch.args], options);
+    const child: RunningChild = launcher
+      ? await launcher.spawn(launch.program, [...launch.args], options)
+      : spawn(launch.program, [...launch.args], options);
     return new Promise<ChildRunEnd>((resolve) => {
       let stoppedFor: StopReason | null = null;
       let settled = false;

@@ -60,7 +60,10 @@ export class GhRepoCommenter implements RepoCommenter {
     if (code === 0) return;
     const said = stderr.text().trim();
     if (code === GH_AUTH_EXIT_CODE || NOT_LOGGED_IN.test(said)) throw notLoggedIn();
-    throw new RepoCommentError('failed', `gh pr comment on ${repo}#${prNumber} failed (exit ${code ?? 'signal'})${said ? `: ${said}` : ''}`);
+    throw new RepoCommentError(
+      'failed',
+      `gh pr comment on ${repo}#${prNumber} failed (exit ${code ?? 'signal'})${said ? `: ${said}` : ''}`,
+    );
   }
 
   /** `gh auth status`: the account it reports (older versions write it on stderr, newer on stdout). */
@@ -79,7 +82,8 @@ export class GhRepoCommenter implements RepoCommenter {
       if (end.error.code === 'ENOENT') throw startError(end.error);
       throw notLoggedIn({ cause: end.error });
     }
-    if (end.kind === 'stopped') throw notLoggedIn({ cause: new Error(`gh auth status did not finish within ${GH_STATUS_TIMEOUT_MS / 1000} s`) });
+    if (end.kind === 'stopped')
+      throw notLoggedIn({ cause: new Error(`gh auth status did not finish within ${GH_STATUS_TIMEOUT_MS / 1000} s`) });
     const said = `${stdout.text()}\n${stderr.text()}`;
     if (end.code !== 0) throw notLoggedIn({ cause: new Error(`gh auth status failed (exit ${end.code ?? end.signal}): ${said.trim()}`) });
     return /account (\S+)/.exec(said)?.[1] ?? /Logged in to \S+ as (\S+)/.exec(said)?.[1] ?? 'an account gh did not name';
@@ -93,5 +97,9 @@ function startError(error: NodeJS.ErrnoException): RepoCommentError {
 }
 
 function notLoggedIn(options?: ErrorOptions): RepoCommentError {
-  return new RepoCommentError('unauthenticated', 'the GitHub CLI "gh" is not logged in; run "gh auth login" on the gateway host or set GH_TOKEN', options);
+  return new RepoCommentError(
+    'unauthenticated',
+    'the GitHub CLI "gh" is not logged in; run "gh auth login" on the gateway host or set GH_TOKEN',
+    options,
+  );
 }

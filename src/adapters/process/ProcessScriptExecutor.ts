@@ -90,7 +90,9 @@ export class ProcessScriptExecutor implements ScriptExecutor {
   private async locate(path: string): Promise<LocatedScript> {
     const written = path.trim();
     if (written === '' || written.includes('\0')) {
-      throw new ScriptPathError(`The script path ${JSON.stringify(path)} is not valid; give a file name relative to ${this.shownScriptsDir}.`);
+      throw new ScriptPathError(
+        `The script path ${JSON.stringify(path)} is not valid; give a file name relative to ${this.shownScriptsDir}.`,
+      );
     }
     const scriptsDir = resolve(this.paths.scriptsDir);
     const realScriptsDir = await realPathOrNull(scriptsDir);
@@ -122,7 +124,11 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     return { relativePath: relative(namedFrom, candidate), realPath, scriptsDir: realScriptsDir };
   }
 
-  private async execute(script: LocatedScript, launch: { program: string; args: string[] }, options: ScriptRunOptions): Promise<ScriptResult> {
+  private async execute(
+    script: LocatedScript,
+    launch: { program: string; args: string[] },
+    options: ScriptRunOptions,
+  ): Promise<ScriptResult> {
     const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
     const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
     const end = await this.children.run({

@@ -39,7 +39,10 @@ let launcher: LauncherSpawner | null = null;
 export async function startChildrenThroughLauncher(script: string): Promise<void> {
   // Its streams are Unix sockets.
   if (launcher || process.platform === 'win32') return;
-  const [{ LauncherSpawner }, { dyingWithThisProcess }] = await Promise.all([import('./launcherSpawner.js'), import('./parentDeathSignal.js')]);
+  const [{ LauncherSpawner }, { dyingWithThisProcess }] = await Promise.all([
+    import('./launcherSpawner.js'),
+    import('./parentDeathSignal.js'),
+  ]);
   // Through setpriv where it is: the launcher, and so every child, dies with this process.
   const launch = await dyingWithThisProcess({ program: process.execPath, args: [] }, process.env);
   launcher = await LauncherSpawner.start(script, launch.wrapped ? launch : null);

@@ -14,14 +14,20 @@ const tell = (event: LaunchEvent) => process.send?.(event);
 
 async function launch(request: LaunchRequest): Promise<void> {
   const sockets: Array<Socket | 'ignore'> = await Promise.all(
-    request.stdio.map((wanted, stream) => (wanted ? connected(request.socket, streamHeader(request.id, stream)) : Promise.resolve('ignore' as const))),
+    request.stdio.map((wanted, stream) =>
+      wanted ? connected(request.socket, streamHeader(request.id, stream)) : Promise.resolve('ignore' as const),
+    ),
   );
   const options: SpawnOptions = { cwd: request.cwd, env: request.env, stdio: sockets, detached: true };
   const child = spawn(request.program, request.args, options);
   // The child holds its own copies now; once it is gone, the gateway sees the streams end.
   for (const socket of sockets) if (socket !== 'ignore') socket.destroy();
   child.on('error', (error: NodeJS.ErrnoException) =>
-    tell({ type: 'error', id: request.id, error: { message: error.message, code: error.code, errno: error.errno, syscall: error.syscall, path: error.path } }),
+    tell({
+      type: 'error',
+      id: request.id,
+      error: { message: error.message, code: error.code, errno: error.errno, syscall: error.syscall, path: error.path },
+    }),
   );
   if (child.pid !== undefined) tell({ type: 'spawned', id: request.id, pid: child.pid });
   child.on('exit', (code, signal) => tell({ type: 'exit', id: request.id, code, signal }));
@@ -38,7 +44,11 @@ function connected(path: string, header: string): Promise<Socket> {
 
 process.on('message', (request: LaunchRequest) => {
   launch(request).catch((error: NodeJS.ErrnoException) =>
-    tell({ type: 'error', id: request.id, error: { message: error.message, code: error.code, errno: error.errno, syscall: error.syscall } }),
+    tell({
+      type: 'error',
+      id: request.id,
+      error: { message: error.message, code: error.code, errno: error.errno, syscall: error.syscall },
+    }),
   );
 });
 // The gateway gone (its channel closed), nothing is left to do.

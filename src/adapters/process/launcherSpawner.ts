@@ -8,7 +8,6 @@ import type { RunningChild } from './childProcesses.js';
 import { STREAM_HEADER_BYTES, type LaunchEvent, type LaunchRequest } from './launcherProtocol.js';
 import { childEnvironment, NO_CHILD_ENVIRONMENT_POLICY } from '../../domain/childEnvironment.js';
 
-
 /**
  * stdout or stderr of a LaunchedChild: the socket's data, kept until someone listens (the child
  * may write before its start is told), and `destroy` to stop waiting for the rest.
@@ -106,7 +105,10 @@ class LaunchedChild extends EventEmitter implements RunningChild {
  * or once it could not be started (an `error` event follows at once).
  */
 export class LauncherSpawner {
-  private readonly children = new Map<number, { child: LaunchedChild; started: boolean; exited: boolean; resolve: (child: LaunchedChild) => void }>();
+  private readonly children = new Map<
+    number,
+    { child: LaunchedChild; started: boolean; exited: boolean; resolve: (child: LaunchedChild) => void }
+  >();
   private nextId = 1;
   private ended = false;
 
@@ -176,7 +178,9 @@ export class LauncherSpawner {
         entry.resolve(entry.child);
       } else {
         entry.resolve(entry.child);
-        setImmediate(() => entry.child.emit('error', Object.assign(new Error('the launcher ended before the program started'), { code: 'ECHILD' })));
+        setImmediate(() =>
+          entry.child.emit('error', Object.assign(new Error('the launcher ended before the program started'), { code: 'ECHILD' })),
+        );
       }
     }
     rmSync(this.directory, { recursive: true, force: true });
@@ -190,7 +194,15 @@ export class LauncherSpawner {
     return new Promise((resolve) => {
       this.children.set(id, { child, started: false, exited: false, resolve });
       this.holdWhileBusy();
-      const request: LaunchRequest = { id, program, args: [...args], cwd: options.cwd?.toString(), env: options.env ?? {}, stdio: wanted, socket: this.socketPath };
+      const request: LaunchRequest = {
+        id,
+        program,
+        args: [...args],
+        cwd: options.cwd?.toString(),
+        env: options.env ?? {},
+        stdio: wanted,
+        socket: this.socketPath,
+      };
       this.launcher.send(request);
     });
   }
@@ -259,4 +271,3 @@ export class LauncherSpawner {
     this.resolveWhenReady(id);
   }
 }
-

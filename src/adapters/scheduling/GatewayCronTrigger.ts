@@ -56,7 +56,11 @@ export class GatewayCronTrigger {
     private readonly log: Logger,
     private readonly timers: TimerApi = REAL_TIMERS,
   ) {
-    this.ticker = new MinuteTicker(() => this.look(), (error) => this.reportError(error), true);
+    this.ticker = new MinuteTicker(
+      () => this.look(),
+      (error) => this.reportError(error),
+      true,
+    );
     target.onRunFinished(() => void this.look());
   }
 
@@ -122,10 +126,13 @@ export class GatewayCronTrigger {
       if (delay > ARM_HORIZON_MS) return;
     }
     if (this.stopped) return;
-    this.timer = this.timers.set(() => {
-      this.timer = null;
-      void this.look();
-    }, Math.max(0, delay));
+    this.timer = this.timers.set(
+      () => {
+        this.timer = null;
+        void this.look();
+      },
+      Math.max(0, delay),
+    );
   }
 
   private disarm(): void {

@@ -44,7 +44,10 @@ export async function loadSchedulerProvider(name: string, places: ProviderPlaces
     withoutEntry.push(candidate);
   }
   if (!entry && withoutEntry.length === 0) return { reason: `no plugin directory was found (looked for ${directories.join(' and ')})` };
-  if (!entry) return { reason: `${withoutEntry.join(' and ')} ${withoutEntry.length > 1 ? 'have' : 'has'} no entry point (package.json "exports" or "main", index.js or index.mjs)` };
+  if (!entry)
+    return {
+      reason: `${withoutEntry.join(' and ')} ${withoutEntry.length > 1 ? 'have' : 'has'} no entry point (package.json "exports" or "main", index.js or index.mjs)`,
+    };
   let module: { createSchedulerProvider?: unknown };
   try {
     module = (await import(pathToFileURL(entry).href)) as { createSchedulerProvider?: unknown };

@@ -105,7 +105,11 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
       const fresh = await this.usedTokens.remember(id, new Date((claims.exp + FIRE_TOKEN_LEEWAY_SECONDS) * 1000), now);
       if (!fresh) return { valid: false, reason: 'its jti was used already (a replay)' };
     } catch (error) {
-      return { valid: false, reason: `the fire tokens used before cannot be looked at: ${errorText(error)}`, retryAfterSeconds: STORE_RETRY_AFTER_SECONDS };
+      return {
+        valid: false,
+        reason: `the fire tokens used before cannot be looked at: ${errorText(error)}`,
+        retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+      };
     }
     return { valid: true, release: () => this.release(id) };
   }
@@ -133,7 +137,8 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     const decoded = jwt.decode(token, { complete: true });
     if (!decoded || typeof decoded.payload === 'string') throw new RefusedToken('it is not a JSON Web Token');
     const { alg, kid } = decoded.header;
-    if (!(FIRE_TOKEN_ALGORITHMS as readonly string[]).includes(alg)) throw new RefusedToken(`its algorithm ${alg} is not an allowed asymmetric one`);
+    if (!(FIRE_TOKEN_ALGORITHMS as readonly string[]).includes(alg))
+      throw new RefusedToken(`its algorithm ${alg} is not an allowed asymmetric one`);
     if (typeof kid !== 'string' || kid === '') throw new RefusedToken('it names no key (kid)');
     const key = await this.keyFor(kid);
     if (key === null) throw new RefusedToken(`its key ${kid} is not in the JWKS`);
@@ -150,7 +155,8 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
     if (typeof payload.iat !== 'number') throw new RefusedToken('it has no iat');
     // jsonwebtoken does not look at iat. One far ahead would carry exp that far ahead through the
     // lifetime check: a token good for a year, replayable after every restart.
-    if (payload.iat > nowSeconds + FIRE_TOKEN_LEEWAY_SECONDS) throw new RefusedToken(`its iat is more than ${FIRE_TOKEN_LEEWAY_SECONDS} s ahead of this gateway's clock`);
+    if (payload.iat > nowSeconds + FIRE_TOKEN_LEEWAY_SECONDS)
+      throw new RefusedToken(`its iat is more than ${FIRE_TOKEN_LEEWAY_SECONDS} s ahead of this gateway's clock`);
     if (payload.exp - payload.iat > FIRE_TOKEN_MAX_LIFETIME_SECONDS) throw new RefusedToken('its exp is more than 5 minutes after its iat');
     if (typeof payload.jti !== 'string' || payload.jti === '') throw new RefusedToken('it has no jti');
     if (typeof payload.job_id !== 'string') throw new RefusedToken('it has no job_id');
@@ -182,7 +188,9 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
         this.keys = this.readKeys(await this.fetchKeys());
         this.fetchedAt = this.clock.now().getTime();
       } catch (error) {
-        this.log.warn(`the JWKS at ${this.settings.jwksUrl} could not be fetched or read: ${errorText(error)}; fire tokens are checked against the keys known before`);
+        this.log.warn(
+          `the JWKS at ${this.settings.jwksUrl} could not be fetched or read: ${errorText(error)}; fire tokens are checked against the keys known before`,
+        );
       } finally {
         this.fetching = null;
       }
@@ -197,7 +205,9 @@ export class JwtFireTokenVerifier implements FireTokenVerifier {
       try {
         keys.set(kid, createPublicKey(pem));
       } catch (error) {
-        this.log.warn(`the key ${kid} of the JWKS at ${this.settings.jwksUrl} cannot be read (${errorText(error)}); tokens naming it are refused`);
+        this.log.warn(
+          `the key ${kid} of the JWKS at ${this.settings.jwksUrl} cannot be read (${errorText(error)}); tokens naming it are refused`,
+        );
       }
     }
     return keys;

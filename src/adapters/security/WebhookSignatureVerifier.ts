@@ -1,12 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import type { Clock } from '../../application/ports/Clock.js';
-import type {
-  SignatureCheck,
-  SignatureScheme,
-  SignatureVerifier,
-  SignedRequest,
-} from '../../application/ports/SignatureVerifier.js';
+import type { SignatureCheck, SignatureScheme, SignatureVerifier, SignedRequest } from '../../application/ports/SignatureVerifier.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { headerValue, type WebhookHeaders } from '../../domain/webhook/webhookRequest.js';
 
@@ -35,7 +30,11 @@ type Check = (request: SignedRequest, secrets: readonly string[]) => boolean;
 export class WebhookSignatureVerifier implements SignatureVerifier {
   private readonly schemes: ReadonlyArray<[SignatureScheme, (headers: WebhookHeaders) => boolean, Check]> = [
     ['hub-signature-256', (headers) => has(headers, 'x-hub-signature-256'), (request, secrets) => this.hubSignature(request, secrets)],
-    ['token', (headers) => has(headers, 'x-gitlab-token') || has(headers, 'x-hostb-token'), (request, secrets) => this.token(request, secrets)],
+    [
+      'token',
+      (headers) => has(headers, 'x-gitlab-token') || has(headers, 'x-hostb-token'),
+      (request, secrets) => this.token(request, secrets),
+    ],
     ['standard-webhooks', (headers) => has(headers, 'webhook-signature'), (request, secrets) => this.standardWebhooks(request, secrets)],
     ['stripe', (headers) => has(headers, 'stripe-signature'), (request, secrets) => this.stripe(request, secrets)],
     ['bearer', (headers) => has(headers, 'authorization'), (request, secrets) => this.bearer(request, secrets)],

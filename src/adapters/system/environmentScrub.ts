@@ -140,7 +140,10 @@ export class ProcSelfEnvironment implements SystemEnvironment {
   clear(isCredential: CredentialPredicate, present: readonly string[]): { left: string[]; reason: string | null } {
     if (this.platform !== 'linux') {
       // macOS's `ps eww`, for one, shows the environment a process was started with; it is not cleared from inside.
-      return { left: [...present], reason: present.length > 0 ? `the environment a process was started with is cleared on Linux only, not on ${this.platform}` : null };
+      return {
+        left: [...present],
+        reason: present.length > 0 ? `the environment a process was started with is cleared on Linux only, not on ${this.platform}` : null,
+      };
     }
     let shown: Buffer;
     try {
@@ -163,7 +166,10 @@ export class ProcSelfEnvironment implements SystemEnvironment {
       after = shown;
     }
     const left = [...new Set(entriesNamed(after, isCredential).map((entry) => entry.name))];
-    return { left, reason: left.length > 0 ? (reason ?? `${this.proc}/environ still shows them after ${this.proc}/mem was written`) : null };
+    return {
+      left,
+      reason: left.length > 0 ? (reason ?? `${this.proc}/environ still shows them after ${this.proc}/mem was written`) : null,
+    };
   }
 
   private zero(isCredential: CredentialPredicate): void {

@@ -332,10 +332,13 @@ function cronJobSpec(timeZone: string): ToolSpec {
           items: { type: 'string' },
           description: 'Skills loaded before the prompt, in order. On update it replaces the list; [] removes all.',
         },
-        script: nullableString('Pre-run script, relative to the scripts directory; its output is given to the agent. On update null removes it.'),
+        script: nullableString(
+          'Pre-run script, relative to the scripts directory; its output is given to the agent. On update null removes it.',
+        ),
         repeat: {
           type: ['integer', 'null'],
-          description: 'Runs in all before the job completes. Default: 1 for one-shots, no limit for recurring jobs; on update null means no limit.',
+          description:
+            'Runs in all before the job completes. Default: 1 for one-shots, no limit for recurring jobs; on update null means no limit.',
         },
         model: nullableString('Model for this job; null uses the configured default.'),
         provider: nullableString('Provider for this job; null uses the configured default.'),
@@ -354,7 +357,10 @@ function cronJobSpec(timeZone: string): ToolSpec {
           description:
             'true: each run runs only the pre-run script (required) and delivers its output as the answer, without the agent (empty output or [SILENT] delivers nothing); the prompt may then be left out. On update false runs the agent again.',
         },
-        run: { type: 'string', description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer." },
+        run: {
+          type: 'string',
+          description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer.",
+        },
       },
       required: ['action'],
       additionalProperties: false,

@@ -126,7 +126,12 @@ export class TerminalTool implements Tool {
     });
     switch (end.kind) {
       case 'not_started':
-        return result(null, end.error.code === 'ESANDBOX' ? `The command was not run: ${end.error.message}` : `The shell /bin/sh could not be started (${end.error.code ?? end.error.message}).`);
+        return result(
+          null,
+          end.error.code === 'ESANDBOX'
+            ? `The command was not run: ${end.error.message}`
+            : `The shell /bin/sh could not be started (${end.error.code ?? end.error.message}).`,
+        );
       case 'stopped':
         return end.reason === 'timeout'
           ? result(null, `The command was still running after ${timeoutSeconds} s and was killed with everything it started.`)

@@ -11,7 +11,23 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const MAX_TEXT_CHARS = 20_000;
 
 /** Page furniture and non-text elements; the model wants what the page says. */
-const SKIPPED = ['head', 'script', 'style', 'noscript', 'template', 'nav', 'header', 'footer', 'img', 'picture', 'svg', 'iframe', 'video', 'audio', 'canvas'];
+const SKIPPED = [
+  'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  'header',
+  'footer',
+  'img',
+  'picture',
+  'svg',
+  'iframe',
+  'video',
+  'audio',
+  'canvas',
+];
 
 const SELECTORS: SelectorDefinition[] = [
   ...SKIPPED.map((selector) => ({ selector, format: 'skip' })),
@@ -152,7 +168,9 @@ function render(answer: HttpAnswer, page: ReadablePage): string {
     text = text.slice(0, MAX_TEXT_CHARS);
   }
   if (answer.truncated) {
-    notes.push(`[The page is larger than ${MAX_BODY_BYTES / (1024 * 1024)} MB; only its first ${MAX_BODY_BYTES / (1024 * 1024)} MB were read.]`);
+    notes.push(
+      `[The page is larger than ${MAX_BODY_BYTES / (1024 * 1024)} MB; only its first ${MAX_BODY_BYTES / (1024 * 1024)} MB were read.]`,
+    );
   }
   if (text === '') text = '(The page has no readable text.)';
   return [header.join('\n'), text, ...notes].join('\n\n');

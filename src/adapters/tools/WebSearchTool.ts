@@ -30,8 +30,7 @@ export class WebSearchTool implements Tool {
   readonly spec: ToolSpec = {
     name: 'web_search',
     description:
-      'Search the web. Returns JSON with the top results, each with title, url and snippet; ' +
-      'read a result in full with web_extract.',
+      'Search the web. Returns JSON with the top results, each with title, url and snippet; ' + 'read a result in full with web_extract.',
     parameters: {
       type: 'object',
       properties: {
@@ -49,10 +48,7 @@ export class WebSearchTool implements Tool {
   /** The SearXNG search endpoint, or null when no usable backend is configured. */
   private readonly endpoint: URL | null;
 
-  constructor(
-    @inject(CONFIG_TOKENS.AgentConfig) config: AgentConfig,
-    @inject(TOKENS.Logger) log: Logger,
-  ) {
+  constructor(@inject(CONFIG_TOKENS.AgentConfig) config: AgentConfig, @inject(TOKENS.Logger) log: Logger) {
     const configured = searxngUrlFrom(config);
     if ('problem' in configured) log.warn(configured.problem);
     this.endpoint = 'endpoint' in configured ? configured.endpoint : null;

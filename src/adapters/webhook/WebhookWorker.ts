@@ -113,7 +113,8 @@ export class WebhookWorker {
       if (recovered > 0) this.log.warn(`${recovered} webhook event(s) left unfinished by a stopped process will run again`);
       this.takeOverFailing = false;
     } catch (error) {
-      if (!this.takeOverFailing) this.log.error(`cannot take over webhook events of stopped processes; trying again at the next poll: ${errorText(error)}`);
+      if (!this.takeOverFailing)
+        this.log.error(`cannot take over webhook events of stopped processes; trying again at the next poll: ${errorText(error)}`);
       this.takeOverFailing = true;
     }
   }
@@ -152,7 +153,8 @@ export class WebhookWorker {
     const finished = await this.idleWithin(graceMs);
     if (!finished) {
       const left = this.deliveries.stopTaking(LANE_GROUP);
-      if (left.length > 0) this.log.warn(`${left.length} webhook answer(s) still waiting for delivery will be delivered after the next start`);
+      if (left.length > 0)
+        this.log.warn(`${left.length} webhook answer(s) still waiting for delivery will be delivered after the next start`);
       for (const run of this.inProgress.values()) run.abort.abort();
       this.retrying.abort();
       await this.idleWithin(abortWaitMs);
@@ -179,7 +181,8 @@ export class WebhookWorker {
           const busy = new Set([...this.inProgress.values()].map((run) => run.route));
           event = (await this.inbox.claimNext(busy)) ?? (busy.size > 0 ? await this.inbox.claimNext() : null);
         } catch (error) {
-          if (!this.claimFailing) this.log.error(`cannot take webhook events from the inbox; trying again at the next poll: ${errorText(error)}`);
+          if (!this.claimFailing)
+            this.log.error(`cannot take webhook events from the inbox; trying again at the next poll: ${errorText(error)}`);
           this.claimFailing = true;
           return;
         }
@@ -225,7 +228,9 @@ export class WebhookWorker {
         return;
       } catch (error) {
         if (waitMs === COMPLETE_RETRY_FIRST_MS) {
-          this.log.error(`webhook event ${eventId} finished but could not be completed in the inbox; trying again until it can: ${errorText(error)}`);
+          this.log.error(
+            `webhook event ${eventId} finished but could not be completed in the inbox; trying again until it can: ${errorText(error)}`,
+          );
         }
       }
       // Stopped: the event stays claimed, and whoever takes it over finds its run record ended.

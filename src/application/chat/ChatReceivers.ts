@@ -51,7 +51,8 @@ export class ChatReceivers {
       random: options.random ?? Math.random,
       changed: () => this.tell(),
     };
-    const supervised = (recipe: ReceiverRecipe) => new SupervisedReceiver(recipe.platform, recipe.make, context, recipe.pushed ? 'starting' : 'standby');
+    const supervised = (recipe: ReceiverRecipe) =>
+      new SupervisedReceiver(recipe.platform, recipe.make, context, recipe.pushed ? 'starting' : 'standby');
     this.pushed = options.recipes.filter((recipe) => recipe.pushed).map(supervised);
     this.pulling = options.recipes.filter((recipe) => !recipe.pushed).map(supervised);
   }
@@ -68,7 +69,12 @@ export class ChatReceivers {
 
   /** "typing…" per platform, through whichever source of it runs at the time. */
   typing(): Map<string, ShowTyping> {
-    return new Map([...this.pushed, ...this.pulling].map((receiver) => [receiver.platform, (conversation: ConversationKey) => receiver.typing(conversation)]));
+    return new Map(
+      [...this.pushed, ...this.pulling].map((receiver) => [
+        receiver.platform,
+        (conversation: ConversationKey) => receiver.typing(conversation),
+      ]),
+    );
   }
 
   /** Starts the pushed receivers; resolves once each has tried once. Never rejects. */

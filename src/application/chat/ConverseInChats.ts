@@ -87,7 +87,9 @@ export class ConverseInChats {
       while (!looking.signal.aborted) {
         await this.timer.wait(PENDING_LOOKED_AT_EVERY_MS, looking.signal, { background: true });
         if (looking.signal.aborted) break;
-        await this.takePending().catch((error: unknown) => this.log.warn('pending chat messages could not be read', { error: errorText(error) }));
+        await this.takePending().catch((error: unknown) =>
+          this.log.warn('pending chat messages could not be read', { error: errorText(error) }),
+        );
       }
     })();
   }
@@ -202,12 +204,17 @@ export class ConverseInChats {
       typing.abort();
     }
     try {
-      await this.channel.deliver({ kind: 'platform', platform: conversation.platform, destination: conversation.chatId, threadId: conversation.threadId }, reply);
+      await this.channel.deliver(
+        { kind: 'platform', platform: conversation.platform, destination: conversation.chatId, threadId: conversation.threadId },
+        reply,
+      );
     } catch (error) {
       this.log.warn(`the answer in ${conversationLabel(conversation)} could not be sent`, { error: errorText(error) });
     }
     await this.store.finish(message, answer, this.settings.historyTurns).catch((error: unknown) => {
-      this.log.error(`chat message ${message.messageId} in ${conversationLabel(conversation)} could not be marked answered`, { error: errorText(error) });
+      this.log.error(`chat message ${message.messageId} in ${conversationLabel(conversation)} could not be marked answered`, {
+        error: errorText(error),
+      });
     });
   }
 

@@ -1,4 +1,9 @@
-import { receiverRetryDelayMs, RECEIVER_RETRY_MAX_MS, type ChatReceiverState, type ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
+import {
+  receiverRetryDelayMs,
+  RECEIVER_RETRY_MAX_MS,
+  type ChatReceiverState,
+  type ChatReceiverStatus,
+} from '../../domain/chat/chatReceivers.js';
 import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
@@ -93,21 +98,33 @@ export class SupervisedReceiver {
       if (attempt.kind === 'started') {
         if (outage) {
           const seconds = Math.round((timer.monotonicNow() - outage.since) / 1000);
-          logger.info(`chat: the ${this.platform} receiver is up again after ${seconds} s (${outage.failures} failed attempt${outage.failures === 1 ? '' : 's'})`, { platform: this.platform });
+          logger.info(
+            `chat: the ${this.platform} receiver is up again after ${seconds} s (${outage.failures} failed attempt${outage.failures === 1 ? '' : 's'})`,
+            { platform: this.platform },
+          );
         }
         const reason = await Promise.race([attempt.ended, stopped]);
         if (signal.aborted || reason === null) break;
         await this.stopSource();
         outage = { since: timer.monotonicNow(), failures: 1 };
-        logger.warn(`chat: the ${this.platform} receiver stopped (${withoutFullStop(reason)}); starting it again, at most ${RECEIVER_RETRY_MAX_MS / 1000} s apart`, { platform: this.platform });
+        logger.warn(
+          `chat: the ${this.platform} receiver stopped (${withoutFullStop(reason)}); starting it again, at most ${RECEIVER_RETRY_MAX_MS / 1000} s apart`,
+          { platform: this.platform },
+        );
         this.set('down', reason);
       } else {
         if (outage) {
           outage.failures += 1;
-          logger.debug(`chat: the ${this.platform} receiver still cannot start (${withoutFullStop(attempt.reason)})`, { platform: this.platform, failures: outage.failures });
+          logger.debug(`chat: the ${this.platform} receiver still cannot start (${withoutFullStop(attempt.reason)})`, {
+            platform: this.platform,
+            failures: outage.failures,
+          });
         } else {
           outage = { since: timer.monotonicNow(), failures: 1 };
-          logger.warn(`chat: the ${this.platform} receiver cannot start (${withoutFullStop(attempt.reason)}); trying again, at most ${RECEIVER_RETRY_MAX_MS / 1000} s apart`, { platform: this.platform });
+          logger.warn(
+            `chat: the ${this.platform} receiver cannot start (${withoutFullStop(attempt.reason)}); trying again, at most ${RECEIVER_RETRY_MAX_MS / 1000} s apart`,
+            { platform: this.platform },
+          );
         }
         this.set('down', attempt.reason);
       }

@@ -81,7 +81,10 @@ export class CronDeliveries {
           run = { job, jobId: pending.job.id, report };
         } catch (error) {
           // The store away: the record stays pending, and the next start delivers what is missing.
-          this.log.error(`the delivery of run ${pending.record.id} of job '${pending.job.name}' could not be recorded: ${errorText(error)}`, { job: pending.job.id });
+          this.log.error(
+            `the delivery of run ${pending.record.id} of job '${pending.job.name}' could not be recorded: ${errorText(error)}`,
+            { job: pending.job.id },
+          );
           return;
         }
         for (const listener of this.listeners) {
@@ -113,7 +116,10 @@ export class CronDeliveries {
             await finish();
           },
         });
-        if (!queued) this.log.info(`the answer of run ${pending.record.id} to ${describeTarget(target)} waits for the next start`, { job: pending.job.id });
+        if (!queued)
+          this.log.info(`the answer of run ${pending.record.id} to ${describeTarget(target)} waits for the next start`, {
+            job: pending.job.id,
+          });
       }
     });
   }
@@ -139,13 +145,19 @@ export class CronDeliveries {
         const pending = await this.execution.resumePending(claimed);
         if (pending === null) continue;
         resumed += 1;
-        this.log.info(`delivering the answer of run ${record.id} of job '${record.name}', left waiting by a stopped gateway, without running the agent again`, {
+        this.log.info(
+          `delivering the answer of run ${record.id} of job '${record.name}', left waiting by a stopped gateway, without running the agent again`,
+          {
+            job: record.subject,
+            run: record.id,
+          },
+        );
+        void this.deliver(pending);
+      } catch (error) {
+        this.log.error(`cannot take over the answer of run ${record.id} waiting for delivery: ${errorText(error)}`, {
           job: record.subject,
           run: record.id,
         });
-        void this.deliver(pending);
-      } catch (error) {
-        this.log.error(`cannot take over the answer of run ${record.id} waiting for delivery: ${errorText(error)}`, { job: record.subject, run: record.id });
       }
     }
     return resumed;
@@ -175,7 +187,10 @@ export class CronDeliveries {
   private async idleWithin(ms: number): Promise<boolean> {
     if (this.size === 0) return true;
     const cancel = new AbortController();
-    const idle = await Promise.race([this.lanes.whenIdle(LANE_GROUP).then(() => true), this.timer.wait(ms, cancel.signal).then(() => false)]);
+    const idle = await Promise.race([
+      this.lanes.whenIdle(LANE_GROUP).then(() => true),
+      this.timer.wait(ms, cancel.signal).then(() => false),
+    ]);
     cancel.abort();
     return idle;
   }

@@ -205,7 +205,9 @@ export class DispatchDueJobs {
     const lateMs = startedAt.getTime() - dueAt.getTime();
     const waited = this.reportedWaiting.delete(job.id);
     if (lateMs > LATE_START_MS) {
-      const why = waited ? `every run slot was busy (cron.max_parallel_jobs is ${this.settings.maxParallelJobs})` : 'it was not running on time';
+      const why = waited
+        ? `every run slot was busy (cron.max_parallel_jobs is ${this.settings.maxParallelJobs})`
+        : 'it was not running on time';
       this.log.warn(`job '${job.name}' started ${(lateMs / 1000).toFixed(1)} s late: ${why}`, { job: job.id, late_ms: lateMs });
     }
     this.log.info(`running job '${job.name}'`, { job: job.id });
@@ -228,8 +230,13 @@ export class DispatchDueJobs {
           return;
         }
         const where = ran.pending.toSend.map(describeTarget).join(', ');
-        this.log.info(`job '${job.name}' answered; its answer waits in the delivery lane of ${where}`, { job: job.id, run: ran.pending.record.id });
-        void this.deliveries!.deliver(ran.pending).then((delivered) => this.metrics.runFinished('cron', delivered.report.outcome.status, seconds()));
+        this.log.info(`job '${job.name}' answered; its answer waits in the delivery lane of ${where}`, {
+          job: job.id,
+          run: ran.pending.record.id,
+        });
+        void this.deliveries!.deliver(ran.pending).then((delivered) =>
+          this.metrics.runFinished('cron', delivered.report.outcome.status, seconds()),
+        );
       },
       (error: unknown) => {
         this.runs.delete(job.id);

@@ -55,7 +55,8 @@ export class EditJob {
     return this.repository.update(reference, (target) => {
       // Which zone the schedule is read in depends on the job: read under the store's lock.
       const zone = changes.timezone !== undefined ? (changes.timezone ?? configuredZone) : jobTimeZone(target, configuredZone);
-      const rezoned = zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
+      const rezoned =
+        zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
       const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
       const edited = editJob(
         target,

@@ -75,7 +75,8 @@ export class FireJobSlot {
     try {
       const outcome = await this.dispatcher.claimWith(() => this.claim(input.jobId, fireAt));
       if (outcome === null) return { status: 'unavailable', retryAfterSeconds: STOPPING_RETRY_AFTER_SECONDS };
-      if (outcome.status !== 'accepted') this.log.info(`fire of job ${input.jobId} for ${input.fireAt}: ${outcome.status}`, { job: input.jobId });
+      if (outcome.status !== 'accepted')
+        this.log.info(`fire of job ${input.jobId} for ${input.fireAt}: ${outcome.status}`, { job: input.jobId });
       return outcome;
     } catch (error) {
       this.log.error(`a fire of job ${input.jobId} could not be claimed: ${errorText(error)}`, { job: input.jobId });

@@ -33,7 +33,9 @@ export async function importJobs(from: JobRepository, to: JobRepository): Promis
     }
   }
   for (const record of unreadable) {
-    outcome.refused.push(`record ${record.index + 1} of jobs.json${record.id ? ` (job ${record.id})` : ''} was not imported: ${record.reason}.`);
+    outcome.refused.push(
+      `record ${record.index + 1} of jobs.json${record.id ? ` (job ${record.id})` : ''} was not imported: ${record.reason}.`,
+    );
   }
   return outcome;
 }
@@ -51,11 +53,16 @@ export interface SubscriptionImport {
  * Copies every webhook subscription of one store into another, secrets included. A name the
  * target holds already is left as it is there, so copying twice changes nothing.
  */
-export async function importSubscriptions(from: WebhookSubscriptionRepository, to: WebhookSubscriptionRepository): Promise<SubscriptionImport> {
+export async function importSubscriptions(
+  from: WebhookSubscriptionRepository,
+  to: WebhookSubscriptionRepository,
+): Promise<SubscriptionImport> {
   const { subscriptions, problems } = await from.load();
   const outcome: SubscriptionImport = { imported: [], present: [], refused: problems.map((problem) => `${problem}; it was not imported.`) };
   for (const subscription of subscriptions) {
-    const copied = await to.update(subscription.name, (current) => (current ? { next: current, result: false } : { next: subscription, result: true }));
+    const copied = await to.update(subscription.name, (current) =>
+      current ? { next: current, result: false } : { next: subscription, result: true },
+    );
     (copied ? outcome.imported : outcome.present).push(subscription.name);
   }
   return outcome;

@@ -112,15 +112,26 @@ export class JobAnswerDelivery {
             executionId,
             message: botChatMessage(job.name, text),
           });
-          deliveries.push({ target: describeTarget(target), outcome: receipt.lane === 'queued' ? 'queued' : 'delivered', message_ids: [receipt.receipt], error: null });
+          deliveries.push({
+            target: describeTarget(target),
+            outcome: receipt.lane === 'queued' ? 'queued' : 'delivered',
+            message_ids: [receipt.receipt],
+            error: null,
+          });
         } else {
           const messageIds = await this.deliverTo(target, message);
-          if (messageIds !== null) deliveries.push({ target: describeTarget(target), outcome: 'delivered', message_ids: messageIds, error: null });
+          if (messageIds !== null)
+            deliveries.push({ target: describeTarget(target), outcome: 'delivered', message_ids: messageIds, error: null });
         }
       } catch (error) {
         // One line per target, and no control character a platform's answer may hold (a NUL, an
         // ESC) reaches last_delivery_error, the report or a terminal showing them.
-        deliveries.push({ target: describeTarget(target), outcome: 'failed', message_ids: [], error: escapeControlCharacters(errorText(error)) });
+        deliveries.push({
+          target: describeTarget(target),
+          outcome: 'failed',
+          message_ids: [],
+          error: escapeControlCharacters(errorText(error)),
+        });
       }
     }
     return deliveries;

@@ -59,8 +59,7 @@ export interface PendingJobDelivery {
 
 /** The end of the agent's part of a run: a finished run, or an answer waiting for its delivery. */
 export type AnsweredRun =
-  | { report: JobRunReport; job: Job | null; pending: null }
-  | { report: null; job: Job | null; pending: PendingJobDelivery };
+  { report: JobRunReport; job: Job | null; pending: null } | { report: null; job: Job | null; pending: PendingJobDelivery };
 
 /**
  * The run path shared by the tick and `agent cron run` (docs/cron.md): pre-dispatch validation,
@@ -165,7 +164,9 @@ export class JobExecution {
     } else {
       report = executed;
     }
-    const stored = await this.markEnded(job, report.outcome, preflight.targets, (current, outcome) => finishRun(current, outcome, startedAt));
+    const stored = await this.markEnded(job, report.outcome, preflight.targets, (current, outcome) =>
+      finishRun(current, outcome, startedAt),
+    );
     await this.recorder.save(finishedRecordOf(running, report, this.clock.now()));
     return { report: { ...report, runId: running.id }, job: stored, pending: null };
   }
@@ -214,7 +215,10 @@ export class JobExecution {
     try {
       await this.ledger.save(record);
     } catch (error) {
-      this.log.warn(`could not record the answer of job '${job.name}' before its delivery; delivering it now, in its run slot`, { job: job.id, error: errorText(error) });
+      this.log.warn(`could not record the answer of job '${job.name}' before its delivery; delivering it now, in its run slot`, {
+        job: job.id,
+        error: errorText(error),
+      });
       return null;
     }
     const toSend = targets.filter((target) => target.kind === 'platform' || target.kind === 'bot-chat');
@@ -250,11 +254,23 @@ export class JobExecution {
     const written = await this.reports.write(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
     if (pending.targets.some((target) => target.kind === 'local') && !deliveries.some((delivery) => delivery.target === 'local')) {
       const saved = written.outputPath !== null;
-      deliveries.push({ target: 'local', outcome: saved ? 'delivered' : 'failed', message_ids: [], error: saved ? null : 'the output file could not be written' });
+      deliveries.push({
+        target: 'local',
+        outcome: saved ? 'delivered' : 'failed',
+        message_ids: [],
+        error: saved ? null : 'the output file could not be written',
+      });
     }
     const outcome = outcomeOfDeliveries(deliveries);
-    if (outcome.status === 'delivery_failed') this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
-    const stored = await this.markEnded(job, outcome, pending.targets, (current, result) => markRunOutcome(current, result, startedAt), true);
+    if (outcome.status === 'delivery_failed')
+      this.log.warn(`delivery of job '${job.name}' failed`, { job: job.id, error: outcome.deliveryError });
+    const stored = await this.markEnded(
+      job,
+      outcome,
+      pending.targets,
+      (current, result) => markRunOutcome(current, result, startedAt),
+      true,
+    );
     await this.recorder.save(deliveredRecordOf(record, outcome, deliveries, this.clock.now()));
     return { report: { ...written, outcome, deliveries, runId: record.id }, job: stored };
   }
@@ -277,7 +293,9 @@ export class JobExecution {
     const resolved = await this.deliveryTargets(job);
     if ('error' in resolved) return fail(resolved.error);
     const reached = new Set(record.deliveries.filter((delivery) => delivery.outcome !== 'failed').map((delivery) => delivery.target));
-    const toSend = resolved.targets.filter((target) => (target.kind === 'platform' || target.kind === 'bot-chat') && !reached.has(describeTarget(target)));
+    const toSend = resolved.targets.filter(
+      (target) => (target.kind === 'platform' || target.kind === 'bot-chat') && !reached.has(describeTarget(target)),
+    );
     const problems: RunDelivery[] = resolved.problems
       .filter((each) => !reached.has(each.target))
       .map((each) => ({ target: each.target, outcome: 'failed', message_ids: [], error: each.problem }));

@@ -44,7 +44,9 @@ export class JobPreflight {
     const modelProblem = job.no_agent ? null : this.agent.problemWith(this.selectionFor(job));
     if (modelProblem) problems.push(modelProblem);
     if (job.no_agent && !job.script) {
-      problems.push(`Job '${job.name}' runs without the agent but has no pre-run script; give it one with "agent cron edit --script", or let it run the agent with "agent cron edit --agent".`);
+      problems.push(
+        `Job '${job.name}' runs without the agent but has no pre-run script; give it one with "agent cron edit --script", or let it run the agent with "agent cron edit --agent".`,
+      );
     }
     problems.push(...resolved.problems.map((each) => each.problem));
     if (job.script) {
@@ -54,7 +56,9 @@ export class JobPreflight {
         problems.push(errorText(error));
       }
     }
-    return problems.length > 0 ? { ok: false, error: problems.join(' '), targets: resolved.targets } : { ok: true, targets: resolved.targets };
+    return problems.length > 0
+      ? { ok: false, error: problems.join(' '), targets: resolved.targets }
+      : { ok: true, targets: resolved.targets };
   }
 
   /**
@@ -62,7 +66,9 @@ export class JobPreflight {
    * delivered to in `targets`, and a sentence for each that cannot (`target` as written, `all`
    * when it names no platform); `error` when the job's `deliver` does not parse.
    */
-  async deliveryTargets(job: Job): Promise<{ targets: DeliveryTarget[]; problems: Array<{ target: string; problem: string }> } | { error: string }> {
+  async deliveryTargets(
+    job: Job,
+  ): Promise<{ targets: DeliveryTarget[]; problems: Array<{ target: string; problem: string }> } | { error: string }> {
     let targets: DeliveryTarget[];
     try {
       targets = parseDeliveryTargets(job.deliver).map((target) => resolveOrigin(job, target));
@@ -72,7 +78,8 @@ export class JobPreflight {
     const problems: Array<{ target: string; problem: string }> = [];
     if (targets.some((target) => target.kind === 'all')) {
       const homes = this.channel.homeTargets();
-      if (homes.length === 0) problems.push({ target: 'all', problem: 'The delivery target "all" names no platform: none is configured with a home channel.' });
+      if (homes.length === 0)
+        problems.push({ target: 'all', problem: 'The delivery target "all" names no platform: none is configured with a home channel.' });
       targets = targets.flatMap((target) => (target.kind === 'all' ? homes : [target]));
     }
     const deliverable: DeliveryTarget[] = [];

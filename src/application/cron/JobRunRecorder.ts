@@ -134,7 +134,9 @@ export class JobRunRecorder {
   showRunning(running: RunRecord): ShownRunning {
     const ended = new AbortController();
     const shownRunning = this.timer
-      ? this.timer.wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true }).then(() => (ended.signal.aborted ? undefined : this.save(running)))
+      ? this.timer
+          .wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true })
+          .then(() => (ended.signal.aborted ? undefined : this.save(running)))
       : this.save(running);
     return {
       writtenNow: this.timer ? null : shownRunning,

@@ -48,18 +48,14 @@ export class JobRunReports {
       response: details.response ?? null,
       error: details.error ?? (outcome.status === 'error' || outcome.status === 'blocked_config' ? outcome.error : null),
       answeredBy: details.answeredBy ?? null,
-      queuedReceipts: outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
+      queuedReceipts:
+        outcome.status === 'delivery_queued' ? outcome.receipts : outcome.status === 'delivery_failed' ? (outcome.queued ?? []) : [],
       deliveryError: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
       agent: job.no_agent ? AGENT_NOT_RUN_NO_AGENT : null,
     });
     let outputPath: string | null = null;
     try {
-      outputPath = await this.outputs.save(
-        job.id,
-        runReportFileName(startedAt, timeZone),
-        content,
-        this.settings.outputRetention,
-      );
+      outputPath = await this.outputs.save(job.id, runReportFileName(startedAt, timeZone), content, this.settings.outputRetention);
     } catch (error) {
       this.log.warn(`could not write the output file of job '${job.name}'`, { job: job.id, error: errorText(error) });
     }

@@ -38,7 +38,13 @@ export class JobRunSteps {
    * The run of `job` as its preflight found it: a job that cannot run is `blocked_config`;
    * otherwise its script, its agent and its answer. `signal` cancels it.
    */
-  async execute(job: Job, startedAt: Date, preflight: Preflight, signal: AbortSignal | undefined, deliverLater: boolean): Promise<JobRunReport | AnswerToDeliver> {
+  async execute(
+    job: Job,
+    startedAt: Date,
+    preflight: Preflight,
+    signal: AbortSignal | undefined,
+    deliverLater: boolean,
+  ): Promise<JobRunReport | AnswerToDeliver> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.answers.notifyFailure(job, preflight.targets, preflight.error);

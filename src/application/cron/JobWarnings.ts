@@ -37,7 +37,9 @@ export class JobWarnings {
 
   private async problemWith(target: DeliveryTarget): Promise<string | null> {
     if (target.kind === 'all') {
-      return this.channel.homeTargets().length === 0 ? 'The delivery target "all" names no platform yet: none is configured with a home channel.' : null;
+      return this.channel.homeTargets().length === 0
+        ? 'The delivery target "all" names no platform yet: none is configured with a home channel.'
+        : null;
     }
     if (target.kind !== 'platform') return null;
     return this.channel.problemWith(target) ?? (await this.channel.channelProblemWith(target));

@@ -78,7 +78,10 @@ export class RedeliverJobRun {
 
     const resolved = await this.execution.deliveryTargets(job);
     if ('error' in resolved) {
-      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `The answer of run ${chosen.id} cannot be delivered again: ${lowerFirst(resolved.error)}`);
+      throw new RunError(
+        ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
+        `The answer of run ${chosen.id} cannot be delivered again: ${lowerFirst(resolved.error)}`,
+      );
     }
     const usable = resolved.targets.filter((target) => target.kind === 'platform' || target.kind === 'bot-chat');
     const candidates = [...usable.map(describeTarget), ...resolved.problems.map((each) => each.target)];
@@ -90,7 +93,12 @@ export class RedeliverJobRun {
     }
 
     const ports = { ledger: this.ledger, identity: this.identity, clock: this.clock, log: this.log };
-    const claimed = await claimRunForRedelivery(ports, chosen, `run ${chosen.id} of job ${job.id} '${job.name}'`, `see "agent cron runs ${job.id}"`);
+    const claimed = await claimRunForRedelivery(
+      ports,
+      chosen,
+      `run ${chosen.id} of job ${job.id} '${job.name}'`,
+      `see "agent cron runs ${job.id}"`,
+    );
     const startedAt = new Date(claimed.started_at);
     let saved: RunRecord = claimed;
     try {
@@ -119,7 +127,10 @@ export class RedeliverJobRun {
         return { job: updated, result: { job: updated, lastRun: true } };
       });
       const level = outcome.status === 'delivery_failed' ? 'warn' : 'info';
-      this.log[level](`the answer of run ${claimed.id} of job '${job.name}' was delivered again: ${outcome.status}`, { job: job.id, run: claimed.id });
+      this.log[level](`the answer of run ${claimed.id} of job '${job.name}' was delivered again: ${outcome.status}`, {
+        job: job.id,
+        run: claimed.id,
+      });
       return { job: marked?.job ?? job, run: saved, sent, outcome, lastRun: marked?.lastRun ?? false };
     } finally {
       await releaseRun(ports, saved);
@@ -141,7 +152,10 @@ export class RedeliverJobRun {
     const latest = latestRedeliverable(runs, CRON);
     if (latest !== null) return latest;
     if (runs.length === 0) {
-      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `Job ${job.id} '${job.name}' has no recorded run, so there is no answer to deliver again.`);
+      throw new RunError(
+        ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
+        `Job ${job.id} '${job.name}' has no recorded run, so there is no answer to deliver again.`,
+      );
     }
     throw new RunError(
       ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
@@ -156,5 +170,9 @@ function lowerFirst(text: string): string {
 
 function refuseWithoutAnswer(job: Job, run: RunRecord): void {
   const why = whyNotRedeliverable(run, CRON);
-  if (why !== null) throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `Run ${run.id} of job ${job.id} '${job.name}' has no answer to deliver: it ${why}.`);
+  if (why !== null)
+    throw new RunError(
+      ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
+      `Run ${run.id} of job ${job.id} '${job.name}' has no answer to deliver: it ${why}.`,
+    );
 }

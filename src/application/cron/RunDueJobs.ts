@@ -177,7 +177,10 @@ export class RunDueJobs {
           .runClaimed(job, this.clock.now(), { slot: dueAt, signal: input.signal })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);
-        running.set(job.id, run.then(() => void running.delete(job.id)));
+        running.set(
+          job.id,
+          run.then(() => void running.delete(job.id)),
+        );
       }
       if (running.size === 0) return { ...report, ran: await Promise.all(runs) };
       // A run ended: its slot may take a job that was waiting.
@@ -212,10 +215,13 @@ export class RunDueJobs {
     }
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     for (const skip of claims.skipped) {
-      this.log.info(`job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`, {
-        job: skip.job.id,
-        missed_slots: skip.missedSlots,
-      });
+      this.log.info(
+        `job '${skip.job.name}' skipped its overdue slot of ${toIsoUtc(skip.slot)} (catch-up policy skip); next run at ${skip.job.next_run_at ?? 'none'}`,
+        {
+          job: skip.job.id,
+          missed_slots: skip.missedSlots,
+        },
+      );
       await this.execution().recordSkipped(skip.job, skip.slot, skip.foundAt, skip.reason);
     }
     return claims;

@@ -50,7 +50,9 @@ export class RunJobNow {
       const running = claimForManualRun(target, this.identity.claimant(), startedAt, this.settings.timeZone, input.force);
       return { job: running, result: running };
     });
-    const finished = this.execution.runClaimed(claimed, startedAt, { signal: input.signal }).then(({ report, job }) => ({ job: job ?? claimed, report }));
+    const finished = this.execution
+      .runClaimed(claimed, startedAt, { signal: input.signal })
+      .then(({ report, job }) => ({ job: job ?? claimed, report }));
     return { job: claimed, finished };
   }
 }

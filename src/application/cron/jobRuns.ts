@@ -36,7 +36,13 @@ export interface JobRun {
  * tells of (those of a home from before the ledger). Reports that vanish while being read (a
  * run pruning old ones) are skipped. A report's name is read in the job's zone, else in `configuredZone`.
  */
-export async function recentRuns(outputs: RunOutputStore, ledger: RunLedger, job: Job, configuredZone: string, limit: number): Promise<JobRun[]> {
+export async function recentRuns(
+  outputs: RunOutputStore,
+  ledger: RunLedger,
+  job: Job,
+  configuredZone: string,
+  limit: number,
+): Promise<JobRun[]> {
   const timeZone = jobTimeZone(job, configuredZone);
   const [names, ledgered] = await Promise.all([outputs.list(job.id), ledger.list({ kind: 'cron', subject: job.id, limit })]);
   const reports = await Promise.all(names.slice(0, limit + ledgered.length).map((name) => outputs.read(job.id, name)));
@@ -44,7 +50,16 @@ export async function recentRuns(outputs: RunOutputStore, ledger: RunLedger, job
     .filter((report) => report !== null)
     .map((report): JobRun => {
       const parsed = parseRunReport(report.fileName, report.content, timeZone, job.prompt);
-      return { ...parsed, id: null, finishedAt: null, slot: null, model: null, deliveries: [], headline: runReportHeadline(parsed), location: report.location };
+      return {
+        ...parsed,
+        id: null,
+        finishedAt: null,
+        slot: null,
+        model: null,
+        deliveries: [],
+        headline: runReportHeadline(parsed),
+        location: report.location,
+      };
     });
   // A report and the ledger's record of one run share its start, to the second.
   const second = (date: Date | null) => (date === null ? null : Math.floor(date.getTime() / 1000));
@@ -61,7 +76,11 @@ export async function recentRuns(outputs: RunOutputStore, ledger: RunLedger, job
 }
 
 function ledgerRun(run: RunRecord): JobRun {
-  const firstLine = (text: string | null) => text?.split('\n').find((line) => line.trim() !== '')?.trim() ?? null;
+  const firstLine = (text: string | null) =>
+    text
+      ?.split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? null;
   return {
     id: run.id,
     startedAt: new Date(run.started_at),

@@ -39,7 +39,11 @@ export class CheckPlatformCredentials {
       const sender = await this.platforms.sender(platform);
       const who = sender.whoAmI === undefined ? null : await sender.whoAmI();
       if (who === null) {
-        return { name: platform, result: 'unchecked', detail: `${platform} has no "who am I" call; "agent send ${platform} test" is the way to try its credentials` };
+        return {
+          name: platform,
+          result: 'unchecked',
+          detail: `${platform} has no "who am I" call; "agent send ${platform} test" is the way to try its credentials`,
+        };
       }
       return { name: platform, result: 'ok', detail: `signed in as ${who}` };
     } catch (error) {

@@ -2,7 +2,13 @@ import { inject, injectable, optional } from 'inversify';
 import { channelsWithAliases, matchChannel } from '../../domain/delivery/channelDirectory.js';
 import { retryDelayMs, MAX_SEND_ATTEMPTS } from '../../domain/delivery/deliveryRetry.js';
 import { splitMessage } from '../../domain/delivery/splitMessage.js';
-import { channelNameIn, describeTarget, NAMED_CHANNEL_PLATFORMS, parseDeliveryTargets, type PlatformTarget } from '../../domain/DeliveryTarget.js';
+import {
+  channelNameIn,
+  describeTarget,
+  NAMED_CHANNEL_PLATFORMS,
+  parseDeliveryTargets,
+  type PlatformTarget,
+} from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { ChannelDirectoryStore } from '../ports/ChannelDirectory.js';
 import { DeliveryError, type DeliveryChannel, type DeliveryReceipt } from '../ports/DeliveryChannel.js';
@@ -120,12 +126,17 @@ export class PlatformDelivery implements DeliveryChannel {
         return (await sender.send(to, part, key)).messageId;
       } catch (error) {
         // A sender that throws something else has a bug; retrying it would not help.
-        const failure = error instanceof PlatformSendError ? error : new PlatformSendError('refused', `${sender.platform}: ${errorText(error)}`);
+        const failure =
+          error instanceof PlatformSendError ? error : new PlatformSendError('refused', `${sender.platform}: ${errorText(error)}`);
         const wait = retryDelayMs(failure.kind, attempt, failure.retryAfterMs);
         if (wait === null) {
-          throw attempt === MAX_SEND_ATTEMPTS ? new PlatformSendError(failure.kind, `${failure.message} (gave up after ${attempt} attempts)`) : failure;
+          throw attempt === MAX_SEND_ATTEMPTS
+            ? new PlatformSendError(failure.kind, `${failure.message} (gave up after ${attempt} attempts)`)
+            : failure;
         }
-        this.log.warn(`delivery to ${sender.platform} failed (attempt ${attempt} of ${MAX_SEND_ATTEMPTS}): ${failure.message}; trying again in ${wait / 1000} s`);
+        this.log.warn(
+          `delivery to ${sender.platform} failed (attempt ${attempt} of ${MAX_SEND_ATTEMPTS}): ${failure.message}; trying again in ${wait / 1000} s`,
+        );
         await this.timer.wait(wait);
       }
     }
@@ -139,7 +150,9 @@ export class PlatformDelivery implements DeliveryChannel {
     const match = matchChannel(channelsWithAliases(listed, status.aliases), named.name);
     if (match.found) return { chatId: match.id, threadId };
     if (match.reason === 'ambiguous') {
-      throw new DeliveryError(`the ${status.platform} channel "#${named.name}" matches several channels (${match.candidates.join(', ')}); use the full name or the channel id.`);
+      throw new DeliveryError(
+        `the ${status.platform} channel "#${named.name}" matches several channels (${match.candidates.join(', ')}); use the full name or the channel id.`,
+      );
     }
     if (!named.required) return { chatId: destination, threadId };
     if (!NAMED_CHANNEL_PLATFORMS.includes(status.platform)) {

@@ -26,7 +26,11 @@ export class SendMessage {
   constructor(@inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel) {}
 
   async execute(input: SendMessageInput): Promise<SentMessage[]> {
-    if (input.text.trim() === '') throw new InvalidDeliveryError(ERROR_CODES.DELIVERY.EMPTY, 'There is nothing to send: give the text as an argument, or "-" to read it from stdin.');
+    if (input.text.trim() === '')
+      throw new InvalidDeliveryError(
+        ERROR_CODES.DELIVERY.EMPTY,
+        'There is nothing to send: give the text as an argument, or "-" to read it from stdin.',
+      );
     const targets = this.platformTargets(input.target);
     const problems = targets.map((target) => this.channel.problemWith(target)).filter((problem) => problem !== null);
     if (problems.length > 0) throw new DeliveryBlockedError(problems.join(' '));
@@ -52,10 +56,14 @@ export class SendMessage {
       if (target.kind === 'platform') targets.push(target);
       else if (target.kind === 'all') {
         const homes = this.channel.homeTargets();
-        if (homes.length === 0) throw new DeliveryBlockedError('"all" names no platform: none is configured with a home channel (see "agent platforms").');
+        if (homes.length === 0)
+          throw new DeliveryBlockedError('"all" names no platform: none is configured with a home channel (see "agent platforms").');
         targets.push(...homes);
       } else {
-        throw new InvalidDeliveryError(ERROR_CODES.DELIVERY.INVALID, `"${describeTarget(target)}" is not a chat platform; agent send delivers to targets such as telegram:<chat_id>, slack:#general or all.`);
+        throw new InvalidDeliveryError(
+          ERROR_CODES.DELIVERY.INVALID,
+          `"${describeTarget(target)}" is not a chat platform; agent send delivers to targets such as telegram:<chat_id>, slack:#general or all.`,
+        );
       }
     }
     return targets;

@@ -7,9 +7,7 @@
  * `retryAfterSeconds` the token could not be checked because the store of used tokens cannot be
  * used, and the portal should send it again after that long.
  */
-export type FireTokenVerdict =
-  | { valid: true; release(): Promise<void> }
-  | { valid: false; reason: string; retryAfterSeconds?: number };
+export type FireTokenVerdict = { valid: true; release(): Promise<void> } | { valid: false; reason: string; retryAfterSeconds?: number };
 
 /** Checks the bearer token of `POST /api/cron/fire` (docs/managed-trigger.md, The token checks). */
 export interface FireTokenVerifier {

@@ -9,10 +9,7 @@ import type { Logger } from './Logger.js';
  * — the gateway is stopping or the store cannot be read (retry after `retryAfterSeconds`).
  */
 export type FireOutcome =
-  | { status: 'accepted'; jobId: string }
-  | { status: 'gone' }
-  | { status: 'stale' }
-  | { status: 'unavailable'; retryAfterSeconds: number };
+  { status: 'accepted'; jobId: string } | { status: 'gone' } | { status: 'stale' } | { status: 'unavailable'; retryAfterSeconds: number };
 
 /** The one run path every provider fires through; what a firing does is the same for all. */
 export interface FiringPath {

@@ -16,7 +16,11 @@ export class SubscriptionStoreError extends AppError {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(reason === 'damaged' ? ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED : ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_UNAVAILABLE, message, options);
+    super(
+      reason === 'damaged' ? ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED : ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_UNAVAILABLE,
+      message,
+      options,
+    );
   }
 }
 

@@ -64,13 +64,22 @@ export class AbandonedRuns {
         const claimant = run.claimant ?? null;
         if (claimant === null && run.kind !== 'cron') continue;
         if (claimant === this.identity.claimant()) continue;
-        const why = runAbandonment(claimant === null ? null : { by: claimant, at: run.started_at }, run.started_at, now, alive, lapsed, this.settings.idleTimeoutMs);
+        const why = runAbandonment(
+          claimant === null ? null : { by: claimant, at: run.started_at },
+          run.started_at,
+          now,
+          alive,
+          lapsed,
+          this.settings.idleTimeoutMs,
+        );
         if (why === null) continue;
         const recorded = await this.ledger.settleInterrupted(run.id, why, now);
         if (recorded === null) continue;
         settled.push(recorded);
         if (claimant !== null && alive(claimant) === false) dead.add(claimant);
-        this.log.warn(`run ${run.id} of ${run.kind === 'cron' ? 'job' : 'route'} '${run.name}' was recorded interrupted: ${why}`, { run: run.id });
+        this.log.warn(`run ${run.id} of ${run.kind === 'cron' ? 'job' : 'route'} '${run.name}' was recorded interrupted: ${why}`, {
+          run: run.id,
+        });
       }
       for (const run of recovered) {
         const recorded = await this.recordUnrecorded(run, now);
@@ -110,7 +119,9 @@ export class AbandonedRuns {
       claimant: claim.by,
     };
     await this.ledger.save(record);
-    this.log.warn(`run ${record.id} of job '${job.name}' was recorded interrupted: ${job.last_error ?? 'its process is gone'}`, { run: record.id });
+    this.log.warn(`run ${record.id} of job '${job.name}' was recorded interrupted: ${job.last_error ?? 'its process is gone'}`, {
+      run: record.id,
+    });
     return record;
   }
 
@@ -125,7 +136,9 @@ export class AbandonedRuns {
   /** The claimants this host cannot check whose gateway's lease lapsed (replicas sharing a database). */
   private async lapsedClaimants(runs: readonly RunRecord[], now: Date, alive: ClaimantLiveness): Promise<ReadonlySet<string>> {
     if (!this.leases) return new Set();
-    const unknown = [...new Set(runs.map((run) => run.claimant).filter((by): by is string => typeof by === 'string'))].filter((by) => alive(by) === 'unknown');
+    const unknown = [...new Set(runs.map((run) => run.claimant).filter((by): by is string => typeof by === 'string'))].filter(
+      (by) => alive(by) === 'unknown',
+    );
     return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
   }
 }

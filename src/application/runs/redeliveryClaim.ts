@@ -31,7 +31,10 @@ export async function claimRunForRedelivery(ports: RedeliveryClaimPorts, run: Ru
     if (taken !== null) return taken;
   }
   const who = held === null ? 'another process' : `${held.by} (since ${held.at})`;
-  throw new RunError(ERROR_CODES.RUNS.BUSY, `The answer of ${what} is being delivered again by ${who}; wait for that to end, then ${then}.`);
+  throw new RunError(
+    ERROR_CODES.RUNS.BUSY,
+    `The answer of ${what} is being delivered again by ${who}; wait for that to end, then ${then}.`,
+  );
 }
 
 /**
@@ -42,6 +45,9 @@ export async function releaseRun(ports: RedeliveryClaimPorts, run: RunRecord): P
   try {
     await ports.ledger.save({ ...run, redelivery_claim: null });
   } catch (error) {
-    ports.log.warn(`could not write run ${run.id} to the run ledger after delivering its answer again`, { run: run.id, error: errorText(error) });
+    ports.log.warn(`could not write run ${run.id} to the run ledger after delivering its answer again`, {
+      run: run.id,
+      error: errorText(error),
+    });
   }
 }

@@ -16,9 +16,7 @@ export const NEXT_JOBS_SHOWN = 5;
  * (none registered, or the one registered is dead: killed, or a zombie), or `unknown` (registered
  * from another host sharing the home, whose processes cannot be checked from here).
  */
-export type GatewayStatus =
-  | { state: 'running' | 'unknown'; gateway: GatewayRegistration }
-  | { state: 'stopped' };
+export type GatewayStatus = { state: 'running' | 'unknown'; gateway: GatewayRegistration } | { state: 'stopped' };
 
 export interface UpcomingJob {
   id: string;

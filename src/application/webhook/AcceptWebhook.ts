@@ -107,7 +107,10 @@ export class AcceptWebhook {
     const listed = route.contentTypes ?? [];
     if (!takesContentType(input.contentType, listed)) {
       const mediaType = mediaTypeOf(input.contentType);
-      this.logger.warn('webhook refused: a Content-Type the route does not take', { route: route.name, content_type: mediaType ?? '(none)' });
+      this.logger.warn('webhook refused: a Content-Type the route does not take', {
+        route: route.name,
+        content_type: mediaType ?? '(none)',
+      });
       return { kind: 'unsupported_media_type', mediaType, accepted: [...WEBHOOK_BODY_TYPES, ...listed] };
     }
     const body = parseWebhookBody(input.rawBody, input.contentType);
@@ -119,7 +122,7 @@ export class AcceptWebhook {
 
     const event = eventKindOf(input.headers, payload);
     if (route.events.length > 0 && !route.events.includes(event)) {
-      this.logger.debug('webhook ignored: event not in the route\'s events', { route: route.name, event });
+      this.logger.debug("webhook ignored: event not in the route's events", { route: route.name, event });
       return { kind: 'ignored', reason: 'event', event };
     }
 
@@ -143,7 +146,11 @@ export class AcceptWebhook {
     try {
       stored = await this.inbox.accept(accepted, json ?? undefined, key);
     } catch (error) {
-      return this.unavailable('webhook not stored: the inbox failed', { route: route.name, delivery_id: delivery.value, error: errorText(error) });
+      return this.unavailable('webhook not stored: the inbox failed', {
+        route: route.name,
+        delivery_id: delivery.value,
+        error: errorText(error),
+      });
     }
     if (this.failing !== null) {
       this.failing = null;

@@ -44,13 +44,19 @@ export class ListWebhookRuns {
     if (listing.storeProblem !== null) {
       // It may be a subscription of the store that cannot be read: say that, not that it does not exist.
       const problem = listing.storeProblem.charAt(0).toLowerCase() + listing.storeProblem.slice(1);
-      throw new WebhookError(ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED, `No run was recorded for the route "${route}", and whether it is a subscription cannot be told: ${problem}`);
+      throw new WebhookError(
+        ERROR_CODES.WEBHOOK.SUBSCRIPTIONS_DAMAGED,
+        `No run was recorded for the route "${route}", and whether it is a subscription cannot be told: ${problem}`,
+      );
     }
     const there =
       names.length === 0
         ? 'there is no route yet (add one with "agent webhook subscribe <name>")'
         : `the routes are ${names.join(', ')} (see "agent webhook list")`;
-    throw new WebhookError(ERROR_CODES.WEBHOOK.ROUTE_NOT_FOUND, `No webhook route is named "${route}" and no run was recorded under that name; ${there}.`);
+    throw new WebhookError(
+      ERROR_CODES.WEBHOOK.ROUTE_NOT_FOUND,
+      `No webhook route is named "${route}" and no run was recorded under that name; ${there}.`,
+    );
   }
 
   /** Each record with the run ledger's entry of its event (the newest `limit` of its route), or null. */

@@ -76,13 +76,21 @@ export class RedeliverWebhookRun {
     try {
       const { record, answer, delivery, deliveredTo } = await this.plan(claimed, what);
       const about = { event_id: claimed.id, route: claimed.subject, event: claimed.event ?? '', delivery_id: claimed.delivery_id ?? '' };
-      const { loggedTo, ...report } = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log, answerLog: this.answerLog }, claimed.subject, delivery, answer, about);
+      const { loggedTo, ...report } = await deliverWebhookAnswer(
+        { channel: this.channel, commenter: this.commenter, log: this.log, answerLog: this.answerLog },
+        claimed.subject,
+        delivery,
+        answer,
+        about,
+      );
       const delivered = report.status === 'delivered';
       saved = {
         ...claimed,
         status: delivered ? 'ok' : 'delivery_failed',
         error: report.error,
-        deliveries: [{ target: deliveredTo, outcome: delivered ? 'delivered' : 'failed', message_ids: report.messageIds ?? [], error: report.error }],
+        deliveries: [
+          { target: deliveredTo, outcome: delivered ? 'delivered' : 'failed', message_ids: report.messageIds ?? [], error: report.error },
+        ],
         redelivered_at: this.clock.now().toISOString(),
         redelivery_claim: null,
       };
@@ -97,11 +105,17 @@ export class RedeliverWebhookRun {
   private async latestOfRoute(route: string): Promise<RunRecord> {
     const runs = await this.ledger.list({ kind: 'webhook', subject: route, limit: ROUTE_RUNS_SEARCHED });
     if (runs.length === 0) {
-      throw new RunError(ERROR_CODES.RUNS.NOT_FOUND, `No webhook run has the id "${route}"; "agent webhook runs" lists the runs with their ids.`);
+      throw new RunError(
+        ERROR_CODES.RUNS.NOT_FOUND,
+        `No webhook run has the id "${route}"; "agent webhook runs" lists the runs with their ids.`,
+      );
     }
     const answered = runs.find((run) => whyNotRedeliverable(run, WEBHOOK) === null);
     if (!answered) {
-      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `No run of route '${route}' has an answer to deliver again: its latest run ${whyNotRedeliverable(runs[0]!, WEBHOOK)}.`);
+      throw new RunError(
+        ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
+        `No run of route '${route}' has an answer to deliver again: its latest run ${whyNotRedeliverable(runs[0]!, WEBHOOK)}.`,
+      );
     }
     return answered;
   }
@@ -120,7 +134,10 @@ export class RedeliverWebhookRun {
     const deliveredTo = record?.deliveredTo ?? run.deliveries[0]?.target ?? null;
     const delivery = deliveredTo === null ? null : webhookDeliveryNamed(deliveredTo);
     if (deliveredTo === null || delivery === null) {
-      throw new RunError(ERROR_CODES.RUNS.NOTHING_TO_DELIVER, `The ${what} does not say where its answer went, so it cannot be delivered again.`);
+      throw new RunError(
+        ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
+        `The ${what} does not say where its answer went, so it cannot be delivered again.`,
+      );
     }
     return { record, answer: answer!, delivery, deliveredTo };
   }
@@ -130,7 +147,10 @@ export class RedeliverWebhookRun {
     try {
       await this.records.save(record, false);
     } catch (error) {
-      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, { event_id: record.eventId, route: record.route });
+      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, {
+        event_id: record.eventId,
+        route: record.route,
+      });
     }
   }
 }

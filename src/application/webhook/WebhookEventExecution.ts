@@ -147,8 +147,21 @@ export class WebhookEventExecution {
       this.log.error(`webhook ${message}`, about);
       report = { status: 'delivery_failed', error: message };
     } else {
-      report = await deliverWebhookAnswer({ channel: this.channel, commenter: this.commenter, log: this.log }, route.name, delivery, answer, about);
-      if (record) await this.recorder.save({ ...record, outcome: report.status, error: report.error }, about, false, pending.model, report.messageIds ?? []);
+      report = await deliverWebhookAnswer(
+        { channel: this.channel, commenter: this.commenter, log: this.log },
+        route.name,
+        delivery,
+        answer,
+        about,
+      );
+      if (record)
+        await this.recorder.save(
+          { ...record, outcome: report.status, error: report.error },
+          about,
+          false,
+          pending.model,
+          report.messageIds ?? [],
+        );
     }
     this.metrics.runFinished('webhook', report.status, (this.clock.now().getTime() - pending.startedAtMs) / 1000);
     return report;
@@ -204,13 +217,29 @@ export class WebhookEventExecution {
       }
       const { route, delivery } = prepared;
       if (previous?.answer != null) {
-        this.log.info(`webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`, about);
+        this.log.info(
+          `webhook event ${event.id} was answered before the gateway stopped; delivering that answer without running the agent again`,
+          about,
+        );
         await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), error: null });
       } else if (route.deliverOnly) {
         // The rendered prompt is the message: nothing is asked of a model.
         const message = webhookPrompt(route, event.event, event.payload);
-        this.log.info(`webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`, about);
-        const recorded = await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), prompt: message, answer: message, agent: AGENT_NOT_RUN, error: null }, true);
+        this.log.info(
+          `webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`,
+          about,
+        );
+        const recorded = await note(
+          {
+            outcome: 'answered',
+            deliveredTo: describeWebhookDelivery(delivery),
+            prompt: message,
+            answer: message,
+            agent: AGENT_NOT_RUN,
+            error: null,
+          },
+          true,
+        );
         if (!recorded) return pendingOf(route, delivery, message);
       } else {
         // Saved with the prompt, once it is rendered.

@@ -83,7 +83,11 @@ export class WebhookRunRecorder {
    * RUNNING_RECORD_AFTER_MS, from its run record read back then (a waiting delivery keeps no
    * answer in memory); stopped by the delivery.
    */
-  showInLedgerLater(event: Pick<WebhookEvent, 'id' | 'route' | 'receivedAt'>, model: string | null, about: Record<string, string>): RecordedLater {
+  showInLedgerLater(
+    event: Pick<WebhookEvent, 'id' | 'route' | 'receivedAt'>,
+    model: string | null,
+    about: Record<string, string>,
+  ): RecordedLater {
     return this.later(async (stopped) => {
       const record = await this.records.find(event.route, event.id, event.receivedAt).catch(() => null);
       if (record !== null && !stopped.aborted) await this.toLedger(record, about, model, []);

@@ -60,7 +60,8 @@ export async function deliverWebhookAnswer(
         break;
     }
   } catch (error) {
-    const reason = error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
+    const reason =
+      error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
     // What a platform or gh answered may hold control characters; the run record keeps none but line breaks and tabs.
     const message = escapeControlCharacters(`delivery to ${where} failed: ${reason}`, '\n\t');
     ports.log.error(`webhook ${message}`, about);

@@ -145,16 +145,22 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
   };
   const status = async (): Promise<StatusApp> => {
     const { container, settings, paths } = await homes.of(agentHomeFrom(env));
-    return { showStatus: container.get(ShowStatus), home: paths.home, timeZone: settings.timeZone, sandbox: () => container.get(TOKENS.Sandbox).status() };
+    return {
+      showStatus: container.get(ShowStatus),
+      home: paths.home,
+      timeZone: settings.timeZone,
+      sandbox: () => container.get(TOKENS.Sandbox).status(),
+    };
   };
   const db = async (): Promise<DbApp> => {
     const { paths, database, container } = await homes.of(agentHomeFrom(env));
-    const [{ DatabaseNotConfiguredError }, { importJobs, importSubscriptions }, { FileJobRepository }, { FileSubscriptionRepository }] = await Promise.all([
-      import('../../adapters/postgres/jobStoreChoice.js'),
-      import('../../application/cron/ImportJobs.js'),
-      import('../../adapters/persistence/FileJobRepository.js'),
-      import('../../adapters/persistence/FileSubscriptionRepository.js'),
-    ]);
+    const [{ DatabaseNotConfiguredError }, { importJobs, importSubscriptions }, { FileJobRepository }, { FileSubscriptionRepository }] =
+      await Promise.all([
+        import('../../adapters/postgres/jobStoreChoice.js'),
+        import('../../application/cron/ImportJobs.js'),
+        import('../../adapters/persistence/FileJobRepository.js'),
+        import('../../adapters/persistence/FileSubscriptionRepository.js'),
+      ]);
     if (!database) throw new DatabaseNotConfiguredError(displayPath(paths.configFile));
     return {
       label: database.label,
@@ -167,7 +173,10 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
         })),
       importHome: async () => ({
         ...(await importJobs(new FileJobRepository(paths), database.repository)),
-        subscriptions: await importSubscriptions(new FileSubscriptionRepository(paths), container.get(TOKENS.WebhookSubscriptionRepository)),
+        subscriptions: await importSubscriptions(
+          new FileSubscriptionRepository(paths),
+          container.get(TOKENS.WebhookSubscriptionRepository),
+        ),
       }),
     };
   };

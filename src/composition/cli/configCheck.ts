@@ -25,7 +25,8 @@ export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logg
   return {
     checkStartup: async () => {
       const file = await checkConfigFile(paths, env);
-      if (file.config === null || file.findings.some((finding) => finding.effect === 'refused')) return { findings: file.findings, usable: false };
+      if (file.config === null || file.findings.some((finding) => finding.effect === 'refused'))
+        return { findings: file.findings, usable: false };
       const built = await container();
       const config = built.get(CONFIG_TOKENS.AgentConfig);
       // As the gateway does: what this process's environment still shows is what the gateway's would.

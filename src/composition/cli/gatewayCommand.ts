@@ -9,7 +9,10 @@ import { stopSignal } from './stopSignal.js';
  * `agent gateway`. It stays in composition because it wires the gateway; the gateway's own
  * composition is loaded only when the command runs.
  */
-export function registerGatewayCommand(cli: Argv, options: { env: NodeJS.ProcessEnv; credentials?: HeldCredentials; debug: boolean; io: CliIO }): void {
+export function registerGatewayCommand(
+  cli: Argv,
+  options: { env: NodeJS.ProcessEnv; credentials?: HeldCredentials; debug: boolean; io: CliIO },
+): void {
   const { env, credentials, debug, io } = options;
   cli.command(
     'gateway',

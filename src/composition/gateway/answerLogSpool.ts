@@ -22,7 +22,9 @@ export async function serveAnswerLog(paths: AgentPaths, logger: Logger): Promise
       (message) => logger.warn(`answer log: ${message}`),
     );
   } catch (error) {
-    logger.warn(`answer log: answers that "agent webhook redeliver" delivers to the log cannot be taken; they go to its own log: ${errorText(error)}`);
+    logger.warn(
+      `answer log: answers that "agent webhook redeliver" delivers to the log cannot be taken; they go to its own log: ${errorText(error)}`,
+    );
     return () => {};
   }
 }

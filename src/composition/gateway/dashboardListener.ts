@@ -32,7 +32,13 @@ export interface RunningDashboard {
  * cases of `container`, the gateway's: a job changed there is a job changed by the gateway, and
  * its trigger hears of it. Loaded only by a gateway whose dashboard is on.
  */
-export async function startDashboard(container: Container, settings: DashboardSettings, cron: CronSettings, logger: Logger, configFile: string): Promise<RunningDashboard> {
+export async function startDashboard(
+  container: Container,
+  settings: DashboardSettings,
+  cron: CronSettings,
+  logger: Logger,
+  configFile: string,
+): Promise<RunningDashboard> {
   const runJobNow = container.get(RunJobNow);
   const app = createDashboardApp({
     token: settings.token,

@@ -21,7 +21,12 @@ export function fireEndpointFor(container: Container, config: AgentConfig, logge
   if (!issuer || !audience || !jwksUrl) return null;
   const fire = container.get(FireJobSlot);
   return {
-    verifier: new JwtFireTokenVerifier({ jwksUrl, audience, issuer }, container.get(TOKENS.Clock), logger, container.get(TOKENS.UsedFireTokens)),
+    verifier: new JwtFireTokenVerifier(
+      { jwksUrl, audience, issuer },
+      container.get(TOKENS.Clock),
+      logger,
+      container.get(TOKENS.UsedFireTokens),
+    ),
     fire: { execute: (input) => fire.execute(input) },
     logger,
   };
@@ -54,4 +59,3 @@ export async function startFireListener(
     stop: () => closeWebhookServer(server),
   };
 }
-

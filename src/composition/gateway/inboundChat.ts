@@ -132,7 +132,11 @@ export async function prepareInboundChat(
   // stopped Discord source cannot start again.
   const slack = names.includes('slack') ? await receiverOf('slack') : null;
   const receivers = new ChatReceivers({
-    recipes: names.map((name) => ({ platform: name, pushed: PUSHED.has(name), make: name === 'slack' && slack ? async () => slack : () => receiverOf(name) })),
+    recipes: names.map((name) => ({
+      platform: name,
+      pushed: PUSHED.has(name),
+      make: name === 'slack' && slack ? async () => slack : () => receiverOf(name),
+    })),
     deliver: (message) => chats.receive(message),
     timer,
     clock: container.get(TOKENS.Clock),
@@ -154,7 +158,10 @@ export async function prepareInboundChat(
       takeFailing = false;
     } catch (error) {
       // An outage of the store is logged once, and its end once.
-      if (!takeFailing) logger.warn(`chat: could not ask for the receiving role; trying again every ${RECEIVER_TAKE_EVERY_MS / 1000} s`, { error: errorText(error) });
+      if (!takeFailing)
+        logger.warn(`chat: could not ask for the receiving role; trying again every ${RECEIVER_TAKE_EVERY_MS / 1000} s`, {
+          error: errorText(error),
+        });
       takeFailing = true;
     }
     if (trying.signal.aborted) {
@@ -163,7 +170,9 @@ export async function prepareInboundChat(
     }
     if (!taken) {
       if (!waitingLogged) {
-        logger.info(`chat: another gateway sharing this store answers on ${names.join(', ')}; this one keeps what reaches it and takes over if that one stops`);
+        logger.info(
+          `chat: another gateway sharing this store answers on ${names.join(', ')}; this one keeps what reaches it and takes over if that one stops`,
+        );
         waitingLogged = true;
       }
       tryAgainLater();
@@ -199,7 +208,9 @@ export async function prepareInboundChat(
   const lost = async (): Promise<void> => {
     if (!holding || trying.signal.aborted) return;
     holding = false;
-    logger.warn(`chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`);
+    logger.warn(
+      `chat: this gateway lost the receiving role (its connection to the store broke); it stops answering on ${names.join(', ')} and takes the role again when it can`,
+    );
     chats.pause();
     await receivers.stopPulling();
     tryAgainLater();

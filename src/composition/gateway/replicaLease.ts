@@ -24,7 +24,12 @@ export interface HeldLease {
  * gone; the store stops this gateway's claims meanwhile. The end of the failure is logged once,
  * saying whether the lease had lapsed and whether other gateways took its runs over.
  */
-export async function holdReplicaLease(leases: ReplicaLeases, registration: GatewayRegistration, leaseMs: number, log: Logger): Promise<HeldLease> {
+export async function holdReplicaLease(
+  leases: ReplicaLeases,
+  registration: GatewayRegistration,
+  leaseMs: number,
+  log: Logger,
+): Promise<HeldLease> {
   const claimant = `${registration.host}:${registration.pid}`;
   let current = registration;
   let failing = false;

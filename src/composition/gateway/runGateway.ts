@@ -84,14 +84,24 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const launcherScript = fileURLToPath(new URL('../launcher.js', import.meta.url));
   if (existsSync(launcherScript)) await startChildrenThroughLauncher(launcherScript);
   const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
-  const startup = await checkStartup({ container, config, paths, env: options.env, installationDir: options.installationDir, log: logger, credentials: options.credentials });
+  const startup = await checkStartup({
+    container,
+    config,
+    paths,
+    env: options.env,
+    installationDir: options.installationDir,
+    log: logger,
+    credentials: options.credentials,
+  });
   const findings = [...file.findings, ...startup.findings];
   refuseOn(findings);
   for (const finding of findings) logger.warn(finding.message);
   if (database) {
     // Gateways starting together take turns on an advisory lock: the schema is set up once.
     const applied = (await database.migrate()).length;
-    logger.info(`store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, { database: database.label });
+    logger.info(`store: PostgreSQL at ${database.label}${applied > 0 ? ` (${applied} schema migration(s) applied)` : ''}`, {
+      database: database.label,
+    });
   }
   const stopListening = database?.listenForChanges() ?? (() => undefined);
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
@@ -111,7 +121,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // of this gateway's is recovered by the others only once its lease lapsed.
   const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
   const lease = leases
-    ? await holdReplicaLease(leases, registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME), (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000, logger)
+    ? await holdReplicaLease(
+        leases,
+        registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME),
+        (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+        logger,
+      )
     : null;
   const webhooksOn = config.platforms.webhook?.enabled === true;
   const sandbox = await container.get(TOKENS.Sandbox).status();
@@ -121,17 +136,46 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // With cron.provider managed it serves fires too, and is started for them even with webhooks off.
   const fire = fireEndpointFor(container, config, logger);
   // Chats reaching the agent: built before the listener, which serves Slack's events.
-  const chat = inboundPlatformsOn(config, options.env).length > 0 ? await (await import('./inboundChat.js')).prepareInboundChat(container, config, options.env, paths, logger, database ? { store: () => database.chatStore(), lease: () => database.chatReceiverLease() } : null) : null;
+  const chat =
+    inboundPlatformsOn(config, options.env).length > 0
+      ? await (
+          await import('./inboundChat.js')
+        ).prepareInboundChat(
+          container,
+          config,
+          options.env,
+          paths,
+          logger,
+          database ? { store: () => database.chatStore(), lease: () => database.chatReceiverLease() } : null,
+        )
+      : null;
   let webhooks: RunningWebhookListener | null = null;
   if (config.platforms.webhook?.enabled === true) {
-    const starting = startWebhookListener(container, config, settings, logger, displayPath(paths.configFile), fire, metrics, chat?.slackEvents ?? null);
+    const starting = startWebhookListener(
+      container,
+      config,
+      settings,
+      logger,
+      displayPath(paths.configFile),
+      fire,
+      metrics,
+      chat?.slackEvents ?? null,
+    );
     webhooks = await Promise.race([starting, stopAsked.then(() => null)]);
     // Stopped while it was starting: it stops as soon as it has started.
-    if (!webhooks) void starting.then((listener) => listener.stop(0), () => undefined);
+    if (!webhooks)
+      void starting.then(
+        (listener) => listener.stop(0),
+        () => undefined,
+      );
   } else if (fire) {
     const starting = startFireListener(config, fire, displayPath(paths.configFile), metrics);
     const fires = await Promise.race([starting, stopAsked.then(() => null)]);
-    if (!fires) void starting.then((listener) => listener.stop(), () => undefined);
+    if (!fires)
+      void starting.then(
+        (listener) => listener.stop(),
+        () => undefined,
+      );
     else webhooks = { ...fires, stop: () => fires.stop().then(() => true) };
   }
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
@@ -144,7 +188,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     await announce(dashboard.listeningLine, options, logger);
   }
   if (metrics && !webhooks && signal === null) {
-    logger.warn(`platforms.webhook.extra.metrics is on but no listener serves GET /metrics; set platforms.webhook.enabled: true in ${displayPath(paths.configFile)}`);
+    logger.warn(
+      `platforms.webhook.extra.metrics is on but no listener serves GET /metrics; set platforms.webhook.enabled: true in ${displayPath(paths.configFile)}`,
+    );
   }
 
   const dispatcher = container.get(DispatchDueJobs);
@@ -186,14 +232,19 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
     // Before registering: a command that finds this gateway in the registry hands it its answers for the log.
     if (signal === null) stopServingAnswerLog = await serveAnswerLog(paths, logger);
-    if (signal === null) registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger);
+    if (signal === null)
+      registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger);
     if (chat) {
       // `agent status` reads where each receiver stands from the registration, and from the lease on a shared store.
       const registered = registration;
-      receiverStates = publishReceiverStates(chat, async (chatReceivers) => {
-        if (registered) await container.get(TOKENS.GatewayRegistry).register({ ...registered, chatReceivers });
-        await lease?.update({ chatReceivers });
-      }, logger);
+      receiverStates = publishReceiverStates(
+        chat,
+        async (chatReceivers) => {
+          if (registered) await container.get(TOKENS.GatewayRegistry).register({ ...registered, chatReceivers });
+          await lease?.update({ chatReceivers });
+        },
+        logger,
+      );
     }
     // The provider that runs may be the built-in ticker standing in for an unusable plugin.
     if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
@@ -245,7 +296,11 @@ async function makeHome(home: string): Promise<void> {
   try {
     await ensurePrivateDirectory(home);
   } catch (error) {
-    throw new GatewayError(ERROR_CODES.GATEWAY.HOME_UNAVAILABLE, `The gateway cannot create its home ${home}: ${describeFileSystemProblem(errnoCode(error))}; check AGENT_HOME.`, { cause: error });
+    throw new GatewayError(
+      ERROR_CODES.GATEWAY.HOME_UNAVAILABLE,
+      `The gateway cannot create its home ${home}: ${describeFileSystemProblem(errnoCode(error))}; check AGENT_HOME.`,
+      { cause: error },
+    );
   }
 }
 
@@ -304,7 +359,11 @@ async function register(
  * that waited writes the newest states (those in between are skipped). A write that fails is
  * logged once, and the next change tries again. `stop` waits for the write under way.
  */
-function publishReceiverStates(chat: InboundChat, publish: (statuses: ChatReceiverStatus[]) => Promise<void>, logger: WinstonLogger): { stop(): Promise<void> } {
+function publishReceiverStates(
+  chat: InboundChat,
+  publish: (statuses: ChatReceiverStatus[]) => Promise<void>,
+  logger: WinstonLogger,
+): { stop(): Promise<void> } {
   let newest: ChatReceiverStatus[] | null = null;
   let writing = Promise.resolve();
   let stopped = false;
@@ -361,7 +420,8 @@ export const CHANNEL_REFRESH_MS = 5 * 60_000;
  * and again every 5 minutes. A refresh that fails is logged by the use case; the next one tries again.
  */
 function refreshChannelsPeriodically(refresh: RefreshChannelDirectory, logger: WinstonLogger): () => void {
-  const run = () => void refresh.execute().catch((error: unknown) => logger.warn(`could not refresh the channel directory: ${errorText(error)}`));
+  const run = () =>
+    void refresh.execute().catch((error: unknown) => logger.warn(`could not refresh the channel directory: ${errorText(error)}`));
   run();
   const timer = setInterval(run, CHANNEL_REFRESH_MS);
   timer.unref();

@@ -19,7 +19,13 @@ export interface StartupLine {
  * (when off, the one config line that turns it on), and the sandbox in use (a sandbox that cannot
  * be used was warned of by the start-up check). The trigger provider is told once it started.
  */
-export function startupLines(container: Container, config: AgentConfig, paths: AgentPaths, listenerOn: boolean, sandbox?: SandboxStatus): StartupLine[] {
+export function startupLines(
+  container: Container,
+  config: AgentConfig,
+  paths: AgentPaths,
+  listenerOn: boolean,
+  sandbox?: SandboxStatus,
+): StartupLine[] {
   const configFile = displayPath(paths.configFile);
   const lines: StartupLine[] = [{ level: 'info', message: `home: ${paths.home} (config ${configFile})`, fields: { home: paths.home } }];
 
@@ -37,11 +43,15 @@ export function startupLines(container: Container, config: AgentConfig, paths: A
     .map((status) => status.platform);
   lines.push({
     level: 'info',
-    message: platforms.length > 0 ? `delivery platforms: ${platforms.join(', ')}` : 'delivery platforms: none configured ("agent platforms" shows what each one needs)',
+    message:
+      platforms.length > 0
+        ? `delivery platforms: ${platforms.join(', ')}`
+        : 'delivery platforms: none configured ("agent platforms" shows what each one needs)',
     fields: { platforms },
   });
 
-  if (sandbox?.active) lines.push({ level: 'info', message: 'sandbox: bwrap (scripts, terminal commands and command agents)', fields: { sandbox: 'bwrap' } });
+  if (sandbox?.active)
+    lines.push({ level: 'info', message: 'sandbox: bwrap (scripts, terminal commands and command agents)', fields: { sandbox: 'bwrap' } });
   else if (sandbox?.mode === 'off') lines.push({ level: 'info', message: 'sandbox: off (tools.sandbox: off)', fields: { sandbox: 'off' } });
 
   if (!listenerOn) {

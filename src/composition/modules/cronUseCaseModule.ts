@@ -56,7 +56,10 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   // (`platforms.webhook.extra.max_concurrent_deliveries` at once in each).
   bind(TOKENS.DeliveryLanes)
     .toDynamicValue(
-      (context) => new DeliveryLanes(webhookExtra(context.get(CONFIG_TOKENS.AgentConfig)).max_concurrent_deliveries ?? DEFAULT_MAX_CONCURRENT_DELIVERIES),
+      (context) =>
+        new DeliveryLanes(
+          webhookExtra(context.get(CONFIG_TOKENS.AgentConfig)).max_concurrent_deliveries ?? DEFAULT_MAX_CONCURRENT_DELIVERIES,
+        ),
     )
     .inSingletonScope();
   bind(CronDeliveries).toSelf().inSingletonScope();

@@ -71,9 +71,11 @@ export function persistenceModule(database?: DatabaseStore): ContainerModule {
       bind(TOKENS.JobRepository).to(FileJobRepository).inSingletonScope();
       bind(TOKENS.TickLock).to(FileTickLock).inSingletonScope();
     }
-    if (!database?.stores.some((store) => store.token === TOKENS.RunOutputStore)) bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
+    if (!database?.stores.some((store) => store.token === TOKENS.RunOutputStore))
+      bind(TOKENS.RunOutputStore).to(FileRunOutputStore).inSingletonScope();
     if (!database?.stores.some((store) => store.token === TOKENS.RunLedger)) bind(TOKENS.RunLedger).to(FileRunLedger).inSingletonScope();
-    if (!database?.stores.some((store) => store.token === TOKENS.UsedFireTokens)) bind(TOKENS.UsedFireTokens).to(FileUsedFireTokens).inSingletonScope();
+    if (!database?.stores.some((store) => store.token === TOKENS.UsedFireTokens))
+      bind(TOKENS.UsedFireTokens).to(FileUsedFireTokens).inSingletonScope();
     bind(TOKENS.MemoryStore).to(FileMemoryStore).inSingletonScope();
     bind(TOKENS.SkillLibrary).to(FileSkillLibrary).inSingletonScope();
     bind(TOKENS.ChannelDirectoryStore).to(FileChannelDirectory).inSingletonScope();

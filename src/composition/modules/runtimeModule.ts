@@ -35,7 +35,9 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
   bind(TOKENS.Platforms)
-    .toDynamicValue((context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)))
+    .toDynamicValue(
+      (context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)),
+    )
     .inSingletonScope();
   bind(TOKENS.DeliveryChannel).to(PlatformDelivery).inSingletonScope();
 });

@@ -25,7 +25,8 @@ import { answerLogSpoolOf } from '../gateway/answerLogSpool.js';
  */
 export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound }) => {
   // A database store binds its own (persistenceModule).
-  if (!isBound(TOKENS.WebhookSubscriptionRepository)) bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
+  if (!isBound(TOKENS.WebhookSubscriptionRepository))
+    bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
   bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
   bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
   bind(TOKENS.SecretGenerator).to(RandomSecretGenerator).inSingletonScope();
@@ -40,7 +41,15 @@ export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound })
   bind(TOKENS.RepoCommenter).to(GhRepoCommenter).inSingletonScope();
   // `agent webhook redeliver` of an answer that went to the log: into the gateway log, through the gateway of this home.
   bind(TOKENS.AnswerLog)
-    .toDynamicValue((context) => new GatewayAnswerLog(answerLogSpoolOf(context.get(TOKENS.AgentPaths)), context.get(TOKENS.GatewayRegistry), context.get(TOKENS.ProcessIdentity), new ConsoleLogger(process.stderr, 'info')))
+    .toDynamicValue(
+      (context) =>
+        new GatewayAnswerLog(
+          answerLogSpoolOf(context.get(TOKENS.AgentPaths)),
+          context.get(TOKENS.GatewayRegistry),
+          context.get(TOKENS.ProcessIdentity),
+          new ConsoleLogger(process.stderr, 'info'),
+        ),
+    )
     .inSingletonScope();
   bind(RedeliverWebhookRun).toSelf().inSingletonScope();
 });

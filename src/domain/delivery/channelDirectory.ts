@@ -4,9 +4,7 @@ export interface DirectoryChannel {
   name: string;
 }
 
-export type ChannelMatch =
-  | { found: true; id: string }
-  | { found: false; reason: 'unknown' | 'ambiguous'; candidates: string[] };
+export type ChannelMatch = { found: true; id: string } | { found: false; reason: 'unknown' | 'ambiguous'; candidates: string[] };
 
 /**
  * Finds a named channel: an exact id, then a name compared case-insensitively,

@@ -39,7 +39,9 @@ export function runAbandonment(
 ): string | null {
   if (claim === null) {
     const age = now.getTime() - Date.parse(startedAt);
-    return age > (staleClaimAfterMs(idleTimeoutMs) ?? MIN_STALE_CLAIM_MS) ? `its run started at ${startedAt} and no process says it is still running it` : null;
+    return age > (staleClaimAfterMs(idleTimeoutMs) ?? MIN_STALE_CLAIM_MS)
+      ? `its run started at ${startedAt} and no process says it is still running it`
+      : null;
   }
   if (alive(claim.by) === false) return `the process ${claim.by} that ran it is gone`;
   if (lapsed.has(claim.by)) return `the gateway ${claim.by} that ran it stopped renewing its lease`;

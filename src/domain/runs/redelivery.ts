@@ -31,7 +31,12 @@ export function outcomeOfDeliveries(deliveries: readonly RunDelivery[]): RunOutc
 }
 
 function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? text;
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? text
+  );
 }
 
 /**
@@ -41,7 +46,10 @@ function firstLine(text: string): string {
  * and — where `[SILENT]` means "nothing to report", as for cron runs — a silent answer have
  * nothing to deliver.
  */
-export function whyNotRedeliverable(run: Pick<RunRecord, 'status' | 'answer' | 'error'>, options: { silentIsNothing: boolean }): string | null {
+export function whyNotRedeliverable(
+  run: Pick<RunRecord, 'status' | 'answer' | 'error'>,
+  options: { silentIsNothing: boolean },
+): string | null {
   if (run.status === 'running') return 'is still going on (its answer is delivered when it ends)';
   if (run.answer === null) {
     const why = run.error === null ? '' : ` (${firstLine(run.error)})`;

@@ -81,7 +81,10 @@ export interface SubscriptionOptions {
 /** Throws WEBHOOK.NAME_INVALID unless `name` can name a route (ROUTE_NAME, the same rule as config.yaml's routes). */
 export function checkSubscriptionName(name: string): void {
   if (!isRouteName(name)) {
-    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.NAME_INVALID, `The name "${name}" cannot be used for a subscription: ${ROUTE_NAME_RULE}.`);
+    throw new InvalidWebhookError(
+      ERROR_CODES.WEBHOOK.NAME_INVALID,
+      `The name "${name}" cannot be used for a subscription: ${ROUTE_NAME_RULE}.`,
+    );
   }
 }
 
@@ -108,12 +111,18 @@ export function defineSubscription(
   checkSubscriptionName(name);
   const deliver = options.deliver?.trim() || 'log';
   if (!WEBHOOK_DELIVERIES.includes(deliver)) {
-    throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.DELIVER_INVALID, `A subscription delivers to one of ${WEBHOOK_DELIVERIES.join(', ')}; "${deliver}" is none of them.`);
+    throw new InvalidWebhookError(
+      ERROR_CODES.WEBHOOK.DELIVER_INVALID,
+      `A subscription delivers to one of ${WEBHOOK_DELIVERIES.join(', ')}; "${deliver}" is none of them.`,
+    );
   }
   const deliverChatId = options.deliverChatId?.trim() || null;
   if (deliverChatId !== null) {
     if (deliver === 'log' || deliver === 'repo_comment') {
-      throw new InvalidWebhookError(ERROR_CODES.WEBHOOK.DELIVER_INVALID, `--deliver-chat-id applies to chat platforms only, not to "${deliver}".`);
+      throw new InvalidWebhookError(
+        ERROR_CODES.WEBHOOK.DELIVER_INVALID,
+        `--deliver-chat-id applies to chat platforms only, not to "${deliver}".`,
+      );
     }
     parseDeliveryTargets(`${deliver}:${deliverChatId}`);
   }

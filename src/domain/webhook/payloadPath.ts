@@ -44,10 +44,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
     const keys = Object.keys(a);
-    return (
-      keys.length === Object.keys(b).length &&
-      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
-    );
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
   }
   return false;
 }

@@ -45,19 +45,12 @@ function isSurrogatePair(text: string, index: number): boolean {
 
 /** The prompt without a `prompt` template: which event reached which route, and the payload. */
 export function defaultPrompt(event: string, route: string, payload: Record<string, unknown>): string {
-  return [
-    `A webhook event "${event}" arrived on the route "${route}".`,
-    '',
-    'Payload (JSON):',
-    JSON.stringify(payload, null, 2),
-  ].join('\n');
+  return [`A webhook event "${event}" arrived on the route "${route}".`, '', 'Payload (JSON):', JSON.stringify(payload, null, 2)].join(
+    '\n',
+  );
 }
 
 /** The prompt of an accepted event: the route's template filled in, or the default prompt. */
-export function webhookPrompt(
-  route: { name: string; prompt: string | null },
-  event: string,
-  payload: Record<string, unknown>,
-): string {
+export function webhookPrompt(route: { name: string; prompt: string | null }, event: string, payload: Record<string, unknown>): string {
   return route.prompt === null ? defaultPrompt(event, route.name, payload) : renderTemplate(route.prompt, payload);
 }

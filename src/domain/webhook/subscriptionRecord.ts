@@ -8,8 +8,7 @@ import { isJsonObject } from './payloadPath.js';
  */
 export type SubscriptionRecord = Record<string, unknown>;
 
-const isStringList = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** One stored record as a subscription, or one sentence saying why it is not one. Never throws. */
 export function readSubscriptionRecord(

@@ -30,9 +30,7 @@ export function buildWebhookRunContext(input: {
 
 /** Where a route's answer goes, resolved against the event's payload before anything runs. */
 export type WebhookDelivery =
-  | { kind: 'log' }
-  | { kind: 'repo_comment'; repo: string; prNumber: number }
-  | { kind: 'platform'; target: PlatformTarget };
+  { kind: 'log' } | { kind: 'repo_comment'; repo: string; prNumber: number } | { kind: 'platform'; target: PlatformTarget };
 
 export type WebhookDeliveryPlan = { ok: true; delivery: WebhookDelivery } | { ok: false; error: string };
 

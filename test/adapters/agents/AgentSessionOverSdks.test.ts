@@ -14,9 +14,7 @@ import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FakeLlmServer, replies, unreachableBaseUrl, type LlmWireFormat, type RecordedRequest } from '../../support/fakeLlmServer.js';
 import { everyTool, FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 
-
 const request = sampleRunRequest;
-
 
 let server: FakeLlmServer;
 
@@ -266,7 +264,9 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the
     const error = await failureOf(runnerFor(format, { tools: new FixedToolCatalog([search]), maxToolRounds: 3 }).run(request()));
 
     expect(error.reason).toBe('failed');
-    expect(error.message).toMatch(/^stopped after 3 tool-call rounds without a final answer: test-\w+ \(model-1\) still asked for web_search;/);
+    expect(error.message).toMatch(
+      /^stopped after 3 tool-call rounds without a final answer: test-\w+ \(model-1\) still asked for web_search;/,
+    );
     expect(search.calls).toHaveLength(3);
     expect(server.requests).toHaveLength(4);
   });
@@ -280,7 +280,9 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the
     const error = await failureOf(runnerFor(format).run(request({ idleTimeoutMs: 300 })));
 
     expect(error.reason).toBe('idle_timeout');
-    expect(error.message).toMatch(/^idle timeout: no streamed token or tool call for 0\.3 s while waiting for the model test-\w+ \(model-1\)/);
+    expect(error.message).toMatch(
+      /^idle timeout: no streamed token or tool call for 0\.3 s while waiting for the model test-\w+ \(model-1\)/,
+    );
   });
 
   it('stops a tool that hangs with an idle timeout, and aborts its signal', async () => {

@@ -156,7 +156,8 @@ describe('CommandAgentRunner', () => {
     const stepFile = join(workDir, 'steps');
     // One line per SIGUSR1, on stderr or stdout as listed; the step count is noted after the line is written.
     const killer = killerOnRealTime();
-    const chatty = nodeAgent(`
+    const chatty = nodeAgent(
+      `
       const fs = require('fs');
       const steps = [[2, 'thinking'], [1, 'working'], [2, 'still thinking'], [1, 'finished']];
       let done = 0;
@@ -168,7 +169,9 @@ describe('CommandAgentRunner', () => {
       });
       setInterval(() => undefined, 60_000);
       fs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
-    `, killer);
+    `,
+      killer,
+    );
     fakeTheTimers();
 
     const running = chatty.run(request({ idleTimeoutMs: 500 }));

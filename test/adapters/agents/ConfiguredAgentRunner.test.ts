@@ -60,7 +60,6 @@ function request(selection: AgentRunRequest['selection'] = { provider: null, mod
   };
 }
 
-
 describe('ConfiguredAgentRunner.problemWith', () => {
   const runner = runnerFor(configured);
 
@@ -129,7 +128,7 @@ describe('ConfiguredAgentRunner.problemWith', () => {
     expect(openai.problemWith({ provider: null, model: null })).toBeNull();
   });
 
-  it('reads the key from model.api_key_env for the model section\'s provider, and names that variable', () => {
+  it("reads the key from model.api_key_env for the model section's provider, and names that variable", () => {
     const config = configWith({ model: { provider: 'anthropic', name: 'claude-x', api_key_env: 'WORK_CLAUDE_KEY' } });
 
     expect(runnerFor(config, { WORK_CLAUDE_KEY: 'k' }).problemWith({ provider: null, model: null })).toBeNull();
@@ -176,31 +175,44 @@ describe('ConfiguredAgentRunner.problemWith', () => {
 
     expect(resolution).toMatchObject({ ready: true, resolved: { provider, model } });
     expect(runnerFor(configured, env).problemWith({ provider, model: null })).toBeNull();
-    expect(resolveProvider({ config: configured, env, configFile: CONFIG_FILE }, provider, 'other-model')).toMatchObject({ resolved: { model: 'other-model' } });
+    expect(resolveProvider({ config: configured, env, configFile: CONFIG_FILE }, provider, 'other-model')).toMatchObject({
+      resolved: { model: 'other-model' },
+    });
   });
 
-  it('uses a provider\'s default model for a job that names only the provider', () => {
+  it("uses a provider's default model for a job that names only the provider", () => {
     const config = configWith({ ...configured, providers: { openrouter: { model: 'meta-llama/llama-3.1-8b-instruct' } } });
 
-    expect(resolveProvider({ config, env: { OPENROUTER_API_KEY: 'k' }, configFile: CONFIG_FILE }, 'openrouter', null)).toMatchObject({ resolved: { model: 'meta-llama/llama-3.1-8b-instruct' } });
+    expect(resolveProvider({ config, env: { OPENROUTER_API_KEY: 'k' }, configFile: CONFIG_FILE }, 'openrouter', null)).toMatchObject({
+      resolved: { model: 'meta-llama/llama-3.1-8b-instruct' },
+    });
     expect(runnerFor(config, { OPENROUTER_API_KEY: 'k' }).problemWith({ provider: 'openrouter', model: null })).toBeNull();
   });
 
   it('asks for model.name when the model section names an LLM provider without one and without a default', () => {
-    const config = configWith({ model: { provider: 'vllm' }, providers: { vllm: { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' } } });
+    const config = configWith({
+      model: { provider: 'vllm' },
+      providers: { vllm: { type: 'openai', base_url: 'http://127.0.0.1:8000/v1' } },
+    });
     expect(runnerFor(config).problemWith({ provider: null, model: null })).toBe(
       `The provider "vllm" needs a model name; add "name: <model>" under model in ${CONFIG_FILE}.`,
     );
   });
 
   it("runs the model section's built-in provider on its default model when it names none", () => {
-    expect(resolveProvider({ config: configWith({ model: { provider: 'openai' } }), env: { OPENAI_API_KEY: 'k' }, configFile: CONFIG_FILE }, 'openai', null)).toMatchObject({ resolved: { model: 'gpt-4o-mini' } });
+    expect(
+      resolveProvider(
+        { config: configWith({ model: { provider: 'openai' } }), env: { OPENAI_API_KEY: 'k' }, configFile: CONFIG_FILE },
+        'openai',
+        null,
+      ),
+    ).toMatchObject({ resolved: { model: 'gpt-4o-mini' } });
   });
 
   it('asks for the type of a provider entry that overrides no built-in', () => {
-    expect(runnerFor(configWith({ providers: { mine: { base_url: 'http://x.example/v1' } } })).problemWith({ provider: 'mine', model: 'm' })).toBe(
-      `The provider "mine" has no type; add "type: openai" (or anthropic, or command) under providers.mine in ${CONFIG_FILE}.`,
-    );
+    expect(
+      runnerFor(configWith({ providers: { mine: { base_url: 'http://x.example/v1' } } })).problemWith({ provider: 'mine', model: 'm' }),
+    ).toBe(`The provider "mine" has no type; add "type: openai" (or anthropic, or command) under providers.mine in ${CONFIG_FILE}.`);
   });
 });
 
@@ -255,7 +267,10 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
   it('runs a built-in provider whose base_url the config overrides, with its usual key variable', async () => {
     server.reply(replies.text('Hi from OpenAI.'));
-    const config = configWith({ model: { provider: 'openai', name: 'gpt-4o-mini' }, providers: { openai: { base_url: server.openAiBaseUrl } } });
+    const config = configWith({
+      model: { provider: 'openai', name: 'gpt-4o-mini' },
+      providers: { openai: { base_url: server.openAiBaseUrl } },
+    });
 
     const result = await runnerFor(config, { OPENAI_API_KEY: 'sk-openai' }).run(request());
 
@@ -276,7 +291,10 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
   it('offers the tools of the catalog and runs them', async () => {
     const search = new RecordingTool('web_search', () => 'sunny');
     server.reply(replies.toolCalls({ name: 'web_search', arguments: { query: 'weather' } }), replies.text('Sunny.'));
-    const config = configWith({ model: { provider: 'local', name: 'qwen' }, providers: { local: { type: 'openai', base_url: server.openAiBaseUrl } } });
+    const config = configWith({
+      model: { provider: 'local', name: 'qwen' },
+      providers: { local: { type: 'openai', base_url: server.openAiBaseUrl } },
+    });
 
     const result = await runnerFor(config, {}, new FixedToolCatalog([search])).run(request());
 
@@ -287,7 +305,10 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
   it('rotates to the next key of <NAME>_API_KEYS on a 429 and keeps the resting key out of the next run', async () => {
     server.reply(replies.rateLimited('60'), replies.text('First.'), replies.text('Second.'));
-    const config = configWith({ model: { provider: 'cloud', name: 'm' }, providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } } });
+    const config = configWith({
+      model: { provider: 'cloud', name: 'm' },
+      providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } },
+    });
     const logger = new RecordingLogger();
     const runner = runnerFor(config, { CLOUD_API_KEYS: 'sk-one,sk-two' }, new FixedToolCatalog([]), logger);
 
@@ -301,7 +322,10 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
   it('shares resting keys between the runner of job runs and the one with other tools', async () => {
     server.reply(replies.rateLimited('60'), replies.text('First.'), replies.text('Second.'));
-    const config = configWith({ model: { provider: 'cloud', name: 'm' }, providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } } });
+    const config = configWith({
+      model: { provider: 'cloud', name: 'm' },
+      providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } },
+    });
     const jobRuns = runnerFor(config, { CLOUD_API_KEYS: 'sk-one,sk-two' }, new FixedToolCatalog([]));
     const search = new RecordingTool('web_search');
     const sessions = jobRuns.withTools(new FixedToolCatalog([search]));
@@ -371,7 +395,9 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
       const error = await failureOf(runnerFor(withFallback(server.openAiBaseUrl), env).run(request()));
 
-      expect(error.message).toMatch(/^The provider primary \(big\) failed: .* refused the API key \(HTTP 401: bad key\); check the key from PRIMARY_API_KEY\.$/);
+      expect(error.message).toMatch(
+        /^The provider primary \(big\) failed: .* refused the API key \(HTTP 401: bad key\); check the key from PRIMARY_API_KEY\.$/,
+      );
       expect(server.requests).toHaveLength(1);
     });
 
@@ -391,7 +417,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     });
   });
 
-  it('runs a job that picks another provider with that provider\'s default model', async () => {
+  it("runs a job that picks another provider with that provider's default model", async () => {
     server.reply(replies.text('Picked.'));
     const config = configWith({
       ...configured,
@@ -406,9 +432,9 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
   it('can be resolved from a container that binds the tool catalog and the environment too', async () => {
     server.reply(replies.text('Wired.'));
     const container = new Container();
-    container.bind(CONFIG_TOKENS.AgentConfig).toConstantValue(
-      configWith({ model: { provider: 'openai', name: 'gpt-4o-mini', base_url: server.openAiBaseUrl } }),
-    );
+    container
+      .bind(CONFIG_TOKENS.AgentConfig)
+      .toConstantValue(configWith({ model: { provider: 'openai', name: 'gpt-4o-mini', base_url: server.openAiBaseUrl } }));
     container.bind(CONFIG_TOKENS.Environment).toConstantValue({ OPENAI_API_KEY: 'sk-wired' });
     container.bind(RUNTIME_TOKENS.JobRunToolCatalog).toConstantValue(new FixedToolCatalog([]));
     container.bind(TOKENS.AgentPaths).toConstantValue(paths);

@@ -38,7 +38,10 @@ describe('FileBotChatDelivery and FileBotChatOwner', () => {
     await mkdir(profile, { recursive: true });
     const agent = join(home, 'fake-agent.mjs');
     await writeFile(agent, FAKE_AGENT);
-    delivery = new FileBotChatDelivery(agentPathsFor(home), config, { AGENT_HOME: home, PATH: process.env.PATH }, [process.execPath, agent]);
+    delivery = new FileBotChatDelivery(agentPathsFor(home), config, { AGENT_HOME: home, PATH: process.env.PATH }, [
+      process.execPath,
+      agent,
+    ]);
   });
   afterEach(async () => {
     await rm(home, { recursive: true, force: true });
@@ -50,7 +53,15 @@ describe('FileBotChatDelivery and FileBotChatOwner', () => {
     const receipt = await delivery.deliver(request());
 
     expect(receipt).toEqual({ lane: 'delivered', receipt: receiptIdOf(home, 'abc123', 'host:1@2026-06-01T09:00:00Z', profile) });
-    expect(JSON.parse(chats()[0]!).args).toEqual(['chat', '--profile', 'work', '--create-if-missing', '--query-file', expect.any(String), '--no-tick']);
+    expect(JSON.parse(chats()[0]!).args).toEqual([
+      'chat',
+      '--profile',
+      'work',
+      '--create-if-missing',
+      '--query-file',
+      expect.any(String),
+      '--no-tick',
+    ]);
   });
 
   it('never delivers a receipt that already exists again', async () => {
@@ -88,7 +99,7 @@ describe('FileBotChatDelivery and FileBotChatOwner', () => {
     expect(chats()).toHaveLength(1);
   });
 
-  it('takes the command-line lane when the owner\'s lease expired', async () => {
+  it("takes the command-line lane when the owner's lease expired", async () => {
     await mkdir(join(profile, 'runtime', 'bot_chat'), { recursive: true });
     const expired = new Date(Date.now() - 1_000).toISOString();
     await writeFile(join(profile, 'runtime', 'bot_chat', 'owner.json'), JSON.stringify({ pid: process.pid, lease_expires_at: expired }));
@@ -96,7 +107,7 @@ describe('FileBotChatDelivery and FileBotChatOwner', () => {
     expect((await delivery.deliver(request())).lane).toBe('delivered');
   });
 
-  it('fails with the chat\'s stderr and marks the record failed', async () => {
+  it("fails with the chat's stderr and marks the record failed", async () => {
     await expect(delivery.deliver(request({ message: '[fail]' }))).rejects.toThrow(/exited with code 3: chat refused/);
     const files = (await readdir(join(profile, 'runtime', 'bot_chat'))).filter((name) => name.endsWith('.json'));
     expect(JSON.parse(readFileSync(join(profile, 'runtime', 'bot_chat', files[0]!), 'utf8')).status).toBe('failed');
@@ -120,7 +131,10 @@ describe('FileBotChatDelivery and FileBotChatOwner', () => {
   it('refuses a second owner while the first is live', async () => {
     const first = new FileBotChatOwner(agentPathsFor(profile));
     await first.register();
-    await writeFile(join(profile, 'runtime', 'bot_chat', 'owner.json'), JSON.stringify({ pid: process.ppid, lease_expires_at: new Date(Date.now() + 60_000).toISOString() }));
+    await writeFile(
+      join(profile, 'runtime', 'bot_chat', 'owner.json'),
+      JSON.stringify({ pid: process.ppid, lease_expires_at: new Date(Date.now() + 60_000).toISOString() }),
+    );
 
     expect(await new FileBotChatOwner(agentPathsFor(profile)).register()).toBe(false);
   });

@@ -34,7 +34,9 @@ describe('FileChatStore shared by two gateways on one home', () => {
       ...Array.from({ length: 10 }, (_, n) => answering.finish(message(n), `answer ${n}`, 20)),
     ]);
 
-    expect((await keeping.pending()).map((each) => each.messageId).sort()).toEqual(Array.from({ length: 10 }, (_, n) => `m${10 + n}`).sort());
+    expect((await keeping.pending()).map((each) => each.messageId).sort()).toEqual(
+      Array.from({ length: 10 }, (_, n) => `m${10 + n}`).sort(),
+    );
     expect(await answering.accept(message(3))).toBe(false);
   });
 });

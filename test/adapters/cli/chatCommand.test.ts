@@ -9,9 +9,11 @@ function chat(args: string[], interactive = true) {
   const h = cronHarness();
   const { io, stdin, stdout, stderr } = fakeTerminal(interactive);
   const choices: ChatHomeChoice[] = [];
-  const cli = yargs(['chat', ...args]).strict().fail((message, error) => {
-    throw error ?? new Error(message);
-  });
+  const cli = yargs(['chat', ...args])
+    .strict()
+    .fail((message, error) => {
+      throw error ?? new Error(message);
+    });
   registerChatCommand(
     cli,
     async (choice) => {

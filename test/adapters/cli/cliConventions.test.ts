@@ -118,7 +118,7 @@ describe('usage failures as one sentence', () => {
     );
   });
 
-  it('puts yargs\' messages on one line, pointing to the help, and leaves a finished sentence alone', () => {
+  it("puts yargs' messages on one line, pointing to the help, and leaves a finished sentence alone", () => {
     expect(usageErrorFor('Invalid values:\n  Argument: x, Given: "y"', cronList).message).toBe(
       'Invalid values: Argument: x, Given: "y" (see "agent cron list --help").',
     );
@@ -131,7 +131,12 @@ describe('usage failures as one sentence', () => {
 describe('"did you mean" for a mistyped command or flag', () => {
   const top = { path: [], commands: ['cron', 'chat', 'db'], names: ['cron', 'chat', 'db'] };
   const cron = { path: ['cron'], commands: ['list', 'redeliver', 'remove'], names: ['list', 'redeliver', 'remove', 'ls', 'rm', 'delete'] };
-  const cronList = { path: ['cron', 'list'], commands: [], usage: 'agent cron list', flags: ['debug', 'tick', 'help', 'h', 'version', 'json'] };
+  const cronList = {
+    path: ['cron', 'list'],
+    commands: [],
+    usage: 'agent cron list',
+    flags: ['debug', 'tick', 'help', 'h', 'version', 'json'],
+  };
 
   it('suggests the command within two edits (one for a short word), or the one a longer word begins', () => {
     expect(likelyName('crn', top.names)).toBe('cron');
@@ -146,7 +151,9 @@ describe('"did you mean" for a mistyped command or flag', () => {
 
   it('names the likely command at each level instead of listing them all', () => {
     expect(usageErrorFor('Unknown command: crn', top).message).toBe('Unknown command "crn"; did you mean "cron"? (see "agent --help").');
-    expect(usageErrorFor('Unknown command: lsit', cron).message).toBe('Unknown command "lsit"; did you mean "list"? (see "agent cron --help").');
+    expect(usageErrorFor('Unknown command: lsit', cron).message).toBe(
+      'Unknown command "lsit"; did you mean "list"? (see "agent cron --help").',
+    );
     expect(usageErrorFor('Unknown command: frob', cron).message).toBe(
       'Unknown command "frob"; the cron commands are: list, redeliver, remove (see "agent cron --help").',
     );
@@ -167,22 +174,35 @@ describe('"did you mean" for a mistyped command or flag', () => {
     expect(usageErrorFor('Unknown argument: frobnicate', cronList, typed('--frobnicate')).message).toBe(
       'Unknown argument: frobnicate (see "agent cron list --help").',
     );
-    expect(usageErrorFor('Unknown argument: jsn', cronList, typed('jsn')).message).toBe('Unknown argument: jsn (see "agent cron list --help").');
+    expect(usageErrorFor('Unknown argument: jsn', cronList, typed('jsn')).message).toBe(
+      'Unknown argument: jsn (see "agent cron list --help").',
+    );
   });
 });
 
 describe('--no-tick on every command', () => {
   it('means something on the commands that run due jobs first', () => {
     expect([ticksFirst('cron', 'list'), ticksFirst('cron', 'run'), ticksFirst('chat', '')]).toEqual([true, true, true]);
-    expect([ticksFirst('cron', 'tick'), ticksFirst('status', ''), ticksFirst('webhook', 'list'), ticksFirst('gateway', '')]).toEqual([false, false, false, false]);
+    expect([ticksFirst('cron', 'tick'), ticksFirst('status', ''), ticksFirst('webhook', 'list'), ticksFirst('gateway', '')]).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('is ignored with a warning that says why everywhere else', () => {
     expect(tickIgnoredWarning(['cron', 'ls'])).toBeNull();
     expect(tickIgnoredWarning(['status'])).toBe('warning: --no-tick has no effect on "agent status": it does not run due jobs.');
-    expect(tickIgnoredWarning(['webhook', 'list'])).toBe('warning: --no-tick has no effect on "agent webhook list": it does not run due jobs.');
-    expect(tickIgnoredWarning(['cron', 'tick'])).toMatch(/^warning: --no-tick has no effect on "agent cron tick": running the due jobs is what it does\.$/);
-    expect(tickIgnoredWarning(['gateway'])).toMatch(/^warning: --no-tick has no effect on "agent gateway": it fires due jobs on their schedule/);
+    expect(tickIgnoredWarning(['webhook', 'list'])).toBe(
+      'warning: --no-tick has no effect on "agent webhook list": it does not run due jobs.',
+    );
+    expect(tickIgnoredWarning(['cron', 'tick'])).toMatch(
+      /^warning: --no-tick has no effect on "agent cron tick": running the due jobs is what it does\.$/,
+    );
+    expect(tickIgnoredWarning(['gateway'])).toMatch(
+      /^warning: --no-tick has no effect on "agent gateway": it fires due jobs on their schedule/,
+    );
   });
 });
 
@@ -190,9 +210,21 @@ describe('the recursion guard of the command line', () => {
   const argv = (...words: string[]) => ({ _: words, $0: 'agent' }) as Arguments;
 
   it('covers exactly the commands that change jobs or subscriptions', () => {
-    const refused = ['create', 'add', 'edit', 'pause', 'disable', 'resume', 'enable', 'run', 'redeliver', 'remove', 'rm', 'delete', 'tick'].map((command) =>
-      changesJobs('cron', command),
-    );
+    const refused = [
+      'create',
+      'add',
+      'edit',
+      'pause',
+      'disable',
+      'resume',
+      'enable',
+      'run',
+      'redeliver',
+      'remove',
+      'rm',
+      'delete',
+      'tick',
+    ].map((command) => changesJobs('cron', command));
     const allowed = ['list', 'ls', 'show', 'runs', 'status'].map((command) => changesJobs('cron', command));
 
     expect(refused.every(Boolean)).toBe(true);
@@ -201,7 +233,7 @@ describe('the recursion guard of the command line', () => {
     expect(['list', 'test', 'runs', 'redeliver'].map((command) => changesJobs('webhook', command))).toEqual([false, false, false, false]);
   });
 
-  it('refuses a job-changing command only inside a cron run, naming the run\'s job', () => {
+  it("refuses a job-changing command only inside a cron run, naming the run's job", () => {
     const { io } = fakeTerminal(false);
     const outside = refuseChangesInsideCronRun(io);
     const inside = refuseChangesInsideCronRun({ ...io, cronRun: 'abc123' });
@@ -211,7 +243,9 @@ describe('the recursion guard of the command line', () => {
     expect(() => inside(argv('cron', 'create'))).toThrow(
       'This command changes jobs and cannot be used from inside a cron run (job abc123); scheduled runs may not create, change or schedule jobs.',
     );
-    expect(() => inside(argv('webhook', 'subscribe'))).toThrow(expect.objectContaining({ code: 'CLI.INSIDE_CRON_RUN' }) as unknown as Error);
+    expect(() => inside(argv('webhook', 'subscribe'))).toThrow(
+      expect.objectContaining({ code: 'CLI.INSIDE_CRON_RUN' }) as unknown as Error,
+    );
   });
 });
 

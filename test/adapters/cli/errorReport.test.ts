@@ -13,7 +13,9 @@ describe('the error sentence on stderr', () => {
 
     const message = messageFor(error, true);
 
-    expect(message).toMatch(/^error: something unexpected went wrong: bad \\u001b\[2J answer \(run again with --debug for details\)\.\nError: bad \\u001b\[2J answer\n {4}at /);
+    expect(message).toMatch(
+      /^error: something unexpected went wrong: bad \\u001b\[2J answer \(run again with --debug for details\)\.\nError: bad \\u001b\[2J answer\n {4}at /,
+    );
     expect(message).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 });

@@ -7,7 +7,10 @@ const NOW = new Date('2026-06-01T08:00:00Z');
 
 function aJob(overrides: Partial<Job> = {}): Job {
   const schedule = parseSchedule('every 2h', NOW, 'UTC');
-  return { ...createJob({ id: 'a1b2c3d4e5f6', name: 'Digest', prompt: 'Summarise the inbox.\nKeep it short.', schedule }, NOW, 'UTC'), ...overrides };
+  return {
+    ...createJob({ id: 'a1b2c3d4e5f6', name: 'Digest', prompt: 'Summarise the inbox.\nKeep it short.', schedule }, NOW, 'UTC'),
+    ...overrides,
+  };
 }
 
 const show = (job: Job, extra: { nextRuns?: Date[]; catchUp?: 'once' | 'skip' } = {}) =>
@@ -52,12 +55,16 @@ describe('agent cron show, as text', () => {
   it('says whether the agent runs, and which catch-up policy a recurring job follows and whose it is', () => {
     expect(show(aJob())).toContain('  Agent:               runs on every run\n');
     expect(show(aJob())).toContain('  Catch-up:            once: an overdue slot runs once (cron.catch_up)\n');
-    expect(show(aJob(), { catchUp: 'skip' })).toContain('  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (cron.catch_up)\n');
+    expect(show(aJob(), { catchUp: 'skip' })).toContain(
+      '  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (cron.catch_up)\n',
+    );
 
     const scriptOnly = show(aJob({ no_agent: true, script: 'disk.sh', prompt: '', catch_up: 'skip' }));
     expect(scriptOnly).toContain("  Agent:               not run: the script's output is delivered as the answer (--no-agent)\n");
     expect(scriptOnly).toContain('  Prompt:              none\n');
-    expect(scriptOnly).toContain("  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (the job's own --catch-up)\n");
+    expect(scriptOnly).toContain(
+      "  Catch-up:            skip: an overdue slot is skipped, the job waits for its next one (the job's own --catch-up)\n",
+    );
   });
 
   it('shows no catch-up policy for a one-shot, which has the missed rule instead', () => {

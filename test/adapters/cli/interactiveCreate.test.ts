@@ -20,10 +20,17 @@ function interactiveCreate(args: string[] = []) {
   const h = cronHarness();
   const app: CronApp = { ...h, paths: agentPathsFor('/nonexistent/agent-home') };
   const { io, stdin, stdout, stderr } = fakeTerminal();
-  const cli = yargs(['cron', 'create', ...args]).strict().fail((message, error) => {
-    throw error ?? new Error(message);
-  });
-  registerCronCommands(cli, async () => app, io, () => Promise.reject(new Error('agent cron status is not used here')));
+  const cli = yargs(['cron', 'create', ...args])
+    .strict()
+    .fail((message, error) => {
+      throw error ?? new Error(message);
+    });
+  registerCronCommands(
+    cli,
+    async () => app,
+    io,
+    () => Promise.reject(new Error('agent cron status is not used here')),
+  );
   return {
     h,
     stdin,
@@ -70,7 +77,12 @@ describe('agent cron create on a terminal', () => {
     await session.done;
 
     expect((await session.h.listJobs.execute()).jobs).toEqual([
-      expect.objectContaining({ schedule: expect.objectContaining({ kind: 'cron' }), prompt: 'Plan my day', name: 'Planner', deliver: 'local' }),
+      expect.objectContaining({
+        schedule: expect.objectContaining({ kind: 'cron' }),
+        prompt: 'Plan my day',
+        name: 'Planner',
+        deliver: 'local',
+      }),
     ]);
   });
 

@@ -67,7 +67,15 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
     listWebhookRuns: new ListWebhookRuns(records, routes, ledger),
-    redeliverWebhookRun: new RedeliverWebhookRun(ledger, records, channel, commenter, clock, new FakeProcessIdentity(), new RecordingLogger()),
+    redeliverWebhookRun: new RedeliverWebhookRun(
+      ledger,
+      records,
+      channel,
+      commenter,
+      clock,
+      new FakeProcessIdentity(),
+      new RecordingLogger(),
+    ),
     timeZone: 'Europe/Berlin',
     listenerEnabled: options.listenerEnabled ?? true,
   };
@@ -114,7 +122,16 @@ describe('agent webhook', () => {
   it('subscribe prints the URL, with 0.0.0.0 shown as 127.0.0.1, and the generated secret', async () => {
     const cli = webhookCli();
 
-    const { stdout } = await cli.run('subscribe', 'payments', '--events', 'payment_intent.succeeded,charge.dispute.created', '--deliver', 'telegram', '--deliver-chat-id', '-1001234');
+    const { stdout } = await cli.run(
+      'subscribe',
+      'payments',
+      '--events',
+      'payment_intent.succeeded,charge.dispute.created',
+      '--deliver',
+      'telegram',
+      '--deliver-chat-id',
+      '-1001234',
+    );
 
     expect(stdout).toBe(
       [
@@ -149,14 +166,17 @@ describe('agent webhook', () => {
     const cli = webhookCli();
     await cli.run('subscribe', 'payments');
 
-    expect((await cli.run('subscribe', 'payments', '--prompt', 'Paid: {data.object.id}')).stdout).toMatch(/^Replaced .*\n.*\nSecret: {2}secret-1\n/);
+    expect((await cli.run('subscribe', 'payments', '--prompt', 'Paid: {data.object.id}')).stdout).toMatch(
+      /^Replaced .*\n.*\nSecret: {2}secret-1\n/,
+    );
     expect((await cli.run('subscribe', 'payments', '--secret', 'whsec_given')).stdout).toContain('Secret:  whsec_given\n');
     expect(cli.repository.get('payments')!.prompt).toBeNull();
   });
 
   it('subscribe refuses a bad name with a sentence and exit code 1', async () => {
     expect(await webhookCli().failure('subscribe', 'Bad Name')).toMatchObject({
-      message: 'error: The name "Bad Name" cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
+      message:
+        'error: The name "Bad Name" cannot be used for a subscription: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.',
       code: 1,
     });
   });
@@ -221,8 +241,12 @@ describe('agent webhook', () => {
 
       const { stdout } = await cli.run('test', 'payments', '--event', 'charge.dispute.created');
 
-      expect(stdout).toMatch(new RegExp(`^POST http://127\\.0\\.0\\.1:${stub.port}/webhooks/payments \\(event charge\\.dispute\\.created\\): 202\\n`));
-      expect(stub.received).toEqual([{ event: 'charge.dispute.created', body: expect.objectContaining({ event: 'charge.dispute.created' }) }]);
+      expect(stdout).toMatch(
+        new RegExp(`^POST http://127\\.0\\.0\\.1:${stub.port}/webhooks/payments \\(event charge\\.dispute\\.created\\): 202\\n`),
+      );
+      expect(stub.received).toEqual([
+        { event: 'charge.dispute.created', body: expect.objectContaining({ event: 'charge.dispute.created' }) },
+      ]);
     });
 
     it.each([
@@ -318,7 +342,15 @@ describe('agent webhook', () => {
     it("lists time, the run's id, route, event, delivery id and outcome, newest first, in the configured zone", async () => {
       const cli = webhookCli();
       await cli.records.save(record(1));
-      await cli.records.save(record(3, { route: 'payments', event: 'charge.dispute.created', outcome: 'run_failed', error: 'idle timeout: no output for 600 s\nmore', answer: null }));
+      await cli.records.save(
+        record(3, {
+          route: 'payments',
+          event: 'charge.dispute.created',
+          outcome: 'run_failed',
+          error: 'idle timeout: no output for 600 s\nmore',
+          answer: null,
+        }),
+      );
       await cli.records.save(record(2, { outcome: 'delivery_failed', error: 'delivery to octo/widgets#12 failed: gh is not logged in' }));
 
       expect((await cli.run('runs')).stdout).toBe(
@@ -340,7 +372,18 @@ describe('agent webhook', () => {
       const json = JSON.parse((await cli.run('runs', 'github', '--json', '--limit', '2')).stdout);
 
       expect(json).toEqual([
-        expect.objectContaining({ started_at: '2026-06-01T08:03:01.000Z', route: 'github', event: 'pull_request', delivery_id: 'd-3', event_id: 'e3', outcome: 'delivered', delivered_to: 'octo/widgets#12', answer: 'LGTM', prompt: 'Review it.', error: null }),
+        expect.objectContaining({
+          started_at: '2026-06-01T08:03:01.000Z',
+          route: 'github',
+          event: 'pull_request',
+          delivery_id: 'd-3',
+          event_id: 'e3',
+          outcome: 'delivered',
+          delivered_to: 'octo/widgets#12',
+          answer: 'LGTM',
+          prompt: 'Review it.',
+          error: null,
+        }),
         expect.objectContaining({ delivery_id: 'd-2' }),
       ]);
     });

@@ -146,11 +146,17 @@ describe('ConfiguredWebhookRoutes', () => {
     ['deliver: pigeon', /routes\.r\.deliver must be one of log, repo_comment, telegram, discord, slack, .*, email, .* \(got "pigeon"\)/],
     ['events: push', /routes\.r\.events must be a list of names \(got "push"\)/],
     ['toolsets: [web, shell]', /routes\.r\.toolsets names an unknown toolset "shell"/],
-    ['toolsets: [constructor]', /routes\.r\.toolsets names an unknown toolset "constructor"; the known ones are cronjob, terminal, web, .*, agent-webhook\./],
+    [
+      'toolsets: [constructor]',
+      /routes\.r\.toolsets names an unknown toolset "constructor"; the known ones are cronjob, terminal, web, .*, agent-webhook\./,
+    ],
     ['toolsets: [toString, web]', /routes\.r\.toolsets names an unknown toolset "toString"; the known ones are /],
     ['toolsets: [__proto__]', /routes\.r\.toolsets names an unknown toolset "__proto__"; the known ones are /],
     ['content_types: text/plain', /routes\.r\.content_types must be a list of media types such as \["text\/plain"\] \(got "text\/plain"\)/],
-    ['content_types: ["text/plain; charset=utf-8"]', /routes\.r\.content_types lists "text\/plain; charset=utf-8", which is not a media type; write type\/subtype without parameters/],
+    [
+      'content_types: ["text/plain; charset=utf-8"]',
+      /routes\.r\.content_types lists "text\/plain; charset=utf-8", which is not a media type; write type\/subtype without parameters/,
+    ],
     ['content_types: [plain]', /routes\.r\.content_types lists "plain", which is not a media type/],
     ['filters: [{field: action, equals: opened}]', /routes\.r\.filters\[0\] must be \{field: "<dotted\.path>", in: \[<allowed values>\]\}/],
     ['deliver: repo_comment', /routes\.r\.deliver_extra\.repo must be set for deliver: repo_comment/],
@@ -191,7 +197,9 @@ describe('ConfiguredWebhookRoutes', () => {
   routes:
     r: {secret: s3cret, colour: blue}`);
 
-    expect(routes.report().warnings).toEqual([`${paths.configFile}: platforms.webhook.extra.routes.r.colour is not a route setting this version knows; it is ignored.`]);
+    expect(routes.report().warnings).toEqual([
+      `${paths.configFile}: platforms.webhook.extra.routes.r.colour is not a route setting this version knows; it is ignored.`,
+    ]);
   });
 
   it('serves subscriptions added, changed and removed while it runs, without a restart', async () => {
@@ -254,7 +262,10 @@ describe('ConfiguredWebhookRoutes', () => {
 
     const warnings = log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message);
     expect(warnings).toEqual(
-      ['..', 'a/b', long].map((name) => `webhook subscriptions: the subscription "${name}" has a name no route can have (use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit); it is not served`),
+      ['..', 'a/b', long].map(
+        (name) =>
+          `webhook subscriptions: the subscription "${name}" has a name no route can have (use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit); it is not served`,
+      ),
     );
   });
 
@@ -264,7 +275,8 @@ describe('ConfiguredWebhookRoutes', () => {
     expect(routes.map((route) => route.name)).toEqual(['ok']);
     expect(problems).toEqual(
       ['..', 'a/b'].map(
-        (name) => `config.yaml: platforms.webhook.extra.routes has the key "${name}", which is not a usable route name: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.`,
+        (name) =>
+          `config.yaml: platforms.webhook.extra.routes has the key "${name}", which is not a usable route name: use 1 to 64 letters, digits, "-" and "_", starting with a letter or digit.`,
       ),
     );
   });
@@ -280,7 +292,9 @@ describe('ConfiguredWebhookRoutes', () => {
     expect((await routes.all()).map((route) => route.name)).toEqual(['ci']);
 
     expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(/^webhook subscriptions are not served: .*webhook_subscriptions\.json is not valid JSON/) }),
+      expect.objectContaining({
+        message: expect.stringMatching(/^webhook subscriptions are not served: .*webhook_subscriptions\.json is not valid JSON/),
+      }),
     ]);
   });
 });

@@ -172,10 +172,16 @@ search: {provider: none}
       ['cron: {output_retention: 2.5}', 'cron.output_retention must be a whole number of 1 or more (got 2.5).'],
       ['cron: {wrap_response: "yes"}', 'cron.wrap_response must be true or false (got "yes").'],
       ['cron: {catch_up: always}', 'cron.catch_up must be once or skip (got "always").'],
-      ['cron: {bot_chat_delivery_timeout_seconds: -1}', 'cron.bot_chat_delivery_timeout_seconds must be a positive number of seconds (got -1).'],
+      [
+        'cron: {bot_chat_delivery_timeout_seconds: -1}',
+        'cron.bot_chat_delivery_timeout_seconds must be a positive number of seconds (got -1).',
+      ],
       ['cron: {managed: {jwks_url: "ftp://x"}}', 'cron.managed.jwks_url must be an http:// or https:// URL (got "ftp://x").'],
       ['cron: 5', 'cron must be a mapping of keys to values (got 5).'],
-      ['model: {command: my-agent}', 'model.command must be a list of strings, the program first, e.g. ["my-agent", "--quiet"] (got "my-agent").'],
+      [
+        'model: {command: my-agent}',
+        'model.command must be a list of strings, the program first, e.g. ["my-agent", "--quiet"] (got "my-agent").',
+      ],
       ['providers: {x: {type: gemini}}', 'providers.x.type must be one of "command", "openai", "anthropic" (got "gemini").'],
       ['fallback_providers: [{model: m}]', 'fallback_providers[0].provider must be a non-empty string (got nothing).'],
       ['fallback_model: {model: m}', 'fallback_model.provider must be a non-empty string (got nothing).'],
@@ -185,17 +191,44 @@ search: {provider: none}
       ['platforms: {webhook: {enabled: "on"}}', 'platforms.webhook.enabled must be true or false (got "on").'],
       ['platforms: {webhook: {extra: [1]}}', 'platforms.webhook.extra must be a mapping of keys to values (got a list).'],
       ['platforms: {webhook: {extra: {host: "  "}}}', 'platforms.webhook.extra.host must be a host name or IP address (got "  ").'],
-      ['platforms: {webhook: {extra: {port: eighty}}}', 'platforms.webhook.extra.port must be a port number from 0 to 65535 (got "eighty").'],
+      [
+        'platforms: {webhook: {extra: {port: eighty}}}',
+        'platforms.webhook.extra.port must be a port number from 0 to 65535 (got "eighty").',
+      ],
       ['platforms: {webhook: {extra: {port: 70000}}}', 'platforms.webhook.extra.port must be a port number from 0 to 65535 (got 70000).'],
-      ['platforms: {webhook: {extra: {secret: 5}}}', 'platforms.webhook.extra.secret must be a string or a list of strings (got a value not shown here).'],
+      [
+        'platforms: {webhook: {extra: {secret: 5}}}',
+        'platforms.webhook.extra.secret must be a string or a list of strings (got a value not shown here).',
+      ],
       ['platforms: {webhook: {extra: {rate_limit: 0}}}', 'platforms.webhook.extra.rate_limit must be a whole number of 1 or more (got 0).'],
-      ['platforms: {webhook: {extra: {max_body_bytes: 1.5}}}', 'platforms.webhook.extra.max_body_bytes must be a whole number of 1 or more (got 1.5).'],
-      ['platforms: {webhook: {extra: {max_concurrent_runs: 0}}}', 'platforms.webhook.extra.max_concurrent_runs must be a whole number of 1 or more (got 0).'],
-      ['platforms: {webhook: {extra: {output_retention: 0}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 0).'],
-      ['platforms: {webhook: {extra: {output_retention: 2.5}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 2.5).'],
-      ['platforms: {webhook: {extra: {output_retention: ten}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got "ten").'],
-      ['platforms: {webhook: {extra: {output_retention: -1}}}', 'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got -1).'],
-      ['platforms: {webhook: {extra: {routes: [gh]}}}', 'platforms.webhook.extra.routes must be a mapping of route names to settings (got a list).'],
+      [
+        'platforms: {webhook: {extra: {max_body_bytes: 1.5}}}',
+        'platforms.webhook.extra.max_body_bytes must be a whole number of 1 or more (got 1.5).',
+      ],
+      [
+        'platforms: {webhook: {extra: {max_concurrent_runs: 0}}}',
+        'platforms.webhook.extra.max_concurrent_runs must be a whole number of 1 or more (got 0).',
+      ],
+      [
+        'platforms: {webhook: {extra: {output_retention: 0}}}',
+        'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 0).',
+      ],
+      [
+        'platforms: {webhook: {extra: {output_retention: 2.5}}}',
+        'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got 2.5).',
+      ],
+      [
+        'platforms: {webhook: {extra: {output_retention: ten}}}',
+        'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got "ten").',
+      ],
+      [
+        'platforms: {webhook: {extra: {output_retention: -1}}}',
+        'platforms.webhook.extra.output_retention must be a whole number of 1 or more (got -1).',
+      ],
+      [
+        'platforms: {webhook: {extra: {routes: [gh]}}}',
+        'platforms.webhook.extra.routes must be a mapping of route names to settings (got a list).',
+      ],
       ['timezone: 3', 'timezone must be an IANA time zone name such as "Europe/Berlin" (got 3).'],
     ])('%s', (yaml, expected) => {
       const error = errorFrom(yaml);
@@ -208,9 +241,7 @@ search: {provider: none}
   it('does not repeat a value that may be a credential', () => {
     const error = errorFrom('providers: {x: {type: openai, api_keys: sk-very-secret}}');
 
-    expect(error.message).toBe(
-      `${configFile}: providers.x.api_keys must be a list of strings (got a value not shown here).`,
-    );
+    expect(error.message).toBe(`${configFile}: providers.x.api_keys must be a list of strings (got a value not shown here).`);
   });
 
   it.each([
@@ -264,12 +295,14 @@ modle: {provider: command}
 providers: {local: {type: command, comand: [x]}}
 `);
 
-    expect(warnings).toEqual([
-      `${configFile}: unknown key "cron.managed.portal" (did you mean "portal_url"?) ignored`,
-      `${configFile}: unknown key "cron.wrap_respons" (did you mean "wrap_response"?) ignored`,
-      `${configFile}: unknown key "modle" (did you mean "model"?) ignored`,
-      `${configFile}: unknown key "providers.local.comand" (did you mean "command"?) ignored`,
-    ].sort());
+    expect(warnings).toEqual(
+      [
+        `${configFile}: unknown key "cron.managed.portal" (did you mean "portal_url"?) ignored`,
+        `${configFile}: unknown key "cron.wrap_respons" (did you mean "wrap_response"?) ignored`,
+        `${configFile}: unknown key "modle" (did you mean "model"?) ignored`,
+        `${configFile}: unknown key "providers.local.comand" (did you mean "command"?) ignored`,
+      ].sort(),
+    );
     expect(config.cron.wrap_response).toBe(true);
     expect(config).not.toHaveProperty('modle');
     expect(config.providers.local).toEqual({ type: 'command' });
@@ -296,7 +329,9 @@ providers: {local: {type: command, comand: [x]}}
       const error = errorFrom(routes('github', name));
 
       expect(error.code).toBe('CONFIG.INVALID');
-      expect(error.message).toBe(`${configFile}: platforms.webhook.extra.routes has the key ${JSON.stringify(name)}, which is not a usable route name: ${RULE}.`);
+      expect(error.message).toBe(
+        `${configFile}: platforms.webhook.extra.routes has the key ${JSON.stringify(name)}, which is not a usable route name: ${RULE}.`,
+      );
     });
 
     it('accepts 64 characters and upper case, "-" and "_"', () => {
@@ -314,13 +349,19 @@ providers: {local: {type: command, comand: [x]}}
 
       expect(config).toBeNull();
       expect(problems.map((problem) => [problem.key, problem.message])).toEqual([
-        ['platforms.webhook.extra.routes', `${configFile}: platforms.webhook.extra.routes has the key "..", which is not a usable route name: ${RULE}.`],
-        ['platforms.webhook.extra.routes', `${configFile}: platforms.webhook.extra.routes has the key "a/b", which is not a usable route name: ${RULE}.`],
+        [
+          'platforms.webhook.extra.routes',
+          `${configFile}: platforms.webhook.extra.routes has the key "..", which is not a usable route name: ${RULE}.`,
+        ],
+        [
+          'platforms.webhook.extra.routes',
+          `${configFile}: platforms.webhook.extra.routes has the key "a/b", which is not a usable route name: ${RULE}.`,
+        ],
       ]);
     });
   });
 
-  describe('the configured plugin provider\'s own section (cron.<provider>)', () => {
+  describe("the configured plugin provider's own section (cron.<provider>)", () => {
     it('keeps cron.<provider> as it is, nested values included, without a warning', () => {
       const { config, warnings } = loadYaml(`
 cron:
@@ -390,7 +431,9 @@ cron:
     });
 
     it('names keys inside named providers and list items by their path', () => {
-      const { problems } = diagnose('providers: {local: {type: command, comand: [x]}}\nfallback_providers: [{provider: local, modle: x}]\n');
+      const { problems } = diagnose(
+        'providers: {local: {type: command, comand: [x]}}\nfallback_providers: [{provider: local, modle: x}]\n',
+      );
 
       expect(problems.map((problem) => problem.message)).toEqual([
         `${configFile}: unknown key "fallback_providers[0].modle" (did you mean "model"?); remove it or correct its spelling.`,

@@ -28,6 +28,8 @@ describe('credentials given as files (<NAME>_FILE)', () => {
     expect(() => withCredentialFiles({ SLACK_BOT_TOKEN_FILE: join(dir, 'gone') })).toThrow(
       `SLACK_BOT_TOKEN_FILE names ${join(dir, 'gone')}, which cannot be read (ENOENT); point it at the file that holds the secret, readable by this user.`,
     );
-    expect(() => withCredentialFiles({ SLACK_BOT_TOKEN_FILE: join(dir, 'x'), SLACK_BOT_TOKEN: 'xoxb' })).toThrow(/^Both SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are set; set only one/);
+    expect(() => withCredentialFiles({ SLACK_BOT_TOKEN_FILE: join(dir, 'x'), SLACK_BOT_TOKEN: 'xoxb' })).toThrow(
+      /^Both SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are set; set only one/,
+    );
   });
 });

@@ -4,18 +4,22 @@ import { DASHBOARD_TOKEN as TOKEN, dashboardHarness, signInTo } from '../../supp
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 describe('the names a dashboard answers at', () => {
-  it.each(['localhost', 'localhost:8645', '127.0.0.1', '127.0.0.1:8645', '[::1]', '[::1]:8645', 'LOCALHOST:8645'])('serves %s without a token', async (host) => {
-    const { app } = dashboardHarness(null);
-    const page = await request(app).get('/api/jobs').set('host', host);
-    expect(page.status).toBe(200);
-  });
+  it.each(['localhost', 'localhost:8645', '127.0.0.1', '127.0.0.1:8645', '[::1]', '[::1]:8645', 'LOCALHOST:8645'])(
+    'serves %s without a token',
+    async (host) => {
+      const { app } = dashboardHarness(null);
+      const page = await request(app).get('/api/jobs').set('host', host);
+      expect(page.status).toBe(200);
+    },
+  );
 
   it('answers 421 with one sentence to a name that merely resolves to this machine (DNS rebinding), and changes nothing', async () => {
     const { app, h } = dashboardHarness(null);
     const read = await request(app).get('/api/jobs').set('host', 'rebind.example:8645');
     expect(read.status).toBe(421);
     expect(read.body).toEqual({
-      error: 'A dashboard without a token answers only at 127.0.0.1, localhost or [::1], not at "rebind.example:8645"; open it at one of those, or set a dashboard token and add the name to dashboard.allowed_hosts.',
+      error:
+        'A dashboard without a token answers only at 127.0.0.1, localhost or [::1], not at "rebind.example:8645"; open it at one of those, or set a dashboard token and add the name to dashboard.allowed_hosts.',
     });
     const created = await request(app).post('/api/jobs').set('host', 'rebind.example').send({ schedule: 'every 1h', prompt: 'x' });
     expect(created.status).toBe(421);
@@ -41,15 +45,23 @@ describe('the names a dashboard answers at', () => {
     }
     const refused = await request(app).get('/api/jobs').set('host', 'rebind.example').set(bearer);
     expect(refused.status).toBe(421);
-    expect(refused.body.error).toBe('The dashboard does not answer at "rebind.example"; open it at the address it listens on, or add the name to dashboard.allowed_hosts.');
+    expect(refused.body.error).toBe(
+      'The dashboard does not answer at "rebind.example"; open it at the address it listens on, or add the name to dashboard.allowed_hosts.',
+    );
     // The proxy's X-Forwarded-Host is not taken without trust_proxy.
-    expect((await request(app).get('/api/jobs').set('x-forwarded-host', 'dash.example').set('host', 'rebind.example').set(bearer)).status).toBe(421);
+    expect(
+      (await request(app).get('/api/jobs').set('x-forwarded-host', 'dash.example').set('host', 'rebind.example').set(bearer)).status,
+    ).toBe(421);
   });
 
   it('behind a trusted proxy checks the host the client asked the proxy for', async () => {
     const { app } = dashboardHarness(TOKEN, { allowedHosts: ['dash.example'], trustProxy: true });
-    expect((await request(app).get('/api/jobs').set('host', '127.0.0.1:8645').set('x-forwarded-host', 'dash.example').set(bearer)).status).toBe(200);
-    expect((await request(app).get('/api/jobs').set('host', '127.0.0.1:8645').set('x-forwarded-host', 'rebind.example').set(bearer)).status).toBe(421);
+    expect(
+      (await request(app).get('/api/jobs').set('host', '127.0.0.1:8645').set('x-forwarded-host', 'dash.example').set(bearer)).status,
+    ).toBe(200);
+    expect(
+      (await request(app).get('/api/jobs').set('host', '127.0.0.1:8645').set('x-forwarded-host', 'rebind.example').set(bearer)).status,
+    ).toBe(421);
   });
 });
 
@@ -106,7 +118,8 @@ describe('the sign-in backoff', () => {
     expect((await right(app, '203.0.113.2')).status).toBe(303);
 
     // 15 more from three other addresses, none of them backed off on its own: 20 in all.
-    for (const from of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) for (let attempt = 1; attempt <= 5; attempt++) await wrong(app, from);
+    for (const from of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      for (let attempt = 1; attempt <= 5; attempt++) await wrong(app, from);
     const everyone = await right(app, '203.0.113.9');
     expect(everyone.status).toBe(429);
     expect(everyone.headers['retry-after']).toBe('60');
@@ -142,7 +155,8 @@ describe('the sign-in backoff', () => {
 
   it('counts wrong bearer tokens too, and refuses the right one with 429 while waiting', async () => {
     const { app, h } = dashboardHarness(TOKEN);
-    for (let attempt = 1; attempt <= 5; attempt++) expect((await request(app).get('/api/jobs').set('authorization', 'Bearer guess')).status).toBe(401);
+    for (let attempt = 1; attempt <= 5; attempt++)
+      expect((await request(app).get('/api/jobs').set('authorization', 'Bearer guess')).status).toBe(401);
     const api = await request(app).get('/api/jobs').set(bearer);
     expect(api.status).toBe(429);
     expect(api.headers['retry-after']).toBe('60');
@@ -169,14 +183,23 @@ describe("the dashboard's session cookie and framing", () => {
     const cookie = signedIn.headers['set-cookie']![0]!.split(';')[0]!;
     expect((await request(app).get('/jobs').set('x-forwarded-proto', 'https').set('cookie', cookie)).status).toBe(200);
     // The session is found (so the missing CSRF token is what is refused, not the sign-in).
-    const signedOut = await request(app).post('/sign-out').set('x-forwarded-proto', 'https').set('cookie', cookie).type('form').send({ csrf: 'x' });
+    const signedOut = await request(app)
+      .post('/sign-out')
+      .set('x-forwarded-proto', 'https')
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf: 'x' });
     expect(signedOut.status).toBe(403);
   });
 
   it('keeps its plain name, without Secure, over http and when X-Forwarded-Proto comes without trust_proxy', async () => {
     for (const trustProxy of [true, false]) {
       const { app } = dashboardHarness(TOKEN, { trustProxy });
-      const signedIn = await request(app).post('/sign-in').set('x-forwarded-proto', trustProxy ? 'http' : 'https').type('form').send({ token: TOKEN });
+      const signedIn = await request(app)
+        .post('/sign-in')
+        .set('x-forwarded-proto', trustProxy ? 'http' : 'https')
+        .type('form')
+        .send({ token: TOKEN });
       expect(signedIn.headers['set-cookie']![0]).toMatch(/^agent_dashboard=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
     }
     const { app } = dashboardHarness(null);
@@ -188,7 +211,9 @@ describe("the dashboard's session cookie and framing", () => {
     const { app } = dashboardHarness(TOKEN, { trustProxy: true });
     const plain = (await request(app).post('/sign-in').type('form').send({ token: TOKEN })).headers['set-cookie']![0]!.split(';')[0]!;
     expect((await request(app).get('/jobs').set('x-forwarded-proto', 'https').set('cookie', plain)).status).toBe(401);
-    const secure = (await request(app).post('/sign-in').set('x-forwarded-proto', 'https').type('form').send({ token: TOKEN })).headers['set-cookie']![0]!.split(';')[0]!;
+    const secure = (await request(app).post('/sign-in').set('x-forwarded-proto', 'https').type('form').send({ token: TOKEN })).headers[
+      'set-cookie'
+    ]![0]!.split(';')[0]!;
     expect((await request(app).get('/jobs').set('cookie', secure)).status).toBe(401);
   });
 

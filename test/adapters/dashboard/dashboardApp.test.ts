@@ -53,7 +53,11 @@ describe('the dashboard', () => {
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
     const { cookie, csrf } = await signIn(app, `/jobs/${job.id}`);
 
-    const paused = await request(app).post(`/jobs/${job.id}/pause`).set('cookie', cookie).type('form').send({ csrf, reason: 'Server moves tonight' });
+    const paused = await request(app)
+      .post(`/jobs/${job.id}/pause`)
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, reason: 'Server moves tonight' });
     expect(paused.status).toBe(303);
     expect(h.repository.get(job.id)).toMatchObject({ state: 'paused', paused_reason: 'Server moves tonight' });
     const page = await request(app).get(paused.headers.location!).set('cookie', cookie);
@@ -69,7 +73,11 @@ describe('the dashboard', () => {
   it("answers a bad new job with the CLI's own sentence and keeps what was typed", async () => {
     const { app, h } = dashboard();
     const { cookie, csrf } = await signIn(app);
-    const refused = await request(app).post('/jobs').set('cookie', cookie).type('form').send({ csrf, schedule: 'every blue moon', prompt: 'Check the feeds', name: 'Feeds' });
+    const refused = await request(app)
+      .post('/jobs')
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, schedule: 'every blue moon', prompt: 'Check the feeds', name: 'Feeds' });
 
     expect(refused.status).toBe(400);
     expect(refused.text).toMatch(/<p class="problem" role="alert">[^<]*every blue moon[^<]*<\/p>/);
@@ -79,7 +87,11 @@ describe('the dashboard', () => {
 
   it('shows names, prompts and answers as text, never as markup', async () => {
     const { app, h } = dashboard();
-    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: '<script>alert(1)</script>', name: '<img src=x onerror=alert(1)>' });
+    const job = await h.createJob.execute({
+      schedule: 'every 1h',
+      prompt: '<script>alert(1)</script>',
+      name: '<img src=x onerror=alert(1)>',
+    });
     h.agent.reply('<img src=x onerror=alert(1)>');
     await h.runJobNow.execute({ job: job.id });
     const { cookie } = await signIn(app);
@@ -113,7 +125,9 @@ describe('the dashboard', () => {
     expect(page.text).toContain('<h1>Jobs</h1>');
     expect(page.text).not.toContain('Sign out');
     const cookie = page.headers['set-cookie']![0]!.split(';')[0]!;
-    expect((await request(app).post('/jobs').set('cookie', cookie).type('form').send({ schedule: 'every 1h', prompt: 'x' })).status).toBe(403);
+    expect((await request(app).post('/jobs').set('cookie', cookie).type('form').send({ schedule: 'every 1h', prompt: 'x' })).status).toBe(
+      403,
+    );
   });
 });
 
@@ -132,13 +146,22 @@ describe('editing a job on the dashboard', () => {
       .send({ csrf, schedule: 'every 1h', prompt: 'Check all feeds', name: 'Feeds', deliver: job.deliver, skills: 'rss' });
 
     expect(saved.status).toBe(303);
-    expect(h.repository.get(job.id)).toMatchObject({ prompt: 'Check all feeds', next_run_at: job.next_run_at, skills: ['rss'], name: 'Feeds' });
+    expect(h.repository.get(job.id)).toMatchObject({
+      prompt: 'Check all feeds',
+      next_run_at: job.next_run_at,
+      skills: ['rss'],
+      name: 'Feeds',
+    });
   });
 
   it("takes a job's own time zone, shows its times in it, and gives it back to the configured zone when emptied", async () => {
     const { app, h } = dashboard();
     const { cookie, csrf } = await signIn(app);
-    const created = await request(app).post('/jobs').set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', timezone: 'America/New_York' });
+    const created = await request(app)
+      .post('/jobs')
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', timezone: 'America/New_York' });
     expect(created.status).toBe(303);
     const job = h.repository.get('000000000001')!;
     // T0 is 08:00 UTC on 1 June: 04:00 in New York, so 09:00 there is 13:00 UTC the same day.
@@ -150,11 +173,27 @@ describe('editing a job on the dashboard', () => {
     const form = await request(app).get(`/jobs/${job.id}/edit`).set('cookie', cookie);
     expect(form.text).toContain('<input name="timezone" type="text" value="America/New_York"');
 
-    const refused = await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: 'Mars/Base' });
+    const refused = await request(app)
+      .post(`/jobs/${job.id}/edit`)
+      .set('cookie', cookie)
+      .type('form')
+      .send({
+        csrf,
+        schedule: '0 9 * * *',
+        prompt: 'Morning brief',
+        name: 'Brief',
+        deliver: job.deliver,
+        skills: '',
+        timezone: 'Mars/Base',
+      });
     expect(refused.status).toBe(400);
     expect(refused.text).toMatch(/<p class="problem" role="alert">Unknown time zone &quot;Mars\/Base&quot;; use an IANA name/);
 
-    await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: '' });
+    await request(app)
+      .post(`/jobs/${job.id}/edit`)
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, schedule: '0 9 * * *', prompt: 'Morning brief', name: 'Brief', deliver: job.deliver, skills: '', timezone: '' });
     expect(h.repository.get(job.id)).toMatchObject({ timezone: null, next_run_at: '2026-06-01T09:00:00Z' });
   });
 });
@@ -170,7 +209,9 @@ describe("the dashboard's next runs", () => {
     const jobs = await request(app).get('/jobs').set('cookie', cookie);
     expect(jobs.text).toMatch(/>Stretch<\/a><\/td><td>once in 30m<\/td><td>scheduled<\/td><td>2026-06-01 08:30:00<\/td>/);
     const overview = await request(app).get('/').set('cookie', cookie);
-    expect(overview.text).toMatch(/<td>2026-06-01 08:30:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Stretch<\/a>[\s\S]*<td>2026-06-01 09:00:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Hourly<\/a>/);
+    expect(overview.text).toMatch(
+      /<td>2026-06-01 08:30:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Stretch<\/a>[\s\S]*<td>2026-06-01 09:00:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Hourly<\/a>/,
+    );
     const api = await request(app).get(`/api/jobs/${once.id}`).set('authorization', `Bearer ${TOKEN}`);
     expect(api.body.next_runs).toEqual(['2026-06-01T08:30:00.000Z']);
   });
@@ -186,7 +227,9 @@ describe("the dashboard's next runs", () => {
 });
 
 describe('sending a test event from the dashboard', () => {
-  const route = { name: 'payments', source: 'subscription', events: ['charge.failed'], deliver: 'log' } as unknown as Awaited<ReturnType<Deps['webhooks']['listing']>>['routes'][number];
+  const route = { name: 'payments', source: 'subscription', events: ['charge.failed'], deliver: 'log' } as unknown as Awaited<
+    ReturnType<Deps['webhooks']['listing']>
+  >['routes'][number];
   const listing = async () => ({ routes: [route], unusable: [], subscriptionProblems: [], storeProblem: null });
 
   async function sendTest(answer: { status: number; body: string }) {
@@ -194,13 +237,18 @@ describe('sending a test event from the dashboard', () => {
     const { cookie, csrf } = await signIn(app, '/webhooks');
     const sent = await request(app).post('/webhooks/payments/test').set('cookie', cookie).type('form').send({ csrf });
     expect(sent.status).toBe(303);
-    return { location: decodeURIComponent(sent.headers.location!), page: (await request(app).get(sent.headers.location!).set('cookie', cookie)).text };
+    return {
+      location: decodeURIComponent(sent.headers.location!),
+      page: (await request(app).get(sent.headers.location!).set('cookie', cookie)).text,
+    };
   }
 
   it('says an event the route ignored for its kind was ignored, and why', async () => {
     const { location, page } = await sendTest({ status: 200, body: '{"status":"ignored","event":"test"}' });
     expect(location).toMatch(/^\/webhooks\?problem=/);
-    expect(location).toContain('The test event was ignored (200): the route takes only the events charge.failed, not "test", so nothing ran.');
+    expect(location).toContain(
+      'The test event was ignored (200): the route takes only the events charge.failed, not "test", so nothing ran.',
+    );
     expect(page).toContain('<p class="problem" role="alert">The test event was ignored (200)');
     expect(page).not.toContain('accepted');
   });
@@ -211,12 +259,19 @@ describe('sending a test event from the dashboard', () => {
   });
 
   it('says an accepted event was accepted, and a refused one refused', async () => {
-    expect((await sendTest({ status: 202, body: '{"status":"accepted","route":"payments","event":"test","delivery_id":"d-1"}' })).location).toContain('done=The test event was accepted (202) as delivery d-1');
-    expect((await sendTest({ status: 401, body: '{"error":"Invalid signature"}' })).location).toContain('problem=The listener refused the test event (401): {"error":"Invalid signature"}');
+    expect(
+      (await sendTest({ status: 202, body: '{"status":"accepted","route":"payments","event":"test","delivery_id":"d-1"}' })).location,
+    ).toContain('done=The test event was accepted (202) as delivery d-1');
+    expect((await sendTest({ status: 401, body: '{"error":"Invalid signature"}' })).location).toContain(
+      'problem=The listener refused the test event (401): {"error":"Invalid signature"}',
+    );
   });
 
   it('answers the same through the API', async () => {
-    const { app } = dashboard(TOKEN, { listing, sendTest: async () => ({ status: 200, body: '{"status":"ignored","reason":"filter","route":"payments"}' }) });
+    const { app } = dashboard(TOKEN, {
+      listing,
+      sendTest: async () => ({ status: 200, body: '{"status":"ignored","reason":"filter","route":"payments"}' }),
+    });
     const sent = await request(app).post('/api/webhooks/payments/test').set('authorization', `Bearer ${TOKEN}`);
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ status: 200, outcome: 'ignored', said: expect.stringContaining('ignored') });
@@ -252,7 +307,10 @@ describe("the dashboard's API", () => {
 
   it('takes the bearer token on every method: creates, edits, pauses, runs and removes a job', async () => {
     const { app, h } = dashboard();
-    const created = await request(app).post('/api/jobs').set(bearer).send({ schedule: 'every 2h', prompt: 'Check the feeds', name: 'Feeds', skills: ['rss'] });
+    const created = await request(app)
+      .post('/api/jobs')
+      .set(bearer)
+      .send({ schedule: 'every 2h', prompt: 'Check the feeds', name: 'Feeds', skills: ['rss'] });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Feeds', prompt: 'Check the feeds', skills: ['rss'], state: 'scheduled' });
     const id = created.body.id as string;
@@ -262,7 +320,9 @@ describe("the dashboard's API", () => {
     expect((await request(app).post(`/api/jobs/${id}/pause`).set(bearer).send({ reason: 'x' })).body).toMatchObject({ state: 'paused' });
     expect((await request(app).post(`/api/jobs/${id}/resume`).set(bearer)).body).toMatchObject({ state: 'scheduled' });
     expect((await request(app).post(`/api/jobs/${id}/run`).set(bearer)).body).toMatchObject({ state: 'running' });
-    await (async () => { while (h.repository.get(id)?.state === 'running') await new Promise((resolve) => setImmediate(resolve)); })();
+    await (async () => {
+      while (h.repository.get(id)?.state === 'running') await new Promise((resolve) => setImmediate(resolve));
+    })();
 
     const removed = await request(app).delete(`/api/jobs/${id}`).set(bearer);
     expect(removed.status).toBe(200);
@@ -270,7 +330,7 @@ describe("the dashboard's API", () => {
     expect(h.repository.get(id)).toBeUndefined();
   });
 
-  it("refuses a bad body in one sentence, and answers 404 in JSON for what it does not have", async () => {
+  it('refuses a bad body in one sentence, and answers 404 in JSON for what it does not have', async () => {
     const { app } = dashboard();
     const bad = await request(app).post('/api/jobs').set(bearer).send({ schedule: 'every blue moon', prompt: 'x' });
     expect(bad.status).toBe(400);

@@ -5,7 +5,12 @@ import { DeliveryError } from '../../../src/application/ports/DeliveryChannel.js
 import { PlatformSendError, type ChatAddress } from '../../../src/application/ports/PlatformSender.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../../src/domain/DeliveryTarget.js';
 import { deliveryOver } from '../../contract/PlatformSender.contract.js';
-import { BLUEBUBBLES_CONTACT, BLUEBUBBLES_HOME, BLUEBUBBLES_PASSWORD, FakeBlueBubblesServer } from '../../support/platforms/FakeBlueBubblesServer.js';
+import {
+  BLUEBUBBLES_CONTACT,
+  BLUEBUBBLES_HOME,
+  BLUEBUBBLES_PASSWORD,
+  FakeBlueBubblesServer,
+} from '../../support/platforms/FakeBlueBubblesServer.js';
 
 const CONTACT: ChatAddress = { chatId: BLUEBUBBLES_CONTACT, threadId: null };
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
@@ -42,7 +47,11 @@ describe('BlueBubblesSender', () => {
       expect(send!.path).toBe('/api/v1/message/text');
       expect([...send!.query]).toEqual([['password', BLUEBUBBLES_PASSWORD]]);
       expect(send!.headers['content-type']).toMatch(/^application\/json/);
-      expect(send!.body).toEqual({ chatGuid: `iMessage;-;${BLUEBUBBLES_CONTACT}`, tempGuid: 'agent-0a1b2c3d4e5f.1', message: 'The build is green.' });
+      expect(send!.body).toEqual({
+        chatGuid: `iMessage;-;${BLUEBUBBLES_CONTACT}`,
+        tempGuid: 'agent-0a1b2c3d4e5f.1',
+        message: 'The build is green.',
+      });
     });
 
     it('sends with the method set in config, and leaves it to the server otherwise', async () => {
@@ -52,7 +61,9 @@ describe('BlueBubblesSender', () => {
 
     it('refuses a method BlueBubbles does not know, naming the setting', async () => {
       const error = await failureOf(senderWith({ method: 'carrier-pigeon' }).send(CONTACT, 'x', 'k'));
-      expect(error.message).toBe('bluebubbles cannot send with method "carrier-pigeon"; set platforms.bluebubbles.method (or BLUEBUBBLES_METHOD) to apple-script or private-api, or leave it out');
+      expect(error.message).toBe(
+        'bluebubbles cannot send with method "carrier-pigeon"; set platforms.bluebubbles.method (or BLUEBUBBLES_METHOD) to apple-script or private-api, or leave it out',
+      );
       expect(fake.requests).toEqual([]);
     });
 
@@ -73,14 +84,14 @@ describe('BlueBubblesSender', () => {
   });
 
   describe('destinations', () => {
-    it('uses a chat guid as it is, a group chat\'s included', async () => {
+    it("uses a chat guid as it is, a group chat's included", async () => {
       const { delivery } = deliveryOver(fake);
       await delivery.deliver(targetOf('bluebubbles'), 'to the group');
       await delivery.deliver(targetOf(`bluebubbles:iMessage;-;${BLUEBUBBLES_CONTACT}`), 'to one person');
       expect(fake.sends.map((send) => send.body.chatGuid)).toEqual([BLUEBUBBLES_HOME, `iMessage;-;${BLUEBUBBLES_CONTACT}`]);
     });
 
-    it('turns a phone number, written with spaces and dashes too, or an e-mail address into the direct chat\'s guid', async () => {
+    it("turns a phone number, written with spaces and dashes too, or an e-mail address into the direct chat's guid", async () => {
       const { delivery } = deliveryOver(fake);
       await delivery.deliver(targetOf('bluebubbles:+1 (415) 555-0199'), 'by number');
       await delivery.deliver(targetOf('bluebubbles:alice@example.com'), 'by e-mail');
@@ -99,7 +110,9 @@ describe('BlueBubblesSender', () => {
 
     it('refuses a home_channel it cannot address before anything is sent', async () => {
       const { delivery } = deliveryOver(fake, { home_channel: 'the family' });
-      expect(delivery.problemWith(targetOf('bluebubbles'))).toMatch(/^Delivery target "bluebubbles:the family" cannot be delivered: bluebubbles cannot address "the family"/);
+      expect(delivery.problemWith(targetOf('bluebubbles'))).toMatch(
+        /^Delivery target "bluebubbles:the family" cannot be delivered: bluebubbles cannot address "the family"/,
+      );
     });
 
     it('refuses a thread id instead of dropping it', async () => {
@@ -119,7 +132,7 @@ describe('BlueBubblesSender', () => {
       expect(timer.waits).toEqual([1000, 2000]);
     });
 
-    it('does not count a 200 without the message\'s guid as delivered', async () => {
+    it("does not count a 200 without the message's guid as delivered", async () => {
       fake.answerNextSendWith({ status: 200, json: { status: 200, message: 'Success' } });
       const error = await failureOf(senderWith().send(CONTACT, 'maybe', 'k'));
       expect(error.message).toBe('bluebubbles answered HTTP 200 without confirming the message ({"status":200,"message":"Success"})');
@@ -145,17 +158,25 @@ describe('BlueBubblesSender', () => {
     it('says so, and sends nothing again, when an earlier attempt with the same tempGuid is still being sent', async () => {
       fake.answerNextSendWith({
         status: 400,
-        json: { status: 400, message: 'Bad Request', error: { type: 'Validation Error', message: 'Message is already queued to be sent! (Temp GUID: agent-k.1)' } },
+        json: {
+          status: 400,
+          message: 'Bad Request',
+          error: { type: 'Validation Error', message: 'Message is already queued to be sent! (Temp GUID: agent-k.1)' },
+        },
       });
       const error = await failureOf(senderWith().send(CONTACT, 'again', 'k.1'));
       expect(error.kind).toBe('refused');
-      expect(error.message).toBe('bluebubbles is still sending an earlier attempt of this part (tempGuid agent-k.1); it was not sent again and may still arrive');
+      expect(error.message).toBe(
+        'bluebubbles is still sending an earlier attempt of this part (tempGuid agent-k.1); it was not sent again and may still arrive',
+      );
     });
 
-    it('refuses at once, in the server\'s words, a request it rejects', async () => {
+    it("refuses at once, in the server's words, a request it rejects", async () => {
       fake.failNext({ failure: 'refused' });
       const error = await failureOf(senderWith().send(CONTACT, 'x', 'k'));
-      expect(error.message).toBe("bluebubbles refused the message (HTTP 400: You've made a bad request! Please check your request params & body: Chat does not exist!)");
+      expect(error.message).toBe(
+        "bluebubbles refused the message (HTTP 400: You've made a bad request! Please check your request params & body: Chat does not exist!)",
+      );
     });
   });
 
@@ -172,11 +193,16 @@ describe('BlueBubblesSender', () => {
 
     it('is cut out of an answer that echoes the request URL, in its URL-encoded form too', async () => {
       const encoded = new URLSearchParams({ password: BLUEBUBBLES_PASSWORD }).toString();
-      fake.answerNextSendWith({ status: 502, text: `<html>502 Bad Gateway: upstream failed for /api/v1/message/text?${encoded} (${encodeURIComponent(BLUEBUBBLES_PASSWORD)})</html>` });
+      fake.answerNextSendWith({
+        status: 502,
+        text: `<html>502 Bad Gateway: upstream failed for /api/v1/message/text?${encoded} (${encodeURIComponent(BLUEBUBBLES_PASSWORD)})</html>`,
+      });
       const { delivery, target, log } = deliveryOver(fake);
       await delivery.deliver(target, 'through the tunnel');
       const warning = log.entries[0]!.message;
-      expect(warning).toContain('bluebubbles is unavailable (HTTP 502: <html>502 Bad Gateway: upstream failed for /api/v1/message/text?password=*** (***)</html>)');
+      expect(warning).toContain(
+        'bluebubbles is unavailable (HTTP 502: <html>502 Bad Gateway: upstream failed for /api/v1/message/text?password=*** (***)</html>)',
+      );
       for (const form of [BLUEBUBBLES_PASSWORD, encodeURIComponent(BLUEBUBBLES_PASSWORD), encoded.slice('password='.length)]) {
         expect(warning).not.toContain(form);
       }
@@ -194,7 +220,9 @@ describe('BlueBubblesSender', () => {
 
     it('is not in the error when url is not an address', async () => {
       const error = await failureOf(senderWith({ url: 'bluebubbles.local:1234' }).send(CONTACT, 'x', 'k'));
-      expect(error.message).toBe('bluebubbles cannot be reached at "bluebubbles.local:1234"; set platforms.bluebubbles.url (or BLUEBUBBLES_URL) to the server\'s address, e.g. http://192.168.1.20:1234');
+      expect(error.message).toBe(
+        'bluebubbles cannot be reached at "bluebubbles.local:1234"; set platforms.bluebubbles.url (or BLUEBUBBLES_URL) to the server\'s address, e.g. http://192.168.1.20:1234',
+      );
     });
   });
 });

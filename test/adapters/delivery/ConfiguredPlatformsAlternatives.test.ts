@@ -9,7 +9,7 @@ import { SequentialIds } from '../../fakes/SequentialIds.js';
 const missingOf = (platforms: ConfiguredPlatforms, platform: string) => platforms.status(platform)!.missing.map((setting) => setting.key);
 
 describe('ConfiguredPlatforms with alternative credentials', () => {
-  describe('dingtalk: an app\'s client id and secret, or a robot webhook alone', () => {
+  describe("dingtalk: an app's client id and secret, or a robot webhook alone", () => {
     it('is not configured with neither, and names the app credentials with their variables', () => {
       const status = new ConfiguredPlatforms({}, {}).status('dingtalk')!;
       expect(status.configured).toBe(false);
@@ -35,14 +35,23 @@ describe('ConfiguredPlatforms with alternative credentials', () => {
       expect(platforms.status('dingtalk')).toMatchObject({ configured: true, missing: [], homeChannel: 'webhook' });
     });
 
-    it('keeps a home_channel that is set over the webhook\'s group', () => {
-      const platforms = new ConfiguredPlatforms({ dingtalk: { webhook_url: 'https://oapi.dingtalk.com/robot/send?access_token=abc123', home_channel: 'ops' } }, {});
+    it("keeps a home_channel that is set over the webhook's group", () => {
+      const platforms = new ConfiguredPlatforms(
+        { dingtalk: { webhook_url: 'https://oapi.dingtalk.com/robot/send?access_token=abc123', home_channel: 'ops' } },
+        {},
+      );
       expect(platforms.status('dingtalk')!.homeChannel).toBe('ops');
     });
 
     it('names the missing app credentials in the preflight sentence', () => {
       const platforms = new ConfiguredPlatforms({}, {});
-      const delivery = new PlatformDelivery(platforms, new InMemoryChannelDirectory(), new RecordingTimer(), new SequentialIds(), new RecordingLogger());
+      const delivery = new PlatformDelivery(
+        platforms,
+        new InMemoryChannelDirectory(),
+        new RecordingTimer(),
+        new SequentialIds(),
+        new RecordingLogger(),
+      );
       expect(delivery.problemWith({ kind: 'platform', platform: 'dingtalk', destination: 'cid123==', threadId: null })).toBe(
         'Delivery platform "dingtalk" is not configured: set platforms.dingtalk.client_id (or DINGTALK_CLIENT_ID), platforms.dingtalk.client_secret (or DINGTALK_CLIENT_SECRET) in config.yaml or the environment.',
       );
@@ -59,8 +68,15 @@ describe('ConfiguredPlatforms with alternative credentials', () => {
     };
 
     it('leaves a platform without alternatives to its required keys, as before', () => {
-      expect(new ConfiguredPlatforms({}, {}, specs).status('plain')).toMatchObject({ configured: false, missing: [{ key: 'token', variable: 'PLAIN_TOKEN' }], homeChannel: null });
-      expect(new ConfiguredPlatforms({ plain: { token: 'abcd' } }, {}, specs).status('plain')).toMatchObject({ configured: true, missing: [] });
+      expect(new ConfiguredPlatforms({}, {}, specs).status('plain')).toMatchObject({
+        configured: false,
+        missing: [{ key: 'token', variable: 'PLAIN_TOKEN' }],
+        homeChannel: null,
+      });
+      expect(new ConfiguredPlatforms({ plain: { token: 'abcd' } }, {}, specs).status('plain')).toMatchObject({
+        configured: true,
+        missing: [],
+      });
     });
 
     it('needs the required keys and one complete alternative, naming both when both are missing', () => {
@@ -73,7 +89,11 @@ describe('ConfiguredPlatforms with alternative credentials', () => {
     it('keeps every other platform of the catalog as it was', () => {
       const platforms = new ConfiguredPlatforms({ telegram: { bot_token: '123:abc' } }, {});
       expect(platforms.status('telegram')).toMatchObject({ configured: true, missing: [], homeChannel: null });
-      expect(platforms.status('slack')).toMatchObject({ configured: false, missing: [{ key: 'bot_token', variable: 'SLACK_BOT_TOKEN' }], homeChannel: null });
+      expect(platforms.status('slack')).toMatchObject({
+        configured: false,
+        missing: [{ key: 'bot_token', variable: 'SLACK_BOT_TOKEN' }],
+        homeChannel: null,
+      });
       expect(missingOf(platforms, 'sms')).toEqual(['account_sid', 'auth_token', 'from']);
     });
   });

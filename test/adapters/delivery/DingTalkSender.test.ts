@@ -18,13 +18,18 @@ import {
 } from '../../support/platforms/FakeDingTalkServer.js';
 
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'delivered', (caught: unknown) => caught);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'delivered',
+    (caught: unknown) => caught,
+  );
 const HOME = { kind: 'platform', platform: 'dingtalk', destination: null, threadId: null } as const;
 
 const TOKEN_PATH = '/v1.0/oauth2/accessToken';
 const GROUP_SEND_PATH = '/v1.0/robot/groupMessages/send';
 const WEBHOOK_PATH = '/robot/send';
-const APP_CREDENTIALS_TO_CHECK = 'check platforms.dingtalk.client_id (or DINGTALK_CLIENT_ID) and platforms.dingtalk.client_secret (or DINGTALK_CLIENT_SECRET)';
+const APP_CREDENTIALS_TO_CHECK =
+  'check platforms.dingtalk.client_id (or DINGTALK_CLIENT_ID) and platforms.dingtalk.client_secret (or DINGTALK_CLIENT_SECRET)';
 
 describe('DingTalkSender', () => {
   let fake: FakeDingTalkServer;
@@ -60,7 +65,7 @@ describe('DingTalkSender', () => {
       expect(receipt.messageIds).toEqual(['pqk000001/OgXq1ldG0FzEh7kYLH0ZnA==']);
     });
 
-    it('sends as the robot robot_code names when it is not the app\'s own', async () => {
+    it("sends as the robot robot_code names when it is not the app's own", async () => {
       fake.robotCodes.add('dingRobotOfTheOpsTeam');
       await deliveryOver(fake, { robot_code: 'dingRobotOfTheOpsTeam' }).delivery.deliver(targetOf(`dingtalk:${OPS_GROUP}`), 'x');
       expect(fake.sends[0]!.body.robotCode).toBe('dingRobotOfTheOpsTeam');
@@ -106,14 +111,18 @@ describe('DingTalkSender', () => {
       fake.acceptsTokens = false;
       const { delivery, target } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(target, 'never'));
-      expect((error as Error).message).toBe(`dingtalk refused the credentials (HTTP 401: InvalidAuthentication: 不合法的access_token); ${APP_CREDENTIALS_TO_CHECK}`);
+      expect((error as Error).message).toBe(
+        `dingtalk refused the credentials (HTTP 401: InvalidAuthentication: 不合法的access_token); ${APP_CREDENTIALS_TO_CHECK}`,
+      );
       expect(fake.tokenRequests).toBe(2);
       expect(fake.callsTo(GROUP_SEND_PATH)).toHaveLength(2);
     });
 
     it('names the client id and secret, never the secret, when the token request is refused', async () => {
       const wrongSecret = 'wrongClientSecret000';
-      const error = await failureOf(deliveryOver(fake, { client_secret: wrongSecret }).delivery.deliver(targetOf(`dingtalk:${OPS_GROUP}`), 'x'));
+      const error = await failureOf(
+        deliveryOver(fake, { client_secret: wrongSecret }).delivery.deliver(targetOf(`dingtalk:${OPS_GROUP}`), 'x'),
+      );
       expect((error as Error).message).toBe(
         `dingtalk refused the credentials (HTTP 400: invalidClientIdOrSecret: 无效的clientId或者clientSecret); ${APP_CREDENTIALS_TO_CHECK}`,
       );
@@ -122,7 +131,10 @@ describe('DingTalkSender', () => {
     });
 
     it('counts an unavailable token endpoint as DingTalk unavailable', async () => {
-      fake.failTokenRequests({ status: 500, json: { code: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' } });
+      fake.failTokenRequests({
+        status: 500,
+        json: { code: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' },
+      });
       const error = await failureOf(senderAt({ now: 0 }, fake.settings).send({ chatId: OPS_GROUP, threadId: null }, 'x', 'k'));
       expect(error).toBeInstanceOf(PlatformSendError);
       expect(error).toMatchObject({
@@ -131,11 +143,13 @@ describe('DingTalkSender', () => {
       });
     });
 
-    it('refuses at once, in DingTalk\'s words, a group the robot is not in', async () => {
+    it("refuses at once, in DingTalk's words, a group the robot is not in", async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('dingtalk:cidNotAGroupOfThisRobot=='), 'x'));
       expect(error).toBeInstanceOf(DeliveryError);
-      expect((error as Error).message).toBe('dingtalk refused the message (HTTP 400: invalid.openConversationId: openConversationId不合法)');
+      expect((error as Error).message).toBe(
+        'dingtalk refused the message (HTTP 400: invalid.openConversationId: openConversationId不合法)',
+      );
       expect(fake.attempts).toBe(1);
       expect(timer.waits).toEqual([]);
     });
@@ -156,7 +170,10 @@ describe('DingTalkSender', () => {
     });
 
     it('never shows the app token, even when DingTalk quotes it', async () => {
-      fake.answerNextSendWith({ status: 400, json: { code: 'invalidParameter.param.invalid', message: 'bad header d1b2c3TESTappToken0001' } });
+      fake.answerNextSendWith({
+        status: 400,
+        json: { code: 'invalidParameter.param.invalid', message: 'bad header d1b2c3TESTappToken0001' },
+      });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(`dingtalk:${OPS_GROUP}`), 'x'));
       expect((error as Error).message).toBe('dingtalk refused the message (HTTP 400: invalidParameter.param.invalid: bad header ***)');
     });
@@ -175,12 +192,22 @@ describe('DingTalkSender', () => {
 
     it('posts a text message to the webhook, signed with the timestamp and the HMAC of timestamp and secret', async () => {
       const clock = { now: 1_750_000_123_456 };
-      const sent = await senderAt(clock, fake.settings).send({ chatId: 'webhook', threadId: null }, 'Nightly build passed.', '000000000001.1');
+      const sent = await senderAt(clock, fake.settings).send(
+        { chatId: 'webhook', threadId: null },
+        'Nightly build passed.',
+        '000000000001.1',
+      );
       const [send] = fake.sends;
       expect(send!.method).toBe('POST');
       expect(send!.path).toBe(WEBHOOK_PATH);
-      const expectedSign = createHmac('sha256', DINGTALK_SIGNING_SECRET).update(`1750000123456\n${DINGTALK_SIGNING_SECRET}`).digest('base64');
-      expect(Object.fromEntries(send!.query)).toEqual({ access_token: DINGTALK_WEBHOOK_TOKEN, timestamp: '1750000123456', sign: expectedSign });
+      const expectedSign = createHmac('sha256', DINGTALK_SIGNING_SECRET)
+        .update(`1750000123456\n${DINGTALK_SIGNING_SECRET}`)
+        .digest('base64');
+      expect(Object.fromEntries(send!.query)).toEqual({
+        access_token: DINGTALK_WEBHOOK_TOKEN,
+        timestamp: '1750000123456',
+        sign: expectedSign,
+      });
       expect(send!.body).toEqual({ msgtype: 'text', text: { content: 'Nightly build passed.' } });
       expect(sent).toEqual({ messageId: '000000000001.1' });
     });
@@ -191,7 +218,7 @@ describe('DingTalkSender', () => {
       expect(Object.fromEntries(fake.sends[0]!.query)).toEqual({ access_token: DINGTALK_WEBHOOK_TOKEN });
     });
 
-    it('delivers to the robot\'s group as the home channel, with webhook_url as the only setting', async () => {
+    it("delivers to the robot's group as the home channel, with webhook_url as the only setting", async () => {
       fake.signs = false;
       const { platforms, delivery } = deliveryOver(fake);
       expect(platforms.status('dingtalk')).toMatchObject({ configured: true, missing: [], homeChannel: 'webhook' });
@@ -210,7 +237,7 @@ describe('DingTalkSender', () => {
       expect(fake.requests).toEqual([]);
     });
 
-    it('takes a home_channel as the name of the robot\'s group', async () => {
+    it("takes a home_channel as the name of the robot's group", async () => {
       const { delivery, platforms } = deliveryOver(fake, { home_channel: 'ops-robot' });
       expect(platforms.status('dingtalk')!.homeChannel).toBe('ops-robot');
       await delivery.deliver(HOME, 'home');
@@ -244,7 +271,7 @@ describe('DingTalkSender', () => {
       expect(fake.attempts).toBe(1);
     });
 
-    it('points at the robot\'s security settings when a keyword is missing', async () => {
+    it("points at the robot's security settings when a keyword is missing", async () => {
       fake.answerNextSendWith({ status: 200, json: { errcode: 310000, errmsg: 'keywords not in content' } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(HOME, 'x'));
       expect((error as Error).message).toBe(
@@ -252,10 +279,12 @@ describe('DingTalkSender', () => {
       );
     });
 
-    it('never shows the webhook\'s access token, even when DingTalk quotes it alone', async () => {
+    it("never shows the webhook's access token, even when DingTalk quotes it alone", async () => {
       fake.answerNextSendWith({ status: 200, json: { errcode: 400101, errmsg: `access_token ${DINGTALK_WEBHOOK_TOKEN} 不存在` } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(HOME, 'x'));
-      expect((error as Error).message).toContain('dingtalk refused the credentials (400101: access_token *** 不存在); check platforms.dingtalk.webhook_url');
+      expect((error as Error).message).toContain(
+        'dingtalk refused the credentials (400101: access_token *** 不存在); check platforms.dingtalk.webhook_url',
+      );
       expect((error as Error).message).not.toContain(DINGTALK_WEBHOOK_TOKEN);
     });
   });
@@ -265,7 +294,7 @@ describe('DingTalkSender', () => {
       fake = await FakeDingTalkServer.start('open_api');
     });
 
-    it('sends dingtalk (the webhook\'s group) through the webhook and other groups through the open API', async () => {
+    it("sends dingtalk (the webhook's group) through the webhook and other groups through the open API", async () => {
       fake.signs = false;
       const { delivery, platforms } = deliveryOver(fake, { webhook_url: fake.webhookUrl, home_channel: '' });
       expect(platforms.status('dingtalk')).toMatchObject({ configured: true, homeChannel: 'webhook' });

@@ -4,10 +4,22 @@ import { createSender } from '../../../src/adapters/delivery/DiscordSender.js';
 import { platformSettings } from '../../../src/adapters/delivery/PlatformSettings.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../../src/domain/DeliveryTarget.js';
 import { deliveryOver, longAnswer } from '../../contract/PlatformSender.contract.js';
-import { BUILDS, DISCORD_TOKEN, FakeDiscordServer, FOREIGN_CHANNEL, OPS, TWO_GUILDS, type FakeDiscordGuild } from '../../support/platforms/FakeDiscordServer.js';
+import {
+  BUILDS,
+  DISCORD_TOKEN,
+  FakeDiscordServer,
+  FOREIGN_CHANNEL,
+  OPS,
+  TWO_GUILDS,
+  type FakeDiscordGuild,
+} from '../../support/platforms/FakeDiscordServer.js';
 
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as Error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error as Error,
+  );
 
 describe('DiscordSender', () => {
   let fake: FakeDiscordServer;
@@ -23,7 +35,7 @@ describe('DiscordSender', () => {
       fake = await FakeDiscordServer.start();
     });
 
-    it('posts the answer as JSON content to the channel\'s messages endpoint as the bot', async () => {
+    it("posts the answer as JSON content to the channel's messages endpoint as the bot", async () => {
       const { delivery } = deliveryOver(fake);
       await delivery.deliver(targetOf(`discord:${BUILDS.deploys}`), 'Deploy finished.');
       const [request] = fake.sends;
@@ -47,7 +59,7 @@ describe('DiscordSender', () => {
       expect(receipt.messageIds).toEqual(['1300000000000000001']);
     });
 
-    it('posts into a thread by the thread\'s own id when the target names one', async () => {
+    it("posts into a thread by the thread's own id when the target names one", async () => {
       const { delivery } = deliveryOver(fake);
       const receipt = await delivery.deliver(targetOf(`discord:${OPS.general}:${OPS.generalThread}`), 'nightly results');
       expect(fake.sends[0]!.path).toBe(`/api/v10/channels/${OPS.generalThread}/messages`);
@@ -60,7 +72,7 @@ describe('DiscordSender', () => {
       expect(fake.sends[0]!.path).toBe(`/api/v10/channels/${OPS.generalThread}/messages`);
     });
 
-    it('keeps every part of a long answer within Discord\'s 2000 characters', async () => {
+    it("keeps every part of a long answer within Discord's 2000 characters", async () => {
       const { delivery, target } = deliveryOver(fake);
       await delivery.deliver(target, longAnswer(4500));
       expect(fake.delivered.length).toBe(3);
@@ -81,7 +93,7 @@ describe('DiscordSender', () => {
       fake = await FakeDiscordServer.start();
     });
 
-    it('fails at once with Discord\'s words and code for an unknown channel', async () => {
+    it("fails at once with Discord's words and code for an unknown channel", async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('discord:123456789012345678'), 'hello'));
       expect(error!.message).toBe('discord refused the message (HTTP 404: Unknown Channel (code 10003))');
@@ -101,14 +113,18 @@ describe('DiscordSender', () => {
     it('explains which field Discord found invalid, e.g. a channel name the directory does not know', async () => {
       const { delivery } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('discord:standup'), 'hello'));
-      expect(error!.message).toBe('discord refused the message (HTTP 400: Invalid Form Body (code 50035): channel_id: Value "standup" is not snowflake.)');
+      expect(error!.message).toBe(
+        'discord refused the message (HTTP 400: Invalid Form Body (code 50035): channel_id: Value "standup" is not snowflake.)',
+      );
     });
 
     it('names the bot token setting and its variable when Discord refuses the token, without printing it', async () => {
       const wrongToken = 'MTAwMDAwMDAwMDAwMDAwMDAw.wrong.not-the-bot-token';
       const { delivery, target } = deliveryOver(fake, { bot_token: wrongToken });
       const error = await failureOf(delivery.deliver(target, 'hello'));
-      expect(error!.message).toBe('discord refused the credentials (401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN)');
+      expect(error!.message).toBe(
+        'discord refused the credentials (401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN)',
+      );
       expect(error!.message).not.toContain(wrongToken);
       expect(fake.delivered).toEqual([]);
     });
@@ -121,16 +137,18 @@ describe('DiscordSender', () => {
       expect(error!.message).not.toContain(DISCORD_TOKEN);
     });
 
-    it('waits Discord\'s Retry-After after a 429, then delivers once', async () => {
+    it("waits Discord's Retry-After after a 429, then delivers once", async () => {
       fake.failNext({ failure: 'rate_limited', retryAfterSeconds: 2.5 });
       const { delivery, target, timer, log } = deliveryOver(fake);
       await delivery.deliver(target, 'after the storm');
       expect(timer.waits).toEqual([3000]);
       expect(fake.delivered).toEqual(['after the storm']);
-      expect(log.entries.map((entry) => entry.message)).toEqual([expect.stringContaining('discord is rate-limiting (HTTP 429: You are being rate limited.)')]);
+      expect(log.entries.map((entry) => entry.message)).toEqual([
+        expect.stringContaining('discord is rate-limiting (HTTP 429: You are being rate limited.)'),
+      ]);
     });
 
-    it('waits the body\'s retry_after when a 429 comes without a Retry-After header', async () => {
+    it("waits the body's retry_after when a 429 comes without a Retry-After header", async () => {
       fake.answerNextSendWith({ status: 429, json: { message: 'You are being rate limited.', retry_after: 1.5, global: true } });
       const { delivery, target, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'eventually');
@@ -174,7 +192,9 @@ describe('DiscordSender', () => {
       fake = await FakeDiscordServer.start(TWO_GUILDS);
       const error = await failureOf(senderFor({ bot_token: 'MTAwMDAwMDAwMDAw.expired.token' }).listChannels!());
       expect(error).toBeInstanceOf(PlatformSendError);
-      expect(error!.message).toBe('discord refused the credentials (401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN)');
+      expect(error!.message).toBe(
+        'discord refused the credentials (401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN)',
+      );
     });
   });
 });

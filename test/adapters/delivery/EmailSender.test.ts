@@ -116,7 +116,9 @@ describe('EmailSender', () => {
       const { delivery, target, timer } = deliveryOver(fake, { password: 'wrong-password-1234' });
       const error = await failureOf(delivery.deliver(target, 'hello'));
       expect(error.message).toContain('email refused the credentials (535 5.7.8 Authentication credentials invalid)');
-      expect(error.message).toContain('check platforms.email.username (or EMAIL_USERNAME) and platforms.email.password (or EMAIL_PASSWORD)');
+      expect(error.message).toContain(
+        'check platforms.email.username (or EMAIL_USERNAME) and platforms.email.password (or EMAIL_PASSWORD)',
+      );
       expect(error.message).not.toContain('wrong-password-1234');
       expect(error.message).not.toContain(SMTP_PASSWORD);
       expect(fake.attempts).toBe(1);
@@ -137,10 +139,12 @@ describe('EmailSender', () => {
       await delivery.deliver(target, 'after the throttle');
       expect(fake.delivered).toEqual(['after the throttle']);
       expect(timer.waits).toEqual([1000]);
-      expect(log.entries.map((entry) => entry.message)).toEqual([expect.stringContaining('email is unavailable (421 4.7.0 Too many messages, slow down)')]);
+      expect(log.entries.map((entry) => entry.message)).toEqual([
+        expect.stringContaining('email is unavailable (421 4.7.0 Too many messages, slow down)'),
+      ]);
     });
 
-    it('fails at once with the server\'s words when it rejects the message (550)', async () => {
+    it("fails at once with the server's words when it rejects the message (550)", async () => {
       fake.failNext({ failure: 'refused' });
       const { delivery, target, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(target, 'buy now'));
@@ -153,12 +157,14 @@ describe('EmailSender', () => {
       const { delivery } = deliveryOver(fake);
       const target = { kind: 'platform' as const, platform: 'email', destination: `nobody@${UNKNOWN_DOMAIN}`, threadId: null };
       const error = await failureOf(delivery.deliver(target, 'hello'));
-      expect(error.message).toBe(`email refused the recipient nobody@${UNKNOWN_DOMAIN} (550 5.1.1 <nobody@${UNKNOWN_DOMAIN}>: Recipient address rejected: User unknown)`);
+      expect(error.message).toBe(
+        `email refused the recipient nobody@${UNKNOWN_DOMAIN} (550 5.1.1 <nobody@${UNKNOWN_DOMAIN}>: Recipient address rejected: User unknown)`,
+      );
       expect(fake.attempts).toBe(1);
       expect(fake.offered).toEqual([]);
     });
 
-    it('reports the server\'s words when it will not send from the configured address', async () => {
+    it("reports the server's words when it will not send from the configured address", async () => {
       const { delivery, target } = deliveryOver(fake, { from: 'Someone Else <else@example.com>' });
       const error = await failureOf(delivery.deliver(target, 'hello'));
       expect(error.message).toMatch(/^email refused the message \(553 5\.7\.1 <else@example\.com>: Sender address rejected/);
@@ -178,7 +184,9 @@ describe('EmailSender', () => {
       const { delivery, target } = deliveryOver(fake, { secure: 'ssl' });
       const error = await failureOf(delivery.deliver(target, 'hello'));
       // Refused before anything is sent, as the gateway's start-up check refuses it.
-      expect(error.message).toBe('Delivery target "email:ops@example.com" cannot be delivered: platforms.email.secure must be starttls, tls or none (got "ssl"); correct it');
+      expect(error.message).toBe(
+        'Delivery target "email:ops@example.com" cannot be delivered: platforms.email.secure must be starttls, tls or none (got "ssl"); correct it',
+      );
       expect(fake.attempts).toBe(0);
     });
   });
@@ -207,7 +215,9 @@ describe('EmailSender', () => {
       const error = await failureOf(sender.send({ chatId: 'ops@example.com', threadId: null }, 'secret plans', 'k1'));
       expect(error).toBeInstanceOf(PlatformSendError);
       expect((error as PlatformSendError).kind).toBe('refused');
-      expect(error.message).toMatch(/^email server 127\.0\.0\.1:\d+ does not offer STARTTLS \(.*\), which platforms\.email\.secure \(or EMAIL_SECURE\) "starttls" requires/);
+      expect(error.message).toMatch(
+        /^email server 127\.0\.0\.1:\d+ does not offer STARTTLS \(.*\), which platforms\.email\.secure \(or EMAIL_SECURE\) "starttls" requires/,
+      );
       expect(fake.logins).toEqual([]);
       expect(fake.offered).toEqual([]);
     });

@@ -10,7 +10,11 @@ import { deliveryOver, longAnswer } from '../../contract/PlatformSender.contract
 import { FakeFeishuServer, FEISHU_APP_ID, FEISHU_APP_SECRET } from '../../support/platforms/FakeFeishuServer.js';
 
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'delivered', (caught: unknown) => caught);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'delivered',
+    (caught: unknown) => caught,
+  );
 
 const GROUP = 'oc_5ad11d72b830411d72b836c20';
 const PERSON = 'ou_7d8a6e6df7621556ce0d21922b676706';
@@ -30,7 +34,9 @@ describe('FeishuSender', () => {
 
   /** A sender over the fake whose clock the test moves. */
   const senderAt = (clock: { now: number }, extraSettings: Record<string, string> = {}) =>
-    new FeishuSender(platformSettings('feishu', { ...fake.settings, ...extraSettings }, {}, { ...PLATFORM_SPECS.feishu!.defaults }), { now: () => clock.now });
+    new FeishuSender(platformSettings('feishu', { ...fake.settings, ...extraSettings }, {}, { ...PLATFORM_SPECS.feishu!.defaults }), {
+      now: () => clock.now,
+    });
   const sendsTo = (path: string) => fake.requests.filter((request) => request.path === path);
 
   describe('sending', () => {
@@ -46,7 +52,12 @@ describe('FeishuSender', () => {
       expect(send!.path).toBe(SEND_PATH);
       expect(send!.query.get('receive_id_type')).toBe('chat_id');
       expect(send!.headers.authorization).toBe('Bearer t-g10440001FAKEtenantToken');
-      expect(send!.body).toEqual({ receive_id: GROUP, msg_type: 'text', content: '{"text":"Nightly build passed."}', uuid: '000000000001.1' });
+      expect(send!.body).toEqual({
+        receive_id: GROUP,
+        msg_type: 'text',
+        content: '{"text":"Nightly build passed."}',
+        uuid: '000000000001.1',
+      });
       expect(receipt.messageIds).toEqual([fake.messages[0]!.messageId]);
       expect(receipt.messageIds[0]).toMatch(/^om_/);
     });
@@ -175,9 +186,12 @@ describe('FeishuSender', () => {
     });
   });
 
-  describe('Feishu\'s error answers', () => {
+  describe("Feishu's error answers", () => {
     it('does not count a 200 carrying an error code as delivered, and says the code and message', async () => {
-      fake.answerNextSendWith({ status: 200, json: { code: 232009, msg: 'Your request specified a chat that has been disbanded.', data: {} } });
+      fake.answerNextSendWith({
+        status: 200,
+        json: { code: 232009, msg: 'Your request specified a chat that has been disbanded.', data: {} },
+      });
       const { delivery, target, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(target, 'lost'));
       expect(error).toBeInstanceOf(DeliveryError);
@@ -187,7 +201,7 @@ describe('FeishuSender', () => {
       expect(timer.waits).toEqual([]);
     });
 
-    it('refuses a chat the bot is not in, in Feishu\'s words, without retrying', async () => {
+    it("refuses a chat the bot is not in, in Feishu's words, without retrying", async () => {
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf('feishu:oc_not0in0this0chat000000000'), 'x'));
       expect((error as Error).message).toBe('feishu refused the message (HTTP 400: 230002: Bot/User can NOT be out of the chat.)');
       expect(fake.attempts).toBe(1);
@@ -196,12 +210,22 @@ describe('FeishuSender', () => {
     it('does not count code 0 without a message id as delivered', async () => {
       fake.answerNextSendWith({ status: 200, json: { code: 0, msg: 'success', data: {} } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(`feishu:${GROUP}`), 'maybe'));
-      expect((error as Error).message).toBe('feishu answered HTTP 200 without confirming the message ({"code":0,"msg":"success","data":{}})');
+      expect((error as Error).message).toBe(
+        'feishu answered HTTP 200 without confirming the message ({"code":0,"msg":"success","data":{}})',
+      );
     });
 
     it.each([
-      ['a 429 with x-ogw-ratelimit-reset', { status: 429, headers: { 'x-ogw-ratelimit-reset': '9' }, json: { code: 99991400, msg: 'request trigger frequency limit' } }, 9000],
-      ['an older API\'s 400 with 99991400', { status: 400, headers: { 'x-ogw-ratelimit-reset': '4' }, json: { code: 99991400, msg: 'request trigger frequency limit' } }, 4000],
+      [
+        'a 429 with x-ogw-ratelimit-reset',
+        { status: 429, headers: { 'x-ogw-ratelimit-reset': '9' }, json: { code: 99991400, msg: 'request trigger frequency limit' } },
+        9000,
+      ],
+      [
+        "an older API's 400 with 99991400",
+        { status: 400, headers: { 'x-ogw-ratelimit-reset': '4' }, json: { code: 99991400, msg: 'request trigger frequency limit' } },
+        4000,
+      ],
     ])('waits the reset Feishu names after %s', async (_, answer, wait) => {
       fake.answerNextSendWith(answer);
       const { delivery, target, timer } = deliveryOver(fake);
@@ -211,7 +235,10 @@ describe('FeishuSender', () => {
     });
 
     it('speaks of the credentials check, not of a message, when the bot info answers 200 with an error code', async () => {
-      fake.answerNextRequest((request) => request.path === '/open-apis/bot/v3/info', { status: 200, json: { code: 1000, msg: 'bot disabled' } });
+      fake.answerNextRequest((request) => request.path === '/open-apis/bot/v3/info', {
+        status: 200,
+        json: { code: 1000, msg: 'bot disabled' },
+      });
       const error = await failureOf(senderAt({ now: 0 }).whoAmI());
       expect(error).toMatchObject({ kind: 'refused', message: 'feishu refused the credentials check (1000: bot disabled)' });
       expect(fake.delivered).toEqual([]);
@@ -220,13 +247,19 @@ describe('FeishuSender', () => {
     it('treats the per-chat send limit (230020) as a rate limit', async () => {
       fake.answerNextSendWith({ status: 400, json: { code: 230020, msg: 'This operation triggers the frequency limit.' } });
       const error = await failureOf(senderAt({ now: 0 }).send({ chatId: GROUP, threadId: null }, 'x', 'k'));
-      expect(error).toMatchObject({ kind: 'rate_limited', message: 'feishu is rate-limiting (HTTP 400: 230020: This operation triggers the frequency limit.)' });
+      expect(error).toMatchObject({
+        kind: 'rate_limited',
+        message: 'feishu is rate-limiting (HTTP 400: 230020: This operation triggers the frequency limit.)',
+      });
     });
   });
 
   describe('destinations Feishu cannot address', () => {
     it.each([
-      ['feishu:a1b2c3d4', 'feishu addresses a group chat by its chat id (oc_…) and a person by open id (ou_…) or union id (on_…), not "a1b2c3d4"'],
+      [
+        'feishu:a1b2c3d4',
+        'feishu addresses a group chat by its chat id (oc_…) and a person by open id (ou_…) or union id (on_…), not "a1b2c3d4"',
+      ],
       [`feishu:${GROUP}:omt_1a3b5c7d9e`, 'a feishu thread is named by the message id (om_…) of a message in it, not "omt_1a3b5c7d9e"'],
     ])('refuses %s before sending anything', async (target, why) => {
       const { delivery } = deliveryOver(fake);
@@ -244,7 +277,8 @@ describe('FeishuSender', () => {
   });
 
   describe('the API root', () => {
-    const rootOf = (section: Record<string, string>) => feishuApiRootOf(platformSettings('feishu', section, {}, { ...PLATFORM_SPECS.feishu!.defaults }));
+    const rootOf = (section: Record<string, string>) =>
+      feishuApiRootOf(platformSettings('feishu', section, {}, { ...PLATFORM_SPECS.feishu!.defaults }));
 
     it('is open.feishu.cn by default, open.larksuite.com for domain lark, and base_url when set', () => {
       expect(rootOf({})).toBe('https://open.feishu.cn');

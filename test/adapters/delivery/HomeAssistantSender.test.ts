@@ -64,7 +64,10 @@ describe('HomeAssistantSender', () => {
     });
 
     it('takes the url and token from HOMEASSISTANT_* variables over config, and waits 30 s for an answer by default', async () => {
-      const settings = settingsWith({ url: 'http://127.0.0.1:1', token: 'config-token' }, { HOMEASSISTANT_URL: fake.url, HOMEASSISTANT_TOKEN: HOME_ASSISTANT_TOKEN });
+      const settings = settingsWith(
+        { url: 'http://127.0.0.1:1', token: 'config-token' },
+        { HOMEASSISTANT_URL: fake.url, HOMEASSISTANT_TOKEN: HOME_ASSISTANT_TOKEN },
+      );
       expect(settings.timeoutMs).toBe(30_000);
       await createSender(settings).send(PHONE, 'from the environment', 'k');
       expect(fake.delivered).toEqual(['from the environment']);
@@ -72,7 +75,7 @@ describe('HomeAssistantSender', () => {
   });
 
   describe('persistent_notification', () => {
-    it('delivers the bare name to the home channel, Home Assistant\'s notification panel here, with the part key as the notification id', async () => {
+    it("delivers the bare name to the home channel, Home Assistant's notification panel here, with the part key as the notification id", async () => {
       const { delivery } = deliveryOver(fake);
       const receipt = await delivery.deliver(targetOf('homeassistant'), 'In the panel.');
       expect(fake.sends[0]!.path).toBe('/api/services/notify/persistent_notification');
@@ -122,7 +125,9 @@ describe('HomeAssistantSender', () => {
     ])('refuses homeassistant:%s before anything is sent', async (destination, why) => {
       const { delivery } = deliveryOver(fake);
       const target = targetOf(`homeassistant:${destination}`);
-      expect(delivery.problemWith(target)).toMatch(new RegExp(`^Delivery target "homeassistant:${destination.replace(/\./g, '\\.')}" cannot be delivered: `));
+      expect(delivery.problemWith(target)).toMatch(
+        new RegExp(`^Delivery target "homeassistant:${destination.replace(/\./g, '\\.')}" cannot be delivered: `),
+      );
       expect(delivery.problemWith(target)).toMatch(why);
       await expect(delivery.deliver(target, 'hello')).rejects.toThrow(DeliveryError);
       expect(fake.requests).toEqual([]);
@@ -141,7 +146,7 @@ describe('HomeAssistantSender', () => {
     });
   });
 
-  describe('Home Assistant\'s answers', () => {
+  describe("Home Assistant's answers", () => {
     it('fails at once, naming the action, when Home Assistant has no such notify action (HTTP 400)', async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await delivery.deliver(targetOf('homeassistant:mobile_app_old_phone'), 'hello?').catch((caught: unknown) => caught);
@@ -156,7 +161,9 @@ describe('HomeAssistantSender', () => {
       const wrongToken = 'eyJwrong.token.value';
       const { delivery, target } = deliveryOver(fake, { token: wrongToken });
       const error = await delivery.deliver(target, 'who am I').catch((caught: unknown) => caught);
-      expect((error as Error).message).toBe('homeassistant refused the credentials (HTTP 401: 401: Unauthorized); check platforms.homeassistant.token (or HOMEASSISTANT_TOKEN)');
+      expect((error as Error).message).toBe(
+        'homeassistant refused the credentials (HTTP 401: 401: Unauthorized); check platforms.homeassistant.token (or HOMEASSISTANT_TOKEN)',
+      );
       expect((error as Error).message).not.toContain(wrongToken);
     });
 
@@ -164,12 +171,16 @@ describe('HomeAssistantSender', () => {
       fake.oddConfirmation = { status: 403, text: '403: Forbidden' };
       const error = await failureOf(senderWith().send(PHONE, 'x', 'k'));
       expect(error.kind).toBe('refused');
-      expect(error.message).toMatch(/^homeassistant refused access \(HTTP 403: 403: Forbidden\); check platforms\.homeassistant\.token .*ip_bans\.yaml/);
+      expect(error.message).toMatch(
+        /^homeassistant refused access \(HTTP 403: 403: Forbidden\); check platforms\.homeassistant\.token .*ip_bans\.yaml/,
+      );
     });
 
     it('says to check url when there is no API at that address (HTTP 404)', async () => {
       const error = await failureOf(senderWith({ url: `${fake.url}/lovelace` }).send(PHONE, 'x', 'k'));
-      expect(error.message).toMatch(/^homeassistant has no API at that address \(HTTP 404: 404: Not Found\); check that platforms\.homeassistant\.url/);
+      expect(error.message).toMatch(
+        /^homeassistant has no API at that address \(HTTP 404: 404: Not Found\); check that platforms\.homeassistant\.url/,
+      );
     });
 
     it('retries an action that failed inside Home Assistant (HTTP 500) and points at its log', async () => {
@@ -177,7 +188,9 @@ describe('HomeAssistantSender', () => {
       const { delivery, target, log, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'second try');
       expect(timer.waits).toEqual([1000]);
-      expect(log.entries[0]!.message).toMatch(/homeassistant is unavailable \(HTTP 500: .*\); the action notify\.mobile_app_pixel_7 failed, and Home Assistant's log/);
+      expect(log.entries[0]!.message).toMatch(
+        /homeassistant is unavailable \(HTTP 500: .*\); the action notify\.mobile_app_pixel_7 failed, and Home Assistant's log/,
+      );
       expect(fake.delivered).toEqual(['second try']);
     });
 
@@ -212,7 +225,9 @@ describe('HomeAssistantSender', () => {
       fake.answerNextRequest(config, { status: 500, text: '500 Internal Server Error' });
       const error = await failureOf(senderWith().whoAmI!());
       expect(error.kind).toBe('unavailable');
-      expect(error.message).toBe("homeassistant is unavailable (HTTP 500: 500 Internal Server Error); Home Assistant's log (Settings → System → Logs) says why");
+      expect(error.message).toBe(
+        "homeassistant is unavailable (HTTP 500: 500 Internal Server Error); Home Assistant's log (Settings → System → Logs) says why",
+      );
     });
 
     it('speaks of the credentials check, not of a message or an action, on HTTP 400', async () => {

@@ -47,7 +47,7 @@ describe('MatrixSender', () => {
       expect(send!.body).toEqual({ msgtype: 'm.text', body: 'Nightly backup finished.' });
     });
 
-    it('uses the part\'s idempotency key as the transaction id, URL-encoded', async () => {
+    it("uses the part's idempotency key as the transaction id, URL-encoded", async () => {
       await senderFor(fake).send({ chatId: ROOM, threadId: null }, 'hello', 'run 7/part#1');
       expect(fake.sends[0]!.path).toBe('/_matrix/client/v3/rooms/!ops%3Aexample.org/send/m.room.message/run%207%2Fpart%231');
       expect(fake.messages).toEqual([expect.objectContaining({ roomId: ROOM, txnId: 'run 7/part#1' })]);
@@ -77,7 +77,12 @@ describe('MatrixSender', () => {
       expect(fake.sends[0]!.body).toEqual({
         msgtype: 'm.text',
         body: 'in the thread',
-        'm.relates_to': { rel_type: 'm.thread', event_id: '$root-event', is_falling_back: true, 'm.in_reply_to': { event_id: '$root-event' } },
+        'm.relates_to': {
+          rel_type: 'm.thread',
+          event_id: '$root-event',
+          is_falling_back: true,
+          'm.in_reply_to': { event_id: '$root-event' },
+        },
       });
     });
 
@@ -96,13 +101,20 @@ describe('MatrixSender', () => {
   });
 
   describe('refusals', () => {
-    it.each(['M_UNKNOWN_TOKEN', 'M_MISSING_TOKEN'] as const)('names the access token setting when the homeserver answers %s', async (errcode) => {
-      fake.unauthorizedErrcode = errcode;
-      fake.failNext({ failure: 'unauthorized' });
-      const error = await failureOf(senderFor(fake).send({ chatId: ROOM, threadId: null }, 'hi', 'k1'));
-      expect(error.kind).toBe('refused');
-      expect(error.message).toMatch(new RegExp(`^matrix refused the credentials \\(HTTP 401: ${errcode}: .+\\); check platforms\\.matrix\\.access_token \\(or MATRIX_ACCESS_TOKEN\\)$`));
-    });
+    it.each(['M_UNKNOWN_TOKEN', 'M_MISSING_TOKEN'] as const)(
+      'names the access token setting when the homeserver answers %s',
+      async (errcode) => {
+        fake.unauthorizedErrcode = errcode;
+        fake.failNext({ failure: 'unauthorized' });
+        const error = await failureOf(senderFor(fake).send({ chatId: ROOM, threadId: null }, 'hi', 'k1'));
+        expect(error.kind).toBe('refused');
+        expect(error.message).toMatch(
+          new RegExp(
+            `^matrix refused the credentials \\(HTTP 401: ${errcode}: .+\\); check platforms\\.matrix\\.access_token \\(or MATRIX_ACCESS_TOKEN\\)$`,
+          ),
+        );
+      },
+    );
 
     it('is refused by the real token check when the token is wrong, without showing the token', async () => {
       const wrong = 'syt_wrong_token_do_not_print';
@@ -115,7 +127,9 @@ describe('MatrixSender', () => {
     it('says the bot is not in the room, not that the token is wrong, on M_FORBIDDEN, and does not retry', async () => {
       fake.rooms.set('!private:example.org', { joined: false });
       const { delivery, timer } = deliveryOver(fake);
-      const error = (await delivery.deliver(targetOf('matrix:!private:example.org'), 'knock knock').catch((caught: unknown) => caught)) as Error;
+      const error = (await delivery
+        .deliver(targetOf('matrix:!private:example.org'), 'knock knock')
+        .catch((caught: unknown) => caught)) as Error;
       expect(error.message).toBe(
         `matrix refused the message (HTTP 403: M_FORBIDDEN: User ${BOT_USER} not in room !private:example.org); the bot is not in room !private:example.org or may not post there: invite it and have it join`,
       );
@@ -132,7 +146,7 @@ describe('MatrixSender', () => {
       expect(fake.messages).toHaveLength(1);
     });
 
-    it('reports a rate limit with the homeserver\'s Retry-After header as the hint', async () => {
+    it("reports a rate limit with the homeserver's Retry-After header as the hint", async () => {
       fake.retryAfterHeader = true;
       fake.failNext({ failure: 'rate_limited', retryAfterSeconds: 4 });
       const error = await failureOf(senderFor(fake).send({ chatId: ROOM, threadId: null }, 'hi', 'k1'));
@@ -166,7 +180,9 @@ describe('MatrixSender', () => {
     it('refuses an alias the homeserver does not know, saying so', async () => {
       const error = await failureOf(senderFor(fake).send({ chatId: '#nowhere:example.org', threadId: null }, 'hi', 'k1'));
       expect(error.kind).toBe('refused');
-      expect(error.message).toBe('matrix refused the message: unknown room alias #nowhere:example.org (HTTP 404: M_NOT_FOUND: Room alias #nowhere:example.org not found)');
+      expect(error.message).toBe(
+        'matrix refused the message: unknown room alias #nowhere:example.org (HTTP 404: M_NOT_FOUND: Room alias #nowhere:example.org not found)',
+      );
       expect(fake.attempts).toBe(0);
     });
   });
@@ -178,7 +194,9 @@ describe('MatrixSender', () => {
       const receipt = await delivery.deliver(target, longAnswer(6000));
       await delivery.deliver(target, 'and one more');
       expect(receipt.chatId).toBe(ALICE);
-      expect(fake.createdRooms).toEqual([{ roomId: '!dm1:example.org', body: { is_direct: true, invite: [ALICE], preset: 'trusted_private_chat' } }]);
+      expect(fake.createdRooms).toEqual([
+        { roomId: '!dm1:example.org', body: { is_direct: true, invite: [ALICE], preset: 'trusted_private_chat' } },
+      ]);
       expect(new Set(fake.messages.map((message) => message.roomId))).toEqual(new Set(['!dm1:example.org']));
       expect(fake.messages.length).toBeGreaterThanOrEqual(3);
       expect(fake.directRooms).toEqual({ [ALICE]: ['!dm1:example.org'] });
@@ -199,7 +217,10 @@ describe('MatrixSender', () => {
       fake.directRooms = { [ALICE]: ['!old-dm:example.org'], '@bob:example.org': ['!bob-dm:example.org'] };
       await senderFor(fake).send({ chatId: ALICE, threadId: null }, 'hi again', 'k1');
       expect(fake.messages).toEqual([expect.objectContaining({ roomId: '!dm1:example.org' })]);
-      expect(fake.directRooms).toEqual({ [ALICE]: ['!old-dm:example.org', '!dm1:example.org'], '@bob:example.org': ['!bob-dm:example.org'] });
+      expect(fake.directRooms).toEqual({
+        [ALICE]: ['!old-dm:example.org', '!dm1:example.org'],
+        '@bob:example.org': ['!bob-dm:example.org'],
+      });
     });
 
     it('opens a fresh direct room on the next delivery after the bot was removed from the cached one', async () => {
@@ -215,9 +236,13 @@ describe('MatrixSender', () => {
       ]);
     });
 
-    it('names the access token when the homeserver refuses it while looking up the bot\'s own user', async () => {
-      const error = await failureOf(senderFor(fake, { access_token: 'syt_revoked_token' }).send({ chatId: ALICE, threadId: null }, 'hi', 'k1'));
-      expect(error.message).toMatch(/^matrix refused the credentials \(HTTP 401: M_UNKNOWN_TOKEN: .*\); check platforms\.matrix\.access_token/);
+    it("names the access token when the homeserver refuses it while looking up the bot's own user", async () => {
+      const error = await failureOf(
+        senderFor(fake, { access_token: 'syt_revoked_token' }).send({ chatId: ALICE, threadId: null }, 'hi', 'k1'),
+      );
+      expect(error.message).toMatch(
+        /^matrix refused the credentials \(HTTP 401: M_UNKNOWN_TOKEN: .*\); check platforms\.matrix\.access_token/,
+      );
       expect(fake.createdRooms).toEqual([]);
     });
   });
@@ -231,7 +256,11 @@ describe('MatrixSender', () => {
         { id: '!home:example.org', name: 'Home' },
         { id: '!plain:example.org', name: '!plain:example.org' },
       ]);
-      expect(requestsTo(fake, 'GET', '/state/m.room.canonical_alias').every((request) => request.headers.authorization === `Bearer ${MATRIX_TOKEN}`)).toBe(true);
+      expect(
+        requestsTo(fake, 'GET', '/state/m.room.canonical_alias').every(
+          (request) => request.headers.authorization === `Bearer ${MATRIX_TOKEN}`,
+        ),
+      ).toBe(true);
     });
 
     it('names the access token when listing is refused', async () => {

@@ -51,7 +51,10 @@ describe('MattermostSender', () => {
 
   it('replies under the root post when the delivery names a thread', async () => {
     const { delivery } = deliveryOver(fake);
-    await delivery.deliver({ kind: 'platform', platform: 'mattermost', destination: RELEASES, threadId: MATTERMOST_ROOT_POST_ID }, 'Release notes attached.');
+    await delivery.deliver(
+      { kind: 'platform', platform: 'mattermost', destination: RELEASES, threadId: MATTERMOST_ROOT_POST_ID },
+      'Release notes attached.',
+    );
     expect(fake.sends[0]?.body).toMatchObject({ channel_id: RELEASES, root_id: MATTERMOST_ROOT_POST_ID });
     expect(fake.posts.at(-1)).toMatchObject({ root_id: MATTERMOST_ROOT_POST_ID, message: 'Release notes attached.' });
   });
@@ -122,18 +125,24 @@ describe('MattermostSender', () => {
     const { delivery, timer } = deliveryOver(fake);
     const target = { kind: 'platform' as const, platform: 'mattermost', destination: MATTERMOST_FOREIGN_CHANNEL_ID, threadId: null };
     const error = await rejectionOf(delivery.deliver(target, 'hello'), DeliveryError);
-    expect(error.message).toMatch(/^mattermost refused the credentials \(HTTP 403: You do not have the appropriate permissions\. \[api\.context\.permissions\.app_error\]/);
-    expect(error.message).toContain(`cannot post in channel ${MATTERMOST_FOREIGN_CHANNEL_ID}: add it to the channel, or check the channel id`);
+    expect(error.message).toMatch(
+      /^mattermost refused the credentials \(HTTP 403: You do not have the appropriate permissions\. \[api\.context\.permissions\.app_error\]/,
+    );
+    expect(error.message).toContain(
+      `cannot post in channel ${MATTERMOST_FOREIGN_CHANNEL_ID}: add it to the channel, or check the channel id`,
+    );
     expect(error.message).toContain('check platforms.mattermost.token (or MATTERMOST_TOKEN)');
     expect(fake.attempts).toBe(1);
     expect(timer.waits).toEqual([]);
   });
 
-  it('fails at once with Mattermost\'s reason when the thread\'s root post does not exist', async () => {
+  it("fails at once with Mattermost's reason when the thread's root post does not exist", async () => {
     const { delivery } = deliveryOver(fake);
     const target = { kind: 'platform' as const, platform: 'mattermost', destination: RELEASES, threadId: 'r9gone00000000000000000000' };
     const error = await rejectionOf(delivery.deliver(target, 'hello'), DeliveryError);
-    expect(error.message).toBe('mattermost refused the message (HTTP 400: Invalid RootId parameter. [api.post.create_post.root_id.app_error])');
+    expect(error.message).toBe(
+      'mattermost refused the message (HTTP 400: Invalid RootId parameter. [api.post.create_post.root_id.app_error])',
+    );
     expect(fake.attempts).toBe(1);
   });
 
@@ -160,7 +169,9 @@ describe('MattermostSender', () => {
   it('names the token setting when listing channels with a refused token', async () => {
     const error = await failureOf(senderFor({ token: 'zz8wrongtoken0000000000000' }).listChannels!());
     expect(error.kind).toBe('refused');
-    expect(error.message).toMatch(/^mattermost refused the credentials \(HTTP 401: Invalid or expired session.*check platforms\.mattermost\.token \(or MATTERMOST_TOKEN\)$/);
+    expect(error.message).toMatch(
+      /^mattermost refused the credentials \(HTTP 401: Invalid or expired session.*check platforms\.mattermost\.token \(or MATTERMOST_TOKEN\)$/,
+    );
   });
 
   it('speaks of the credentials check, not of posting anywhere, when users/me answers 403', async () => {

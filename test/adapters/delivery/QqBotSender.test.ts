@@ -6,10 +6,21 @@ import { platformSettings } from '../../../src/adapters/delivery/PlatformSetting
 import { QqBotSender } from '../../../src/adapters/delivery/QqBotSender.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../../src/domain/DeliveryTarget.js';
 import { deliveryOver } from '../../contract/PlatformSender.contract.js';
-import { FakeQqBotServer, QQ_CHANNEL, QQ_GROUP, QQ_USER, QQBOT_APP_ID, QQBOT_CLIENT_SECRET } from '../../support/platforms/FakeQqBotServer.js';
+import {
+  FakeQqBotServer,
+  QQ_CHANNEL,
+  QQ_GROUP,
+  QQ_USER,
+  QQBOT_APP_ID,
+  QQBOT_CLIENT_SECRET,
+} from '../../support/platforms/FakeQqBotServer.js';
 
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'delivered', (caught: unknown) => caught);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'delivered',
+    (caught: unknown) => caught,
+  );
 const CREDENTIALS_HINT = 'check platforms.qqbot.app_id (or QQBOT_APP_ID) and platforms.qqbot.client_secret (or QQBOT_CLIENT_SECRET)';
 const GROUP = { chatId: QQ_GROUP, threadId: null };
 
@@ -22,7 +33,8 @@ describe('QqBotSender', () => {
     await fake.close();
   });
 
-  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> => deliveryOver(fake, extraSettings).platforms.sender('qqbot');
+  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> =>
+    deliveryOver(fake, extraSettings).platforms.sender('qqbot');
   /** A sender on its own, reading time from `clock`. */
   const senderAt = (clock: { now: number }): PlatformSender =>
     new QqBotSender(platformSettings('qqbot', fake.settings, {}, { ...PLATFORM_SPECS.qqbot!.defaults }), () => clock.now);
@@ -141,7 +153,9 @@ describe('QqBotSender', () => {
       const wrongSecret = 'WRONGqqClientSecret00000000';
       const { delivery, target } = deliveryOver(fake, { client_secret: wrongSecret });
       const error = await failureOf(delivery.deliver(target, 'who am I'));
-      expect((error as Error).message).toBe(`qqbot refused the credentials (HTTP 200: code 100016: invalid appid or secret); ${CREDENTIALS_HINT}`);
+      expect((error as Error).message).toBe(
+        `qqbot refused the credentials (HTTP 200: code 100016: invalid appid or secret); ${CREDENTIALS_HINT}`,
+      );
       expect((error as Error).message).not.toContain(wrongSecret);
       expect(fake.attempts).toBe(0);
     });
@@ -166,13 +180,19 @@ describe('QqBotSender', () => {
     it('is rate-limited when the token endpoint says requests are too frequent (100001)', async () => {
       fake.tokenFailures.push({ status: 200, json: { code: 100001, message: 'Too many requests' } });
       const error = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
-      expect(error).toMatchObject({ kind: 'rate_limited', message: 'qqbot is rate-limiting token requests (code 100001: Too many requests)' });
+      expect(error).toMatchObject({
+        kind: 'rate_limited',
+        message: 'qqbot is rate-limiting token requests (code 100001: Too many requests)',
+      });
     });
 
     it('refuses a token answer without a token', async () => {
       fake.tokenFailures.push({ status: 200, json: { expires_in: '7200' } });
       const error = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
-      expect(error).toMatchObject({ kind: 'refused', message: 'qqbot answered the access token request without a token ({"expires_in":"7200"})' });
+      expect(error).toMatchObject({
+        kind: 'refused',
+        message: 'qqbot answered the access token request without a token ({"expires_in":"7200"})',
+      });
     });
 
     it('words a refused token request by what asked for it: a send, or the credentials check that sends nothing', async () => {
@@ -183,12 +203,15 @@ describe('QqBotSender', () => {
 
       fake.tokenFailures.push(refusal);
       const checking = await failureOf(senderOver().then((sender) => sender.whoAmI!()));
-      expect(checking).toMatchObject({ kind: 'refused', message: 'qqbot refused the credentials check (HTTP 400: code 12002: request invalid)' });
+      expect(checking).toMatchObject({
+        kind: 'refused',
+        message: 'qqbot refused the credentials check (HTTP 400: code 12002: request invalid)',
+      });
       expect(fake.delivered).toEqual([]);
     });
   });
 
-  describe('QQ\'s answers', () => {
+  describe("QQ's answers", () => {
     it('does not count a 2xx without a message id as delivered', async () => {
       fake.answerNextSendWith({ status: 200, json: { timestamp: 1712299545 } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(fake.target), 'maybe'));
@@ -197,19 +220,26 @@ describe('QqBotSender', () => {
     });
 
     it('does not count a message held for review as delivered, and does not send it again', async () => {
-      fake.answerNextSendWith({ status: 202, json: { code: 304023, message: 'push message is waiting for audit now', data: { message_audit: { audit_id: 'a-1' } } } });
+      fake.answerNextSendWith({
+        status: 202,
+        json: { code: 304023, message: 'push message is waiting for audit now', data: { message_audit: { audit_id: 'a-1' } } },
+      });
       const { delivery, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf(`qqbot:channel:${QQ_CHANNEL}`), 'pending'));
-      expect((error as Error).message).toBe('qqbot holds the message for review (code 304023: push message is waiting for audit now); it is not counted as delivered');
+      expect((error as Error).message).toBe(
+        'qqbot holds the message for review (code 304023: push message is waiting for audit now); it is not counted as delivered',
+      );
       expect(fake.attempts).toBe(1);
       expect(timer.waits).toEqual([]);
     });
 
-    it('fails at once on a refusal, in QQ\'s words with its trace id', async () => {
+    it("fails at once on a refusal, in QQ's words with its trace id", async () => {
       fake.failNext({ failure: 'refused' });
       const { delivery, target, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(target, 'see https://example.com'));
-      expect((error as Error).message).toBe('qqbot refused the message (HTTP 400: code 304003: url not allowed (trace_id fake-trace-0001))');
+      expect((error as Error).message).toBe(
+        'qqbot refused the message (HTTP 400: code 304003: url not allowed (trace_id fake-trace-0001))',
+      );
       expect(fake.attempts).toBe(1);
       expect(timer.waits).toEqual([]);
     });
@@ -220,7 +250,11 @@ describe('QqBotSender', () => {
     });
 
     it('waits the Retry-After of a 429 when QQ gives one', async () => {
-      fake.answerNextSendWith({ status: 429, headers: { 'retry-after': '5' }, json: { code: 20028, message: 'channel hit write rate limit' } });
+      fake.answerNextSendWith({
+        status: 429,
+        headers: { 'retry-after': '5' },
+        json: { code: 20028, message: 'channel hit write rate limit' },
+      });
       const { delivery, target, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'slowly');
       expect(timer.waits).toEqual([5000]);
@@ -230,7 +264,10 @@ describe('QqBotSender', () => {
     it('treats a sub-channel write limit (20028) as rate limiting whatever the status', async () => {
       fake.answerNextSendWith({ status: 400, json: { code: 20028, message: 'channel hit write rate limit' } });
       const error = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
-      expect(error).toMatchObject({ kind: 'rate_limited', message: 'qqbot is rate-limiting (HTTP 400: code 20028: channel hit write rate limit)' });
+      expect(error).toMatchObject({
+        kind: 'rate_limited',
+        message: 'qqbot is rate-limiting (HTTP 400: code 20028: channel hit write rate limit)',
+      });
     });
 
     it('retries the codes QQ calls system errors worth one more try (11242)', async () => {
@@ -245,7 +282,10 @@ describe('QqBotSender', () => {
       fake.failNext({ failure: 'unavailable' });
       const error = await failureOf(senderOver().then((sender) => sender.send(GROUP, 'x', 'k')));
       expect(error).toBeInstanceOf(PlatformSendError);
-      expect(error).toMatchObject({ kind: 'unavailable', message: 'qqbot is unavailable (HTTP 500: code 1100300: internal error (trace_id fake-trace-0001))' });
+      expect(error).toMatchObject({
+        kind: 'unavailable',
+        message: 'qqbot is unavailable (HTTP 500: code 1100300: internal error (trace_id fake-trace-0001))',
+      });
     });
   });
 
@@ -264,15 +304,22 @@ describe('QqBotSender', () => {
     });
 
     it('refuses a thread instead of posting without it', async () => {
-      const error = await failureOf(deliveryOver(fake).delivery.deliver({ kind: 'platform', platform: 'qqbot', destination: QQ_GROUP, threadId: '9' }, 'x'));
-      expect((error as Error).message).toBe(`Delivery target "qqbot:${QQ_GROUP}:9" cannot be delivered: qqbot has no threads; deliver to "${QQ_GROUP}" without thread "9"`);
+      const error = await failureOf(
+        deliveryOver(fake).delivery.deliver({ kind: 'platform', platform: 'qqbot', destination: QQ_GROUP, threadId: '9' }, 'x'),
+      );
+      expect((error as Error).message).toBe(
+        `Delivery target "qqbot:${QQ_GROUP}:9" cannot be delivered: qqbot has no threads; deliver to "${QQ_GROUP}" without thread "9"`,
+      );
       expect(fake.requests).toEqual([]);
     });
 
     it('counts as configured with app_id and client_secret', () => {
       expect(deliveryOver(fake).platforms.status('qqbot')).toMatchObject({ configured: true, missing: [] });
       const platforms = new ConfiguredPlatforms({ qqbot: { app_id: QQBOT_APP_ID } }, {});
-      expect(platforms.status('qqbot')).toMatchObject({ configured: false, missing: [{ key: 'client_secret', variable: 'QQBOT_CLIENT_SECRET' }] });
+      expect(platforms.status('qqbot')).toMatchObject({
+        configured: false,
+        missing: [{ key: 'client_secret', variable: 'QQBOT_CLIENT_SECRET' }],
+      });
     });
   });
 

@@ -56,7 +56,12 @@ describe('SignalSender', () => {
   });
 
   it('reports the Signal timestamp of the sent message as its id', async () => {
-    fake.answerSendsWith((request) => rpcResult(request.body.id, { timestamp: 1750000123456, results: [{ recipientAddress: { number: SIGNAL_RECIPIENT }, type: 'SUCCESS' }] }));
+    fake.answerSendsWith((request) =>
+      rpcResult(request.body.id, {
+        timestamp: 1750000123456,
+        results: [{ recipientAddress: { number: SIGNAL_RECIPIENT }, type: 'SUCCESS' }],
+      }),
+    );
     const sent = await senderWith().send(toNumber(), 'hello', 'job-1.1');
     expect(sent).toEqual({ messageId: '1750000123456' });
   });
@@ -85,13 +90,17 @@ describe('SignalSender', () => {
   it('refuses a number that is not on Signal, naming it and why', async () => {
     const error = await failureOf(senderWith().send(toNumber(SIGNAL_UNREGISTERED), 'hello', 'job-1.1'));
     expect(error.kind).toBe('refused');
-    expect(error.message).toBe(`signal refused the message (signal-cli error -1: Failed to send message: ${SIGNAL_UNREGISTERED} UNREGISTERED_FAILURE)`);
+    expect(error.message).toBe(
+      `signal refused the message (signal-cli error -1: Failed to send message: ${SIGNAL_UNREGISTERED} UNREGISTERED_FAILURE)`,
+    );
   });
 
   it('does not count a group send that no member received as delivered', async () => {
     const error = await failureOf(senderWith().send(toGroup(SIGNAL_DEAD_GROUP_ID), 'anyone?', 'job-1.1'));
     expect(error.kind).toBe('refused');
-    expect(error.message).toMatch(/^signal refused the message \(no recipient got the message: \+4915112345678 UNREGISTERED_FAILURE, \+4917600000001 UNREGISTERED_FAILURE\)$/);
+    expect(error.message).toMatch(
+      /^signal refused the message \(no recipient got the message: \+4915112345678 UNREGISTERED_FAILURE, \+4917600000001 UNREGISTERED_FAILURE\)$/,
+    );
   });
 
   it('counts a group send that reached some members as delivered', async () => {
@@ -102,11 +111,12 @@ describe('SignalSender', () => {
           { recipientAddress: { number: '+4915112345678' }, groupId: SIGNAL_GROUP_ID, type: 'SUCCESS' },
           { recipientAddress: { number: '+4917600000001' }, groupId: SIGNAL_GROUP_ID, type: 'UNREGISTERED_FAILURE' },
         ],
-      }));
+      }),
+    );
     expect(await senderWith().send(toGroup(), 'most of you', 'job-1.1')).toEqual({ messageId: '1750000000042' });
   });
 
-  it('refuses a group the account is not in, in signal-cli\'s words', async () => {
+  it("refuses a group the account is not in, in signal-cli's words", async () => {
     const error = await failureOf(senderWith().send(toGroup('bm90IGEgZ3JvdXA='), 'hello', 'job-1.1'));
     expect(error.message).toBe('signal refused the message (signal-cli error -1: Group not found: bm90IGEgZ3JvdXA=)');
   });
@@ -116,7 +126,9 @@ describe('SignalSender', () => {
     const error = await failureOf(senderWith().send(toNumber(), 'hello', 'job-1.1'));
     expect(error.kind).toBe('rate_limited');
     expect(error.retryAfterMs).toBe(12_000);
-    expect(error.message).toBe(`signal is rate-limiting (signal-cli error -5: Failed to send message due to rate limiting: ${SIGNAL_RECIPIENT} RATE_LIMIT_FAILURE)`);
+    expect(error.message).toBe(
+      `signal is rate-limiting (signal-cli error -5: Failed to send message due to rate limiting: ${SIGNAL_RECIPIENT} RATE_LIMIT_FAILURE)`,
+    );
   });
 
   it('waits the longest wait of a group whose every member was rate-limited, then delivers once', async () => {
@@ -127,19 +139,25 @@ describe('SignalSender', () => {
           { recipientAddress: { number: '+4915112345678' }, type: 'RATE_LIMIT_FAILURE', retryAfterSeconds: 4 },
           { recipientAddress: { number: '+4917600000001' }, type: 'RATE_LIMIT_FAILURE', retryAfterSeconds: 9 },
         ],
-      }));
+      }),
+    );
     const { delivery, timer } = deliveryOver(fake);
-    const receipt = await delivery.deliver({ kind: 'platform', platform: 'signal', destination: `group:${SIGNAL_GROUP_ID}`, threadId: null }, 'patience');
+    const receipt = await delivery.deliver(
+      { kind: 'platform', platform: 'signal', destination: `group:${SIGNAL_GROUP_ID}`, threadId: null },
+      'patience',
+    );
     expect(timer.waits).toEqual([9000]);
     expect(receipt.messageIds).toHaveLength(1);
     expect(fake.attempts).toBe(2);
   });
 
-  it('retries when signal-cli could not reach Signal\'s servers', async () => {
+  it("retries when signal-cli could not reach Signal's servers", async () => {
     fake.failNext({ failure: 'unavailable' });
     const error = await failureOf(senderWith().send(toNumber(), 'hello', 'job-1.1'));
     expect(error.kind).toBe('unavailable');
-    expect(error.message).toBe(`signal-cli could not reach Signal's servers (signal-cli error -1: Failed to send message: ${SIGNAL_RECIPIENT} NETWORK_FAILURE)`);
+    expect(error.message).toBe(
+      `signal-cli could not reach Signal's servers (signal-cli error -1: Failed to send message: ${SIGNAL_RECIPIENT} NETWORK_FAILURE)`,
+    );
   });
 
   it('names platforms.signal.account when the daemon does not serve that account', async () => {
@@ -156,7 +174,7 @@ describe('SignalSender', () => {
     expect(error.message).toMatch(/^signal refused the credentials \(.*is not registered\.\); check platforms\.signal\.account/);
   });
 
-  it('refuses invalid params in signal-cli\'s words', async () => {
+  it("refuses invalid params in signal-cli's words", async () => {
     fake.answerSendsWith((request) => rpcError(request.body.id, -32602, 'Invalid phone number: +49 abc'));
     const error = await failureOf(senderWith().send(toNumber(), 'hello', 'job-1.1'));
     expect(error.kind).toBe('refused');
@@ -167,10 +185,13 @@ describe('SignalSender', () => {
     fake.answerSendsWith((request) =>
       rpcError(request.body.id, -4, 'Failed to send message due to untrusted identities', {
         response: { timestamp: 1750000000003, results: [{ recipientAddress: { number: SIGNAL_RECIPIENT }, type: 'IDENTITY_FAILURE' }] },
-      }));
+      }),
+    );
     const error = await failureOf(senderWith().send(toNumber(), 'hello', 'job-1.1'));
     expect(error.kind).toBe('refused');
-    expect(error.message).toBe(`signal refused the message (signal-cli error -4: Failed to send message due to untrusted identities: ${SIGNAL_RECIPIENT} IDENTITY_FAILURE)`);
+    expect(error.message).toBe(
+      `signal refused the message (signal-cli error -4: Failed to send message due to untrusted identities: ${SIGNAL_RECIPIENT} IDENTITY_FAILURE)`,
+    );
   });
 
   it('retries when something in front of the daemon answers with a server error', async () => {
@@ -180,7 +201,7 @@ describe('SignalSender', () => {
     expect(error.message).toBe('signal is unavailable (HTTP 502: Bad Gateway)');
   });
 
-  it('says where to look when http_url does not point at the daemon\'s root', async () => {
+  it("says where to look when http_url does not point at the daemon's root", async () => {
     const error = await failureOf(senderWith({ http_url: `${fake.url}/signal` }).send(toNumber(), 'hello', 'job-1.1'));
     expect(error.kind).toBe('refused');
     expect(error.message).toBe(
@@ -188,11 +209,13 @@ describe('SignalSender', () => {
     );
   });
 
-  it('says to use the daemon\'s own host name when it rejects the one in http_url', async () => {
+  it("says to use the daemon's own host name when it rejects the one in http_url", async () => {
     // fetch itself tries a 421 once more on a fresh connection, as HTTP allows; the daemon refuses both.
     fake.answerSendsWith(() => ({ status: 421 }), Infinity);
     const error = await failureOf(senderWith().send(toNumber(), 'hello', 'job-1.1'));
-    expect(error.message).toMatch(/^signal refused the message \(HTTP 421: signal-cli accepts only the host name it listens on; use that address in platforms\.signal\.http_url/);
+    expect(error.message).toMatch(
+      /^signal refused the message \(HTTP 421: signal-cli accepts only the host name it listens on; use that address in platforms\.signal\.http_url/,
+    );
   });
 
   it('reports a daemon that is not running as unreachable, with how to start it', async () => {
@@ -220,7 +243,7 @@ describe('SignalSender', () => {
     expect(fake.sends.every((request) => request.body.params.groupId === SIGNAL_GROUP_ID)).toBe(true);
   });
 
-  it('fails the delivery with signal-cli\'s reason for an unregistered number', async () => {
+  it("fails the delivery with signal-cli's reason for an unregistered number", async () => {
     const { delivery } = deliveryOver(fake);
     const target = { kind: 'platform' as const, platform: 'signal', destination: SIGNAL_UNREGISTERED, threadId: null };
     const error = await delivery.deliver(target, 'hello').catch((caught: unknown) => caught);

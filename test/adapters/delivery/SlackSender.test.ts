@@ -15,11 +15,16 @@ describe('SlackSender', () => {
     await fake.close();
   });
 
-  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> => deliveryOver(fake, extraSettings).platforms.sender('slack');
-  const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'delivered', (caught: unknown) => caught);
+  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> =>
+    deliveryOver(fake, extraSettings).platforms.sender('slack');
+  const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+    promise.then(
+      () => 'delivered',
+      (caught: unknown) => caught,
+    );
 
   describe('posting', () => {
-    it('posts the answer as JSON to chat.postMessage with the bot token and returns Slack\'s ts as the message id', async () => {
+    it("posts the answer as JSON to chat.postMessage with the bot token and returns Slack's ts as the message id", async () => {
       const { delivery, target } = deliveryOver(fake);
       const receipt = await delivery.deliver(target, 'Nightly build passed.');
       const [send] = fake.sends;
@@ -64,7 +69,7 @@ describe('SlackSender', () => {
       expect(fake.sends.map((request) => request.body.channel)).toEqual(['D0ALICE001', 'D0ALICE001', 'D0GRIDBOB1']);
     });
 
-    it('fails at once, naming Slack\'s reason, when the user does not exist', async () => {
+    it("fails at once, naming Slack's reason, when the user does not exist", async () => {
       const { delivery } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('slack:U0NOBODY01'), 'hello?'));
       expect(error).toBeInstanceOf(DeliveryError);
@@ -73,7 +78,7 @@ describe('SlackSender', () => {
     });
   });
 
-  describe('Slack\'s error answers (HTTP 200 with ok: false)', () => {
+  describe("Slack's error answers (HTTP 200 with ok: false)", () => {
     it('does not count a message to an unknown channel as delivered and says channel_not_found', async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('slack:C0NOWHERE1'), 'lost'));
@@ -84,7 +89,7 @@ describe('SlackSender', () => {
       expect(timer.waits).toEqual([]);
     });
 
-    it('refuses a message to an archived channel in Slack\'s words', async () => {
+    it("refuses a message to an archived channel in Slack's words", async () => {
       fake.channels.push({ id: 'C0OLDNEWS1', name: 'old-news', is_archived: true });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf('slack:C0OLDNEWS1'), 'too late'));
       expect((error as Error).message).toBe('slack refused the message (is_archived)');
@@ -100,7 +105,10 @@ describe('SlackSender', () => {
     });
 
     it('names the scope the bot lacks when Slack answers missing_scope', async () => {
-      fake.answerNextSendWith({ status: 200, json: { ok: false, error: 'missing_scope', needed: 'chat:write', provided: 'channels:read' } });
+      fake.answerNextSendWith({
+        status: 200,
+        json: { ok: false, error: 'missing_scope', needed: 'chat:write', provided: 'channels:read' },
+      });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(fake.target), 'no'));
       expect((error as Error).message).toBe('slack refused the message (missing_scope, needs chat:write)');
     });
@@ -109,7 +117,9 @@ describe('SlackSender', () => {
       const wrongToken = 'xoxb-9999-wrong-token';
       const { delivery, target } = deliveryOver(fake, { bot_token: wrongToken });
       const error = await failureOf(delivery.deliver(target, 'who am I'));
-      expect((error as Error).message).toBe('slack refused the credentials (invalid_auth); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)');
+      expect((error as Error).message).toBe(
+        'slack refused the credentials (invalid_auth); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)',
+      );
       expect((error as Error).message).not.toContain(wrongToken);
       expect(fake.delivered).toEqual([]);
     });
@@ -119,7 +129,9 @@ describe('SlackSender', () => {
       const error = await failureOf(senderOver().then((sender) => sender.send({ chatId: 'C0ALERTS01', threadId: null }, 'x', 'key')));
       expect(error).toBeInstanceOf(PlatformSendError);
       expect((error as PlatformSendError).kind).toBe('refused');
-      expect((error as Error).message).toBe(`slack refused the credentials (${code}); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)`);
+      expect((error as Error).message).toBe(
+        `slack refused the credentials (${code}); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)`,
+      );
     });
 
     it('does not count ok: true without a ts as delivered', async () => {
@@ -160,7 +172,7 @@ describe('SlackSender', () => {
       ]);
     });
 
-    it('reports a 429 as rate-limited with Slack\'s hint in milliseconds', async () => {
+    it("reports a 429 as rate-limited with Slack's hint in milliseconds", async () => {
       fake.failNext({ failure: 'rate_limited', retryAfterSeconds: 30 });
       const error = await failureOf(senderOver().then((sender) => sender.send({ chatId: 'C0ALERTS01', threadId: null }, 'x', 'key')));
       expect(error).toMatchObject({ kind: 'rate_limited', retryAfterMs: 30000 });
@@ -215,7 +227,9 @@ describe('SlackSender', () => {
     it('names the bot token when Slack refuses it while listing', async () => {
       const sender = await senderOver({ bot_token: 'xoxb-0000-revoked' });
       const error = await failureOf(sender.listChannels!());
-      expect((error as Error).message).toBe('slack refused the credentials (invalid_auth); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)');
+      expect((error as Error).message).toBe(
+        'slack refused the credentials (invalid_auth); check platforms.slack.bot_token (or SLACK_BOT_TOKEN)',
+      );
     });
   });
 });

@@ -137,7 +137,7 @@ describe('TwilioSmsSender', () => {
     ['an invalid number', '+1234', /error 21211: The 'To' number \+1234 is not a valid phone number/],
     ['a landline', NOT_A_MOBILE, /error 21614: To number: \+15005550009, is not a mobile number/],
     ['a recipient who replied STOP', UNSUBSCRIBED, /error 21610: Attempt to send to unsubscribed recipient/],
-  ])('refuses at once, in Twilio\'s words, a message to %s', async (_, number, words) => {
+  ])("refuses at once, in Twilio's words, a message to %s", async (_, number, words) => {
     const failure = await failureOf(senderWith().send({ chatId: number, threadId: null }, 'hello', 'k'));
 
     expect(failure.kind).toBe('refused');
@@ -146,11 +146,11 @@ describe('TwilioSmsSender', () => {
     expect(fake.delivered).toEqual([]);
   });
 
-  it('refuses, in Twilio\'s words, a from number that is not on the account', async () => {
+  it("refuses, in Twilio's words, a from number that is not on the account", async () => {
     const failure = await failureOf(senderWith({ from: '+14155559999' }).send(PHONE, 'hello', 'k'));
 
     expect(failure.kind).toBe('refused');
-    expect(failure.message).toContain("error 21606: The From phone number +14155559999 is not a valid, SMS-capable inbound phone number");
+    expect(failure.message).toContain('error 21606: The From phone number +14155559999 is not a valid, SMS-capable inbound phone number');
   });
 
   it('fails the delivery after one attempt when Twilio refuses the number', async () => {
@@ -171,7 +171,9 @@ describe('TwilioSmsSender', () => {
 
     expect(failure.kind).toBe('rate_limited');
     expect(failure.retryAfterMs).toBe(5000);
-    expect(failure.message).toBe('sms is rate-limiting (HTTP 429: error 20429: Too Many Requests (https://www.twilio.com/docs/errors/20429))');
+    expect(failure.message).toBe(
+      'sms is rate-limiting (HTTP 429: error 20429: Too Many Requests (https://www.twilio.com/docs/errors/20429))',
+    );
   });
 
   it('backs off 1 s after a 429 that gives no Retry-After, then delivers', async () => {
@@ -191,7 +193,9 @@ describe('TwilioSmsSender', () => {
     const failure = await failureOf(senderWith().send(PHONE, 'later', 'k'));
 
     expect(failure.kind).toBe('unavailable');
-    expect(failure.message).toBe('sms is unavailable (HTTP 500: error 20500: An internal server error has occurred (https://www.twilio.com/docs/errors/20500))');
+    expect(failure.message).toBe(
+      'sms is unavailable (HTTP 500: error 20500: An internal server error has occurred (https://www.twilio.com/docs/errors/20500))',
+    );
   });
 
   it('counts a gateway error page that is not JSON as unavailable', async () => {

@@ -11,7 +11,11 @@ import { deliveryOver } from '../../contract/PlatformSender.contract.js';
 import { FakeWecomServer, WECOM_AGENT_ID, WECOM_CORP_ID, WECOM_SECRET } from '../../support/platforms/FakeWecomServer.js';
 
 const targetOf = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'delivered', (caught: unknown) => caught);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => 'delivered',
+    (caught: unknown) => caught,
+  );
 const CREDENTIALS_HINT = 'check platforms.wecom.corp_id (or WECOM_CORP_ID) and platforms.wecom.secret (or WECOM_SECRET)';
 
 describe('WecomSender', () => {
@@ -23,7 +27,8 @@ describe('WecomSender', () => {
     await fake.close();
   });
 
-  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> => deliveryOver(fake, extraSettings).platforms.sender('wecom');
+  const senderOver = (extraSettings: Record<string, string> = {}): Promise<PlatformSender> =>
+    deliveryOver(fake, extraSettings).platforms.sender('wecom');
   /** A sender on its own, reading time from `clock`. */
   const senderAt = (clock: { now: number }): WecomSender =>
     new WecomSender(platformSettings('wecom', fake.settings, {}, { ...PLATFORM_SPECS.wecom!.defaults }), () => clock.now);
@@ -45,12 +50,17 @@ describe('WecomSender', () => {
       expect(receipt.messageIds).toEqual(['000000000001.1']);
     });
 
-    it('sends the app\'s message to a member for user:<UserID>, with the numeric agent id, and keeps WeCom\'s msgid', async () => {
+    it("sends the app's message to a member for user:<UserID>, with the numeric agent id, and keeps WeCom's msgid", async () => {
       const { delivery } = deliveryOver(fake);
       const receipt = await delivery.deliver(targetOf('wecom:user:ZhangSan'), 'just for you');
       const [send] = fake.sends;
       expect(send!.path).toBe('/cgi-bin/message/send');
-      expect(send!.body).toEqual({ touser: 'ZhangSan', msgtype: 'text', agentid: Number(WECOM_AGENT_ID), text: { content: 'just for you' } });
+      expect(send!.body).toEqual({
+        touser: 'ZhangSan',
+        msgtype: 'text',
+        agentid: Number(WECOM_AGENT_ID),
+        text: { content: 'just for you' },
+      });
       expect(receipt.messageIds).toEqual(['msgid-1']);
     });
 
@@ -165,7 +175,9 @@ describe('WecomSender', () => {
       const wrongSecret = 'WRONGwecomSecret-0000000000000000';
       const { delivery, target } = deliveryOver(fake, { secret: wrongSecret });
       const error = await failureOf(delivery.deliver(target, 'who am I'));
-      expect((error as Error).message).toMatch(/^wecom refused the credentials \(errcode 40001: invalid credential, hint: .*\); check platforms\.wecom\.corp_id \(or WECOM_CORP_ID\) and platforms\.wecom\.secret \(or WECOM_SECRET\)$/);
+      expect((error as Error).message).toMatch(
+        /^wecom refused the credentials \(errcode 40001: invalid credential, hint: .*\); check platforms\.wecom\.corp_id \(or WECOM_CORP_ID\) and platforms\.wecom\.secret \(or WECOM_SECRET\)$/,
+      );
       expect((error as Error).message).not.toContain(wrongSecret);
       expect(fake.attempts).toBe(0);
     });
@@ -199,16 +211,16 @@ describe('WecomSender', () => {
       expect(fake.delivered).toEqual([]);
     });
 
-    it('says which setting to fix when WeCom refuses the server\'s IP (60020)', async () => {
+    it("says which setting to fix when WeCom refuses the server's IP (60020)", async () => {
       fake.tokenFailures.push({ status: 200, json: { errcode: 60020, errmsg: 'not allow to access from your ip' } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf(fake.target), 'x'));
       expect((error as Error).message).toBe(
-        'wecom refused the access token request (errcode 60020: not allow to access from your ip); add this server\'s public IP to the app\'s trusted IPs (企业可信IP) in the WeCom admin console',
+        "wecom refused the access token request (errcode 60020: not allow to access from your ip); add this server's public IP to the app's trusted IPs (企业可信IP) in the WeCom admin console",
       );
     });
   });
 
-  describe('WeCom\'s errcode in an HTTP 200 answer', () => {
+  describe("WeCom's errcode in an HTTP 200 answer", () => {
     it('does not count a message to an unknown group chat as delivered and quotes WeCom', async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await failureOf(delivery.deliver(targetOf('wecom:nosuchchat'), 'lost'));
@@ -219,9 +231,11 @@ describe('WecomSender', () => {
       expect(timer.waits).toEqual([]);
     });
 
-    it('explains 81013: the member is outside the app\'s visible range', async () => {
+    it("explains 81013: the member is outside the app's visible range", async () => {
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf('wecom:user:wangwu'), 'hello'));
-      expect((error as Error).message).toMatch(/^wecom refused the message \(errcode 81013: user & party & tag all invalid.*\); the member must be in the app's visible range$/);
+      expect((error as Error).message).toMatch(
+        /^wecom refused the message \(errcode 81013: user & party & tag all invalid.*\); the member must be in the app's visible range$/,
+      );
     });
 
     it('names agent_id when WeCom refuses it', async () => {
@@ -246,7 +260,7 @@ describe('WecomSender', () => {
     it('fails a member message that WeCom lists as not delivered (invaliduser)', async () => {
       fake.answerNextSendWith({ status: 200, json: { errcode: 0, errmsg: 'ok', invaliduser: 'lisi', msgid: 'msgid-9' } });
       const error = await failureOf(deliveryOver(fake).delivery.deliver(targetOf('wecom:user:lisi'), 'hello'));
-      expect((error as Error).message).toBe('wecom did not deliver to lisi: not in the app\'s visible range, unknown, or without a licence');
+      expect((error as Error).message).toBe("wecom did not deliver to lisi: not in the app's visible range, unknown, or without a licence");
     });
 
     it('waits and tries again when WeCom says calls are over its frequency limit (45009)', async () => {
@@ -282,8 +296,12 @@ describe('WecomSender', () => {
 
     it('refuses a thread instead of posting to the chat without it', async () => {
       const { delivery } = deliveryOver(fake);
-      const error = await failureOf(delivery.deliver({ kind: 'platform', platform: 'wecom', destination: 'opsalerts2024', threadId: '17' }, 'hello'));
-      expect((error as Error).message).toBe('Delivery target "wecom:opsalerts2024:17" cannot be delivered: wecom has no threads; deliver to "opsalerts2024" without thread "17"');
+      const error = await failureOf(
+        delivery.deliver({ kind: 'platform', platform: 'wecom', destination: 'opsalerts2024', threadId: '17' }, 'hello'),
+      );
+      expect((error as Error).message).toBe(
+        'Delivery target "wecom:opsalerts2024:17" cannot be delivered: wecom has no threads; deliver to "opsalerts2024" without thread "17"',
+      );
       expect(fake.requests).toEqual([]);
     });
 
@@ -317,7 +335,9 @@ describe('WecomSender', () => {
       const closedPort = await freePort();
       const { delivery, target } = deliveryOver(fake, { base_url: `http://127.0.0.1:${closedPort}` });
       const error = await failureOf(delivery.deliver(target, 'anyone?'));
-      expect((error as Error).message).toBe(`could not reach wecom at http://127.0.0.1:${closedPort} (ECONNREFUSED) (gave up after 3 attempts)`);
+      expect((error as Error).message).toBe(
+        `could not reach wecom at http://127.0.0.1:${closedPort} (ECONNREFUSED) (gave up after 3 attempts)`,
+      );
       expect((error as Error).message).not.toContain(WECOM_SECRET);
     });
   });

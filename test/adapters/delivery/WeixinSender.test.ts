@@ -107,7 +107,9 @@ describe('WeixinSender', () => {
       fake.failNext({ failure: 'unavailable', times: 2 });
       const { delivery, target, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'third time');
-      const clientIds = fake.requests.filter((request) => request.path === '/ilink/bot/sendmessage').map((request) => request.body.msg.client_id);
+      const clientIds = fake.requests
+        .filter((request) => request.path === '/ilink/bot/sendmessage')
+        .map((request) => request.body.msg.client_id);
       expect(clientIds).toEqual(['agent-000000000001.1', 'agent-000000000001.1', 'agent-000000000001.1']);
       expect(timer.waits).toEqual([1000, 2000]);
     });
@@ -123,7 +125,9 @@ describe('WeixinSender', () => {
       const { delivery, target, timer } = deliveryOver(fake, { token: 'b0f5860fdecb@im.bot:expired-token' });
       const error = await delivery.deliver(target, 'who am I').catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DeliveryError);
-      expect((error as Error).message).toBe('weixin refused the credentials (errcode -14: session timeout); check platforms.weixin.token (or WEIXIN_TOKEN)');
+      expect((error as Error).message).toBe(
+        'weixin refused the credentials (errcode -14: session timeout); check platforms.weixin.token (or WEIXIN_TOKEN)',
+      );
       expect((error as Error).message).not.toContain('expired-token');
       expect(fake.attempts).toBe(1);
       expect(timer.waits).toEqual([]);
@@ -135,7 +139,7 @@ describe('WeixinSender', () => {
       expect(error.message).toBe('weixin refused the credentials (errcode -14); check platforms.weixin.token (or WEIXIN_TOKEN)');
     });
 
-    it('refuses at once, in iLink\'s words, a message it will not take', async () => {
+    it("refuses at once, in iLink's words, a message it will not take", async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await delivery.deliver(targetOf('weixin:wxid_nobody0001'), 'anyone?').catch((caught: unknown) => caught);
       expect((error as Error).message).toBe('weixin refused the message (errcode -1: user not found)');
@@ -150,7 +154,9 @@ describe('WeixinSender', () => {
       await delivery.deliver(target, 'slowly');
       expect(fake.delivered).toEqual(['slowly']);
       expect(timer.waits).toEqual([1000, 2000]);
-      expect(log.entries[0]!.message).toBe('delivery to weixin failed (attempt 1 of 3): weixin is rate-limiting (errcode -2: freq limit); trying again in 1 s');
+      expect(log.entries[0]!.message).toBe(
+        'delivery to weixin failed (attempt 1 of 3): weixin is rate-limiting (errcode -2: freq limit); trying again in 1 s',
+      );
     });
 
     it('waits the Retry-After of an HTTP 429 from a proxy in front', async () => {
@@ -180,7 +186,7 @@ describe('WeixinSender', () => {
       expect(fake.requests).toEqual([]);
     });
 
-    it('refuses a thread id (from a webhook route\'s deliver_extra) instead of dropping it', async () => {
+    it("refuses a thread id (from a webhook route's deliver_extra) instead of dropping it", async () => {
       const { delivery } = deliveryOver(fake);
       const target: PlatformTarget = { kind: 'platform', platform: 'weixin', destination: WEIXIN_USER, threadId: '42' };
       expect(delivery.problemWith(target)).toMatch(/weixin has no threads/);
@@ -200,7 +206,9 @@ describe('WeixinSender', () => {
     it('turns a bare < into a full-width one outside code blocks, where WeChat would swallow the rest of the line', async () => {
       const text = ['if a < b and c<=d, see <b>bold</b> </p>', '```js', 'if (a < b) {}', '```', 'x <- y'].join('\n');
       await senderWith().send(USER, text, 'k');
-      expect(fake.delivered).toEqual([['if a \uFF1C b and c\uFF1C=d, see <b>bold</b> </p>', '```js', 'if (a < b) {}', '```', 'x \uFF1C- y'].join('\n')]);
+      expect(fake.delivered).toEqual([
+        ['if a \uFF1C b and c\uFF1C=d, see <b>bold</b> </p>', '```js', 'if (a < b) {}', '```', 'x \uFF1C- y'].join('\n'),
+      ]);
     });
   });
 });

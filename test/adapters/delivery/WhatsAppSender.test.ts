@@ -117,7 +117,7 @@ describe('WhatsAppSender', () => {
     });
   });
 
-  describe('Meta\'s error codes', () => {
+  describe("Meta's error codes", () => {
     it('reports a rate limit that comes as HTTP 400 (code 130429) as rate-limiting', async () => {
       fake.failNext({ failure: 'rate_limited' });
       const error = await failureOf(senderWith().send(PERSON, 'x', 'k'));
@@ -127,8 +127,13 @@ describe('WhatsAppSender', () => {
       );
     });
 
-    it('waits Meta\'s 6 s pace after the pair rate limit to one person (131056)', async () => {
-      fake.oddConfirmation = graphError(400, 131056, '(#131056) (Business Account, Consumer Account) pair rate limit hit', 'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.');
+    it("waits Meta's 6 s pace after the pair rate limit to one person (131056)", async () => {
+      fake.oddConfirmation = graphError(
+        400,
+        131056,
+        '(#131056) (Business Account, Consumer Account) pair rate limit hit',
+        'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+      );
       const { delivery, target, timer } = deliveryOver(fake);
       await delivery.deliver(target, 'not so fast');
       expect(timer.waits).toEqual([6000]);
@@ -141,7 +146,7 @@ describe('WhatsAppSender', () => {
       expect(error.kind).toBe('rate_limited');
     });
 
-    it('fails at once in Meta\'s words, with what to do, when a test number may not send to the recipient (131030)', async () => {
+    it("fails at once in Meta's words, with what to do, when a test number may not send to the recipient (131030)", async () => {
       const { delivery, timer } = deliveryOver(fake);
       const error = await delivery.deliver(targetOf(`whatsapp:+${NOT_ALLOWED}`), 'hello').catch((caught: unknown) => caught);
       expect((error as Error).message).toBe(
@@ -158,10 +163,17 @@ describe('WhatsAppSender', () => {
     });
 
     it('does not count a 200 that carries a Graph error as delivered (131047, outside the 24-hour window)', async () => {
-      fake.oddConfirmation = graphError(200, 131047, '(#131047) Re-engagement message', 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.');
+      fake.oddConfirmation = graphError(
+        200,
+        131047,
+        '(#131047) Re-engagement message',
+        'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+      );
       const { delivery, target } = deliveryOver(fake);
       const error = await delivery.deliver(target, 'late').catch((caught: unknown) => caught);
-      expect((error as Error).message).toMatch(/^whatsapp refused the message \(HTTP 200: \(#131047\) Re-engagement message: .*; more than 24 hours have passed since this person last wrote/);
+      expect((error as Error).message).toMatch(
+        /^whatsapp refused the message \(HTTP 200: \(#131047\) Re-engagement message: .*; more than 24 hours have passed since this person last wrote/,
+      );
       expect(fake.delivered).toEqual([]);
     });
 
@@ -187,13 +199,17 @@ describe('WhatsAppSender', () => {
     it('names the phone number id when Meta does not know it', async () => {
       const error = await failureOf(senderWith({ phone_number_id: '123456789' }).send(PERSON, 'x', 'k'));
       expect(error.kind).toBe('refused');
-      expect(error.message).toMatch(/^whatsapp refused the message \(HTTP 400: Unsupported post request\. Object with ID '123456789' does not exist.*\); check platforms\.whatsapp\.phone_number_id \(or WHATSAPP_PHONE_NUMBER_ID\)$/);
+      expect(error.message).toMatch(
+        /^whatsapp refused the message \(HTTP 400: Unsupported post request\. Object with ID '123456789' does not exist.*\); check platforms\.whatsapp\.phone_number_id \(or WHATSAPP_PHONE_NUMBER_ID\)$/,
+      );
     });
 
     it('says which permission the token lacks (code 10, HTTP 403)', async () => {
       fake.oddConfirmation = graphError(403, 10, '(#10) Application does not have permission for this action');
       const error = await failureOf(senderWith().send(PERSON, 'x', 'k'));
-      expect(error.message).toMatch(/^whatsapp refused access \(HTTP 403: .*\); the access token needs the whatsapp_business_messaging permission/);
+      expect(error.message).toMatch(
+        /^whatsapp refused access \(HTTP 403: .*\); the access token needs the whatsapp_business_messaging permission/,
+      );
     });
 
     it('cuts the token out of whatever Meta says', async () => {
@@ -204,7 +220,10 @@ describe('WhatsAppSender', () => {
     });
 
     it('does not count an answer without a message id as delivered', async () => {
-      fake.oddConfirmation = { status: 200, json: { messaging_product: 'whatsapp', contacts: [{ input: '14155550123', wa_id: '14155550123' }], messages: [] } };
+      fake.oddConfirmation = {
+        status: 200,
+        json: { messaging_product: 'whatsapp', contacts: [{ input: '14155550123', wa_id: '14155550123' }], messages: [] },
+      };
       const error = await failureOf(senderWith().send(PERSON, 'maybe', 'k'));
       expect(error.kind).toBe('refused');
       expect(error.message).toMatch(/^whatsapp answered HTTP 200 without confirming the message/);

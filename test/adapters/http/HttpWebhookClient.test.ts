@@ -37,7 +37,12 @@ describe('HttpWebhookClient', () => {
     });
     const port = Number(new URL(server.url()).port);
 
-    const answer = await clientFor(port, '0.0.0.0').send({ route: 'payments', event: 'test', payload: { hello: 'wörld' }, secret: 'secret-1' });
+    const answer = await clientFor(port, '0.0.0.0').send({
+      route: 'payments',
+      event: 'test',
+      payload: { hello: 'wörld' },
+      secret: 'secret-1',
+    });
 
     expect(answer).toEqual({ status: 202, body: '{"status":"accepted"}' });
     const { headers, body } = received!;
@@ -51,7 +56,8 @@ describe('HttpWebhookClient', () => {
 
   it('returns an error answer as it came', async () => {
     server = await LocalWebServer.start({
-      '/webhooks/payments': (_request, response) => response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Invalid signature"}'),
+      '/webhooks/payments': (_request, response) =>
+        response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"Invalid signature"}'),
     });
 
     const answer = await clientFor(Number(new URL(server.url()).port)).send({ route: 'payments', event: 'test', payload: {}, secret: 'x' });

@@ -64,12 +64,15 @@ describe('POST /api/cron/fire', () => {
   };
 
   describe('accepted tokens', () => {
-    it.each(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const)('takes %s with the RSA key and answers 202 accepted', async (algorithm) => {
-      const response = await post(portal.mint('job1', { algorithm }));
-      expect(response.status).toBe(202);
-      expect(response.body).toEqual({ status: 'accepted', job_id: 'job1' });
-      expect(fires).toEqual([{ jobId: 'job1', fireAt: FIRE_AT }]);
-    });
+    it.each(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'] as const)(
+      'takes %s with the RSA key and answers 202 accepted',
+      async (algorithm) => {
+        const response = await post(portal.mint('job1', { algorithm }));
+        expect(response.status).toBe(202);
+        expect(response.body).toEqual({ status: 'accepted', job_id: 'job1' });
+        expect(fires).toEqual([{ jobId: 'job1', fireAt: FIRE_AT }]);
+      },
+    );
 
     it.each(['ec-256', 'ec-384'] as const)('takes the EC key %s', async (kid) => {
       expect((await post(portal.mint('job1', { kid }))).status).toBe(202);
@@ -95,7 +98,13 @@ describe('POST /api/cron/fire', () => {
       try {
         const gateway = () => {
           const used = new FileUsedFireTokens(agentPathsFor(home));
-          const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+          const verifier = new JwtFireTokenVerifier(
+            { jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url },
+            clock,
+            log,
+            used,
+            nodeJwksFetcher(portal.jwksUrl),
+          );
           return createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
         };
         const token = portal.mint('job1');
@@ -122,7 +131,13 @@ describe('POST /api/cron/fire', () => {
       used.remember = async () => {
         throw new Error('disk gone');
       };
-      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+      const verifier = new JwtFireTokenVerifier(
+        { jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url },
+        clock,
+        log,
+        used,
+        nodeJwksFetcher(portal.jwksUrl),
+      );
       app = createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
 
       const response = await post(portal.mint('job1'));
@@ -132,7 +147,7 @@ describe('POST /api/cron/fire', () => {
       expect(fires).toEqual([]);
     });
 
-    it('takes a token issued up to 30 s ahead of the gateway\'s clock (clock skew)', async () => {
+    it("takes a token issued up to 30 s ahead of the gateway's clock (clock skew)", async () => {
       const token = portal.mint('job1');
       clock.advance(-20_000);
 
@@ -164,7 +179,9 @@ describe('POST /api/cron/fire', () => {
         });
       try {
         expect(await send('Content-Type: application/json\r\nContent-Encoding: gzip\r\n', gzipSync(body))).toMatch(/^HTTP\/1\.1 202 /);
-        expect(await send('Content-Type: application/json; charset=iso-8859-1\r\n', Buffer.from(body, 'latin1'))).toMatch(/^HTTP\/1\.1 202 /);
+        expect(await send('Content-Type: application/json; charset=iso-8859-1\r\n', Buffer.from(body, 'latin1'))).toMatch(
+          /^HTTP\/1\.1 202 /,
+        );
       } finally {
         await closeWebhookServer(server);
       }
@@ -241,10 +258,14 @@ describe('POST /api/cron/fire', () => {
     it('no iat', async () => {
       // jsonwebtoken's sign always adds an iat: this one is signed by hand, with the real key.
       const claims = portal.claims('job1', { iat: undefined });
-      await refused(portal.forge({ alg: 'RS256', typ: 'JWT', kid: 'rsa-1' }, claims, (input) => sign('sha256', Buffer.from(input), portal.keys['rsa-1'].privateKey)));
+      await refused(
+        portal.forge({ alg: 'RS256', typ: 'JWT', kid: 'rsa-1' }, claims, (input) =>
+          sign('sha256', Buffer.from(input), portal.keys['rsa-1'].privateKey),
+        ),
+      );
       expect(log.entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('it has no iat') }));
     });
-    it('iat more than 30 s ahead of the gateway\'s clock', async () => {
+    it("iat more than 30 s ahead of the gateway's clock", async () => {
       const token = portal.mint('job1');
       clock.advance(-31_000);
       await refused(token);
@@ -260,7 +281,8 @@ describe('POST /api/cron/fire', () => {
     });
     it('nbf in the future', () => refused(portal.mint('job1', { claims: { nbf: Math.floor(Date.now() / 1000) + 120 } })));
     it('an unknown kid', () => refused(portal.mint('job1', { kid: 'rsa-unknown', keyOf: 'rsa-1' })));
-    it('a key of the JWKS used under another key\'s kid', () => refused(portal.mint('job1', { kid: 'ec-256', keyOf: 'rsa-1', algorithm: 'RS256' })));
+    it("a key of the JWKS used under another key's kid", () =>
+      refused(portal.mint('job1', { kid: 'ec-256', keyOf: 'rsa-1', algorithm: 'RS256' })));
     it('a tampered payload', () => {
       const [header, , signature] = portal.mint('job1').split('.');
       const payload = Buffer.from(JSON.stringify(portal.claims('job2'))).toString('base64url');
@@ -294,14 +316,28 @@ describe('POST /api/cron/fire', () => {
 
     it('leaves out a key of the JWKS that cannot be read, with a warning, and keeps the others', async () => {
       const rsa = portal.keys['rsa-1'].publicKey.export({ format: 'pem', type: 'spki' }).toString();
-      const fetcher = async () => new Map([['rsa-1', rsa], ['ec-256', 'not a key at all']]);
-      const verifier = new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, new InMemoryUsedFireTokens(), fetcher);
+      const fetcher = async () =>
+        new Map([
+          ['rsa-1', rsa],
+          ['ec-256', 'not a key at all'],
+        ]);
+      const verifier = new JwtFireTokenVerifier(
+        { jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url },
+        clock,
+        log,
+        new InMemoryUsedFireTokens(),
+        fetcher,
+      );
       app = createFireApp({ verifier, fire: { execute: async (input) => (fires.push(input), outcome) }, logger: log });
 
       expect((await post(portal.mint('job1', { kid: 'ec-256' }))).status).toBe(401);
       expect((await post(portal.mint('job1'))).status).toBe(202);
-      expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/the key ec-256 of the JWKS .* cannot be read/) }));
-      expect(log.entries).toContainEqual(expect.objectContaining({ message: expect.stringContaining('its key ec-256 is not in the JWKS') }));
+      expect(log.entries).toContainEqual(
+        expect.objectContaining({ level: 'warn', message: expect.stringMatching(/the key ec-256 of the JWKS .* cannot be read/) }),
+      );
+      expect(log.entries).toContainEqual(
+        expect.objectContaining({ message: expect.stringContaining('its key ec-256 is not in the JWKS') }),
+      );
     });
 
     it('fetches the JWKS once for many fires, and an unknown kid at most once per interval', async () => {

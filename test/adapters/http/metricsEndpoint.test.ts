@@ -78,7 +78,7 @@ describe('GET /metrics on the webhook listener', () => {
   });
 });
 
-describe('GET /metrics on the fire endpoint\'s own listener', () => {
+describe("GET /metrics on the fire endpoint's own listener", () => {
   it('is served behind the token when metrics are on, and 404 when off', async () => {
     const fire = {
       verifier: { verify: async () => ({ valid: false as const, reason: 'no' }) },

@@ -61,9 +61,7 @@ describe('webhook listener over HTTP', () => {
         event: 'pull_request',
         delivery_id: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
       });
-      expect(await listener.stored()).toEqual([
-        expect.objectContaining({ route: 'ci', event: 'pull_request', payload: JSON.parse(BODY) }),
-      ]);
+      expect(await listener.stored()).toEqual([expect.objectContaining({ route: 'ci', event: 'pull_request', payload: JSON.parse(BODY) })]);
     });
 
     it('accepts the neutral header names too', async () => {
@@ -75,9 +73,12 @@ describe('webhook listener over HTTP', () => {
       expect(response.body).toEqual({ status: 'accepted', route: 'ci', event: 'issues', delivery_id: 'd-9' });
     });
 
-    it('ignores an event not in the route\'s list with 200', async () => {
+    it("ignores an event not in the route's list with 200", async () => {
       const body = '{"zen":"Design for failure.","hook_id":1}';
-      const response = await post('/webhooks/prs').set('X-GitHub-Event', 'ping').set('X-Hub-Signature-256', await hub(body)).send(body);
+      const response = await post('/webhooks/prs')
+        .set('X-GitHub-Event', 'ping')
+        .set('X-Hub-Signature-256', await hub(body))
+        .send(body);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: 'ignored', event: 'ping' });
       expect(await listener.inbox.pending()).toBe(0);
@@ -85,14 +86,20 @@ describe('webhook listener over HTTP', () => {
 
     it('ignores a payload that misses the filters with 200', async () => {
       const body = '{"action":"closed"}';
-      const response = await post('/webhooks/prs').set('X-GitHub-Event', 'pull_request').set('X-Hub-Signature-256', await hub(body)).send(body);
+      const response = await post('/webhooks/prs')
+        .set('X-GitHub-Event', 'pull_request')
+        .set('X-Hub-Signature-256', await hub(body))
+        .send(body);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ status: 'ignored', reason: 'filter', route: 'prs' });
     });
 
     it('drops a repeated delivery with 200 duplicate', async () => {
       const send = async () =>
-        post('/webhooks/ci').set('X-GitHub-Delivery', 'abc').set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
+        post('/webhooks/ci')
+          .set('X-GitHub-Delivery', 'abc')
+          .set('X-Hub-Signature-256', await hub(BODY))
+          .send(BODY);
       expect((await send()).status).toBe(202);
       const again = await send();
       expect(again.status).toBe(200);
@@ -151,7 +158,7 @@ describe('webhook listener over HTTP', () => {
   });
 
   describe('authentication schemes', () => {
-    it('takes the second code host\'s token, by its real and its neutral name', async () => {
+    it("takes the second code host's token, by its real and its neutral name", async () => {
       const mergeRequest = '{"object_kind":"merge_request","object_attributes":{"iid":3}}';
       const real = await post('/webhooks/ci').set('X-Gitlab-Event', 'Merge Request Hook').set('X-Gitlab-Token', SECRET).send(mergeRequest);
       expect(real.status).toBe(202);
@@ -173,21 +180,34 @@ describe('webhook listener over HTTP', () => {
           .send('{"test": 2432232314}');
       const response = await send();
       expect(response.status).toBe(202);
-      expect(response.body).toEqual({ status: 'accepted', route: 'standard', event: 'unknown', delivery_id: 'msg_p5jXN8AQM9LWM0D4loKWxJek' });
+      expect(response.body).toEqual({
+        status: 'accepted',
+        route: 'standard',
+        event: 'unknown',
+        delivery_id: 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      });
       expect((await send()).body).toEqual({ status: 'duplicate', delivery_id: 'msg_p5jXN8AQM9LWM0D4loKWxJek' });
       listener.clock.set(new Date((1614265330 + 301) * 1000));
       expect((await send()).status).toBe(401);
     });
 
     it('takes a Stripe signature and the payload type as the event', async () => {
-      listener.routes.set(aRoute('stripe', { secrets: { kind: 'secrets', values: ['whsec_test_secret'] }, events: ['payment_intent.succeeded'] }));
+      listener.routes.set(
+        aRoute('stripe', { secrets: { kind: 'secrets', values: ['whsec_test_secret'] }, events: ['payment_intent.succeeded'] }),
+      );
       const body = '{"id":"evt_1","type":"payment_intent.succeeded","data":{"object":{"amount":2000}}}';
       const t = Math.floor(listener.clock.now().getTime() / 1000);
       const v1 = createHmac('sha256', 'whsec_test_secret').update(`${t}.${body}`).digest('hex');
       const response = await post('/webhooks/stripe').set('Stripe-Signature', `t=${t},v1=${v1}`).send(body);
       expect(response.status).toBe(202);
       expect(response.body.event).toBe('payment_intent.succeeded');
-      expect((await post('/webhooks/stripe').set('Stripe-Signature', `t=${t - 301},v1=${v1}`).send(body)).status).toBe(401);
+      expect(
+        (
+          await post('/webhooks/stripe')
+            .set('Stripe-Signature', `t=${t - 301},v1=${v1}`)
+            .send(body)
+        ).status,
+      ).toBe(401);
     });
 
     it('takes a bearer token', async () => {
@@ -197,16 +217,32 @@ describe('webhook listener over HTTP', () => {
 
     it('takes any secret of a rotation list, and no retired one', async () => {
       for (const secret of ['old-secret', 'new-secret']) {
-        expect((await post('/webhooks/rotating').set('X-Hub-Signature-256', await hub(BODY, secret)).send(BODY)).status).toBe(202);
+        expect(
+          (
+            await post('/webhooks/rotating')
+              .set('X-Hub-Signature-256', await hub(BODY, secret))
+              .send(BODY)
+          ).status,
+        ).toBe(202);
       }
-      expect((await post('/webhooks/rotating').set('X-Hub-Signature-256', await hub(BODY, 'retired')).send(BODY)).status).toBe(401);
+      expect(
+        (
+          await post('/webhooks/rotating')
+            .set('X-Hub-Signature-256', await hub(BODY, 'retired'))
+            .send(BODY)
+        ).status,
+      ).toBe(401);
     });
 
     it('answers 401 Invalid signature without a signature, or with a wrong one', async () => {
       for (const response of [
         await post('/webhooks/ci').send(BODY),
-        await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(BODY, 'wrong')).send(BODY),
-        await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(`${BODY} `)).send(BODY),
+        await post('/webhooks/ci')
+          .set('X-Hub-Signature-256', await hub(BODY, 'wrong'))
+          .send(BODY),
+        await post('/webhooks/ci')
+          .set('X-Hub-Signature-256', await hub(`${BODY} `))
+          .send(BODY),
       ]) {
         expect(response.status).toBe(401);
         expect(response.body).toEqual({ error: 'Invalid signature' });
@@ -216,7 +252,9 @@ describe('webhook listener over HTTP', () => {
     it('never logs a secret or a signature', async () => {
       const signature = await hub(BODY);
       await post('/webhooks/ci').set('X-Hub-Signature-256', signature).send(BODY);
-      await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(BODY, 'wrong')).send(BODY);
+      await post('/webhooks/ci')
+        .set('X-Hub-Signature-256', await hub(BODY, 'wrong'))
+        .send(BODY);
       await post('/webhooks/ci').set('Authorization', 'Bearer guess-1').send(BODY);
       const log = JSON.stringify(listener.logger.entries);
       for (const secretText of [SECRET, signature.slice(7), 'guess-1']) expect(log).not.toContain(secretText);
@@ -240,7 +278,13 @@ describe('webhook listener over HTTP', () => {
     it('takes a body of exactly max_body_bytes', async () => {
       const exact = JSON.stringify({ blob: 'x'.repeat(64 * 1024 - 11) });
       expect(Buffer.byteLength(exact)).toBe(64 * 1024);
-      expect((await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(exact)).send(exact)).status).toBe(202);
+      expect(
+        (
+          await post('/webhooks/ci')
+            .set('X-Hub-Signature-256', await hub(exact))
+            .send(exact)
+        ).status,
+      ).toBe(202);
     });
 
     it('answers 401, not 429, for a bad signature over the rate limit, and does not count it', async () => {
@@ -254,8 +298,15 @@ describe('webhook listener over HTTP', () => {
     });
 
     it('does not count refused signatures towards the limit', async () => {
-      for (let i = 0; i < 20; i += 1) expect((await post('/webhooks/ci').set('X-Hub-Signature-256', 'sha256=00').send(BODY)).status).toBe(401);
-      expect((await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(BODY)).send(BODY)).status).toBe(202);
+      for (let i = 0; i < 20; i += 1)
+        expect((await post('/webhooks/ci').set('X-Hub-Signature-256', 'sha256=00').send(BODY)).status).toBe(401);
+      expect(
+        (
+          await post('/webhooks/ci')
+            .set('X-Hub-Signature-256', await hub(BODY))
+            .send(BODY)
+        ).status,
+      ).toBe(202);
     });
 
     it('lets the rate limit pass again once the window has moved on', async () => {
@@ -269,14 +320,18 @@ describe('webhook listener over HTTP', () => {
     });
 
     it('answers 400 Malformed JSON for a body that is not JSON, under a valid signature', async () => {
-      const response = await post('/webhooks/ci').set('X-Hub-Signature-256', await hub('{"action":')).send('{"action":');
+      const response = await post('/webhooks/ci')
+        .set('X-Hub-Signature-256', await hub('{"action":'))
+        .send('{"action":');
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'Malformed JSON' });
     });
 
     it('answers 400 for JSON that is not an object', async () => {
       for (const body of ['[{"action":"opened"}]', '"opened"', '42', 'null']) {
-        const response = await post('/webhooks/ci').set('X-Hub-Signature-256', await hub(body)).send(body);
+        const response = await post('/webhooks/ci')
+          .set('X-Hub-Signature-256', await hub(body))
+          .send(body);
         expect(response.status).toBe(400);
         expect(response.body).toEqual({ error: 'Malformed JSON' });
       }
@@ -290,7 +345,10 @@ describe('webhook listener over HTTP', () => {
     });
 
     it('answers 400, not 200 ignored, for a malformed body of an event the route ignores', async () => {
-      const response = await post('/webhooks/prs').set('X-GitHub-Event', 'ping').set('X-Hub-Signature-256', await hub('nope')).send('nope');
+      const response = await post('/webhooks/prs')
+        .set('X-GitHub-Event', 'ping')
+        .set('X-Hub-Signature-256', await hub('nope'))
+        .send('nope');
       expect(response.status).toBe(400);
     });
   });
@@ -328,9 +386,15 @@ describe('webhook listener over HTTP', () => {
     });
 
     it('does not invite the body of an unknown route or of a declared oversize with 100 Continue', async () => {
-      const unknown = await rawExchange(listener.port, 'POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n');
+      const unknown = await rawExchange(
+        listener.port,
+        'POST /webhooks/nope HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n',
+      );
       expect(unknown).toMatch(/^HTTP\/1\.1 404 /);
-      const oversize = await rawExchange(listener.port, `POST /webhooks/ci HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`);
+      const oversize = await rawExchange(
+        listener.port,
+        `POST /webhooks/ci HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n`,
+      );
       expect(oversize).toMatch(/^HTTP\/1\.1 413 /);
     });
 
@@ -353,7 +417,9 @@ describe('webhook listener over HTTP', () => {
     });
 
     it('answers a very large header with 431, a 4xx', async () => {
-      const response = await post('/webhooks/ci').set('X-Padding', 'p'.repeat(32 * 1024)).send(BODY);
+      const response = await post('/webhooks/ci')
+        .set('X-Padding', 'p'.repeat(32 * 1024))
+        .send(BODY);
       expect(response.status).toBe(431);
     });
   });
@@ -384,9 +450,12 @@ describe('webhook listener over HTTP', () => {
     });
 
     it.each(['/webhooks/ci', '/webhooks/ci?source=github', '/webhooks/ci/', '/WEBHOOKS/ci', '/webhooks/%63i'])(
-      'answers alike however the path %s is written (the plain shape skips Express\'s dispatch, the rest goes through it)',
+      "answers alike however the path %s is written (the plain shape skips Express's dispatch, the rest goes through it)",
       async (path) => {
-        const accepted = await post(path).set('X-Hub-Signature-256', await hub(BODY)).set('X-GitHub-Delivery', `d-${path}`).send(BODY);
+        const accepted = await post(path)
+          .set('X-Hub-Signature-256', await hub(BODY))
+          .set('X-GitHub-Delivery', `d-${path}`)
+          .send(BODY);
         expect(accepted.status).toBe(202);
         expect(accepted.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(accepted.body).toMatchObject({ status: 'accepted', route: 'ci' });
@@ -399,7 +468,9 @@ describe('webhook listener over HTTP', () => {
 
     it('serves a route added while running, by its percent-encoded name too', async () => {
       listener.routes.set(aRoute('new-route'));
-      const response = await post('/webhooks/new%2Droute').set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
+      const response = await post('/webhooks/new%2Droute')
+        .set('X-Hub-Signature-256', await hub(BODY))
+        .send(BODY);
       expect(response.body).toMatchObject({ status: 'accepted', route: 'new-route' });
     });
   });
@@ -434,7 +505,9 @@ describe('webhook listener over HTTP', () => {
       const name = `Deploy_Hook-${'x'.repeat(52)}`;
       listener.routes.set(aRoute(name));
 
-      const response = await post(`/webhooks/${name}`).set('X-Hub-Signature-256', await hub(BODY)).send(BODY);
+      const response = await post(`/webhooks/${name}`)
+        .set('X-Hub-Signature-256', await hub(BODY))
+        .send(BODY);
 
       expect(response.status).toBe(202);
       expect(response.body).toMatchObject({ status: 'accepted', route: name });
@@ -449,7 +522,10 @@ describe('webhook app failures inside the service', () => {
     const logger = new RecordingLogger();
     const app = createWebhookApp({
       routes,
-      acceptWebhook: { execute: options.execute ?? (async () => ({ kind: 'accepted' as const, route: 'ci', event: 'push', deliveryId: 'd-1', eventId: 'e-1' })) },
+      acceptWebhook: {
+        execute:
+          options.execute ?? (async () => ({ kind: 'accepted' as const, route: 'ci', event: 'push', deliveryId: 'd-1', eventId: 'e-1' })),
+      },
       settings: { maxBodyBytes: 1024, bodyReadTimeoutMs: 1000 },
       logger,
     });

@@ -60,7 +60,7 @@ describe('webhook bodies by Content-Type', () => {
   });
 
   it.each(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'Application/X-WWW-Form-URLEncoded'])(
-    'reads the first code host\'s form mode sent as %s: the JSON in its payload field, signed over the form bytes',
+    "reads the first code host's form mode sent as %s: the JSON in its payload field, signed over the form bytes",
     async (type) => {
       // What the host sends: the JSON form-encoded (spaces as "+"), the signature over that text.
       const form = new URLSearchParams({ payload: BODY }).toString();
@@ -73,14 +73,20 @@ describe('webhook bodies by Content-Type', () => {
         'x-hub-signature-256': hub(form),
       });
 
-      expect(response).toMatchObject({ status: 202, body: { status: 'accepted', event: 'pull_request', delivery_id: '0b3f9c70-cc78-11e3-81ab-4c9367dc0958' } });
+      expect(response).toMatchObject({
+        status: 202,
+        body: { status: 'accepted', event: 'pull_request', delivery_id: '0b3f9c70-cc78-11e3-81ab-4c9367dc0958' },
+      });
       expect((await listener.stored())[0]!.payload).toEqual(PAYLOAD);
     },
   );
 
   it('refuses a form delivery signed over the JSON inside it rather than the bytes sent', async () => {
     const form = new URLSearchParams({ payload: BODY }).toString();
-    const response = await send(listener, 'ci', form, { 'content-type': 'application/x-www-form-urlencoded', 'x-hub-signature-256': hub(BODY) });
+    const response = await send(listener, 'ci', form, {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-hub-signature-256': hub(BODY),
+    });
     expect(response).toEqual({ status: 401, headers: expect.anything(), body: { error: 'Invalid signature' } });
   });
 
@@ -118,7 +124,7 @@ describe('webhook bodies by Content-Type', () => {
   });
 
   describe('a route whose content_types lists more', () => {
-    it('reads a listed type\'s body as JSON when it is a JSON object (what Amazon SNS labels text/plain)', async () => {
+    it("reads a listed type's body as JSON when it is a JSON object (what Amazon SNS labels text/plain)", async () => {
       const response = await send(listener, 'sns', BODY, { 'content-type': 'text/plain; charset=UTF-8' });
       expect(response.status).toBe(202);
       expect((await listener.stored())[0]!.payload).toEqual(PAYLOAD);
@@ -133,11 +139,18 @@ describe('webhook bodies by Content-Type', () => {
 
     it('still takes JSON and forms, and still refuses what it does not list', async () => {
       expect((await send(listener, 'sns', BODY, { 'content-type': 'application/json' })).status).toBe(202);
-      expect((await send(listener, 'sns', `payload=${encodeURIComponent(BODY)}`, { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(202);
+      expect(
+        (await send(listener, 'sns', `payload=${encodeURIComponent(BODY)}`, { 'content-type': 'application/x-www-form-urlencoded' }))
+          .status,
+      ).toBe(202);
       const refused = await send(listener, 'sns', BODY, { 'content-type': 'application/xml' });
       expect(refused.status).toBe(415);
-      expect(refused.body.error).toBe(`Content-Type "application/xml" is not taken here; send application/json, application/*+json, application/x-www-form-urlencoded or text/plain (a form may carry the JSON in its payload field).`);
-      expect(refused.headers.get('accept-post')).toBe('application/json, application/*+json, application/x-www-form-urlencoded, text/plain');
+      expect(refused.body.error).toBe(
+        `Content-Type "application/xml" is not taken here; send application/json, application/*+json, application/x-www-form-urlencoded or text/plain (a form may carry the JSON in its payload field).`,
+      );
+      expect(refused.headers.get('accept-post')).toBe(
+        'application/json, application/*+json, application/x-www-form-urlencoded, text/plain',
+      );
       expect((await send(listener, 'sns', BODY, {})).status).toBe(415);
     });
 
@@ -166,7 +179,11 @@ describe('webhook bodies by Content-Type', () => {
 
   describe('route names that are members of every object', () => {
     it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])('answers 404 Unknown route to /webhooks/%s', async (name) => {
-      const response = await request(listener.url).post(`/webhooks/${name}`).set('Content-Type', 'application/json').set('X-Hub-Signature-256', hub(BODY)).send(BODY);
+      const response = await request(listener.url)
+        .post(`/webhooks/${name}`)
+        .set('Content-Type', 'application/json')
+        .set('X-Hub-Signature-256', hub(BODY))
+        .send(BODY);
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'Unknown route' });
     });

@@ -40,37 +40,63 @@ function generator(random: () => number, now: () => Date) {
 
   const jsonValue = (depth: number): unknown => {
     switch (depth > 3 ? int(4) : int(7)) {
-      case 0: return int(1000) - 500;
-      case 1: return headerText(20);
-      case 2: return chance(0.5);
-      case 3: return null;
-      case 4: return Array.from({ length: int(4) }, () => jsonValue(depth + 1));
-      default: return Object.fromEntries(Array.from({ length: int(4) }, () => [pick(['action', 'type', 'number', '__proto__', 'constructor', token(8)]), jsonValue(depth + 1)]));
+      case 0:
+        return int(1000) - 500;
+      case 1:
+        return headerText(20);
+      case 2:
+        return chance(0.5);
+      case 3:
+        return null;
+      case 4:
+        return Array.from({ length: int(4) }, () => jsonValue(depth + 1));
+      default:
+        return Object.fromEntries(
+          Array.from({ length: int(4) }, () => [
+            pick(['action', 'type', 'number', '__proto__', 'constructor', token(8)]),
+            jsonValue(depth + 1),
+          ]),
+        );
     }
   };
 
   const body = (): Buffer => {
     switch (int(10)) {
-      case 0: return Buffer.alloc(0);
-      case 1: return bytes(int(300));
-      case 2: return Buffer.from(JSON.stringify([jsonValue(0)]));
-      case 3: return Buffer.from(`payload=${encodeURIComponent(JSON.stringify(jsonValue(0)))}&x=${token(5)}`);
-      case 4: return Buffer.from(`${'{"a":'.repeat(300 + int(500))}1${'}'.repeat(int(800))}`);
-      case 5: return Buffer.alloc(MAX_BODY + 1 + int(3 * MAX_BODY), 0x7b);
-      case 6: return Buffer.concat([Buffer.from('{"t":"'), bytes(int(40)), Buffer.from('"}')]);
-      default: return Buffer.from(JSON.stringify({ action: pick(['opened', 'closed']), ...(jsonValue(0) as object) }));
+      case 0:
+        return Buffer.alloc(0);
+      case 1:
+        return bytes(int(300));
+      case 2:
+        return Buffer.from(JSON.stringify([jsonValue(0)]));
+      case 3:
+        return Buffer.from(`payload=${encodeURIComponent(JSON.stringify(jsonValue(0)))}&x=${token(5)}`);
+      case 4:
+        return Buffer.from(`${'{"a":'.repeat(300 + int(500))}1${'}'.repeat(int(800))}`);
+      case 5:
+        return Buffer.alloc(MAX_BODY + 1 + int(3 * MAX_BODY), 0x7b);
+      case 6:
+        return Buffer.concat([Buffer.from('{"t":"'), bytes(int(40)), Buffer.from('"}')]);
+      default:
+        return Buffer.from(JSON.stringify({ action: pick(['opened', 'closed']), ...(jsonValue(0) as object) }));
     }
   };
 
   const path = (): string => {
     switch (int(12)) {
-      case 0: return '/health';
-      case 1: return pick(['/', '/webhooks', '/webhooks/', '/api/cron/fire', `/${token(20)}`]);
-      case 2: return `/webhooks/${pick(['%E0%A4%A', '%00', '%ff%fe', '..%2F..%2Fetc', '%2e%2e', 'ci%2Fx'])}`;
-      case 3: return `/webhooks/${token(2000)}`;
-      case 4: return `/webhooks/${token(10)}?${token(30)}=${token(30)}`;
-      case 5: return `/webhooks/ci/${token(5)}`;
-      default: return `/webhooks/${pick(['ci', 'prs', 'dev', 'stripe', 'standard', 'CI'])}`;
+      case 0:
+        return '/health';
+      case 1:
+        return pick(['/', '/webhooks', '/webhooks/', '/api/cron/fire', `/${token(20)}`]);
+      case 2:
+        return `/webhooks/${pick(['%E0%A4%A', '%00', '%ff%fe', '..%2F..%2Fetc', '%2e%2e', 'ci%2Fx'])}`;
+      case 3:
+        return `/webhooks/${token(2000)}`;
+      case 4:
+        return `/webhooks/${token(10)}?${token(30)}=${token(30)}`;
+      case 5:
+        return `/webhooks/ci/${token(5)}`;
+      default:
+        return `/webhooks/${pick(['ci', 'prs', 'dev', 'stripe', 'standard', 'CI'])}`;
     }
   };
 
@@ -102,7 +128,21 @@ function generator(random: () => number, now: () => Date) {
   };
 
   const garbageHeaders = (headers: Record<string, string>) => {
-    for (const name of ['x-hub-signature-256', 'x-gitlab-token', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'stripe-signature', 'authorization', 'x-github-event', 'x-gitlab-event', 'x-github-delivery', 'x-request-id', 'content-type', `x-${token(10)}`]) {
+    for (const name of [
+      'x-hub-signature-256',
+      'x-gitlab-token',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'stripe-signature',
+      'authorization',
+      'x-github-event',
+      'x-gitlab-event',
+      'x-github-delivery',
+      'x-request-id',
+      'content-type',
+      `x-${token(10)}`,
+    ]) {
       if (chance(0.15)) headers[name] = headerText(chance(0.05) ? 4000 : 80);
     }
     if (chance(0.05)) headers['x-padding'] = 'p'.repeat(20_000);
@@ -112,8 +152,23 @@ function generator(random: () => number, now: () => Date) {
     const method = chance(0.75) ? 'POST' : pick(['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
     const payload = body();
     const headers: Record<string, string> = {};
-    if (chance(0.8)) headers['content-type'] = pick(['application/json', 'application/json; charset=utf-8', 'application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', headerText(30)]);
-    if (chance(0.5)) headers[pick(['x-github-event', 'x-hosta-event', 'x-gitlab-event', 'x-hostb-event'])] = pick(['push', 'pull_request', 'ping', 'Push Hook', headerText(20)]);
+    if (chance(0.8))
+      headers['content-type'] = pick([
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+        headerText(30),
+      ]);
+    if (chance(0.5))
+      headers[pick(['x-github-event', 'x-hosta-event', 'x-gitlab-event', 'x-hostb-event'])] = pick([
+        'push',
+        'pull_request',
+        'ping',
+        'Push Hook',
+        headerText(20),
+      ]);
     if (chance(0.5)) headers[pick(['x-github-delivery', 'x-hosta-delivery', 'x-request-id'])] = pick(['d-1', 'd-2', token(36)]);
     if (chance(0.4)) sign(headers, payload);
     garbageHeaders(headers);
@@ -237,7 +292,13 @@ describe('webhook listener fuzzing', () => {
       for (const answer of answers) expect(answer).not.toMatch(/^HTTP\/1\.[01] 5/);
     }
 
-    const health = await send(new Agent(), listener.port, { method: 'GET', path: '/health', headers: {}, body: Buffer.alloc(0), chunked: false });
+    const health = await send(new Agent(), listener.port, {
+      method: 'GET',
+      path: '/health',
+      headers: {},
+      body: Buffer.alloc(0),
+      chunked: false,
+    });
     expect(health).toEqual({ status: 200 });
   }, 240_000);
 });

@@ -11,7 +11,11 @@ describe('replyFor: the HTTP answer to each outcome of AcceptWebhook', () => {
     ],
     [
       'a Content-Type the route does not take',
-      { kind: 'unsupported_media_type', mediaType: 'text/plain', accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'] },
+      {
+        kind: 'unsupported_media_type',
+        mediaType: 'text/plain',
+        accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'],
+      },
       {
         status: 415,
         body: {
@@ -23,10 +27,17 @@ describe('replyFor: the HTTP answer to each outcome of AcceptWebhook', () => {
     ],
     [
       'a request without a Content-Type',
-      { kind: 'unsupported_media_type', mediaType: null, accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'] },
+      {
+        kind: 'unsupported_media_type',
+        mediaType: null,
+        accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded'],
+      },
       {
         status: 415,
-        body: { error: 'The request has no Content-Type; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).' },
+        body: {
+          error:
+            'The request has no Content-Type; send application/json, application/*+json or application/x-www-form-urlencoded (a form may carry the JSON in its payload field).',
+        },
         headers: { 'Accept-Post': 'application/json, application/*+json, application/x-www-form-urlencoded' },
       },
     ],

@@ -96,7 +96,8 @@ const inGeneral = (content: string, fields: Record<string, unknown> = {}) => ({
   content,
   ...fields,
 });
-const mentioning = (content: string, fields: Record<string, unknown> = {}) => inGeneral(`<@${BOT_USER.id}> ${content}`, { mentions: [BOT_USER], ...fields });
+const mentioning = (content: string, fields: Record<string, unknown> = {}) =>
+  inGeneral(`<@${BOT_USER.id}> ${content}`, { mentions: [BOT_USER], ...fields });
 
 describe('DiscordGatewaySource', () => {
   let rest: FakeDiscordServer;
@@ -123,7 +124,15 @@ describe('DiscordGatewaySource', () => {
   });
 
   const sourceWith = (options: Partial<DiscordGatewayOptions> = {}): InboundChatSource => {
-    const source = createDiscordGatewaySource({ botToken: DISCORD_TOKEN, baseUrl: rest.settings.base_url, logger, timer, cursors, random: () => 0.5, ...options });
+    const source = createDiscordGatewaySource({
+      botToken: DISCORD_TOKEN,
+      baseUrl: rest.settings.base_url,
+      logger,
+      timer,
+      cursors,
+      random: () => 0.5,
+      ...options,
+    });
     sources.push(source);
     return source;
   };
@@ -136,7 +145,11 @@ describe('DiscordGatewaySource', () => {
   };
 
   const storedCursor = () => JSON.parse(cursors.cursors.get('discord') ?? 'null');
-  const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as Error);
+  const failureOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => error as Error,
+    );
 
   describe('connecting', () => {
     it('identifies at the address GET /gateway/bot gives, with the bot token, the message intents and its properties', async () => {
@@ -145,14 +158,23 @@ describe('DiscordGatewaySource', () => {
       expect(lookup!.headers.authorization).toBe(`Bot ${DISCORD_TOKEN}`);
       expect(gateway.connections[0]!.url).toBe('/?v=10&encoding=json');
       const identify = await gateway.waitForPayload(2);
-      expect(identify.d).toEqual({ token: DISCORD_TOKEN, intents: DISCORD_INTENTS, properties: { os: process.platform, browser: 'agent', device: 'agent' } });
+      expect(identify.d).toEqual({
+        token: DISCORD_TOKEN,
+        intents: DISCORD_INTENTS,
+        properties: { os: process.platform, browser: 'agent', device: 'agent' },
+      });
       expect(DISCORD_INTENTS).toBe((1 << 9) | (1 << 12) | (1 << 15));
     });
 
     it('keeps the session READY gives in the cursor store, to resume after a restart', async () => {
       await started();
       await until(() => cursors.writes > 0);
-      expect(storedCursor()).toEqual({ session_id: gateway.sessionId, resume_gateway_url: gateway.resumeUrl, user_id: BOT_USER.id, seq: 1 });
+      expect(storedCursor()).toEqual({
+        session_id: gateway.sessionId,
+        resume_gateway_url: gateway.resumeUrl,
+        user_id: BOT_USER.id,
+        seq: 1,
+      });
     });
 
     it('heartbeats every heartbeat_interval, the first after a random part of it, with the last sequence it received', async () => {
@@ -180,7 +202,9 @@ describe('DiscordGatewaySource', () => {
       await starting;
       await gateway.waitForPayload(2);
       expect(gateway.connections).toHaveLength(2);
-      expect(logger.lines('warn')).toEqual([`Discord gateway could not connect (the Discord gateway at ${gateway.url} sent no Hello within 5 s); reconnecting`]);
+      expect(logger.lines('warn')).toEqual([
+        `Discord gateway could not connect (the Discord gateway at ${gateway.url} sent no Hello within 5 s); reconnecting`,
+      ]);
     });
 
     it('answers a heartbeat request from Discord at once', async () => {
@@ -210,7 +234,9 @@ describe('DiscordGatewaySource', () => {
       gateway.messageCreate(inGeneral('lunch anyone?'));
       gateway.messageCreate(mention);
       gateway.messageCreate(inGeneral(`thanks <@!${BOT_USER.id}>, and the deploy?`));
-      gateway.messageCreate(inGeneral('and the one before?', { type: 19, referenced_message: { id: '1', author: BOT_USER, content: 'earlier answer' } }));
+      gateway.messageCreate(
+        inGeneral('and the one before?', { type: 19, referenced_message: { id: '1', author: BOT_USER, content: 'earlier answer' } }),
+      );
       gateway.messageCreate(inGeneral('agreed', { type: 19, referenced_message: { id: '2', author: ALICE, content: 'ship it' } }));
       const dm = direct('summarise the incident');
       gateway.messageCreate(dm);
@@ -233,11 +259,13 @@ describe('DiscordGatewaySource', () => {
       });
     });
 
-    it('never hands over its own messages, other bots\', webhooks\', system messages or a bare mention', async () => {
+    it("never hands over its own messages, other bots', webhooks', system messages or a bare mention", async () => {
       const { inbox } = await started();
       gateway.messageCreate(mentioning('from another bot', { author: OTHER_BOT }));
       gateway.messageCreate(direct('my own answer', BOT_USER));
-      gateway.messageCreate(mentioning('from a webhook', { webhook_id: '500000000000000001', author: { id: '500000000000000001', username: 'Deploys' } }));
+      gateway.messageCreate(
+        mentioning('from a webhook', { webhook_id: '500000000000000001', author: { id: '500000000000000001', username: 'Deploys' } }),
+      );
       gateway.messageCreate(mentioning('pinned a message', { type: 6 }));
       gateway.messageCreate(inGeneral(`<@${BOT_USER.id}>`, { mentions: [BOT_USER] }));
       gateway.messageCreate(direct('the only one for the bot'));
@@ -283,7 +311,9 @@ describe('DiscordGatewaySource', () => {
       timer.advance(2000);
       await inbox.count(1);
       expect(inbox.texts).toEqual(['please retry']);
-      expect(logger.lines('warn')).toEqual([expect.stringMatching(/^Could not hand over Discord message \d+ \(conversation store is unavailable\); retrying$/)]);
+      expect(logger.lines('warn')).toEqual([
+        expect.stringMatching(/^Could not hand over Discord message \d+ \(conversation store is unavailable\); retrying$/),
+      ]);
     });
   });
 
@@ -300,8 +330,12 @@ describe('DiscordGatewaySource', () => {
       await inbox.count(2);
       expect(inbox.texts).toEqual(['before the drop', 'while it was away']);
       expect(gateway.sent(2)).toHaveLength(1);
-      expect(logger.lines('warn')).toEqual(['Discord gateway connection lost (Discord closed the gateway connection (code 4000: Unknown error)); reconnecting']);
-      expect(logger.lines('info')).toContainEqual(expect.stringMatching(/^Discord gateway connection is back after 0 s \(resumed the session/));
+      expect(logger.lines('warn')).toEqual([
+        'Discord gateway connection lost (Discord closed the gateway connection (code 4000: Unknown error)); reconnecting',
+      ]);
+      expect(logger.lines('info')).toContainEqual(
+        expect.stringMatching(/^Discord gateway connection is back after 0 s \(resumed the session/),
+      );
     });
 
     it('reconnects and resumes when Discord sends Reconnect, keeping the session and logging no outage', async () => {
@@ -345,7 +379,11 @@ describe('DiscordGatewaySource', () => {
       await timer.untilAsked(1000);
       timer.advance(1000);
       await timer.untilAsked(2000);
-      expect(logger.lines('warn')).toEqual([expect.stringMatching(/^Discord gateway could not connect \(the WebSocket to ws:\/\/127\.0\.0\.1:1 failed: ECONNREFUSED\); reconnecting$/)]);
+      expect(logger.lines('warn')).toEqual([
+        expect.stringMatching(
+          /^Discord gateway could not connect \(the WebSocket to ws:\/\/127\.0\.0\.1:1 failed: ECONNREFUSED\); reconnecting$/,
+        ),
+      ]);
       rest.gatewayUrl = gateway.url;
       timer.advance(2000);
       await gateway.waitForPayload(2);
@@ -400,13 +438,17 @@ describe('DiscordGatewaySource', () => {
     it('rejects start with one sentence naming DISCORD_BOT_TOKEN when Discord refuses the token on the gateway (4004), and stops', async () => {
       gateway.refuseNextIdentify(4004);
       const error = await failureOf(sourceWith().start(new Inbox().deliver));
-      expect(error?.message).toBe('Discord refused the bot token (gateway close code 4004, authentication failed); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN).');
+      expect(error?.message).toBe(
+        'Discord refused the bot token (gateway close code 4004, authentication failed); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN).',
+      );
       expect(gateway.connections).toHaveLength(1);
     });
 
     it('rejects start naming DISCORD_BOT_TOKEN, never the token, when GET /gateway/bot refuses it', async () => {
       const error = await failureOf(sourceWith({ botToken: 'MTA5.wrong.token-value' }).start(new Inbox().deliver));
-      expect(error?.message).toBe('Discord refused the bot token (HTTP 401: 401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN).');
+      expect(error?.message).toBe(
+        'Discord refused the bot token (HTTP 401: 401: Unauthorized); check platforms.discord.bot_token (or DISCORD_BOT_TOKEN).',
+      );
       expect(gateway.connections).toEqual([]);
     });
 
@@ -419,7 +461,9 @@ describe('DiscordGatewaySource', () => {
     it('tells the operator to turn on the Message Content intent when Discord disallows it (4014)', async () => {
       gateway.messageContentAllowed = false;
       const error = await failureOf(sourceWith().start(new Inbox().deliver));
-      expect(error?.message).toMatch(/^Discord refused the Message Content intent \(gateway close code 4014, disallowed intents\); turn on "Message Content Intent" under Bot > Privileged Gateway Intents .* Discord Developer Portal/);
+      expect(error?.message).toMatch(
+        /^Discord refused the Message Content intent \(gateway close code 4014, disallowed intents\); turn on "Message Content Intent" under Bot > Privileged Gateway Intents .* Discord Developer Portal/,
+      );
       expect(gateway.connections).toHaveLength(1);
     });
 
@@ -443,7 +487,7 @@ describe('DiscordGatewaySource', () => {
   });
 
   describe('typing and stop', () => {
-    it('shows typing in the conversation\'s channel as the bot', async () => {
+    it("shows typing in the conversation's channel as the bot", async () => {
       const source = sourceWith();
       await source.typing({ platform: 'discord', chatId: OPS.generalThread, threadId: null });
       const [request] = rest.requests.filter((candidate) => candidate.path.endsWith('/typing'));

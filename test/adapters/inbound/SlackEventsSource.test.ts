@@ -3,7 +3,14 @@ import { createSlackEventsSource, type SlackEventsSource } from '../../../src/ad
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { ManualClock } from '../../fakes/ManualClock.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { ALICE, ALICE_DM, FakeSlackEvents, GENERAL, SLACK_BOT_USER, SLACK_SIGNING_SECRET } from '../../support/platforms/FakeSlackEvents.js';
+import {
+  ALICE,
+  ALICE_DM,
+  FakeSlackEvents,
+  GENERAL,
+  SLACK_BOT_USER,
+  SLACK_SIGNING_SECRET,
+} from '../../support/platforms/FakeSlackEvents.js';
 import { FakeSlackServer, SLACK_TOKEN } from '../../support/platforms/FakeSlackServer.js';
 import { startWebhookListener, type WebhookListener } from '../../support/webhookListener.js';
 
@@ -70,7 +77,14 @@ describe('the Slack receiver (Events API)', () => {
     slack = await FakeSlackServer.start();
     clock = new ManualClock(NOW);
     logger = new RecordingLogger();
-    source = createSlackEventsSource({ botToken: SLACK_TOKEN, signingSecret: SLACK_SIGNING_SECRET, baseUrl: slack.url, clock, logger, maxBodyBytes: 64 * 1024 });
+    source = createSlackEventsSource({
+      botToken: SLACK_TOKEN,
+      signingSecret: SLACK_SIGNING_SECRET,
+      baseUrl: slack.url,
+      clock,
+      logger,
+      maxBodyBytes: 64 * 1024,
+    });
     listener = await startWebhookListener({ slackEvents: source.router, now: NOW });
     events = new FakeSlackEvents(listener.url, clock);
     receiver = new Receiver();
@@ -98,11 +112,17 @@ describe('the Slack receiver (Events API)', () => {
     });
 
     it('learns the bot user with auth.test and the bot token', () => {
-      expect(slack.callsTo('auth.test')).toEqual([expect.objectContaining({ method: 'POST', headers: expect.objectContaining({ authorization: `Bearer ${SLACK_TOKEN}` }) })]);
+      expect(slack.callsTo('auth.test')).toEqual([
+        expect.objectContaining({ method: 'POST', headers: expect.objectContaining({ authorization: `Bearer ${SLACK_TOKEN}` }) }),
+      ]);
     });
 
     it('answers the url_verification challenge when it is signed', async () => {
-      const response = await events.post({ token: 'legacy', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' });
+      const response = await events.post({
+        token: 'legacy',
+        challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+        type: 'url_verification',
+      });
 
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
@@ -131,7 +151,10 @@ describe('the Slack receiver (Events API)', () => {
         const tampered = body.replace('hello', 'rm -rf');
         const { slackSignature } = await import('../../../src/adapters/inbound/slackSignature.js');
 
-        const response = await events.post(tampered, { timestamp, signature: slackSignature(SLACK_SIGNING_SECRET, String(timestamp), body) });
+        const response = await events.post(tampered, {
+          timestamp,
+          signature: slackSignature(SLACK_SIGNING_SECRET, String(timestamp), body),
+        });
 
         expect(signed).toBe(200);
         expect(response.status).toBe(401);
@@ -156,7 +179,10 @@ describe('the Slack receiver (Events API)', () => {
 
         const lines = logger.entries.filter((entry) => entry.message.startsWith('slack events'));
         expect(lines.map((entry) => [entry.level, entry.message])).toEqual([
-          ['warn', "slack events refused: its signature does not match; check that platforms.slack.signing_secret (or SLACK_SIGNING_SECRET) is the app's Signing Secret"],
+          [
+            'warn',
+            "slack events refused: its signature does not match; check that platforms.slack.signing_secret (or SLACK_SIGNING_SECRET) is the app's Signing Secret",
+          ],
           ['info', 'slack events: signed requests are accepted again'],
         ]);
         expect(JSON.stringify(logger.entries)).not.toContain(SLACK_SIGNING_SECRET);
@@ -214,20 +240,26 @@ describe('the Slack receiver (Events API)', () => {
       });
 
       it('takes the mention out wherever it is, in either form, and reads back what Slack escaped', async () => {
-        await events.post(events.envelope(events.mention(`is 3 &lt; 4 &amp;&amp; 5 &gt; 2, <@${SLACK_BOT_USER}|agent>? ask <@U0CAROL01> too`)));
+        await events.post(
+          events.envelope(events.mention(`is 3 &lt; 4 &amp;&amp; 5 &gt; 2, <@${SLACK_BOT_USER}|agent>? ask <@U0CAROL01> too`)),
+        );
         await events.post(events.envelope(events.mention(`<@${SLACK_BOT_USER}>\n  summarise <https://example.com|this page>`)));
 
         expect(receiver.texts()).toEqual(['is 3 < 4 && 5 > 2, ? ask <@U0CAROL01> too', 'summarise <https://example.com|this page>']);
       });
 
       it('names the bot user from the envelope when Slack gives it there', async () => {
-        await events.post(events.envelope(events.mention('<@U0OTHERBOT> hello'), { authorizations: [{ user_id: 'U0OTHERBOT', is_bot: true }] }));
+        await events.post(
+          events.envelope(events.mention('<@U0OTHERBOT> hello'), { authorizations: [{ user_id: 'U0OTHERBOT', is_bot: true }] }),
+        );
 
         expect(receiver.texts()).toEqual(['hello']);
       });
 
       it('gives the name Slack sends with the message, when it sends one', async () => {
-        await events.post(events.envelope(events.directMessage('hi', { user_profile: { display_name: '', real_name: 'Alice Liddell', name: 'alice' } })));
+        await events.post(
+          events.envelope(events.directMessage('hi', { user_profile: { display_name: '', real_name: 'Alice Liddell', name: 'alice' } })),
+        );
 
         expect(receiver.received[0]!.userName).toBe('Alice Liddell');
       });
@@ -256,9 +288,15 @@ describe('the Slack receiver (Events API)', () => {
         ['an edit', () => events.directMessage('', { subtype: 'message_changed', message: { text: 'edited' } })],
         ['a join', () => events.mention(`<@${SLACK_BOT_USER}> has joined`, { subtype: 'channel_join' })],
         ["the bot's own message", () => events.directMessage('Here is your answer', { user: SLACK_BOT_USER })],
-        ['a mention in a direct message (its message event is taken)', () => events.mention(`<@${SLACK_BOT_USER}> hi`, { channel: ALICE_DM })],
+        [
+          'a mention in a direct message (its message event is taken)',
+          () => events.mention(`<@${SLACK_BOT_USER}> hi`, { channel: ALICE_DM }),
+        ],
         ['a mention and nothing else', () => events.mention(`<@${SLACK_BOT_USER}>  `)],
-        ['another kind of event', () => ({ type: 'reaction_added', user: ALICE, reaction: 'thumbsup', item: { type: 'message', channel: GENERAL, ts: '1.2' } })],
+        [
+          'another kind of event',
+          () => ({ type: 'reaction_added', user: ALICE, reaction: 'thumbsup', item: { type: 'message', channel: GENERAL, ts: '1.2' } }),
+        ],
       ])('ignores %s with 200', async (_what, event) => {
         const response = await events.post(events.envelope(event()));
 
@@ -304,7 +342,7 @@ describe('the Slack receiver (Events API)', () => {
         expect(receiver.texts()).toEqual(['same message']);
       });
 
-      it('still knows an event half an hour later, past the last of Slack\'s retries', async () => {
+      it("still knows an event half an hour later, past the last of Slack's retries", async () => {
         const envelope = events.envelope(events.directMessage('remembered'));
         await events.post(envelope);
         clock.advance(30 * 60_000);
@@ -341,8 +379,16 @@ describe('the Slack receiver (Events API)', () => {
         expect(failed.headers['retry-after']).toBe('30');
         expect(retried.status).toBe(200);
         expect(receiver.texts()).toEqual(['try again', 'try again']);
-        expect(logger.entries.filter((entry) => entry.level !== 'debug' && entry.message.startsWith('slack: ') && !entry.message.includes('receiving'))).toEqual([
-          { level: 'warn', message: 'slack: a message could not be handed over; Slack will send it again', fields: { error: 'the conversation store is down' } },
+        expect(
+          logger.entries.filter(
+            (entry) => entry.level !== 'debug' && entry.message.startsWith('slack: ') && !entry.message.includes('receiving'),
+          ),
+        ).toEqual([
+          {
+            level: 'warn',
+            message: 'slack: a message could not be handed over; Slack will send it again',
+            fields: { error: 'the conversation store is down' },
+          },
           { level: 'info', message: 'slack: messages are handed over again', fields: undefined },
         ]);
       });
@@ -419,9 +465,18 @@ describe('the Slack receiver (Events API)', () => {
 
   describe('start()', () => {
     it('rejects with one sentence naming SLACK_BOT_TOKEN when Slack refuses the token', async () => {
-      const refused = createSlackEventsSource({ botToken: 'xoxb-wrong-token-value', signingSecret: SLACK_SIGNING_SECRET, baseUrl: slack.url, clock, logger });
+      const refused = createSlackEventsSource({
+        botToken: 'xoxb-wrong-token-value',
+        signingSecret: SLACK_SIGNING_SECRET,
+        baseUrl: slack.url,
+        clock,
+        logger,
+      });
 
-      const error = await refused.start(receiver.deliver).then(() => new Error('started'), (thrown: unknown) => thrown as Error);
+      const error = await refused.start(receiver.deliver).then(
+        () => new Error('started'),
+        (thrown: unknown) => thrown as Error,
+      );
 
       expect(error.message).toBe(
         'The Slack receiver cannot start: auth.test failed (invalid_auth); check platforms.slack.bot_token (or SLACK_BOT_TOKEN) and that platforms.slack.base_url (or SLACK_BASE_URL) reaches Slack.',
@@ -432,9 +487,17 @@ describe('the Slack receiver (Events API)', () => {
     it('rejects naming SLACK_BOT_TOKEN when Slack cannot be reached', async () => {
       const address = slack.url;
       await slack.close();
-      const unreachable = createSlackEventsSource({ botToken: SLACK_TOKEN, signingSecret: SLACK_SIGNING_SECRET, baseUrl: address, clock, logger });
+      const unreachable = createSlackEventsSource({
+        botToken: SLACK_TOKEN,
+        signingSecret: SLACK_SIGNING_SECRET,
+        baseUrl: address,
+        clock,
+        logger,
+      });
 
-      await expect(unreachable.start(receiver.deliver)).rejects.toThrow(/^The Slack receiver cannot start: auth\.test failed \(could not reach slack at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); check platforms\.slack\.bot_token \(or SLACK_BOT_TOKEN\)/);
+      await expect(unreachable.start(receiver.deliver)).rejects.toThrow(
+        /^The Slack receiver cannot start: auth\.test failed \(could not reach slack at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\); check platforms\.slack\.bot_token \(or SLACK_BOT_TOKEN\)/,
+      );
     });
 
     it('rejects when auth.test answers without a bot user, as a proxy page would', async () => {

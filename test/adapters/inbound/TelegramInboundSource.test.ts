@@ -210,19 +210,43 @@ describe('TelegramInboundSource', () => {
         { chat: GROUP, text: 'thanks @delivery_bot' },
         { text: '@delivery_bot in a private chat too' },
       ]);
-      expect(handed.map((message) => message.text)).toEqual(['restart the worker', 'can you, check the queue?', 'ask what is up', 'thanks', 'in a private chat too']);
+      expect(handed.map((message) => message.text)).toEqual([
+        'restart the worker',
+        'can you, check the queue?',
+        'ask what is up',
+        'thanks',
+        'in a private chat too',
+      ]);
     });
 
     it('hands over nothing from bots, chats posting as themselves, edits, messages without text, or a bare mention', async () => {
       const handed = await textsHandedOver([
         { from: { id: 999, is_bot: true, first_name: 'Other', username: 'other_bot' }, chat: GROUP, text: '@delivery_bot ping' },
-        { from: { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' }, sender_chat: GROUP, chat: GROUP, text: '@delivery_bot as admin' },
-        { from: { id: 777000, is_bot: false, first_name: 'Telegram' }, sender_chat: { id: -100555, type: 'channel' }, chat: GROUP, text: 'a channel post' },
-        { photo: [{ file_id: 'p1', file_unique_id: 'u1', width: 90, height: 90 }], caption: '@delivery_bot what is this?', caption_entities: [{ type: 'mention', offset: 0, length: 13 }] },
+        {
+          from: { id: 1087968824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' },
+          sender_chat: GROUP,
+          chat: GROUP,
+          text: '@delivery_bot as admin',
+        },
+        {
+          from: { id: 777000, is_bot: false, first_name: 'Telegram' },
+          sender_chat: { id: -100555, type: 'channel' },
+          chat: GROUP,
+          text: 'a channel post',
+        },
+        {
+          photo: [{ file_id: 'p1', file_unique_id: 'u1', width: 90, height: 90 }],
+          caption: '@delivery_bot what is this?',
+          caption_entities: [{ type: 'mention', offset: 0, length: 13 }],
+        },
         { sticker: { file_id: 's1', file_unique_id: 'u2', type: 'regular', width: 512, height: 512, is_animated: false, is_video: false } },
         { chat: GROUP, text: '@delivery_bot' },
         { chat: { id: -100777, type: 'channel', title: 'News' }, text: 'in a channel' },
-        { update: { edited_message: { message_id: 3, from: ADA, chat: { id: 777, type: 'private' }, date: 1, edit_date: 2, text: 'edited' } } },
+        {
+          update: {
+            edited_message: { message_id: 3, from: ADA, chat: { id: 777, type: 'private' }, date: 1, edit_date: 2, text: 'edited' },
+          },
+        },
       ]);
       expect(handed).toEqual([]);
     });
@@ -230,7 +254,12 @@ describe('TelegramInboundSource', () => {
     it('names a forum topic as the thread, and a reply chain in an ordinary group as none', async () => {
       const handed = await textsHandedOver([
         { chat: FORUM, message_thread_id: 17, is_topic_message: true, text: '@delivery_bot in topic 17' },
-        { chat: GROUP, message_thread_id: 90, text: '@delivery_bot in a reply chain', reply_to_message: { message_id: 90, from: BOB, chat: GROUP, text: 'x' } },
+        {
+          chat: GROUP,
+          message_thread_id: 90,
+          text: '@delivery_bot in a reply chain',
+          reply_to_message: { message_id: 90, from: BOB, chat: GROUP, text: 'x' },
+        },
         { chat: FORUM, text: '@delivery_bot in the General topic' },
       ]);
       expect(handed.map((message) => [message.text, message.conversation.threadId])).toEqual([
@@ -242,10 +271,23 @@ describe('TelegramInboundSource', () => {
     });
 
     it('does not take every message of a topic the bot opened for a reply to the bot', async () => {
-      const topicStart = { message_id: 17, message_thread_id: 17, from: TELEGRAM_BOT, chat: FORUM, forum_topic_created: { name: 'Deploys', icon_color: 7322096 }, is_topic_message: true };
+      const topicStart = {
+        message_id: 17,
+        message_thread_id: 17,
+        from: TELEGRAM_BOT,
+        chat: FORUM,
+        forum_topic_created: { name: 'Deploys', icon_color: 7322096 },
+        is_topic_message: true,
+      };
       const handed = await textsHandedOver([
         { chat: FORUM, message_thread_id: 17, is_topic_message: true, text: 'talking in the topic', reply_to_message: topicStart },
-        { chat: FORUM, message_thread_id: 17, is_topic_message: true, text: 'a real reply', reply_to_message: { message_id: 30, message_thread_id: 17, from: TELEGRAM_BOT, chat: FORUM, text: 'Deployed.' } },
+        {
+          chat: FORUM,
+          message_thread_id: 17,
+          is_topic_message: true,
+          text: 'a real reply',
+          reply_to_message: { message_id: 30, message_thread_id: 17, from: TELEGRAM_BOT, chat: FORUM, text: 'Deployed.' },
+        },
       ]);
       expect(handed.map((message) => message.text)).toEqual(['a real reply']);
     });
@@ -294,10 +336,14 @@ describe('TelegramInboundSource', () => {
       fake.pushMessage({ message_id: 51, text: 'please answer' });
       fake.pushMessage({ text: 'and this' });
       expect((await inbox.received(2)).map((message) => message.text)).toEqual(['please answer', 'and this']);
-      expect(logger.lines('warn')).toEqual(['telegram: message 51 in 777 could not be handed over (the conversation store is full); retrying']);
+      expect(logger.lines('warn')).toEqual([
+        'telegram: message 51 in 777 could not be handed over (the conversation store is full); retrying',
+      ]);
       expect(timer.waits).toEqual([1000]);
       await logger.logged('info', /receiving messages again/);
-      expect(logger.lines('info')).toEqual([expect.stringMatching(/^telegram: receiving messages again after \d+ s \(1 failed attempt\)$/)]);
+      expect(logger.lines('info')).toEqual([
+        expect.stringMatching(/^telegram: receiving messages again after \d+ s \(1 failed attempt\)$/),
+      ]);
     });
 
     it('still holds a message whose hand-over failed when it stops, and hands it over after a restart', async () => {
@@ -322,7 +368,9 @@ describe('TelegramInboundSource', () => {
       fake.pushMessage({ text: 'hi' });
       await inbox.received(1);
       expect(fake.polls[0]!.offset).toBeUndefined();
-      expect(logger.lines('warn')).toEqual(['telegram: the stored update offset "banana" is not an update id; starting from the updates Telegram still holds']);
+      expect(logger.lines('warn')).toEqual([
+        'telegram: the stored update offset "banana" is not an update id; starting from the updates Telegram still holds',
+      ]);
     });
   });
 
@@ -337,8 +385,14 @@ describe('TelegramInboundSource', () => {
       await fake.waitForPolls(4);
       fake.pushMessage({ text: 'are you back?' });
       expect((await inbox.received(1)).map((message) => message.text)).toEqual(['are you back?']);
-      expect(logger.lines('warn')).toEqual([expect.stringMatching(/^telegram: cannot receive messages: could not reach telegram at http:\/\/127\.0\.0\.1:\d+ \(.+\); retrying$/)]);
-      expect(logger.lines('info')).toEqual([expect.stringMatching(/^telegram: receiving messages again after \d+ s \(3 failed attempts\)$/)]);
+      expect(logger.lines('warn')).toEqual([
+        expect.stringMatching(
+          /^telegram: cannot receive messages: could not reach telegram at http:\/\/127\.0\.0\.1:\d+ \(.+\); retrying$/,
+        ),
+      ]);
+      expect(logger.lines('info')).toEqual([
+        expect.stringMatching(/^telegram: receiving messages again after \d+ s \(3 failed attempts\)$/),
+      ]);
       expect(timer.waits).toEqual([1000, 2000, 4000]);
     });
 
@@ -352,7 +406,10 @@ describe('TelegramInboundSource', () => {
       fake.pushMessage({ text: 'one' });
       await inbox.received(1);
       expect(timer.waits).toEqual([1000, 2000, 4000, 1000]);
-      expect(logger.lines('warn')).toEqual(['telegram: getUpdates failed (HTTP 502: Bad Gateway); retrying', 'telegram: getUpdates failed (HTTP 502: Bad Gateway); retrying']);
+      expect(logger.lines('warn')).toEqual([
+        'telegram: getUpdates failed (HTTP 502: Bad Gateway); retrying',
+        'telegram: getUpdates failed (HTTP 502: Bad Gateway); retrying',
+      ]);
       expect(logger.lines('info')).toEqual([
         expect.stringMatching(/^telegram: receiving messages again after 7 s \(3 failed attempts\)$/),
         expect.stringMatching(/^telegram: receiving messages again after 1 s \(1 failed attempt\)$/),
@@ -362,7 +419,14 @@ describe('TelegramInboundSource', () => {
     it('says once that another poller or a webhook holds the bot (409) and keeps trying', async () => {
       const timer = new RecordingTimer();
       const inbox = new Inbox();
-      const conflict = { status: 409, json: { ok: false, error_code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' } };
+      const conflict = {
+        status: 409,
+        json: {
+          ok: false,
+          error_code: 409,
+          description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+        },
+      };
       fake.scriptPolls(conflict, conflict);
       await sourceOver({ timer }).start(inbox.deliver);
       fake.pushMessage({ text: 'finally' });
@@ -376,24 +440,41 @@ describe('TelegramInboundSource', () => {
     it('waits as long as a 429 asks (retry_after) before polling again', async () => {
       const timer = new RecordingTimer();
       const inbox = new Inbox();
-      fake.scriptPolls({ status: 429, json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } } });
+      fake.scriptPolls({
+        status: 429,
+        json: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } },
+      });
       await sourceOver({ timer }).start(inbox.deliver);
       fake.pushMessage({ text: 'hi' });
       await inbox.received(1);
       expect(timer.waits).toEqual([7000]);
-      expect(logger.lines('warn')).toEqual(['telegram is rate-limiting getUpdates (HTTP 429: Too Many Requests: retry after 7); waiting as it asks']);
+      expect(logger.lines('warn')).toEqual([
+        'telegram is rate-limiting getUpdates (HTTP 429: Too Many Requests: retry after 7); waiting as it asks',
+      ]);
     });
 
     it('refuses to start with a token Telegram does not accept, naming the setting and never the token', async () => {
       const wrong = '999999:WRONG-token-value';
-      const failure = await sourceOver({ botToken: wrong }).start(new Inbox().deliver).then(() => 'started', (caught: Error) => caught.message);
-      expect(failure).toBe('telegram refused the bot token (HTTP 401: Unauthorized); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN)');
+      const failure = await sourceOver({ botToken: wrong })
+        .start(new Inbox().deliver)
+        .then(
+          () => 'started',
+          (caught: Error) => caught.message,
+        );
+      expect(failure).toBe(
+        'telegram refused the bot token (HTTP 401: Unauthorized); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN)',
+      );
       expect(fake.polls).toEqual([]);
       expect(JSON.stringify(logger.entries)).not.toContain(wrong);
     });
 
     it('refuses to start when the API root answers 404, naming the token and the base URL', async () => {
-      const failure = await sourceOver({ baseUrl: `${fake.url}/not-the-bot-api` }).start(new Inbox().deliver).then(() => 'started', (caught: Error) => caught.message);
+      const failure = await sourceOver({ baseUrl: `${fake.url}/not-the-bot-api` })
+        .start(new Inbox().deliver)
+        .then(
+          () => 'started',
+          (caught: Error) => caught.message,
+        );
       expect(failure).toBe(
         'telegram does not know the bot token (HTTP 404: Not Found); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN) and platforms.telegram.base_url (or TELEGRAM_BASE_URL)',
       );
@@ -411,7 +492,11 @@ describe('TelegramInboundSource', () => {
       timer.advance(1000);
       fake.pushMessage({ text: 'up again' });
       expect((await inbox.received(1)).map((message) => message.text)).toEqual(['up again']);
-      expect(logger.lines('warn')).toEqual([expect.stringMatching(/^telegram: cannot receive messages: could not reach telegram at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying$/)]);
+      expect(logger.lines('warn')).toEqual([
+        expect.stringMatching(
+          /^telegram: cannot receive messages: could not reach telegram at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); retrying$/,
+        ),
+      ]);
       expect(logger.lines('info')).toEqual([expect.stringMatching(/^telegram: receiving messages again after 1 s \(1 failed attempt\)$/)]);
     });
 
@@ -435,7 +520,9 @@ describe('TelegramInboundSource', () => {
       fake.scriptPolls({ status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } });
       await sourceOver().start(new Inbox().deliver, refused);
       await eventually(() => refused.reports.some((report) => report.startsWith('ended')), 5_000);
-      expect(refused.reports).toContain('ended: telegram refused the bot token (HTTP 401: Unauthorized); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN)');
+      expect(refused.reports).toContain(
+        'ended: telegram refused the bot token (HTTP 401: Unauthorized); check platforms.telegram.bot_token (or TELEGRAM_BOT_TOKEN)',
+      );
       expect(logger.lines('error')).toEqual([]);
     });
 

@@ -15,7 +15,15 @@ const AT_THAT_TIME = 1531420618 * 1000;
 describe("Slack's request signature", () => {
   it("matches Slack's own worked example", () => {
     expect(slackSignature(SLACK_EXAMPLE.secret, SLACK_EXAMPLE.timestamp, SLACK_EXAMPLE.body)).toBe(SLACK_EXAMPLE.signature);
-    expect(slackSignatureProblem(SLACK_EXAMPLE.secret, SLACK_EXAMPLE.timestamp, SLACK_EXAMPLE.signature, Buffer.from(SLACK_EXAMPLE.body), AT_THAT_TIME)).toBeNull();
+    expect(
+      slackSignatureProblem(
+        SLACK_EXAMPLE.secret,
+        SLACK_EXAMPLE.timestamp,
+        SLACK_EXAMPLE.signature,
+        Buffer.from(SLACK_EXAMPLE.body),
+        AT_THAT_TIME,
+      ),
+    ).toBeNull();
   });
 
   it('says what is wrong: another secret, a missing header, a timestamp out of the window', () => {

@@ -108,7 +108,12 @@ describe('WinstonLogger', () => {
       const exitCode = await new Promise((resolve) => child.once('close', resolve));
 
       expect(exitCode).toBe(code);
-      expect(stdout.trim().split('\n').map((line) => line.split(' ').slice(1).join(' '))).toEqual(['info first', 'error second {"code":3}']);
+      expect(
+        stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ').slice(1).join(' ')),
+      ).toEqual(['info first', 'error second {"code":3}']);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -15,9 +15,15 @@ describe('FileAnswerLogSpool', () => {
 
   it('hands an answer to the gateway that serves the spool, once, and leaves nothing behind', async () => {
     const written: SpooledAnswer[] = [];
-    const stop = await new FileAnswerLogSpool(directory).serve((answer) => written.push(answer), (problem) => written.push({ route: 'problem', text: problem, about: {} }));
+    const stop = await new FileAnswerLogSpool(directory).serve(
+      (answer) => written.push(answer),
+      (problem) => written.push({ route: 'problem', text: problem, about: {} }),
+    );
     try {
-      const taken = await new FileAnswerLogSpool(directory).handOver({ route: 'notes', text: 'Answer to: Note 9', about: { event_id: 'e1' } }, 10_000);
+      const taken = await new FileAnswerLogSpool(directory).handOver(
+        { route: 'notes', text: 'Answer to: Note 9', about: { event_id: 'e1' } },
+        10_000,
+      );
 
       expect(taken).toBe(true);
       expect(written).toEqual([{ route: 'notes', text: 'Answer to: Note 9', about: { event_id: 'e1' } }]);
@@ -33,7 +39,10 @@ describe('FileAnswerLogSpool', () => {
     expect(await spool.handOver({ route: 'notes', text: 'x', about: {} }, 50)).toBe(false);
     expect(await readdir(directory)).toEqual([]);
     const written: SpooledAnswer[] = [];
-    const stop = await spool.serve((answer) => written.push(answer), () => undefined);
+    const stop = await spool.serve(
+      (answer) => written.push(answer),
+      () => undefined,
+    );
     stop();
     expect(written).toEqual([]);
   });

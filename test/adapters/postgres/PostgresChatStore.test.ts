@@ -44,7 +44,12 @@ describe('chat state on PostgreSQL shared by two gateways', () => {
     await Promise.all(ids.map((id, n) => replicas[n % 2]!.finish(aMessage(id), `answer ${id}`, 100)));
     const all = await replicas[0].history(GROUP, 100);
     expect(all).toHaveLength(2 * ids.length);
-    expect(all.filter((turn) => turn.role === 'user').map((turn) => turn.content).sort()).toEqual(ids.map((id) => `question ${id}`).sort());
+    expect(
+      all
+        .filter((turn) => turn.role === 'user')
+        .map((turn) => turn.content)
+        .sort(),
+    ).toEqual(ids.map((id) => `question ${id}`).sort());
 
     const more = ['a', 'b', 'c', 'd', 'e', 'f'];
     for (const id of more) await replicas[1].accept(aMessage(id));

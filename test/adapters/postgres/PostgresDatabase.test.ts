@@ -17,7 +17,11 @@ describe('a PostgreSQL pool whose server restarts', () => {
   });
 
   it('fails the transaction and the lock holder under way in one sentence, and the process lives on to use the server again', async () => {
-    const failed = (work: Promise<unknown>) => work.then(() => null, (error: unknown) => error);
+    const failed = (work: Promise<unknown>) =>
+      work.then(
+        () => null,
+        (error: unknown) => error,
+      );
     const inTransaction = failed(database.transaction((tx) => tx.query('SELECT pg_sleep(30)')));
     const holdingLock = failed(database.holdingLock(42, (tx) => tx.query('SELECT pg_sleep(30)')));
     // Both are under way on connections of their own before the server goes.
@@ -30,7 +34,15 @@ describe('a PostgreSQL pool whose server restarts', () => {
       expect((error as Error).message).toMatch(/^Cannot use the database 127\.0\.0\.1:\d+\/agent: /);
     }
     // Once the server takes connections again, the same pool serves as before.
-    for (let tries = 0; tries < 100 && !(await database.query('SELECT 1').then(() => true, () => false)); tries += 1) {
+    for (
+      let tries = 0;
+      tries < 100 &&
+      !(await database.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ));
+      tries += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await database.transaction((tx) => tx.query<{ one: number }>('SELECT 1 AS one'))).toEqual([{ one: 1 }]);

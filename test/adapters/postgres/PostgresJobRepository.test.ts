@@ -45,7 +45,9 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query(`UPDATE agent_jobs SET record = jsonb_set(record, '{prompt}', '"written by another process"') WHERE id = $1`, [job.id]);
+      await other.query(`UPDATE agent_jobs SET record = jsonb_set(record, '{prompt}', '"written by another process"') WHERE id = $1`, [
+        job.id,
+      ]);
       let calls = 0;
       let firstRead!: () => void;
       const read = new Promise<void>((resolve) => (firstRead = resolve));
@@ -85,7 +87,9 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
 
     for (const id of ids) expect((await repo.findById(id))!.repeat.completed).toBe(1);
     // Rows written by one statement carry the id of its one transaction.
-    const [{ writes }] = (await database.query<{ writes: string }>('SELECT count(DISTINCT xmin::text) AS writes FROM agent_jobs')) as [{ writes: string }];
+    const [{ writes }] = (await database.query<{ writes: string }>('SELECT count(DISTINCT xmin::text) AS writes FROM agent_jobs')) as [
+      { writes: string },
+    ];
     expect(Number(writes)).toBeLessThanOrEqual(3);
   });
 
@@ -102,7 +106,8 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
   it('leaves the rows of running jobs unlocked by a tick that does not ask for them, so that runs ending on other replicas do not wait for it', async () => {
     const job = await repo.create(anHourlyJob(jobIdFor(1)), true);
     await repo.updateById(job.id, (current) => ({ job: { ...current, state: 'running' }, result: null }));
-    const xmax = async () => (await database.query<{ xmax: string }>('SELECT xmax::text AS xmax FROM agent_jobs WHERE id = $1', [job.id]))[0]!.xmax;
+    const xmax = async () =>
+      (await database.query<{ xmax: string }>('SELECT xmax::text AS xmax FROM agent_jobs WHERE id = $1', [job.id]))[0]!.xmax;
     const before = await xmax();
 
     await repo.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }), { running: false });
@@ -117,7 +122,15 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
     await repo.updateById(job.id, (current) => ({ job: { ...current, state: 'running' }, result: null }));
     const leases = new PostgresReplicaLeases(database);
     const fenced = new PostgresJobRepository(database, leases);
-    const replica = { claimant: 'host-a:1', host: 'host-a', pid: 1, startedAt: '2026-06-01T07:00:00Z', listener: null, provider: 'built-in ticker', leaseUntil: new Date() };
+    const replica = {
+      claimant: 'host-a:1',
+      host: 'host-a',
+      pid: 1,
+      startedAt: '2026-06-01T07:00:00Z',
+      listener: null,
+      provider: 'built-in ticker',
+      leaseUntil: new Date(),
+    };
     const look = () => fenced.settleDue(new Date(0), 10, ({ running }) => ({ changed: [], result: running.length }));
     await leases.renew(replica, 30_000);
     expect(await look()).toBe(1);
@@ -147,7 +160,7 @@ describe('jobs on PostgreSQL: how changes reach the rows', () => {
     expect(await lastLockerOf(database, job.id)).toBe('aborted');
   });
 
-  it("reads a row written before jobs had a time zone of their own as in the configured zone, and stores a zone given later in its record", async () => {
+  it('reads a row written before jobs had a time zone of their own as in the configured zone, and stores a zone given later in its record', async () => {
     const job = await repo.create({ ...anHourlyJob(jobIdFor(1)), timezone: 'America/New_York' }, true);
     await database.query(`UPDATE agent_jobs SET record = record - 'timezone' WHERE id = $1`, [job.id]);
     expect((await repo.findById(job.id))!.timezone).toBeNull();

@@ -1,6 +1,9 @@
 import { jest } from '@jest/globals';
 import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
-import { PostgresSubscriptionRepository, SUBSCRIPTION_CACHE_MAX_AGE_MS } from '../../../src/adapters/postgres/PostgresSubscriptionRepository.js';
+import {
+  PostgresSubscriptionRepository,
+  SUBSCRIPTION_CACHE_MAX_AGE_MS,
+} from '../../../src/adapters/postgres/PostgresSubscriptionRepository.js';
 import { SubscriptionStoreError } from '../../../src/application/ports/WebhookSubscriptionRepository.js';
 import type { WebhookSubscription } from '../../../src/domain/webhook/WebhookSubscription.js';
 import { subscriptionRecordOf } from '../../../src/domain/webhook/subscriptionRecord.js';
@@ -33,7 +36,10 @@ describe('webhook subscriptions shared by processes on PostgreSQL', () => {
 
   /** A subscription written straight into the table, announced to nobody. */
   const writeUnannounced = (subscription: WebhookSubscription) =>
-    first.query('INSERT INTO agent_webhook_subscriptions (name, record) VALUES ($1, $2)', [subscription.name, JSON.stringify(subscriptionRecordOf(subscription))]);
+    first.query('INSERT INTO agent_webhook_subscriptions (name, record) VALUES ($1, $2)', [
+      subscription.name,
+      JSON.stringify(subscriptionRecordOf(subscription)),
+    ]);
 
   beforeAll(async () => {
     scratch = await scratchDatabase();
@@ -127,7 +133,9 @@ describe('webhook subscriptions shared by processes on PostgreSQL', () => {
   });
 
   it('names the database, never the password, when it cannot be reached', async () => {
-    const away = await PostgresDatabase.open(databaseLocation('postgres://agent:s3cret-pw@127.0.0.1:1/subscriptions', 'AGENT_DATABASE_URL'));
+    const away = await PostgresDatabase.open(
+      databaseLocation('postgres://agent:s3cret-pw@127.0.0.1:1/subscriptions', 'AGENT_DATABASE_URL'),
+    );
     const repo = new PostgresSubscriptionRepository(away);
     try {
       for (const attempt of [() => repo.load(), () => repo.update('payments', put(aSubscription('payments')))]) {
@@ -135,7 +143,9 @@ describe('webhook subscriptions shared by processes on PostgreSQL', () => {
 
         expect(failure).toBeInstanceOf(SubscriptionStoreError);
         expect((failure as SubscriptionStoreError).reason).toBe('unavailable');
-        expect((failure as Error).message).toMatch(/^Cannot (read|change) the webhook subscriptions in the database 127\.0\.0\.1:1\/subscriptions: nothing listens there; /);
+        expect((failure as Error).message).toMatch(
+          /^Cannot (read|change) the webhook subscriptions in the database 127\.0\.0\.1:1\/subscriptions: nothing listens there; /,
+        );
         expect((failure as Error).message).not.toContain('s3cret-pw');
       }
     } finally {

@@ -57,14 +57,16 @@ describe('the webhook inbox on PostgreSQL', () => {
     );
   };
   const epochOf = async (claimant: string) =>
-    Number((await suite.database.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM agent_gateways WHERE claimant = $1', [claimant]))[0]?.epoch);
+    Number(
+      (await suite.database.query<{ epoch: string }>('SELECT epoch::text AS epoch FROM agent_gateways WHERE claimant = $1', [claimant]))[0]
+        ?.epoch,
+    );
   const later = (ms: number) => new Date(T0.getTime() + ms);
   const claimedBy = async () =>
     Object.fromEntries(
-      (await suite.database.query<{ id: string; claimant: string | null }>('SELECT id, claimant FROM agent_webhook_events ORDER BY seq')).map((row) => [
-        row.id,
-        row.claimant,
-      ]),
+      (
+        await suite.database.query<{ id: string; claimant: string | null }>('SELECT id, claimant FROM agent_webhook_events ORDER BY seq')
+      ).map((row) => [row.id, row.claimant]),
     );
 
   it('hands each of 200 events to exactly one of two gateways claiming at the same time', async () => {
@@ -175,9 +177,13 @@ describe('the webhook inbox on PostgreSQL', () => {
     await a.claimNext();
     await leases.release('host-a:1');
 
-    await suite.database.query('UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval \'1 millisecond\'', [UNLEASED_CLAIM_MS - seconds(2)]);
+    await suite.database.query("UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval '1 millisecond'", [
+      UNLEASED_CLAIM_MS - seconds(2),
+    ]);
     expect(await b.recover()).toBe(0);
-    await suite.database.query('UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval \'1 millisecond\'', [UNLEASED_CLAIM_MS + 1]);
+    await suite.database.query("UPDATE agent_webhook_events SET claimed_at = now() - $1 * interval '1 millisecond'", [
+      UNLEASED_CLAIM_MS + 1,
+    ]);
     // A gateway that looked a moment ago waits before it looks again; one that has not, looks.
     expect(await b.recover()).toBe(0);
     expect(await gateway('host-c:3').recover()).toBe(1);
@@ -249,7 +255,9 @@ describe('the webhook inbox on PostgreSQL', () => {
     clock.set(later(DELIVERY_MEMORY_MS + seconds(5)));
     await a.recover();
 
-    expect((await suite.database.query<{ key: string }>('SELECT key FROM agent_webhook_deliveries')).map((row) => row.key)).toEqual(['github:new']);
+    expect((await suite.database.query<{ key: string }>('SELECT key FROM agent_webhook_deliveries')).map((row) => row.key)).toEqual([
+      'github:new',
+    ]);
     expect(await a.accept(anEvent(3), undefined, 'github:new')).toBe(false);
   });
 
@@ -258,7 +266,9 @@ describe('the webhook inbox on PostgreSQL', () => {
     for (const n of [1, 2]) await a.accept(anEvent(n));
     await suite.database.query("UPDATE agent_webhook_events SET payload = '[1, 2' WHERE id = 'event-1'");
 
-    await expect(a.claimNext()).rejects.toThrow(/^The webhook event event-1 in the database 127\.0\.0\.1:5432\/agent_test_\w+ has a payload that is not a JSON object;/);
+    await expect(a.claimNext()).rejects.toThrow(
+      /^The webhook event event-1 in the database 127\.0\.0\.1:5432\/agent_test_\w+ has a payload that is not a JSON object;/,
+    );
     expect((await a.claimNext())?.id).toBe('event-2');
     expect(await claimedBy()).toEqual({ 'event-1': 'host-a:1', 'event-2': 'host-a:1' });
   });
@@ -268,7 +278,11 @@ describe('the webhook inbox on PostgreSQL', () => {
     const own = new PostgresReplicaLeases(suite.database);
     const host = claimant.slice(0, claimant.lastIndexOf(':'));
     const pid = Number(claimant.slice(claimant.lastIndexOf(':') + 1));
-    const renew = () => own.renew({ claimant, host, pid, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: later(leaseMs) }, leaseMs);
+    const renew = () =>
+      own.renew(
+        { claimant, host, pid, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: later(leaseMs) },
+        leaseMs,
+      );
     await renew();
     return { inbox: new PostgresWebhookInbox(suite.database, new FakeProcessIdentity(claimant), clock, undefined, own), own, renew };
   };
@@ -286,7 +300,20 @@ describe('the webhook inbox on PostgreSQL', () => {
 
     // A renewal that failed: no run starts until one works, and this gateway judges nobody.
     jest.spyOn(suite.database, 'query').mockRejectedValueOnce(new Error('connection terminated'));
-    await expect(a.own.renew({ claimant: 'host-a:1', host: 'host-a', pid: 1, startedAt: T0.toISOString(), listener: null, provider: 'built-in', leaseUntil: later(seconds(30)) }, seconds(30))).rejects.toThrow('connection terminated');
+    await expect(
+      a.own.renew(
+        {
+          claimant: 'host-a:1',
+          host: 'host-a',
+          pid: 1,
+          startedAt: T0.toISOString(),
+          listener: null,
+          provider: 'built-in',
+          leaseUntil: later(seconds(30)),
+        },
+        seconds(30),
+      ),
+    ).rejects.toThrow('connection terminated');
     await expect(a.inbox.claimNext()).rejects.toThrow(/lease .* is not renewed yet; it starts no run until it is$/);
     expect(await a.inbox.recover()).toBe(0);
     await a.renew();
@@ -372,7 +399,15 @@ describe('the webhook inbox when PostgreSQL is unreachable', () => {
   it('makes the listener answer unavailable, retry in 30 seconds', async () => {
     const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
     const logger = new RecordingLogger();
-    const accept = new AcceptWebhook(new FakeSignatureVerifier(), inbox, new InMemoryWebhookRateLimiter(), new ManualClock(T0), new SequentialIds(), logger, DEFAULT_WEBHOOK_LISTENER_SETTINGS);
+    const accept = new AcceptWebhook(
+      new FakeSignatureVerifier(),
+      inbox,
+      new InMemoryWebhookRateLimiter(),
+      new ManualClock(T0),
+      new SequentialIds(),
+      logger,
+      DEFAULT_WEBHOOK_LISTENER_SETTINGS,
+    );
 
     const outcome = await accept.execute({
       route: aRoute('ci'),

@@ -28,7 +28,7 @@ describe('webhook run records on PostgreSQL', () => {
     expect((await records.list({ route: 'pr-review', limit: 10 })).map((record) => record.eventId)).toEqual(['event4']);
   });
 
-  it("keeps a record whose answer or error holds a NUL or half an emoji, those characters as U+FFFD", async () => {
+  it('keeps a record whose answer or error holds a NUL or half an emoji, those characters as U+FFFD', async () => {
     const records = new PostgresWebhookRunRecords(suite.database, 50);
 
     await records.save(aRunRecord(1, { answer: 'cut here \uD83D', error: 'platform said \u0000garbage' }));
@@ -39,7 +39,9 @@ describe('webhook run records on PostgreSQL', () => {
   it('leaves out a stored record it cannot read', async () => {
     const records = new PostgresWebhookRunRecords(suite.database, 50);
     await records.save(aRunRecord(1));
-    await suite.database.query(`INSERT INTO agent_webhook_runs (route, event_id, started_at, record) VALUES ('pr-review', 'odd', now(), '{"outcome": 7}')`);
+    await suite.database.query(
+      `INSERT INTO agent_webhook_runs (route, event_id, started_at, record) VALUES ('pr-review', 'odd', now(), '{"outcome": 7}')`,
+    );
 
     expect(await records.find('pr-review', 'odd')).toBeNull();
     expect((await records.list({ limit: 10 })).map((record) => record.eventId)).toEqual(['event1']);

@@ -36,7 +36,12 @@ describe('schema migrations on PostgreSQL', () => {
 
     const applied = await Promise.all(clients.map((database) => migrate(database)));
 
-    expect(applied.flat().map((migration) => migration.version).sort()).toEqual(MIGRATIONS.map((migration) => migration.version).sort());
+    expect(
+      applied
+        .flat()
+        .map((migration) => migration.version)
+        .sort(),
+    ).toEqual(MIGRATIONS.map((migration) => migration.version).sort());
     expect(await migrate(clients[0]!)).toEqual([]);
   });
 
@@ -63,7 +68,11 @@ describe('schema migrations on PostgreSQL', () => {
   });
 
   it('refuses a URL that is not postgres:// in one sentence', () => {
-    expect(() => databaseLocation('mysql://x@h/db', 'database.url')).toThrow('database.url must be a postgres:// URL, not mysql://…; write it as postgres://user@host:5432/database.');
-    expect(() => databaseLocation('not a url', 'AGENT_DATABASE_URL')).toThrow('AGENT_DATABASE_URL is not a URL; write it as postgres://user@host:5432/database.');
+    expect(() => databaseLocation('mysql://x@h/db', 'database.url')).toThrow(
+      'database.url must be a postgres:// URL, not mysql://…; write it as postgres://user@host:5432/database.',
+    );
+    expect(() => databaseLocation('not a url', 'AGENT_DATABASE_URL')).toThrow(
+      'AGENT_DATABASE_URL is not a URL; write it as postgres://user@host:5432/database.',
+    );
   });
 });

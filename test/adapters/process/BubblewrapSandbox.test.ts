@@ -47,10 +47,18 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 function sandbox(settings: Partial<SandboxSettings> = {}, env: NodeJS.ProcessEnv = process.env): BubblewrapSandbox {
-  return new BubblewrapSandbox({ ...SETTINGS, ...settings }, { agentHome, configFile: outsideConfig, userHome, temporaryDirectory: temporary }, env);
+  return new BubblewrapSandbox(
+    { ...SETTINGS, ...settings },
+    { agentHome, configFile: outsideConfig, userHome, temporaryDirectory: temporary },
+    env,
+  );
 }
 
-async function sh(script: string, box = sandbox(), readable: string[] = []): Promise<{ code: number | null; out: string; err: string; kind: string }> {
+async function sh(
+  script: string,
+  box = sandbox(),
+  readable: string[] = [],
+): Promise<{ code: number | null; out: string; err: string; kind: string }> {
   const stdout = new CappedOutput(1 << 20, 'start');
   const stderr = new CappedOutput(1 << 20, 'start');
   const end = await new ChildProcessRunner(new PosixProcessTreeKiller()).run({
@@ -80,7 +88,9 @@ whereBwrapWorks('a child in the bubblewrap sandbox', () => {
   });
 
   test("sees the agent's home, the user's home and the temporary directory empty, and the config file unreadable", async () => {
-    const run = await sh(`ls -A ${agentHome}; echo --; ls -A ${userHome}; echo --; ls -A ${temporary}; echo --; cat ${outsideConfig} || echo unreadable`);
+    const run = await sh(
+      `ls -A ${agentHome}; echo --; ls -A ${userHome}; echo --; ls -A ${temporary}; echo --; cat ${outsideConfig} || echo unreadable`,
+    );
     const [home, user, temp, config] = run.out.split('--\n');
     // Only the workspace, bound back into the sealed home.
     expect(home!.trim()).toBe('workspace');
@@ -91,7 +101,9 @@ whereBwrapWorks('a child in the bubblewrap sandbox', () => {
   });
 
   test('writes its workspace, and nothing outside it: the rest of the file system is read-only', async () => {
-    const run = await sh(`echo made > ${workspace}/made && echo ok; echo x > ${agentHome}/jobs.json || echo home-refused; echo x > /usr/sandbox-probe || echo root-refused`);
+    const run = await sh(
+      `echo made > ${workspace}/made && echo ok; echo x > ${agentHome}/jobs.json || echo home-refused; echo x > /usr/sandbox-probe || echo root-refused`,
+    );
     expect(run.out).toContain('ok');
     expect(run.out).toContain('home-refused');
     expect(run.out).toContain('root-refused');
@@ -134,7 +146,10 @@ whereBwrapWorks('a child in the bubblewrap sandbox', () => {
     const launch = await sandbox().confine({ program: '/bin/sleep', args: ['300'], workspace });
     const outer = spawn(launch.program, [...launch.args], { stdio: 'ignore' });
     // bwrap outside, bwrap as the sandbox's init, then sleep: the sleep's pid on this side.
-    const sleeper = () => readdirSync('/proc').map(Number).find((pid) => pid > 0 && procStat(pid) !== null && readComm(pid) === 'sleep' && descendsFrom(pid, outer.pid!));
+    const sleeper = () =>
+      readdirSync('/proc')
+        .map(Number)
+        .find((pid) => pid > 0 && procStat(pid) !== null && readComm(pid) === 'sleep' && descendsFrom(pid, outer.pid!));
     expect(await eventually(() => sleeper() !== undefined, 20_000)).toBe(true);
     const inside = sleeper()!;
     registerPid(inside);
@@ -176,7 +191,8 @@ describe('without a working bubblewrap', () => {
     expect(run.out).toBe('');
     expect(sandboxFinding(await box.status())).toEqual({
       refused: true,
-      message: 'tools.sandbox is bwrap, but bubblewrap (bwrap) is not installed. Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.',
+      message:
+        'tools.sandbox is bwrap, but bubblewrap (bwrap) is not installed. Install bubblewrap (the bubblewrap package), or set tools.sandbox to auto or off.',
     });
   });
 

@@ -6,7 +6,12 @@ import { CappedOutput } from '../../../src/adapters/process/CappedOutput.js';
 import { ChildProcessRunner, type ChildRunSpec } from '../../../src/adapters/process/ChildProcessRunner.js';
 import { childLauncher, startChildrenThroughLauncher } from '../../../src/adapters/process/childProcesses.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/application/ports/ProcessTreeKiller.js';
+import type {
+  GracefulSignal,
+  ProcessTreeKiller,
+  TreeKillReport,
+  TreeSignalReport,
+} from '../../../src/application/ports/ProcessTreeKiller.js';
 import { eventually, isRunning } from '../../helpers/processLiveness.js';
 
 /** Kills like the real thing and remembers whom; or, told to, kills nobody (a tree that survives). */
@@ -88,7 +93,10 @@ describe.each([
 
     await runner.run({ program: '/usr/bin/env', args: [], env: { ONLY_THIS: 'yes' }, stdout });
 
-    expect(stdout.text().split('\n').filter(Boolean).sort()).toEqual([expect.stringMatching(/^AGENT_PROCESS_TREE=\d+-[0-9a-f]{12}$/), 'ONLY_THIS=yes']);
+    expect(stdout.text().split('\n').filter(Boolean).sort()).toEqual([
+      expect.stringMatching(/^AGENT_PROCESS_TREE=\d+-[0-9a-f]{12}$/),
+      'ONLY_THIS=yes',
+    ]);
   });
 
   it('kills, at the timeout, a grandchild that left the tree when its parent exited', async () => {

@@ -38,7 +38,14 @@ describe('GhRepoCommenter', () => {
     await commenter().comment(comment);
 
     expect((await readFile(join(bin, 'args'), 'utf8')).split('\n')).toEqual([
-      'pr', 'comment', '42', '--repo', 'octo/widgets', '--body-file', '-', '',
+      'pr',
+      'comment',
+      '42',
+      '--repo',
+      'octo/widgets',
+      '--body-file',
+      '-',
+      '',
     ]);
     expect(await readFile(join(bin, 'stdin'), 'utf8')).toBe(comment.body);
   });

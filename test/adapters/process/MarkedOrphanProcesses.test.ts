@@ -41,7 +41,7 @@ onLinux('MarkedOrphanProcesses', () => {
     expect(await new MarkedOrphanProcesses().killOrphansOf('test-host:424')).toBe(0);
   });
 
-  it('kills, in one look, what every dead owner left running, asking about each owner once, and leaves the living owners\' and its own', async () => {
+  it("kills, in one look, what every dead owner left running, asking about each owner once, and leaves the living owners' and its own", async () => {
     const ofDead = [...(await markedTree('test-host:5001')), ...(await markedTree('test-host:5002'))];
     const ofLiving = await markedTree('test-host:5003');
     new MarkedOrphanProcesses().markChildrenOf('test-host:5004');
@@ -53,7 +53,12 @@ onLinux('MarkedOrphanProcesses', () => {
       return claimant === 'test-host:5001' || claimant === 'test-host:5002' || claimant === 'test-host:5004';
     });
 
-    expect(killed).toEqual(new Map([['test-host:5001', 2], ['test-host:5002', 2]]));
+    expect(killed).toEqual(
+      new Map([
+        ['test-host:5001', 2],
+        ['test-host:5002', 2],
+      ]),
+    );
     expect(await eventually(() => ofDead.every((pid) => !isRunning(pid)), 5000)).toBe(true);
     expect([...ofLiving, ...own].every(isRunning)).toBe(true);
     // Other tests' processes may carry marks too: each claimant is asked about once.

@@ -15,7 +15,7 @@ async function fakeProc(processes: Record<number, [number, string[]] | [number, 
   return proc;
 }
 
-describe('the cron run among a process\'s ancestors', () => {
+describe("the cron run among a process's ancestors", () => {
   let proc: string;
   afterEach(() => rm(proc, { recursive: true, force: true }));
 

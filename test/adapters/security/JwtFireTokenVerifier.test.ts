@@ -32,13 +32,21 @@ describe('JwtFireTokenVerifier', () => {
 
   /** A verifier on the shared store: one more gateway, or this one restarted. */
   const verifier = (used: UsedFireTokens = new InMemoryUsedFireTokens(store)) =>
-    new JwtFireTokenVerifier({ jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url }, clock, log, used, nodeJwksFetcher(portal.jwksUrl));
+    new JwtFireTokenVerifier(
+      { jwksUrl: portal.jwksUrl, audience: portal.audience, issuer: portal.url },
+      clock,
+      log,
+      used,
+      nodeJwksFetcher(portal.jwksUrl),
+    );
 
   describe('the fire_at claim', () => {
-    it('takes a token whose fire_at is the body\'s slot, the same instant however written', async () => {
+    it("takes a token whose fire_at is the body's slot, the same instant however written", async () => {
       const subject = verifier();
       expect(await subject.verify(portal.mint('job1', { claims: { fire_at: SLOT_A } }), 'job1', SLOT_A)).toMatchObject({ valid: true });
-      expect(await subject.verify(portal.mint('job1', { claims: { fire_at: SLOT_A } }), 'job1', '2030-01-01T01:00:00Z')).toMatchObject({ valid: true });
+      expect(await subject.verify(portal.mint('job1', { claims: { fire_at: SLOT_A } }), 'job1', '2030-01-01T01:00:00Z')).toMatchObject({
+        valid: true,
+      });
     });
 
     it('refuses a token whose fire_at is another slot, or whose body names none', async () => {
@@ -152,7 +160,9 @@ describe('JwtFireTokenVerifier', () => {
         reason: 'the fire tokens used before cannot be looked at: disk gone',
         retryAfterSeconds: 5,
       });
-      expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('the expired fire tokens could not be forgotten') }));
+      expect(log.entries).toContainEqual(
+        expect.objectContaining({ level: 'warn', message: expect.stringContaining('the expired fire tokens could not be forgotten') }),
+      );
     });
 
     it('logs a release that cannot forget, and does not throw', async () => {
@@ -162,7 +172,12 @@ describe('JwtFireTokenVerifier', () => {
 
       if (verdict.valid) await verdict.release();
 
-      expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringContaining('could not be forgotten, so the portal\'s retry with it will be refused') }));
+      expect(log.entries).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringContaining("could not be forgotten, so the portal's retry with it will be refused"),
+        }),
+      );
     });
   });
 });

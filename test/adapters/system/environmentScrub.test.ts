@@ -88,7 +88,15 @@ onLinux('credentials taken out of a process’s environment', () => {
       expect(report.held[name]).toBe(CREDENTIALS[name]);
     }
     // The path of a credential's file is no secret: it is not among those said to be shown.
-    expect(report.left.names).toEqual(['AGENT_DASHBOARD_TOKEN', 'BILLING_SECRET', 'OPENAI_API_KEY', 'PGPASSFILE', 'PGPASSWORD', 'SLACK_BOT_TOKEN', 'TELEGRAM_BOT_TOKEN']);
+    expect(report.left.names).toEqual([
+      'AGENT_DASHBOARD_TOKEN',
+      'BILLING_SECRET',
+      'OPENAI_API_KEY',
+      'PGPASSFILE',
+      'PGPASSWORD',
+      'SLACK_BOT_TOKEN',
+      'TELEGRAM_BOT_TOKEN',
+    ]);
     expect(report.left.reason).toBe('the environment a process was started with is cleared on Linux only, not on darwin');
   });
 });
@@ -100,7 +108,10 @@ describe('the environment block of a process that cannot write its /proc/self/me
     const proc = join(directory, 'proc-without-mem');
     mkdirSync(proc);
     writeFileSync(join(proc, 'environ'), 'PATH=/usr/bin\0OPENAI_API_KEY=canary\0GH_TOKEN_FILE=/run/secrets/gh\0');
-    writeFileSync(join(proc, 'stat'), '42 (node (a) b) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4096 8192 12288 16384 20480 0\n');
+    writeFileSync(
+      join(proc, 'stat'),
+      '42 (node (a) b) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4096 8192 12288 16384 20480 0\n',
+    );
     const outcome = new ProcSelfEnvironment('linux', proc).clear((name) => name.endsWith('_API_KEY') || name.endsWith('_FILE'), []);
     expect(outcome).toEqual({ left: ['OPENAI_API_KEY', 'GH_TOKEN_FILE'], reason: `${proc}/mem cannot be written (ENOENT)` });
   });

@@ -10,7 +10,20 @@ const interactive: ToolCallContext = { signal: new AbortController().signal, una
 
 function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
-  const tool = new CronJobTool(new JobControlService(h.createJob, h.listJobs, h.editJob, h.pauseJob, h.resumeJob, h.runJobNow, h.removeJob, h.jobWarnings, h.redeliverJobRun), h.settings);
+  const tool = new CronJobTool(
+    new JobControlService(
+      h.createJob,
+      h.listJobs,
+      h.editJob,
+      h.pauseJob,
+      h.resumeJob,
+      h.runJobNow,
+      h.removeJob,
+      h.jobWarnings,
+      h.redeliverJobRun,
+    ),
+    h.settings,
+  );
   const call = async (args: Record<string, unknown>) => JSON.parse(await tool.call(args, interactive));
   return { h, tool, call };
 }
@@ -77,8 +90,14 @@ describe('CronJobTool', () => {
     expect(refused).toEqual({ success: false, error: expect.stringMatching(/^Unknown time zone "Mars\/Base"; use an IANA name/) });
     expect(h.repository.get(created.job.id)!.timezone).toBe('America/New_York');
 
-    expect((await call({ action: 'update', job: created.job.id, timezone: 'Asia/Tokyo' })).job).toMatchObject({ timezone: 'Asia/Tokyo', next_run_at: '2026-06-02T00:00:00Z' });
-    expect((await call({ action: 'update', job: created.job.id, timezone: '' })).job).toMatchObject({ timezone: null, next_run_at: '2026-06-02T07:00:00Z' });
+    expect((await call({ action: 'update', job: created.job.id, timezone: 'Asia/Tokyo' })).job).toMatchObject({
+      timezone: 'Asia/Tokyo',
+      next_run_at: '2026-06-02T00:00:00Z',
+    });
+    expect((await call({ action: 'update', job: created.job.id, timezone: '' })).job).toMatchObject({
+      timezone: null,
+      next_run_at: '2026-06-02T07:00:00Z',
+    });
     expect(h.repository.get(created.job.id)!.timezone).toBeNull();
   });
 
@@ -87,7 +106,13 @@ describe('CronJobTool', () => {
     h.channel.unknownChannels.set('slack', ['#nowhere']);
     h.skills.skills.tone = '# Tone';
 
-    const result = await call({ action: 'create', schedule: 'every 2h', prompt: 'Triage', deliver: 'discord:123456789012345678,slack:#nowhere,telegram', skills: ['triage', 'tone'] });
+    const result = await call({
+      action: 'create',
+      schedule: 'every 2h',
+      prompt: 'Triage',
+      deliver: 'discord:123456789012345678,slack:#nowhere,telegram',
+      skills: ['triage', 'tone'],
+    });
 
     expect(result).toEqual({
       success: true,
@@ -106,7 +131,11 @@ describe('CronJobTool', () => {
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local' });
 
     const update = await call({ action: 'update', job: job.id, deliver: 'discord' });
-    expect(update).toMatchObject({ success: true, job: { deliver: 'discord' }, warnings: [expect.stringMatching(/^Delivery platform "discord" is not configured/)] });
+    expect(update).toMatchObject({
+      success: true,
+      job: { deliver: 'discord' },
+      warnings: [expect.stringMatching(/^Delivery platform "discord" is not configured/)],
+    });
 
     expect(await call({ action: 'update', job: job.id, deliver: 'telegram' })).not.toHaveProperty('warnings');
   });
@@ -179,11 +208,24 @@ describe('CronJobTool', () => {
     const { h, call } = setUp();
     h.scripts.scripts['disk.sh'] = { stdout: 'sda1: 91% full' };
 
-    const created = await call({ action: 'create', schedule: 'every 1h', script: 'disk.sh', no_agent: true, catch_up: 'skip', name: 'Disks' });
-    expect(created).toMatchObject({ success: true, job: { name: 'Disks', script: 'disk.sh', no_agent: true, catch_up: 'skip', prompt: '' } });
+    const created = await call({
+      action: 'create',
+      schedule: 'every 1h',
+      script: 'disk.sh',
+      no_agent: true,
+      catch_up: 'skip',
+      name: 'Disks',
+    });
+    expect(created).toMatchObject({
+      success: true,
+      job: { name: 'Disks', script: 'disk.sh', no_agent: true, catch_up: 'skip', prompt: '' },
+    });
     const id = created.job.id as string;
 
-    expect(await call({ action: 'update', job: id, no_agent: false })).toEqual({ success: false, error: expect.stringMatching(/has no prompt for the agent/) });
+    expect(await call({ action: 'update', job: id, no_agent: false })).toEqual({
+      success: false,
+      error: expect.stringMatching(/has no prompt for the agent/),
+    });
     expect(await call({ action: 'update', job: id, no_agent: false, prompt: 'Comment on the disks', catch_up: null })).toMatchObject({
       success: true,
       job: { no_agent: false, catch_up: null, prompt: 'Comment on the disks' },
@@ -201,7 +243,9 @@ describe('CronJobTool', () => {
     expect((await inputError(call({ action: 'create', schedule: 'every 1h', prompt: 'x', catch_up: 'always' }))).message).toBe(
       'cronjob: "catch_up" must be one of once, skip or null, not "always".',
     );
-    expect((await inputError(call({ action: 'create', schedule: 'every 1h', prompt: 'x', no_agent: 'yes' }))).message).toMatch(/"no_agent" must be true or false/);
+    expect((await inputError(call({ action: 'create', schedule: 'every 1h', prompt: 'x', no_agent: 'yes' }))).message).toMatch(
+      /"no_agent" must be true or false/,
+    );
     expect(h.repository.all()).toEqual([]);
   });
 
@@ -337,7 +381,10 @@ describe('CronJobTool', () => {
     const { h, call } = setUp();
     const sentence = `Delivery target "slack:C0123ABCDEF:notats" names the thread "notats", which is not a Slack timestamp; use the ts of the thread's first message, such as 1712345678.123456.`;
 
-    expect(await call({ action: 'create', schedule: 'every 1h', prompt: 'x', deliver: 'slack:C0123ABCDEF:notats' })).toEqual({ success: false, error: sentence });
+    expect(await call({ action: 'create', schedule: 'every 1h', prompt: 'x', deliver: 'slack:C0123ABCDEF:notats' })).toEqual({
+      success: false,
+      error: sentence,
+    });
     expect(h.repository.writes).toBe(0);
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local' });
     expect(await call({ action: 'update', job: job.id, deliver: 'slack:C0123ABCDEF:notats' })).toEqual({ success: false, error: sentence });

@@ -52,7 +52,13 @@ function catalog(options: { search?: boolean } = {}) {
 
 describe('DefaultToolCatalog', () => {
   it('gives an interactive chat every tool, the job tool included', async () => {
-    expect(names(await catalog().subject.toolsFor(['agent-chat']))).toEqual(['cronjob', 'terminal', 'web_search', 'web_extract', 'clarify']);
+    expect(names(await catalog().subject.toolsFor(['agent-chat']))).toEqual([
+      'cronjob',
+      'terminal',
+      'web_search',
+      'web_extract',
+      'clarify',
+    ]);
   });
 
   it('never gives a cron run the job tool, even from a catalog that holds it', async () => {

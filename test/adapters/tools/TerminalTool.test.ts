@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
-import type { GracefulSignal, ProcessTreeKiller, TreeKillReport, TreeSignalReport } from '../../../src/application/ports/ProcessTreeKiller.js';
+import type {
+  GracefulSignal,
+  ProcessTreeKiller,
+  TreeKillReport,
+  TreeSignalReport,
+} from '../../../src/application/ports/ProcessTreeKiller.js';
 import { TerminalTool, type TerminalResult } from '../../../src/adapters/tools/TerminalTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
 import { fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';

@@ -167,7 +167,9 @@ describe('WebExtractTool', () => {
       const before = requestsTo('/page.html');
 
       expect(await tool.call({ url }, publicOnly())).toMatch(
-        new RegExp(`^Could not fetch ${url}: localhost resolves to (127\\.0\\.0\\.1|::1), a loopback, private or otherwise non-public address\\. `),
+        new RegExp(
+          `^Could not fetch ${url}: localhost resolves to (127\\.0\\.0\\.1|::1), a loopback, private or otherwise non-public address\\. `,
+        ),
       );
       expect(requestsTo('/page.html')).toBe(before);
     });

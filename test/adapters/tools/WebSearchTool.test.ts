@@ -30,7 +30,14 @@ beforeAll(async () => {
 afterAll(() => web.close());
 
 function configWith(search: Record<string, unknown> | undefined): AgentConfig {
-  return { providers: {}, fallback_providers: [], platforms: {}, cron: {} as AgentConfig['cron'], gateway: { shutdown_grace_seconds: 30 }, search };
+  return {
+    providers: {},
+    fallback_providers: [],
+    platforms: {},
+    cron: {} as AgentConfig['cron'],
+    gateway: { shutdown_grace_seconds: 30 },
+    search,
+  };
 }
 
 function toolFor(searxngUrl: unknown, log = new RecordingLogger()): WebSearchTool {
@@ -97,7 +104,11 @@ describe('WebSearchTool', () => {
 
     expect(toolFor(value, log).isAvailable()).toBe(false);
     expect(log.entries).toEqual([
-      { level: 'warn', message: expect.stringMatching(/^config\.yaml: search\.searxng_url .*web_search is not offered/), fields: undefined },
+      {
+        level: 'warn',
+        message: expect.stringMatching(/^config\.yaml: search\.searxng_url .*web_search is not offered/),
+        fields: undefined,
+      },
     ]);
   });
 

@@ -39,7 +39,20 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   const settings: WebhookWorkerSettings = { ...WEBHOOK_WORKER_SETTINGS, ...options.settings };
   const records = new InMemoryWebhookRunRecords();
   // The runs' own waits (when a record shows a run as running) are not the worker's.
-  const execution = new WebhookEventExecution(routes, agent, memory, skills, channel, commenter, settings, log, records, new ManualClock('2026-06-01T08:00:05Z'), new ManualTimer(), new InMemoryRunLedger());
+  const execution = new WebhookEventExecution(
+    routes,
+    agent,
+    memory,
+    skills,
+    channel,
+    commenter,
+    settings,
+    log,
+    records,
+    new ManualClock('2026-06-01T08:00:05Z'),
+    new ManualTimer(),
+    new InMemoryRunLedger(),
+  );
   const timer = new ManualTimer();
   const subject = new WebhookWorker(inbox, execution, settings, log, timer);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */
@@ -55,7 +68,9 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
 
 describe('a webhook run', () => {
   it('renders the route prompt from the payload and runs a fresh unattended session with the route toolsets', async () => {
-    const w = worker({ routes: [aRoute('pr-review', { prompt: 'Review PR #{number}: {pull_request.title}', toolsets: ['web', 'terminal'] })] });
+    const w = worker({
+      routes: [aRoute('pr-review', { prompt: 'Review PR #{number}: {pull_request.title}', toolsets: ['web', 'terminal'] })],
+    });
 
     await w.runAll(anEvent(7));
 
@@ -114,7 +129,11 @@ describe('a webhook run', () => {
     await w.runAll(anEvent(1));
 
     expect(w.log.entries).toContainEqual(
-      expect.objectContaining({ level: 'info', message: "webhook answer on route 'pr-review':\nLGTM, ship it.", fields: expect.objectContaining({ delivery_id: 'delivery-1' }) }),
+      expect.objectContaining({
+        level: 'info',
+        message: "webhook answer on route 'pr-review':\nLGTM, ship it.",
+        fields: expect.objectContaining({ delivery_id: 'delivery-1' }),
+      }),
     );
     expect(await w.inbox.pending()).toBe(0);
   });
@@ -130,9 +149,17 @@ describe('a webhook run', () => {
   });
 
   it.each([
-    ['a repo that is not owner/name', { repo: '{repository.name}', pr_number: '{number}' }, /deliver_extra\.repo must give "owner\/name" \(got "widgets"\)/],
+    [
+      'a repo that is not owner/name',
+      { repo: '{repository.name}', pr_number: '{number}' },
+      /deliver_extra\.repo must give "owner\/name" \(got "widgets"\)/,
+    ],
     ['a repo that does not render', { repo: '{repository.full_name}', pr_number: '{number}' }, /got "\{repository\.full_name\}"/],
-    ['a PR number that is not a positive whole number', { repo: 'octo/widgets', pr_number: '{action}' }, /pr_number must give a positive whole number \(got "opened"\)/],
+    [
+      'a PR number that is not a positive whole number',
+      { repo: 'octo/widgets', pr_number: '{action}' },
+      /pr_number must give a positive whole number \(got "opened"\)/,
+    ],
     ['a PR number of 0', { repo: 'octo/widgets', pr_number: '0' }, /pr_number must give a positive whole number/],
   ])('runs nothing and logs the error for %s', async (_case, deliverExtra, error) => {
     const w = worker({ routes: [aRoute('pr-review', { deliver: 'repo_comment', deliverExtra })] });
@@ -146,7 +173,9 @@ describe('a webhook run', () => {
   });
 
   it('logs a missing gh as such, naming the pull request', async () => {
-    const w = worker({ routes: [aRoute('pr-review', { deliver: 'repo_comment', deliverExtra: { repo: 'octo/widgets', pr_number: '3' } })] });
+    const w = worker({
+      routes: [aRoute('pr-review', { deliver: 'repo_comment', deliverExtra: { repo: 'octo/widgets', pr_number: '3' } })],
+    });
     w.commenter.failWith = new RepoCommentError('cli_missing', 'the GitHub CLI "gh" is not installed or not on PATH; install it');
 
     await w.runAll(anEvent(1));
@@ -177,7 +206,9 @@ describe('a webhook run', () => {
     await w.runAll(anEvent(1));
 
     expect(w.agent.requests).toHaveLength(0);
-    expect(w.errors()).toEqual([expect.stringMatching(/route 'pr-review' cannot deliver: Delivery platform "signal" is not configured: set platforms\.signal\./)]);
+    expect(w.errors()).toEqual([
+      expect.stringMatching(/route 'pr-review' cannot deliver: Delivery platform "signal" is not configured: set platforms\.signal\./),
+    ]);
   });
 
   it('logs a delivery the platform refused', async () => {
@@ -275,7 +306,11 @@ describe('the webhook worker', () => {
 
     telegramAnswers.resolve();
     await w.worker.whenIdle();
-    expect(w.channel.sent.filter((sent) => sent.target.platform === 'telegram').map((sent) => sent.text)).toEqual(['answer to 1', 'answer to 2', 'answer to 3']);
+    expect(w.channel.sent.filter((sent) => sent.target.platform === 'telegram').map((sent) => sent.text)).toEqual([
+      'answer to 1',
+      'answer to 2',
+      'answer to 3',
+    ]);
     expect((await w.records.find('faulty', 'event-1'))?.outcome).toBe('delivered');
     expect(await w.inbox.pending()).toBe(0);
     await w.worker.stop(1000);
@@ -442,7 +477,11 @@ describe('the webhook worker', () => {
 
     expect(await inbox.pending()).toBe(0);
     expect(w.agent.requests).toHaveLength(1);
-    expect(w.errors()).toEqual([expect.stringMatching(/^webhook event event-1 finished but could not be completed in the inbox; trying again until it can: the database is away$/)]);
+    expect(w.errors()).toEqual([
+      expect.stringMatching(
+        /^webhook event event-1 finished but could not be completed in the inbox; trying again until it can: the database is away$/,
+      ),
+    ]);
     expect(w.log.entries.map((entry) => entry.message)).toContain('webhook event event-1 is completed in the inbox now');
     await w.worker.stop(1000);
   });

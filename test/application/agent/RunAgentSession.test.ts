@@ -58,7 +58,12 @@ describe('RunAgentSession: the conversation', () => {
   it('opens with memory as system text, then each skill, then the earlier turns, then the task', async () => {
     const model = new FakeChatModel(turns.answer('ok'));
 
-    await setUp().run([provider(model)], { conversation: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+    await setUp().run([provider(model)], {
+      conversation: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+    });
 
     const [turn] = model.seen;
     expect(turn!.system).toBe('# Memory: MEMORY.md\n\nThe user likes short answers.\n\n# Memory: USER.md\n\nName: Ada');
@@ -132,7 +137,9 @@ describe('RunAgentSession: the conversation', () => {
   it('stops a model that keeps calling tools at the round bound, naming what it still asked for', async () => {
     const model = new FakeChatModel(...Array.from({ length: 5 }, () => turns.tools({ name: 'terminal', arguments: {} })));
 
-    const error = await failureOf(setUp({ tools: [new RecordingTool('terminal')], maxToolRounds: 2 }).run([provider(model)], { toolsets: ['terminal'] }));
+    const error = await failureOf(
+      setUp({ tools: [new RecordingTool('terminal')], maxToolRounds: 2 }).run([provider(model)], { toolsets: ['terminal'] }),
+    );
 
     expect(error.reason).toBe('failed');
     expect(error.message).toBe(
@@ -182,7 +189,10 @@ describe('RunAgentSession: keys and fallbacks', () => {
 
   it('hands the whole conversation to the next provider when one cannot be reached or answers 5xx', async () => {
     const search = new RecordingTool('web_search', () => 'sunny');
-    const first = new FakeChatModel(turns.tools({ name: 'web_search', arguments: { query: 'weather' } }), turns.failure('server', 'HTTP 503'));
+    const first = new FakeChatModel(
+      turns.tools({ name: 'web_search', arguments: { query: 'weather' } }),
+      turns.failure('server', 'HTTP 503'),
+    );
     const second = new FakeChatModel(turns.answer('Sunny.'));
     const { logger, run } = setUp({ tools: [search] });
 
@@ -206,7 +216,11 @@ describe('RunAgentSession: keys and fallbacks', () => {
   });
 
   it.each([
-    ['a refused key', turns.failure('auth', 'HTTP 401: bad key', { status: 401 }), 'The provider primary (model-1) failed: HTTP 401: bad key; check the key from TEST_API_KEY.'],
+    [
+      'a refused key',
+      turns.failure('auth', 'HTTP 401: bad key', { status: 401 }),
+      'The provider primary (model-1) failed: HTTP 401: bad key; check the key from TEST_API_KEY.',
+    ],
     [
       'an unknown model',
       turns.failure('rejected', 'HTTP 404: no such model', { status: 404 }),
@@ -398,13 +412,16 @@ describe('RunAgentSession: abort listeners', () => {
   it.each([
     ['40 tool calls in sequence', Array.from({ length: 40 }, () => turns.tools({ name: 'terminal' }))],
     ['40 tool calls in one turn', [turns.tools(...Array.from({ length: 40 }, (_, n) => ({ name: 'terminal', id: `call_${n}` })))]],
-  ])('%s pile no listeners on one signal (no MaxListenersExceededWarning) and leave none on the run\'s', async (_case, script) => {
+  ])("%s pile no listeners on one signal (no MaxListenersExceededWarning) and leave none on the run's", async (_case, script) => {
     const controller = new AbortController();
     const count = new ListenerCount();
     const { tool, mostOnRunSignal } = listenerLeavingTool(count, controller.signal);
     const model = new ListenerLeavingModel(count, ...script, turns.answer('Done.'));
 
-    const result = await setUp({ tools: [tool], maxToolRounds: 50 }).run([provider(model)], { signal: controller.signal, toolsets: ['terminal'] });
+    const result = await setUp({ tools: [tool], maxToolRounds: 50 }).run([provider(model)], {
+      signal: controller.signal,
+      toolsets: ['terminal'],
+    });
 
     expect(result.text).toBe('Done.');
     expect(tool.calls).toHaveLength(40);
@@ -421,8 +438,15 @@ describe('RunAgentSession: abort listeners', () => {
       return new Promise<string>(() => undefined);
     });
     const count = new ListenerCount();
-    const model = new ListenerLeavingModel(count, ...Array.from({ length: 12 }, () => turns.tools({ name: 'clarify' })), turns.tools({ name: 'terminal' }));
-    const running = setUp({ tools: [hanging, new RecordingTool('clarify')] }).run([provider(model)], { signal: controller.signal, toolsets: ['terminal', 'clarify'] });
+    const model = new ListenerLeavingModel(
+      count,
+      ...Array.from({ length: 12 }, () => turns.tools({ name: 'clarify' })),
+      turns.tools({ name: 'terminal' }),
+    );
+    const running = setUp({ tools: [hanging, new RecordingTool('clarify')] }).run([provider(model)], {
+      signal: controller.signal,
+      toolsets: ['terminal', 'clarify'],
+    });
     for (let step = 0; step < 100 && toolSignal === undefined; step += 1) await settle();
 
     controller.abort();

@@ -46,8 +46,16 @@ function harness(options: { random?: () => number } = {}) {
   const timer = new ManualTimer();
   const logger = new RecordingLogger();
   const metrics = new RecordingMetrics();
-  const platforms = { slack: new ScriptedPlatform('slack'), telegram: new ScriptedPlatform('telegram'), discord: new ScriptedPlatform('discord') };
-  const recipes: ReceiverRecipe[] = Object.values(platforms).map((platform) => ({ platform: platform.platform, pushed: platform.platform === 'slack', make: async () => platform.source() }));
+  const platforms = {
+    slack: new ScriptedPlatform('slack'),
+    telegram: new ScriptedPlatform('telegram'),
+    discord: new ScriptedPlatform('discord'),
+  };
+  const recipes: ReceiverRecipe[] = Object.values(platforms).map((platform) => ({
+    platform: platform.platform,
+    pushed: platform.platform === 'slack',
+    make: async () => platform.source(),
+  }));
   const changes: ChatReceiverStatus[][] = [];
   const receivers = new ChatReceivers({
     recipes,
@@ -82,7 +90,9 @@ describe('ChatReceivers: each chat receiver stands alone', () => {
       ['telegram', true],
       ['discord', true],
     ]);
-    expect(h.lines('warn')).toEqual(['chat: the slack receiver cannot start (The Slack receiver cannot start: auth.test failed (ECONNREFUSED)); trying again, at most 60 s apart']);
+    expect(h.lines('warn')).toEqual([
+      'chat: the slack receiver cannot start (The Slack receiver cannot start: auth.test failed (ECONNREFUSED)); trying again, at most 60 s apart',
+    ]);
     await h.receivers.stop();
   });
 
@@ -140,7 +150,13 @@ describe('ChatReceivers: each chat receiver stands alone', () => {
     platform.failing = 'down';
     let starts = 0;
     const receivers = new ChatReceivers({
-      recipes: [{ platform: 'slack', pushed: true, make: async () => (++starts > 30 ? ((platform.failing = null), platform.source()) : platform.source()) }],
+      recipes: [
+        {
+          platform: 'slack',
+          pushed: true,
+          make: async () => (++starts > 30 ? ((platform.failing = null), platform.source()) : platform.source()),
+        },
+      ],
       deliver: async () => undefined,
       timer,
       clock: new ManualClock(new Date('2026-06-01T09:00:00Z')),
@@ -180,7 +196,9 @@ describe('ChatReceivers: each chat receiver stands alone', () => {
     await settled();
 
     expect(h.stateOf('telegram')).toBe('up');
-    expect(h.lines('warn')).toEqual(['chat: the telegram receiver stopped (telegram refused the bot token (HTTP 401: Unauthorized)); starting it again, at most 60 s apart']);
+    expect(h.lines('warn')).toEqual([
+      'chat: the telegram receiver stopped (telegram refused the bot token (HTTP 401: Unauthorized)); starting it again, at most 60 s apart',
+    ]);
     expect(h.lines('info')).toEqual([expect.stringMatching(/^chat: the telegram receiver is up again after \d+ s \(5 failed attempts\)$/)]);
     // The others never noticed.
     expect([h.platforms.slack.starts, h.platforms.discord.starts]).toEqual([1, 1]);
@@ -194,7 +212,10 @@ describe('ChatReceivers: each chat receiver stands alone', () => {
     const discord = h.platforms.discord;
 
     discord.health!.down('the Discord gateway connection is down (ECONNRESET)');
-    expect(h.receivers.statuses().find((status) => status.platform === 'discord')).toMatchObject({ state: 'down', error: 'the Discord gateway connection is down (ECONNRESET)' });
+    expect(h.receivers.statuses().find((status) => status.platform === 'discord')).toMatchObject({
+      state: 'down',
+      error: 'the Discord gateway connection is down (ECONNRESET)',
+    });
     expect(h.metrics.chatReceivers.get('discord')).toBe(false);
     discord.health!.up();
 

@@ -48,7 +48,17 @@ function harness(settings: Partial<ChatSettings> = {}, store = new InMemoryConve
     timer,
     log,
   );
-  return { agent, store, channel, timer, clock, log, chats, typed, start: () => chats.start(new Map([['telegram', async (key: ConversationKey) => void typed.push(key)]])) };
+  return {
+    agent,
+    store,
+    channel,
+    timer,
+    clock,
+    log,
+    chats,
+    typed,
+    start: () => chats.start(new Map([['telegram', async (key: ConversationKey) => void typed.push(key)]])),
+  };
 }
 
 describe('ConverseInChats', () => {
@@ -70,7 +80,13 @@ describe('ConverseInChats', () => {
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: 'Hello Alice.' },
     ]);
-    expect(h.agent.requests[1]!.origin).toEqual({ platform: 'telegram', chat_id: '-100200', thread_id: '7', user_id: ALICE, user_name: 'alice' });
+    expect(h.agent.requests[1]!.origin).toEqual({
+      platform: 'telegram',
+      chat_id: '-100200',
+      thread_id: '7',
+      user_id: ALICE,
+      user_name: 'alice',
+    });
     expect(h.agent.requests[1]!.toolsets).toEqual(['agent-chat']);
   });
 

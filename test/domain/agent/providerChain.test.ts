@@ -14,7 +14,9 @@ describe('the provider chain', () => {
   });
 
   it('has a row for every failure, and only a rate limit depends on keys', () => {
-    const dependsOnKeys = Object.entries(AFTER_FAILURE).filter(([, row]) => row.withKeys !== row.withoutKeys).map(([failure]) => failure);
+    const dependsOnKeys = Object.entries(AFTER_FAILURE)
+      .filter(([, row]) => row.withKeys !== row.withoutKeys)
+      .map(([failure]) => failure);
 
     expect(dependsOnKeys).toEqual(['rate_limited']);
   });

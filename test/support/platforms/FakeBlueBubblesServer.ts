@@ -42,7 +42,9 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === '/api/v1/server/info',
-      oddity === 'refused' ? badRequest('Unsupported API version') : { status: 200, text: '<!doctype html><html><head><title>Router</title></head></html>' },
+      oddity === 'refused'
+        ? badRequest('Unsupported API version')
+        : { status: 200, text: '<!doctype html><html><head><title>Router</title></head></html>' },
     );
     return true;
   }
@@ -61,17 +63,35 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
     const guid = `p:0/5F0C7A2E-0000-4000-8000-${messageId.padStart(12, '0')}`;
     return {
       status: 200,
-      json: { status: 200, message: 'Message sent!', data: { originalROWID: 4000 + Number(messageId), guid, text: message, isFromMe: true, error: 0, tempGuid } },
+      json: {
+        status: 200,
+        message: 'Message sent!',
+        data: { originalROWID: 4000 + Number(messageId), guid, text: message, isFromMe: true, error: 0, tempGuid },
+      },
     };
   }
 
   /** `GET /api/v1/server/info`: the Mac and the iMessage account it is signed in with. */
   protected override other(request: RecordedRequest): FakeAnswer {
-    if (request.method !== 'GET' || request.path !== '/api/v1/server/info') return { status: 404, json: { status: 404, message: 'Not Found' } };
-    return this.passwordProblem(request) ?? {
-      status: 200,
-      json: { status: 200, message: 'Successfully fetched server info', data: { computer_id: 'alice@Alices-Mac-mini', os_version: '15.1', server_version: '1.9.9', private_api: false, detected_icloud: 'alice@icloud.com', detected_imessage: 'alice@icloud.com' } },
-    };
+    if (request.method !== 'GET' || request.path !== '/api/v1/server/info')
+      return { status: 404, json: { status: 404, message: 'Not Found' } };
+    return (
+      this.passwordProblem(request) ?? {
+        status: 200,
+        json: {
+          status: 200,
+          message: 'Successfully fetched server info',
+          data: {
+            computer_id: 'alice@Alices-Mac-mini',
+            os_version: '15.1',
+            server_version: '1.9.9',
+            private_api: false,
+            detected_icloud: 'alice@icloud.com',
+            detected_imessage: 'alice@icloud.com',
+          },
+        },
+      }
+    );
   }
 
   private passwordProblem(request: RecordedRequest): FakeAnswer | null {
@@ -84,16 +104,26 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
   private refusalOf(request: RecordedRequest): FakeAnswer | null {
     const passwordProblem = this.passwordProblem(request);
     if (passwordProblem) return passwordProblem;
-    if (!String(request.headers['content-type'] ?? '').startsWith('application/json')) return badRequest("A 'message' is required when sending via AppleScript");
+    if (!String(request.headers['content-type'] ?? '').startsWith('application/json'))
+      return badRequest("A 'message' is required when sending via AppleScript");
     const { chatGuid, tempGuid, message, method = 'apple-script' } = (request.body ?? {}) as Record<string, unknown>;
     if (typeof chatGuid !== 'string' || chatGuid === '') return badRequest('The chatGuid field is required.');
     if (method !== 'apple-script' && method !== 'private-api') return badRequest('The selected method is invalid.');
-    if (method === 'apple-script' && (typeof tempGuid !== 'string' || tempGuid === '')) return badRequest("A 'tempGuid' is required when sending via AppleScript");
+    if (method === 'apple-script' && (typeof tempGuid !== 'string' || tempGuid === ''))
+      return badRequest("A 'tempGuid' is required when sending via AppleScript");
     if (typeof message !== 'string' || message === '') return badRequest("A 'message' is required when sending via AppleScript");
     if (!chatGuid.includes(';')) return serverError(`Invalid GUID! Can't send message to: ${chatGuid}`);
     const direct = DIRECT.exec(chatGuid);
     if (!this.chats.has(chatGuid) && !(direct && this.addresses.has(direct[1]!))) {
-      return { status: 500, json: { status: 500, message: 'Message Send Error', error: { type: 'iMessage Error', message: 'Failed to send message! See attached message error code.' }, data: { guid: 'p:0/FAILED', error: 22 } } };
+      return {
+        status: 500,
+        json: {
+          status: 500,
+          message: 'Message Send Error',
+          error: { type: 'iMessage Error', message: 'Failed to send message! See attached message error code.' },
+          data: { guid: 'p:0/FAILED', error: 22 },
+        },
+      };
     }
     return null;
   }
@@ -114,14 +144,31 @@ export class FakeBlueBubblesServer extends HttpFakePlatform {
 }
 
 function unauthorized(error: string): FakeAnswer {
-  return { status: 401, json: { status: 401, message: 'You are not authorized to access this resource', error: { type: 'Authentication Error', message: error } } };
+  return {
+    status: 401,
+    json: {
+      status: 401,
+      message: 'You are not authorized to access this resource',
+      error: { type: 'Authentication Error', message: error },
+    },
+  };
 }
 
 function badRequest(error: string): FakeAnswer {
-  return { status: 400, json: { status: 400, message: "You've made a bad request! Please check your request params & body", error: { type: 'Validation Error', message: error } } };
+  return {
+    status: 400,
+    json: {
+      status: 400,
+      message: "You've made a bad request! Please check your request params & body",
+      error: { type: 'Validation Error', message: error },
+    },
+  };
 }
 
 /** An error the server did not expect, as its error middleware answers it. */
 function serverError(error: string): FakeAnswer {
-  return { status: 500, json: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: error } } };
+  return {
+    status: 500,
+    json: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: error } },
+  };
 }

@@ -105,7 +105,11 @@ export class FakeDingTalkServer extends HttpFakePlatform {
    */
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     if (this.way === 'webhook') return false;
-    this.failTokenRequests(oddity === 'refused' ? apiError(400, 'Forbidden.AccessDenied.IpNotInWhiteList', 'ip not in whitelist') : { status: 200, json: { expireIn: 7200 } });
+    this.failTokenRequests(
+      oddity === 'refused'
+        ? apiError(400, 'Forbidden.AccessDenied.IpNotInWhiteList', 'ip not in whitelist')
+        : { status: 200, json: { expireIn: 7200 } },
+    );
     return true;
   }
 
@@ -187,7 +191,8 @@ export class FakeDingTalkServer extends HttpFakePlatform {
     const body = request.body;
     if (typeof body !== 'object' || body === null) return apiError(400, 'invalidParameter.param.invalid', '参数不合法');
     if (!this.robotCodes.has(body.robotCode)) return apiError(400, 'invalidParameter.robotCode.notExsit', '机器人不存在');
-    if (body.msgKey !== 'sampleText' || typeof body.msgParam !== 'string') return apiError(400, 'invalidParameter.msgKey.invalid', 'msgKey不合法');
+    if (body.msgKey !== 'sampleText' || typeof body.msgParam !== 'string')
+      return apiError(400, 'invalidParameter.msgKey.invalid', 'msgKey不合法');
     let content: unknown;
     try {
       content = JSON.parse(body.msgParam).content;

@@ -198,7 +198,12 @@ export class FakeDiscordGateway {
 
   private accept(socket: WebSocket, url: string): void {
     let markClosed: (code: number) => void = () => {};
-    const record = { url, received: [] as GatewayPayload[], closeCode: null as number | null, closed: new Promise<number>((resolve) => (markClosed = resolve)) };
+    const record = {
+      url,
+      received: [] as GatewayPayload[],
+      closeCode: null as number | null,
+      closed: new Promise<number>((resolve) => (markClosed = resolve)),
+    };
     const live: Live = { socket, record, session: null };
     this.live = live;
     this.connections.push(record);

@@ -93,7 +93,9 @@ export class FakeDiscordServer extends HttpFakePlatform {
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === `${API}/users/@me`,
-      oddity === 'refused' ? { status: 404, json: { message: '404: Not Found', code: 0 } } : { status: 200, json: { id: '1098765432109876543', bot: true } },
+      oddity === 'refused'
+        ? { status: 404, json: { message: '404: Not Found', code: 0 } }
+        : { status: 200, json: { id: '1098765432109876543', bot: true } },
     );
     return true;
   }
@@ -143,12 +145,17 @@ export class FakeDiscordServer extends HttpFakePlatform {
 
   protected override other(request: RecordedRequest): FakeAnswer {
     if (!this.authorized(request)) return UNAUTHORIZED;
-    if (request.method === 'GET' && request.path === `${API}/users/@me`) return { status: 200, json: { id: '1098765432109876543', username: 'deliverybot', bot: true } };
+    if (request.method === 'GET' && request.path === `${API}/users/@me`)
+      return { status: 200, json: { id: '1098765432109876543', username: 'deliverybot', bot: true } };
     if (request.method === 'GET' && request.path === `${API}/users/@me/guilds`) return { status: 200, json: this.guildPage(request.query) };
     if (request.method === 'GET' && request.path === `${API}/gateway/bot`) {
       return {
         status: 200,
-        json: { url: this.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } },
+        json: {
+          url: this.gatewayUrl,
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+        },
       };
     }
     const typing = TYPING_PATH.exec(request.path);
@@ -161,7 +168,10 @@ export class FakeDiscordServer extends HttpFakePlatform {
     if (request.method === 'GET' && channels) {
       const guild = this.guilds.find((candidate) => candidate.id === channels[1]);
       if (!guild) return { status: 404, json: { message: 'Unknown Guild', code: 10004 } };
-      return { status: 200, json: guild.channels.map((channel, position) => ({ ...channel, guild_id: guild.id, position, parent_id: null })) };
+      return {
+        status: 200,
+        json: guild.channels.map((channel, position) => ({ ...channel, guild_id: guild.id, position, parent_id: null })),
+      };
     }
     return { status: 404, json: { message: '404: Not Found', code: 0 } };
   }
@@ -173,9 +183,11 @@ export class FakeDiscordServer extends HttpFakePlatform {
     if (channelId === FOREIGN_CHANNEL) return { status: 403, json: { message: 'Missing Access', code: 50001 } };
     const channel = this.channels.get(channelId);
     if (!channel) return { status: 404, json: { message: 'Unknown Channel', code: 10003 } };
-    if (!POSTABLE_TYPES.has(channel.type)) return { status: 400, json: { message: 'Cannot send messages in a non-text channel', code: 50008 } };
+    if (!POSTABLE_TYPES.has(channel.type))
+      return { status: 400, json: { message: 'Cannot send messages in a non-text channel', code: 50008 } };
     const content: unknown = request.body?.content;
-    if (typeof content !== 'string' || content === '') return { status: 400, json: { message: 'Cannot send an empty message', code: 50006 } };
+    if (typeof content !== 'string' || content === '')
+      return { status: 400, json: { message: 'Cannot send an empty message', code: 50006 } };
     if (content.length > 2000) return invalidFormBody('content', 'BASE_TYPE_MAX_LENGTH', 'Must be 2000 or fewer in length.');
     return null;
   }

@@ -123,7 +123,10 @@ export class FakeFeishuServer extends HttpFakePlatform {
   protected fail(failure: Exclude<FakeFailure, 'silent'>, retryAfter: number): FakeAnswer {
     switch (failure) {
       case 'rate_limited':
-        return feishuError(429, 99991400, 'request trigger frequency limit', { 'x-ogw-ratelimit-limit': '50', 'x-ogw-ratelimit-reset': String(retryAfter) });
+        return feishuError(429, 99991400, 'request trigger frequency limit', {
+          'x-ogw-ratelimit-limit': '50',
+          'x-ogw-ratelimit-reset': String(retryAfter),
+        });
       case 'unavailable':
         return { status: 503, text: '<html><body>503 Service Temporarily Unavailable</body></html>' };
       case 'refused':
@@ -144,7 +147,20 @@ export class FakeFeishuServer extends HttpFakePlatform {
         return feishuError(400, 99991663, 'Invalid access token for authorization. Please make a request with token attached.');
       }
       // The bot comes beside code and msg, not under data.
-      return { status: 200, json: { code: 0, msg: 'ok', bot: { activate_status: 2, app_name: 'Delivery Bot', avatar_url: 'https://s1-imfile.feishucdn.com/x', ip_white_list: [], open_id: 'ou_bot00000000000000000000000' } } };
+      return {
+        status: 200,
+        json: {
+          code: 0,
+          msg: 'ok',
+          bot: {
+            activate_status: 2,
+            app_name: 'Delivery Bot',
+            avatar_url: 'https://s1-imfile.feishucdn.com/x',
+            ip_white_list: [],
+            open_id: 'ou_bot00000000000000000000000',
+          },
+        },
+      };
     }
     if (!isSend(request)) return feishuError(404, 404, 'page not found');
     this.attempts += 1;
@@ -166,7 +182,8 @@ export class FakeFeishuServer extends HttpFakePlatform {
   /** Why Feishu would not run this send, or null when it would. */
   private refusal(request: RecordedRequest): FakeAnswer | null {
     const header = request.headers.authorization;
-    if (header === undefined) return feishuError(400, 99991661, 'Missing access token for authorization. Please make a request with token attached.');
+    if (header === undefined)
+      return feishuError(400, 99991661, 'Missing access token for authorization. Please make a request with token attached.');
     if (!header.startsWith('Bearer ') || !this.validTokens.has(header.slice('Bearer '.length))) {
       return feishuError(400, 99991663, 'Invalid access token for authorization. Please make a request with token attached.');
     }
@@ -177,7 +194,8 @@ export class FakeFeishuServer extends HttpFakePlatform {
     if (body.msg_type !== 'text' || typeof body.content !== 'string' || typeof parseContent(body.content)?.text !== 'string') {
       return feishuError(400, 230001, 'Your request contains an invalid request parameter.');
     }
-    if (body.uuid !== undefined && (typeof body.uuid !== 'string' || body.uuid.length > 50)) return feishuError(400, 230001, 'invalid uuid');
+    if (body.uuid !== undefined && (typeof body.uuid !== 'string' || body.uuid.length > 50))
+      return feishuError(400, 230001, 'invalid uuid');
     const reply = REPLY_PATH.exec(request.path);
     if (reply) {
       const parent = decodeURIComponent(reply[1]!);
@@ -189,7 +207,9 @@ export class FakeFeishuServer extends HttpFakePlatform {
     const to = body.receive_id;
     if (type === 'chat_id') return this.chats.has(to) ? null : feishuError(400, 230002, 'Bot/User can NOT be out of the chat.');
     if (type === 'open_id' || type === 'union_id') {
-      return this.people.has(to) && to.startsWith(type === 'open_id' ? 'ou_' : 'on_') ? null : feishuError(400, 230013, 'Bot has NO availability to this user.');
+      return this.people.has(to) && to.startsWith(type === 'open_id' ? 'ou_' : 'on_')
+        ? null
+        : feishuError(400, 230013, 'Bot has NO availability to this user.');
     }
     return feishuError(400, 99992402, 'field validation failed');
   }
@@ -204,7 +224,11 @@ export class FakeFeishuServer extends HttpFakePlatform {
     const chatId = reply ? 'oc_5ad11d72b830411d72b836c20' : request.body.receive_id;
     return {
       status: 200,
-      json: { code: 0, msg: 'success', data: { message_id: messageId, msg_type: 'text', chat_id: chatId, body: { content: request.body.content } } },
+      json: {
+        code: 0,
+        msg: 'success',
+        data: { message_id: messageId, msg_type: 'text', chat_id: chatId, body: { content: request.body.content } },
+      },
     };
   }
 }

@@ -85,7 +85,9 @@ export class FakeHomeAssistantServer extends HttpFakePlatform {
       return this.authorized(request) ? { status: 200, json: { message: 'API running.' } } : plain(401, '401: Unauthorized');
     }
     if (request.method === 'GET' && request.path === '/api/config') {
-      return this.authorized(request) ? { status: 200, json: { location_name: 'Home', version: '2026.11.1', time_zone: 'Europe/Berlin', unit_system: { length: 'km' } } } : plain(401, '401: Unauthorized');
+      return this.authorized(request)
+        ? { status: 200, json: { location_name: 'Home', version: '2026.11.1', time_zone: 'Europe/Berlin', unit_system: { length: 'km' } } }
+        : plain(401, '401: Unauthorized');
     }
     return plain(404, '404: Not Found');
   }

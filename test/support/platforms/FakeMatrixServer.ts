@@ -70,7 +70,9 @@ export class FakeMatrixServer extends HttpFakePlatform {
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === `${API}/account/whoami`,
-      oddity === 'refused' ? error(403, 'M_FORBIDDEN', 'Application service has not registered this user') : { status: 200, json: { device_id: 'DELIVERY', is_guest: false } },
+      oddity === 'refused'
+        ? error(403, 'M_FORBIDDEN', 'Application service has not registered this user')
+        : { status: 200, json: { device_id: 'DELIVERY', is_guest: false } },
     );
     return true;
   }
@@ -126,7 +128,9 @@ export class FakeMatrixServer extends HttpFakePlatform {
     if (route === 'POST /createRoom') return this.createRoom(request.body);
     if (route === 'GET /directory/room') {
       const roomId = this.aliases.get(path[3]!);
-      return roomId ? { status: 200, json: { room_id: roomId, servers: ['example.org'] } } : error(404, 'M_NOT_FOUND', `Room alias ${path[3]} not found`);
+      return roomId
+        ? { status: 200, json: { room_id: roomId, servers: ['example.org'] } }
+        : error(404, 'M_NOT_FOUND', `Room alias ${path[3]} not found`);
     }
     if (path[1] === 'user' && path[3] === 'account_data' && path[4] === 'm.direct') {
       if (path[2] !== BOT_USER) return error(403, 'M_FORBIDDEN', 'Cannot get account data for other users.');
@@ -152,9 +156,11 @@ export class FakeMatrixServer extends HttpFakePlatform {
     const unauthorised = this.unauthorised(request);
     if (unauthorised) return unauthorised;
     if (!String(request.headers['content-type']).startsWith('application/json')) return error(400, 'M_NOT_JSON', 'Content not JSON.');
-    if (request.body?.msgtype !== 'm.text' || typeof request.body?.body !== 'string') return error(400, 'M_BAD_JSON', 'Invalid m.text content');
+    if (request.body?.msgtype !== 'm.text' || typeof request.body?.body !== 'string')
+      return error(400, 'M_BAD_JSON', 'Invalid m.text content');
     const roomId = decodeURIComponent(SEND.exec(request.path)![1]!);
-    if (this.rooms.get(roomId)?.joined === false || !this.rooms.has(roomId)) return error(403, 'M_FORBIDDEN', `User ${BOT_USER} not in room ${roomId}`);
+    if (this.rooms.get(roomId)?.joined === false || !this.rooms.has(roomId))
+      return error(403, 'M_FORBIDDEN', `User ${BOT_USER} not in room ${roomId}`);
     return null;
   }
 

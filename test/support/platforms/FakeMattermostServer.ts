@@ -36,7 +36,9 @@ export class FakeMattermostServer extends HttpFakePlatform {
   readonly platform = 'mattermost';
   readonly target = `mattermost:${MATTERMOST_CHANNELS.releases.id}`;
   /** Posts this server made, oldest first. */
-  readonly posts: Post[] = [{ id: MATTERMOST_ROOT_POST_ID, channel_id: MATTERMOST_CHANNELS.releases.id, root_id: '', message: 'v2.4 is out', pending_post_id: '' }];
+  readonly posts: Post[] = [
+    { id: MATTERMOST_ROOT_POST_ID, channel_id: MATTERMOST_CHANNELS.releases.id, root_id: '', message: 'v2.4 is out', pending_post_id: '' },
+  ];
   /** When set, a 429 carries exactly these headers instead of the server's own. */
   rateLimitHeaders: Record<string, string> | null = null;
   private answerLost = false;
@@ -96,7 +98,12 @@ export class FakeMattermostServer extends HttpFakePlatform {
         return {
           status: 429,
           text: 'limit exceeded\n',
-          headers: this.rateLimitHeaders ?? { 'X-Ratelimit-Limit': '10', 'X-Ratelimit-Remaining': '0', 'X-Ratelimit-Reset': String(retryAfter), 'Retry-After': String(retryAfter) },
+          headers: this.rateLimitHeaders ?? {
+            'X-Ratelimit-Limit': '10',
+            'X-Ratelimit-Remaining': '0',
+            'X-Ratelimit-Reset': String(retryAfter),
+            'Retry-After': String(retryAfter),
+          },
         };
       case 'unavailable':
         return error(500, 'app.post.save.app_error', 'Unable to save the Post.');
@@ -109,7 +116,11 @@ export class FakeMattermostServer extends HttpFakePlatform {
 
   protected override other(request: RecordedRequest): FakeAnswer {
     if (!request.path.startsWith('/api/')) {
-      return { status: 200, text: '<!doctype html><html><head><title>Mattermost</title></head><body><div id="root"></div></body></html>', headers: { 'content-type': 'text/html' } };
+      return {
+        status: 200,
+        text: '<!doctype html><html><head><title>Mattermost</title></head><body><div id="root"></div></body></html>',
+        headers: { 'content-type': 'text/html' },
+      };
     }
     if (request.method === 'GET' && request.path === '/api/v4/users/me') {
       return this.authorizationProblem(request) ?? { status: 200, json: { id: 'u1deliverybot000000000000a', username: 'deliverybot' } };
@@ -142,7 +153,21 @@ export class FakeMattermostServer extends HttpFakePlatform {
   }
 
   private postJson(post: Post): Record<string, unknown> {
-    return { ...post, create_at: 1767225600000, update_at: 1767225600000, edit_at: 0, delete_at: 0, is_pinned: false, user_id: BOT_USER_ID, original_id: '', type: '', props: {}, hashtags: '', reply_count: 0, metadata: {} };
+    return {
+      ...post,
+      create_at: 1767225600000,
+      update_at: 1767225600000,
+      edit_at: 0,
+      delete_at: 0,
+      is_pinned: false,
+      user_id: BOT_USER_ID,
+      original_id: '',
+      type: '',
+      props: {},
+      hashtags: '',
+      reply_count: 0,
+      metadata: {},
+    };
   }
 }
 
@@ -155,5 +180,14 @@ function sessionExpired(): FakeAnswer {
 }
 
 function channelJson(channel: (typeof MATTERMOST_CHANNELS)[keyof typeof MATTERMOST_CHANNELS]): Record<string, unknown> {
-  return { ...channel, team_id: channel.type === 'D' || channel.type === 'G' ? '' : 't1engineering0000000000000', create_at: 1735689600000, update_at: 1735689600000, delete_at: 0, header: '', purpose: '', creator_id: BOT_USER_ID };
+  return {
+    ...channel,
+    team_id: channel.type === 'D' || channel.type === 'G' ? '' : 't1engineering0000000000000',
+    create_at: 1735689600000,
+    update_at: 1735689600000,
+    delete_at: 0,
+    header: '',
+    purpose: '',
+    creator_id: BOT_USER_ID,
+  };
 }

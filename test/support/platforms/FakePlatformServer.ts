@@ -143,7 +143,15 @@ export abstract class HttpFakePlatform implements FakePlatformServer {
 
   private handle(method: string, url: string, headers: IncomingHttpHeaders, raw: string, response: ServerResponse): void {
     const parsed = new URL(url, 'http://localhost');
-    const request: RecordedRequest = { method, url, path: parsed.pathname, query: parsed.searchParams, headers, raw, body: parseBody(headers, raw) };
+    const request: RecordedRequest = {
+      method,
+      url,
+      path: parsed.pathname,
+      query: parsed.searchParams,
+      headers,
+      raw,
+      body: parseBody(headers, raw),
+    };
     this.requests.push(request);
     const scripted = this.scriptedRequests.findIndex((candidate) => candidate.when(request));
     if (scripted !== -1) return write(response, this.scriptedRequests.splice(scripted, 1)[0]!.answer);

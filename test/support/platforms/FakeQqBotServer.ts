@@ -78,7 +78,9 @@ export class FakeQqBotServer extends HttpFakePlatform {
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === '/users/@me',
-      oddity === 'refused' ? qqError(400, 12002, 'request invalid') : { status: 200, json: { avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x' } },
+      oddity === 'refused'
+        ? qqError(400, 12002, 'request invalid')
+        : { status: 200, json: { avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x' } },
     );
     return true;
   }
@@ -98,7 +100,14 @@ export class FakeQqBotServer extends HttpFakePlatform {
     if (channels) {
       return {
         status: 200,
-        json: { id, channel_id: channelId, guild_id: '9876543210', content: request.body.content, timestamp: '2024-04-05T14:45:45+08:00', author: { id: '1', username: 'bot', bot: true } },
+        json: {
+          id,
+          channel_id: channelId,
+          guild_id: '9876543210',
+          content: request.body.content,
+          timestamp: '2024-04-05T14:45:45+08:00',
+          author: { id: '1', username: 'bot', bot: true },
+        },
       };
     }
     return { status: 200, json: { id, timestamp: 1712299545 } };
@@ -124,17 +133,29 @@ export class FakeQqBotServer extends HttpFakePlatform {
   protected override other(request: RecordedRequest): FakeAnswer {
     if (request.method === 'GET' && request.path === '/users/@me') {
       const authorization = String(request.headers.authorization ?? '');
-      if (!authorization.startsWith('QQBot ') || !this.liveTokens.has(authorization.slice('QQBot '.length))) return qqError(401, 11244, 'token not exist or expire');
-      return { status: 200, json: { id: '14482948383453455223', username: 'DeliveryBot-测试中', avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x', union_openid: '', union_user_account: '' } };
+      if (!authorization.startsWith('QQBot ') || !this.liveTokens.has(authorization.slice('QQBot '.length)))
+        return qqError(401, 11244, 'token not exist or expire');
+      return {
+        status: 200,
+        json: {
+          id: '14482948383453455223',
+          username: 'DeliveryBot-测试中',
+          avatar: 'https://thirdqq.qlogo.cn/g?b=oidb&k=x',
+          union_openid: '',
+          union_user_account: '',
+        },
+      };
     }
     if (request.path !== TOKEN_PATH) return qqError(404, 404, 'not found');
     this.tokenRequests += 1;
     const failure = this.tokenFailures.shift();
     if (failure) return failure;
     const body = request.body as { appId?: unknown; clientSecret?: unknown } | undefined;
-    if (request.method !== 'POST' || typeof body !== 'object' || body === null) return { status: 200, json: { code: 100016, message: 'invalid appid or secret' } };
+    if (request.method !== 'POST' || typeof body !== 'object' || body === null)
+      return { status: 200, json: { code: 100016, message: 'invalid appid or secret' } };
     if (body.appId !== QQBOT_APP_ID) return { status: 200, json: { code: 100007, message: 'appid invalid' } };
-    if (body.clientSecret !== QQBOT_CLIENT_SECRET || this.secretRevoked) return { status: 200, json: { code: 100016, message: 'invalid appid or secret' } };
+    if (body.clientSecret !== QQBOT_CLIENT_SECRET || this.secretRevoked)
+      return { status: 200, json: { code: 100016, message: 'invalid appid or secret' } };
     this.issued += 1;
     const token = `qq-access-token-${this.issued}-${'y'.repeat(24)}`;
     this.liveTokens.add(token);

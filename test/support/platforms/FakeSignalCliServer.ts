@@ -69,7 +69,10 @@ export class FakeSignalCliServer extends HttpFakePlatform {
     if (params.groupId !== undefined) {
       if (params.recipient !== undefined) return rpcError(id, -1, 'Cannot send to a group and to recipients at once');
       if (params.groupId === SIGNAL_DEAD_GROUP_ID) {
-        return rpcResult(id, { timestamp, results: GROUP_MEMBERS.map((number) => recipientResult(number, 'UNREGISTERED_FAILURE', params.groupId)) });
+        return rpcResult(id, {
+          timestamp,
+          results: GROUP_MEMBERS.map((number) => recipientResult(number, 'UNREGISTERED_FAILURE', params.groupId)),
+        });
       }
       if (params.groupId !== SIGNAL_GROUP_ID) return rpcError(id, -1, `Group not found: ${String(params.groupId)}`);
       return rpcResult(id, { timestamp, results: GROUP_MEMBERS.map((number) => recipientResult(number, 'SUCCESS', SIGNAL_GROUP_ID)) });
@@ -77,7 +80,9 @@ export class FakeSignalCliServer extends HttpFakePlatform {
     const recipients = params.recipient;
     if (!Array.isArray(recipients) || recipients.length === 0) return rpcError(id, -1, 'No recipients given');
     if (recipients.includes(SIGNAL_UNREGISTERED)) {
-      return rpcError(id, -1, 'Failed to send message', { response: { timestamp, results: [recipientResult(SIGNAL_UNREGISTERED, 'UNREGISTERED_FAILURE')] } });
+      return rpcError(id, -1, 'Failed to send message', {
+        response: { timestamp, results: [recipientResult(SIGNAL_UNREGISTERED, 'UNREGISTERED_FAILURE')] },
+      });
     }
     return rpcResult(id, { timestamp, results: recipients.map((number) => recipientResult(String(number), 'SUCCESS')) });
   }
@@ -93,9 +98,13 @@ export class FakeSignalCliServer extends HttpFakePlatform {
         });
       case 'unavailable':
         // What signal-cli says when it cannot reach Signal's servers for the only recipient.
-        return rpcError(id, -1, 'Failed to send message', { response: { timestamp, results: [recipientResult(recipient, 'NETWORK_FAILURE')] } });
+        return rpcError(id, -1, 'Failed to send message', {
+          response: { timestamp, results: [recipientResult(recipient, 'NETWORK_FAILURE')] },
+        });
       case 'refused':
-        return rpcError(id, -1, 'Failed to send message', { response: { timestamp, results: [recipientResult(recipient, 'UNREGISTERED_FAILURE')] } });
+        return rpcError(id, -1, 'Failed to send message', {
+          response: { timestamp, results: [recipientResult(recipient, 'UNREGISTERED_FAILURE')] },
+        });
       case 'unauthorized':
         return rpcError(id, -32602, 'Specified account does not exist');
     }
@@ -118,7 +127,11 @@ export class FakeSignalCliServer extends HttpFakePlatform {
 }
 
 function isRpcCall(request: RecordedRequest): boolean {
-  return request.method === 'POST' && request.path === '/api/v1/rpc' && String(request.headers['content-type'] ?? '').startsWith('application/json');
+  return (
+    request.method === 'POST' &&
+    request.path === '/api/v1/rpc' &&
+    String(request.headers['content-type'] ?? '').startsWith('application/json')
+  );
 }
 
 function paramsOf(request: RecordedRequest | null): Params {

@@ -74,7 +74,8 @@ export class FakeSlackEvents {
   post(body: Record<string, unknown> | string, options: SlackPostOptions = {}): request.Test {
     const raw = typeof body === 'string' ? body : JSON.stringify(body);
     const timestamp = String(options.timestamp ?? Math.floor(this.clock.now().getTime() / 1000));
-    const signature = options.signature === undefined ? slackSignature(options.secret ?? SLACK_SIGNING_SECRET, timestamp, raw) : options.signature;
+    const signature =
+      options.signature === undefined ? slackSignature(options.secret ?? SLACK_SIGNING_SECRET, timestamp, raw) : options.signature;
     const test = request(this.baseUrl).post(this.path).set('Content-Type', 'application/json').set('X-Slack-Request-Timestamp', timestamp);
     if (signature !== null) test.set('X-Slack-Signature', signature);
     for (const [name, value] of Object.entries(options.headers ?? {})) test.set(name, value);

@@ -24,7 +24,10 @@ export class FakeSlackServer extends HttpFakePlatform {
   ];
   pageSize = 2;
   /** Users a direct-message channel can be opened with, and the channel Slack gives each. */
-  readonly users = new Map([['U0ALICE001', 'D0ALICE001'], ['W0GRIDBOB1', 'D0GRIDBOB1']]);
+  readonly users = new Map([
+    ['U0ALICE001', 'D0ALICE001'],
+    ['W0GRIDBOB1', 'D0GRIDBOB1'],
+  ]);
   private readonly openedDirectChannels = new Set<string>();
   private readonly scriptedAnswers: FakeAnswer[] = [];
   /** While true, `auth.test` answers 503 as a Slack that is down would. */
@@ -52,7 +55,9 @@ export class FakeSlackServer extends HttpFakePlatform {
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.path === '/auth.test',
-      oddity === 'refused' ? { status: 404, json: { ok: false, error: 'unknown_method' } } : { status: 200, text: '<html><body>Welcome</body></html>' },
+      oddity === 'refused'
+        ? { status: 404, json: { ok: false, error: 'unknown_method' } }
+        : { status: 200, text: '<html><body>Welcome</body></html>' },
     );
     return true;
   }
@@ -97,9 +102,23 @@ export class FakeSlackServer extends HttpFakePlatform {
     const route = `${request.method} ${request.path}`;
     if (route === 'POST /auth.test') {
       if (this.authTestUnavailable) return { status: 503, text: '<html><body>Slack is temporarily unavailable</body></html>' };
-      return authRefusal(request) ?? { status: 200, json: { ok: true, url: 'https://acme.slack.com/', team: 'Acme', user: 'deliverybot', team_id: 'T0ACME', user_id: 'U0BOT', bot_id: 'B0BOT' } };
+      return (
+        authRefusal(request) ?? {
+          status: 200,
+          json: {
+            ok: true,
+            url: 'https://acme.slack.com/',
+            team: 'Acme',
+            user: 'deliverybot',
+            team_id: 'T0ACME',
+            user_id: 'U0BOT',
+            bot_id: 'B0BOT',
+          },
+        }
+      );
     }
-    if (route !== 'POST /conversations.open' && route !== 'GET /conversations.list') return { status: 404, json: { ok: false, error: 'unknown_method' } };
+    if (route !== 'POST /conversations.open' && route !== 'GET /conversations.list')
+      return { status: 404, json: { ok: false, error: 'unknown_method' } };
     const refusal = authRefusal(request);
     if (refusal) return refusal;
     return route === 'GET /conversations.list' ? this.list(request.query) : this.open(request);
@@ -120,7 +139,14 @@ export class FakeSlackServer extends HttpFakePlatform {
     if (query.get('types') !== 'public_channel,private_channel') return slackError('invalid_types');
     const listed = this.channels.filter((channel) => query.get('exclude_archived') !== 'true' || !channel.is_archived);
     const cursor = query.get('cursor') ?? '';
-    const start = cursor === '' ? 0 : Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''));
+    const start =
+      cursor === ''
+        ? 0
+        : Number(
+            Buffer.from(cursor, 'base64')
+              .toString('utf8')
+              .replace(/^offset:/, ''),
+          );
     if (!Number.isInteger(start) || start < 0 || start > listed.length) return slackError('invalid_cursor');
     const end = start + Math.min(this.pageSize, Number(query.get('limit') ?? '100'));
     const nextCursor = end < listed.length ? Buffer.from(`offset:${end}`).toString('base64') : '';

@@ -92,11 +92,13 @@ export class FakeSmtpServer implements FakePlatformServer {
         callback(null, { user: { username, method: auth.method } satisfies SessionUser });
       },
       onMailFrom: (address, _session, callback) => {
-        if (address.address.toLowerCase() !== SMTP_USERNAME) return callback(smtpError(553, `5.7.1 <${address.address}>: Sender address rejected: not owned by user ${SMTP_USERNAME}`));
+        if (address.address.toLowerCase() !== SMTP_USERNAME)
+          return callback(smtpError(553, `5.7.1 <${address.address}>: Sender address rejected: not owned by user ${SMTP_USERNAME}`));
         callback();
       },
       onRcptTo: (address, _session, callback) => {
-        if (address.address.toLowerCase().endsWith(`@${UNKNOWN_DOMAIN}`)) return callback(smtpError(550, `5.1.1 <${address.address}>: Recipient address rejected: User unknown`));
+        if (address.address.toLowerCase().endsWith(`@${UNKNOWN_DOMAIN}`))
+          return callback(smtpError(550, `5.1.1 <${address.address}>: Recipient address rejected: User unknown`));
         callback();
       },
       onData: (stream, session, callback) => void this.receive(stream, session, callback),
@@ -114,7 +116,8 @@ export class FakeSmtpServer implements FakePlatformServer {
   }
 
   get settings(): Record<string, string> {
-    const tls: Record<string, string> = this.options.implicitTls === true ? { secure: 'tls', tls_reject_unauthorized: 'false' } : { secure: 'none' };
+    const tls: Record<string, string> =
+      this.options.implicitTls === true ? { secure: 'tls', tls_reject_unauthorized: 'false' } : { secure: 'none' };
     return {
       smtp_host: '127.0.0.1',
       smtp_port: String(this.port),
@@ -141,7 +144,11 @@ export class FakeSmtpServer implements FakePlatformServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private async receive(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null, message?: string) => void): Promise<void> {
+  private async receive(
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    callback: (error?: Error | null, message?: string) => void,
+  ): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     const user = session.user as SessionUser;
@@ -198,7 +205,12 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = decodeWords(line.slice(colon + 1).trim());
   }
   const encoding = (headers['content-transfer-encoding'] ?? '7bit').toLowerCase();
-  const bytes = encoding === 'quoted-printable' ? quotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64') : Buffer.from(body, 'latin1');
+  const bytes =
+    encoding === 'quoted-printable'
+      ? quotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body, 'base64')
+        : Buffer.from(body, 'latin1');
   return { headers, text: bytes.toString('utf8').replace(/\r\n/g, '\n') };
 }
 
@@ -222,7 +234,9 @@ function decodeWords(value: string): string {
   const word = /=\?[^?]+\?([BbQq])\?([^?]*)\?=/g;
   return value.replace(/=\?[^?]+\?[BbQq]\?[^?]*\?=(?:\s+=\?[^?]+\?[BbQq]\?[^?]*\?=)*/g, (run) =>
     Buffer.concat(
-      [...run.matchAll(word)].map(([, kind, data = '']) => (kind!.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : quotedPrintable(data.replace(/_/g, ' ')))),
+      [...run.matchAll(word)].map(([, kind, data = '']) =>
+        kind!.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : quotedPrintable(data.replace(/_/g, ' ')),
+      ),
     ).toString('utf8'),
   );
 }

@@ -31,22 +31,36 @@ export class FakeTelegramServer extends HttpFakePlatform {
   }
 
   protected confirm(request: RecordedRequest, messageId: string): FakeAnswer {
-    if (request.path !== `/bot${TELEGRAM_TOKEN}/sendMessage`) return { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } };
-    if (request.body?.chat_id === '-404') return { status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } };
-    return { status: 200, json: { ok: true, result: { message_id: Number(messageId), chat: { id: request.body.chat_id }, text: request.body.text } } };
+    if (request.path !== `/bot${TELEGRAM_TOKEN}/sendMessage`)
+      return { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } };
+    if (request.body?.chat_id === '-404')
+      return { status: 400, json: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } };
+    return {
+      status: 200,
+      json: { ok: true, result: { message_id: Number(messageId), chat: { id: request.body.chat_id }, text: request.body.text } },
+    };
   }
 
   /** `GET /bot<token>/getMe`: the bot, or 401 for another token. */
   protected override other(request: RecordedRequest): FakeAnswer {
     if (!/^\/bot[^/]+\/getMe$/.test(request.path)) return { status: 404, json: { ok: false, error_code: 404, description: 'Not Found' } };
-    if (request.path !== `/bot${TELEGRAM_TOKEN}/getMe`) return { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } };
+    if (request.path !== `/bot${TELEGRAM_TOKEN}/getMe`)
+      return { status: 401, json: { ok: false, error_code: 401, description: 'Unauthorized' } };
     return { status: 200, json: { ok: true, result: { id: 123456, is_bot: true, first_name: 'Delivery', username: 'delivery_bot' } } };
   }
 
   protected fail(failure: Exclude<FakeFailure, 'silent'>, retryAfter: number): FakeAnswer {
     switch (failure) {
       case 'rate_limited':
-        return { status: 429, json: { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } } };
+        return {
+          status: 429,
+          json: {
+            ok: false,
+            error_code: 429,
+            description: `Too Many Requests: retry after ${retryAfter}`,
+            parameters: { retry_after: retryAfter },
+          },
+        };
       case 'unavailable':
         return { status: 502, json: { ok: false, error_code: 502, description: 'Bad Gateway' } };
       case 'refused':

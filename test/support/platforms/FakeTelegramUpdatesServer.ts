@@ -169,7 +169,10 @@ export class FakeTelegramUpdatesServer {
             waiter.resolve();
           }
         }
-        return write(response, 200, { ok: true, result: { message_id: this.nextMessageId++, chat: { id: body.chat_id }, text: body.text } });
+        return write(response, 200, {
+          ok: true,
+          result: { message_id: this.nextMessageId++, chat: { id: body.chat_id }, text: body.text },
+        });
       case 'sendChatAction':
         this.chatActions.push(body);
         return write(response, 200, { ok: true, result: true });
@@ -198,7 +201,8 @@ export class FakeTelegramUpdatesServer {
     if (scripted !== undefined) return write(response, scripted.status, scripted.json, scripted.headers);
     // An offset confirms every update below it: Telegram forgets them.
     if (poll.offset !== undefined && poll.offset > 0) this.queue = this.queue.filter((update) => update.update_id >= poll.offset!);
-    if (this.available(poll.offset).length > 0 || !poll.timeout) return write(response, 200, { ok: true, result: this.available(poll.offset) });
+    if (this.available(poll.offset).length > 0 || !poll.timeout)
+      return write(response, 200, { ok: true, result: this.available(poll.offset) });
     const held: HeldPoll = { offset: poll.offset, response };
     this.held.push(held);
     response.on('close', () => {

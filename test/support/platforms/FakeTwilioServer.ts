@@ -31,7 +31,13 @@ export class FakeTwilioServer extends HttpFakePlatform {
   oddConfirmation: FakeAnswer | null = null;
 
   get settings(): Record<string, string> {
-    return { account_sid: TWILIO_ACCOUNT_SID, auth_token: TWILIO_AUTH_TOKEN, from: TWILIO_FROM, base_url: this.url, home_channel: '+14155550100' };
+    return {
+      account_sid: TWILIO_ACCOUNT_SID,
+      auth_token: TWILIO_AUTH_TOKEN,
+      from: TWILIO_FROM,
+      base_url: this.url,
+      home_channel: '+14155550100',
+    };
   }
 
   static start(): Promise<FakeTwilioServer> {
@@ -43,7 +49,9 @@ export class FakeTwilioServer extends HttpFakePlatform {
     const path = `/2010-04-01/Accounts/${TWILIO_ACCOUNT_SID}.json`;
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === path,
-      oddity === 'refused' ? twilioError(404, 20404, `The requested resource ${path} was not found`) : { status: 200, json: { status: 'active', type: 'Full' } },
+      oddity === 'refused'
+        ? twilioError(404, 20404, `The requested resource ${path} was not found`)
+        : { status: 200, json: { status: 'active', type: 'Full' } },
     );
     return true;
   }
@@ -107,18 +115,25 @@ export class FakeTwilioServer extends HttpFakePlatform {
   /** Twilio's answer to a Messages request it would not accept; null for one it takes. */
   private problemWith(request: RecordedRequest): FakeAnswer | null {
     const account = MESSAGES_PATH.exec(request.path)?.[1];
-    if (request.method !== 'POST' || account === undefined) return twilioError(404, 20404, `The requested resource ${request.path} was not found`);
+    if (request.method !== 'POST' || account === undefined)
+      return twilioError(404, 20404, `The requested resource ${request.path} was not found`);
     const expected = `Basic ${Buffer.from(`${TWILIO_ACCOUNT_SID}:${TWILIO_AUTH_TOKEN}`).toString('base64')}`;
     if (request.headers.authorization !== expected || account !== TWILIO_ACCOUNT_SID) return twilioError(401, 20003, 'Authenticate');
-    const form = (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ? request.body : undefined) as Record<string, string> | undefined;
+    const form = (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded') ? request.body : undefined) as
+      Record<string, string> | undefined;
     if (!form?.To) return twilioError(400, 21604, "A 'To' phone number is required.");
     if (!E164.test(form.To)) return twilioError(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`);
     if (form.MessagingServiceSid !== undefined) {
-      if (form.MessagingServiceSid !== TWILIO_MESSAGING_SERVICE_SID) return twilioError(400, 21701, `The Messaging Service Sid ${form.MessagingServiceSid} is invalid.`);
+      if (form.MessagingServiceSid !== TWILIO_MESSAGING_SERVICE_SID)
+        return twilioError(400, 21701, `The Messaging Service Sid ${form.MessagingServiceSid} is invalid.`);
     } else if (!form.From) {
       return twilioError(400, 21603, "A 'From' phone number is required.");
     } else if (form.From !== TWILIO_FROM) {
-      return twilioError(400, 21606, `The From phone number ${form.From} is not a valid, SMS-capable inbound phone number or short code for your account.`);
+      return twilioError(
+        400,
+        21606,
+        `The From phone number ${form.From} is not a valid, SMS-capable inbound phone number or short code for your account.`,
+      );
     }
     if (!form.Body) return twilioError(400, 21602, 'Message body is required.');
     if (form.To === NOT_A_MOBILE) return twilioError(400, 21614, `To number: ${form.To}, is not a mobile number`);

@@ -9,7 +9,11 @@ const TEXT_BYTES = 2048;
 
 const wecomError = (errcode: number, errmsg: string, extra: Record<string, unknown> = {}): FakeAnswer => ({
   status: 200,
-  json: { errcode, errmsg: `${errmsg}, hint: [1712345678_fake], more info at https://open.work.weixin.qq.com/devtool/query?e=${errcode}`, ...extra },
+  json: {
+    errcode,
+    errmsg: `${errmsg}, hint: [1712345678_fake], more info at https://open.work.weixin.qq.com/devtool/query?e=${errcode}`,
+    ...extra,
+  },
   accepted: false,
 });
 
@@ -62,14 +66,18 @@ export class FakeWecomServer extends HttpFakePlatform {
 
   /** The access tokens the sends carried, in order. */
   get tokensUsed(): string[] {
-    return this.requests.filter((request) => request.path !== '/cgi-bin/gettoken').map((request) => request.query.get('access_token') ?? '');
+    return this.requests
+      .filter((request) => request.path !== '/cgi-bin/gettoken')
+      .map((request) => request.query.get('access_token') ?? '');
   }
 
   /** `refused`: a gateway's 400 to `agent/get`; `anonymous`: errcode 0 without the app's `name`. */
   answerNextWhoAmI(oddity: WhoAmIOddity): boolean {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === '/cgi-bin/agent/get',
-      oddity === 'refused' ? { status: 400, text: '<html><body>400 Bad Request</body></html>' } : { status: 200, json: { errcode: 0, errmsg: 'ok', agentid: Number(WECOM_AGENT_ID) } },
+      oddity === 'refused'
+        ? { status: 400, text: '<html><body>400 Bad Request</body></html>' }
+        : { status: 200, json: { errcode: 0, errmsg: 'ok', agentid: Number(WECOM_AGENT_ID) } },
     );
     return true;
   }
@@ -86,7 +94,19 @@ export class FakeWecomServer extends HttpFakePlatform {
     const scripted = this.scriptedAnswers.shift();
     if (scripted) return { accepted: false, ...scripted };
     if (request.path === '/cgi-bin/appchat/send') return { status: 200, json: { errcode: 0, errmsg: 'ok' } };
-    return { status: 200, json: { errcode: 0, errmsg: 'ok', invaliduser: '', invalidparty: '', invalidtag: '', unlicenseduser: '', msgid: `msgid-${messageId}`, response_code: '' } };
+    return {
+      status: 200,
+      json: {
+        errcode: 0,
+        errmsg: 'ok',
+        invaliduser: '',
+        invalidparty: '',
+        invalidtag: '',
+        unlicenseduser: '',
+        msgid: `msgid-${messageId}`,
+        response_code: '',
+      },
+    };
   }
 
   protected fail(failure: Exclude<FakeFailure, 'silent'>): FakeAnswer {
@@ -111,7 +131,18 @@ export class FakeWecomServer extends HttpFakePlatform {
       const refusal = this.tokenRefusal(request);
       if (refusal) return refusal;
       if (request.query.get('agentid') !== WECOM_AGENT_ID) return wecomError(40056, 'invalid agentid');
-      return { status: 200, json: { errcode: 0, errmsg: 'ok', agentid: Number(WECOM_AGENT_ID), name: 'Delivery Bot', square_logo_url: 'https://p.qlogo.cn/x', description: '', close: 0 } };
+      return {
+        status: 200,
+        json: {
+          errcode: 0,
+          errmsg: 'ok',
+          agentid: Number(WECOM_AGENT_ID),
+          name: 'Delivery Bot',
+          square_logo_url: 'https://p.qlogo.cn/x',
+          description: '',
+          close: 0,
+        },
+      };
     }
     if (request.path !== '/cgi-bin/gettoken') return { status: 404, text: 'not found' };
     this.tokenRequests += 1;
@@ -151,5 +182,8 @@ export class FakeWecomServer extends HttpFakePlatform {
 function truncated(content: string): string {
   const bytes = Buffer.from(content, 'utf8');
   if (bytes.length <= TEXT_BYTES) return content;
-  return bytes.subarray(0, TEXT_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
+  return bytes
+    .subarray(0, TEXT_BYTES)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }

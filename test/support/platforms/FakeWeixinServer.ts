@@ -55,7 +55,8 @@ export class FakeWeixinServer extends HttpFakePlatform {
   }
 
   private refusalOf(request: RecordedRequest): FakeAnswer | null {
-    if (request.headers.authorization !== `Bearer ${WEIXIN_TOKEN}` || request.headers.authorizationtype !== 'ilink_bot_token') return SESSION_TIMEOUT;
+    if (request.headers.authorization !== `Bearer ${WEIXIN_TOKEN}` || request.headers.authorizationtype !== 'ilink_bot_token')
+      return SESSION_TIMEOUT;
     const msg = request.body?.msg;
     const item = msg?.item_list?.[0];
     const wellFormed =

@@ -10,7 +10,13 @@ export const NOT_ON_WHATSAPP = '15550000404';
 const MESSAGES_PATH = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/;
 
 /** A Graph API error, in the shape every Cloud API error comes. */
-export function graphError(status: number, code: number, message: string, details?: string, extra: Record<string, unknown> = {}): FakeAnswer {
+export function graphError(
+  status: number,
+  code: number,
+  message: string,
+  details?: string,
+  extra: Record<string, unknown> = {},
+): FakeAnswer {
   const error: Record<string, unknown> = { message, type: 'OAuthException', code, fbtrace_id: 'AazKx2T0m8Q4fakeTrace', ...extra };
   if (details !== undefined) error.error_data = { messaging_product: 'whatsapp', details };
   return { status, json: { error } };
@@ -49,7 +55,13 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
     this.answerNextRequest(
       (request) => request.method === 'GET' && request.path === `/${WHATSAPP_API_VERSION}/${WHATSAPP_PHONE_NUMBER_ID}`,
       oddity === 'refused'
-        ? graphError(400, 100, `Unsupported get request. Object with ID '${WHATSAPP_PHONE_NUMBER_ID}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, undefined, { error_subcode: 33 })
+        ? graphError(
+            400,
+            100,
+            `Unsupported get request. Object with ID '${WHATSAPP_PHONE_NUMBER_ID}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+            undefined,
+            { error_subcode: 33 },
+          )
         : { status: 200, json: { id: WHATSAPP_PHONE_NUMBER_ID, quality_rating: 'GREEN' } },
     );
     return true;
@@ -76,23 +88,48 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
   protected fail(failure: Exclude<FakeFailure, 'silent'>): FakeAnswer {
     switch (failure) {
       case 'rate_limited':
-        return graphError(400, 130429, '(#130429) Rate limit hit', 'Message failed to send because there were too many messages sent from this phone number in a short period of time');
+        return graphError(
+          400,
+          130429,
+          '(#130429) Rate limit hit',
+          'Message failed to send because there were too many messages sent from this phone number in a short period of time',
+        );
       case 'unavailable':
         return graphError(500, 131000, '(#131000) Something went wrong', 'Something went wrong', { is_transient: true });
       case 'refused':
-        return graphError(400, 131030, '(#131030) Recipient phone number not in allowed list', 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.');
+        return graphError(
+          400,
+          131030,
+          '(#131030) Recipient phone number not in allowed list',
+          'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+        );
       case 'unauthorized':
-        return graphError(401, 190, 'Error validating access token: Session has expired on Tuesday, 10-Nov-26 09:00:00 PST.', undefined, { error_subcode: 463 });
+        return graphError(401, 190, 'Error validating access token: Session has expired on Tuesday, 10-Nov-26 09:00:00 PST.', undefined, {
+          error_subcode: 463,
+        });
     }
   }
 
   /** `GET /{version}/{phone_number_id}`: the business number's display number and verified name. */
   protected override other(request: RecordedRequest): FakeAnswer {
     if (request.method === 'GET' && request.path === `/${WHATSAPP_API_VERSION}/${WHATSAPP_PHONE_NUMBER_ID}`) {
-      if (request.headers.authorization !== `Bearer ${WHATSAPP_ACCESS_TOKEN}`) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
-      return { status: 200, json: { verified_name: 'Acme Support', display_phone_number: '+1 415-555-0100', quality_rating: 'GREEN', id: WHATSAPP_PHONE_NUMBER_ID } };
+      if (request.headers.authorization !== `Bearer ${WHATSAPP_ACCESS_TOKEN}`)
+        return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+      return {
+        status: 200,
+        json: {
+          verified_name: 'Acme Support',
+          display_phone_number: '+1 415-555-0100',
+          quality_rating: 'GREEN',
+          id: WHATSAPP_PHONE_NUMBER_ID,
+        },
+      };
     }
-    return graphError(400, 100, `Unsupported ${request.method.toLowerCase()} request. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`);
+    return graphError(
+      400,
+      100,
+      `Unsupported ${request.method.toLowerCase()} request. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+    );
   }
 
   /** The Cloud API's answer to a send it would not accept; null for one it takes. */
@@ -102,7 +139,13 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
       return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
     }
     if (phoneNumberId !== WHATSAPP_PHONE_NUMBER_ID) {
-      return graphError(400, 100, `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, undefined, { error_subcode: 33 });
+      return graphError(
+        400,
+        100,
+        `Unsupported post request. Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+        undefined,
+        { error_subcode: 33 },
+      );
     }
     const body = String(request.headers['content-type'] ?? '').startsWith('application/json') ? request.body : undefined;
     if (body?.messaging_product !== 'whatsapp') {
@@ -112,16 +155,26 @@ export class FakeWhatsAppServer extends HttpFakePlatform {
       return graphError(400, 131008, '(#131008) Required parameter is missing', 'text.body is required for a text message');
     }
     if (body.text.body.length > 4096) {
-      return graphError(400, 100, '(#100) Param text[\'body\'] must be at most 4096 characters long.');
+      return graphError(400, 100, "(#100) Param text['body'] must be at most 4096 characters long.");
     }
     if (typeof body.to !== 'string' || !/^\+?[1-9]\d{6,14}$/.test(body.to)) {
       return graphError(400, 131009, '(#131009) Parameter value is not valid', 'Recipient phone number is not valid');
     }
     if (body.to === NOT_ALLOWED) {
-      return graphError(400, 131030, '(#131030) Recipient phone number not in allowed list', 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.');
+      return graphError(
+        400,
+        131030,
+        '(#131030) Recipient phone number not in allowed list',
+        'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+      );
     }
     if (body.to === NOT_ON_WHATSAPP) {
-      return graphError(400, 131026, '(#131026) Message Undeliverable', 'Message failed to send because the recipient is not a WhatsApp user');
+      return graphError(
+        400,
+        131026,
+        '(#131026) Message Undeliverable',
+        'Message failed to send because the recipient is not a WhatsApp user',
+      );
     }
     return null;
   }
