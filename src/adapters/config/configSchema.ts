@@ -60,13 +60,11 @@ const HOST_NAMES = 'must be a list of host names or addresses, such as ["dash.ex
 const HOST_NAME = 'must be a host name or address without a scheme or port, such as dash.example.com or 192.168.1.5';
 /** A host name, an IPv4 address, or an IPv6 address (with or without brackets). */
 const hostName = () =>
-  z
-    .string({ error: HOST_NAME })
-    .check(
-      z.regex(/^\s*(?:\[[0-9a-fA-F:.]+\]|[0-9a-fA-F.]*:[0-9a-fA-F.]*:[0-9a-fA-F:.]*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)\s*$/, {
-        error: HOST_NAME,
-      }),
-    );
+  z.string({ error: HOST_NAME }).check(
+    z.regex(/^\s*(?:\[[0-9a-fA-F:.]+\]|[0-9a-fA-F.]*:[0-9a-fA-F.]*:[0-9a-fA-F:.]*|[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)\s*$/, {
+      error: HOST_NAME,
+    }),
+  );
 
 export const modelSchema = mapping({
   provider: optional(text()),

@@ -106,11 +106,9 @@ export function dashboardApi(deps: DashboardDependencies, access: DashboardAcces
     }),
   );
   api.use((request, response) => {
-    response
-      .status(404)
-      .json({
-        error: `The dashboard API has no ${request.method} ${request.baseUrl}${request.path}; docs/dashboard.md lists what it has.`,
-      });
+    response.status(404).json({
+      error: `The dashboard API has no ${request.method} ${request.baseUrl}${request.path}; docs/dashboard.md lists what it has.`,
+    });
   });
   return api;
 }

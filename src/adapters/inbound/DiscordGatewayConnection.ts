@@ -15,6 +15,7 @@ import { platformSettings, type PlatformSettings } from '../delivery/PlatformSet
 import {
   CLOSE_WAIT_MS,
   describeSocketError,
+  DISCORD_API_BASE,
   DISCORD_INTENTS,
   FATAL_CLOSES,
   gatewayAddress,
@@ -26,29 +27,13 @@ import {
   RESUMABLE_CLOSE,
   RESUME_ATTEMPTS,
   type Connection,
+  type DiscordConnectionOptions,
   type Dispatch,
   type Ending,
   type GatewayPayload,
   type Session,
 } from './discordGatewayProtocol.js';
 import { discordMessageOf } from './discordMessages.js';
-
-export const DISCORD_API_BASE = 'https://discord.com/api/v10';
-
-/** What the connection is made with: DiscordGatewayOptions but the cursor store. */
-export interface DiscordConnectionOptions {
-  /** The bot token (`platforms.discord.bot_token`, DISCORD_BOT_TOKEN). */
-  botToken: string;
-  /** The REST API root, `https://discord.com/api/v10` by default (a fake's for tests). */
-  baseUrl?: string;
-  /** How long one REST call or the WebSocket handshake may take, in seconds; default 10. */
-  timeoutSeconds?: number;
-  logger: Logger;
-  /** Heartbeats, reconnect back-off and retries wait on it. */
-  timer: Timer;
-  /** A number in [0, 1): the first heartbeat's jitter and the pause after an invalid session; Math.random by default. */
-  random?: () => number;
-}
 
 /**
  * One Discord Gateway session, kept connected and resumed, for DiscordGatewaySource to extend:

@@ -2,7 +2,8 @@ import type { InboundChatSource, InboundCursorStore, ReceiverHealth } from '../.
 import type { ConversationKey, InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
 import { apiRoot } from '../delivery/platformHttp.js';
-import { DiscordGatewayConnection, type DiscordConnectionOptions } from './DiscordGatewayConnection.js';
+import { DiscordGatewayConnection } from './DiscordGatewayConnection.js';
+import type { DiscordConnectionOptions } from './discordGatewayProtocol.js';
 import { discordHeaders, MAX_BACKOFF_MS, PLATFORM, type Dispatch } from './discordGatewayProtocol.js';
 
 export interface DiscordGatewayOptions extends DiscordConnectionOptions {

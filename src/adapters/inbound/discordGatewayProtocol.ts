@@ -3,6 +3,8 @@
  * each means, the payloads, what one connection and the session hold, and the REST call and the
  * WebSocket address it connects on. DiscordGatewayConnection speaks it.
  */
+import type { Logger } from '../../application/ports/Logger.js';
+import type { Timer } from '../../application/ports/Timer.js';
 import type { WebSocket } from 'ws';
 import type { InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
@@ -157,4 +159,21 @@ export function gatewayUrl(address: string): string {
 export function describeSocketError(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : errorText(error);
+}
+
+export const DISCORD_API_BASE = 'https://discord.com/api/v10';
+
+/** What the connection is made with: DiscordGatewayOptions but the cursor store. */
+export interface DiscordConnectionOptions {
+  /** The bot token (`platforms.discord.bot_token`, DISCORD_BOT_TOKEN). */
+  botToken: string;
+  /** The REST API root, `https://discord.com/api/v10` by default (a fake's for tests). */
+  baseUrl?: string;
+  /** How long one REST call or the WebSocket handshake may take, in seconds; default 10. */
+  timeoutSeconds?: number;
+  logger: Logger;
+  /** Heartbeats, reconnect back-off and retries wait on it. */
+  timer: Timer;
+  /** A number in [0, 1): the first heartbeat's jitter and the pause after an invalid session; Math.random by default. */
+  random?: () => number;
 }

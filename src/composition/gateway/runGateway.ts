@@ -27,11 +27,9 @@ import { dashboardSettingsFrom } from '../../adapters/config/dashboardSettings.j
 import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { gatewayMetrics } from './gatewayMetrics.js';
-import { webhookListenerAddress } from '../../adapters/config/webhookSettings.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
 import { startupLines } from './startupLines.js';
-import type { InboundChat } from './inboundChat.js';
-import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
+import { listenerOf, publishReceiverStates, register, registrationOf } from './gatewayRegistration.js';
 import { checkConfigFile, checkStartup, refusals, takeOutConfiguredCredentials, type StartupFinding } from '../startupChecks.js';
 import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
 import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
@@ -308,91 +306,6 @@ async function makeHome(home: string): Promise<void> {
 function refuseOn(findings: readonly StartupFinding[]): void {
   const refused = refusals(findings);
   if (refused.length > 0) throw new ConfigProblemsError(refused);
-}
-
-/** What this gateway says about itself: on its home for `agent status`, and in its lease on a shared job store. */
-function registrationOf(
-  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
-  config: AgentConfig,
-  port: number | null,
-  provider: string,
-): GatewayRegistration {
-  const claimant = container.get(TOKENS.ProcessIdentity).claimant();
-  return {
-    pid: process.pid,
-    host: claimant.slice(0, claimant.lastIndexOf(':')),
-    startedAt: container.get(TOKENS.Clock).now().toISOString(),
-    listener: listenerOf(config, port),
-    provider,
-  };
-}
-
-/** `host:port` of this gateway's HTTP listener; null when it serves none. */
-function listenerOf(config: AgentConfig, port: number | null): string | null {
-  return port === null ? null : `${webhookListenerAddress(config).host}:${port}`;
-}
-
-/**
- * Registers this gateway on its home for `agent status` (pid, start, listener, provider). A home
- * where it cannot be written is worth a warning, not a refusal to run.
- */
-async function register(
-  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
-  config: AgentConfig,
-  port: number | null,
-  provider: string,
-  chatReceivers: readonly ChatReceiverStatus[],
-  logger: WinstonLogger,
-): Promise<GatewayRegistration | null> {
-  const registration = { ...registrationOf(container, config, port, provider), chatReceivers };
-  try {
-    await container.get(TOKENS.GatewayRegistry).register(registration);
-    return registration;
-  } catch (error) {
-    logger.warn(`could not register this gateway for "agent status": ${errorText(error)}`);
-    return null;
-  }
-}
-
-/**
- * Publishes the chat receivers' states now and each time they change: one write at a time, and a write
- * that waited writes the newest states (those in between are skipped). A write that fails is
- * logged once, and the next change tries again. `stop` waits for the write under way.
- */
-function publishReceiverStates(
-  chat: InboundChat,
-  publish: (statuses: ChatReceiverStatus[]) => Promise<void>,
-  logger: WinstonLogger,
-): { stop(): Promise<void> } {
-  let newest: ChatReceiverStatus[] | null = null;
-  let writing = Promise.resolve();
-  let stopped = false;
-  let failing = false;
-  const changed = (statuses: ChatReceiverStatus[]) => {
-    if (stopped) return;
-    newest = statuses;
-    writing = writing.then(async () => {
-      const statesNow = newest;
-      newest = null;
-      if (stopped || statesNow === null) return;
-      try {
-        await publish(statesNow);
-        failing = false;
-      } catch (error) {
-        if (!failing) logger.warn(`could not record the chat receivers' states for "agent status": ${errorText(error)}`);
-        failing = true;
-      }
-    });
-  };
-  chat.onReceiversChange(changed);
-  // The lease on a shared store was taken before the receivers existed: they are told now.
-  changed(chat.receivers());
-  return {
-    stop: async () => {
-      stopped = true;
-      await writing;
-    },
-  };
 }
 
 /**

@@ -173,19 +173,15 @@ describe('editing a job on the dashboard', () => {
     const form = await request(app).get(`/jobs/${job.id}/edit`).set('cookie', cookie);
     expect(form.text).toContain('<input name="timezone" type="text" value="America/New_York"');
 
-    const refused = await request(app)
-      .post(`/jobs/${job.id}/edit`)
-      .set('cookie', cookie)
-      .type('form')
-      .send({
-        csrf,
-        schedule: '0 9 * * *',
-        prompt: 'Morning brief',
-        name: 'Brief',
-        deliver: job.deliver,
-        skills: '',
-        timezone: 'Mars/Base',
-      });
+    const refused = await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({
+      csrf,
+      schedule: '0 9 * * *',
+      prompt: 'Morning brief',
+      name: 'Brief',
+      deliver: job.deliver,
+      skills: '',
+      timezone: 'Mars/Base',
+    });
     expect(refused.status).toBe(400);
     expect(refused.text).toMatch(/<p class="problem" role="alert">Unknown time zone &quot;Mars\/Base&quot;; use an IANA name/);
 
