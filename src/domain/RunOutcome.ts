@@ -2,6 +2,14 @@
 export const LAST_STATUSES = ['ok', 'error', 'delivery_failed', 'blocked_config', 'delivery_queued'] as const;
 export type LastStatus = (typeof LAST_STATUSES)[number];
 
+/** The statuses that count as a failure: in a failure streak, in the alerts, in "failed jobs". */
+export const FAILED_STATUSES: readonly LastStatus[] = ['error', 'delivery_failed', 'blocked_config'];
+
+/** Whether a run with this status failed (a queued delivery has not, yet). */
+export function isFailedStatus(status: LastStatus | null): boolean {
+  return status !== null && FAILED_STATUSES.includes(status);
+}
+
 export function isLastStatus(value: unknown): value is LastStatus {
   return typeof value === 'string' && (LAST_STATUSES as readonly string[]).includes(value);
 }

@@ -5,7 +5,7 @@
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, JobError } from './errors.js';
 import { jobTimeZone, type Job } from './Job.js';
-import type { RunOutcome } from './RunOutcome.js';
+import { isFailedStatus, type RunOutcome } from './RunOutcome.js';
 import { isRecurring, nextRunTime } from './Schedule.js';
 import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
@@ -61,7 +61,7 @@ function statusFields(outcome: RunOutcome): Pick<Job, 'last_status' | 'last_erro
 
 /** Whether a run with this outcome counts as failed, for the failure streak. */
 export function isFailedRun(outcome: RunOutcome): boolean {
-  return outcome.status === 'error' || outcome.status === 'blocked_config' || outcome.status === 'delivery_failed';
+  return isFailedStatus(outcome.status);
 }
 
 /** The failure streak after a run with `outcome`. */
@@ -157,7 +157,7 @@ export function isLastRunOf(job: Pick<Job, 'last_run_at'>, startedAt: Date): boo
  * changes: the run is not counted again, the state, the claim and the next run stay as they are.
  */
 export function redeliverLastRun(job: Job, outcome: RunOutcome): Job {
-  const wasFailed = job.last_status === 'error' || job.last_status === 'blocked_config' || job.last_status === 'delivery_failed';
+  const wasFailed = isFailedStatus(job.last_status);
   const streak = !isFailedRun(outcome) ? 0 : wasFailed ? job.failure_streak : job.failure_streak + 1;
   return { ...job, ...statusFields(outcome), failure_streak: streak };
 }

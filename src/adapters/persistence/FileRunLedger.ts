@@ -7,6 +7,7 @@ import {
   interruptedRun,
   isTooOld,
   newestFirst,
+  oldestKept,
   RUN_KINDS,
   sameClaim,
   type RunClaim,
@@ -369,7 +370,7 @@ export class FileRunLedger implements RunLedger {
   }
 
   private oldestKept(): number {
-    return this.clock.now().getTime() - this.retention.days * 86_400_000;
+    return oldestKept(this.retention, this.clock.now()).getTime();
   }
 
   private directoryOf(kind: RunKind, subject: string): string {

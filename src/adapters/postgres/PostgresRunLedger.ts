@@ -3,6 +3,7 @@ import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
 import {
   interruptedRun,
   newestFirst,
+  oldestKept,
   RUN_KINDS,
   type RunClaim,
   type RunKind,
@@ -244,6 +245,6 @@ export class PostgresRunLedger implements RunLedger {
 
   /** The earliest start the retention keeps, as of the clock's now. */
   private oldestKept(): Date {
-    return new Date(this.clock.now().getTime() - this.retention.days * 86_400_000);
+    return oldestKept(this.retention, this.clock.now());
   }
 }

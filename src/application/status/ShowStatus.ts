@@ -1,5 +1,6 @@
 import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
+import { isFailedStatus } from '../../domain/RunOutcome.js';
 import type { GatewayRegistration, GatewayRegistry } from '../ports/GatewayRegistry.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Clock } from '../ports/Clock.js';
@@ -57,8 +58,6 @@ export interface HomeStatus {
   unreadableJobs: number;
 }
 
-const FAILED: ReadonlySet<string> = new Set(['error', 'delivery_failed', 'blocked_config']);
-
 /** `agent status`: what runs on this home, what comes next and what went wrong. Reads only. */
 @injectable()
 export class ShowStatus {
@@ -114,7 +113,7 @@ function paused(jobs: readonly Job[]): PausedJob[] {
 
 function failed(jobs: readonly Job[]): FailedJob[] {
   return jobs
-    .filter((job) => job.last_status !== null && FAILED.has(job.last_status))
+    .filter((job) => isFailedStatus(job.last_status))
     .sort((a, b) => Date.parse(b.last_run_at ?? '') - Date.parse(a.last_run_at ?? '') || 0)
     .map((job) => ({
       id: job.id,

@@ -105,9 +105,14 @@ export interface RunRetention {
 
 export const DEFAULT_RUN_RETENTION: RunRetention = { count: 200, days: 30 };
 
+/** The earliest start that `retention` keeps at `now`: a run that started before it is too old. */
+export function oldestKept(retention: RunRetention, now: Date): Date {
+  return new Date(now.getTime() - retention.days * 86_400_000);
+}
+
 /** Whether `run`, finished or not, started before the age limit of `retention` at `now`. */
 export function isTooOld(run: Pick<RunRecord, 'started_at'>, retention: RunRetention, now: Date): boolean {
-  return Date.parse(run.started_at) < now.getTime() - retention.days * 86_400_000;
+  return Date.parse(run.started_at) < oldestKept(retention, now).getTime();
 }
 
 /** Newest first by start, then by id so that the order is total. */
