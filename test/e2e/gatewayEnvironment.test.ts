@@ -49,6 +49,7 @@ process.stdin.on('end', () => {
 });
 `;
 
+// Skipped off Linux: the environment is read from /proc/<pid>/environ, which only Linux has.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
 
 onLinux('the environment of the built gateway', () => {

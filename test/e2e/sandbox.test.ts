@@ -42,6 +42,8 @@ const bwrapWorks = (
     { agentHome: '/nonexistent', configFile: '/nonexistent' },
   ).status()
 ).active;
+// Skipped only where bubblewrap cannot make its sandbox (not installed, no user namespaces): the
+// 'where bubblewrap cannot be used' cases below run there instead.
 const whereBwrapWorks = bwrapWorks ? describe : describe.skip;
 
 /** The tool results sent back to the model in a request, by call (OpenAI format). */

@@ -75,6 +75,8 @@ async function sh(
 }
 
 const works = await sandbox().status();
+// Skipped only where bubblewrap cannot make its sandbox (not installed, no user namespaces): there is
+// nothing to confine with then, and 'without a working bubblewrap' below covers that machine.
 const whereBwrapWorks = works.active ? describe : describe.skip;
 
 whereBwrapWorks('a child in the bubblewrap sandbox', () => {

@@ -50,6 +50,8 @@ function runChild(platform?: string): Report {
   return JSON.parse(child.stdout) as Report;
 }
 
+// Skipped off Linux: the scrub writes the environment block through /proc/self/mem, which only Linux has
+// (the fallback where it cannot is tested below).
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
 
 onLinux('credentials taken out of a process’s environment', () => {
