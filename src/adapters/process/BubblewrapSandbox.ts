@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { ToolsConfig } from '../config/AgentConfig.js';
 import {
@@ -12,7 +12,7 @@ import {
   type SandboxStatus,
 } from '../../application/ports/Sandbox.js';
 import { CappedOutput } from './CappedOutput.js';
-import { isExecutable } from './parentDeathSignal.js';
+import { located } from './parentDeathSignal.js';
 import { ChildProcessRunner } from './ChildProcessRunner.js';
 import { platformProcessTreeKiller } from './platformProcessTreeKiller.js';
 import { bubblewrapArguments, visibleDirectory, type SandboxMode, type SandboxPlan } from '../../domain/sandboxPlan.js';
@@ -60,6 +60,7 @@ const PROBE_TIMEOUT_MS = 20_000;
  */
 export class BubblewrapSandbox implements Sandbox {
   private found: Promise<SandboxStatus & { program: string | null }> | null = null;
+  private hidden: Pick<SandboxPlan, 'hiddenDirectories' | 'sealedDirectories'> | null = null;
 
   constructor(
     private readonly settings: SandboxSettings,
@@ -84,11 +85,9 @@ export class BubblewrapSandbox implements Sandbox {
   }
 
   private async planFor(request: SandboxRequest): Promise<SandboxPlan> {
-    const present = (dirs: string[]) => dirs.filter((dir) => dir && isAbsolute(dir) && existsSync(dir)).map((dir) => resolve(dir));
-    const hiddenDirectories = present([this.places.userHome ?? homedir(), this.places.temporaryDirectory ?? tmpdir()]);
-    const sealedDirectories = present([this.places.agentHome]);
+    const { hiddenDirectories, sealedDirectories } = this.hiddenPlaces();
     const named = [request.program, ...request.args].filter((word) => isAbsolute(word) && existsSync(word));
-    const program = await onPath(request.program, this.environment);
+    const program = await located(request.program, this.environment, request.cwd ?? process.cwd());
     // A path and, when it is a symbolic link, where it leads (a program linked from ~/.local/bin).
     const readable = [...named, ...(program ? [program] : []), ...(request.readable ?? []), ...this.settings.readable]
       .filter((path) => existsSync(path))
@@ -105,6 +104,16 @@ export class BubblewrapSandbox implements Sandbox {
     };
   }
 
+  /** The directories hidden from every child, looked up once: they are this process's home, temporary directory and agent home. */
+  private hiddenPlaces(): Pick<SandboxPlan, 'hiddenDirectories' | 'sealedDirectories'> {
+    const present = (dirs: string[]) => dirs.filter((dir) => dir && isAbsolute(dir) && existsSync(dir)).map((dir) => resolve(dir));
+    this.hidden ??= {
+      hiddenDirectories: present([this.places.userHome ?? homedir(), this.places.temporaryDirectory ?? tmpdir()]),
+      sealedDirectories: present([this.places.agentHome]),
+    };
+    return this.hidden;
+  }
+
   private probe(): Promise<SandboxStatus & { program: string | null }> {
     this.found ??= this.find();
     return this.found;
@@ -114,7 +123,7 @@ export class BubblewrapSandbox implements Sandbox {
     const mode = this.settings.mode;
     if (mode === 'off') return { mode, active: false, problem: null, program: null };
     if (process.platform !== 'linux') return { mode, active: false, problem: 'bubblewrap runs on Linux only.', program: null };
-    const program = await onPath('bwrap', this.environment);
+    const program = await located('bwrap', this.environment, process.cwd());
     if (program === null) {
       return { mode, active: false, problem: 'bubblewrap (bwrap) is not installed.', program: null };
     }
@@ -165,17 +174,6 @@ async function probeFailure(program: string): Promise<string | null> {
       .split('\n')[0]
       ?.replace(/^bwrap: /, '') || `it exited with code ${end.code}`
   );
-}
-
-/** Where `program` is: itself when it names a path, else along PATH; null when not found. */
-async function onPath(program: string, env: NodeJS.ProcessEnv): Promise<string | null> {
-  if (program.includes('/')) return (await isExecutable(resolve(program))) ? resolve(program) : null;
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    const candidate = join(dir, program);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return null;
 }
 
 /**

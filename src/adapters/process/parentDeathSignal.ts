@@ -51,7 +51,7 @@ const found = new Map<string, string>();
 const FOUND_KEPT = 256;
 
 /** `program` as spawn would find it (a path from `cwd`, else on the PATH of `env`); null when it would not. */
-async function located(program: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | null> {
+export async function located(program: string, env: NodeJS.ProcessEnv, cwd: string): Promise<string | null> {
   const key = `${cwd}\0${env.PATH ?? ''}\0${program}`;
   const known = found.get(key);
   if (known !== undefined) return known;
