@@ -11,6 +11,7 @@ import { installationDirectory } from './installationDirectory.js';
 import { botChatModule } from './modules/botChatModule.js';
 import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
+import { runPipelineModule } from './modules/runPipelineModule.js';
 import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
 import { databaseAdapter, persistenceModule, type DatabaseStore } from './modules/persistenceModule.js';
 import { TOKENS } from '../application/ports/tokens.js';
@@ -141,6 +142,7 @@ export async function buildCronContainer(
     botChatModule,
     toolCatalogsModule(container),
     cronUseCaseModule,
+    runPipelineModule,
     chatUseCaseModule,
     deliveryUseCaseModule,
     webhookSubscriptionModule,

@@ -21,7 +21,7 @@ function hang(h: ReturnType<typeof cronHarness>, platform: string): () => void {
 /** The gateway's cron side on the harness's fakes: the dispatcher, its deliveries and the lanes they share. */
 function gateway(h: ReturnType<typeof cronHarness>, identity = h.identity) {
   const lanes = new DeliveryLanes(2);
-  const deliveries = new CronDeliveries(h.execution, lanes, h.ledger, identity, h.clock, h.log, h.timer);
+  const deliveries = new CronDeliveries(h.pendings, lanes, h.ledger, identity, h.clock, h.log, h.timer);
   const dispatcher = new DispatchDueJobs(h.runDueJobs, h.execution, h.clock, h.timer, h.settings, h.log, h.metrics, deliveries);
   const finished: string[] = [];
   const released: string[] = [];

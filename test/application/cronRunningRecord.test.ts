@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { JobExecution } from '../../src/application/cron/JobExecution.js';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
 import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
 import { claimJob } from '../../src/domain/jobLifecycle.js';
 import { ManualTimer } from '../fakes/ManualTimer.js';
 import { anHourlyJob } from '../helpers/jobs.js';
 import { cronHarness } from '../support/cronHarness.js';
+import { cronRunPipeline } from '../support/runPipeline.js';
 
 /** A cron run is written to the run ledger once when it ends at once, and shown running first when it goes on. */
 describe('the ledger record of a cron run', () => {
@@ -18,21 +18,7 @@ describe('the ledger record of a cron run', () => {
       saved.push({ id: run.id, status: run.status });
       await save(run);
     };
-    const execution = new JobExecution(
-      h.agent,
-      h.channel,
-      h.outputs,
-      h.memory,
-      h.skills,
-      h.scripts,
-      h.settings,
-      h.log,
-      h.repository,
-      h.botChat,
-      h.ledger,
-      h.clock,
-      timer,
-    );
+    const execution = cronRunPipeline({ ...h, timer }).execution;
     const job = claimJob(anHourlyJob('a1b2c3d4e5f6'), 'host:1', h.clock.now(), 'UTC');
     return { h, timer, saved, execution, job };
   }

@@ -1,6 +1,4 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
-import { RedeliverWebhookRun } from '../../src/application/webhook/RedeliverWebhookRun.js';
-import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { RepoCommentError } from '../../src/application/ports/RepoCommenter.js';
 import { ERROR_CODES } from '../../src/domain/errorCodes.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
@@ -18,6 +16,7 @@ import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
 import { cronHarness } from '../support/cronHarness.js';
 import { WEBHOOK_WORKER_SETTINGS } from '../support/webhookWorkerSettings.js';
+import { redeliverWebhookRun, webhookRunPipeline } from '../support/runPipeline.js';
 
 /** What a use case threw: its code and sentence. */
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -221,21 +220,29 @@ describe('agent webhook redeliver', () => {
     const commenter = new RecordingRepoCommenter();
     const agent = new FakeAgentRunner();
     const log = new RecordingLogger();
-    const execution = new WebhookEventExecution(
-      new FakeWebhookRoutes(routes),
-      agent,
-      new FakeMemoryStore(),
-      new FakeSkillLibrary({}),
-      channel,
-      commenter,
-      SETTINGS,
-      log,
-      records,
-      clock,
-      new ManualTimer(),
-      ledger,
-    );
-    const redeliver = new RedeliverWebhookRun(ledger, records, channel, commenter, clock, new FakeProcessIdentity(), log);
+    const execution = webhookRunPipeline({
+      routes: new FakeWebhookRoutes(routes),
+      agent: agent,
+      memory: new FakeMemoryStore(),
+      skills: new FakeSkillLibrary({}),
+      channel: channel,
+      commenter: commenter,
+      settings: SETTINGS,
+      log: log,
+      records: records,
+      clock: clock,
+      timer: new ManualTimer(),
+      ledger: ledger,
+    }).execution;
+    const redeliver = redeliverWebhookRun({
+      ledger: ledger,
+      records: records,
+      channel: channel,
+      commenter: commenter,
+      clock: clock,
+      identity: new FakeProcessIdentity(),
+      log: log,
+    });
     return { clock, records, ledger, channel, commenter, agent, execution, redeliver };
   }
   const alert = (n = 1) => anEvent(n, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });

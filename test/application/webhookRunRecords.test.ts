@@ -1,6 +1,5 @@
 import { jest } from '@jest/globals';
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
-import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
 import { SystemTimer } from '../../src/adapters/system/SystemTimer.js';
 import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
@@ -23,6 +22,7 @@ import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
 import { eventually } from '../helpers/processLiveness.js';
 import { WEBHOOK_WORKER_SETTINGS } from '../support/webhookWorkerSettings.js';
+import { webhookRunPipeline } from '../support/runPipeline.js';
 
 const SETTINGS = WEBHOOK_WORKER_SETTINGS;
 
@@ -53,20 +53,20 @@ function gateway(
   const log = new RecordingLogger();
   const timer = new ManualTimer();
   const ledger = new InMemoryRunLedger(undefined, () => new Date('2026-06-01T08:00:05Z'));
-  const execution = new WebhookEventExecution(
-    new FakeWebhookRoutes(routes),
-    agent,
-    new FakeMemoryStore(),
-    new FakeSkillLibrary({}),
-    channel,
-    new RecordingRepoCommenter(),
-    SETTINGS,
-    log,
-    storage.records,
-    new ManualClock('2026-06-01T08:00:05Z'),
-    timer,
-    ledger,
-  );
+  const execution = webhookRunPipeline({
+    routes: new FakeWebhookRoutes(routes),
+    agent: agent,
+    memory: new FakeMemoryStore(),
+    skills: new FakeSkillLibrary({}),
+    channel: channel,
+    commenter: new RecordingRepoCommenter(),
+    settings: SETTINGS,
+    log: log,
+    records: storage.records,
+    clock: new ManualClock('2026-06-01T08:00:05Z'),
+    timer: timer,
+    ledger: ledger,
+  }).execution;
   return {
     agent,
     channel,

@@ -2,12 +2,10 @@ import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
 import { AskAgent } from '../../src/application/chat/AskAgent.js';
 import { CreateJob } from '../../src/application/cron/CreateJob.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
-import { JobExecution } from '../../src/application/cron/JobExecution.js';
 import { JobWarnings } from '../../src/application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../src/application/cron/ListJobRuns.js';
 import { ListJobs } from '../../src/application/cron/ListJobs.js';
 import { PauseJob } from '../../src/application/cron/PauseJob.js';
-import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
@@ -33,6 +31,8 @@ import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { RecordingMetrics } from '../fakes/RecordingMetrics.js';
 import { SequentialIds } from '../fakes/SequentialIds.js';
+import { cronRunPipeline, redeliverJobRun } from './runPipeline.js';
+import { RunContexts } from '../../src/application/runs/RunContexts.js';
 
 export const T0 = '2026-06-01T08:00:00Z';
 
@@ -63,7 +63,8 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     ...options.settings,
   };
   const ledger = new InMemoryRunLedger(undefined, () => clock.now());
-  const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock);
+  const runPorts = { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock };
+  const { execution, pendings } = cronRunPipeline(runPorts);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
   const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, () => execution);
@@ -74,6 +75,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     return provider;
   };
   return {
+    pendings,
     ledger,
     timer,
     metrics,
@@ -102,11 +104,11 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     listJobs: new ListJobs(repository),
     showJob: new ShowJob(repository, outputs, ledger, settings),
     listJobRuns: new ListJobRuns(repository, outputs, ledger, settings),
-    redeliverJobRun: new RedeliverJobRun(repository, ledger, execution, clock, identity, log),
+    redeliverJobRun: redeliverJobRun(runPorts, identity),
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log, metrics),
-    askAgent: new AskAgent(agent, memory, settings),
+    askAgent: new AskAgent(agent, new RunContexts(memory, skills, log), settings),
   };
 }

@@ -3,12 +3,11 @@ import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { JobOrigin } from '../../domain/Job.js';
 import { chooseModel } from '../../domain/modelChoice.js';
-import { buildChatContext } from '../../domain/RunContext.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import type { AgentRunner, ConversationTurn, ModelSelection } from '../ports/AgentRunner.js';
-import type { MemoryStore } from '../ports/ContextFiles.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import { RunContexts } from '../runs/RunContexts.js';
 
 /** Toolsets of an interactive session: everything, the job tool included. */
 export const CHAT_TOOLSETS: readonly string[] = ['agent-chat'];
@@ -56,7 +55,7 @@ export interface AskAgentOutput {
 export class AskAgent {
   constructor(
     @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
-    @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
+    @inject(RunContexts) private readonly contexts: RunContexts,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
   ) {}
 
@@ -68,7 +67,7 @@ export class AskAgent {
     const problem = this.agent.problemWith(selection);
     if (problem) throw new ChatError(ERROR_CODES.CHAT.NOT_CONFIGURED, problem);
     const result = await this.agent.run({
-      context: buildChatContext({ memories: await this.memory.load(), question: input.question }),
+      context: await this.contexts.forChat(input.question),
       selection,
       toolsets: input.insideCronRun ? cronRunToolsets(input.toolsets ?? CHAT_TOOLSETS) : (input.toolsets ?? CHAT_TOOLSETS),
       idleTimeoutMs: this.settings.idleTimeoutMs,

@@ -1,18 +1,15 @@
 import { inject, injectable } from 'inversify';
-import { conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { conversationLabel, type InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { ownEntry } from '../../domain/ownEntry.js';
 import { errorText } from '../../domain/errors.js';
 import type { ChatSettings } from '../ports/ChatSettings.js';
 import type { Clock } from '../ports/Clock.js';
 import type { ConversationStore } from '../ports/ConversationStore.js';
-import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
-import { AskAgent } from './AskAgent.js';
+import { ChatTurns, type ShowTyping } from './ChatTurns.js';
 
-/** How often "typing…" is shown again while a turn runs (platforms drop it after ~5 s). */
-export const TYPING_EVERY_MS = 4_000;
 /** A person who may not talk to the bot is logged once in this long. */
 const REFUSAL_LOGGED_EVERY_MS = 3_600_000;
 /**
@@ -23,8 +20,7 @@ export const PENDING_LOOKED_AT_EVERY_MS = 2_000;
 /** Messages answered here lately, so that a look at the pending ones that began before their end does not take them again. */
 const ANSWERED_HERE_KEPT = 1_000;
 
-/** Shows "typing…" in a conversation, where its platform can. */
-export type ShowTyping = (conversation: ConversationKey) => Promise<void>;
+export { TYPING_EVERY_MS, type ShowTyping } from './ChatTurns.js';
 
 /**
  * Chats reaching the agent (docs/chat-platforms.md). Each message a receiver hands over is judged
@@ -62,9 +58,8 @@ export class ConverseInChats {
   private readonly answeredHere = new Set<string>();
 
   constructor(
-    @inject(AskAgent) private readonly agent: AskAgent,
+    @inject(ChatTurns) private readonly turns: ChatTurns,
     @inject(TOKENS.ConversationStore) private readonly store: ConversationStore,
-    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
     @inject(TOKENS.ChatSettings) private readonly settings: ChatSettings,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Timer) private readonly timer: Timer,
@@ -164,7 +159,7 @@ export class ConverseInChats {
     while (!this.stopping && this.running.size < this.settings.maxConcurrentTurns && this.ready.length > 0) {
       const label = this.ready.shift()!;
       const message = this.waiting.get(label)!.shift()!;
-      const turn = this.turn(message).finally(() => {
+      const turn = this.turns.take(message, this.typing).finally(() => {
         this.running.delete(label);
         this.answered(message);
         const rest = this.waiting.get(label) ?? [];
@@ -174,62 +169,6 @@ export class ConverseInChats {
       });
       this.running.set(label, turn);
     }
-  }
-
-  private async turn(message: InboundMessage): Promise<void> {
-    const { conversation } = message;
-    const typing = this.showTypingWhile(conversation);
-    let answer: string | null = null;
-    let reply: string;
-    try {
-      const access = ownEntry(this.settings.platforms, conversation.platform)!;
-      const result = await this.agent.execute({
-        question: message.text,
-        conversation: await this.store.history(conversation, this.settings.historyTurns),
-        toolsets: access.toolsets ?? undefined,
-        origin: {
-          platform: conversation.platform,
-          chat_id: conversation.chatId,
-          thread_id: conversation.threadId,
-          user_id: message.userId,
-          user_name: message.userName,
-        },
-      });
-      answer = result.answer.trim();
-      reply = answer === '' ? '(The agent gave no answer.)' : answer;
-    } catch (error) {
-      this.log.warn(`chat turn in ${conversationLabel(conversation)} failed`, { error: errorText(error) });
-      reply = `Sorry, I could not answer that: ${errorText(error)}`;
-    } finally {
-      typing.abort();
-    }
-    try {
-      await this.channel.deliver(
-        { kind: 'platform', platform: conversation.platform, destination: conversation.chatId, threadId: conversation.threadId },
-        reply,
-      );
-    } catch (error) {
-      this.log.warn(`the answer in ${conversationLabel(conversation)} could not be sent`, { error: errorText(error) });
-    }
-    await this.store.finish(message, answer, this.settings.historyTurns).catch((error: unknown) => {
-      this.log.error(`chat message ${message.messageId} in ${conversationLabel(conversation)} could not be marked answered`, {
-        error: errorText(error),
-      });
-    });
-  }
-
-  /** Shows "typing…" now and every few seconds until the returned controller is aborted. */
-  private showTypingWhile(conversation: ConversationKey): AbortController {
-    const done = new AbortController();
-    const show = this.typing.get(conversation.platform);
-    if (!show) return done;
-    void (async () => {
-      while (!done.signal.aborted) {
-        await show(conversation).catch(() => undefined);
-        await this.timer.wait(TYPING_EVERY_MS, done.signal, { background: true });
-      }
-    })();
-    return done;
   }
 
   /** Forgets a message's turn, remembering for a while that it was answered here. */

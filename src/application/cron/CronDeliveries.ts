@@ -10,8 +10,8 @@ import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
-import { JobExecution, type PendingJobDelivery } from './JobExecution.js';
-import { laneOfTarget } from './JobAnswerDelivery.js';
+import { PendingJobDeliveries, type PendingJobDelivery } from './PendingJobDeliveries.js';
+import { laneOfTarget } from './JobAnswers.js';
 import type { JobRunReport } from './JobRunReports.js';
 import type { Job } from '../../domain/Job.js';
 
@@ -31,7 +31,7 @@ export interface DeliveredRun {
  * ledger with their run slot already free, sent target by target in the platform's lane of the
  * gateway's DeliveryLanes (the lanes webhook answers wait in), so that a platform that hangs holds
  * up only what goes to it. Once every target of a run answered, the run is finished
- * (JobExecution.finishPending: report, `last_status`, the ledger's record).
+ * (PendingJobDeliveries.finish: report, `last_status`, the ledger's record).
  *
  * At start (`resumeLeftOver`) it takes over the answers that a stopped or killed gateway left
  * waiting: each is claimed in the ledger first (its claim's process gone, or the claim older than
@@ -44,7 +44,7 @@ export class CronDeliveries {
   private readonly listeners: Array<(run: DeliveredRun) => void> = [];
 
   constructor(
-    @inject(JobExecution) private readonly execution: JobExecution,
+    @inject(PendingJobDeliveries) private readonly pendings: PendingJobDeliveries,
     @inject(TOKENS.DeliveryLanes) private readonly lanes: DeliveryLanes,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
@@ -77,7 +77,7 @@ export class CronDeliveries {
         await saving;
         let run: DeliveredRun;
         try {
-          const { report, job } = await this.execution.finishPending(pending, sent);
+          const { report, job } = await this.pendings.finish(pending, sent);
           run = { job, jobId: pending.job.id, report };
         } catch (error) {
           // The store away: the record stays pending, and the next start delivers what is missing.
@@ -104,13 +104,13 @@ export class CronDeliveries {
         const queued = this.lanes.push(laneOfTarget(target), {
           group: LANE_GROUP,
           deliver: async () => {
-            const result = await this.execution.deliverPendingTo(pending, target);
+            const result = await this.pendings.deliverTo(pending, target);
             sent.push(...result);
             left -= 1;
             if (left > 0) {
               // What got through so far is kept, so that a restart sends only the rest.
               const progress = [...sent];
-              saving = saving.then(() => this.execution.recordPendingProgress(pending, progress));
+              saving = saving.then(() => this.pendings.recordProgress(pending, progress));
               return;
             }
             await finish();
@@ -142,7 +142,7 @@ export class CronDeliveries {
       try {
         const claimed = await this.claim(record);
         if (claimed === null) continue;
-        const pending = await this.execution.resumePending(claimed);
+        const pending = await this.pendings.resume(claimed);
         if (pending === null) continue;
         resumed += 1;
         this.log.info(

@@ -2,6 +2,7 @@
  * What one cron run produced, for its caller to show, and the run's output file (its run report),
  * written as the run ends, named and dated in the job's time zone.
  */
+import { inject, injectable } from 'inversify';
 import { jobTimeZone, type Job } from '../../domain/Job.js';
 import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../../domain/RunReport.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
@@ -10,6 +11,7 @@ import type { RunDelivery } from '../../domain/runs/RunRecord.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
 
 /** What one run produced, for the caller to show; the job record gets `outcome`. */
 export interface JobRunReport {
@@ -24,11 +26,12 @@ export interface JobRunReport {
 }
 
 /** Writes the output files of cron runs. */
+@injectable()
 export class JobRunReports {
   constructor(
-    private readonly outputs: RunOutputStore,
-    private readonly settings: CronSettings,
-    private readonly log: Logger,
+    @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
   /** Writes the run's output file; a failure to write it is logged, not fatal. */

@@ -3,36 +3,41 @@
  * agent session on the job's prompt (or the script alone, for a job without the agent), and the
  * answer delivered or handed on. Every ending is a report; nothing here throws.
  */
+import { inject, injectable } from 'inversify';
 import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
-import { buildRunContext, scriptErrorBlock, scriptErrorText, scriptOutputBlock, scriptSaysSleep } from '../../domain/RunContext.js';
+import { chooseModel } from '../../domain/modelChoice.js';
+import { scriptErrorBlock, scriptErrorText, scriptOutputBlock, scriptSaysSleep } from '../../domain/RunContext.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
 import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
-import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
-import type { JobAnswerDelivery, AnswerToDeliver } from './JobAnswerDelivery.js';
-import type { JobPreflight, Preflight } from './JobPreflight.js';
-import { interruptedError, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from './jobRunErrors.js';
+import { TOKENS } from '../ports/tokens.js';
+import { RunContexts } from '../runs/RunContexts.js';
+import { interruptedError, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from '../runs/runErrors.js';
+import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
+import type { Preflight } from './JobPreflight.js';
 import type { JobRunReport, JobRunReports } from './JobRunReports.js';
 
 /** Runs the steps of cron runs. */
+@injectable()
 export class JobRunSteps {
+  private readonly reports: JobRunReports;
+
   constructor(
-    private readonly agent: AgentRunner,
-    private readonly memory: MemoryStore,
-    private readonly skills: SkillLibrary,
-    private readonly scripts: ScriptExecutor,
-    private readonly settings: CronSettings,
-    private readonly log: Logger,
-    private readonly checks: JobPreflight,
-    private readonly answers: JobAnswerDelivery,
-    private readonly reports: JobRunReports,
-  ) {}
+    @inject(TOKENS.JobRunAgentRunner) private readonly agent: AgentRunner,
+    @inject(RunContexts) private readonly contexts: RunContexts,
+    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(JobAnswers) private readonly answers: JobAnswers,
+  ) {
+    this.reports = answers.reports;
+  }
 
   /**
    * The run of `job` as its preflight found it: a job that cannot run is `blocked_config`;
@@ -58,12 +63,7 @@ export class JobRunSteps {
       if (scriptBlock === 'sleep') {
         return this.reports.write(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
       }
-      const context = buildRunContext({
-        memories: await this.memory.load(),
-        skills: await Promise.all(job.skills.map(async (name) => ({ name, content: await this.findSkill(job, name) }))),
-        prompt: job.prompt,
-        scriptBlock,
-      });
+      const context = await this.contexts.forCron(ownerOf(job), job.skills, job.prompt, scriptBlock);
       const result = await this.agent.run({
         context,
         selection: this.selectionFor(job),
@@ -92,8 +92,9 @@ export class JobRunSteps {
     }
   }
 
+  /** The model a run of this job uses: its own, else the configured default (as JobPreflight checks it). */
   private selectionFor(job: Job): ModelSelection {
-    return this.checks.selectionFor(job);
+    return chooseModel({ provider: job.provider, model: job.model }, this.settings.defaultModel);
   }
 
   private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {
@@ -131,11 +132,5 @@ export class JobRunSteps {
     if (output.trim() === '') return this.reports.write(job, startedAt, { status: 'ok' }, {});
     if (scriptSaysSleep(output)) return this.reports.write(job, startedAt, { status: 'ok' }, { response: output });
     return this.answers.deliverAnswer(job, startedAt, targets, output, null, deliverLater);
-  }
-
-  private async findSkill(job: Job, name: string): Promise<string | null> {
-    const content = await this.skills.find(name);
-    if (content === null) this.log.warn(`skill "${name}" of job '${job.name}' was not found`, { job: job.id });
-    return content;
   }
 }

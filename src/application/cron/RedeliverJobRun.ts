@@ -14,14 +14,13 @@ import {
   whyNotRedeliverable,
 } from '../../domain/runs/redelivery.js';
 import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
-import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
-import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import { TOKENS } from '../ports/tokens.js';
-import { claimRunForRedelivery, releaseRun } from '../runs/redeliveryClaim.js';
-import { JobExecution } from './JobExecution.js';
+import { RedeliveryClaims } from '../runs/RedeliveryClaims.js';
+import { JobAnswers } from './JobAnswers.js';
+import { JobPreflight } from './JobPreflight.js';
 
 /** A cron run's answer is `[SILENT]`-aware: a silent answer has nothing to deliver. */
 const CRON = { silentIsNothing: true };
@@ -49,7 +48,7 @@ export interface RedeliverJobRunOutput {
 /**
  * `agent cron redeliver <job> [--run <id>]` and the job tool's `redeliver` (docs/cron.md): the
  * recorded answer of one of the job's runs is sent again through the run's own delivery
- * (JobExecution.sendAnswer: wrapping, bot-chat, splitting, retries) without running anything, to
+ * (JobAnswers.sendAnswer: wrapping, bot-chat, splitting, retries) without running anything, to
  * the job's targets that it did not reach (all of them again when it reached every one). The
  * run's record in the ledger gets the new deliveries, status and `redelivered_at`; when it is the
  * job's last run, the job's `last_status` and its detail fields say how it went, and its failure
@@ -63,9 +62,9 @@ export class RedeliverJobRun {
   constructor(
     @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
-    @inject(JobExecution) private readonly execution: JobExecution,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(RedeliveryClaims) private readonly claims: RedeliveryClaims,
+    @inject(JobPreflight) private readonly checks: JobPreflight,
+    @inject(JobAnswers) private readonly answers: JobAnswers,
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
@@ -76,7 +75,7 @@ export class RedeliverJobRun {
     const chosen = await this.chooseRun(job, input.run ?? null);
     refuseWithoutAnswer(job, chosen);
 
-    const resolved = await this.execution.deliveryTargets(job);
+    const resolved = await this.checks.deliveryTargets(job);
     if ('error' in resolved) {
       throw new RunError(
         ERROR_CODES.RUNS.NOTHING_TO_DELIVER,
@@ -92,13 +91,7 @@ export class RedeliverJobRun {
       );
     }
 
-    const ports = { ledger: this.ledger, identity: this.identity, clock: this.clock, log: this.log };
-    const claimed = await claimRunForRedelivery(
-      ports,
-      chosen,
-      `run ${chosen.id} of job ${job.id} '${job.name}'`,
-      `see "agent cron runs ${job.id}"`,
-    );
+    const claimed = await this.claims.claim(chosen, `run ${chosen.id} of job ${job.id} '${job.name}'`, `see "agent cron runs ${job.id}"`);
     const startedAt = new Date(claimed.started_at);
     let saved: RunRecord = claimed;
     try {
@@ -110,17 +103,14 @@ export class RedeliverJobRun {
       const toSend = usable.filter((target) => chosenTargets.has(describeTarget(target)));
       // A bot-chat mailbox receipt of its own: this redelivery's claim, as a run's is its claim.
       const executionId = `${claimed.redelivery_claim!.by}@${claimed.redelivery_claim!.at}`;
-      const sent = [...(await this.execution.sendAnswer(job, executionId, toSend, claimed.answer!)), ...unusable];
+      const sent = [...(await this.answers.sendAnswer(job, executionId, toSend, claimed.answer!)), ...unusable];
       const deliveries = mergeDeliveries(claimed.deliveries, sent);
       const outcome = outcomeOfDeliveries(deliveries);
-      saved = {
-        ...claimed,
+      saved = this.claims.redelivered(claimed, {
         status: outcome.status,
         error: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
         deliveries,
-        redelivered_at: this.clock.now().toISOString(),
-        redelivery_claim: null,
-      };
+      });
       const marked = await this.repository.updateById(job.id, (current) => {
         if (!isLastRunOf(current, startedAt)) return { job: current, result: { job: current, lastRun: false } };
         const updated = redeliverLastRun(current, outcome);
@@ -133,7 +123,7 @@ export class RedeliverJobRun {
       });
       return { job: marked?.job ?? job, run: saved, sent, outcome, lastRun: marked?.lastRun ?? false };
     } finally {
-      await releaseRun(ports, saved);
+      await this.claims.release(saved);
     }
   }
 

@@ -1,22 +1,19 @@
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
-import { errorText, RunError } from '../../domain/errors.js';
+import { RunError } from '../../domain/errors.js';
 import { whyNotRedeliverable } from '../../domain/runs/redelivery.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { webhookDeliveryNamed } from '../../domain/webhook/webhookRun.js';
-import { isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import { isFinalOutcome } from '../../domain/webhook/webhookRunRecord.js';
 import type { AnswerLog } from '../ports/AnswerLog.js';
-import type { Clock } from '../ports/Clock.js';
-import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
-import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
-import type { RepoCommenter } from '../ports/RepoCommenter.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import { TOKENS } from '../ports/tokens.js';
-import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
-import { claimRunForRedelivery, releaseRun } from '../runs/redeliveryClaim.js';
-import type { WebhookRunReport } from './WebhookEventExecution.js';
+import { AnswerDelivery } from '../runs/AnswerDelivery.js';
+import { RedeliveryClaims } from '../runs/RedeliveryClaims.js';
 import { deliverWebhookAnswer } from './webhookAnswerDelivery.js';
+import type { WebhookRunReport } from './webhookRunReport.js';
+import { WebhookRunRecorder } from './WebhookRunRecorder.js';
 
 /** `[SILENT]` means nothing for webhook routes: a webhook answer is delivered as it is. */
 const WEBHOOK = { silentIsNothing: false };
@@ -48,11 +45,9 @@ export interface RedeliverWebhookRunOutput {
 export class RedeliverWebhookRun {
   constructor(
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
-    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
-    @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
-    @inject(TOKENS.RepoCommenter) private readonly commenter: RepoCommenter,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
-    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(WebhookRunRecorder) private readonly records: WebhookRunRecorder,
+    @inject(RedeliveryClaims) private readonly claims: RedeliveryClaims,
+    @inject(AnswerDelivery) private readonly answers: AnswerDelivery,
     @inject(TOKENS.Logger) private readonly log: Logger,
     /** Without it, an answer delivered to `log` goes to `log` (tests that build this by hand). */
     @inject(TOKENS.AnswerLog) @optional() private readonly answerLog: AnswerLog | null = null,
@@ -70,34 +65,32 @@ export class RedeliverWebhookRun {
     // Refused before the claim; checked again once claimed, in case the run changed meanwhile.
     await this.plan(found, what);
 
-    const ports = { ledger: this.ledger, identity: this.identity, clock: this.clock, log: this.log };
-    const claimed = await claimRunForRedelivery(ports, found, what, `see "agent webhook runs ${found.subject}"`);
+    const claimed = await this.claims.claim(found, what, `see "agent webhook runs ${found.subject}"`);
     let saved: RunRecord = claimed;
     try {
       const { record, answer, delivery, deliveredTo } = await this.plan(claimed, what);
       const about = { event_id: claimed.id, route: claimed.subject, event: claimed.event ?? '', delivery_id: claimed.delivery_id ?? '' };
       const { loggedTo, ...report } = await deliverWebhookAnswer(
-        { channel: this.channel, commenter: this.commenter, log: this.log, answerLog: this.answerLog },
+        this.answers,
+        this.log,
         claimed.subject,
         delivery,
         answer,
         about,
+        this.answerLog,
       );
       const delivered = report.status === 'delivered';
-      saved = {
-        ...claimed,
+      saved = this.claims.redelivered(claimed, {
         status: delivered ? 'ok' : 'delivery_failed',
         error: report.error,
         deliveries: [
           { target: deliveredTo, outcome: delivered ? 'delivered' : 'failed', message_ids: report.messageIds ?? [], error: report.error },
         ],
-        redelivered_at: this.clock.now().toISOString(),
-        redelivery_claim: null,
-      };
-      if (record !== null) await this.saveRecord({ ...record, outcome: report.status, error: report.error });
+      });
+      if (record !== null) await this.records.saveRecord({ ...record, outcome: report.status, error: report.error });
       return { run: saved, report, deliveredTo, answer, loggedTo: loggedTo ?? null };
     } finally {
-      await releaseRun(ports, saved);
+      await this.claims.release(saved);
     }
   }
 
@@ -140,17 +133,5 @@ export class RedeliverWebhookRun {
       );
     }
     return { record, answer: answer!, delivery, deliveredTo };
-  }
-
-  /** The run record says how the redelivery went; one that cannot be written is logged (the ledger says it too). */
-  private async saveRecord(record: WebhookRunRecord): Promise<void> {
-    try {
-      await this.records.save(record, false);
-    } catch (error) {
-      this.log.warn(`could not write the run record of webhook event ${record.eventId}: ${errorText(error)}`, {
-        event_id: record.eventId,
-        route: record.route,
-      });
-    }
   }
 }

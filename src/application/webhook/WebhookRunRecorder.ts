@@ -1,33 +1,25 @@
 /**
  * The records a webhook run leaves: its run record (WebhookRunRecords) and, side by side, its
- * entry in the run ledger, built from the run record. A run or a waiting delivery still going
- * after RUNNING_RECORD_AFTER_MS shows there until it ends; a record that cannot be written or
- * read is logged, and the run goes on.
+ * entry in the run ledger, built from the run record and written by the run pipeline's
+ * RunRecorder. A record that cannot be written or read is logged, and the run goes on.
  */
-import { RUNNING_RECORD_AFTER_MS, type RunRecord, type RunStatus } from '../../domain/runs/RunRecord.js';
+import { inject, injectable } from 'inversify';
+import { errorText } from '../../domain/errors.js';
+import { ledgerRunOf } from '../../domain/webhook/webhookLedgerRun.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
-import { errorText } from '../../domain/errors.js';
-import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
-import type { RunLedger } from '../ports/RunLedger.js';
-import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
 import type { WebhookRunRecords } from '../ports/WebhookRunRecords.js';
-
-/** A record written only once its run has gone on for RUNNING_RECORD_AFTER_MS; stopped (and awaited) before the next is written. */
-export interface RecordedLater {
-  stop: AbortController;
-  written: Promise<void>;
-}
+import { RunRecorder, type ShownLater } from '../runs/RunRecorder.js';
 
 /** Writes and reads the records of webhook runs. */
+@injectable()
 export class WebhookRunRecorder {
   constructor(
-    private readonly records: WebhookRunRecords,
-    private readonly ledger: RunLedger,
-    private readonly log: Logger,
-    private readonly clock: Clock,
-    private readonly timer: Timer,
+    @inject(TOKENS.WebhookRunRecords) private readonly records: WebhookRunRecords,
+    @inject(RunRecorder) readonly ledger: RunRecorder,
+    @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
   /** The run record of `event`, if any; a record that cannot be read is logged and counts as none. */
@@ -38,6 +30,11 @@ export class WebhookRunRecorder {
       this.log.warn(`could not read the run record of webhook event ${event.id}: ${errorText(error)}`, about);
       return null;
     }
+  }
+
+  /** The run record of the event `id` of `route`, read as it is now; throws when it cannot be read. */
+  find(route: string, id: string): Promise<WebhookRunRecord | null> {
+    return this.records.find(route, id);
   }
 
   /**
@@ -65,17 +62,14 @@ export class WebhookRunRecorder {
     return saved;
   }
 
-  /**
-   * Calls `write` once RUNNING_RECORD_AFTER_MS have passed, unless stopped before; `write` is
-   * given the stop's signal, to check again after a wait of its own.
-   */
-  later(write: (stopped: AbortSignal) => Promise<unknown>): RecordedLater {
-    const stop = new AbortController();
-    const written = this.timer.wait(RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
-      if (stop.signal.aborted) return;
-      await write(stop.signal);
-    });
-    return { stop, written };
+  /** Saves only the run record (a redelivery's outcome: the ledger's record is the redelivery's own). */
+  async saveRecord(record: WebhookRunRecord): Promise<void> {
+    await this.save(record, { event_id: record.eventId, route: record.route }, false, null, [], false);
+  }
+
+  /** See RunRecorder.later. */
+  later(write: (stopped: AbortSignal) => Promise<unknown>): ShownLater {
+    return this.ledger.later(write);
   }
 
   /**
@@ -87,7 +81,7 @@ export class WebhookRunRecorder {
     event: Pick<WebhookEvent, 'id' | 'route' | 'receivedAt'>,
     model: string | null,
     about: Record<string, string>,
-  ): RecordedLater {
+  ): ShownLater {
     return this.later(async (stopped) => {
       const record = await this.records.find(event.route, event.id, event.receivedAt).catch(() => null);
       if (record !== null && !stopped.aborted) await this.toLedger(record, about, model, []);
@@ -96,53 +90,6 @@ export class WebhookRunRecorder {
 
   /** The run's entry in the run ledger, from its run record; a failure is logged. */
   async toLedger(record: WebhookRunRecord, about: Record<string, string>, model: string | null, messageIds: string[]): Promise<void> {
-    await this.ledger.save(ledgerRunOf(record, model, messageIds, this.clock.now())).catch((error: unknown) => {
-      this.log.warn(`could not write webhook event ${record.eventId} to the run ledger: ${errorText(error)}`, about);
-    });
+    await this.ledger.save(ledgerRunOf(record, model, messageIds, this.ledger.now()), about);
   }
-}
-
-/** The run ledger's words for where a webhook run stands. */
-const LEDGER_STATUS: Readonly<Record<WebhookRunRecord['outcome'], RunStatus>> = {
-  running: 'running',
-  answered: 'running',
-  delivered: 'ok',
-  delivery_failed: 'delivery_failed',
-  run_failed: 'error',
-  not_run: 'blocked_config',
-  abandoned: 'error',
-};
-
-/** The run ledger's record of a webhook run, from its run record. */
-function ledgerRunOf(record: WebhookRunRecord, model: string | null, messageIds: string[], now: Date): RunRecord {
-  const status = LEDGER_STATUS[record.outcome];
-  const ended = status !== 'running';
-  const sent = record.outcome === 'delivered' || record.outcome === 'delivery_failed';
-  return {
-    id: record.eventId,
-    kind: 'webhook',
-    subject: record.route,
-    name: record.route,
-    slot: null,
-    event: record.event,
-    delivery_id: record.deliveryId,
-    started_at: record.startedAt,
-    finished_at: ended ? now.toISOString() : null,
-    status,
-    model,
-    prompt: record.prompt,
-    answer: record.answer,
-    error: record.error,
-    deliveries:
-      sent && record.deliveredTo !== null
-        ? [
-            {
-              target: record.deliveredTo,
-              outcome: record.outcome === 'delivered' ? 'delivered' : 'failed',
-              message_ids: record.outcome === 'delivered' ? messageIds : [],
-              error: record.outcome === 'delivered' ? null : record.error,
-            },
-          ]
-        : [],
-  };
 }

@@ -1,72 +1,60 @@
-import { escapeControlCharacters } from '../../domain/controlCharacters.js';
-import { errorText } from '../../domain/errors.js';
+/**
+ * A webhook route's answer, delivered through the run pipeline's AnswerDelivery: where the route
+ * sends it (the log, a pull-request comment, a chat platform), an empty answer as a notice, and
+ * the outcome as the webhook run's report. Shared by the run and by `agent webhook redeliver`.
+ */
 import { describeWebhookDelivery, EMPTY_ANSWER_NOTICE, type WebhookDelivery } from '../../domain/webhook/webhookRun.js';
 import type { AnswerLog } from '../ports/AnswerLog.js';
-import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
-import { RepoCommentError, type RepoCommenter } from '../ports/RepoCommenter.js';
-import type { WebhookRunReport } from './WebhookEventExecution.js';
+import type { AnswerDelivery, AnswerTarget } from '../runs/AnswerDelivery.js';
+import { laneOf } from '../runs/AnswerDelivery.js';
+import type { WebhookRunReport } from './webhookRunReport.js';
 
-/** What delivering a webhook answer takes. */
-export interface WebhookAnswerPorts {
-  channel: DeliveryChannel;
-  commenter: RepoCommenter;
-  log: Logger;
-  /** Where an answer delivered to `log` goes; without it, `log` itself (the gateway's own run). */
-  answerLog?: AnswerLog | null;
+export { logAnswer } from '../runs/AnswerDelivery.js';
+
+/** The target a webhook delivery is, among every run kind's. */
+export function answerTargetOf(delivery: WebhookDelivery): AnswerTarget {
+  return delivery.kind === 'platform' ? delivery.target : delivery;
 }
 
 /** The lane of a delivery: its platform's, the code host's, or the log's. */
 export function laneOfDelivery(delivery: WebhookDelivery): string {
-  return delivery.kind === 'platform' ? `platform:${delivery.target.platform}` : delivery.kind;
-}
-
-/** The gateway log's entry of an answer delivered to `log`. */
-export function logAnswer(log: Logger, route: string, text: string, about: Record<string, string>): void {
-  log.info(`webhook answer on route '${route}':\n${text}`, about);
+  return laneOf(answerTargetOf(delivery));
 }
 
 /**
- * Delivers a webhook run's answer where its route sends it (docs/webhooks.md): to the log, as a
- * comment on the pull request, or to a chat platform (with its splitting and retries); an empty
- * answer is delivered as EMPTY_ANSWER_NOTICE, and said so in the log. Shared by the run and by
- * `agent webhook redeliver`. Never throws: a failure is a `delivery_failed` report whose error
- * names where it went and why.
+ * Delivers a webhook run's answer where its route sends it (docs/webhooks.md); an empty answer is
+ * delivered as EMPTY_ANSWER_NOTICE, and said so in the log. Never throws: a failure is a
+ * `delivery_failed` report whose error names where it went and why.
  */
 export async function deliverWebhookAnswer(
-  ports: WebhookAnswerPorts,
+  answers: AnswerDelivery,
+  log: Logger,
   routeName: string,
   delivery: WebhookDelivery,
   answer: string,
   about: Record<string, string>,
+  answerLog: AnswerLog | null = null,
 ): Promise<WebhookRunReport & { loggedTo?: string }> {
   const where = describeWebhookDelivery(delivery);
   const empty = answer.trim() === '';
-  if (empty) ports.log.warn(`the agent gave an empty answer on route '${routeName}'; delivering a notice instead`, about);
-  const text = empty ? EMPTY_ANSWER_NOTICE : answer;
-  let messageIds: string[] = [];
-  let loggedTo: string | undefined;
-  try {
-    switch (delivery.kind) {
-      case 'log':
-        if (ports.answerLog) loggedTo = await ports.answerLog.write(routeName, text, about);
-        else logAnswer(ports.log, routeName, text, about);
-        break;
-      case 'repo_comment':
-        await ports.commenter.comment({ repo: delivery.repo, prNumber: delivery.prNumber, body: text });
-        break;
-      case 'platform':
-        messageIds = (await ports.channel.deliver(delivery.target, text)).messageIds;
-        break;
-    }
-  } catch (error) {
-    const reason =
-      error instanceof RepoCommentError && error.reason !== 'failed' ? `${error.message} (no comment was posted)` : errorText(error);
-    // What a platform or gh answered may hold control characters; the run record keeps none but line breaks and tabs.
-    const message = escapeControlCharacters(`delivery to ${where} failed: ${reason}`, '\n\t');
-    ports.log.error(`webhook ${message}`, about);
+  if (empty) log.warn(`the agent gave an empty answer on route '${routeName}'; delivering a notice instead`, about);
+  const [sent] = await answers.send([answerTargetOf(delivery)], empty ? EMPTY_ANSWER_NOTICE : answer, {
+    kind: 'webhook',
+    route: routeName,
+    about,
+    answerLog,
+  });
+  if (sent === undefined || sent.outcome === 'failed') {
+    const message = sent?.error ?? `delivery to ${where} failed: nothing was sent`;
+    log.error(`webhook ${message}`, about);
     return { status: 'delivery_failed', error: message };
   }
-  if (delivery.kind !== 'log') ports.log.info(`webhook answer on route '${routeName}' delivered to ${where}`, about);
-  return { status: 'delivered', error: null, messageIds, ...(loggedTo === undefined ? {} : { loggedTo }) };
+  if (delivery.kind !== 'log') log.info(`webhook answer on route '${routeName}' delivered to ${where}`, about);
+  return {
+    status: 'delivered',
+    error: null,
+    messageIds: sent.message_ids,
+    ...(sent.loggedTo === undefined ? {} : { loggedTo: sent.loggedTo }),
+  };
 }

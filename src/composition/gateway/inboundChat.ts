@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { Container } from 'inversify';
 import { ChatReceivers } from '../../application/chat/ChatReceivers.js';
+import { ChatTurns } from '../../application/chat/ChatTurns.js';
 import { ConverseInChats } from '../../application/chat/ConverseInChats.js';
 import { NO_METRICS } from '../../application/ports/Metrics.js';
 import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
@@ -115,6 +116,7 @@ export async function prepareInboundChat(
   const lease: ChatReceiverLease = database ? await database.lease() : new FileChatReceiverLease(paths.home);
   container.bind(TOKENS.ChatSettings).toConstantValue(settings);
   container.bind(TOKENS.ConversationStore).toConstantValue(store);
+  container.bind(ChatTurns).toSelf().inSingletonScope();
   container.bind(ConverseInChats).toSelf().inSingletonScope();
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
   const receiverOf = (name: string) =>

@@ -5,6 +5,11 @@ import { CheckJobs } from '../../application/cron/CheckJobs.js';
 import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
+import { JobAnswers } from '../../application/cron/JobAnswers.js';
+import { JobRunMarks } from '../../application/cron/JobRunMarks.js';
+import { JobRunReports } from '../../application/cron/JobRunReports.js';
+import { JobRunSteps } from '../../application/cron/JobRunSteps.js';
+import { PendingJobDeliveries } from '../../application/cron/PendingJobDeliveries.js';
 import { JobWarnings } from '../../application/cron/JobWarnings.js';
 import { ListJobRuns } from '../../application/cron/ListJobRuns.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
@@ -27,6 +32,11 @@ import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
+  bind(JobRunSteps).toSelf().inSingletonScope();
+  bind(JobAnswers).toSelf().inSingletonScope();
+  bind(JobRunReports).toSelf().inSingletonScope();
+  bind(JobRunMarks).toSelf().inSingletonScope();
+  bind(PendingJobDeliveries).toSelf().inSingletonScope();
   bind(JOB_EXECUTION_ON_DEMAND)
     .toDynamicValue((context) => {
       let execution: JobExecution | undefined;

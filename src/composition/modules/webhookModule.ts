@@ -4,6 +4,9 @@ import type { WebhookWorkerSettings } from '../../application/ports/Settings.js'
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
 import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
+import { WebhookAgentStep } from '../../application/webhook/WebhookAgentStep.js';
+import { WebhookAnswerStep } from '../../application/webhook/WebhookAnswerStep.js';
+import { WebhookRunPreparation } from '../../application/webhook/WebhookRunPreparation.js';
 import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
 import { InMemoryWebhookRateLimiter } from '../../adapters/webhook/InMemoryWebhookRateLimiter.js';
@@ -26,6 +29,9 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     if (!isBound(TOKENS.WebhookRateLimiter)) bind(TOKENS.WebhookRateLimiter).to(InMemoryWebhookRateLimiter).inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
+    bind(WebhookRunPreparation).toSelf().inSingletonScope();
+    bind(WebhookAgentStep).toSelf().inSingletonScope();
+    bind(WebhookAnswerStep).toSelf().inSingletonScope();
     bind(WebhookWorker).toSelf().inSingletonScope();
   });
 }

@@ -11,7 +11,6 @@ import { HttpWebhookClient } from '../../../src/adapters/http/HttpWebhookClient.
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import { SystemClock } from '../../../src/adapters/system/SystemClock.js';
 import { ListWebhookRuns } from '../../../src/application/webhook/ListWebhookRuns.js';
-import { RedeliverWebhookRun } from '../../../src/application/webhook/RedeliverWebhookRun.js';
 import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
 import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
@@ -27,6 +26,7 @@ import { ManualClock } from '../../fakes/ManualClock.js';
 import { SequentialSecrets } from '../../fakes/RecordingWebhookClient.js';
 import { fakeTerminal } from '../../support/fakeTerminal.js';
 import { LocalWebServer } from '../../support/localWebServer.js';
+import { redeliverWebhookRun } from '../../support/runPipeline.js';
 
 /** A stand-in listener: checks the signature with the real verifier and answers as the listener does. */
 async function listener(secret: () => string) {
@@ -67,15 +67,15 @@ function webhookCli(port = 8644, options: { listenerEnabled?: boolean } = {}) {
     testWebhookSubscription: new TestWebhookSubscription(repository, routes, client, clock),
     urlOf: (route) => client.urlOf(route),
     listWebhookRuns: new ListWebhookRuns(records, routes, ledger),
-    redeliverWebhookRun: new RedeliverWebhookRun(
-      ledger,
-      records,
-      channel,
-      commenter,
-      clock,
-      new FakeProcessIdentity(),
-      new RecordingLogger(),
-    ),
+    redeliverWebhookRun: redeliverWebhookRun({
+      ledger: ledger,
+      records: records,
+      channel: channel,
+      commenter: commenter,
+      clock: clock,
+      identity: new FakeProcessIdentity(),
+      log: new RecordingLogger(),
+    }),
     timeZone: 'Europe/Berlin',
     listenerEnabled: options.listenerEnabled ?? true,
   };

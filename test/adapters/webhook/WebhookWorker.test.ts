@@ -1,7 +1,6 @@
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { RepoCommentError } from '../../../src/application/ports/RepoCommenter.js';
 import type { WebhookWorkerSettings } from '../../../src/application/ports/Settings.js';
-import { WebhookEventExecution } from '../../../src/application/webhook/WebhookEventExecution.js';
 import { WebhookWorker } from '../../../src/adapters/webhook/WebhookWorker.js';
 import type { WebhookRoute } from '../../../src/domain/webhook/WebhookRoute.js';
 import { EMPTY_ANSWER_NOTICE, WEBHOOK_PREAMBLE } from '../../../src/domain/webhook/webhookRun.js';
@@ -19,6 +18,7 @@ import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { RecordingRepoCommenter } from '../../fakes/RecordingRepoCommenter.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { WEBHOOK_WORKER_SETTINGS } from '../../support/webhookWorkerSettings.js';
+import { webhookRunPipeline } from '../../support/runPipeline.js';
 
 /** A promise the test settles by hand. */
 function deferred<T = void>() {
@@ -39,20 +39,20 @@ function worker(options: { routes?: WebhookRoute[]; settings?: Partial<WebhookWo
   const settings: WebhookWorkerSettings = { ...WEBHOOK_WORKER_SETTINGS, ...options.settings };
   const records = new InMemoryWebhookRunRecords();
   // The runs' own waits (when a record shows a run as running) are not the worker's.
-  const execution = new WebhookEventExecution(
-    routes,
-    agent,
-    memory,
-    skills,
-    channel,
-    commenter,
-    settings,
-    log,
-    records,
-    new ManualClock('2026-06-01T08:00:05Z'),
-    new ManualTimer(),
-    new InMemoryRunLedger(),
-  );
+  const execution = webhookRunPipeline({
+    routes: routes,
+    agent: agent,
+    memory: memory,
+    skills: skills,
+    channel: channel,
+    commenter: commenter,
+    settings: settings,
+    log: log,
+    records: records,
+    clock: new ManualClock('2026-06-01T08:00:05Z'),
+    timer: new ManualTimer(),
+    ledger: new InMemoryRunLedger(),
+  }).execution;
   const timer = new ManualTimer();
   const subject = new WebhookWorker(inbox, execution, settings, log, timer);
   /** Accepts `events` into the inbox, starts the worker, waits until everything ran and stops it. */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
-import { AskAgent } from '../../../src/application/chat/AskAgent.js';
-import { ConverseInChats, PENDING_LOOKED_AT_EVERY_MS, TYPING_EVERY_MS } from '../../../src/application/chat/ConverseInChats.js';
+import { PENDING_LOOKED_AT_EVERY_MS, TYPING_EVERY_MS } from '../../../src/application/chat/ConverseInChats.js';
 import type { ChatSettings } from '../../../src/application/ports/ChatSettings.js';
 import type { ConversationKey, InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { FakeAgentRunner } from '../../fakes/FakeAgentRunner.js';
@@ -12,6 +11,7 @@ import { ManualTimer } from '../../fakes/ManualTimer.js';
 import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../../fakes/RecordingLogger.js';
 import { cronHarness } from '../../support/cronHarness.js';
+import { converseInChats } from '../../support/runPipeline.js';
 
 const ALICE = '111';
 const dm: ConversationKey = { platform: 'telegram', chatId: '111', threadId: null };
@@ -34,11 +34,13 @@ function harness(settings: Partial<ChatSettings> = {}, store = new InMemoryConve
   const log = new RecordingLogger();
   const { settings: cronSettings } = cronHarness();
   const typed: ConversationKey[] = [];
-  const chats = new ConverseInChats(
-    new AskAgent(agent, new FakeMemoryStore(), cronSettings),
+  const chats = converseInChats({
+    agent,
+    memory: new FakeMemoryStore(),
+    cronSettings,
     store,
     channel,
-    {
+    settings: {
       historyTurns: 20,
       maxConcurrentTurns: 4,
       platforms: { telegram: { allowedUsers: new Set([ALICE]), toolsets: null } },
@@ -47,7 +49,7 @@ function harness(settings: Partial<ChatSettings> = {}, store = new InMemoryConve
     clock,
     timer,
     log,
-  );
+  });
   return {
     agent,
     store,

@@ -1,16 +1,11 @@
 /**
  * The run ledger's records of a cron run: each record the run path writes, built from the job and
- * the run's report, and their writing, where a record the ledger cannot take is logged and the
- * run goes on. A run still going after RUNNING_RECORD_AFTER_MS shows as running until it ends.
+ * the run's report. The run pipeline's RunRecorder writes them.
  */
 import type { Job } from '../../domain/Job.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import { errorText } from '../../domain/errors.js';
-import { cronRunId, RUNNING_RECORD_AFTER_MS, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
-import type { Logger } from '../ports/Logger.js';
-import type { RunLedger } from '../ports/RunLedger.js';
-import type { Timer } from '../ports/Timer.js';
-import { runError } from './jobRunErrors.js';
+import { cronRunId, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
+import { runError } from '../runs/runErrors.js';
 import type { JobRunReport } from './JobRunReports.js';
 
 /** The record of a run of `job` as it starts: `running`, with the prompt, claimed by the job's claimant. */
@@ -108,51 +103,4 @@ export function skippedRecordOf(job: Job, slot: Date, foundAt: Date, reason: str
     error: reason,
     deliveries: [],
   };
-}
-
-/** A run's `running` record while it may still be written: see {@link JobRunRecorder.showRunning}. */
-export interface ShownRunning {
-  /** Without a timer, the record being written at once, for the run to wait for; null otherwise. */
-  writtenNow: Promise<void> | null;
-  /** The run ended: the record is no longer written, and one under way is waited for, so that it comes before the last. */
-  stop(): Promise<void>;
-}
-
-/** Writes a cron run's records to the run ledger. */
-export class JobRunRecorder {
-  constructor(
-    private readonly ledger: RunLedger,
-    private readonly log: Logger,
-    /** Without it (tests that build the run path by hand), a run is in the ledger as running from its start. */
-    private readonly timer: Timer | null,
-  ) {}
-
-  /**
-   * A run that ends at once is written to the ledger once, when it ends; one still going after
-   * RUNNING_RECORD_AFTER_MS shows as running until then (as a webhook run does).
-   */
-  showRunning(running: RunRecord): ShownRunning {
-    const ended = new AbortController();
-    const shownRunning = this.timer
-      ? this.timer
-          .wait(RUNNING_RECORD_AFTER_MS, ended.signal, { background: true })
-          .then(() => (ended.signal.aborted ? undefined : this.save(running)))
-      : this.save(running);
-    return {
-      writtenNow: this.timer ? null : shownRunning,
-      stop: async () => {
-        ended.abort();
-        await shownRunning;
-      },
-    };
-  }
-
-  /** The ledger shows runs; one it cannot take is logged, and the run goes on. */
-  async save(run: RunRecord): Promise<void> {
-    try {
-      await this.ledger.save(run);
-    } catch (error) {
-      this.log.warn(`could not write run ${run.id} to the run ledger`, { job: run.subject, error: errorText(error) });
-    }
-  }
 }

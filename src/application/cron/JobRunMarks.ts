@@ -1,0 +1,69 @@
+/**
+ * What a cron run's end writes on its job: the run counted, `last_status` and its detail fields,
+ * the pause after `cron.pause_after_failures` failed runs, and the recovery or pause notice.
+ * Written on the job as it is stored now, so that a pause made meanwhile holds.
+ */
+import { inject, injectable } from 'inversify';
+import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
+import type { Job } from '../../domain/Job.js';
+import { countRun, isFailedRun, pauseJob } from '../../domain/jobLifecycle.js';
+import { pausedAfterFailuresReason } from '../../domain/response.js';
+import type { RunOutcome } from '../../domain/RunOutcome.js';
+import type { Clock } from '../ports/Clock.js';
+import type { JobRepository } from '../ports/JobRepository.js';
+import type { CronSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import { runError } from '../runs/runErrors.js';
+import { JobAnswers } from './JobAnswers.js';
+
+/** Marks the ends of cron runs on their jobs. */
+@injectable()
+export class JobRunMarks {
+  constructor(
+    @inject(TOKENS.JobRepository) private readonly repository: JobRepository,
+    @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(JobAnswers) private readonly answers: JobAnswers,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+  ) {}
+
+  /** The run of a job whose answer waits for its delivery is counted, and the job released; the job as stored afterwards. */
+  counted(job: Job): Promise<Job | null> {
+    return this.repository.updateById(job.id, (current) => {
+      const counted = countRun(current);
+      return { job: counted, result: counted };
+    });
+  }
+
+  /**
+   * Writes `last_status` (through `mark`), pauses the job after `cron.pause_after_failures`
+   * failed runs, and sends the recovery or pause notice; the job as stored afterwards.
+   */
+  async ended(
+    job: Job,
+    outcome: RunOutcome,
+    targets: DeliveryTarget[],
+    mark: (current: Job, outcome: RunOutcome) => Job,
+    noticesInBackground = false,
+  ): Promise<Job | null> {
+    const pauseAfter = this.settings.pauseAfterFailures ?? 0;
+    let pausedBecause: string | null = null;
+    const stored = await this.repository.updateById(job.id, (current) => {
+      let finished = mark(current, outcome);
+      if (pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
+        pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(outcome) ?? '');
+        finished = pauseJob(finished, this.clock.now(), pausedBecause);
+      }
+      return { job: finished, result: finished };
+    });
+    const notices = this.answers.noticesAfter(job, outcome, targets, pausedBecause);
+    // From a delivery lane, a notice to a platform that hangs must not hold up the lane.
+    if (noticesInBackground) void notices;
+    else await notices;
+    return stored;
+  }
+
+  /** The job `id` as stored now; null when it was removed. */
+  async current(id: string): Promise<Job | null> {
+    return (await this.repository.load()).jobs.find((each) => each.id === id) ?? null;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The run ledger's side of every run (docs/architecture.md, The run pipeline): a run that ends at
+ * once is written once, when it ends; one still going after RUNNING_RECORD_AFTER_MS shows as
+ * running until then; the final record is stamped with the time it is written; and a record the
+ * ledger cannot take is logged while the run goes on.
+ */
+import { inject, injectable, optional } from 'inversify';
+import { errorText } from '../../domain/errors.js';
+import { RUNNING_RECORD_AFTER_MS, type RunRecord } from '../../domain/runs/RunRecord.js';
+import type { Clock } from '../ports/Clock.js';
+import type { Logger } from '../ports/Logger.js';
+import type { RunLedger } from '../ports/RunLedger.js';
+import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
+
+/** A record written only once its run has gone on for RUNNING_RECORD_AFTER_MS. */
+export interface ShownLater {
+  /** Without a timer, the record being written at once, for the run to wait for; null otherwise. */
+  writtenNow: Promise<void> | null;
+  /** The run ended (or moved on): the record is no longer written, and one under way is waited for, so that it comes before the next. */
+  stop(reason?: string): Promise<void>;
+}
+
+/** Writes the records of runs of every kind to the run ledger. */
+@injectable()
+export class RunRecorder {
+  constructor(
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    /** Without it (tests that build the run path by hand), a run is in the ledger as running from its start. */
+    @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
+  ) {}
+
+  /**
+   * Calls `write` once RUNNING_RECORD_AFTER_MS have passed, unless stopped before; `write` is
+   * given the stop's signal, to check again after a wait of its own. Without a timer, at once.
+   */
+  later(write: (stopped: AbortSignal) => Promise<unknown>): ShownLater {
+    const stop = new AbortController();
+    const written = this.timer
+      ? this.timer.wait(RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
+          if (!stop.signal.aborted) await write(stop.signal);
+        })
+      : write(stop.signal).then(() => undefined);
+    return {
+      writtenNow: this.timer ? null : written,
+      stop: async (reason?: string) => {
+        stop.abort(reason);
+        await written;
+      },
+    };
+  }
+
+  /** Shows `running` in the ledger once the run has gone on for RUNNING_RECORD_AFTER_MS. */
+  showRunning(running: RunRecord): ShownLater {
+    return this.later(() => this.save(running));
+  }
+
+  /** Saves a record; one the ledger cannot take is logged (false), and the run goes on. */
+  async save(record: RunRecord, about?: Record<string, string>): Promise<boolean> {
+    const failure = await this.keep(record);
+    if (failure === null) return true;
+    if (record.kind === 'webhook') {
+      this.log.warn(`could not write webhook event ${record.id} to the run ledger: ${failure}`, about ?? { run: record.id });
+    } else {
+      this.log.warn(`could not write run ${record.id} to the run ledger`, { job: record.subject, error: failure });
+    }
+    return false;
+  }
+
+  /** The final record of a run, built at the time it is written (its `finished_at`), and saved as `save` does. */
+  async saveFinal(build: (now: Date) => RunRecord, about?: Record<string, string>): Promise<RunRecord> {
+    const record = build(this.clock.now());
+    await this.save(record, about);
+    return record;
+  }
+
+  /**
+   * Saves a record the run depends on (an answer kept before its delivery): the record built at
+   * the time it is written, or why the ledger could not take it, for the caller to act on.
+   */
+  async keepNow(build: (now: Date) => RunRecord): Promise<{ record: RunRecord; failure: string | null }> {
+    const record = build(this.clock.now());
+    return { record, failure: await this.keep(record) };
+  }
+
+  /** The time a record is stamped with. */
+  now(): Date {
+    return this.clock.now();
+  }
+
+  private async keep(record: RunRecord): Promise<string | null> {
+    try {
+      await this.ledger.save(record);
+      return null;
+    } catch (error) {
+      return errorText(error);
+    }
+  }
+}

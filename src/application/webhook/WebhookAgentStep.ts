@@ -1,0 +1,82 @@
+/**
+ * The agent's part of a webhook run: a fresh unattended session on the rendered prompt, with the
+ * route's toolsets and the first of its skills found (the webhook skills policy, RunContexts),
+ * and its answer recorded before anything is delivered, so that a crash from then on redoes only
+ * the delivery. A run still going after RUNNING_RECORD_AFTER_MS shows as running, with its
+ * prompt, until it ends.
+ */
+import { inject, injectable } from 'inversify';
+import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
+import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
+import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import type { AgentRunner } from '../ports/AgentRunner.js';
+import type { Logger } from '../ports/Logger.js';
+import type { WebhookWorkerSettings } from '../ports/Settings.js';
+import { TOKENS } from '../ports/tokens.js';
+import { RunContexts } from '../runs/RunContexts.js';
+import { runFailureMessage, WORKER_STOPPED } from '../runs/runErrors.js';
+import type { WebhookRunReport } from './webhookRunReport.js';
+import { WebhookRunRecorder } from './WebhookRunRecorder.js';
+
+/** Writes the run record's changes (and the ledger's entry); false when the run record could not take them. */
+export type NoteRun = (changes: Partial<WebhookRunRecord>, synced?: boolean, answeredBy?: string) => Promise<boolean>;
+
+/** Asks the agent for webhook runs' answers. */
+@injectable()
+export class WebhookAgentStep {
+  constructor(
+    @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
+    @inject(RunContexts) private readonly contexts: RunContexts,
+    @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
+    @inject(WebhookRunRecorder) private readonly recorder: WebhookRunRecorder,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+  ) {}
+
+  /**
+   * Runs the agent on the rendered prompt and records its answer (through `note`). Returns the
+   * answer and whether it was recorded, or the report of a run that failed or was stopped.
+   */
+  async ask(
+    route: WebhookRoute,
+    event: WebhookEvent,
+    note: NoteRun,
+    about: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<WebhookRunReport | { answer: string; recorded: boolean }> {
+    this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
+    const prompt = webhookPrompt(route, event.event, event.payload);
+    const shownRunning = this.recorder.later(() => note({ prompt }));
+    let answer: string;
+    let answeredBy: string;
+    try {
+      ({ text: answer, answeredBy } = await this.run(route, prompt, signal));
+    } catch (error) {
+      await shownRunning.stop('answered');
+      if (signal?.aborted) {
+        await note({ prompt, outcome: 'abandoned', error: WORKER_STOPPED });
+        return { status: 'abandoned', error: WORKER_STOPPED };
+      }
+      const message = runFailureMessage(error);
+      this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
+      await note({ prompt, outcome: 'run_failed', error: message });
+      return { status: 'run_failed', error: message };
+    }
+    await shownRunning.stop('answered');
+    return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true, answeredBy) };
+  }
+
+  private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<{ text: string; answeredBy: string }> {
+    const context = await this.contexts.forWebhook({ label: `route '${route.name}'` }, route.skills, prompt);
+    const result = await this.agent.run({
+      context,
+      selection: this.settings.defaultModel,
+      toolsets: route.toolsets,
+      idleTimeoutMs: this.settings.idleTimeoutMs,
+      unattended: true,
+      privateNetworks: route.allowPrivateNetworks,
+      signal,
+    });
+    return { text: result.text, answeredBy: result.answeredBy };
+  }
+}

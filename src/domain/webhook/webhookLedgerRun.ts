@@ -1,0 +1,48 @@
+/** The run ledger's record of a webhook run, built from its run record. */
+import type { RunRecord, RunStatus } from '../runs/RunRecord.js';
+import type { WebhookRunRecord } from './webhookRunRecord.js';
+
+/** The run ledger's words for where a webhook run stands. */
+const LEDGER_STATUS: Readonly<Record<WebhookRunRecord['outcome'], RunStatus>> = {
+  running: 'running',
+  answered: 'running',
+  delivered: 'ok',
+  delivery_failed: 'delivery_failed',
+  run_failed: 'error',
+  not_run: 'blocked_config',
+  abandoned: 'error',
+};
+
+/** The run ledger's record of a webhook run, from its run record. */
+export function ledgerRunOf(record: WebhookRunRecord, model: string | null, messageIds: string[], now: Date): RunRecord {
+  const status = LEDGER_STATUS[record.outcome];
+  const ended = status !== 'running';
+  const sent = record.outcome === 'delivered' || record.outcome === 'delivery_failed';
+  return {
+    id: record.eventId,
+    kind: 'webhook',
+    subject: record.route,
+    name: record.route,
+    slot: null,
+    event: record.event,
+    delivery_id: record.deliveryId,
+    started_at: record.startedAt,
+    finished_at: ended ? now.toISOString() : null,
+    status,
+    model,
+    prompt: record.prompt,
+    answer: record.answer,
+    error: record.error,
+    deliveries:
+      sent && record.deliveredTo !== null
+        ? [
+            {
+              target: record.deliveredTo,
+              outcome: record.outcome === 'delivered' ? 'delivered' : 'failed',
+              message_ids: record.outcome === 'delivered' ? messageIds : [],
+              error: record.outcome === 'delivered' ? null : record.error,
+            },
+          ]
+        : [],
+  };
+}
