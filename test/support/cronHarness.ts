@@ -11,10 +11,12 @@ import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
+import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
 import { ShowJob } from '../../src/application/cron/ShowJob.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
+import { RunClaimants } from '../../src/application/runs/RunClaimants.js';
 import type { StartCliFiring } from '../../src/adapters/cli/cliFiring.js';
 import { BuiltInTickerProvider } from '../../src/adapters/scheduling/BuiltInTickerProvider.js';
 import type { Job } from '../../src/domain/Job.js';
@@ -66,7 +68,14 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   const execution = new JobExecution(agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
-  const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, () => execution);
+  const claimants = new RunClaimants(identity);
+  const runDueJobs = new RunDueJobs(
+    new DueJobClaims(repository, tickLock, clock, claimants, settings),
+    clock,
+    settings,
+    log,
+    () => execution,
+  );
   // CLI mode's firing, as the composition starts it: the built-in ticker on the firing path given.
   const startFiring: StartCliFiring = async (cadence, fire) => {
     const provider = new BuiltInTickerProvider(cadence);
@@ -89,6 +98,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     scripts,
     tickLock,
     identity,
+    claimants,
     log,
     settings,
     botChat,

@@ -24,6 +24,8 @@ import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
 import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/AbandonedRuns.js';
+import { RunClaimants } from '../../application/runs/RunClaimants.js';
+import { DueJobClaims } from '../../application/cron/DueJobClaims.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -33,6 +35,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
       return () => (execution ??= context.get(JobExecution));
     })
     .inSingletonScope();
+  bind(RunClaimants).toSelf().inSingletonScope();
   bind(AbandonedRuns).toSelf().inSingletonScope();
   bind(ABANDONED_RUNS_ON_DEMAND)
     .toDynamicValue((context) => {
@@ -50,6 +53,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(ResumeJob).toSelf().inSingletonScope();
   bind(RemoveJob).toSelf().inSingletonScope();
   bind(RunJobNow).toSelf().inSingletonScope();
+  bind(DueJobClaims).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
   bind(DispatchDueJobs).toSelf().inSingletonScope();
   // The gateway's lanes, one per platform, shared by cron answers and webhook answers
