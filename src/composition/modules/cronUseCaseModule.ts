@@ -20,6 +20,7 @@ import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
+import { LeftOverCronAnswers } from '../../application/cron/LeftOverCronAnswers.js';
 import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
@@ -66,6 +67,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
         ),
     )
     .inSingletonScope();
+  bind(LeftOverCronAnswers).toSelf().inSingletonScope();
   bind(CronDeliveries).toSelf().inSingletonScope();
   bind(FireJobSlot).toSelf().inSingletonScope();
   bind(NextScheduledRun).toSelf().inSingletonScope();
