@@ -1,5 +1,6 @@
 import { CronDeliveries } from '../../src/application/cron/CronDeliveries.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
 import { LeftOverCronAnswers } from '../../src/application/cron/LeftOverCronAnswers.js';
 import { DeliveryLanes } from '../../src/application/delivery/DeliveryLanes.js';
 import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
@@ -24,7 +25,8 @@ function gateway(h: ReturnType<typeof cronHarness>, identity = h.identity) {
   const lanes = new DeliveryLanes(2);
   const leftOver = new LeftOverCronAnswers(h.execution, h.ledger, identity, h.clock, h.log);
   const deliveries = new CronDeliveries(h.execution, lanes, leftOver, h.log, h.timer);
-  const dispatcher = new DispatchDueJobs(h.runDueJobs, h.execution, h.clock, h.timer, h.settings, h.log, h.metrics, deliveries);
+  const runs = new DispatchedRuns(h.execution, h.clock, h.settings, h.log, h.metrics, deliveries);
+  const dispatcher = new DispatchDueJobs(h.runDueJobs, runs, h.timer, h.settings, h.log);
   const finished: string[] = [];
   const released: string[] = [];
   dispatcher.onRunFinished((run) => finished.push(`${run.job.name}: ${run.report.outcome.status}`));

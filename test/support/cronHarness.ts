@@ -11,6 +11,7 @@ import { RedeliverJobRun } from '../../src/application/cron/RedeliverJobRun.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
 import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
@@ -116,7 +117,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,
-    dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log, metrics),
+    dispatchDueJobs: new DispatchDueJobs(runDueJobs, new DispatchedRuns(execution, clock, settings, log, metrics), timer, settings, log),
     askAgent: new AskAgent(agent, memory, settings),
   };
 }

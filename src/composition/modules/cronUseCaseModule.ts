@@ -15,6 +15,7 @@ import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { JOB_EXECUTION_ON_DEMAND, RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../application/cron/DispatchedRuns.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
@@ -56,6 +57,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(RunJobNow).toSelf().inSingletonScope();
   bind(DueJobClaims).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
+  bind(DispatchedRuns).toSelf().inSingletonScope();
   bind(DispatchDueJobs).toSelf().inSingletonScope();
   // The gateway's lanes, one per platform, shared by cron answers and webhook answers
   // (`platforms.webhook.extra.max_concurrent_deliveries` at once in each).
