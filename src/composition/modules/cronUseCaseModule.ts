@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { CheckJobs } from '../../application/cron/CheckJobs.js';
+import { JobChanges } from '../../application/cron/JobChanges.js';
 import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
@@ -77,5 +78,6 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(ListJobRuns).toSelf().inSingletonScope();
   bind(RedeliverJobRun).toSelf().inSingletonScope();
   // The job tool's way to the use cases above.
+  bind(JobChanges).toSelf().inSingletonScope();
   bind(TOKENS.JobControl).to(JobControlService).inSingletonScope();
 });
