@@ -7,6 +7,7 @@ import { TOKENS } from '../ports/tokens.js';
 import { errorText } from '../../domain/errors.js';
 import { DispatchedRuns } from './DispatchedRuns.js';
 import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
+
 /** How long cancelled runs get to record themselves as interrupted before stop() gives up on them. */
 export const ABORT_WAIT_MS = 5000;
 
