@@ -1,5 +1,6 @@
 import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { AcceptWebhook, type AcceptWebhookInput } from '../../src/application/webhook/AcceptWebhook.js';
+import { WebhookAdmission } from '../../src/application/webhook/WebhookAdmission.js';
 import type { RateDecision } from '../../src/application/ports/WebhookRateLimiter.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
@@ -45,10 +46,8 @@ function setUp(rateLimitPerMinute = 30) {
   const clock = new ManualClock(T0);
   const logger = new RecordingLogger();
   const verifier = new FakeSignatureVerifier();
-  const accept = new AcceptWebhook(verifier, inbox, rateLimiter, clock, new SequentialIds(), logger, {
-    ...DEFAULT_WEBHOOK_LISTENER_SETTINGS,
-    rateLimitPerMinute,
-  });
+  const admission = new WebhookAdmission(verifier, rateLimiter, logger, { ...DEFAULT_WEBHOOK_LISTENER_SETTINGS, rateLimitPerMinute });
+  const accept = new AcceptWebhook(admission, inbox, clock, new SequentialIds(), logger);
   const stored = async () => {
     const events: WebhookEvent[] = [];
     for (let event = await inbox.claimNext(); event; event = await inbox.claimNext()) events.push(event);

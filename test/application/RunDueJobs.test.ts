@@ -1,6 +1,8 @@
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import { cronHarness } from '../support/cronHarness.js';
+import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
+import { RunClaimants } from '../../src/application/runs/RunClaimants.js';
 import type { ReplicaLeases } from '../../src/application/ports/ReplicaLeases.js';
 
 const MINUTE = 60_000;
@@ -262,7 +264,8 @@ describe('a tick', () => {
         return new Set(names.filter((name) => name === 'db-1:10'));
       },
     };
-    const tick = new RunDueJobs(h.repository, h.tickLock, h.clock, h.identity, h.settings, h.log, () => h.execution, leases);
+    const dueJobs = new DueJobClaims(h.repository, h.tickLock, h.clock, new RunClaimants(h.identity, leases), h.settings);
+    const tick = new RunDueJobs(dueJobs, h.clock, h.settings, h.log, () => h.execution);
 
     const claims = await tick.claim({ limit: 4 });
 

@@ -1,4 +1,6 @@
 import { AbandonedRuns } from '../../src/application/runs/AbandonedRuns.js';
+import { RunClaimants } from '../../src/application/runs/RunClaimants.js';
+import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
@@ -47,7 +49,7 @@ function subject(options: { idleTimeoutMs?: number | null; leases?: InMemoryRepl
   const orphans = new RecordingOrphanProcesses();
   const log = new RecordingLogger();
   const settings = { idleTimeoutMs: options.idleTimeoutMs === undefined ? 600_000 : options.idleTimeoutMs } as CronSettings;
-  const abandoned = new AbandonedRuns(ledger, identity, clock, settings, log, options.leases, orphans);
+  const abandoned = new AbandonedRuns(ledger, new RunClaimants(identity, options.leases), clock, settings, log, orphans);
   return { clock, ledger, identity, orphans, log, abandoned };
 }
 
@@ -125,16 +127,13 @@ describe('the claim every trigger shares', () => {
   it('settles the ledger at its first look, then whenever it recovers a job, with the orphans of its dead claimant', async () => {
     const h = cronHarness();
     const orphans = new RecordingOrphanProcesses();
-    const abandoned = new AbandonedRuns(h.ledger, h.identity, h.clock, h.settings, h.log, undefined, orphans);
+    const abandoned = new AbandonedRuns(h.ledger, h.claimants, h.clock, h.settings, h.log, orphans);
     const tick = new RunDueJobs(
-      h.repository,
-      h.tickLock,
+      new DueJobClaims(h.repository, h.tickLock, h.clock, h.claimants, h.settings),
       h.clock,
-      h.identity,
       h.settings,
       h.log,
       () => h.execution,
-      undefined,
       () => abandoned,
     );
     await h.ledger.save(runningRun('before', { claimant: 'test-host:7', started_at: '2026-06-01T07:00:00.000Z' }));
@@ -172,16 +171,13 @@ describe('the claim every trigger shares', () => {
 describe('a recovered job whose run ended before the ledger showed it running', () => {
   it('is recorded interrupted, as started when it was claimed; a record of its own run is not doubled', async () => {
     const h = cronHarness();
-    const abandoned = new AbandonedRuns(h.ledger, h.identity, h.clock, h.settings, h.log, undefined, new RecordingOrphanProcesses());
+    const abandoned = new AbandonedRuns(h.ledger, h.claimants, h.clock, h.settings, h.log, new RecordingOrphanProcesses());
     const tick = new RunDueJobs(
-      h.repository,
-      h.tickLock,
+      new DueJobClaims(h.repository, h.tickLock, h.clock, h.claimants, h.settings),
       h.clock,
-      h.identity,
       h.settings,
       h.log,
       () => h.execution,
-      undefined,
       () => abandoned,
     );
     const quick = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Quick', name: 'quick' });

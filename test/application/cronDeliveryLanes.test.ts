@@ -1,5 +1,7 @@
 import { CronDeliveries } from '../../src/application/cron/CronDeliveries.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
+import { LeftOverCronAnswers } from '../../src/application/cron/LeftOverCronAnswers.js';
 import { DeliveryLanes } from '../../src/application/delivery/DeliveryLanes.js';
 import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
 import { cronHarness } from '../support/cronHarness.js';
@@ -21,8 +23,10 @@ function hang(h: ReturnType<typeof cronHarness>, platform: string): () => void {
 /** The gateway's cron side on the harness's fakes: the dispatcher, its deliveries and the lanes they share. */
 function gateway(h: ReturnType<typeof cronHarness>, identity = h.identity) {
   const lanes = new DeliveryLanes(2);
-  const deliveries = new CronDeliveries(h.pendings, lanes, h.ledger, identity, h.clock, h.log, h.timer);
-  const dispatcher = new DispatchDueJobs(h.runDueJobs, h.execution, h.clock, h.timer, h.settings, h.log, h.metrics, deliveries);
+  const leftOver = new LeftOverCronAnswers(h.pendings, h.ledger, identity, h.clock, h.log);
+  const deliveries = new CronDeliveries(h.pendings, lanes, leftOver, h.log, h.timer);
+  const runs = new DispatchedRuns(h.execution, h.clock, h.settings, h.log, h.metrics, deliveries);
+  const dispatcher = new DispatchDueJobs(h.runDueJobs, runs, h.timer, h.settings, h.log);
   const finished: string[] = [];
   const released: string[] = [];
   dispatcher.onRunFinished((run) => finished.push(`${run.job.name}: ${run.report.outcome.status}`));

@@ -1,3 +1,4 @@
+import { JobChanges } from '../../src/application/cron/JobChanges.js';
 import { JobControlService } from '../../src/application/cron/JobControlService.js';
 import { CronJobTool } from '../../src/adapters/tools/CronJobTool.js';
 import type { ToolCallContext } from '../../src/application/agent/ports/Tool.js';
@@ -93,14 +94,9 @@ describe('job names are unique, ignoring case', () => {
     const digest = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
     const tool = new CronJobTool(
       new JobControlService(
-        h.createJob,
+        new JobChanges(h.createJob, h.editJob, h.pauseJob, h.resumeJob, h.removeJob, h.jobWarnings),
         h.listJobs,
-        h.editJob,
-        h.pauseJob,
-        h.resumeJob,
         h.runJobNow,
-        h.removeJob,
-        h.jobWarnings,
         h.redeliverJobRun,
       ),
       h.settings,

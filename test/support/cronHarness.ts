@@ -9,10 +9,13 @@ import { PauseJob } from '../../src/application/cron/PauseJob.js';
 import { RemoveJob } from '../../src/application/cron/RemoveJob.js';
 import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
+import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
 import { ShowJob } from '../../src/application/cron/ShowJob.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
+import { RunClaimants } from '../../src/application/runs/RunClaimants.js';
 import type { StartCliFiring } from '../../src/adapters/cli/cliFiring.js';
 import { BuiltInTickerProvider } from '../../src/adapters/scheduling/BuiltInTickerProvider.js';
 import type { Job } from '../../src/domain/Job.js';
@@ -67,7 +70,14 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   const { execution, pendings } = cronRunPipeline(runPorts);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
-  const runDueJobs = new RunDueJobs(repository, tickLock, clock, identity, settings, log, () => execution);
+  const claimants = new RunClaimants(identity);
+  const runDueJobs = new RunDueJobs(
+    new DueJobClaims(repository, tickLock, clock, claimants, settings),
+    clock,
+    settings,
+    log,
+    () => execution,
+  );
   // CLI mode's firing, as the composition starts it: the built-in ticker on the firing path given.
   const startFiring: StartCliFiring = async (cadence, fire) => {
     const provider = new BuiltInTickerProvider(cadence);
@@ -91,6 +101,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     scripts,
     tickLock,
     identity,
+    claimants,
     log,
     settings,
     botChat,
@@ -108,7 +119,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,
-    dispatchDueJobs: new DispatchDueJobs(runDueJobs, execution, clock, timer, settings, log, metrics),
+    dispatchDueJobs: new DispatchDueJobs(runDueJobs, new DispatchedRuns(execution, clock, settings, log, metrics), timer, settings, log),
     askAgent: new AskAgent(agent, new RunContexts(memory, skills, log), settings),
   };
 }

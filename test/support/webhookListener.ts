@@ -6,6 +6,7 @@ import { WebhookSignatureVerifier } from '../../src/adapters/security/WebhookSig
 import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS, type WebhookListenerSettings } from '../../src/application/ports/WebhookSettings.js';
 import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
+import { WebhookAdmission } from '../../src/application/webhook/WebhookAdmission.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
 import { FakeWebhookRoutes } from '../fakes/FakeWebhookRoutes.js';
@@ -41,13 +42,11 @@ export async function startWebhookListener(
   const clock = new ManualClock(options.now ?? '2026-11-22T10:00:00.000Z');
   const logger = new RecordingLogger();
   const acceptWebhook = new AcceptWebhook(
-    new WebhookSignatureVerifier(clock),
+    new WebhookAdmission(new WebhookSignatureVerifier(clock), new InMemoryWebhookRateLimiter(), logger, settings),
     inbox,
-    new InMemoryWebhookRateLimiter(),
     clock,
     new SequentialIds(),
     logger,
-    settings,
   );
   const server = createWebhookServer(createWebhookApp({ routes, acceptWebhook, settings, logger, slackEvents: options.slackEvents }));
   const { port } = await listenWebhookServer(server, '127.0.0.1', 0);

@@ -1,17 +1,14 @@
 import { inject, injectable } from 'inversify';
 import { describeTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
-import { isAbandonedClaim } from '../../domain/runs/redelivery.js';
-import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunDelivery } from '../../domain/runs/RunRecord.js';
 import type { DeliveryLanes } from '../delivery/DeliveryLanes.js';
-import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
-import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
-import type { RunLedger } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { PendingJobDeliveries, type PendingJobDelivery } from './PendingJobDeliveries.js';
 import { laneOfTarget } from './JobAnswers.js';
+import { LeftOverCronAnswers } from './LeftOverCronAnswers.js';
 import type { JobRunReport } from './JobRunReports.js';
 import type { Job } from '../../domain/Job.js';
 
@@ -33,11 +30,10 @@ export interface DeliveredRun {
  * up only what goes to it. Once every target of a run answered, the run is finished
  * (PendingJobDeliveries.finish: report, `last_status`, the ledger's record).
  *
- * At start (`resumeLeftOver`) it takes over the answers that a stopped or killed gateway left
- * waiting: each is claimed in the ledger first (its claim's process gone, or the claim older than
- * REDELIVERY_CLAIM_MS), so that of several gateways only one sends it, and it goes to the targets
- * it has not reached, without running the agent again. `stop` gives the deliveries under way the
- * grace period; what still waits then stays in the ledger for the next start.
+ * At start (`resumeLeftOver`) it sends the answers that a stopped or killed gateway left waiting,
+ * as LeftOverCronAnswers claims them, to the targets they have not reached, without running the
+ * agent again. `stop` gives the deliveries under way the grace period; what still waits then
+ * stays in the ledger for the next start.
  */
 @injectable()
 export class CronDeliveries {
@@ -46,9 +42,7 @@ export class CronDeliveries {
   constructor(
     @inject(PendingJobDeliveries) private readonly pendings: PendingJobDeliveries,
     @inject(TOKENS.DeliveryLanes) private readonly lanes: DeliveryLanes,
-    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
-    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(LeftOverCronAnswers) private readonly leftOver: LeftOverCronAnswers,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Timer) private readonly timer: Timer,
   ) {}
@@ -127,48 +121,10 @@ export class CronDeliveries {
   /**
    * Claims the cron answers left waiting by processes that are gone and queues them in the
    * lanes; resolves once they are queued, with how many there were. Never throws: a ledger that
-   * cannot be read is logged, and the answers wait for the next start.
+   * cannot be read is logged, and the answers wait for the next start (LeftOverCronAnswers).
    */
-  async resumeLeftOver(): Promise<number> {
-    let waiting: RunRecord[];
-    try {
-      waiting = await this.ledger.pendingDeliveries('cron');
-    } catch (error) {
-      this.log.error(`cannot read the cron answers still waiting for delivery: ${errorText(error)}`);
-      return 0;
-    }
-    let resumed = 0;
-    for (const record of waiting) {
-      try {
-        const claimed = await this.claim(record);
-        if (claimed === null) continue;
-        const pending = await this.pendings.resume(claimed);
-        if (pending === null) continue;
-        resumed += 1;
-        this.log.info(
-          `delivering the answer of run ${record.id} of job '${record.name}', left waiting by a stopped gateway, without running the agent again`,
-          {
-            job: record.subject,
-            run: record.id,
-          },
-        );
-        void this.deliver(pending);
-      } catch (error) {
-        this.log.error(`cannot take over the answer of run ${record.id} waiting for delivery: ${errorText(error)}`, {
-          job: record.subject,
-          run: record.id,
-        });
-      }
-    }
-    return resumed;
-  }
-
-  /** The run as claimed by this process, or null when a live process holds it or another claim won. */
-  private async claim(record: RunRecord): Promise<RunRecord | null> {
-    const held = record.redelivery_claim ?? null;
-    if (held !== null && !isAbandonedClaim(held, this.clock.now(), this.identity.isAlive(held.by))) return null;
-    const claim = { by: this.identity.claimant(), at: this.clock.now().toISOString() };
-    return this.ledger.claimForRedelivery(record.id, claim, held);
+  resumeLeftOver(): Promise<number> {
+    return this.leftOver.takeOver((pending) => void this.deliver(pending));
   }
 
   /**

@@ -1,19 +1,13 @@
-import { inject, injectable, optional } from 'inversify';
+import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
-import { NO_METRICS, type Metrics } from '../ports/Metrics.js';
 import type { CronSettings } from '../ports/Settings.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { errorText } from '../../domain/errors.js';
-import { JobExecution, type AnsweredRun } from './JobExecution.js';
-import { CronDeliveries } from './CronDeliveries.js';
-import { describeTarget } from '../../domain/DeliveryTarget.js';
+import { DispatchedRuns } from './DispatchedRuns.js';
 import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
 
-/** A start later than this after the slot was due is logged as late. */
-export const LATE_START_MS = 1000;
 /** How long cancelled runs get to record themselves as interrupted before stop() gives up on them. */
 export const ABORT_WAIT_MS = 5000;
 
@@ -34,7 +28,8 @@ interface RunInProgress {
  * The gateway's side of the tick (docs/gateway.md): claims due jobs for the free run slots
  * (`cron.max_parallel_jobs`) and starts their runs without waiting for them, so a long run never
  * holds up a job that becomes due meanwhile. A due job beyond the slots stays `scheduled` until a
- * run ends; when it starts more than a second late, its lateness is logged.
+ * run ends; when it starts more than a second late, its lateness is logged. How a run starts and
+ * ends, its answer in the slot or in the platforms' lanes, is DispatchedRuns'.
  *
  * Whoever decides *when* to look (the trigger: timers, the store watch, a run's end) calls
  * `dispatch`; calls are serialised here, and with the claims of fires (`claimWith`), which
@@ -47,7 +42,6 @@ export class DispatchDueJobs {
   private readonly runs = new Map<string, RunInProgress>();
   /** Jobs already reported as waiting for a slot, so the report is made once. */
   private readonly reportedWaiting = new Set<string>();
-  private readonly finishedListeners: Array<(run: TickRun) => void> = [];
   private readonly releasedListeners: Array<(jobId: string) => void> = [];
   /** Jobs claimed by a fire while every run slot was busy: they start, first come first, as runs end. */
   private readonly claimedWaiting: ClaimedJob[] = [];
@@ -59,20 +53,12 @@ export class DispatchDueJobs {
 
   constructor(
     @inject(RunDueJobs) private readonly tick: RunDueJobs,
-    @inject(JobExecution) private readonly execution: JobExecution,
-    @inject(TOKENS.Clock) private readonly clock: Clock,
+    /** How each claimed job's run starts and ends: its lateness, its metrics, its answer's way out. */
+    @inject(DispatchedRuns) private readonly dispatched: DispatchedRuns,
     @inject(TOKENS.Timer) private readonly timer: Timer,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
-    /** The gateway's: answers are delivered in the platforms' lanes, after the slot is free. Without it, in the slot. */
-    @inject(CronDeliveries) @optional() private readonly deliveries: CronDeliveries | null = null,
-  ) {
-    // Bound to this dispatcher's listeners: a run delivered after a restart ends like any other.
-    this.deliveries?.onDelivered((run) => {
-      if (run.job) this.finished({ job: run.job, report: run.report });
-    });
-  }
+  ) {}
 
   /** How many runs are in progress. */
   get inProgress(): number {
@@ -84,7 +70,7 @@ export class DispatchDueJobs {
    * for a run with nothing to deliver). Its slot was freed before (`onJobReleased`).
    */
   onRunFinished(listener: (run: TickRun) => void): void {
-    this.finishedListeners.push(listener);
+    this.dispatched.onFinished(listener);
   }
 
   /**
@@ -200,43 +186,17 @@ export class DispatchDueJobs {
     if (next) this.start(next);
   }
 
-  private start({ job, dueAt }: ClaimedJob): void {
-    const startedAt = this.clock.now();
-    const lateMs = startedAt.getTime() - dueAt.getTime();
-    const waited = this.reportedWaiting.delete(job.id);
-    if (lateMs > LATE_START_MS) {
-      const why = waited
-        ? `every run slot was busy (cron.max_parallel_jobs is ${this.settings.maxParallelJobs})`
-        : 'it was not running on time';
-      this.log.warn(`job '${job.name}' started ${(lateMs / 1000).toFixed(1)} s late: ${why}`, { job: job.id, late_ms: lateMs });
-    }
-    this.log.info(`running job '${job.name}'`, { job: job.id });
-    this.metrics.runStarted(Math.max(0, lateMs) / 1000);
+  private start(claimed: ClaimedJob): void {
+    const { job } = claimed;
     const abort = new AbortController();
-    const options = { signal: abort.signal, slot: dueAt };
-    const answered: Promise<AnsweredRun> = this.deliveries
-      ? this.execution.answerClaimed(job, startedAt, options)
-      : this.execution.runClaimed(job, startedAt, options).then((ran) => ({ ...ran, pending: null }));
+    const run = this.dispatched.start(claimed, { signal: abort.signal, waitedForSlot: this.reportedWaiting.delete(job.id) });
     // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
-    const done = answered.then(
+    const done = run.answered.then(
       (ran) => {
         this.runs.delete(job.id);
         if (this.accepting) this.startWaitingClaim();
         this.released(job.id);
-        const seconds = () => (this.clock.now().getTime() - startedAt.getTime()) / 1000;
-        if (ran.pending === null) {
-          this.metrics.runFinished('cron', ran.report.outcome.status, seconds());
-          this.finished({ job: ran.job ?? job, report: ran.report });
-          return;
-        }
-        const where = ran.pending.toSend.map(describeTarget).join(', ');
-        this.log.info(`job '${job.name}' answered; its answer waits in the delivery lane of ${where}`, {
-          job: job.id,
-          run: ran.pending.record.id,
-        });
-        void this.deliveries!.deliver(ran.pending).then((delivered) =>
-          this.metrics.runFinished('cron', delivered.report.outcome.status, seconds()),
-        );
+        run.finish(ran);
       },
       (error: unknown) => {
         this.runs.delete(job.id);
@@ -253,16 +213,6 @@ export class DispatchDueJobs {
         listener(jobId);
       } catch (error) {
         this.log.error(`a listener of released jobs failed: ${errorText(error)}`);
-      }
-    }
-  }
-
-  private finished(run: TickRun): void {
-    for (const listener of this.finishedListeners) {
-      try {
-        listener(run);
-      } catch (error) {
-        this.log.error(`a listener of finished runs failed: ${errorText(error)}`);
       }
     }
   }

@@ -2,55 +2,46 @@ import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import type { JobChange, JobControl } from '../ports/JobControl.js';
 import type { JobSnapshot } from '../ports/JobRepository.js';
-import { CreateJob, type CreateJobInput } from './CreateJob.js';
-import { EditJob, type EditJobInput } from './EditJob.js';
-import { JobWarnings } from './JobWarnings.js';
+import type { CreateJobInput } from './CreateJob.js';
+import type { EditJobInput } from './EditJob.js';
+import { JobChanges } from './JobChanges.js';
 import { ListJobs } from './ListJobs.js';
-import { PauseJob } from './PauseJob.js';
 import { RedeliverJobRun, type RedeliverJobRunOutput } from './RedeliverJobRun.js';
-import { RemoveJob } from './RemoveJob.js';
-import { ResumeJob } from './ResumeJob.js';
 import { RunJobNow, type RunJobNowOutput } from './RunJobNow.js';
 
 /**
  * The JobControl port over the job use cases: the entry the job tool drives, as the command
- * line drives the use cases directly, and the same JobWarnings after a create or an update. It adds
+ * line drives the use cases directly. The changes to stored jobs, with the same JobWarnings after
+ * a create or an update, are JobChanges'; listing, running and redelivering are here. It adds
  * nothing of its own, so both ways behave alike.
  */
 @injectable()
 export class JobControlService implements JobControl {
   constructor(
-    @inject(CreateJob) private readonly createJob: CreateJob,
+    @inject(JobChanges) private readonly changes: JobChanges,
     @inject(ListJobs) private readonly listJobs: ListJobs,
-    @inject(EditJob) private readonly editJob: EditJob,
-    @inject(PauseJob) private readonly pauseJob: PauseJob,
-    @inject(ResumeJob) private readonly resumeJob: ResumeJob,
     @inject(RunJobNow) private readonly runJobNow: RunJobNow,
-    @inject(RemoveJob) private readonly removeJob: RemoveJob,
-    @inject(JobWarnings) private readonly warnings: JobWarnings,
     @inject(RedeliverJobRun) private readonly redeliverJobRun: RedeliverJobRun,
   ) {}
 
-  async create(input: CreateJobInput): Promise<JobChange> {
-    const job = await this.createJob.execute(input);
-    return { job, warnings: await this.warnings.about(job) };
+  create(input: CreateJobInput): Promise<JobChange> {
+    return this.changes.create(input);
   }
 
   list(): Promise<JobSnapshot> {
     return this.listJobs.execute();
   }
 
-  async update(input: EditJobInput): Promise<JobChange> {
-    const job = await this.editJob.execute(input);
-    return { job, warnings: await this.warnings.about(job) };
+  update(input: EditJobInput): Promise<JobChange> {
+    return this.changes.update(input);
   }
 
   pause(job: string, reason?: string | null): Promise<Job> {
-    return this.pauseJob.execute({ job, reason });
+    return this.changes.pause(job, reason);
   }
 
   resume(job: string): Promise<Job> {
-    return this.resumeJob.execute({ job });
+    return this.changes.resume(job);
   }
 
   run(job: string): Promise<RunJobNowOutput> {
@@ -64,6 +55,6 @@ export class JobControlService implements JobControl {
   }
 
   remove(job: string): Promise<Job> {
-    return this.removeJob.execute({ job });
+    return this.changes.remove(job);
   }
 }

@@ -1,16 +1,15 @@
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
-import { livenessAskedOnce, runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
+import { runAbandonment } from '../../domain/runs/abandonment.js';
 import { cronRunId, type RunRecord } from '../../domain/runs/RunRecord.js';
 import type { Job, JobClaim } from '../../domain/Job.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
 import type { OrphanProcesses } from '../ports/OrphanProcesses.js';
-import type { ProcessIdentity } from '../ports/ProcessIdentity.js';
-import type { ReplicaLeases } from '../ports/ReplicaLeases.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import { RunClaimants } from './RunClaimants.js';
 
 /** AbandonedRuns, built the first time a claim needs it (a command that finds nothing to do never does). */
 export const ABANDONED_RUNS_ON_DEMAND: ServiceIdentifier<() => AbandonedRuns> = Symbol.for('AbandonedRunsOnDemand');
@@ -39,11 +38,10 @@ const LOOKED_AT = 1000;
 export class AbandonedRuns {
   constructor(
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
-    @inject(TOKENS.ProcessIdentity) private readonly identity: ProcessIdentity,
+    @inject(RunClaimants) private readonly claimants: RunClaimants,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(TOKENS.ReplicaLeases) @optional() private readonly leases: ReplicaLeases | undefined = undefined,
     @inject(TOKENS.OrphanProcesses) @optional() private readonly orphans: OrphanProcesses | undefined = undefined,
   ) {}
 
@@ -54,16 +52,18 @@ export class AbandonedRuns {
    */
   async settle(goneClaimants: readonly string[] = [], recovered: readonly RecoveredRun[] = []): Promise<RunRecord[]> {
     const settled: RunRecord[] = [];
-    const dead = new Set(goneClaimants.filter((claimant) => claimant !== this.identity.claimant()));
+    const dead = new Set(goneClaimants.filter((claimant) => claimant !== this.claimants.self()));
     try {
       const now = this.clock.now();
       const running = await this.ledger.running(LOOKED_AT);
-      const alive = livenessAskedOnce((by) => this.identity.isAlive(by));
-      const lapsed = await this.lapsedClaimants(running, now, alive);
+      const { alive, lapsed } = await this.claimants.look(
+        running.map((run) => run.claimant),
+        now,
+      );
       for (const run of running) {
         const claimant = run.claimant ?? null;
         if (claimant === null && run.kind !== 'cron') continue;
-        if (claimant === this.identity.claimant()) continue;
+        if (claimant === this.claimants.self()) continue;
         const why = runAbandonment(
           claimant === null ? null : { by: claimant, at: run.started_at },
           run.started_at,
@@ -131,14 +131,5 @@ export class AbandonedRuns {
       const killed = await this.orphans.killOrphansOf(claimant);
       if (killed > 0) this.log.warn(`killed ${killed} process(es) left running by ${claimant}, which is gone`, { claimant });
     }
-  }
-
-  /** The claimants this host cannot check whose gateway's lease lapsed (replicas sharing a database). */
-  private async lapsedClaimants(runs: readonly RunRecord[], now: Date, alive: ClaimantLiveness): Promise<ReadonlySet<string>> {
-    if (!this.leases) return new Set();
-    const unknown = [...new Set(runs.map((run) => run.claimant).filter((by): by is string => typeof by === 'string'))].filter(
-      (by) => alive(by) === 'unknown',
-    );
-    return unknown.length === 0 ? new Set() : this.leases.lapsed(unknown, now);
   }
 }

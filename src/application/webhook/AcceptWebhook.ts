@@ -15,12 +15,10 @@ import {
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
 import type { Logger } from '../ports/Logger.js';
-import type { SignatureVerifier } from '../ports/SignatureVerifier.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { WebhookInbox } from '../ports/WebhookInbox.js';
-import type { RateDecision, WebhookRateLimiter } from '../ports/WebhookRateLimiter.js';
-import type { WebhookListenerSettings } from '../ports/WebhookSettings.js';
 import { errorText } from '../../domain/errors.js';
+import { WebhookAdmission } from './WebhookAdmission.js';
 
 export interface AcceptWebhookInput {
   /** The route the path named, already found. */
@@ -63,8 +61,8 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
  * later, from the inbox. Never throws: whatever a client sends ends in an outcome; a failing
  * inbox or rate limiter (its database away) is `unavailable` so that the sender retries.
  *
- * The rate-limit windows are the limiter's; repeated deliveries are told apart by the inbox,
- * which remembers them across restarts.
+ * Authentication and the rate limit are WebhookAdmission's, the rate-limit windows the limiter's;
+ * repeated deliveries are told apart by the inbox, which remembers them across restarts.
  */
 @injectable()
 export class AcceptWebhook {
@@ -72,37 +70,22 @@ export class AcceptWebhook {
   private failing: string | null = null;
 
   constructor(
-    @inject(TOKENS.SignatureVerifier) private readonly verifier: SignatureVerifier,
+    /** Authentication and the rate limit. */
+    @inject(WebhookAdmission) private readonly admission: WebhookAdmission,
     @inject(TOKENS.WebhookInbox) private readonly inbox: WebhookInbox,
-    @inject(TOKENS.WebhookRateLimiter) private readonly rateLimiter: WebhookRateLimiter,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.Logger) private readonly logger: Logger,
-    @inject(TOKENS.WebhookListenerSettings) private readonly settings: WebhookListenerSettings,
   ) {}
 
   async execute(input: AcceptWebhookInput): Promise<WebhookOutcome> {
     const { route } = input;
     const now = this.clock.now();
 
-    if (route.secrets.kind === 'secrets') {
-      const check = this.verifier.verify({ rawBody: input.rawBody, headers: input.headers }, route.secrets.values);
-      if (!check.valid) {
-        this.logger.warn('webhook refused: invalid signature', { route: route.name, scheme: check.scheme ?? 'none' });
-        return { kind: 'refused_signature' };
-      }
-    }
-
-    let allowance: RateDecision;
-    try {
-      allowance = await this.rateLimiter.take(route.name, this.settings.rateLimitPerMinute, now);
-    } catch (error) {
-      return this.unavailable('webhook not accepted: the rate limiter failed', { route: route.name, error: errorText(error) });
-    }
-    if (!allowance.allowed) {
-      this.logger.warn('webhook refused: rate limit exceeded', { route: route.name, retry_after_seconds: allowance.retryAfterSeconds });
-      return { kind: 'rate_limited', retryAfterSeconds: allowance.retryAfterSeconds };
-    }
+    const admission = await this.admission.admit(route, input, now);
+    if (admission.kind === 'limiter_failed')
+      return this.unavailable('webhook not accepted: the rate limiter failed', { route: route.name, error: admission.error });
+    if (admission.kind !== 'admitted') return admission;
 
     const listed = route.contentTypes ?? [];
     if (!takesContentType(input.contentType, listed)) {

@@ -2,6 +2,7 @@ import { ContainerModule } from 'inversify';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { CheckJobs } from '../../application/cron/CheckJobs.js';
+import { JobChanges } from '../../application/cron/JobChanges.js';
 import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
@@ -20,15 +21,19 @@ import { RemoveJob } from '../../application/cron/RemoveJob.js';
 import { ResumeJob } from '../../application/cron/ResumeJob.js';
 import { JOB_EXECUTION_ON_DEMAND, RunDueJobs } from '../../application/cron/RunDueJobs.js';
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
+import { DispatchedRuns } from '../../application/cron/DispatchedRuns.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { RunJobNow } from '../../application/cron/RunJobNow.js';
 import { ShowJob } from '../../application/cron/ShowJob.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
+import { LeftOverCronAnswers } from '../../application/cron/LeftOverCronAnswers.js';
 import { DeliveryLanes } from '../../application/delivery/DeliveryLanes.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
 import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/AbandonedRuns.js';
+import { RunClaimants } from '../../application/runs/RunClaimants.js';
+import { DueJobClaims } from '../../application/cron/DueJobClaims.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(JobExecution).toSelf().inSingletonScope();
@@ -43,6 +48,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
       return () => (execution ??= context.get(JobExecution));
     })
     .inSingletonScope();
+  bind(RunClaimants).toSelf().inSingletonScope();
   bind(AbandonedRuns).toSelf().inSingletonScope();
   bind(ABANDONED_RUNS_ON_DEMAND)
     .toDynamicValue((context) => {
@@ -60,7 +66,9 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(ResumeJob).toSelf().inSingletonScope();
   bind(RemoveJob).toSelf().inSingletonScope();
   bind(RunJobNow).toSelf().inSingletonScope();
+  bind(DueJobClaims).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
+  bind(DispatchedRuns).toSelf().inSingletonScope();
   bind(DispatchDueJobs).toSelf().inSingletonScope();
   // The gateway's lanes, one per platform, shared by cron answers and webhook answers
   // (`platforms.webhook.extra.max_concurrent_deliveries` at once in each).
@@ -72,6 +80,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
         ),
     )
     .inSingletonScope();
+  bind(LeftOverCronAnswers).toSelf().inSingletonScope();
   bind(CronDeliveries).toSelf().inSingletonScope();
   bind(FireJobSlot).toSelf().inSingletonScope();
   bind(NextScheduledRun).toSelf().inSingletonScope();
@@ -79,5 +88,6 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(ListJobRuns).toSelf().inSingletonScope();
   bind(RedeliverJobRun).toSelf().inSingletonScope();
   // The job tool's way to the use cases above.
+  bind(JobChanges).toSelf().inSingletonScope();
   bind(TOKENS.JobControl).to(JobControlService).inSingletonScope();
 });

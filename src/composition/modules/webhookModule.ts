@@ -3,6 +3,7 @@ import type { WebhookListenerSettings } from '../../application/ports/WebhookSet
 import type { WebhookWorkerSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AcceptWebhook } from '../../application/webhook/AcceptWebhook.js';
+import { WebhookAdmission } from '../../application/webhook/WebhookAdmission.js';
 import { WebhookEventExecution } from '../../application/webhook/WebhookEventExecution.js';
 import { WebhookAgentStep } from '../../application/webhook/WebhookAgentStep.js';
 import { WebhookAnswerStep } from '../../application/webhook/WebhookAnswerStep.js';
@@ -27,6 +28,7 @@ export function webhookModule(settings: { listener: WebhookListenerSettings; wor
     // A database store binds its own (persistenceModule).
     if (!isBound(TOKENS.WebhookInbox)) bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
     if (!isBound(TOKENS.WebhookRateLimiter)) bind(TOKENS.WebhookRateLimiter).to(InMemoryWebhookRateLimiter).inSingletonScope();
+    bind(WebhookAdmission).toSelf().inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();
     bind(WebhookRunPreparation).toSelf().inSingletonScope();

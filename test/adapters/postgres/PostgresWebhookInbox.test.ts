@@ -6,6 +6,7 @@ import { PostgresWebhookBacklog } from '../../../src/adapters/postgres/PostgresW
 import { PostgresWebhookInbox, UNLEASED_CLAIM_MS, RECOVER_EVERY_MS } from '../../../src/adapters/postgres/PostgresWebhookInbox.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../../src/application/ports/WebhookSettings.js';
 import { AcceptWebhook } from '../../../src/application/webhook/AcceptWebhook.js';
+import { WebhookAdmission } from '../../../src/application/webhook/WebhookAdmission.js';
 import { DELIVERY_MEMORY_MS } from '../../../src/domain/webhook/DeliveryMemory.js';
 import { anEvent } from '../../contract/WebhookInbox.contract.js';
 import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
@@ -400,13 +401,11 @@ describe('the webhook inbox when PostgreSQL is unreachable', () => {
     const inbox = new PostgresWebhookInbox(database, new FakeProcessIdentity('host-a:1'), new ManualClock(T0));
     const logger = new RecordingLogger();
     const accept = new AcceptWebhook(
-      new FakeSignatureVerifier(),
+      new WebhookAdmission(new FakeSignatureVerifier(), new InMemoryWebhookRateLimiter(), logger, DEFAULT_WEBHOOK_LISTENER_SETTINGS),
       inbox,
-      new InMemoryWebhookRateLimiter(),
       new ManualClock(T0),
       new SequentialIds(),
       logger,
-      DEFAULT_WEBHOOK_LISTENER_SETTINGS,
     );
 
     const outcome = await accept.execute({

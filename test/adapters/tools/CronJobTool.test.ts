@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
+import { JobChanges } from '../../../src/application/cron/JobChanges.js';
 import { JobControlService } from '../../../src/application/cron/JobControlService.js';
 import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
@@ -12,14 +13,9 @@ function setUp(options: Parameters<typeof cronHarness>[0] = {}) {
   const h = cronHarness(options);
   const tool = new CronJobTool(
     new JobControlService(
-      h.createJob,
+      new JobChanges(h.createJob, h.editJob, h.pauseJob, h.resumeJob, h.removeJob, h.jobWarnings),
       h.listJobs,
-      h.editJob,
-      h.pauseJob,
-      h.resumeJob,
       h.runJobNow,
-      h.removeJob,
-      h.jobWarnings,
       h.redeliverJobRun,
     ),
     h.settings,
