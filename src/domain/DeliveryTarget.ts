@@ -51,7 +51,7 @@ const CHANNEL_NAME = /^#[\w.-]+$/;
 const TEAM_CHAT = either(single(/^#[\w.-]+$/), withThread(CHANNEL_ID), single(/^[\w .-]+$/));
 
 /** Platforms whose target syntax is validated: the forms each one takes. */
-const VALIDATED: Record<string, Rule> = {
+const VALIDATED = {
   telegram: either(single(/^@\w{3,}$/), withThread(/^-?\d+$/)),
   discord: TEAM_CHAT,
   slack: TEAM_CHAT,
@@ -62,7 +62,7 @@ const VALIDATED: Record<string, Rule> = {
   sms: single(E164),
   email: single(/^[^\s@]+@[^\s@]+\.[^\s@]+$/),
   weixin: single(/^[\w@.-]+$/),
-};
+} satisfies Record<string, Rule>;
 
 /**
  * Platforms whose thread part has a form of its own, checked here so that a job with a thread its
@@ -74,7 +74,14 @@ const THREAD_FORMS: Record<string, { pattern: RegExp; expected: string }> = {
 };
 
 /** Platforms that take only `<platform>` or `<platform>:<chat_id>`, the id used verbatim. */
-const VERBATIM = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbles', 'qqbot'];
+const VERBATIM_PLATFORMS = ['mattermost', 'homeassistant', 'dingtalk', 'wecom', 'bluebubbles', 'qqbot'] as const;
+const VERBATIM: readonly string[] = VERBATIM_PLATFORMS;
+
+/**
+ * The chat platforms this version knows, by the name a target starts with. Each has a sender in
+ * the catalogue of `src/adapters/delivery/platformCatalog.ts`, whose type asks for every one.
+ */
+export type KnownPlatform = keyof typeof VALIDATED | (typeof VERBATIM_PLATFORMS)[number];
 
 export const KNOWN_PLATFORMS: readonly string[] = [...Object.keys(VALIDATED), ...VERBATIM];
 
@@ -98,7 +105,7 @@ function parseOne(text: string): DeliveryTarget {
   const colon = target.indexOf(':');
   const platform = (colon < 0 ? target : target.slice(0, colon)).toLowerCase();
   const rest = colon < 0 ? null : target.slice(colon + 1);
-  const rule = ownEntry(VALIDATED, platform) ?? (VERBATIM.includes(platform) ? verbatim : undefined);
+  const rule = ownEntry<Rule>(VALIDATED, platform) ?? (VERBATIM.includes(platform) ? verbatim : undefined);
   if (!rule) {
     throw invalid(
       target,

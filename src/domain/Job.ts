@@ -6,7 +6,7 @@
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import type { LastStatus } from './RunOutcome.js';
-import { isRecurring, nextRunTime, type Schedule } from './Schedule.js';
+import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
 export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
@@ -264,7 +264,7 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
     }
   } else if (
     zone !== jobTimeZone(job, configuredZone) &&
-    job.schedule.kind === 'cron' &&
+    nextRunFollowsZone(job.schedule) &&
     job.state !== 'running' &&
     job.state !== 'completed'
   ) {

@@ -18,10 +18,6 @@ const UNIT_MINUTES: ReadonlyArray<[RegExp, number]> = [
   [/^(d|day|days)$/, 1440],
 ];
 
-/** The four forms, for every message that refuses a schedule a user wrote: one list, one place. */
-const FORMS_HELP =
-  'use one of: "every 30m" (interval), "0 9 * * 1-5" or "@daily" (cron), "2027-01-15T14:00:00" (ISO time), "30m" or "in 30m" (delay)';
-
 /**
  * The cron macros other schedulers accept, as the five-field expressions they stand for (Vixie
  * cron's meanings; midnight in the configured zone). A job keeps the macro as its display and the
@@ -38,7 +34,7 @@ export const CRON_MACROS: Readonly<Record<string, string>> = {
 };
 
 function invalidSchedule(text: string, what: string, why: string): InvalidScheduleError {
-  return new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not ${what}: ${why}; ${FORMS_HELP}.`);
+  return new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not ${what}: ${why}; ${schedulesHelp()}.`);
 }
 
 /**
@@ -114,59 +110,165 @@ function wallClockFault(year: number, month: number, day: number, hour: number, 
   return null;
 }
 
+/** What reading a schedule depends on besides its text. */
+interface ReadingContext {
+  now: Date;
+  /** The zone a time without an offset is read in. */
+  timeZone: string;
+  /** How far in the past a one-shot's time may be and still be taken. */
+  graceMs: number;
+}
+
 /**
- * Reads a schedule written by a user, trying the four forms in this order (docs/cron.md):
- * interval, cron (a macro such as `@daily` included), ISO timestamp, relative delay (`30m`,
- * `in 30m`). Naive times are read in `timeZone`.
- * Throws SCHEDULE.INVALID saying what is wrong: with the four forms listed, or for a cron
+ * One way a user can write a schedule. `parseSchedule` tries the forms in the order of
+ * SCHEDULE_FORMS, and every help that lists the forms (each refusal, `agent cron create`, its
+ * prompt, the job tool, the dashboard) is written from the same table.
+ */
+export interface ScheduleForm {
+  /** What the form is called in help and refusals. */
+  readonly name: string;
+  /** The kind of schedule it becomes: SCHEDULE_KINDS says whether that recurs and when it fires next. */
+  readonly kind: Schedule['kind'];
+  /**
+   * How it is written, as short help shows it (each refusal, the prompt, the dashboard's form);
+   * the first is the one a one-example hint gives. Each reads as this form.
+   */
+  readonly examples: readonly string[];
+  /**
+   * The fixed words it takes, where there is a list of them (the cron macros): full help (`cron
+   * create --help`, the job tool) lists them all in place of the examples among them.
+   */
+  readonly words?: readonly string[];
+  /** What a schedule of this form does, in a few words, for the job tool's help. */
+  readonly help: string;
+  /**
+   * The schedule `text` (trimmed) stands for, or null when it is not written in this form at
+   * all. Throws SCHEDULE.INVALID (SCHEDULE.PAST for a time gone by) when it is, but wrongly.
+   */
+  parse(text: string, context: ReadingContext): Schedule | null;
+}
+
+/**
+ * The forms, in the order they are tried (docs/cron.md). The order matters where two could take
+ * the same text: `every 5 * * *` has five fields, and is an interval gone wrong, not cron; `in 1
+ * 2 3 4` is a cron expression gone wrong, not a delay.
+ */
+export const SCHEDULE_FORMS: readonly ScheduleForm[] = [
+  {
+    name: 'interval',
+    kind: 'interval',
+    examples: ['every 30m'],
+    help: 'interval',
+    parse(text) {
+      const interval = /^every\s+(.+)$/i.exec(text);
+      if (!interval) return null;
+      const minutes = durationOf(interval[1]!);
+      if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid interval', minutes);
+      const expr = `every ${interval[1]!.trim()}`;
+      return { kind: 'interval', expr, display: expr, minutes };
+    },
+  },
+  {
+    name: 'cron',
+    kind: 'cron',
+    examples: ['0 9 * * 1-5', '@daily'],
+    words: Object.keys(CRON_MACROS),
+    help: 'cron: 5 fields, or a macro',
+    parse(text) {
+      if (/^@[a-z]+$/i.test(text)) {
+        const macro = text.toLowerCase();
+        const expr = ownEntry(CRON_MACROS, macro);
+        if (expr === undefined) {
+          throw invalidSchedule(text, 'a cron macro', `the macros are ${Object.keys(CRON_MACROS).join(', ')}`);
+        }
+        return { kind: 'cron', expr, display: macro };
+      }
+      if (!looksLikeCron(text)) return null;
+      const expr = parseCronExpression(text);
+      return { kind: 'cron', expr, display: expr };
+    },
+  },
+  {
+    name: 'ISO time',
+    kind: 'once',
+    examples: ['2027-01-15T14:00:00'],
+    help: 'once, at that time',
+    parse(text, { now, timeZone, graceMs }) {
+      const iso = parseIso(text, timeZone);
+      if (!iso) return null;
+      if (now.getTime() - iso.at.getTime() > graceMs) {
+        throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
+      }
+      return { kind: 'once', expr: text, display: `once at ${iso.shown}`, run_at: toIsoUtc(iso.at) };
+    },
+  },
+  {
+    name: 'delay',
+    kind: 'once',
+    examples: ['30m', 'in 30m'],
+    help: 'once, after that delay',
+    parse(text, { now }) {
+      const relative = /^in\s+(.+)$/i.exec(text);
+      if (relative) {
+        const minutes = durationOf(relative[1]!);
+        if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid delay', minutes);
+        const expr = `in ${relative[1]!.trim()}`;
+        return { kind: 'once', expr, display: `once ${expr}`, run_at: toIsoUtc(new Date(now.getTime() + minutes * 60_000)) };
+      }
+      const delay = durationOf(text);
+      if (typeof delay === 'number') {
+        return { kind: 'once', expr: text, display: `once in ${text}`, run_at: toIsoUtc(new Date(now.getTime() + delay * 60_000)) };
+      }
+      if (DELAY_SHAPE.test(text)) throw invalidSchedule(text, 'a schedule', delay);
+      return null;
+    },
+  },
+];
+
+/** Every way `form` is written that full help shows: its examples, with all of its fixed words in place of the ones among them. */
+export function spellingsOf(form: ScheduleForm): string[] {
+  const words = form.words ?? [];
+  return [...form.examples.filter((example) => !words.includes(example)), ...words];
+}
+
+/**
+ * The forms with their examples, as every message that refuses a schedule a user wrote ends:
+ * `use one of: "every 30m" (interval), "0 9 * * 1-5" or "@daily" (cron), …`.
+ */
+export function schedulesHelp(): string {
+  const forms = SCHEDULE_FORMS.map((form) => `${form.examples.map((example) => `"${example}"`).join(' or ')} (${form.name})`);
+  return `use one of: ${forms.join(', ')}`;
+}
+
+/** Every spelling of every form that full help shows, quoted: `"every 30m", "0 9 * * 1-5", "@hourly", … or "in 30m"`. */
+export function everyScheduleSpelling(): string {
+  return quotedChoice(SCHEDULE_FORMS.flatMap(spellingsOf));
+}
+
+/** One example of each form, quoted, for a hint: `"every 30m", "0 9 * * 1-5", "2027-01-15T14:00:00" or "30m"`. */
+export function scheduleHint(): string {
+  return quotedChoice(SCHEDULE_FORMS.map((form) => form.examples[0]!));
+}
+
+function quotedChoice(texts: readonly string[]): string {
+  const quoted = texts.map((text) => `"${text}"`);
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+}
+
+/**
+ * Reads a schedule written by a user, trying the forms of SCHEDULE_FORMS in their order: interval,
+ * cron (a macro such as `@daily` included), ISO timestamp, relative delay (`30m`, `in 30m`).
+ * Naive times are read in `timeZone`.
+ * Throws SCHEDULE.INVALID saying what is wrong: with the forms listed, or for a cron
  * expression with the offending field named.
  */
 export function parseSchedule(input: string, now: Date, timeZone: string, graceMs: number = ONE_SHOT_GRACE_MS): Schedule {
   const text = input.trim();
-  if (/^@[a-z]+$/i.test(text)) {
-    const macro = text.toLowerCase();
-    const expr = ownEntry(CRON_MACROS, macro);
-    if (expr === undefined) {
-      throw invalidSchedule(text, 'a cron macro', `the macros are ${Object.keys(CRON_MACROS).join(', ')}`);
-    }
-    return { kind: 'cron', expr, display: macro };
+  for (const form of SCHEDULE_FORMS) {
+    const schedule = form.parse(text, { now, timeZone, graceMs });
+    if (schedule !== null) return schedule;
   }
-  const interval = /^every\s+(.+)$/i.exec(text);
-  if (interval) {
-    const minutes = durationOf(interval[1]!);
-    if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid interval', minutes);
-    const expr = `every ${interval[1]!.trim()}`;
-    return { kind: 'interval', expr, display: expr, minutes };
-  }
-  if (looksLikeCron(text)) {
-    const expr = parseCronExpression(text);
-    return { kind: 'cron', expr, display: expr };
-  }
-  const iso = parseIso(text, timeZone);
-  if (iso) {
-    if (now.getTime() - iso.at.getTime() > graceMs) {
-      throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.PAST, `"${text}" is in the past; give a future time.`);
-    }
-    return { kind: 'once', expr: text, display: `once at ${iso.shown}`, run_at: toIsoUtc(iso.at) };
-  }
-  const relative = /^in\s+(.+)$/i.exec(text);
-  if (relative) {
-    const minutes = durationOf(relative[1]!);
-    if (typeof minutes === 'string') throw invalidSchedule(text, 'a valid delay', minutes);
-    const expr = `in ${relative[1]!.trim()}`;
-    return { kind: 'once', expr, display: `once ${expr}`, run_at: toIsoUtc(new Date(now.getTime() + minutes * 60_000)) };
-  }
-  const delay = durationOf(text);
-  if (typeof delay === 'number') {
-    return {
-      kind: 'once',
-      expr: text,
-      display: `once in ${text}`,
-      run_at: toIsoUtc(new Date(now.getTime() + delay * 60_000)),
-    };
-  }
-  if (DELAY_SHAPE.test(text)) throw invalidSchedule(text, 'a schedule', delay);
-  throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a schedule; ${FORMS_HELP}.`);
+  throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.INVALID, `"${text}" is not a schedule; ${schedulesHelp()}.`);
 }
 
 /**
@@ -179,8 +281,74 @@ export function isZoneDependentOneShot(schedule: Schedule): boolean {
   return match !== null && match[7] === undefined;
 }
 
+/** A stored schedule's fields that every kind has, read already; the rest of the record as it was stored. */
+interface StoredSchedule {
+  expr: string;
+  display: string;
+  record: Readonly<Record<string, unknown>>;
+}
+
+/** What the code after parsing needs to know of one kind of schedule. */
+export interface ScheduleKind<S extends Schedule> {
+  /** Whether it fires again after a run; a schedule that does not is a one-shot, completed by its run. */
+  readonly recurs: boolean;
+  /** Whether its next run is a time on the job's wall clock, found again when the job's zone changes. */
+  readonly followsZone: boolean;
+  /** When it next fires after `from`, or null when never. */
+  nextRun(schedule: S, from: Date, timeZone: string): Date | null;
+  /** The schedule a stored record holds, or why it cannot be used, as a phrase about the record. */
+  fromRecord(stored: StoredSchedule): S | string;
+}
+
+const UNREADABLE = 'its schedule cannot be read';
+
+/**
+ * Each kind a form becomes, by name. The mapped type makes the compiler ask for every kind of the
+ * `Schedule` union: a kind missing here would make every stored job of it an unreadable record.
+ */
+export const SCHEDULE_KINDS: { readonly [K in Schedule['kind']]: ScheduleKind<Extract<Schedule, { kind: K }>> } = {
+  interval: {
+    recurs: true,
+    followsZone: false,
+    nextRun: (schedule, from) => new Date(from.getTime() + schedule.minutes * 60_000),
+    fromRecord({ expr, display, record }) {
+      const minutes = typeof record.minutes === 'number' ? record.minutes : durationMinutes(expr.replace(/^every\s+/i, ''));
+      return minutes && minutes > 0 ? { kind: 'interval', expr, display, minutes } : UNREADABLE;
+    },
+  },
+  cron: {
+    recurs: true,
+    followsZone: true,
+    nextRun: (schedule, from, timeZone) => nextCronRun(schedule.expr, from, timeZone),
+    fromRecord({ expr, display }) {
+      const fault = cronExpressionFault(expr);
+      if (fault !== null) return `its cron expression ${JSON.stringify(expr)} is not valid: ${fault}`;
+      return { kind: 'cron', expr: parseCronExpression(expr), display };
+    },
+  },
+  once: {
+    recurs: false,
+    followsZone: false,
+    nextRun: (schedule) => new Date(schedule.run_at),
+    fromRecord({ expr, display, record }) {
+      if (typeof record.run_at !== 'string' || Number.isNaN(Date.parse(record.run_at))) return UNREADABLE;
+      return { kind: 'once', expr, display, run_at: record.run_at };
+    },
+  },
+};
+
+/** The entry of `schedule`'s kind, typed for it: TypeScript cannot tie the entry to the schedule by itself. */
+function kindOf(schedule: Schedule): ScheduleKind<Schedule> {
+  return SCHEDULE_KINDS[schedule.kind] as ScheduleKind<Schedule>;
+}
+
 export function isRecurring(schedule: Schedule): boolean {
-  return schedule.kind !== 'once';
+  return kindOf(schedule).recurs;
+}
+
+/** Whether a new time zone moves the schedule's next run (cron: the same wall-clock time elsewhere). */
+export function nextRunFollowsZone(schedule: Schedule): boolean {
+  return kindOf(schedule).followsZone;
 }
 
 /**
@@ -188,14 +356,7 @@ export function isRecurring(schedule: Schedule): boolean {
  * next matching wall-clock time in `timeZone` strictly after `from`, one-shots their fixed time.
  */
 export function nextRunTime(schedule: Schedule, from: Date, timeZone: string): Date | null {
-  switch (schedule.kind) {
-    case 'interval':
-      return new Date(from.getTime() + schedule.minutes * 60_000);
-    case 'cron':
-      return nextCronRun(schedule.expr, from, timeZone);
-    case 'once':
-      return new Date(schedule.run_at);
-  }
+  return kindOf(schedule).nextRun(schedule, from, timeZone);
 }
 
 /**
@@ -203,23 +364,11 @@ export function nextRunTime(schedule: Schedule, from: Date, timeZone: string): D
  * used, why, as a phrase about the record ("its schedule cannot be read").
  */
 export function scheduleFromRecord(value: unknown): Schedule | string {
-  const unusable = 'its schedule cannot be read';
-  if (typeof value !== 'object' || value === null) return unusable;
+  if (typeof value !== 'object' || value === null) return UNREADABLE;
   const record = value as Record<string, unknown>;
   const expr = typeof record.expr === 'string' ? record.expr : null;
   const display = typeof record.display === 'string' ? record.display : expr;
-  if (expr === null || display === null) return unusable;
-  if (record.kind === 'cron') {
-    const fault = cronExpressionFault(expr);
-    if (fault !== null) return `its cron expression ${JSON.stringify(expr)} is not valid: ${fault}`;
-    return { kind: 'cron', expr: parseCronExpression(expr), display };
-  }
-  if (record.kind === 'interval') {
-    const minutes = typeof record.minutes === 'number' ? record.minutes : durationMinutes(expr.replace(/^every\s+/i, ''));
-    return minutes && minutes > 0 ? { kind: 'interval', expr, display, minutes } : unusable;
-  }
-  if (record.kind === 'once' && typeof record.run_at === 'string' && !Number.isNaN(Date.parse(record.run_at))) {
-    return { kind: 'once', expr, display, run_at: record.run_at };
-  }
-  return unusable;
+  if (expr === null || display === null) return UNREADABLE;
+  const kind = typeof record.kind === 'string' ? ownEntry<ScheduleKind<Schedule>>(SCHEDULE_KINDS, record.kind) : undefined;
+  return kind === undefined ? UNREADABLE : kind.fromRecord({ expr, display, record });
 }

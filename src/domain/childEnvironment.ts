@@ -1,4 +1,5 @@
 import { KNOWN_PLATFORMS } from './DeliveryTarget.js';
+import { environmentVariableFor, isSecretSetting } from './platformSettingKeys.js';
 
 /** Environment variables by name, as a process holds them. */
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
@@ -45,9 +46,8 @@ const NAMED_SECRETS = new Set([
   'PGSERVICEFILE',
   'DATABASE_URL',
 ]);
-/** A platform's secret settings as `<PLATFORM>_<KEY>`: its tokens, secrets, passwords and webhook URLs. */
-const PLATFORM_SECRET_KEY = /(TOKEN|SECRET|PASSWORD|WEBHOOK_URL)/;
-const PLATFORM_PREFIXES = [...KNOWN_PLATFORMS, 'webhook'].map((platform) => `${platform.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`);
+/** The prefixes of the platforms' settings as `<PLATFORM>_<KEY>`, whose secret ones are the keys isSecretSetting names. */
+const PLATFORM_PREFIXES = [...KNOWN_PLATFORMS, 'webhook'].map((platform) => environmentVariableFor(platform, ''));
 const CODE_HOST_LOGIN = new Set(['GH_TOKEN', 'GITHUB_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN']);
 
 function isModelKey(name: string, policy: ChildEnvironmentPolicy): boolean {
@@ -71,7 +71,7 @@ export function isServiceCredential(name: string, policy: ChildEnvironmentPolicy
     return true;
   if (isModelKey(name, policy) || GENERIC_SECRET.test(upper) || NAMED_SECRETS.has(upper)) return true;
   const prefix = PLATFORM_PREFIXES.find((each) => upper.startsWith(each));
-  return prefix !== undefined && PLATFORM_SECRET_KEY.test(upper.slice(prefix.length));
+  return prefix !== undefined && isSecretSetting(upper.slice(prefix.length));
 }
 
 /**

@@ -99,7 +99,7 @@ export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
  */
 export function countRun(job: Job): Job {
   const completed = job.repeat.completed + 1;
-  const exhausted = job.schedule.kind === 'once' || (job.repeat.times !== null && completed >= job.repeat.times);
+  const exhausted = !isRecurring(job.schedule) || (job.repeat.times !== null && completed >= job.repeat.times);
   const counted: Job = { ...job, repeat: { ...job.repeat, completed }, claim: null };
   if (exhausted) return { ...counted, state: 'completed', enabled: false, next_run_at: null };
   if (job.state === 'paused') return counted;
@@ -132,7 +132,7 @@ function refuseRun(job: Job, reason: string, startedAt: Date): Job {
     last_run_at: toIsoUtc(startedAt),
     claim: null,
   };
-  if (job.schedule.kind === 'once') {
+  if (!isRecurring(job.schedule)) {
     return {
       ...refused,
       state: 'paused',

@@ -24,6 +24,12 @@ function pathsIn(text: string): string[] {
   return [...new Set(spans.filter((span) => CHECKED.test(span) && !/\s/.test(span)))];
 }
 
+/** Every backticked name in capitals in `text` (`SCHEDULE_FORMS`, `PLATFORM_SPECS`): a table or a constant of the code. */
+function namesIn(text: string): string[] {
+  const spans = [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!);
+  return [...new Set(spans.filter((span) => /^[A-Z][A-Z0-9_]+$/.test(span)))];
+}
+
 /**
  * Whether `path` names something in the repository. A `<Name>` in it stands for the new file of
  * the extension (`src/adapters/delivery/<Name>Sender.ts`), and must then match at least one file
@@ -52,6 +58,17 @@ describe('the extension points of docs/architecture.md', () => {
     expect(paths.filter((path) => !exists(path))).toEqual([]);
   });
 
+  it.each(SECTIONS)('"%s" names only tables and constants that a file it names holds', (heading) => {
+    const text = section(markdown, heading);
+    const files = pathsIn(text)
+      .filter((path) => !path.includes('<') && existsSync(join(REPO, path)) && statSync(join(REPO, path)).isFile())
+      .map((path) => readFileSync(join(REPO, path), 'utf8'));
+    const names = namesIn(text);
+
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((name) => !files.some((file) => new RegExp(`\\b${name}\\b`).test(file)))).toEqual([]);
+  });
+
   it('names a contract or an end-to-end test in each section', () => {
     for (const heading of SECTIONS) {
       expect(pathsIn(section(markdown, heading)).some((path) => /^test\/(contract|e2e)\//.test(path))).toBe(true);
@@ -63,5 +80,6 @@ describe('the extension points of docs/architecture.md', () => {
     expect(exists('src/adapters/delivery/<Name>Nowhere.ts')).toBe(false);
     expect(exists('src/adapters/delivery/NoSuchSender.ts')).toBe(false);
     expect(pathsIn('see `src/domain/Schedule.ts`, `agent send`, `src/a b`')).toEqual(['src/domain/Schedule.ts']);
+    expect(namesIn('`SCHEDULE_FORMS`, `SCHEDULE.INVALID`, `parseSchedule`, `<NAME>_`')).toEqual(['SCHEDULE_FORMS']);
   });
 });

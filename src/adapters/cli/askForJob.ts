@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { parseSchedule } from '../../domain/Schedule.js';
+import { parseSchedule, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import { CliError } from './CliError.js';
@@ -47,7 +47,7 @@ export async function askForJob(io: CliIO, timeZone: string): Promise<JobAnswers
   try {
     let schedule = '';
     for (let attempt = 1; schedule === ''; attempt += 1) {
-      const answer = await ask('Schedule (every 30m | 0 9 * * 1-5 | @daily | 2027-01-15T14:00 | 30m | in 2 hours): ');
+      const answer = await ask(`Schedule (${SCHEDULE_FORMS.flatMap((form) => form.examples).join(' | ')}): `);
       try {
         parseSchedule(answer, new Date(), timeZone);
         schedule = answer;

@@ -6,7 +6,7 @@ import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { MISSING_COMMAND } from './commandLevel.js';
-import { CRON_MACROS } from '../../domain/Schedule.js';
+import { everyScheduleSpelling } from '../../domain/Schedule.js';
 import { statusText, type StatusApp } from './statusCommand.js';
 import { cronRunJson, cronStatusJson, jobRedeliveryJson } from './jsonViews.js';
 import { argument, text, wholeNumber } from './flagValues.js';
@@ -96,9 +96,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .positional('schedule', {
               type: 'string',
               coerce: argument('schedule'),
-              describe: `"every 30m", "0 9 * * 1-5", ${Object.keys(CRON_MACROS)
-                .map((macro) => `"${macro}"`)
-                .join(', ')}, "2027-01-15T14:00", "30m" or "in 30m" (m, h, d)`,
+              describe: `${everyScheduleSpelling()} (m, h, d)`,
             })
             .positional('prompt', {
               type: 'string',

@@ -1,18 +1,32 @@
 import type { ChatAccess, ChatSettings } from '../../application/ports/ChatSettings.js';
+import type { KnownPlatform } from '../../domain/DeliveryTarget.js';
 import { ownEntry } from '../../domain/ownEntry.js';
 import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
-import { environmentVariableFor, platformSettings } from '../delivery/PlatformSettings.js';
+import { environmentVariableFor } from '../../domain/platformSettingKeys.js';
+import { platformSettings } from '../delivery/PlatformSettings.js';
 import type { AgentConfig } from './AgentConfig.js';
 
-/** The platforms the gateway can receive from (docs/chat-platforms.md). */
-export const INBOUND_PLATFORMS = ['telegram', 'slack', 'discord'] as const;
+/** What the gateway needs to know of a platform it receives from. */
+export interface ReceiverNeeds {
+  /** The settings its receiver needs, besides what its sender needs: the start-up check refuses `inbound: true` without them. */
+  readonly credentials: readonly string[];
+  /** Whether the platform pushes messages to the gateway's listener (any gateway takes them) rather than being asked for them (only the holder of the receiving role asks). */
+  readonly pushed: boolean;
+}
 
-/** The credentials each platform's receiver needs, besides what its sender needs. */
-const RECEIVER_NEEDS: Readonly<Record<string, readonly string[]>> = {
-  telegram: ['bot_token'],
-  slack: ['bot_token', 'signing_secret'],
-  discord: ['bot_token'],
-};
+/**
+ * The platforms the gateway can receive from (docs/chat-platforms.md), in the order messages name
+ * them. `src/composition/gateway/inboundChat.ts` has a receiver for each: its type asks for one.
+ */
+export const RECEIVER_NEEDS = {
+  telegram: { credentials: ['bot_token'], pushed: false },
+  slack: { credentials: ['bot_token', 'signing_secret'], pushed: true },
+  discord: { credentials: ['bot_token'], pushed: false },
+} as const satisfies Partial<Record<KnownPlatform, ReceiverNeeds>>;
+
+export type InboundPlatform = keyof typeof RECEIVER_NEEDS;
+
+export const INBOUND_PLATFORMS = Object.keys(RECEIVER_NEEDS) as readonly InboundPlatform[];
 
 export const DEFAULT_HISTORY_TURNS = 20;
 export const DEFAULT_MAX_CONCURRENT_TURNS = 4;
@@ -68,7 +82,7 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
     // Already reported by toolsetProblems.
     if (problems.some((problem) => problem.key === `${key}.toolsets`)) continue;
     const credentials = platformSettings(name, section, env, {});
-    const missing = ownEntry(RECEIVER_NEEDS, name)!.filter((setting) => credentials.get(setting) === undefined);
+    const missing = ownEntry<ReceiverNeeds>(RECEIVER_NEEDS, name)!.credentials.filter((setting) => credentials.get(setting) === undefined);
     if (missing.length > 0) {
       problems.push({
         key: `${key}.${missing[0]}`,

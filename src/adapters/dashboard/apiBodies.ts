@@ -2,6 +2,7 @@ import type { CreateJobInput } from '../../application/cron/CreateJob.js';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { InvalidInputError } from '../../domain/errors.js';
+import { scheduleHint } from '../../domain/Schedule.js';
 
 /**
  * The JSON bodies the dashboard's API takes for a new job and a job's changes: the fields of the
@@ -63,7 +64,7 @@ export function createJobBody(raw: unknown): CreateJobInput {
   const body = objectBody(raw);
   const schedule = text(body, 'schedule', false);
   if (schedule === undefined || schedule === null || schedule.trim() === '')
-    refuse('A new job needs a "schedule", e.g. "every 2h" or "0 9 * * 1-5".');
+    refuse(`A new job needs a "schedule", e.g. ${scheduleHint()}.`);
   const prompt = text(body, 'prompt', false) ?? '';
   const input: CreateJobInput = { schedule, prompt };
   for (const key of ['name', 'deliver', 'timezone', 'model', 'provider'] as const) {

@@ -3,7 +3,7 @@ import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns
 import type { Job } from '../../domain/Job.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
-import { isRecurring } from '../../domain/Schedule.js';
+import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { wallClockAt } from '../../domain/zonedTime.js';
@@ -299,6 +299,9 @@ export interface JobFormValues {
   timezone: string;
 }
 
+/** The job form's hint of how a schedule is written: the examples of every form. */
+const SCHEDULE_PLACEHOLDER = SCHEDULE_FORMS.flatMap((form) => form.examples).join(', ');
+
 export function jobFormPage(context: PageContext, view: { title: string; action: string; values: JobFormValues; submit: string }): Html {
   const { values } = view;
   return layout(
@@ -306,7 +309,7 @@ export function jobFormPage(context: PageContext, view: { title: string; action:
     view.title,
     html`<form class="stacked" method="post" action="${view.action}">
 ${csrfField(context)}
-<label>Schedule<input name="schedule" type="text" value="${values.schedule}" required placeholder="every 2h, 0 9 * * 1-5, 30m, 2027-01-15T14:00"></label>
+<label>Schedule<input name="schedule" type="text" value="${values.schedule}" required placeholder="${SCHEDULE_PLACEHOLDER}"></label>
 <label>Prompt<textarea name="prompt" required>${values.prompt}</textarea></label>
 <label>Name<input name="name" type="text" value="${values.name}"></label>
 <label>Deliver<input name="deliver" type="text" value="${values.deliver}" placeholder="local, origin, telegram:-100123"></label>

@@ -3,7 +3,8 @@ import type { ChatAddress, PlatformSender } from '../../application/ports/Platfo
 import type { Platforms, PlatformStatus } from '../../application/ports/Platforms.js';
 import { ownEntry } from '../../domain/ownEntry.js';
 import { PLATFORM_SPECS, type PlatformSpec } from './platformCatalog.js';
-import { environmentVariableFor, platformSettings, type PlatformSettings } from './PlatformSettings.js';
+import { environmentVariableFor } from '../../domain/platformSettingKeys.js';
+import { platformSettings, type PlatformSettings } from './PlatformSettings.js';
 import { platformSettingProblems, type PlatformSettingProblem } from './platformSettingChecks.js';
 
 /**

@@ -1,5 +1,6 @@
 import { DeliveryBlockedError } from '../../application/ports/DeliveryChannel.js';
 import { ownEntry } from '../../domain/ownEntry.js';
+import { environmentVariableFor, isSecretSetting } from '../../domain/platformSettingKeys.js';
 
 /** A platform's settings as its sender reads them: config.yaml under it, the environment over that. */
 export interface PlatformSettings {
@@ -16,17 +17,7 @@ export interface PlatformSettings {
   where(key: string): string;
 }
 
-const SECRET_KEY = /token|secret|password|webhook_url/i;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
-
-/** Whether the value of `key` may be a credential, never to be shown. */
-export function isSecretSetting(key: string): boolean {
-  return SECRET_KEY.test(key);
-}
-
-export function environmentVariableFor(platform: string, key: string): string {
-  return `${platform}_${key}`.toUpperCase().replace(/[^A-Z0-9]/g, '_');
-}
 
 /** Builds a platform's settings from its config section, the environment and its defaults. */
 export function platformSettings(
@@ -46,11 +37,11 @@ export function platformSettings(
   };
   const keys = new Set([...Object.keys(section), ...Object.keys(defaults)]);
   for (const name of Object.keys(env)) {
-    const prefix = `${platform.toUpperCase()}_`;
+    const prefix = environmentVariableFor(platform, '');
     if (name.startsWith(prefix)) keys.add(name.slice(prefix.length).toLowerCase());
   }
   const secrets = [...keys]
-    .filter((key) => SECRET_KEY.test(key))
+    .filter((key) => isSecretSetting(key))
     .map(get)
     .filter((value): value is string => value !== undefined && value.length >= 4);
   const seconds = Number(get('timeout_seconds'));

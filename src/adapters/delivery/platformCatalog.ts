@@ -1,4 +1,5 @@
 import type { ChatAddress, PlatformSender } from '../../application/ports/PlatformSender.js';
+import type { KnownPlatform } from '../../domain/DeliveryTarget.js';
 import {
   blueBubblesAddressProblem,
   dingTalkAddressProblem,
@@ -43,6 +44,8 @@ export interface PlatformSpec {
 /**
  * The chat platforms this version delivers to, each with its own adapter over the platform's
  * official API. Every `load` is a dynamic import, so a command that delivers nowhere loads none.
+ * The names are the domain's (`KNOWN_PLATFORMS`, the target syntax): the compiler asks for an
+ * entry for each, and for none other. The order is the one `agent platforms` lists them in.
  */
 export const PLATFORM_SPECS: Readonly<Record<string, PlatformSpec>> = {
   telegram: {
@@ -157,4 +160,4 @@ export const PLATFORM_SPECS: Readonly<Record<string, PlatformSpec>> = {
     load: () => import('./BlueBubblesSender.js'),
     addressProblem: blueBubblesAddressProblem,
   },
-};
+} satisfies Record<KnownPlatform, PlatformSpec>;

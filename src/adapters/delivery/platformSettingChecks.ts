@@ -1,4 +1,5 @@
-import { environmentVariableFor, isSecretSetting, type PlatformSettings } from './PlatformSettings.js';
+import { environmentVariableFor, isSecretSetting } from '../../domain/platformSettingKeys.js';
+import type { PlatformSettings } from './PlatformSettings.js';
 
 /** Settings that are the root of an API or another address the platform is reached at. */
 const URL_SETTINGS = ['base_url', 'url', 'homeserver', 'http_url', 'token_url', 'webhook_url'] as const;

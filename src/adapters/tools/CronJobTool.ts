@@ -10,6 +10,7 @@ import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
 import { CATCH_UP_POLICIES, type CatchUp, type Job } from '../../domain/Job.js';
+import { SCHEDULE_FORMS, scheduleHint, spellingsOf } from '../../domain/Schedule.js';
 import { ToolArguments } from './ToolArguments.js';
 
 /** The job tool's name. */
@@ -170,7 +171,7 @@ function catchUp(input: ToolArguments): CatchUp | null | undefined {
 function createInput(input: ToolArguments): CreateJobInput {
   const noAgent = input.boolean('no_agent') ?? false;
   return {
-    schedule: input.requiredString('schedule', 'when the job runs, e.g. "every 2h", "0 9 * * 1-5", "30m" or "2027-01-15T14:00:00"'),
+    schedule: input.requiredString('schedule', `when the job runs, e.g. ${scheduleHint()}`),
     // A job without the agent needs no prompt: nobody reads it.
     prompt: noAgent ? (input.string('prompt') ?? '') : input.requiredString('prompt', 'the self-contained task the agent does on each run'),
     name: input.string('name') ?? null,
@@ -297,6 +298,14 @@ function sentenceOf(error: unknown): string {
   return `Something unexpected went wrong: ${detail}`;
 }
 
+/** Every schedule form with all its spellings and what it does: `"every 30m" (interval), "0 9 * * 1-5" / "@hourly" / … (cron: …), …`. */
+const SCHEDULE_HELP = SCHEDULE_FORMS.map(
+  (form) =>
+    `${spellingsOf(form)
+      .map((spelling) => `"${spelling}"`)
+      .join(' / ')} (${form.help})`,
+).join(', ');
+
 function cronJobSpec(timeZone: string): ToolSpec {
   const nullableString = (description: string) => ({ type: ['string', 'null'], description });
   return {
@@ -316,9 +325,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
         schedule: {
           type: 'string',
           description:
-            'When it runs: "every 30m" / "every 2h" (interval), "0 9 * * 1-5" (cron, 5 fields) or a cron macro ' +
-            '("@hourly", "@daily", "@weekly", "@monthly", "@yearly"), "30m" / "in 2 hours" / "1d" (once, after that delay) ' +
-            'or "2027-01-15T14:00:00" (once, at that time). ' +
+            `When it runs: ${SCHEDULE_HELP}. ` +
             `Cron expressions and times without an offset are read in ${timeZone}, or in the job's "timezone" when it has one.`,
         },
         prompt: { type: 'string', description: 'The self-contained task the agent does on each run.' },

@@ -16,7 +16,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileChatStore } from '../../adapters/chat/FileChatStore.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
-import { chatSettingsFrom } from '../../adapters/config/chatSettings.js';
+import { chatSettingsFrom, RECEIVER_NEEDS, type InboundPlatform, type ReceiverNeeds } from '../../adapters/config/chatSettings.js';
 import { platformSettings, type PlatformSettings } from '../../adapters/delivery/PlatformSettings.js';
 import { PLATFORM_SPECS } from '../../adapters/delivery/platformCatalog.js';
 import { webhookListenerSettingsFrom } from '../../adapters/config/webhookSettings.js';
@@ -45,8 +45,11 @@ interface SourceContext {
 
 type Receiver = InboundChatSource & { router?: Router };
 
-/** How each platform's receiver is made; each is loaded only when its platform receives. */
-const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Receiver>>> = {
+/**
+ * How each platform's receiver is made; each is loaded only when its platform receives. The
+ * platforms are RECEIVER_NEEDS's (src/adapters/config/chatSettings.ts): the type asks for each.
+ */
+const RECEIVERS: { readonly [P in InboundPlatform]: (context: SourceContext) => Promise<Receiver> } = {
   telegram: async ({ settings, container, logger, store }) => {
     const { createTelegramInboundSource } = await import('../../adapters/inbound/TelegramInboundSource.js');
     return createTelegramInboundSource({
@@ -87,8 +90,8 @@ const RECEIVERS: Readonly<Record<string, (context: SourceContext) => Promise<Rec
 /** How often a gateway that does not hold the receiving role tries to take it. */
 export const RECEIVER_TAKE_EVERY_MS = 5_000;
 
-/** Receivers that are pushed to (Slack's events reach the listener of any gateway); the others pull, and only the holder of the role runs them. */
-const PUSHED = new Set(['slack']);
+/** Whether `platform`'s receiver is pushed to (Slack's events reach the listener of any gateway); the others pull, and only the holder of the role runs them. */
+const isPushed = (platform: string): boolean => ownEntry<ReceiverNeeds>(RECEIVER_NEEDS, platform)?.pushed ?? false;
 
 /**
  * Builds the receivers of the platforms whose `inbound` is on (null when none is), and binds the
@@ -136,7 +139,7 @@ export async function prepareInboundChat(
   const receivers = new ChatReceivers({
     recipes: names.map((name) => ({
       platform: name,
-      pushed: PUSHED.has(name),
+      pushed: isPushed(name),
       make: name === 'slack' && slack ? async () => slack : () => receiverOf(name),
     })),
     deliver: (message) => chats.receive(message),

@@ -2,6 +2,7 @@ import yargs from 'yargs';
 import type { CronApp } from '../../../src/adapters/cli/cronApp.js';
 import { registerCronCommands } from '../../../src/adapters/cli/cronCommands.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
+import { SCHEDULE_FORMS } from '../../../src/domain/Schedule.js';
 import { eventually } from '../../helpers/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';
 import { fakeTerminal } from '../../support/fakeTerminal.js';
@@ -68,6 +69,15 @@ describe('agent cron create on a terminal', () => {
     ]);
     expect(session.stdout()).toContain("Created job 000000000001 'Digest': every 2h");
     expect(session.stderr()).toBe('');
+  });
+
+  it('asks for the schedule with the examples of every schedule form of the table', async () => {
+    const session = interactiveCreate();
+
+    expect(await eventually(() => session.asked(SCHEDULE_QUESTION) === 1)).toBe(true);
+    expect(session.stdout()).toContain(`Schedule (${SCHEDULE_FORMS.flatMap((form) => form.examples).join(' | ')}): `);
+    session.stdin.end('every 2h\nSummarise\n\n\n');
+    await session.done;
   });
 
   it('keeps answers pasted all at once for the questions that follow', async () => {

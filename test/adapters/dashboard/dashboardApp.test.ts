@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { DashboardDependencies } from '../../../src/adapters/dashboard/dashboardDependencies.js';
+import { SCHEDULE_FORMS } from '../../../src/domain/Schedule.js';
 import { DASHBOARD_TOKEN as TOKEN, dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
 
 type Deps = DashboardDependencies;
@@ -83,6 +84,16 @@ describe('the dashboard', () => {
     expect(refused.text).toMatch(/<p class="problem" role="alert">[^<]*every blue moon[^<]*<\/p>/);
     expect(refused.text).toContain('>Check the feeds</textarea>');
     expect((await h.listJobs.execute()).jobs).toEqual([]);
+  });
+
+  it("hints at every schedule form of the table in the new job form's schedule field", async () => {
+    const { app } = dashboard();
+    const { cookie } = await signIn(app);
+
+    const form = await request(app).get('/jobs/new').set('cookie', cookie);
+    const placeholder = /<input name="schedule"[^>]* placeholder="([^"]*)">/.exec(form.text)?.[1];
+
+    expect(placeholder?.split(', ')).toEqual(SCHEDULE_FORMS.flatMap((each) => each.examples));
   });
 
   it('shows names, prompts and answers as text, never as markup', async () => {
@@ -324,6 +335,15 @@ describe("the dashboard's API", () => {
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ id, name: 'Feeds' });
     expect(h.repository.get(id)).toBeUndefined();
+  });
+
+  it('refuses a new job without a schedule with an example of every schedule form of the table', async () => {
+    const { app } = dashboard();
+
+    const refused = await request(app).post('/api/jobs').set(bearer).send({ prompt: 'x' });
+
+    expect(refused.status).toBe(400);
+    for (const form of SCHEDULE_FORMS) expect(refused.body.error).toContain(`"${form.examples[0]}"`);
   });
 
   it('refuses a bad body in one sentence, and answers 404 in JSON for what it does not have', async () => {

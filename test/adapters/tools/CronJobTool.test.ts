@@ -4,6 +4,7 @@ import { JobChanges } from '../../../src/application/cron/JobChanges.js';
 import { JobControlService } from '../../../src/application/cron/JobControlService.js';
 import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
+import { SCHEDULE_FORMS, spellingsOf } from '../../../src/domain/Schedule.js';
 import { anHourlyJob } from '../../helpers/jobs.js';
 import { cronHarness } from '../../support/cronHarness.js';
 
@@ -42,6 +43,28 @@ describe('CronJobTool', () => {
     expect(tool.spec.parameters).toMatchObject({ type: 'object', required: ['action'] });
     expect(JSON.stringify(tool.spec.parameters)).toContain('read in Europe/Berlin');
   });
+
+  it('describes every spelling of every schedule form of the table in its schedule parameter', () => {
+    const { tool } = setUp();
+    const description = (tool.spec.parameters as { properties: { schedule: { description: string } } }).properties.schedule.description;
+
+    for (const form of SCHEDULE_FORMS) {
+      for (const spelling of spellingsOf(form)) expect(description).toContain(`"${spelling}"`);
+      expect(description).toContain(`(${form.help})`);
+    }
+  });
+
+  it.each(SCHEDULE_FORMS.flatMap((form) => spellingsOf(form).filter((spelling) => spelling.startsWith('@'))))(
+    'creates a job on the cron macro %s',
+    async (macro) => {
+      const { call } = setUp();
+
+      expect(await call({ action: 'create', schedule: macro, prompt: 'Tidy up' })).toMatchObject({
+        success: true,
+        job: { schedule: macro },
+      });
+    },
+  );
 
   it('creates a job in the repository and returns it', async () => {
     const { h, call } = setUp();
