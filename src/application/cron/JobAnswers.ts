@@ -56,30 +56,17 @@ export class JobAnswers {
     targets: DeliveryTarget[],
     text: string,
     answeredBy: string | null,
-    deliverLater: false,
-  ): Promise<JobRunReport>;
-  async deliverAnswer(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
-    deliverLater: boolean,
-  ): Promise<JobRunReport | AnswerToDeliver>;
-  async deliverAnswer(
-    job: Job,
-    startedAt: Date,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
     deliverLater: boolean,
   ): Promise<JobRunReport | AnswerToDeliver> {
-    if (isSilentResponse(text)) {
-      return this.reports.write(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
-    }
-    if (deliverLater && targets.some((target) => target.kind === 'platform' || target.kind === 'bot-chat')) {
+    if (!isSilentResponse(text) && deliverLater && targets.some((target) => target.kind === 'platform' || target.kind === 'bot-chat')) {
       return { answered: { targets, text, answeredBy } };
     }
+    return this.deliverNow(job, startedAt, targets, text, answeredBy);
+  }
+
+  /** A run's answer delivered to its targets now, in the run's slot, and its output file written; a silent answer is only written. */
+  async deliverNow(job: Job, startedAt: Date, targets: DeliveryTarget[], text: string, answeredBy: string | null): Promise<JobRunReport> {
+    if (isSilentResponse(text)) return this.reports.write(job, startedAt, { status: 'ok' }, { response: text, answeredBy });
     const deliveries = await this.sendAnswer(job, executionIdOf(job, startedAt), targets, text);
     return this.finish(job, startedAt, targets, deliveries, text, answeredBy);
   }

@@ -107,7 +107,7 @@ export class JobExecution {
       const pending = await this.recordAnswer(job, startedAt, running, targets, text, answeredBy);
       if (pending !== null) return { report: null, job: await this.marks.counted(job), pending };
       // The ledger cannot keep the answer: it is delivered now, in the run's slot.
-      report = await this.answers.deliverAnswer(job, startedAt, targets, text, answeredBy, false);
+      report = await this.answers.deliverNow(job, startedAt, targets, text, answeredBy);
     } else {
       report = executed;
     }
