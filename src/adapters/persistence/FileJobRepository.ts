@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
+import { readJobRecords, storedRecordOf } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { JobStoreDamagedError, JobStoreUnavailableError, type JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -45,21 +45,10 @@ function parseStoredJobs(text: string, location: string): StoredJobs {
     throw new JobStoreDamagedError(location, 'its top level is neither a list of jobs nor an object with a "jobs" list');
   }
 
-  const jobs: Job[] = [];
-  const unreadable: UnreadableRecord[] = [];
-  const recordsById = new Map<string, Record<string, unknown>>();
-  const slots: RecordSlot[] = [];
-  records.forEach((value, index) => {
-    const reading = readJobRecord(value, index);
-    if (reading.ok) {
-      jobs.push(reading.job);
-      recordsById.set(reading.job.id, value as Record<string, unknown>);
-      slots.push({ kind: 'job', id: reading.job.id });
-    } else {
-      unreadable.push(reading.problem);
-      slots.push({ kind: 'unreadable', value });
-    }
-  });
+  const { jobs, unreadable, recordsById, readings } = readJobRecords(records);
+  const slots = readings.map((job, index): RecordSlot =>
+    job ? { kind: 'job', id: job.id } : { kind: 'unreadable', value: records[index] },
+  );
   return { snapshot: { jobs, unreadable }, recordsById, slots, otherFields };
 }
 

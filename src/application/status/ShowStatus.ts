@@ -1,5 +1,6 @@
 import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
+import { dueTime } from '../../domain/jobLifecycle.js';
 import { isFailedStatus } from '../../domain/RunOutcome.js';
 import type { GatewayRegistration, GatewayRegistry } from '../ports/GatewayRegistry.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -96,12 +97,16 @@ export class ShowStatus {
   }
 }
 
+/** The jobs waiting for a run, the one falling due first first. */
 function upcoming(jobs: readonly Job[]): UpcomingJob[] {
   return jobs
-    .filter((job) => job.state === 'scheduled' && job.enabled && job.next_run_at !== null)
-    .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
+    .flatMap((job) => {
+      const at = dueTime(job);
+      return at === null ? [] : [{ job, at }];
+    })
+    .sort((a, b) => a.at - b.at)
     .slice(0, NEXT_JOBS_SHOWN)
-    .map((job) => ({ id: job.id, name: job.name, nextRunAt: job.next_run_at! }));
+    .map(({ job }) => ({ id: job.id, name: job.name, nextRunAt: job.next_run_at! }));
 }
 
 function paused(jobs: readonly Job[]): PausedJob[] {
