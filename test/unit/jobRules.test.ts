@@ -1,6 +1,7 @@
 import { JOB_STATES, type Job } from '../../src/domain/Job.js';
 import { dueTime, isDue } from '../../src/domain/jobLifecycle.js';
 import { readJobRecord, readJobRecords, recordOfJob } from '../../src/domain/JobRecord.js';
+import { LAST_STATUSES, isFailedStatus } from '../../src/domain/RunOutcome.js';
 import { anHourlyJob } from '../helpers/jobs.js';
 
 const NOW = new Date('2026-03-01T13:00:00Z');
@@ -52,5 +53,11 @@ describe('reading the records of a job store', () => {
     const reading = readJobRecords(['not a job', readable, { id: 'c3' }], ['row-1', 'b2', 'row-3']);
     expect(reading.unreadable.map((problem) => problem.id)).toEqual(['row-1', 'row-3']);
     expect(reading.jobs.map((each) => each.id)).toEqual(['b2']);
+  });
+});
+
+describe('which runs failed', () => {
+  it('counts an error, a refused run and a failed delivery as failed, and nothing else', () => {
+    expect([...LAST_STATUSES, null].filter(isFailedStatus)).toEqual(['error', 'delivery_failed', 'blocked_config']);
   });
 });

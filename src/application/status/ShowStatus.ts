@@ -1,7 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import { dueTime } from '../../domain/jobLifecycle.js';
-import { isFailedStatus } from '../../domain/RunOutcome.js';
+import { isFailedStatus, type FailedStatus } from '../../domain/RunOutcome.js';
 import type { GatewayRegistration, GatewayRegistry } from '../ports/GatewayRegistry.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Clock } from '../ports/Clock.js';
@@ -29,7 +29,7 @@ export interface UpcomingJob {
 export interface FailedJob {
   id: string;
   name: string;
-  lastStatus: 'error' | 'delivery_failed' | 'blocked_config';
+  lastStatus: FailedStatus;
   lastRunAt: string | null;
   /** `last_error`, or `last_delivery_error` for a delivery that failed. */
   error: string | null;
