@@ -9,7 +9,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { WholeListJobRepository, type ListChangeFunction } from './WholeListJobRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
+import { fileStoreError, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };
@@ -182,9 +182,8 @@ export class FileJobRepository extends WholeListJobRepository {
   }
 
   private unavailable(action: 'read' | 'write' | 'lock', error: unknown): JobStoreUnavailableError {
-    const code = errnoCode(error);
     return new JobStoreUnavailableError(
-      `Cannot ${action} the job store ${this.paths.jobsFile}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
+      `${fileStoreError(action, `the job store ${this.paths.jobsFile}`, error)}; make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
       { cause: error },
     );
   }
