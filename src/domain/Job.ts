@@ -9,8 +9,9 @@ import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
-export type JobState = 'scheduled' | 'paused' | 'completed' | 'running';
-export const JOB_STATES: readonly JobState[] = ['scheduled', 'paused', 'completed', 'running'];
+/** The states a job can be in, in the order they are shown (the dashboard's filter lists them so). */
+export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
 
 /** Where a job was created: the chat that `deliver: origin` answers to. */
 /**

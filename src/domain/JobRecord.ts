@@ -143,6 +143,39 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   };
 }
 
+/** Records read into jobs: the jobs, the records that are not jobs, and what a rewrite keeps of each. */
+export interface RecordsReading {
+  /** The jobs read, in the order of their records. */
+  jobs: Job[];
+  unreadable: UnreadableRecord[];
+  /** Each readable record as found, by job id: fields this version does not know survive a rewrite. */
+  recordsById: Map<string, Record<string, unknown>>;
+  /** For each record, in order, the job read from it, or null for one that could not be read. */
+  readings: Array<Job | null>;
+}
+
+/**
+ * Reads stored records into jobs (readJobRecord each), for the job stores: jobs.json's list and
+ * the database's rows. `storedIds`, when the store keeps each record under an id of its own (a
+ * row's key), is the id an unreadable record is reported by, rather than whatever it names.
+ */
+export function readJobRecords(records: readonly unknown[], storedIds?: readonly string[]): RecordsReading {
+  const reading: RecordsReading = { jobs: [], unreadable: [], recordsById: new Map(), readings: [] };
+  records.forEach((value, index) => {
+    const read = readJobRecord(value, index);
+    if (read.ok) {
+      reading.jobs.push(read.job);
+      reading.recordsById.set(read.job.id, value as Record<string, unknown>);
+      reading.readings.push(read.job);
+    } else {
+      const storedId = storedIds?.[index];
+      reading.unreadable.push(storedId === undefined ? read.problem : { ...read.problem, id: storedId });
+      reading.readings.push(null);
+    }
+  });
+  return reading;
+}
+
 /**
  * A job as its record is written and shown (`jobs.json`, `--json`): every field of the Job,
  * `origin` and `paused_at` included; `claim` only while a run holds the job.

@@ -3,11 +3,12 @@ export const LAST_STATUSES = ['ok', 'error', 'delivery_failed', 'blocked_config'
 export type LastStatus = (typeof LAST_STATUSES)[number];
 
 /** The statuses that count as a failure: in a failure streak, in the alerts, in "failed jobs". */
-export const FAILED_STATUSES: readonly LastStatus[] = ['error', 'delivery_failed', 'blocked_config'];
+export const FAILED_STATUSES = ['error', 'delivery_failed', 'blocked_config'] as const satisfies readonly LastStatus[];
+export type FailedStatus = (typeof FAILED_STATUSES)[number];
 
 /** Whether a run with this status failed (a queued delivery has not, yet). */
-export function isFailedStatus(status: LastStatus | null): boolean {
-  return status !== null && FAILED_STATUSES.includes(status);
+export function isFailedStatus(status: LastStatus | null): status is FailedStatus {
+  return status !== null && (FAILED_STATUSES as readonly LastStatus[]).includes(status);
 }
 
 export function isLastStatus(value: unknown): value is LastStatus {

@@ -10,8 +10,25 @@ import { isRecurring, nextRunTime } from './Schedule.js';
 import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 
-export function isDue(job: Job, now: Date): boolean {
-  return job.state === 'scheduled' && job.enabled && job.next_run_at !== null && Date.parse(job.next_run_at) <= now.getTime();
+/** What "due" looks at of a job. */
+export type DueFields = Pick<Job, 'state' | 'enabled' | 'next_run_at'>;
+
+/**
+ * When a job that waits for a run falls due, in milliseconds since the epoch: its `next_run_at`
+ * while it is `scheduled` and enabled. Null for a job that waits for none: paused, completed,
+ * running, disabled, or without a next run. The PostgreSQL job store spells the same rule in
+ * SQL (adapters/postgres/jobSql.ts), and its contract test holds the two to agree.
+ */
+export function dueTime(job: DueFields): number | null {
+  if (job.state !== 'scheduled' || !job.enabled || job.next_run_at === null) return null;
+  const at = Date.parse(job.next_run_at);
+  return Number.isNaN(at) ? null : at;
+}
+
+/** Whether a job is due by `now`: it waits for a run, and its time has come. */
+export function isDue(job: DueFields, now: Date): boolean {
+  const at = dueTime(job);
+  return at !== null && at <= now.getTime();
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Job } from '../../domain/Job.js';
 import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
+import { isFailedStatus } from '../../domain/RunOutcome.js';
 import { MISSING_COMMAND } from './commandLevel.js';
 import { everyScheduleSpelling } from '../../domain/Schedule.js';
 import { statusText, type StatusApp } from './statusCommand.js';
@@ -189,7 +190,7 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             if (report.response && report.outcome.status !== 'error') writeLine(io.stdout, `\n${report.response}`);
           }
           // A run whose answer never reached its target failed as far as the caller is concerned.
-          if (['error', 'blocked_config', 'delivery_failed'].includes(report.outcome.status)) process.exitCode = 1;
+          if (isFailedStatus(report.outcome.status)) process.exitCode = 1;
         },
       )
       .command(

@@ -5,7 +5,9 @@
 import type { Express, Request, Response } from 'express';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
 import { AppError, errorText } from '../../domain/errors.js';
+import { JOB_STATES } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
+import { nameKey } from '../../domain/jobNames.js';
 import { listenerVerdict, testEventSentence } from '../../domain/webhook/listenerAnswer.js';
 import type { Session } from './dashboardAccess.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
@@ -16,7 +18,6 @@ import {
   jobLive,
   jobPage,
   jobsPage,
-  JOB_STATES,
   notFoundPage,
   overviewPage,
   removePage,
@@ -77,7 +78,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
       const search = typeof request.query.q === 'string' ? request.query.q.trim() : '';
       const { jobs } = await deps.jobs.list();
       const shown = jobs.filter(
-        (job) => (state === '' || job.state === state) && (search === '' || job.name.toLowerCase().includes(search.toLowerCase())),
+        (job) => (state === '' || job.state === state) && (search === '' || nameKey(job.name).includes(nameKey(search))),
       );
       const nextRuns = new Map(
         shown.map((job) => [job.id, job.state === 'scheduled' ? (upcomingRuns(job, 1, deps.timeZone)[0] ?? null) : null]),

@@ -1,6 +1,6 @@
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
-import type { Job } from '../../domain/Job.js';
+import { JOB_STATES, type Job } from '../../domain/Job.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
@@ -20,9 +20,6 @@ export interface PageContext {
   notice?: string | null;
   problem?: string | null;
 }
-
-/** The states of a job, in the store's words, for the filter. */
-export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
 
 const pad = (value: number) => String(value).padStart(2, '0');
 

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
+import { readJobRecords, storedRecordOf } from '../../domain/JobRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { JobStoreDamagedError, JobStoreUnavailableError, type JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { WholeListJobRepository, type ListChangeFunction } from './WholeListJobRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
+import { fileStoreError, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };
@@ -45,21 +45,10 @@ function parseStoredJobs(text: string, location: string): StoredJobs {
     throw new JobStoreDamagedError(location, 'its top level is neither a list of jobs nor an object with a "jobs" list');
   }
 
-  const jobs: Job[] = [];
-  const unreadable: UnreadableRecord[] = [];
-  const recordsById = new Map<string, Record<string, unknown>>();
-  const slots: RecordSlot[] = [];
-  records.forEach((value, index) => {
-    const reading = readJobRecord(value, index);
-    if (reading.ok) {
-      jobs.push(reading.job);
-      recordsById.set(reading.job.id, value as Record<string, unknown>);
-      slots.push({ kind: 'job', id: reading.job.id });
-    } else {
-      unreadable.push(reading.problem);
-      slots.push({ kind: 'unreadable', value });
-    }
-  });
+  const { jobs, unreadable, recordsById, readings } = readJobRecords(records);
+  const slots = readings.map((job, index): RecordSlot =>
+    job ? { kind: 'job', id: job.id } : { kind: 'unreadable', value: records[index] },
+  );
   return { snapshot: { jobs, unreadable }, recordsById, slots, otherFields };
 }
 
@@ -193,9 +182,8 @@ export class FileJobRepository extends WholeListJobRepository {
   }
 
   private unavailable(action: 'read' | 'write' | 'lock', error: unknown): JobStoreUnavailableError {
-    const code = errnoCode(error);
     return new JobStoreUnavailableError(
-      `Cannot ${action} the job store ${this.paths.jobsFile}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
+      `${fileStoreError(action, `the job store ${this.paths.jobsFile}`, error)}; make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
       { cause: error },
     );
   }

@@ -26,7 +26,8 @@ import { FileStoreError } from './FileStoreError.js';
 import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
 import { RecordDirectories } from './RecordDirectories.js';
 import {
-  describeFileSystemProblem,
+  fileStoreError,
+  fileSystemReason,
   ensurePrivateDirectory,
   errnoCode,
   isPlainPathSegment,
@@ -110,10 +111,9 @@ export class FileRunLedger implements RunLedger {
       await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
     } catch (error) {
       if (error instanceof AppError) throw error;
-      const code = errnoCode(error);
       throw new FileStoreError(
         ERROR_CODES.RUNS.UNAVAILABLE,
-        `Cannot write the run ledger in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+        `${fileStoreError('write', `the run ledger in ${directory}`, error)}; make it a directory this user can write to.`,
         { cause: error },
       );
     }
@@ -185,10 +185,7 @@ export class FileRunLedger implements RunLedger {
       try {
         lock = await acquireFileLock(lockPath);
       } catch (error) {
-        const detail =
-          error instanceof LockWaitExpired
-            ? error.message
-            : `${describeFileSystemProblem(errnoCode(error))} (${errnoCode(error) ?? 'unknown error'})`;
+        const detail = error instanceof LockWaitExpired ? error.message : fileSystemReason(error);
         throw new FileStoreError(
           ERROR_CODES.RUNS.UNAVAILABLE,
           `Cannot claim run ${id} in the run ledger: ${detail}; make ${found.directory} a directory this user can write to.`,
@@ -200,10 +197,9 @@ export class FileRunLedger implements RunLedger {
         if (run === null || !sameClaim(run.redelivery_claim, abandoned)) return null;
         const claimed: RunRecord = { ...run, redelivery_claim: claim };
         await writeFileAtomically(path, `${JSON.stringify(claimed, null, 2)}\n`).catch((error: unknown) => {
-          const code = errnoCode(error);
           throw new FileStoreError(
             ERROR_CODES.RUNS.UNAVAILABLE,
-            `Cannot write the run ledger in ${found.directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+            `${fileStoreError('write', `the run ledger in ${found.directory}`, error)}; make it a directory this user can write to.`,
             { cause: error },
           );
         });
@@ -234,10 +230,9 @@ export class FileRunLedger implements RunLedger {
       if (run === null || run.status !== 'running' || run.delivery_pending === true) return null;
       const settled = interruptedRun(run, why, at);
       await writeFileAtomically(path, `${JSON.stringify(settled, null, 2)}\n`).catch((error: unknown) => {
-        const code = errnoCode(error);
         throw new FileStoreError(
           ERROR_CODES.RUNS.UNAVAILABLE,
-          `Cannot write the run ledger in ${found.directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+          `${fileStoreError('write', `the run ledger in ${found.directory}`, error)}; make it a directory this user can write to.`,
           { cause: error },
         );
       });
@@ -384,10 +379,9 @@ export class FileRunLedger implements RunLedger {
   }
 
   private unreadable(path: string, error: unknown): FileStoreError {
-    const code = errnoCode(error);
     return new FileStoreError(
       ERROR_CODES.RUNS.UNREADABLE,
-      `Cannot read the run ledger in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
+      `${fileStoreError('read', `the run ledger in ${path}`, error)}; give this user read access to it.`,
       { cause: error },
     );
   }

@@ -6,7 +6,7 @@ import type { RunOutputStore, StoredRunReport } from '../../application/ports/Ru
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileStoreError, InvalidReportNameError } from './FileStoreError.js';
-import { PRIVATE_FILE_MODE, describeFileSystemProblem, ensurePrivateDirectory, errnoCode, isPlainPathSegment } from './fileSystem.js';
+import { PRIVATE_FILE_MODE, fileStoreError, ensurePrivateDirectory, errnoCode, isPlainPathSegment } from './fileSystem.js';
 
 /** Reports of one job started within the same second that get names of their own. */
 const MAX_SAME_NAME = 100;
@@ -120,19 +120,17 @@ export class FileRunOutputStore implements RunOutputStore {
   }
 
   private unreadable(path: string, error: unknown): FileStoreError {
-    const code = errnoCode(error);
     return new FileStoreError(
       ERROR_CODES.OUTPUT.UNREADABLE,
-      `Cannot read run reports in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
+      `${fileStoreError('read', `run reports in ${path}`, error)}; give this user read access to it.`,
       { cause: error },
     );
   }
 
   private unavailable(directory: string, error: unknown): FileStoreError {
-    const code = errnoCode(error);
     return new FileStoreError(
       ERROR_CODES.OUTPUT.UNAVAILABLE,
-      `Cannot write run reports in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+      `${fileStoreError('write', `run reports in ${directory}`, error)}; make it a directory this user can write to.`,
       { cause: error },
     );
   }

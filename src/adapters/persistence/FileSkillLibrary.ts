@@ -6,7 +6,7 @@ import type { SkillLibrary } from '../../application/ports/ContextFiles.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
-import { describeFileSystemProblem, errnoCode, isPlainPathSegment, readTextIfPresent } from './fileSystem.js';
+import { fileStoreError, errnoCode, isPlainPathSegment, readTextIfPresent } from './fileSystem.js';
 
 const SKILL_FILE_NAME = 'SKILL.md';
 
@@ -42,7 +42,7 @@ export class FileSkillLibrary implements SkillLibrary {
       if (code === 'ENOENT' || code === 'ENOTDIR') return [];
       throw new FileStoreError(
         ERROR_CODES.CONTEXT.UNREADABLE,
-        `Cannot list ${this.paths.skillsDir}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions.`,
+        `${fileStoreError('list', this.paths.skillsDir, error)}; fix its permissions.`,
         { cause: error },
       );
     }

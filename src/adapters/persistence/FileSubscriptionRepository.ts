@@ -13,7 +13,7 @@ import {
   type WebhookSubscriptionRepository,
 } from '../../application/ports/WebhookSubscriptionRepository.js';
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn } from './fileLock.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
+import { fileStoreError, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
 type Entries = Record<string, unknown>;
 
@@ -131,10 +131,9 @@ export class FileSubscriptionRepository implements WebhookSubscriptionRepository
   }
 
   private unavailable(action: 'read' | 'write' | 'lock', error: unknown): SubscriptionStoreError {
-    const code = errnoCode(error);
     return new SubscriptionStoreError(
       'unavailable',
-      `Cannot ${action} the webhook subscriptions ${this.file}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${dirname(this.file)} a directory this user can write to, or set AGENT_HOME to one.`,
+      `${fileStoreError(action, `the webhook subscriptions ${this.file}`, error)}; make ${dirname(this.file)} a directory this user can write to, or set AGENT_HOME to one.`,
       { cause: error },
     );
   }

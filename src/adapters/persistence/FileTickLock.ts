@@ -5,7 +5,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import type { TickLease, TickLock } from '../../application/ports/TickLock.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from './fileSystem.js';
+import { fileStoreError, ensurePrivateDirectory, errnoCode } from './fileSystem.js';
 
 /**
  * A tick lock not refreshed for this long was left by a process that died holding it (killed,
@@ -50,7 +50,7 @@ export class FileTickLock implements TickLock {
       if (code === 'ELOCKED') return null;
       throw new FileStoreError(
         ERROR_CODES.TICK.UNAVAILABLE,
-        `Cannot take the tick lock ${lockPath}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
+        `${fileStoreError('take', `the tick lock ${lockPath}`, error)}; make ${this.paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },
       );
     }

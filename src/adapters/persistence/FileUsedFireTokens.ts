@@ -7,7 +7,7 @@ import { USED_FIRE_TOKEN_ID, UsedFireTokensUnavailableError, type UsedFireTokens
 import { acquireFileLock, runInTurn } from './fileLock.js';
 import {
   createFileDurablyOnce,
-  describeFileSystemProblem,
+  fileSystemReason,
   ensurePrivateDirectory,
   errnoCode,
   isDurableWriteTemporary,
@@ -137,9 +137,7 @@ export class FileUsedFireTokens implements UsedFireTokens {
       return await work();
     } catch (error) {
       if (error instanceof RangeError) throw error;
-      const code = errnoCode(error);
-      const problem =
-        code === undefined ? (error instanceof Error ? error.message : String(error)) : `${describeFileSystemProblem(code)} (${code})`;
+      const problem = errnoCode(error) === undefined ? (error instanceof Error ? error.message : String(error)) : fileSystemReason(error);
       throw new UsedFireTokensUnavailableError(
         `Cannot remember the fire tokens used in ${this.directory}: ${problem}; make it a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },

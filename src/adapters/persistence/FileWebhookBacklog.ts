@@ -6,7 +6,7 @@ import type { WebhookBacklog } from '../../application/ports/WebhookBacklog.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { WebhookError } from '../../domain/errors.js';
-import { describeFileSystemProblem, errnoCode, isDurableWriteTemporary } from './fileSystem.js';
+import { fileStoreError, errnoCode, isDurableWriteTemporary } from './fileSystem.js';
 import { intactEnd, RecordFile } from './journalLines.js';
 import { legacyEventFiles, legacyEventOf } from './legacyInboxLayout.js';
 import { JournalIndex, journalOwner } from './webhookJournal.js';
@@ -41,10 +41,9 @@ export class FileWebhookBacklog implements WebhookBacklog {
       }
       return index.pending.size + loose;
     } catch (error) {
-      const code = errnoCode(error);
       throw new WebhookError(
         ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
-        `Cannot read the webhook inbox ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it readable by this user.`,
+        `${fileStoreError('read', `the webhook inbox ${directory}`, error)}; make it readable by this user.`,
         { cause: error },
       );
     }

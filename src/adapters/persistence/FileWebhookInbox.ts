@@ -11,7 +11,7 @@ import type { ProcessIdentity } from '../../application/ports/ProcessIdentity.js
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
-import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode, PRIVATE_FILE_MODE } from './fileSystem.js';
+import { fileStoreError, ensurePrivateDirectory, PRIVATE_FILE_MODE } from './fileSystem.js';
 import type { GroupCommitLog } from './GroupCommitLog.js';
 import { InboxJournals } from './InboxJournals.js';
 import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './webhookJournal.js';
@@ -250,10 +250,9 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
       return await work();
     } catch (error) {
       if (error instanceof AppError) throw error;
-      const code = errnoCode(error);
       throw new WebhookError(
         ERROR_CODES.WEBHOOK.INBOX_UNAVAILABLE,
-        `Cannot ${action} the webhook inbox ${this.paths.webhookInboxDir}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to, or set AGENT_HOME to one.`,
+        `${fileStoreError(action, `the webhook inbox ${this.paths.webhookInboxDir}`, error)}; make it a directory this user can write to, or set AGENT_HOME to one.`,
         { cause: error },
       );
     }

@@ -18,7 +18,7 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 import { webhookOutputRetention } from '../config/webhookSettings.js';
 import { RecordDirectories } from './RecordDirectories.js';
 import {
-  describeFileSystemProblem,
+  fileStoreError,
   ensurePrivateDirectory,
   errnoCode,
   isPlainPathSegment,
@@ -99,10 +99,9 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
       }
     } catch (error) {
       if (error instanceof AppError) throw error;
-      const code = errnoCode(error);
       throw new WebhookError(
         ERROR_CODES.WEBHOOK.RECORD_UNAVAILABLE,
-        `Cannot write webhook run records in ${directory}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); make it a directory this user can write to.`,
+        `${fileStoreError('write', `webhook run records in ${directory}`, error)}; make it a directory this user can write to.`,
         { cause: error },
       );
     }
@@ -179,10 +178,9 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   }
 
   private unreadable(path: string, error: unknown): WebhookError {
-    const code = errnoCode(error);
     return new WebhookError(
       ERROR_CODES.WEBHOOK.RECORD_UNREADABLE,
-      `Cannot read webhook run records in ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); give this user read access to it.`,
+      `${fileStoreError('read', `webhook run records in ${path}`, error)}; give this user read access to it.`,
       { cause: error },
     );
   }

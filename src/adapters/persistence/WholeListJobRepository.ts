@@ -1,5 +1,5 @@
 import type { Job } from '../../domain/Job.js';
-import { isDue } from '../../domain/jobLifecycle.js';
+import { dueTime, isDue } from '../../domain/jobLifecycle.js';
 import { findJob } from '../../domain/jobLookup.js';
 import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, sameName, withUniqueName } from '../../domain/jobNames.js';
@@ -66,9 +66,8 @@ export abstract class WholeListJobRepository implements JobRepository {
   async nextRunAt(after?: Date): Promise<Date | null> {
     let earliest: number | null = null;
     for (const job of (await this.load()).jobs) {
-      if (job.state !== 'scheduled' || !job.enabled || job.next_run_at === null) continue;
-      const at = Date.parse(job.next_run_at);
-      if (Number.isNaN(at) || (after && at <= after.getTime())) continue;
+      const at = dueTime(job);
+      if (at === null || (after && at <= after.getTime())) continue;
       if (earliest === null || at < earliest) earliest = at;
     }
     return earliest === null ? null : new Date(earliest);
@@ -88,7 +87,7 @@ export abstract class WholeListJobRepository implements JobRepository {
     return this.modify((jobs) => {
       const due = jobs
         .filter((job) => isDue(job, dueBy))
-        .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
+        .sort((a, b) => dueTime(a)! - dueTime(b)!)
         .slice(0, Math.max(0, limit));
       const running = options.running === false ? [] : jobs.filter((job) => job.state === 'running');
       const { changed, result } = settle({ running, due });

@@ -38,6 +38,22 @@ export function describeFileSystemProblem(code: string | undefined): string {
   }
 }
 
+/** Why a file system operation failed, in words and then the system's code: `the disk is full (ENOSPC)`. */
+export function fileSystemReason(error: unknown): string {
+  const code = errnoCode(error);
+  return `${describeFileSystemProblem(code)} (${code ?? 'unknown error'})`;
+}
+
+/**
+ * What a file store could not do and why, the start of the one sentence its error says:
+ * `Cannot <action> <where>: <why> (<code>)`, such as "Cannot read the job store
+ * /home/a/.agent/cron/jobs.json: this user lacks permission there (EACCES)". The store ends the
+ * sentence with what to do about it, after a semicolon.
+ */
+export function fileStoreError(action: string, where: string, error: unknown): string {
+  return `Cannot ${action} ${where}: ${fileSystemReason(error)}`;
+}
+
 /**
  * Creates `directory` and any missing parents with mode 0700. Only directories created here are
  * chmod-ed (mkdir's mode is filtered by the umask, chmod is not): an existing directory keeps the
@@ -85,11 +101,9 @@ export async function readTextIfPresent(path: string): Promise<string | null> {
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw new FileStoreError(
-      ERROR_CODES.CONTEXT.UNREADABLE,
-      `Cannot read ${path}: ${describeFileSystemProblem(code)} (${code ?? 'unknown error'}); fix its permissions or remove it.`,
-      { cause: error },
-    );
+    throw new FileStoreError(ERROR_CODES.CONTEXT.UNREADABLE, `${fileStoreError('read', path, error)}; fix its permissions or remove it.`, {
+      cause: error,
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Job } from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
-import { readJobRecord, storedRecordOf, type UnreadableRecord } from '../../domain/JobRecord.js';
-import { assertNameFree, nameKey, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
+import { readJobRecords, type RecordsReading } from '../../domain/JobRecord.js';
+import { assertNameFree, nameKey, sameName, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
 import type {
   JobRepository,
   JobSnapshot,
@@ -13,6 +13,7 @@ import type {
 import type { PostgresDatabase, Transaction } from './PostgresDatabase.js';
 import type { LeaseFence } from './PostgresReplicaLeases.js';
 import { StatementBatcher } from './StatementBatcher.js';
+import { DUE_ORDER, INSERT_JOB, UPDATE_JOB, WAITING_FOR_RUN, dueCondition, jobRowValues } from './jobSql.js';
 
 interface JobRow {
   id: string;
@@ -38,28 +39,13 @@ const COLUMNS = 'id, record';
 /** The channel every change to the jobs is announced on, at commit: gateways watch it for jobs changed elsewhere. */
 export const JOBS_CHANGED_CHANNEL = 'agent_jobs_changed';
 const ANNOUNCE = `SELECT pg_notify('${JOBS_CHANGED_CHANNEL}', '')`;
-const IS_DUE = "state = 'scheduled' AND enabled AND next_run_at <= $1";
 
-/** The rows read back as jobs, and the rows that are not jobs this version understands. */
-function readRows(rows: readonly JobRow[]): { jobs: Job[]; unreadable: UnreadableRecord[]; records: Map<string, Record<string, unknown>> } {
-  const jobs: Job[] = [];
-  const unreadable: UnreadableRecord[] = [];
-  const records = new Map<string, Record<string, unknown>>();
-  rows.forEach((row, index) => {
-    const reading = readJobRecord(row.record, index);
-    if (reading.ok) {
-      jobs.push(reading.job);
-      records.set(reading.job.id, row.record);
-    } else {
-      unreadable.push({ ...reading.problem, id: row.id });
-    }
-  });
-  return { jobs, unreadable, records };
-}
-
-/** The values of a job's row: its record (keeping fields a newer version wrote) and the columns looked up by. */
-function rowValues(job: Job, previous: Record<string, unknown> | undefined): unknown[] {
-  return [job.id, nameKey(job.name), job.state, job.enabled, job.next_run_at, JSON.stringify(storedRecordOf(job, previous))];
+/** The rows read back as jobs, and the rows that are not jobs this version understands (by their row's id). */
+function readRows(rows: readonly JobRow[]): RecordsReading {
+  return readJobRecords(
+    rows.map((row) => row.record),
+    rows.map((row) => row.id),
+  );
 }
 
 /**
@@ -99,10 +85,7 @@ export class PostgresJobRepository implements JobRepository {
     return this.database.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [NAME_LOCK]);
       const named = withUniqueName(await namesLike(tx, job.name), job, nameWasChosen);
-      await tx.query(
-        'INSERT INTO agent_jobs (id, name_key, state, enabled, next_run_at, record) VALUES ($1, $2, $3, $4, $5, $6)',
-        rowValues(named, undefined),
-      );
+      await tx.query(INSERT_JOB, jobRowValues(named, undefined));
       await tx.query(ANNOUNCE);
       return named;
     });
@@ -127,22 +110,22 @@ export class PostgresJobRepository implements JobRepository {
   async updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
     for (;;) {
       const row = await this.reads.submit(id);
-      const { jobs, records } = readRows(row ? [row] : []);
+      const { jobs, recordsById } = readRows(row ? [row] : []);
       const target = jobs[0];
       if (!row || !target) return null;
       const { job, result } = change(target);
       if (job === target) return result;
-      if (nameKey(job.name) !== nameKey(target.name)) return this.updateByIdLocked(id, change);
-      if (await this.writes.submit({ id, values: rowValues(job, records.get(target.id)), version: row.version })) return result;
+      if (!sameName(job.name, target.name)) return this.updateByIdLocked(id, change);
+      if (await this.writes.submit({ id, values: jobRowValues(job, recordsById.get(target.id)), version: row.version })) return result;
     }
   }
 
   /** `updateById` holding the row lock from the read to the write. */
   private updateByIdLocked<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {
     return this.database.transaction(async (tx) => {
-      const { jobs, records } = readRows(await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE id = $1 FOR UPDATE`, [id]));
+      const { jobs, recordsById } = readRows(await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE id = $1 FOR UPDATE`, [id]));
       const target = jobs[0];
-      return target ? this.store(tx, target, records.get(target.id), change) : null;
+      return target ? this.store(tx, target, recordsById.get(target.id), change) : null;
     });
   }
 
@@ -158,18 +141,16 @@ export class PostgresJobRepository implements JobRepository {
   async nextRunAt(after?: Date): Promise<Date | null> {
     const [row] = after
       ? await this.database.query<{ at: Date | null }>(
-          "SELECT min(next_run_at) AS at FROM agent_jobs WHERE state = 'scheduled' AND enabled AND next_run_at > $1",
+          `SELECT min(next_run_at) AS at FROM agent_jobs WHERE ${WAITING_FOR_RUN} AND next_run_at > $1`,
           [after],
         )
-      : await this.database.query<{ at: Date | null }>(
-          "SELECT min(next_run_at) AS at FROM agent_jobs WHERE state = 'scheduled' AND enabled",
-        );
+      : await this.database.query<{ at: Date | null }>(`SELECT min(next_run_at) AS at FROM agent_jobs WHERE ${WAITING_FOR_RUN}`);
     return row?.at ?? null;
   }
 
   async peek(dueBy: Date): Promise<{ anyDue: boolean; running: readonly Job[] }> {
     const [due, running] = await Promise.all([
-      this.database.query<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM agent_jobs WHERE ${IS_DUE}) AS due`, [dueBy]),
+      this.database.query<{ due: boolean }>(`SELECT EXISTS (SELECT 1 FROM agent_jobs WHERE ${dueCondition('$1')}) AS due`, [dueBy]),
       this.database.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE state = 'running' ORDER BY seq`),
     ]);
     return { anyDue: due[0]?.due === true, running: readRows(running).jobs };
@@ -196,7 +177,7 @@ export class PostgresJobRepository implements JobRepository {
       );
       const due = readRows(
         await tx.query<JobRow>(
-          `SELECT ${COLUMNS} FROM agent_jobs WHERE ${IS_DUE} ORDER BY next_run_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+          `SELECT ${COLUMNS} FROM agent_jobs WHERE ${dueCondition('$1')} ORDER BY ${DUE_ORDER} LIMIT $2 FOR UPDATE SKIP LOCKED`,
           [dueBy, Math.max(0, limit)],
         ),
       );
@@ -204,7 +185,7 @@ export class PostgresJobRepository implements JobRepository {
       // Rows locked and none changed: nothing to wait for the disk for.
       if (changed.length === 0) tx.keepNothing();
       for (const job of changed) {
-        await this.write(tx, job, running.records.get(job.id) ?? due.records.get(job.id));
+        await this.write(tx, job, running.recordsById.get(job.id) ?? due.recordsById.get(job.id));
       }
       if (changed.length > 0) await tx.query(ANNOUNCE);
       return result;
@@ -268,9 +249,9 @@ export class PostgresJobRepository implements JobRepository {
       wanted,
       nameKey(wanted),
     ]);
-    const { jobs, unreadable, records } = readRows(rows);
+    const { jobs, unreadable, recordsById } = readRows(rows);
     const target = findJob(jobs, wanted, unreadable);
-    return { target, record: records.get(target.id) };
+    return { target, record: recordsById.get(target.id) };
   }
 
   private async store<T>(
@@ -286,7 +267,7 @@ export class PostgresJobRepository implements JobRepository {
       tx.keepNothing();
       return result;
     }
-    if (nameKey(job.name) !== nameKey(target.name)) {
+    if (!sameName(job.name, target.name)) {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [NAME_LOCK]);
       assertNameFree(await namesLike(tx, job.name), job.name, target.id);
     }
@@ -296,10 +277,7 @@ export class PostgresJobRepository implements JobRepository {
   }
 
   private async write(tx: Transaction, job: Job, previous: Record<string, unknown> | undefined): Promise<void> {
-    await tx.query(
-      'UPDATE agent_jobs SET name_key = $2, state = $3, enabled = $4, next_run_at = $5, record = $6 WHERE id = $1',
-      rowValues(job, previous),
-    );
+    await tx.query(UPDATE_JOB, jobRowValues(job, previous));
   }
 }
 

@@ -1,6 +1,7 @@
 import { inject, injectable, optional } from 'inversify';
 import type { Job } from '../../domain/Job.js';
-import { isFailedStatus } from '../../domain/RunOutcome.js';
+import { dueTime } from '../../domain/jobLifecycle.js';
+import { isFailedStatus, type FailedStatus } from '../../domain/RunOutcome.js';
 import type { GatewayRegistration, GatewayRegistry } from '../ports/GatewayRegistry.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Clock } from '../ports/Clock.js';
@@ -28,7 +29,7 @@ export interface UpcomingJob {
 export interface FailedJob {
   id: string;
   name: string;
-  lastStatus: 'error' | 'delivery_failed' | 'blocked_config';
+  lastStatus: FailedStatus;
   lastRunAt: string | null;
   /** `last_error`, or `last_delivery_error` for a delivery that failed. */
   error: string | null;
@@ -96,12 +97,16 @@ export class ShowStatus {
   }
 }
 
+/** The jobs waiting for a run, the one falling due first first. */
 function upcoming(jobs: readonly Job[]): UpcomingJob[] {
   return jobs
-    .filter((job) => job.state === 'scheduled' && job.enabled && job.next_run_at !== null)
-    .sort((a, b) => Date.parse(a.next_run_at!) - Date.parse(b.next_run_at!))
+    .flatMap((job) => {
+      const at = dueTime(job);
+      return at === null ? [] : [{ job, at }];
+    })
+    .sort((a, b) => a.at - b.at)
     .slice(0, NEXT_JOBS_SHOWN)
-    .map((job) => ({ id: job.id, name: job.name, nextRunAt: job.next_run_at! }));
+    .map(({ job }) => ({ id: job.id, name: job.name, nextRunAt: job.next_run_at! }));
 }
 
 function paused(jobs: readonly Job[]): PausedJob[] {
