@@ -3,11 +3,11 @@
 import { RunDueJobs } from '../src/application/cron/RunDueJobs.js';
 import { ConsoleLogger } from '../src/adapters/logging/ConsoleLogger.js';
 import { agentPathsFor } from '../src/adapters/persistence/agentPaths.js';
-import { buildCronContainer } from '../src/composition/cronContainer.js';
+import { buildApplicationContainer } from '../src/composition/applicationContainer.js';
 
 const [home, runsText] = process.argv.slice(2);
 const runs = Number(runsText ?? 5);
-const { container } = await buildCronContainer(agentPathsFor(home!), { ...process.env, AGENT_TIMEZONE: 'UTC' }, new ConsoleLogger(process.stderr));
+const { container } = await buildApplicationContainer(agentPathsFor(home!), { ...process.env, AGENT_TIMEZONE: 'UTC' }, new ConsoleLogger(process.stderr));
 const tick = container.get(RunDueJobs);
 
 const times: number[] = [];

@@ -9,7 +9,7 @@ import type { AgentConfig } from '../src/adapters/config/AgentConfig.js';
 import { CONFIG_TOKENS } from '../src/adapters/config/tokens.js';
 import { WinstonLogger } from '../src/adapters/logging/WinstonLogger.js';
 import { agentPathsFor } from '../src/adapters/persistence/agentPaths.js';
-import { buildCronContainer } from '../src/composition/cronContainer.js';
+import { buildApplicationContainer } from '../src/composition/applicationContainer.js';
 import { startWebhookListener } from '../src/composition/gateway/webhookListener.js';
 
 /** How long the stand-in agent takes to answer (BENCH_AGENT_MS, default 0: at once). */
@@ -25,7 +25,7 @@ const noOpAgent: AgentRunner = {
 const home = process.argv[2]!;
 const logger = new WinstonLogger('text', 'info');
 const paths = agentPathsFor(home);
-const { container, settings } = await buildCronContainer(paths, process.env, logger);
+const { container, settings } = await buildApplicationContainer(paths, process.env, logger);
 container.rebind(TOKENS.AgentRunner).toConstantValue(noOpAgent);
 const config = container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig);
 const listener = await startWebhookListener(container, config, settings, logger, paths.configFile);

@@ -45,7 +45,7 @@ export interface ConfigFileCheck {
 /**
  * config.yaml as the gateway reads it at start-up: the file (YAML, every wrong value, every
  * unknown key), settings that come from the environment (time zone, timeouts), and a missing file.
- * The loader is loaded only here, as `buildCronContainer` does.
+ * The loader is loaded only here, as `buildApplicationContainer` does.
  */
 export async function checkConfigFile(paths: AgentPaths, env: NodeJS.ProcessEnv): Promise<ConfigFileCheck> {
   const { YamlConfigLoader } = await import('../adapters/config/YamlConfigLoader.js');

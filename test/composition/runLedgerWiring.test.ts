@@ -6,7 +6,7 @@ import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresRunLedger } from '../../src/adapters/postgres/PostgresRunLedger.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
-import { buildCronContainer } from '../../src/composition/cronContainer.js';
+import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
 import { aRun } from '../contract/RunLedger.contract.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { scratchDatabaseForSuite } from '../helpers/postgres.js';
@@ -25,13 +25,13 @@ describe('run ledger wiring', () => {
   });
 
   it('keeps the runs in files without a database', async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     expect(container.get(TOKENS.RunLedger)).toBeInstanceOf(FileRunLedger);
   });
 
   it("keeps the runs in the configured database, with config.yaml's retention", async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), { AGENT_DATABASE_URL: suite.url }, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), { AGENT_DATABASE_URL: suite.url }, new RecordingLogger());
     const ledger = container.get(TOKENS.RunLedger);
     const startedAt = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
 

@@ -6,7 +6,7 @@ import { FileUsedFireTokens } from '../../src/adapters/persistence/FileUsedFireT
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresUsedFireTokens } from '../../src/adapters/postgres/PostgresUsedFireTokens.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
-import { buildCronContainer } from '../../src/composition/cronContainer.js';
+import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
 import { scratchDatabaseForSuite } from '../helpers/postgres.js';
 
@@ -22,13 +22,13 @@ describe('used fire tokens wiring', () => {
   afterEach(() => rm(home, { recursive: true, force: true }));
 
   it('keeps the used fire tokens in files without a database', async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     expect(container.get(TOKENS.UsedFireTokens)).toBeInstanceOf(FileUsedFireTokens);
   });
 
   it('keeps them in the configured database', async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), { AGENT_DATABASE_URL: suite.url }, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), { AGENT_DATABASE_URL: suite.url }, new RecordingLogger());
     const used = container.get(TOKENS.UsedFireTokens);
 
     expect(used).toBeInstanceOf(PostgresUsedFireTokens);

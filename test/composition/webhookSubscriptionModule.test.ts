@@ -14,7 +14,7 @@ import { TestWebhookSubscription } from '../../src/application/webhook/subscript
 import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookWorker } from '../../src/adapters/webhook/WebhookWorker.js';
 import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
-import { buildCronContainer } from '../../src/composition/cronContainer.js';
+import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
 import { webhookModule } from '../../src/composition/modules/webhookModule.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
 import { RecordingLogger } from '../fakes/RecordingLogger.js';
@@ -31,7 +31,7 @@ describe('webhookSubscriptionModule', () => {
   });
 
   it('gives every container the agent webhook commands, and a subscription they make is a route', async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     const { subscription } = await container.get(SubscribeWebhook).execute({ name: 'payments' });
 
@@ -43,7 +43,7 @@ describe('webhookSubscriptionModule', () => {
   });
 
   it('lets the gateway add its webhook module on top, sharing one routes source', async () => {
-    const { container, settings } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container, settings } = await buildApplicationContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     container.load(
       webhookModule({
@@ -66,7 +66,7 @@ describe('webhookSubscriptionModule', () => {
   });
 
   it('gives every container the webhook run records, so agent webhook runs needs no gateway', async () => {
-    const { container } = await buildCronContainer(agentPathsFor(home), {}, new RecordingLogger());
+    const { container } = await buildApplicationContainer(agentPathsFor(home), {}, new RecordingLogger());
 
     expect(await container.get(ListWebhookRuns).execute({ limit: 5 })).toEqual([]);
     expect(container.get(TOKENS.WebhookRunRecords)).toBeInstanceOf(FileWebhookRunRecords);

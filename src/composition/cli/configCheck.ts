@@ -6,7 +6,7 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
-import { buildCronContainer } from '../cronContainer.js';
+import { buildApplicationContainer } from '../applicationContainer.js';
 import { installationDirectory } from '../installationDirectory.js';
 import { checkConfigFile, checkStartup, takeOutConfiguredCredentials } from '../startupChecks.js';
 import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
@@ -19,9 +19,9 @@ import type { HeldCredentials } from '../../adapters/system/environmentScrub.js'
  */
 export function configCheckApp(home: string, env: NodeJS.ProcessEnv, quiet: Logger, credentials?: HeldCredentials): ConfigCheckApp {
   const paths = agentPathsFor(home);
-  let built: ReturnType<typeof buildCronContainer> | null = null;
+  let built: ReturnType<typeof buildApplicationContainer> | null = null;
   const installationDir = installationDirectory(import.meta.url);
-  const container = async () => (await (built ??= buildCronContainer(paths, env, quiet, installationDir, false))).container;
+  const container = async () => (await (built ??= buildApplicationContainer(paths, env, quiet, installationDir, false))).container;
   return {
     checkStartup: async () => {
       const file = await checkConfigFile(paths, env);

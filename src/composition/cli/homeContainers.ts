@@ -4,13 +4,13 @@ import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { runOnTimeZone } from '../../adapters/system/hostTimeZone.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
-import { buildCronContainer, type CronContainer } from '../cronContainer.js';
+import { buildApplicationContainer, type ApplicationContainer } from '../applicationContainer.js';
 import { installationDirectory } from '../installationDirectory.js';
 import { startFiring } from '../schedulerProviders.js';
 
 /** The command line's containers: one per home, built on first use, so a command that needs none loads nothing. */
 export class HomeContainers {
-  private readonly built = new Map<string, Promise<CronContainer & { paths: AgentPaths }>>();
+  private readonly built = new Map<string, Promise<ApplicationContainer & { paths: AgentPaths }>>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -18,11 +18,11 @@ export class HomeContainers {
   ) {}
 
   /** The container of `home`, built now if this process has not built it yet. */
-  of(home: string): Promise<CronContainer & { paths: AgentPaths }> {
+  of(home: string): Promise<ApplicationContainer & { paths: AgentPaths }> {
     let built = this.built.get(home);
     if (!built) {
       const paths = agentPathsFor(home);
-      built = buildCronContainer(paths, this.env, this.logger).then((container) => {
+      built = buildApplicationContainer(paths, this.env, this.logger).then((container) => {
         // Times are shown and computed in the jobs' zone: reading it from Date spares start-up time.
         runOnTimeZone(container.settings.timeZone);
         return { ...container, paths };

@@ -5,7 +5,7 @@ import type { GatewayRegistration } from '../../application/ports/GatewayRegistr
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { ChatReceiverStatus } from '../../domain/chat/chatReceivers.js';
 import { errorText } from '../../domain/errors.js';
-import type { buildCronContainer } from '../cronContainer.js';
+import type { buildApplicationContainer } from '../applicationContainer.js';
 import type { InboundChat } from './inboundChat.js';
 
 /**
@@ -15,7 +15,7 @@ import type { InboundChat } from './inboundChat.js';
 
 /** What this gateway says about itself: on its home for `agent status`, and in its lease on a shared job store. */
 export function registrationOf(
-  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
+  container: Awaited<ReturnType<typeof buildApplicationContainer>>['container'],
   config: AgentConfig,
   port: number | null,
   provider: string,
@@ -40,7 +40,7 @@ export function listenerOf(config: AgentConfig, port: number | null): string | n
  * where it cannot be written is worth a warning, not a refusal to run.
  */
 export async function register(
-  container: Awaited<ReturnType<typeof buildCronContainer>>['container'],
+  container: Awaited<ReturnType<typeof buildApplicationContainer>>['container'],
   config: AgentConfig,
   port: number | null,
   provider: string,

@@ -16,7 +16,7 @@ import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPa
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { errorText } from '../../domain/errors.js';
-import { buildCronContainer } from '../cronContainer.js';
+import { buildApplicationContainer } from '../applicationContainer.js';
 import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
@@ -74,7 +74,13 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // A fresh machine has no home yet: everything the gateway keeps (its registration for
   // "agent status" first) lives there.
   await makeHome(paths.home);
-  const { container, settings, notifier, database } = await buildCronContainer(paths, options.env, logger, options.installationDir, false);
+  const { container, settings, notifier, database } = await buildApplicationContainer(
+    paths,
+    options.env,
+    logger,
+    options.installationDir,
+    false,
+  );
   // The variables config.yaml names as model keys leave this process's environment before any child starts.
   takeOutConfiguredCredentials(options.credentials, container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig));
   // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);

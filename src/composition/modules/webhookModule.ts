@@ -8,9 +8,7 @@ import { WebhookEventExecution } from '../../application/webhook/WebhookEventExe
 import { WebhookAgentStep } from '../../application/webhook/WebhookAgentStep.js';
 import { WebhookAnswerStep } from '../../application/webhook/WebhookAnswerStep.js';
 import { WebhookRunPreparation } from '../../application/webhook/WebhookRunPreparation.js';
-import { FileWebhookInbox } from '../../adapters/persistence/FileWebhookInbox.js';
 import { WebhookSignatureVerifier } from '../../adapters/security/WebhookSignatureVerifier.js';
-import { InMemoryWebhookRateLimiter } from '../../adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
 
 /**
@@ -21,13 +19,10 @@ import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
  * redeliver` uses too) come from webhookSubscriptionModule, which every container loads.
  */
 export function webhookModule(settings: { listener: WebhookListenerSettings; worker: WebhookWorkerSettings }): ContainerModule {
-  return new ContainerModule(({ bind, isBound }) => {
+  return new ContainerModule(({ bind }) => {
     bind(TOKENS.WebhookListenerSettings).toConstantValue(settings.listener);
     bind(TOKENS.WebhookWorkerSettings).toConstantValue(settings.worker);
     bind(TOKENS.SignatureVerifier).to(WebhookSignatureVerifier).inSingletonScope();
-    // A database store binds its own (persistenceModule).
-    if (!isBound(TOKENS.WebhookInbox)) bind(TOKENS.WebhookInbox).to(FileWebhookInbox).inSingletonScope();
-    if (!isBound(TOKENS.WebhookRateLimiter)) bind(TOKENS.WebhookRateLimiter).to(InMemoryWebhookRateLimiter).inSingletonScope();
     bind(WebhookAdmission).toSelf().inSingletonScope();
     bind(AcceptWebhook).toSelf().inSingletonScope();
     bind(WebhookEventExecution).toSelf().inSingletonScope();

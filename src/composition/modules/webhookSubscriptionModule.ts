@@ -8,8 +8,6 @@ import { SubscribeWebhook } from '../../application/webhook/subscriptions/Subscr
 import { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import { ConfiguredWebhookRoutes } from '../../adapters/config/ConfiguredWebhookRoutes.js';
 import { HttpWebhookClient } from '../../adapters/http/HttpWebhookClient.js';
-import { FileSubscriptionRepository } from '../../adapters/persistence/FileSubscriptionRepository.js';
-import { FileWebhookRunRecords } from '../../adapters/persistence/FileWebhookRunRecords.js';
 import { GhRepoCommenter } from '../../adapters/process/GhRepoCommenter.js';
 import { RandomSecretGenerator } from '../../adapters/system/RandomSecretGenerator.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -23,15 +21,11 @@ import { answerLogSpoolOf } from '../gateway/answerLogSpool.js';
  * records the gateway's worker writes without the gateway's own module. Nothing here is built
  * before it is asked for. The gateway adds `webhookModule` on top.
  */
-export const webhookSubscriptionModule = new ContainerModule(({ bind, isBound }) => {
-  // A database store binds its own (persistenceModule).
-  if (!isBound(TOKENS.WebhookSubscriptionRepository))
-    bind(TOKENS.WebhookSubscriptionRepository).to(FileSubscriptionRepository).inSingletonScope();
+export const webhookSubscriptionModule = new ContainerModule(({ bind }) => {
   bind(ConfiguredWebhookRoutes).toSelf().inSingletonScope();
   bind(TOKENS.WebhookRoutes).toService(ConfiguredWebhookRoutes);
   bind(TOKENS.SecretGenerator).to(RandomSecretGenerator).inSingletonScope();
   bind(TOKENS.LocalWebhookClient).to(HttpWebhookClient).inSingletonScope();
-  if (!isBound(TOKENS.WebhookRunRecords)) bind(TOKENS.WebhookRunRecords).to(FileWebhookRunRecords).inSingletonScope();
   bind(SubscribeWebhook).toSelf().inSingletonScope();
   bind(ListWebhooks).toSelf().inSingletonScope();
   bind(RemoveWebhookSubscription).toSelf().inSingletonScope();

@@ -13,7 +13,8 @@ import { chatUseCaseModule } from './modules/chatUseCaseModule.js';
 import { cronUseCaseModule } from './modules/cronUseCaseModule.js';
 import { runPipelineModule } from './modules/runPipelineModule.js';
 import { deliveryUseCaseModule } from './modules/deliveryUseCaseModule.js';
-import { databaseAdapter, persistenceModule, type DatabaseStore } from './modules/persistenceModule.js';
+import { databaseAdapter, type DatabaseStore } from './databaseStore.js';
+import { storesModule } from './stores.js';
 import { TOKENS } from '../application/ports/tokens.js';
 import { runtimeModule } from './modules/runtimeModule.js';
 import { settingsModule } from './modules/settingsModule.js';
@@ -101,7 +102,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
   };
 }
 
-export interface CronContainer {
+export interface ApplicationContainer {
   container: Container;
   settings: CronSettings;
   /** Non-fatal configuration problems, one sentence each, already given to the logger. */
@@ -113,18 +114,20 @@ export interface CronContainer {
 }
 
 /**
- * Wires the cron and chat capabilities on the embedded defaults: config.yaml is loaded and validated once
- * per process, and never copied anywhere (it holds secrets); jobs live in the JSON file store under
- * `$AGENT_HOME`. Throws ConfigError `CONFIG.*` on bad config.
+ * Wires the whole application, every command's and the gateway's use cases on their ports:
+ * config.yaml is loaded and validated once per process, and never copied anywhere (it holds
+ * secrets); the stores are bound from the wiring table (stores.ts), in files under `$AGENT_HOME`
+ * or on the configured database. The gateway adds its listeners on top. Throws ConfigError
+ * `CONFIG.*` on bad config.
  */
-export async function buildCronContainer(
+export async function buildApplicationContainer(
   paths: AgentPaths,
   env: NodeJS.ProcessEnv,
   logger: Logger,
   installationDir: string = installationDirectory(import.meta.url),
   /** False when the caller reports config.yaml's warnings itself (the gateway's start-up check). */
   logWarnings = true,
-): Promise<CronContainer> {
+): Promise<ApplicationContainer> {
   // The loader (js-yaml and the schema) is a chunk of its own: --help and --version never load it.
   const [{ YamlConfigLoader }] = await Promise.all([import('../adapters/config/YamlConfigLoader.js'), forgetConfigCache(paths.home)]);
   const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
@@ -137,7 +140,7 @@ export async function buildCronContainer(
   container.load(
     settingsModule({ paths, config, settings, logger, env }),
     systemModule,
-    persistenceModule(jobStore ?? undefined),
+    storesModule(jobStore),
     runtimeModule,
     botChatModule,
     toolCatalogsModule(container),
