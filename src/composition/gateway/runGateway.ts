@@ -36,6 +36,7 @@ import { ConfigProblemsError } from '../../adapters/config/ConfigError.js';
 import { describeFileSystemProblem, ensurePrivateDirectory, errnoCode } from '../../adapters/persistence/fileSystem.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { GatewayError } from './GatewayError.js';
+import { StartSteps } from './startSteps.js';
 
 export interface GatewayOptions {
   /** The environment, credentials included; this process's own holds none (main.ts took them out). */
@@ -63,8 +64,8 @@ export interface GatewayOptions {
  * next start) and the exit code (0) is returned.
  */
 export async function runGateway(options: GatewayOptions): Promise<number> {
-  let signal: string | null = null;
-  const stopAsked = options.stopSignal.then((name) => (signal = name));
+  const stopAsked = options.stopSignal;
+  const steps = new StartSteps(stopAsked);
   const logger = new WinstonLogger(options.logFormat, options.debug ? 'debug' : 'info');
   const paths = agentPathsFor(agentHomeFrom(options.env));
   // The start-up check, the one `agent config check` runs too: everything it refuses, one
@@ -107,7 +108,11 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       database: database.label,
     });
   }
-  const stopListening = database?.listenForChanges() ?? (() => undefined);
+  await steps.step(
+    'changes from other processes',
+    () => database?.listenForChanges() ?? (() => undefined),
+    (stopListening) => stopListening(),
+  );
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config);
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
@@ -125,11 +130,16 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   // of this gateway's is recovered by the others only once its lease lapsed.
   const leases = container.isBound(TOKENS.ReplicaLeases) ? container.get(TOKENS.ReplicaLeases) : null;
   const lease = leases
-    ? await holdReplicaLease(
-        leases,
-        registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME),
-        (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000,
-        logger,
+    ? await steps.step(
+        'replica lease',
+        () =>
+          holdReplicaLease(
+            leases,
+            registrationOf(container, config, null, config.cron.provider?.trim() || BUILT_IN_PROVIDER_NAME),
+            (config.database?.lease_seconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+            logger,
+          ),
+        (held) => held.release(),
       )
     : null;
   const webhooksOn = config.platforms.webhook?.enabled === true;
@@ -153,45 +163,55 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
           database ? { store: () => database.chatStore(), lease: () => database.chatReceiverLease() } : null,
         )
       : null;
-  let webhooks: RunningWebhookListener | null = null;
-  if (config.platforms.webhook?.enabled === true) {
-    const starting = startWebhookListener(
-      container,
-      config,
-      settings,
-      logger,
-      displayPath(paths.configFile),
-      fire,
-      metrics,
-      chat?.slackEvents ?? null,
-    );
-    webhooks = await Promise.race([starting, stopAsked.then(() => null)]);
-    // Stopped while it was starting: it stops as soon as it has started.
-    if (!webhooks)
-      void starting.then(
-        (listener) => listener.stop(0),
-        () => undefined,
+  const webhooks = await steps.step('listener', async (): Promise<RunningWebhookListener | null> => {
+    if (webhooksOn) {
+      const starting = startWebhookListener(
+        container,
+        config,
+        settings,
+        logger,
+        displayPath(paths.configFile),
+        fire,
+        metrics,
+        chat?.slackEvents ?? null,
       );
-  } else if (fire) {
+      const started = await Promise.race([starting, stopAsked.then(() => null)]);
+      // Stopped while it was starting: it stops as soon as it has started.
+      if (!started)
+        void starting.then(
+          (listener) => listener.stop(0),
+          () => undefined,
+        );
+      return started;
+    }
+    if (!fire) return null;
     const starting = startFireListener(config, fire, displayPath(paths.configFile), metrics);
     const fires = await Promise.race([starting, stopAsked.then(() => null)]);
-    if (!fires)
+    if (!fires) {
       void starting.then(
         (listener) => listener.stop(),
         () => undefined,
       );
-    else webhooks = { ...fires, stop: () => fires.stop().then(() => true) };
-  }
+      return null;
+    }
+    return { ...fires, stop: () => fires.stop().then(() => true) };
+  });
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
   // The dashboard, on its own listener; its code is loaded only when it is on.
   const dashboardSettings = dashboardSettingsFrom(config, options.env);
-  let dashboard: RunningDashboard | null = null;
-  if (dashboardSettings.enabled && signal === null) {
-    const { startDashboard } = await import('./dashboardListener.js');
-    dashboard = await startDashboard(container, dashboardSettings, settings, logger, displayPath(paths.configFile));
-    await announce(dashboard.listeningLine, options, logger);
+  if (dashboardSettings.enabled) {
+    await steps.step(
+      'dashboard',
+      async (): Promise<RunningDashboard> => {
+        const { startDashboard } = await import('./dashboardListener.js');
+        const dashboard = await startDashboard(container, dashboardSettings, settings, logger, displayPath(paths.configFile));
+        await announce(dashboard.listeningLine, options, logger);
+        return dashboard;
+      },
+      (dashboard) => dashboard.stop(),
+    );
   }
-  if (metrics && !webhooks && signal === null) {
+  if (metrics && !webhooks && !steps.stopping) {
     logger.warn(
       `platforms.webhook.extra.metrics is on but no listener serves GET /metrics; set platforms.webhook.enabled: true in ${displayPath(paths.configFile)}`,
     );
@@ -201,18 +221,14 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
   // Cron answers a stopped gateway left waiting go to their lanes first, without running anything.
   const cronDeliveries = container.get(CronDeliveries);
-  if (signal === null) await cronDeliveries.resumeLeftOver();
+  await steps.step('answers left waiting', () => cronDeliveries.resumeLeftOver());
   // The one firing path of every provider; a named provider that cannot be used
   // leaves the built-in ticker in its place, with one warning saying why.
   const fireJobSlot = container.get(FireJobSlot);
   const firing = gatewayFiringPath(dispatcher, (jobId, fireAt) => fireJobSlot.execute({ jobId, fireAt }));
   let scheduler: Promise<SchedulerProvider | null> = Promise.resolve(null);
-  let stopRefreshingChannels = () => {};
-  let stopServingAnswerLog = () => {};
-  let registration: GatewayRegistration | null = null;
-  let receiverStates: { stop(): Promise<void> } | null = null;
   if (lease && webhooks) await lease.update({ listener: listenerOf(config, webhooks.port) });
-  if (signal === null) {
+  const provider = await steps.step('cron trigger', () => {
     scheduler = startFiring({
       container,
       config,
@@ -230,37 +246,54 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       logger.error(`the cron trigger could not start: ${errorText(error)}`);
       return null;
     });
-    const provider = await Promise.race([scheduler, stopAsked.then(() => null)]);
-    // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
-    if (provider) notifier.use(provider);
-    if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
-    // Before registering: a command that finds this gateway in the registry hands it its answers for the log.
-    if (signal === null) stopServingAnswerLog = await serveAnswerLog(paths, logger);
-    if (signal === null)
-      registration = await register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger);
-    if (chat) {
-      // `agent status` reads where each receiver stands from the registration, and from the lease on a shared store.
-      const registered = registration;
-      receiverStates = publishReceiverStates(
-        chat,
-        async (chatReceivers) => {
-          if (registered) await container.get(TOKENS.GatewayRegistry).register({ ...registered, chatReceivers });
-          await lease?.update({ chatReceivers });
-        },
-        logger,
-      );
-    }
-    // The provider that runs may be the built-in ticker standing in for an unusable plugin.
-    if (signal === null) await lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined);
-    stopRefreshingChannels = refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger);
-    if (chat && signal === null) {
-      await chat.start().catch((error: unknown) => {
-        // A receiver that cannot start (a refused token) says so; the rest of the gateway runs on.
-        logger.error(`chat: ${errorText(error)}`);
-      });
-    }
-    if (signal === null) logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' });
+    return Promise.race([scheduler, stopAsked.then(() => null)]);
+  });
+  // Jobs this gateway changes (the cronjob tool in a run) are told to the provider it runs.
+  if (provider) notifier.use(provider);
+  if (provider) logger.info(`cron trigger: ${provider.name}`, { provider: provider.name });
+  // Before registering: a command that finds this gateway in the registry hands it its answers for the log.
+  await steps.step(
+    'answer log',
+    () => serveAnswerLog(paths, logger),
+    (stopServing) => stopServing(),
+  );
+  const registry = container.get(TOKENS.GatewayRegistry);
+  const registration = await steps.step(
+    'registration',
+    () => register(container, config, webhooks?.port ?? null, provider?.name ?? 'none', chat?.receivers() ?? [], logger),
+    (registered: GatewayRegistration | null) => (registered ? registry.unregister(registered) : undefined),
+  );
+  if (chat) {
+    // `agent status` reads where each receiver stands from the registration, and from the lease on a shared store.
+    await steps.step(
+      'chat receiver states',
+      () =>
+        publishReceiverStates(
+          chat,
+          async (chatReceivers) => {
+            if (registration) await registry.register({ ...registration, chatReceivers });
+            await lease?.update({ chatReceivers });
+          },
+          logger,
+        ),
+      (states) => states.stop(),
+    );
   }
+  // The provider that runs may be the built-in ticker standing in for an unusable plugin.
+  await steps.step('provider in the lease', () => lease?.update({ provider: provider?.name ?? 'none' }).catch(() => undefined));
+  await steps.step(
+    'channel directory',
+    () => refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger),
+    (stopRefreshing) => stopRefreshing(),
+  );
+  if (chat) {
+    // A receiver that cannot start (a refused token) says so; the rest of the gateway runs on.
+    await steps.step('chat', () => chat.start().catch((error: unknown) => logger.error(`chat: ${errorText(error)}`)));
+  }
+  await steps.step('started', () => logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' }));
+  // What runs stops first, within the grace period, whatever step the stop came during: firing,
+  // then the runs, the listener's and the deliveries, and the chat turns.
+  steps.atStop('runs', () => stopRuns({ graceMs, logger, scheduler, dispatcher, webhooks, cronDeliveries, chat }));
 
   // Nothing else need keep the event loop alive: a provider plugin may hold no timer and the
   // listener may be off. The gateway runs until it is told to stop, and stops its provider then.
@@ -268,12 +301,31 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   const reason = await stopAsked;
   clearInterval(keepAlive);
   logger.info(reason.startsWith('SIG') ? `${reason} received; stopping` : `${reason}; stopping`, { grace_seconds: graceMs / 1000 });
-  stopRefreshingChannels();
-  stopServingAnswerLog();
-  await dashboard?.stop();
+  await steps.stopAll((name, error) => logger.warn(`could not stop the ${name}: ${errorText(error)}`));
+  logger.info('gateway stopped');
+  await logger.flush();
+  return 0;
+}
+
+/**
+ * Stops firing, then gives the runs under way the grace period: cron runs, webhook runs (the
+ * listener stops taking events), the cron answers still in their lanes (what is left of the same
+ * grace once no run is left) and the chat turns. What is still going then is cancelled or left
+ * for the next start, each said in one line.
+ */
+async function stopRuns(running: {
+  graceMs: number;
+  logger: WinstonLogger;
+  scheduler: Promise<SchedulerProvider | null>;
+  dispatcher: DispatchDueJobs;
+  webhooks: RunningWebhookListener | null;
+  cronDeliveries: CronDeliveries;
+  chat: { stop(graceMs: number): Promise<boolean> } | null;
+}): Promise<void> {
+  const { graceMs, logger, dispatcher, webhooks, cronDeliveries, chat } = running;
   const stoppingAt = Date.now();
   const chatFinished = chat ? chat.stop(graceMs) : Promise.resolve(true);
-  await (await scheduler)?.stop();
+  await (await running.scheduler)?.stop();
   const cronStopping = dispatcher.stop(graceMs);
   const [cronFinished, webhooksFinished, deliveriesFinished] = await Promise.all([
     cronStopping,
@@ -286,13 +338,6 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   if (!deliveriesFinished) logger.warn('cron answers still being delivered after the grace period were left; the next start delivers them');
   if (!webhooksFinished) logger.warn('webhook runs still going after the grace period were cancelled; the next start runs them again');
   if (!(await chatFinished)) logger.warn('chat turns still going after the grace period were left; the next start answers those messages');
-  await receiverStates?.stop();
-  if (registration) await container.get(TOKENS.GatewayRegistry).unregister(registration);
-  await lease?.release();
-  stopListening();
-  logger.info('gateway stopped');
-  await logger.flush();
-  return 0;
 }
 
 /** Creates `home` and its missing parents, 0700; one sentence when it cannot be made. */
