@@ -9,8 +9,8 @@ export default {
   maxWorkers: Math.max(3, availableParallelism() + 1),
   preset: 'ts-jest/presets/default-esm',
   // Node's environment, which also kills whatever a test (or a file) started and left running,
-  // when the test ends, passed or failed (test/helpers/testProcesses.ts).
-  testEnvironment: '<rootDir>/test/helpers/testProcessesEnvironment.cjs',
+  // when the test ends, passed or failed (test/support/testProcesses.ts).
+  testEnvironment: '<rootDir>/test/support/testProcessesEnvironment.cjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

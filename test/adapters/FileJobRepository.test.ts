@@ -10,11 +10,11 @@ import { JobStoreDamagedError, JobStoreUnavailableError } from '../../src/applic
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import type { Job } from '../../src/domain/Job.js';
 import { pauseJob } from '../../src/domain/jobLifecycle.js';
-import { bundleScript } from '../helpers/bundleScript.js';
-import { runNode } from '../helpers/childProcesses.js';
-import { eventually } from '../helpers/processLiveness.js';
-import { CREATED_AT, anHourlyJob, jobIdFor } from '../helpers/jobs.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { bundleScript } from '../support/bundleScript.js';
+import { runNode } from '../support/childProcesses.js';
+import { eventually } from '../support/processLiveness.js';
+import { CREATED_AT, anHourlyJob, jobIdFor } from '../support/jobs.js';
+import { spawn } from '../support/testProcesses.js';
 
 const isRoot = process.getuid?.() === 0;
 const pausedAt = new Date(CREATED_AT.getTime() + 60_000);
@@ -245,7 +245,7 @@ describe('FileJobRepository', () => {
 
     /** A writer stalled inside its change, holding the lock with the snapshot it read. */
     async function stalledWriter(id: string) {
-      const script = await bundleScript(fileURLToPath(new URL('../helpers/stallInModifyChild.ts', import.meta.url)), home);
+      const script = await bundleScript(fileURLToPath(new URL('../support/stallInModifyChild.ts', import.meta.url)), home);
       const child = spawn(process.execPath, [script, home, id], { stdio: ['ignore', 'pipe', 'pipe'] });
       const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       let out = '';
@@ -258,7 +258,7 @@ describe('FileJobRepository', () => {
       await repo.modify(append(anHourlyJob(jobIdFor(1))));
       const stalled = await stalledWriter(jobIdFor(2));
       stalled.child.kill('SIGSTOP');
-      const appender = await bundleScript(fileURLToPath(new URL('../helpers/appendJobChild.ts', import.meta.url)), home);
+      const appender = await bundleScript(fileURLToPath(new URL('../support/appendJobChild.ts', import.meta.url)), home);
       const other = runNode(appender, [home, jobIdFor(3)]);
       let otherDone = false;
       void other.then(() => (otherDone = true));
@@ -296,7 +296,7 @@ describe('FileJobRepository', () => {
     }, 120_000);
 
     it('loses no job when twenty processes each append one at the same moment', async () => {
-      const child = await bundleScript(fileURLToPath(new URL('../helpers/appendJobChild.ts', import.meta.url)), home);
+      const child = await bundleScript(fileURLToPath(new URL('../support/appendJobChild.ts', import.meta.url)), home);
       const ids = Array.from({ length: 20 }, (_, n) => jobIdFor(n + 1));
 
       const exits = await Promise.all(ids.map((id) => runNode(child, [home, id])));

@@ -7,7 +7,7 @@ import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
 import { InvalidInputError } from '../../src/domain/errors.js';
 import { aRun, LEDGER_NOW } from '../contract/RunLedger.contract.js';
-import { ManualClock } from '../fakes/ManualClock.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
 
 describe('FileRunLedger', () => {
   let home: string;

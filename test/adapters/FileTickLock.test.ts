@@ -7,9 +7,9 @@ import { FileTickLock } from '../../src/adapters/persistence/FileTickLock.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import type { TickLease } from '../../src/application/ports/TickLock.js';
-import { bundleScript } from '../helpers/bundleScript.js';
-import { exitOf, firstLineOf } from '../helpers/childProcesses.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { bundleScript } from '../support/bundleScript.js';
+import { exitOf, firstLineOf } from '../support/childProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 describe('FileTickLock', () => {
   let home: string;
@@ -75,7 +75,7 @@ describe('FileTickLock', () => {
 
     beforeAll(async () => {
       bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-tick-child-'));
-      child = await bundleScript(fileURLToPath(new URL('../helpers/holdTickLockChild.ts', import.meta.url)), bundleDirectory);
+      child = await bundleScript(fileURLToPath(new URL('../support/holdTickLockChild.ts', import.meta.url)), bundleDirectory);
     });
 
     afterAll(async () => {

@@ -10,10 +10,10 @@ import { acceptRecord, journalName } from '../../src/adapters/persistence/webhoo
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;

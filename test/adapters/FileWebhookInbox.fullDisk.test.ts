@@ -8,10 +8,10 @@ import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbo
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
 
 /** A 2 MiB tmpfs to fill, or why there is none (mounting needs root, or CAP_SYS_ADMIN in a container). */
 function mountSmallDisk(): { path: string } | { skipped: string } {

@@ -9,14 +9,14 @@ import { acceptRecord, claimRecord, doneRecord, journalName } from '../../src/ad
 import { HostProcessIdentity } from '../../src/adapters/system/HostProcessIdentity.js';
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
-import { bundleScript } from '../helpers/bundleScript.js';
-import { exitOf, firstLineOf } from '../helpers/childProcesses.js';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { registerPid, spawn } from '../helpers/testProcesses.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
+import { bundleScript } from '../support/bundleScript.js';
+import { exitOf, firstLineOf } from '../support/childProcesses.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
+import { registerPid, spawn } from '../support/testProcesses.js';
 
 describe('FileWebhookInbox', () => {
   let home: string;
@@ -101,7 +101,7 @@ describe('FileWebhookInbox', () => {
   it('gives back the events of a process that was killed with SIGKILL while running one', async () => {
     const bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-inbox-child-'));
     try {
-      const script = await bundleScript(fileURLToPath(new URL('../helpers/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
+      const script = await bundleScript(fileURLToPath(new URL('../support/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
       const child = spawn(process.execPath, [script, home], { stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = exitOf(child);
       expect((await firstLineOf(child)).split(' ')[0]).toBe('event-1');
@@ -125,7 +125,7 @@ describe('FileWebhookInbox', () => {
   it('takes over, while running, the journal of a process killed with SIGKILL that nobody reaped (a zombie)', async () => {
     const bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-inbox-child-'));
     try {
-      const script = await bundleScript(fileURLToPath(new URL('../helpers/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
+      const script = await bundleScript(fileURLToPath(new URL('../support/claimWebhookEventChild.ts', import.meta.url)), bundleDirectory);
       // The shell starts the child, then becomes `sleep`, which never collects its children.
       const shell = spawn('sh', ['-c', '"$0" "$1" "$2" & exec sleep 60', process.execPath, script, home], {
         stdio: ['ignore', 'pipe', 'inherit'],

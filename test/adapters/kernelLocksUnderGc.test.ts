@@ -11,13 +11,13 @@ import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbo
 import { acceptRecord, journalName } from '../../src/adapters/persistence/webhookJournal.js';
 import type { AgentPaths } from '../../src/application/ports/Settings.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
-import { bundleScript } from '../helpers/bundleScript.js';
-import { exitOf, firstLineOf } from '../helpers/childProcesses.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
+import { bundleScript } from '../support/bundleScript.js';
+import { exitOf, firstLineOf } from '../support/childProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 /** How long the takeovers are tried while the holder collects its garbage. */
 const TRYING_MS = 3_000;
@@ -38,7 +38,7 @@ describe('kernel locks of a live process, under garbage collection', () => {
 
   beforeAll(async () => {
     bundleDirectory = await mkdtemp(join(tmpdir(), 'agent-gc-child-'));
-    child = await bundleScript(fileURLToPath(new URL('../helpers/holdKernelLocksChild.ts', import.meta.url)), bundleDirectory);
+    child = await bundleScript(fileURLToPath(new URL('../support/holdKernelLocksChild.ts', import.meta.url)), bundleDirectory);
   });
 
   afterAll(async () => {

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { HostProcessIdentity } from '../../src/adapters/system/HostProcessIdentity.js';
 import { RandomIdGenerator } from '../../src/adapters/system/RandomIdGenerator.js';
 import { SystemClock } from '../../src/adapters/system/SystemClock.js';
-import { exitOf } from '../helpers/childProcesses.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { exitOf } from '../support/childProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 describe('SystemClock', () => {
   it('reads the current time', () => {

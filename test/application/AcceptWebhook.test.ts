@@ -5,12 +5,12 @@ import type { RateDecision } from '../../src/application/ports/WebhookRateLimite
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
-import { FakeSignatureVerifier } from '../fakes/FakeSignatureVerifier.js';
-import { aRoute } from '../fakes/FakeWebhookRoutes.js';
-import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
+import { FakeSignatureVerifier } from '../support/fakes/FakeSignatureVerifier.js';
+import { aRoute } from '../support/fakes/FakeWebhookRoutes.js';
+import { InMemoryWebhookInbox } from '../support/fakes/InMemoryWebhookInbox.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { SequentialIds } from '../support/fakes/SequentialIds.js';
 
 const T0 = '2026-11-22T10:00:00.000Z';
 

@@ -1,13 +1,13 @@
 import { CheckJobs } from '../../src/application/cron/CheckJobs.js';
 import { JobPreflight } from '../../src/application/cron/JobPreflight.js';
 import type { Job } from '../../src/domain/Job.js';
-import { FakeAgentRunner } from '../fakes/FakeAgentRunner.js';
-import { FakeBotChatDelivery } from '../fakes/FakeBotChatDelivery.js';
-import { FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
-import { FakeScriptExecutor } from '../fakes/FakeScriptExecutor.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { RecordingDeliveryChannel } from '../fakes/RecordingDeliveryChannel.js';
-import { anHourlyJob } from '../helpers/jobs.js';
+import { FakeAgentRunner } from '../support/fakes/FakeAgentRunner.js';
+import { FakeBotChatDelivery } from '../support/fakes/FakeBotChatDelivery.js';
+import { FakeSkillLibrary } from '../support/fakes/FakeContextFiles.js';
+import { FakeScriptExecutor } from '../support/fakes/FakeScriptExecutor.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { RecordingDeliveryChannel } from '../support/fakes/RecordingDeliveryChannel.js';
+import { anHourlyJob } from '../support/jobs.js';
 
 const settings = {
   timeZone: 'UTC',

@@ -1,8 +1,8 @@
 import { CheckPlatformCredentials } from '../../src/application/delivery/CheckPlatformCredentials.js';
 import { RepoCommentError } from '../../src/application/ports/RepoCommenter.js';
-import { FakePlatforms } from '../fakes/FakePlatforms.js';
-import { aRoute, FakeWebhookRoutes } from '../fakes/FakeWebhookRoutes.js';
-import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
+import { FakePlatforms } from '../support/fakes/FakePlatforms.js';
+import { aRoute, FakeWebhookRoutes } from '../support/fakes/FakeWebhookRoutes.js';
+import { RecordingRepoCommenter } from '../support/fakes/RecordingRepoCommenter.js';
 
 describe('CheckPlatformCredentials', () => {
   it('contacts only configured platforms, and says so for one without a "who am I" call', async () => {

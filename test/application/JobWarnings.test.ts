@@ -3,13 +3,13 @@ import { JobWarnings } from '../../src/application/cron/JobWarnings.js';
 import { ERROR_CODES } from '../../src/domain/errorCodes.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { Job } from '../../src/domain/Job.js';
-import { FakeSkillLibrary } from '../fakes/FakeContextFiles.js';
-import { FakePlatforms } from '../fakes/FakePlatforms.js';
-import { InMemoryChannelDirectory } from '../fakes/InMemoryChannelDirectory.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingTimer } from '../fakes/RecordingTimer.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
-import { anHourlyJob } from '../helpers/jobs.js';
+import { FakeSkillLibrary } from '../support/fakes/FakeContextFiles.js';
+import { FakePlatforms } from '../support/fakes/FakePlatforms.js';
+import { InMemoryChannelDirectory } from '../support/fakes/InMemoryChannelDirectory.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingTimer } from '../support/fakes/RecordingTimer.js';
+import { SequentialIds } from '../support/fakes/SequentialIds.js';
+import { anHourlyJob } from '../support/jobs.js';
 
 /** JobWarnings over the real delivery preflight, on fake platforms, directory and skills. */
 function warningsWith(options: { skills?: Record<string, string>; directory?: InMemoryChannelDirectory } = {}) {

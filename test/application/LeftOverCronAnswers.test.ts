@@ -1,7 +1,7 @@
 import { LeftOverCronAnswers } from '../../src/application/cron/LeftOverCronAnswers.js';
 import { describeTarget } from '../../src/domain/DeliveryTarget.js';
 import type { PendingJobDelivery } from '../../src/application/cron/JobExecution.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const MINUTE = 60_000;

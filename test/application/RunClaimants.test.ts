@@ -1,6 +1,6 @@
 import { RunClaimants } from '../../src/application/runs/RunClaimants.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { InMemoryReplicaLeases } from '../fakes/InMemoryReplicaLeases.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { InMemoryReplicaLeases } from '../support/fakes/InMemoryReplicaLeases.js';
 
 const NOW = new Date('2026-06-01T09:00:00Z');
 const MINUTE = 60_000;

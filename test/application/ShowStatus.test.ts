@@ -1,11 +1,11 @@
 import { ShowStatus } from '../../src/application/status/ShowStatus.js';
 import type { GatewayRegistration } from '../../src/application/ports/GatewayRegistry.js';
 import type { Job } from '../../src/domain/Job.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { FixedWebhookBacklog } from '../fakes/FixedWebhookBacklog.js';
-import { InMemoryGatewayRegistry } from '../fakes/InMemoryGatewayRegistry.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { anHourlyJob, jobIdFor } from '../helpers/jobs.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { FixedWebhookBacklog } from '../support/fakes/FixedWebhookBacklog.js';
+import { InMemoryGatewayRegistry } from '../support/fakes/InMemoryGatewayRegistry.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { anHourlyJob, jobIdFor } from '../support/jobs.js';
 
 const GATEWAY: GatewayRegistration = {
   pid: 4242,

@@ -1,9 +1,9 @@
 import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
 import { WebhookAdmission } from '../../src/application/webhook/WebhookAdmission.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
-import { FakeSignatureVerifier } from '../fakes/FakeSignatureVerifier.js';
-import { aRoute } from '../fakes/FakeWebhookRoutes.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { FakeSignatureVerifier } from '../support/fakes/FakeSignatureVerifier.js';
+import { aRoute } from '../support/fakes/FakeWebhookRoutes.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 
 const NOW = new Date('2026-11-22T10:00:00.000Z');
 const body = Buffer.from('{"action":"opened"}');

@@ -4,12 +4,12 @@ import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { InMemoryReplicaLeases } from '../fakes/InMemoryReplicaLeases.js';
-import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { InMemoryReplicaLeases } from '../support/fakes/InMemoryReplicaLeases.js';
+import { InMemoryRunLedger } from '../support/fakes/InMemoryRunLedger.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const NOW = '2026-06-01T09:00:00Z';

@@ -3,7 +3,7 @@ import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
 import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
 import { LeftOverCronAnswers } from '../../src/application/cron/LeftOverCronAnswers.js';
 import { DeliveryLanes } from '../../src/application/delivery/DeliveryLanes.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const SECOND = 1000;

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
 import { RUNNING_RECORD_AFTER_MS } from '../../src/domain/runs/RunRecord.js';
 import { claimJob } from '../../src/domain/jobLifecycle.js';
-import { ManualTimer } from '../fakes/ManualTimer.js';
-import { anHourlyJob } from '../helpers/jobs.js';
+import { ManualTimer } from '../support/fakes/ManualTimer.js';
+import { anHourlyJob } from '../support/jobs.js';
 import { cronHarness } from '../support/cronHarness.js';
 import { cronRunPipeline } from '../support/runPipeline.js';
 

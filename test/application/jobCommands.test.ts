@@ -1,6 +1,6 @@
-import { anHourlyJob } from '../helpers/jobs.js';
+import { anHourlyJob } from '../support/jobs.js';
 import { EditJob } from '../../src/application/cron/EditJob.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 describe('creating a job', () => {

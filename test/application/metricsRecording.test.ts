@@ -2,12 +2,12 @@ import { PlatformDelivery } from '../../src/application/delivery/PlatformDeliver
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import { PlatformSendError } from '../../src/application/ports/PlatformSender.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../src/domain/DeliveryTarget.js';
-import { FakePlatforms } from '../fakes/FakePlatforms.js';
-import { InMemoryChannelDirectory } from '../fakes/InMemoryChannelDirectory.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingMetrics } from '../fakes/RecordingMetrics.js';
-import { RecordingTimer } from '../fakes/RecordingTimer.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
+import { FakePlatforms } from '../support/fakes/FakePlatforms.js';
+import { InMemoryChannelDirectory } from '../support/fakes/InMemoryChannelDirectory.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingMetrics } from '../support/fakes/RecordingMetrics.js';
+import { RecordingTimer } from '../support/fakes/RecordingTimer.js';
+import { SequentialIds } from '../support/fakes/SequentialIds.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const SECOND = 1000;

@@ -1,4 +1,4 @@
-import type { FakeScript } from '../fakes/FakeScriptExecutor.js';
+import type { FakeScript } from '../support/fakes/FakeScriptExecutor.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const HOUR = 3_600_000;

@@ -4,12 +4,12 @@ import { SendMessage } from '../../src/application/delivery/SendMessage.js';
 import { PlatformSendError } from '../../src/application/ports/PlatformSender.js';
 import type { PlatformTarget } from '../../src/domain/DeliveryTarget.js';
 import { parseDeliveryTargets } from '../../src/domain/DeliveryTarget.js';
-import { FakePlatforms } from '../fakes/FakePlatforms.js';
-import { InMemoryChannelDirectory } from '../fakes/InMemoryChannelDirectory.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingTimer } from '../fakes/RecordingTimer.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
+import { FakePlatforms } from '../support/fakes/FakePlatforms.js';
+import { InMemoryChannelDirectory } from '../support/fakes/InMemoryChannelDirectory.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingTimer } from '../support/fakes/RecordingTimer.js';
+import { SequentialIds } from '../support/fakes/SequentialIds.js';
 
 const target = (text: string) => parseDeliveryTargets(text)[0] as PlatformTarget;
 

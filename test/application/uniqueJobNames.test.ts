@@ -2,7 +2,7 @@ import { JobChanges } from '../../src/application/cron/JobChanges.js';
 import { JobControlService } from '../../src/application/cron/JobControlService.js';
 import { CronJobTool } from '../../src/adapters/tools/CronJobTool.js';
 import type { ToolCallContext } from '../../src/application/agent/ports/Tool.js';
-import { anHourlyJob } from '../helpers/jobs.js';
+import { anHourlyJob } from '../support/jobs.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const chatSession: ToolCallContext = { signal: new AbortController().signal, unattended: false };

@@ -2,10 +2,10 @@ import { ListWebhooks } from '../../src/application/webhook/subscriptions/ListWe
 import { RemoveWebhookSubscription } from '../../src/application/webhook/subscriptions/RemoveWebhookSubscription.js';
 import { SubscribeWebhook } from '../../src/application/webhook/subscriptions/SubscribeWebhook.js';
 import { TEST_EVENT, TestWebhookSubscription } from '../../src/application/webhook/subscriptions/TestWebhookSubscription.js';
-import { FakeWebhookRoutes, aRoute } from '../fakes/FakeWebhookRoutes.js';
-import { InMemorySubscriptionRepository } from '../fakes/InMemorySubscriptionRepository.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingWebhookClient, SequentialSecrets } from '../fakes/RecordingWebhookClient.js';
+import { FakeWebhookRoutes, aRoute } from '../support/fakes/FakeWebhookRoutes.js';
+import { InMemorySubscriptionRepository } from '../support/fakes/InMemorySubscriptionRepository.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingWebhookClient, SequentialSecrets } from '../support/fakes/RecordingWebhookClient.js';
 
 /** The subscription use cases over one store, with a config.yaml route named `github`. */
 function subscriptions() {

@@ -2,13 +2,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { exitOf } from '../helpers/childProcesses.js';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { exitOf } from '../support/childProcesses.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
+import { spawn } from '../support/testProcesses.js';
 
 const TEST = resolve('test');
 /** The registry itself. Functions that wait for their process (spawnSync, execFileSync) cannot leave one behind. */
-const ALLOWED = ['helpers/testProcesses.ts'];
+const ALLOWED = ['support/testProcesses.ts'];
 /** A value import of node:child_process that names anything but the synchronous functions. */
 function startsProcesses(text: string): boolean {
   const imports = text.matchAll(/import\s+(?!type\b)([^;]*?)\s+from\s+['"](?:node:)?child_process['"]/g);
@@ -33,7 +33,7 @@ function testFiles(directory: string): string[] {
 }
 
 describe('processes started by tests', () => {
-  it('are started only through the registry (test/helpers/testProcesses.ts)', () => {
+  it('are started only through the registry (test/support/testProcesses.ts)', () => {
     const starters = testFiles(TEST)
       .filter((file) => startsProcesses(readFileSync(file, 'utf8')))
       .map((file) => relative(TEST, file).split(/[\\/]/).join('/'));
@@ -55,7 +55,7 @@ describe('processes started by tests', () => {
           '--runInBand',
           '--ci',
           '--testMatch',
-          '**/test/helpers/leftRunning.fixture.ts',
+          '**/test/support/leftRunning.fixture.ts',
         ],
         { env: { ...process.env, AGENT_TEST_PIDS: pids, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );

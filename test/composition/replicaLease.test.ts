@@ -1,7 +1,7 @@
 import type { LeaseRenewal, Replica, ReplicaLeases } from '../../src/application/ports/ReplicaLeases.js';
 import { holdReplicaLease } from '../../src/composition/gateway/replicaLease.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { eventually } from '../support/processLiveness.js';
 
 const registration = { host: 'host-a', pid: 1, startedAt: '2026-06-01T07:00:00Z', listener: null, provider: 'built-in ticker' };
 

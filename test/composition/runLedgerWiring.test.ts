@@ -8,8 +8,8 @@ import { PostgresRunLedger } from '../../src/adapters/postgres/PostgresRunLedger
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
 import { aRun } from '../contract/RunLedger.contract.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 
 describe('run ledger wiring', () => {
   const suite = scratchDatabaseForSuite();

@@ -3,7 +3,7 @@ import { Container } from 'inversify';
 import { PosixProcessTreeKiller } from '../../src/adapters/process/PosixProcessTreeKiller.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { runtimeModule } from '../../src/composition/modules/runtimeModule.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 
 describe('runtimeModule', () => {
   it('binds the POSIX process-tree killer on this platform, once for every user', () => {

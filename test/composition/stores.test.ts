@@ -8,8 +8,8 @@ import { STORES } from '../../src/composition/stores.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
 import { PostgresWebhookInbox } from '../../src/adapters/postgres/PostgresWebhookInbox.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 
 /** Every store port is wired once, from STORES (src/composition/stores.ts). */
 describe('the wiring table of the stores', () => {

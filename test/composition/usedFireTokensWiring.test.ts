@@ -7,8 +7,8 @@ import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresUsedFireTokens } from '../../src/adapters/postgres/PostgresUsedFireTokens.js';
 import { TOKENS } from '../../src/application/ports/tokens.js';
 import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 
 describe('used fire tokens wiring', () => {
   const suite = scratchDatabaseForSuite();

@@ -17,7 +17,7 @@ import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
 import { buildApplicationContainer } from '../../src/composition/applicationContainer.js';
 import { webhookModule } from '../../src/composition/modules/webhookModule.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../src/application/ports/WebhookSettings.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 
 describe('webhookSubscriptionModule', () => {
   let home: string;

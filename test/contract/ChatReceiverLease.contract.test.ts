@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { FileChatReceiverLease } from '../../src/adapters/chat/FileChatReceiverLease.js';
 import { PostgresChatReceiverLease } from '../../src/adapters/postgres/PostgresChatReceiverLease.js';
 import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
-import { InMemoryChatReceiverLease, SharedReceiverRole } from '../fakes/InMemoryChatReceiverLease.js';
-import { eventually } from '../helpers/processLiveness.js';
-import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { InMemoryChatReceiverLease, SharedReceiverRole } from '../support/fakes/InMemoryChatReceiverLease.js';
+import { eventually } from '../support/processLiveness.js';
+import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { describeChatReceiverLeaseContract } from './ChatReceiverLease.contract.js';
 
 describeChatReceiverLeaseContract('InMemoryChatReceiverLease', async () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileChatStore } from '../../src/adapters/chat/FileChatStore.js';
 import { PostgresChatStore } from '../../src/adapters/postgres/PostgresChatStore.js';
-import { InMemoryConversationStore } from '../fakes/InMemoryConversationStore.js';
-import { InMemoryInboundCursorStore } from '../fakes/InMemoryInboundCursorStore.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { InMemoryConversationStore } from '../support/fakes/InMemoryConversationStore.js';
+import { InMemoryInboundCursorStore } from '../support/fakes/InMemoryInboundCursorStore.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 import { describeConversationStoreContract, describeInboundCursorStoreContract } from './ConversationStore.contract.js';
 
 describeConversationStoreContract('InMemoryConversationStore', async () => {

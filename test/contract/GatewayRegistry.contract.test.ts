@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileGatewayRegistry } from '../../src/adapters/persistence/FileGatewayRegistry.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
-import { InMemoryGatewayRegistry } from '../fakes/InMemoryGatewayRegistry.js';
+import { InMemoryGatewayRegistry } from '../support/fakes/InMemoryGatewayRegistry.js';
 import { describeGatewayRegistryContract } from './GatewayRegistry.contract.js';
 
 describeGatewayRegistryContract('InMemoryGatewayRegistry', async () => ({ registry: new InMemoryGatewayRegistry() }));

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { FileJobRepository } from '../../src/adapters/persistence/FileJobRepository.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresJobRepository } from '../../src/adapters/postgres/PostgresJobRepository.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
 import { describeJobRepositoryContract } from './JobRepository.contract.js';
 
 describeJobRepositoryContract('InMemoryJobRepository', async () => ({ repo: new InMemoryJobRepository() }));

@@ -1,7 +1,7 @@
 import type { JobRepository } from '../../src/application/ports/JobRepository.js';
 import type { Job } from '../../src/domain/Job.js';
 import { claimJob, pauseJob } from '../../src/domain/jobLifecycle.js';
-import { CREATED_AT, anHourlyJob, jobIdFor } from '../helpers/jobs.js';
+import { CREATED_AT, anHourlyJob, jobIdFor } from '../support/jobs.js';
 
 export interface JobRepositorySubject {
   repo: JobRepository;

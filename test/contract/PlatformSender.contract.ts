@@ -3,12 +3,12 @@ import { DeliveryError } from '../../src/application/ports/DeliveryChannel.js';
 import { PlatformSendError } from '../../src/application/ports/PlatformSender.js';
 import { ConfiguredPlatforms } from '../../src/adapters/delivery/ConfiguredPlatforms.js';
 import { parseDeliveryTargets, type PlatformTarget } from '../../src/domain/DeliveryTarget.js';
-import { InMemoryChannelDirectory } from '../fakes/InMemoryChannelDirectory.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingTimer } from '../fakes/RecordingTimer.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
+import { InMemoryChannelDirectory } from '../support/fakes/InMemoryChannelDirectory.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingTimer } from '../support/fakes/RecordingTimer.js';
+import { SequentialIds } from '../support/fakes/SequentialIds.js';
 import type { FakePlatformServer } from '../support/platforms/FakePlatformServer.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { eventually } from '../support/processLiveness.js';
 
 /** The delivery path over one real platform adapter, pointed at `fake`. */
 export function deliveryOver(fake: FakePlatformServer, extraSettings: Record<string, string> = {}) {

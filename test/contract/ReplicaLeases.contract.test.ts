@@ -1,6 +1,6 @@
 import { PostgresReplicaLeases } from '../../src/adapters/postgres/PostgresReplicaLeases.js';
-import { InMemoryReplicaLeases } from '../fakes/InMemoryReplicaLeases.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { InMemoryReplicaLeases } from '../support/fakes/InMemoryReplicaLeases.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 import { describeReplicaLeasesContract } from './ReplicaLeases.contract.js';
 
 describeReplicaLeasesContract('InMemoryReplicaLeases', async () => new InMemoryReplicaLeases());

@@ -5,9 +5,9 @@ import type { AgentConfig } from '../../src/adapters/config/AgentConfig.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { FileRunLedger } from '../../src/adapters/persistence/FileRunLedger.js';
 import { PostgresRunLedger } from '../../src/adapters/postgres/PostgresRunLedger.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { InMemoryRunLedger } from '../fakes/InMemoryRunLedger.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { InMemoryRunLedger } from '../support/fakes/InMemoryRunLedger.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 import { describeRunLedgerContract, LEDGER_NOW } from './RunLedger.contract.js';
 
 describeRunLedgerContract('InMemoryRunLedger', async (retention) => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { FileRunOutputStore } from '../../src/adapters/persistence/FileRunOutputStore.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresRunOutputStore } from '../../src/adapters/postgres/PostgresRunOutputStore.js';
-import { InMemoryRunOutputStore } from '../fakes/InMemoryRunOutputStore.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { InMemoryRunOutputStore } from '../support/fakes/InMemoryRunOutputStore.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 import { describeRunOutputStoreContract } from './RunOutputStore.contract.js';
 
 describeRunOutputStoreContract('InMemoryRunOutputStore', async () => ({ store: new InMemoryRunOutputStore() }));

@@ -1,6 +1,6 @@
 import type { TimerApi } from '../../src/adapters/scheduling/GatewayCronTrigger.js';
 import { BuiltInTickerProvider } from '../../src/adapters/scheduling/BuiltInTickerProvider.js';
-import { FakeSchedulerProvider } from '../fakes/FakeSchedulerProvider.js';
+import { FakeSchedulerProvider } from '../support/fakes/FakeSchedulerProvider.js';
 import { FakePortal } from '../support/fakePortal.js';
 // @ts-expect-error the shipped plugin is plain JavaScript without declarations
 import { createSchedulerProvider } from '../../plugins/cron_providers/managed/index.mjs';

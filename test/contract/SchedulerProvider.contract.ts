@@ -1,9 +1,9 @@
 import type { JobRepository } from '../../src/application/ports/JobRepository.js';
 import type { SchedulerContext, SchedulerProvider } from '../../src/application/ports/SchedulerProvider.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingFiringPath } from '../fakes/RecordingFiringPath.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingFiringPath } from '../support/fakes/RecordingFiringPath.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 
 /** A provider under test, with what drives it and what it did. */
 export interface ProviderSubject {

@@ -6,8 +6,8 @@ import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { FileUsedFireTokens } from '../../src/adapters/persistence/FileUsedFireTokens.js';
 import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresUsedFireTokens } from '../../src/adapters/postgres/PostgresUsedFireTokens.js';
-import { InMemoryUsedFireTokens, SharedUsedFireTokens } from '../fakes/InMemoryUsedFireTokens.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { InMemoryUsedFireTokens, SharedUsedFireTokens } from '../support/fakes/InMemoryUsedFireTokens.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { describeUsedFireTokensContract } from './UsedFireTokens.contract.js';
 
 describeUsedFireTokensContract('InMemoryUsedFireTokens', async () => {

@@ -6,11 +6,11 @@ import { FileWebhookInbox } from '../../src/adapters/persistence/FileWebhookInbo
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresWebhookInbox } from '../../src/adapters/postgres/PostgresWebhookInbox.js';
 import { SystemClock } from '../../src/adapters/system/SystemClock.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
-import { FakeProcessIdentity } from '../fakes/FakeProcessIdentity.js';
-import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../fakes/RecordingOrphanProcesses.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
+import { FakeProcessIdentity } from '../support/fakes/FakeProcessIdentity.js';
+import { InMemoryWebhookInbox } from '../support/fakes/InMemoryWebhookInbox.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../support/fakes/RecordingOrphanProcesses.js';
 import { describeWebhookInboxContract } from './WebhookInbox.contract.js';
 
 describeWebhookInboxContract('InMemoryWebhookInbox', async () => {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { PostgresDatabase, databaseLocation } from '../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresWebhookRateLimiter } from '../../src/adapters/postgres/PostgresWebhookRateLimiter.js';
 import { InMemoryWebhookRateLimiter } from '../../src/adapters/webhook/InMemoryWebhookRateLimiter.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { describeWebhookRateLimiterContract } from './WebhookRateLimiter.contract.js';
 
 describeWebhookRateLimiterContract('InMemoryWebhookRateLimiter', async () => ({ limiter: new InMemoryWebhookRateLimiter() }));

@@ -7,8 +7,8 @@ import { FileWebhookRunRecords } from '../../src/adapters/persistence/FileWebhoo
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresWebhookRunRecords } from '../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import type { CronSettings } from '../../src/application/ports/Settings.js';
-import { InMemoryWebhookRunRecords } from '../fakes/InMemoryWebhookRunRecords.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
+import { InMemoryWebhookRunRecords } from '../support/fakes/InMemoryWebhookRunRecords.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
 import { describeWebhookRunRecordsContract } from './WebhookRunRecords.contract.js';
 
 describeWebhookRunRecordsContract('InMemoryWebhookRunRecords', async (keep) => ({ records: new InMemoryWebhookRunRecords(keep) }));

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { FileSubscriptionRepository } from '../../src/adapters/persistence/FileSubscriptionRepository.js';
 import { agentPathsFor } from '../../src/adapters/persistence/agentPaths.js';
 import { PostgresSubscriptionRepository } from '../../src/adapters/postgres/PostgresSubscriptionRepository.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
-import { InMemorySubscriptionRepository } from '../fakes/InMemorySubscriptionRepository.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
+import { InMemorySubscriptionRepository } from '../support/fakes/InMemorySubscriptionRepository.js';
 import { describeSubscriptionRepositoryContract } from './WebhookSubscriptionRepository.contract.js';
 
 describeSubscriptionRepositoryContract('InMemorySubscriptionRepository', async () => ({ repo: new InMemorySubscriptionRepository() }));

@@ -5,10 +5,10 @@ import { JOB_STATES, type Job } from '../../src/domain/Job.js';
 import { dueTime, isDue } from '../../src/domain/jobLifecycle.js';
 import { LAST_STATUSES } from '../../src/domain/RunOutcome.js';
 import { parseSchedule } from '../../src/domain/Schedule.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { CREATED_AT, anHourlyJob, jobIdFor } from '../helpers/jobs.js';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
-import { seededRandom } from '../helpers/seededRandom.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { CREATED_AT, anHourlyJob, jobIdFor } from '../support/jobs.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
+import { seededRandom } from '../support/seededRandom.js';
 
 /**
  * "Due" is one rule, `isDue` (src/domain/jobLifecycle.ts), which the PostgreSQL job store spells

@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSchedulerProvider } from '../../src/adapters/scheduling/schedulerProviderPlugins.js';
-import { FakeSchedulerProvider } from '../fakes/FakeSchedulerProvider.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingFiringPath } from '../fakes/RecordingFiringPath.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { FakeSchedulerProvider } from '../support/fakes/FakeSchedulerProvider.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingFiringPath } from '../support/fakes/RecordingFiringPath.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 
 /** The example provider of docs/plugins.md, exactly as printed there. */
 function exampleFromDocs(): string {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Job } from '../../src/domain/Job.js';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
+import { spawn } from '../support/testProcesses.js';
 
 /** The bundled executable that `npm test` builds before Jest starts. */
 export const AGENT_EXECUTABLE = fileURLToPath(new URL('../../dist/agent.js', import.meta.url));

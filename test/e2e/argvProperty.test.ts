@@ -1,5 +1,5 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { seededRandom } from '../helpers/seededRandom.js';
+import { seededRandom } from '../support/seededRandom.js';
 import { type AgentRun, createJob, jobsFileOf, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent } from './agentCli.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
 import {
   AGENT_EXECUTABLE,
   createJob,
@@ -12,7 +12,7 @@ import {
   storedJob,
   writeHomeFile,
 } from './agentCli.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 const HEADER =
   '[Cronjob "Build watch" output: a scheduled job, not the user. Review it, act on anything that needs action, and summarize for the chat.]';

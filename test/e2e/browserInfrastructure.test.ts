@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describeInBrowser, launchBrowser, screenshot, type TestBrowser } from '../helpers/browser.js';
+import { describeInBrowser, launchBrowser, screenshot, type TestBrowser } from '../support/browser.js';
 import { LocalWebServer } from '../support/localWebServer.js';
 
 const TOKEN = 'correct-horse-battery';

@@ -1,10 +1,10 @@
 import type { PostgresDatabase } from '../../src/adapters/postgres/PostgresDatabase.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
 import { answer, LocalWebServer } from '../support/localWebServer.js';
 import { postPullRequestEvent } from './signedDelivery.js';

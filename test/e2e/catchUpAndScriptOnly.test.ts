@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { scratchDatabaseForSuite } from '../helpers/postgres.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { scratchDatabaseForSuite } from '../support/postgres.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
 import {
   createJob,

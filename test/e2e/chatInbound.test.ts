@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
-import { scratchDatabase } from '../helpers/postgres.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { scratchDatabase } from '../support/postgres.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, GENERAL, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';

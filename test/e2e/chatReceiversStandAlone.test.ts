@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../helpers/freePort.js';
-import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { cutChatReceiverSession, scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { ALICE, ALICE_DM, FakeSlackEvents, SLACK_SIGNING_SECRET } from '../support/platforms/FakeSlackEvents.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';

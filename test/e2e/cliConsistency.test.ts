@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { freePort } from '../helpers/freePort.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { freePort } from '../support/freePort.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
 import {
   type AgentRun,

@@ -18,7 +18,7 @@ import {
   writeHomeFile,
 } from './agentCli.js';
 import { commandModelLines } from './configLines.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const TOP_COMMANDS = 'cron, chat, webhook, send, platforms, channels, config, status, db, gateway';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
+import { freePort } from '../support/freePort.js';
 import {
   errorSentence,
   inAScratchHomeEachTest,

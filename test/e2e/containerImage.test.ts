@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { load } from 'js-yaml';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { AGENT_EXECUTABLE, requireBuiltAgent } from './agentCli.js';
-import { execFile, spawn } from '../helpers/testProcesses.js';
+import { execFile, spawn } from '../support/testProcesses.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const HEALTHCHECK = join(ROOT, 'docker', 'healthcheck.mjs');

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRunning, eventually } from '../helpers/processLiveness.js';
+import { isRunning, eventually } from '../support/processLiveness.js';
 import {
   createJob,
   hungModelPids,

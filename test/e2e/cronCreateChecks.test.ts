@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { eventually } from '../support/processLiveness.js';
 import {
   AGENT_EXECUTABLE,
   errorSentence,
@@ -12,7 +12,7 @@ import {
   writeHomeFile,
 } from './agentCli.js';
 import { localModelLines } from './configLines.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 /** What `agent cron create` and `edit` check when a job is made or changed, through the built executable. */
 describe('agent cron create and edit check the job as it is made', () => {

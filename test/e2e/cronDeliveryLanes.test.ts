@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunRecord } from '../../src/domain/runs/RunRecord.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { eventually } from '../support/processLiveness.js';
 import type { FakePlatformServer } from '../support/platforms/FakePlatformServer.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';

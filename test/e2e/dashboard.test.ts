@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
+import { freePort } from '../support/freePort.js';
 import { createJob, errorSentence, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil } from './agentCli.js';
 
 const TOKEN = 'e2e-dashboard-token-of-128-bits';

@@ -2,8 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { FakeTelegramServer, TELEGRAM_TOKEN } from '../support/platforms/FakeTelegramServer.js';
 import {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakeDiscordServer } from '../support/platforms/FakeDiscordServer.js';
 import { FakeSlackServer } from '../support/platforms/FakeSlackServer.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../helpers/processLiveness.js';
+import { eventually } from '../support/processLiveness.js';
 import { requireBuiltAgent, runAgent, startGateway } from './agentCli.js';
 
 /** A machine where the gateway runs for the first time: no `$AGENT_HOME` yet, not even its parents. */

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { eventually } from '../helpers/processLiveness.js';
+import { eventually } from '../support/processLiveness.js';
 import { createJob, inAScratchHomeEachTest, startAgent, storedJob } from './agentCli.js';
 import { clearOfMinuteTicks, nextMinuteTick } from './minuteTicks.js';
 

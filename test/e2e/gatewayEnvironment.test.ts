@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { commandModelLines } from './configLines.js';
 import {
   createJob,

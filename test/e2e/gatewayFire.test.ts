@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { freePort } from '../helpers/freePort.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import { eventually } from '../support/processLiveness.js';
 import { FakePortal, type FireAnswer } from '../support/fakePortal.js';
 import { createJob, invocations, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startAgent, storedJob } from './agentCli.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
 import { createJob, inAScratchHomeEachTest, makeDue, startGatewayUntil, storedJob, writeHomeFile } from './agentCli.js';
 
 /**

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { parsePrometheusText, sampleValue, type PrometheusExposition } from '../support/prometheusText.js';
 import {
   createJob,

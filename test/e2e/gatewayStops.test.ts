@@ -2,9 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
 import { AGENT_EXECUTABLE, makeAgentHome, removeAgentHome, requireBuiltAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 const CHECKOUT = dirname(dirname(AGENT_EXECUTABLE));
 

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
-import { eventually, isRunning } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually, isRunning } from '../support/processLiveness.js';
 import {
   AGENT_EXECUTABLE,
   createJob,

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { eventually } from '../helpers/processLiveness.js';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { eventually } from '../support/processLiveness.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import {
   makeAgentHome,
   outcomeOf,

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AGENT_EXECUTABLE, makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, storedJobs } from './agentCli.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 /**
  * Modules the bundle loads lazily that the other end-to-end tests do not reach: the questions of

@@ -1,5 +1,5 @@
 import { runOutageCase } from '../../bench/outageExperiment.mjs';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 import { requireBuiltAgent } from './agentCli.js';
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { scratchDatabase, type ScratchDatabase } from '../helpers/postgres.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { errorSentence, requireBuiltAgent, runAgent, startGatewayUntil } from './agentCli.js';
 import { commandModelLines } from './configLines.js';
 

@@ -4,8 +4,8 @@ import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { renderWebhookRunRecord } from '../../src/domain/webhook/webhookRunRecord.js';
 import { aRunRecord } from '../contract/WebhookRunRecords.contract.js';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import {
   AGENT_EXECUTABLE,
   createJob,
@@ -20,7 +20,7 @@ import {
   writeHomeFile,
   startGatewayUntil,
 } from './agentCli.js';
-import { spawn } from '../helpers/testProcesses.js';
+import { spawn } from '../support/testProcesses.js';
 
 /** Every file under `home` with its size and modification time, to tell that nothing changed. */
 function snapshot(home: string): Record<string, string> {

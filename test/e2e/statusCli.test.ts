@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
+import { freePort } from '../support/freePort.js';
 import {
   createJob,
   editStoredJob,

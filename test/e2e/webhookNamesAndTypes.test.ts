@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { freePort } from '../helpers/freePort.js';
-import { eventually } from '../helpers/processLiveness.js';
+import { freePort } from '../support/freePort.js';
+import { eventually } from '../support/processLiveness.js';
 import { errorSentence, inAScratchHomeEachTest, invocations, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { commandModelLines, webhookListenerLines } from './configLines.js';
 

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { freePort } from '../helpers/freePort.js';
+import { freePort } from '../support/freePort.js';
 import { errorSentence, inAScratchHomeEachTest, invocations, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { webhookListenerLines } from './configLines.js';
 

@@ -1,10 +1,10 @@
 import { createJob, type Job } from '../../src/domain/Job.js';
 import { parseSchedule } from '../../src/domain/Schedule.js';
 import type { SchedulerContext, SchedulerProvider } from '../../src/application/ports/SchedulerProvider.js';
-import { InMemoryJobRepository } from '../fakes/InMemoryJobRepository.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingFiringPath } from '../fakes/RecordingFiringPath.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
+import { InMemoryJobRepository } from '../support/fakes/InMemoryJobRepository.js';
+import { ManualClock } from '../support/fakes/ManualClock.js';
+import { RecordingFiringPath } from '../support/fakes/RecordingFiringPath.js';
+import { RecordingLogger } from '../support/fakes/RecordingLogger.js';
 import { FakePortal } from '../support/fakePortal.js';
 // @ts-expect-error the shipped plugin is plain JavaScript without declarations
 import { createSchedulerProvider } from '../../plugins/cron_providers/managed/index.mjs';

@@ -44,8 +44,8 @@ import { WebhookAnswerStep } from '../../src/application/webhook/WebhookAnswerSt
 import { WebhookEventExecution } from '../../src/application/webhook/WebhookEventExecution.js';
 import { WebhookRunPreparation } from '../../src/application/webhook/WebhookRunPreparation.js';
 import { WebhookRunRecorder } from '../../src/application/webhook/WebhookRunRecorder.js';
-import { FakeBotChatDelivery } from '../fakes/FakeBotChatDelivery.js';
-import { RecordingRepoCommenter } from '../fakes/RecordingRepoCommenter.js';
+import { FakeBotChatDelivery } from './fakes/FakeBotChatDelivery.js';
+import { RecordingRepoCommenter } from './fakes/RecordingRepoCommenter.js';
 
 /** What a cron run takes. */
 export interface CronRunPorts {

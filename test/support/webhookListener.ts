@@ -9,11 +9,11 @@ import { AcceptWebhook } from '../../src/application/webhook/AcceptWebhook.js';
 import { WebhookAdmission } from '../../src/application/webhook/WebhookAdmission.js';
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookRoute } from '../../src/domain/webhook/WebhookRoute.js';
-import { FakeWebhookRoutes } from '../fakes/FakeWebhookRoutes.js';
-import { InMemoryWebhookInbox } from '../fakes/InMemoryWebhookInbox.js';
-import { ManualClock } from '../fakes/ManualClock.js';
-import { RecordingLogger } from '../fakes/RecordingLogger.js';
-import { SequentialIds } from '../fakes/SequentialIds.js';
+import { FakeWebhookRoutes } from './fakes/FakeWebhookRoutes.js';
+import { InMemoryWebhookInbox } from './fakes/InMemoryWebhookInbox.js';
+import { ManualClock } from './fakes/ManualClock.js';
+import { RecordingLogger } from './fakes/RecordingLogger.js';
+import { SequentialIds } from './fakes/SequentialIds.js';
 
 export interface WebhookListener {
   server: Server;

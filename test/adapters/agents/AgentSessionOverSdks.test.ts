@@ -6,7 +6,7 @@ import { SystemTimer } from '../../../src/adapters/system/SystemTimer.js';
 import { RunAgentSession, type ProviderTarget } from '../../../src/application/agent/RunAgentSession.js';
 import type { AgentRunRequest, AgentRunResult } from '../../../src/application/ports/AgentRunner.js';
 import type { Timer } from '../../../src/application/ports/Timer.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
 import type { ToolCatalog } from '../../../src/application/agent/ports/ToolCatalog.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';

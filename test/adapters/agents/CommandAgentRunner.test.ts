@@ -6,8 +6,8 @@ import { CommandAgentRunner, formatContextForStdin } from '../../../src/adapters
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import type { ProcessTreeKiller } from '../../../src/application/ports/ProcessTreeKiller.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
-import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../support/childRunClock.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
 import { SAMPLE_CONTEXT as context, failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 
 function request(overrides: Partial<AgentRunRequest> = {}): AgentRunRequest {

@@ -12,7 +12,7 @@ import { RUNTIME_TOKENS } from '../../../src/application/agent/ports/tokens.js';
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { FakeLlmServer, replies, unreachableBaseUrl } from '../../support/fakeLlmServer.js';
 import { FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 

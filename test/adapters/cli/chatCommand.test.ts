@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { registerChatCommand, type ChatHomeChoice } from '../../../src/adapters/cli/chatCommands.js';
-import { eventually } from '../../helpers/processLiveness.js';
+import { eventually } from '../../support/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';
 import { fakeTerminal } from '../../support/fakeTerminal.js';
 

@@ -3,7 +3,7 @@ import type { CronApp } from '../../../src/adapters/cli/cronApp.js';
 import { registerCronCommands } from '../../../src/adapters/cli/cronCommands.js';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { SCHEDULE_FORMS } from '../../../src/domain/Schedule.js';
-import { eventually } from '../../helpers/processLiveness.js';
+import { eventually } from '../../support/processLiveness.js';
 import { cronHarness } from '../../support/cronHarness.js';
 import { fakeTerminal } from '../../support/fakeTerminal.js';
 

@@ -9,7 +9,7 @@ import { FileSubscriptionRepository } from '../../../src/adapters/persistence/Fi
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import type { AgentPaths } from '../../../src/application/ports/Settings.js';
 import { aSubscription } from '../../contract/WebhookSubscriptionRepository.contract.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 describe('ConfiguredWebhookRoutes', () => {
   let home: string;

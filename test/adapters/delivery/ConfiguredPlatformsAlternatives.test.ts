@@ -1,10 +1,10 @@
 import { ConfiguredPlatforms } from '../../../src/adapters/delivery/ConfiguredPlatforms.js';
 import type { PlatformSpec } from '../../../src/adapters/delivery/platformCatalog.js';
 import { PlatformDelivery } from '../../../src/application/delivery/PlatformDelivery.js';
-import { InMemoryChannelDirectory } from '../../fakes/InMemoryChannelDirectory.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingTimer } from '../../fakes/RecordingTimer.js';
-import { SequentialIds } from '../../fakes/SequentialIds.js';
+import { InMemoryChannelDirectory } from '../../support/fakes/InMemoryChannelDirectory.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingTimer } from '../../support/fakes/RecordingTimer.js';
+import { SequentialIds } from '../../support/fakes/SequentialIds.js';
 
 const missingOf = (platforms: ConfiguredPlatforms, platform: string) => platforms.status(platform)!.missing.map((setting) => setting.key);
 

@@ -11,9 +11,9 @@ import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
 import { FileUsedFireTokens } from '../../../src/adapters/persistence/FileUsedFireTokens.js';
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../../src/adapters/http/webhookServer.js';
 import { JWKS_MIN_REFETCH_MS, JwtFireTokenVerifier } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
-import { InMemoryUsedFireTokens } from '../../fakes/InMemoryUsedFireTokens.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { InMemoryUsedFireTokens } from '../../support/fakes/InMemoryUsedFireTokens.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { FakePortal, nodeJwksFetcher } from '../../support/fakePortal.js';
 
 const FIRE_AT = '2030-01-01T01:00:00.000Z';

@@ -6,8 +6,8 @@ import type { MetricsEndpoint } from '../../../src/adapters/http/metricsRoute.js
 import { closeWebhookServer, createWebhookServer, listenWebhookServer } from '../../../src/adapters/http/webhookServer.js';
 import { PrometheusMetrics } from '../../../src/adapters/metrics/PrometheusMetrics.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS } from '../../../src/application/ports/WebhookSettings.js';
-import { aRoute, FakeWebhookRoutes } from '../../fakes/FakeWebhookRoutes.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { aRoute, FakeWebhookRoutes } from '../../support/fakes/FakeWebhookRoutes.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { parsePrometheusText, sampleValue } from '../../support/prometheusText.js';
 
 /** The real listener app with metrics; every request to a route is answered 202 by a stand-in accept path. */

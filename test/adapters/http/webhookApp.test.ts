@@ -5,8 +5,8 @@ import { sign } from '@octokit/webhooks-methods';
 import request from 'supertest';
 import { createWebhookApp } from '../../../src/adapters/http/webhookApp.js';
 import type { WebhookRoute } from '../../../src/domain/webhook/WebhookRoute.js';
-import { aRoute, FakeWebhookRoutes } from '../../fakes/FakeWebhookRoutes.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { aRoute, FakeWebhookRoutes } from '../../support/fakes/FakeWebhookRoutes.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { startWebhookListener, type WebhookListener } from '../../support/webhookListener.js';
 
 const SECRET = 's3cret';

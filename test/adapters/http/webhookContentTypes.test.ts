@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import type { WebhookRoute } from '../../../src/domain/webhook/WebhookRoute.js';
-import { aRoute } from '../../fakes/FakeWebhookRoutes.js';
+import { aRoute } from '../../support/fakes/FakeWebhookRoutes.js';
 import { startWebhookListener, type WebhookListener } from '../../support/webhookListener.js';
 
 const SECRET = 's3cret';

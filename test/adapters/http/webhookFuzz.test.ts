@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { seededRandom } from '../../helpers/seededRandom.js';
+import { seededRandom } from '../../support/seededRandom.js';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { aRoute } from '../../fakes/FakeWebhookRoutes.js';
+import { aRoute } from '../../support/fakes/FakeWebhookRoutes.js';
 import { startWebhookListener, type WebhookListener } from '../../support/webhookListener.js';
 
 /**

@@ -2,11 +2,11 @@ import type { InboundChatSource } from '../../../src/application/ports/InboundCh
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { createDiscordGatewaySource, type DiscordGatewayOptions } from '../../../src/adapters/inbound/DiscordGatewaySource.js';
 import { DISCORD_INTENTS } from '../../../src/adapters/inbound/discordGatewayProtocol.js';
-import { InMemoryInboundCursorStore } from '../../fakes/InMemoryInboundCursorStore.js';
-import { eventually } from '../../helpers/processLiveness.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingReceiverHealth } from '../../fakes/RecordingReceiverHealth.js';
+import { InMemoryInboundCursorStore } from '../../support/fakes/InMemoryInboundCursorStore.js';
+import { eventually } from '../../support/processLiveness.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingReceiverHealth } from '../../support/fakes/RecordingReceiverHealth.js';
 import { BOT_USER, FakeDiscordGateway } from '../../support/platforms/FakeDiscordGateway.js';
 import { DISCORD_TOKEN, FakeDiscordServer, FOREIGN_CHANNEL, OPS } from '../../support/platforms/FakeDiscordServer.js';
 

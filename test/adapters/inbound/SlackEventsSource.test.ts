@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { createSlackEventsSource, type SlackEventsSource } from '../../../src/adapters/inbound/SlackEventsSource.js';
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import {
   ALICE,
   ALICE_DM,

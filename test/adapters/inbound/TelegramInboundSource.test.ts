@@ -2,12 +2,12 @@ import type { InboundChatSource } from '../../../src/application/ports/InboundCh
 import type { Timer } from '../../../src/application/ports/Timer.js';
 import type { InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
 import { createTelegramInboundSource } from '../../../src/adapters/inbound/TelegramInboundSource.js';
-import { InMemoryInboundCursorStore } from '../../fakes/InMemoryInboundCursorStore.js';
-import { eventually } from '../../helpers/processLiveness.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingReceiverHealth } from '../../fakes/RecordingReceiverHealth.js';
-import { RecordingTimer } from '../../fakes/RecordingTimer.js';
+import { InMemoryInboundCursorStore } from '../../support/fakes/InMemoryInboundCursorStore.js';
+import { eventually } from '../../support/processLiveness.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingReceiverHealth } from '../../support/fakes/RecordingReceiverHealth.js';
+import { RecordingTimer } from '../../support/fakes/RecordingTimer.js';
 import { TELEGRAM_TOKEN } from '../../support/platforms/FakeTelegramServer.js';
 import { FakeTelegramUpdatesServer, TELEGRAM_BOT } from '../../support/platforms/FakeTelegramUpdatesServer.js';
 

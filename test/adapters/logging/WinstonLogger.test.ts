@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WinstonLogger } from '../../../src/adapters/logging/WinstonLogger.js';
-import { bundleScript } from '../../helpers/bundleScript.js';
-import { spawn } from '../../helpers/testProcesses.js';
+import { bundleScript } from '../../support/bundleScript.js';
+import { spawn } from '../../support/testProcesses.js';
 
 /** A stream that keeps what is written, line by line, and counts the writes. */
 function capture(): { stream: Writable; lines: () => string[]; writes: () => number } {
@@ -101,7 +101,7 @@ describe('WinstonLogger', () => {
   it.each([0, 1])('writes its last lines when the process exits in the same turn (exit code %i)', async (code) => {
     const directory = await mkdtemp(join(tmpdir(), 'agent-logger-'));
     try {
-      const script = await bundleScript(fileURLToPath(new URL('../../helpers/logThenExitChild.ts', import.meta.url)), directory);
+      const script = await bundleScript(fileURLToPath(new URL('../../support/logThenExitChild.ts', import.meta.url)), directory);
       const child = spawn(process.execPath, [script, String(code)], { stdio: ['ignore', 'pipe', 'ignore'] });
       let stdout = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,7 +1,7 @@
 import { PostgresChatStore } from '../../../src/adapters/postgres/PostgresChatStore.js';
 import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { ANSWERED_IDS_REMEMBERED, type ConversationKey, type InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
-import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
 const GROUP: ConversationKey = { platform: 'telegram', chatId: '-100777', threadId: '42' };
 

@@ -1,5 +1,5 @@
 import { DatabaseUnavailableError, PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
-import { privatePostgres, type PrivatePostgres } from '../../helpers/privatePostgres.js';
+import { privatePostgres, type PrivatePostgres } from '../../support/privatePostgres.js';
 
 /** The pool under a server that goes away while statements run (a restart, a crash). */
 describe('a PostgreSQL pool whose server restarts', () => {

@@ -4,8 +4,8 @@ import type { PostgresDatabase } from '../../../src/adapters/postgres/PostgresDa
 import { PostgresJobRepository } from '../../../src/adapters/postgres/PostgresJobRepository.js';
 import { PostgresReplicaLeases } from '../../../src/adapters/postgres/PostgresReplicaLeases.js';
 import type { Job } from '../../../src/domain/Job.js';
-import { anHourlyJob, jobIdFor } from '../../helpers/jobs.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { anHourlyJob, jobIdFor } from '../../support/jobs.js';
+import { scratchDatabase, type ScratchDatabase } from '../../support/postgres.js';
 
 const counted = (job: Job): Job => ({ ...job, repeat: { ...job.repeat, completed: job.repeat.completed + 1 } });
 

@@ -2,8 +2,8 @@ import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgr
 import { PostgresRunLedger } from '../../../src/adapters/postgres/PostgresRunLedger.js';
 import type { RunRetention } from '../../../src/domain/runs/RunRecord.js';
 import { aRun, LEDGER_NOW } from '../../contract/RunLedger.contract.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
 describe('run ledger on PostgreSQL', () => {
   const suite = scratchDatabaseForSuite();

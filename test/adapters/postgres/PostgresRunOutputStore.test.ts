@@ -1,5 +1,5 @@
 import { PostgresRunOutputStore } from '../../../src/adapters/postgres/PostgresRunOutputStore.js';
-import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
 const JOB = 'a1b2c3d4e5f6';
 

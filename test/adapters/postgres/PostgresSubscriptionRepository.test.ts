@@ -8,8 +8,8 @@ import { SubscriptionStoreError } from '../../../src/application/ports/WebhookSu
 import type { WebhookSubscription } from '../../../src/domain/webhook/WebhookSubscription.js';
 import { subscriptionRecordOf } from '../../../src/domain/webhook/subscriptionRecord.js';
 import { aSubscription } from '../../contract/WebhookSubscriptionRepository.contract.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { scratchDatabase, type ScratchDatabase } from '../../support/postgres.js';
 
 const put = (subscription: WebhookSubscription) => () => ({ next: subscription, result: undefined });
 const names = async (repo: PostgresSubscriptionRepository) => (await repo.load()).subscriptions.map((each) => each.name);

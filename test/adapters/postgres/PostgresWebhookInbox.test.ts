@@ -9,14 +9,14 @@ import { AcceptWebhook } from '../../../src/application/webhook/AcceptWebhook.js
 import { WebhookAdmission } from '../../../src/application/webhook/WebhookAdmission.js';
 import { DELIVERY_MEMORY_MS } from '../../../src/domain/webhook/DeliveryMemory.js';
 import { anEvent } from '../../contract/WebhookInbox.contract.js';
-import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
-import { FakeSignatureVerifier } from '../../fakes/FakeSignatureVerifier.js';
-import { aRoute } from '../../fakes/FakeWebhookRoutes.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingOrphanProcesses } from '../../fakes/RecordingOrphanProcesses.js';
-import { SequentialIds } from '../../fakes/SequentialIds.js';
-import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
+import { FakeProcessIdentity } from '../../support/fakes/FakeProcessIdentity.js';
+import { FakeSignatureVerifier } from '../../support/fakes/FakeSignatureVerifier.js';
+import { aRoute } from '../../support/fakes/FakeWebhookRoutes.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingOrphanProcesses } from '../../support/fakes/RecordingOrphanProcesses.js';
+import { SequentialIds } from '../../support/fakes/SequentialIds.js';
+import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
 const T0 = new Date('2026-06-01T08:00:00.000Z');
 const seconds = (n: number) => n * 1000;

@@ -1,6 +1,6 @@
 import { PostgresWebhookRunRecords } from '../../../src/adapters/postgres/PostgresWebhookRunRecords.js';
 import { aRunRecord } from '../../contract/WebhookRunRecords.contract.js';
-import { scratchDatabaseForSuite } from '../../helpers/postgres.js';
+import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
 describe('webhook run records on PostgreSQL', () => {
   const suite = scratchDatabaseForSuite();

@@ -1,6 +1,6 @@
 import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { MIGRATIONS, migrate, migrationStates } from '../../../src/adapters/postgres/migrations.js';
-import { scratchDatabase, type ScratchDatabase } from '../../helpers/postgres.js';
+import { scratchDatabase, type ScratchDatabase } from '../../support/postgres.js';
 
 describe('schema migrations on PostgreSQL', () => {
   let scratch: ScratchDatabase;

@@ -9,9 +9,9 @@ import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProce
 
 /** Each line of docs/processes.md "What a sandboxed child sees", run through the real bwrap. */
 
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
-import { descendsFrom, procStat } from '../../helpers/processTrees.js';
-import { registerPid, spawn } from '../../helpers/testProcesses.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
+import { descendsFrom, procStat } from '../../support/processTrees.js';
+import { registerPid, spawn } from '../../support/testProcesses.js';
 
 function readComm(pid: number): string | null {
   try {

@@ -12,7 +12,7 @@ import type {
   TreeKillReport,
   TreeSignalReport,
 } from '../../../src/application/ports/ProcessTreeKiller.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
 
 /** Kills like the real thing and remembers whom; or, told to, kills nobody (a tree that survives). */
 class RecordingKiller implements ProcessTreeKiller {

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { MarkedOrphanProcesses, OWNER_VARIABLE } from '../../../src/adapters/process/MarkedOrphanProcesses.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
-import { spawn } from '../../helpers/testProcesses.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
+import { spawn } from '../../support/testProcesses.js';
 
 // Skipped off Linux: the marks are read from /proc/<pid>/environ, which only Linux has.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PosixProcessTreeKiller, treeMembers, type SendSignal } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import { parseProcStat, PsTreeListing, type ProcessEntry } from '../../../src/adapters/process/processTable.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
 import {
   descendsFrom,
   killRecorded,
@@ -14,7 +14,7 @@ import {
   startTree,
   writeTreeScripts,
   type StartedTree,
-} from '../../helpers/processTrees.js';
+} from '../../support/processTrees.js';
 
 let dir: string;
 let tree: StartedTree | undefined;

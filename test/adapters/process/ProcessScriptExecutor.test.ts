@@ -10,9 +10,9 @@ import { ProcessScriptExecutor } from '../../../src/adapters/process/ProcessScri
 import { PosixProcessTreeKiller } from '../../../src/adapters/process/PosixProcessTreeKiller.js';
 import { ScriptPathError } from '../../../src/application/ports/ScriptExecutor.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
-import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
-import { newSession, writeTreeScripts } from '../../helpers/processTrees.js';
+import { afterTheNextPoll, fakeTheTimers, killerOnRealTime } from '../../support/childRunClock.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
+import { newSession, writeTreeScripts } from '../../support/processTrees.js';
 
 let home: string;
 let scriptsDir: string;

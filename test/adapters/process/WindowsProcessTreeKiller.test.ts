@@ -1,5 +1,5 @@
 import { taskkillArgv, WindowsProcessTreeKiller, type RunProgram } from '../../../src/adapters/process/WindowsProcessTreeKiller.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 /** Stands in for taskkill, which these tests never run: answers with `exitCode`, records argv. */
 function fakeTaskkill(exitCode: number | null, output = ''): { calls: string[][]; run: RunProgram } {

@@ -1,5 +1,5 @@
 import { GatewayCronTrigger, type TimerApi, type TriggerTarget } from '../../../src/adapters/scheduling/GatewayCronTrigger.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 /** Timers that fire only when the test says so. */
 class ManualTimers implements TimerApi {

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { SchedulerContext, SchedulerProvider } from '../../../src/application/ports/SchedulerProvider.js';
 import { startSchedulerProvider, providerToNotify } from '../../../src/adapters/scheduling/schedulerProviderPlugins.js';
-import { FakeSchedulerProvider } from '../../fakes/FakeSchedulerProvider.js';
-import { InMemoryJobRepository } from '../../fakes/InMemoryJobRepository.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingFiringPath } from '../../fakes/RecordingFiringPath.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { FakeSchedulerProvider } from '../../support/fakes/FakeSchedulerProvider.js';
+import { InMemoryJobRepository } from '../../support/fakes/InMemoryJobRepository.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingFiringPath } from '../../support/fakes/RecordingFiringPath.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 /** A plugin module that records, in a global, what it was asked to do. */
 function pluginSource(body: { create?: string; start?: string; problem?: string } = {}): string {

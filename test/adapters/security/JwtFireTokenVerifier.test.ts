@@ -6,9 +6,9 @@ import {
   USED_TOKENS_KEPT_AFTER_EXPIRY_MS,
   USED_TOKENS_PRUNE_INTERVAL_MS,
 } from '../../../src/adapters/security/JwtFireTokenVerifier.js';
-import { InMemoryUsedFireTokens, SharedUsedFireTokens } from '../../fakes/InMemoryUsedFireTokens.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { InMemoryUsedFireTokens, SharedUsedFireTokens } from '../../support/fakes/InMemoryUsedFireTokens.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { FakePortal, nodeJwksFetcher } from '../../support/fakePortal.js';
 
 const SLOT_A = '2030-01-01T01:00:00.000Z';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import { WebhookSignatureVerifier } from '../../../src/adapters/security/WebhookSignatureVerifier.js';
 import type { SignedRequest } from '../../../src/application/ports/SignatureVerifier.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
 
 /**
  * The test vector of the first code host's webhook documentation ("Validating webhook

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { bundleScript } from '../../helpers/bundleScript.js';
+import { bundleScript } from '../../support/bundleScript.js';
 
 const CREDENTIALS: Record<string, string> = {
   OPENAI_API_KEY: 'canary-openai-key',
@@ -36,7 +36,7 @@ const directory = mkdtempSync(join(tmpdir(), 'environment-scrub-'));
 let script: string;
 
 beforeAll(async () => {
-  script = await bundleScript(fileURLToPath(new URL('../../helpers/environmentScrubChild.ts', import.meta.url)), directory);
+  script = await bundleScript(fileURLToPath(new URL('../../support/environmentScrubChild.ts', import.meta.url)), directory);
 });
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 

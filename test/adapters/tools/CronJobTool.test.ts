@@ -5,7 +5,7 @@ import { JobControlService } from '../../../src/application/cron/JobControlServi
 import { CronJobTool } from '../../../src/adapters/tools/CronJobTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
 import { SCHEDULE_FORMS, spellingsOf } from '../../../src/domain/Schedule.js';
-import { anHourlyJob } from '../../helpers/jobs.js';
+import { anHourlyJob } from '../../support/jobs.js';
 import { cronHarness } from '../../support/cronHarness.js';
 
 const interactive: ToolCallContext = { signal: new AbortController().signal, unattended: false };

@@ -16,7 +16,7 @@ import type { JobControl } from '../../../src/application/ports/JobControl.js';
 import { toolCatalogsModule } from '../../../src/composition/modules/toolCatalogsModule.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 class StubTool implements Tool {
   readonly spec: ToolSpec;

@@ -13,8 +13,8 @@ import type {
 } from '../../../src/application/ports/ProcessTreeKiller.js';
 import { TerminalTool, type TerminalResult } from '../../../src/adapters/tools/TerminalTool.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
-import { fakeTheTimers, killerOnRealTime } from '../../helpers/childRunClock.js';
-import { eventually, isRunning } from '../../helpers/processLiveness.js';
+import { fakeTheTimers, killerOnRealTime } from '../../support/childRunClock.js';
+import { eventually, isRunning } from '../../support/processLiveness.js';
 
 /** Kills like the real thing and remembers whom. */
 class RecordingKiller implements ProcessTreeKiller {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { ToolInputError, type ToolCallContext } from '../../../src/application/agent/ports/Tool.js';
 import { WebSearchTool } from '../../../src/adapters/tools/WebSearchTool.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { answer, LocalWebServer } from '../../support/localWebServer.js';
 
 const RESULTS = {

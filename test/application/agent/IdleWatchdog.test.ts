@@ -1,5 +1,5 @@
 import { IdleWatchdog } from '../../../src/application/agent/IdleWatchdog.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 
 /** Lets the watchdog see a wait that ended. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -5,9 +5,9 @@ import { ToolInputError } from '../../../src/application/agent/ports/Tool.js';
 import type { AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { CredentialPool } from '../../../src/domain/agent/CredentialPool.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
-import { FakeChatModel, turns, type FakeTurn } from '../../fakes/FakeChatModel.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { FakeChatModel, turns, type FakeTurn } from '../../support/fakes/FakeChatModel.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 

@@ -3,11 +3,11 @@ import type { InboundChatSource, ReceiverHealth } from '../../../src/application
 import type { ChatReceiverStatus } from '../../../src/domain/chat/chatReceivers.js';
 import { receiverRetryDelayMs, RECEIVER_RETRY_MAX_MS } from '../../../src/domain/chat/chatReceivers.js';
 import type { ConversationKey, InboundMessage } from '../../../src/domain/chat/inboundMessage.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingMetrics } from '../../fakes/RecordingMetrics.js';
-import { RecordingTimer } from '../../fakes/RecordingTimer.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingMetrics } from '../../support/fakes/RecordingMetrics.js';
+import { RecordingTimer } from '../../support/fakes/RecordingTimer.js';
 
 const settled = async () => {
   for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));

@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { AnswerDelivery, describeAnswerTarget, laneOf } from '../../../src/application/runs/AnswerDelivery.js';
 import { RepoCommentError } from '../../../src/application/ports/RepoCommenter.js';
 import type { AnswerLog } from '../../../src/application/ports/AnswerLog.js';
-import { FakeBotChatDelivery } from '../../fakes/FakeBotChatDelivery.js';
-import { RecordingDeliveryChannel } from '../../fakes/RecordingDeliveryChannel.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
-import { RecordingRepoCommenter } from '../../fakes/RecordingRepoCommenter.js';
+import { FakeBotChatDelivery } from '../../support/fakes/FakeBotChatDelivery.js';
+import { RecordingDeliveryChannel } from '../../support/fakes/RecordingDeliveryChannel.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingRepoCommenter } from '../../support/fakes/RecordingRepoCommenter.js';
 
 const TELEGRAM = { kind: 'platform', platform: 'telegram', destination: '-100123', threadId: null } as const;
 const SLACK = { kind: 'platform', platform: 'slack', destination: 'C123', threadId: null } as const;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { RedeliveryClaims } from '../../../src/application/runs/RedeliveryClaims.js';
 import type { RunRecord } from '../../../src/domain/runs/RunRecord.js';
-import { FakeProcessIdentity } from '../../fakes/FakeProcessIdentity.js';
-import { InMemoryRunLedger } from '../../fakes/InMemoryRunLedger.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { FakeProcessIdentity } from '../../support/fakes/FakeProcessIdentity.js';
+import { InMemoryRunLedger } from '../../support/fakes/InMemoryRunLedger.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 const RUN: RunRecord = {
   id: 'event-1',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RunContexts, SKILLS_POLICY } from '../../../src/application/runs/RunContexts.js';
-import { FakeMemoryStore, FakeSkillLibrary } from '../../fakes/FakeContextFiles.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { FakeMemoryStore, FakeSkillLibrary } from '../../support/fakes/FakeContextFiles.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 const MEMORY = [{ name: 'MEMORY.md', content: 'The team is in Berlin.' }];
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { RunRecorder } from '../../../src/application/runs/RunRecorder.js';
 import { RUNNING_RECORD_AFTER_MS, type RunRecord } from '../../../src/domain/runs/RunRecord.js';
-import { InMemoryRunLedger } from '../../fakes/InMemoryRunLedger.js';
-import { ManualClock } from '../../fakes/ManualClock.js';
-import { ManualTimer } from '../../fakes/ManualTimer.js';
-import { RecordingLogger } from '../../fakes/RecordingLogger.js';
+import { InMemoryRunLedger } from '../../support/fakes/InMemoryRunLedger.js';
+import { ManualClock } from '../../support/fakes/ManualClock.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 

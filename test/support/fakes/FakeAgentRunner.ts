@@ -1,0 +1,39 @@
+import {
+  AgentRunError,
+  type AgentRunRequest,
+  type AgentRunResult,
+  type AgentRunner,
+  type ModelSelection,
+} from '../../../src/application/ports/AgentRunner.js';
+
+type Reply = string | AgentRunError | ((request: AgentRunRequest) => Promise<string> | string);
+
+/** An agent that answers from a script of replies and records every request. */
+export class FakeAgentRunner implements AgentRunner {
+  readonly requests: AgentRunRequest[] = [];
+  configured = true;
+  knownProviders = new Set(['command']);
+  private replies: Reply[] = [];
+  defaultReply: Reply = 'All good.';
+
+  reply(...replies: Reply[]): this {
+    this.replies.push(...replies);
+    return this;
+  }
+
+  problemWith(selection: ModelSelection): string | null {
+    if (!this.configured) return 'No model is configured; set model.provider in config.yaml.';
+    if (selection.provider && !this.knownProviders.has(selection.provider)) {
+      return `The provider "${selection.provider}" is not configured.`;
+    }
+    return null;
+  }
+
+  async run(request: AgentRunRequest): Promise<AgentRunResult> {
+    this.requests.push(request);
+    const reply = this.replies.shift() ?? this.defaultReply;
+    if (reply instanceof AgentRunError) throw reply;
+    const text = typeof reply === 'function' ? await reply(request) : reply;
+    return { text, answeredBy: 'fake' };
+  }
+}
