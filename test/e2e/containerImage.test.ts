@@ -180,8 +180,8 @@ describe('compose.yaml', () => {
   });
 });
 
-// Skipped only where hadolint is not installed (the reason is in the title): there is nothing to lint with then.
 const lintSkip = hadolintUnavailable();
+// Skipped only where hadolint is not installed (the reason is in the title): there is nothing to lint with then.
 (lintSkip ? describe.skip : describe)(`the Dockerfile under hadolint${lintSkip ? ` (skipped: ${lintSkip})` : ''}`, () => {
   it('has no findings', () => {
     const lint = spawnSync('hadolint', [join(ROOT, 'Dockerfile')], { encoding: 'utf8' });
@@ -191,8 +191,8 @@ const lintSkip = hadolintUnavailable();
   });
 });
 
-// Skipped only where no Docker daemon answers (the reason is in the title): no image can be built or run then.
 const dockerSkip = dockerUnavailable();
+// Skipped only where no Docker daemon answers (the reason is in the title): no image can be built or run then.
 (dockerSkip ? describe.skip : describe)(`the container image${dockerSkip ? ` (skipped: ${dockerSkip})` : ''}`, () => {
   const containers: string[] = [];
   let configDir: string;
