@@ -7,7 +7,7 @@ import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { PendingJobDeliveries, type PendingJobDelivery } from './PendingJobDeliveries.js';
-import { laneOfTarget } from './JobAnswers.js';
+import { laneOf } from '../runs/AnswerDelivery.js';
 import { LeftOverCronAnswers } from './LeftOverCronAnswers.js';
 import type { JobRunReport } from './JobRunReports.js';
 import type { Job } from '../../domain/Job.js';
@@ -95,7 +95,7 @@ export class CronDeliveries {
         return;
       }
       for (const target of pending.toSend) {
-        const queued = this.lanes.push(laneOfTarget(target), {
+        const queued = this.lanes.push(laneOf(target), {
           group: LANE_GROUP,
           deliver: async () => {
             const result = await this.pendings.deliverTo(pending, target);

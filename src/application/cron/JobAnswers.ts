@@ -16,14 +16,9 @@ import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { Logger } from '../ports/Logger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
-import { AnswerDelivery, laneOf } from '../runs/AnswerDelivery.js';
+import { AnswerDelivery } from '../runs/AnswerDelivery.js';
 import type { RunOwner } from '../runs/RunContexts.js';
 import { JobRunReports, type JobRunReport } from './JobRunReports.js';
-
-/** The lane a target's delivery waits in: its platform's (the lane webhook answers use too), or bot-chat's. */
-export function laneOfTarget(target: DeliveryTarget): string {
-  return laneOf(target);
-}
 
 /** How log lines and notices name a job. */
 export function ownerOf(job: Pick<Job, 'id' | 'name'>): RunOwner {
