@@ -8,7 +8,7 @@ import { ownEntry } from './ownEntry.js';
 /** The model-facing job tool; never offered inside a cron-run session. */
 export const JOB_TOOLSET = 'cronjob';
 
-/** The tools each plain toolset holds. `vision` is the model's own image input, not a tool. */
+/** The tools each plain toolset holds. */
 export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
   cronjob: ['cronjob'],
   terminal: ['terminal'],
@@ -16,7 +16,7 @@ export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
   web_search: ['web_search'],
   web_extract: ['web_extract'],
   clarify: ['clarify'],
-  vision: [],
+  vision: ['vision'],
 };
 
 /** Presets that name several toolsets at once. */

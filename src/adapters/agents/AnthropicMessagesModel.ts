@@ -104,7 +104,7 @@ function toAnthropicMessages(messages: readonly TranscriptMessage[]): MessagePar
   const converted: MessageParam[] = [];
   for (const message of messages) {
     if (message.role === 'user') {
-      converted.push({ role: 'user', content: message.text });
+      converted.push({ role: 'user', content: anthropicUserContent(message) });
     } else if (message.role === 'assistant') {
       const content: ContentBlockParam[] = [];
       if (message.text !== '') content.push({ type: 'text', text: message.text });
@@ -127,6 +127,19 @@ function toAnthropicMessages(messages: readonly TranscriptMessage[]): MessagePar
     }
   }
   return converted;
+}
+
+/** Text alone as a string; with images, one base64 `image` block per image, then the text (as the API's guide advises). */
+function anthropicUserContent(message: Extract<TranscriptMessage, { role: 'user' }>): string | ContentBlockParam[] {
+  const images = message.images ?? [];
+  if (images.length === 0) return message.text;
+  return [
+    ...images.map((image): ContentBlockParam => ({
+      type: 'image',
+      source: { type: 'base64', media_type: image.mediaType, data: image.base64 },
+    })),
+    { type: 'text', text: message.text },
+  ];
 }
 
 /** Ids from another provider (after a fallback) may hold characters this API refuses. */

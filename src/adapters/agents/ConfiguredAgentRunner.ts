@@ -165,6 +165,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       chatModel: () => this.chatModelFor(resolved),
       credentials: this.poolFor(resolved),
       keyHelp: resolved.keyHelp,
+      ...(resolved.vision === undefined ? {} : { vision: resolved.vision }),
     };
   }
 

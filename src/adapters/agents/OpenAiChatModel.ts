@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
@@ -120,7 +121,7 @@ function toOpenAiMessages(system: string | null, messages: readonly TranscriptMe
   const converted: ChatCompletionMessageParam[] = system === null ? [] : [{ role: 'system', content: system }];
   for (const message of messages) {
     if (message.role === 'user') {
-      converted.push({ role: 'user', content: message.text });
+      converted.push({ role: 'user', content: openAiUserContent(message) });
     } else if (message.role === 'assistant') {
       converted.push({
         role: 'assistant',
@@ -142,6 +143,19 @@ function toOpenAiMessages(system: string | null, messages: readonly TranscriptMe
     }
   }
   return converted;
+}
+
+/** Text alone as a string; with images, a text part then one `image_url` part per image, as a data URL. */
+function openAiUserContent(message: Extract<TranscriptMessage, { role: 'user' }>): string | ChatCompletionContentPart[] {
+  const images = message.images ?? [];
+  if (images.length === 0) return message.text;
+  return [
+    { type: 'text', text: message.text },
+    ...images.map((image): ChatCompletionContentPart => ({
+      type: 'image_url',
+      image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
+    })),
+  ];
 }
 
 function toOpenAiTool(spec: { name: string; description: string; parameters: Record<string, unknown> }): ChatCompletionFunctionTool {

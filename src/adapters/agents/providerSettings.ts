@@ -45,6 +45,8 @@ export type ResolvedProvider =
       /** Where a key is set, for messages: `OPENAI_API_KEY (or OPENAI_API_KEYS for several keys) …`. */
       keyHelp: string;
       maxTokens: number | null;
+      /** `providers.<name>.vision`: false for a model that takes no images; absent when not set. */
+      vision?: boolean;
     };
 
 export type ProviderResolution = { ready: true; resolved: ResolvedProvider } | { ready: false; problem: string };
@@ -128,7 +130,16 @@ export function resolveProvider(lookup: ProviderLookup, provider: string, reques
   }
   return {
     ready: true,
-    resolved: { type, provider, model, baseUrl, keys, keyHelp, maxTokens: settings.max_tokens ?? null },
+    resolved: {
+      type,
+      provider,
+      model,
+      baseUrl,
+      keys,
+      keyHelp,
+      maxTokens: settings.max_tokens ?? null,
+      ...(settings.vision === undefined ? {} : { vision: settings.vision }),
+    },
   };
 }
 

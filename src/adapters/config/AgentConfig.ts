@@ -111,6 +111,8 @@ export interface ProviderConfig {
   model?: string;
   /** Upper bound of tokens per answer (Anthropic requires one; default 8192). */
   max_tokens?: number;
+  /** False for a model that takes no images: the `vision` tool then says so without asking it. */
+  vision?: boolean;
 }
 
 export interface FallbackProviderConfig {

@@ -87,6 +87,7 @@ export const providerSchema = mapping({
   api_key_required: optional(flag()),
   model: optional(text()),
   max_tokens: optional(wholeNumberFrom(1)),
+  vision: optional(flag()),
 });
 
 const fallbackProviderSchema = mapping({

@@ -16,6 +16,7 @@ import {
   type ModelTurn,
   type RequestedToolCall,
   type ToolCallResult,
+  type TranscriptImage,
   type TranscriptMessage,
 } from '../../domain/agent/transcript.js';
 import { errorText } from '../../domain/errors.js';
@@ -24,7 +25,7 @@ import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
 import { ModelCallError, type ChatModel } from './ports/ChatModel.js';
-import { ToolInputError, type Tool, type ToolSpec } from './ports/Tool.js';
+import { ToolInputError, type ImageAnswer, type Tool, type ToolSpec } from './ports/Tool.js';
 import type { ToolCatalog } from './ports/ToolCatalog.js';
 
 /** One provider of a run's chain, resolved from the configuration. */
@@ -35,6 +36,20 @@ export interface ProviderTarget extends ProviderLink {
   credentials: CredentialPool | null;
   /** Where a key for this provider is set, for error messages: `OPENAI_API_KEY or providers.openai.api_keys`. */
   keyHelp: string;
+  /**
+   * False when the model takes no images (`providers.<name>.vision: false`): the vision tool is
+   * then told so without a call. Absent: it is asked, and a refusal is told to the tool.
+   */
+  vision?: boolean;
+}
+
+/** What one model call sends: the run's conversation, or a question of its own (about an image). */
+interface TurnInput {
+  system: string | null;
+  messages: readonly TranscriptMessage[];
+  tools: readonly ToolSpec[];
+  /** Whether the answer streams to the run's `onText`: only the run's own turns do. */
+  streamsText: boolean;
 }
 
 export interface RunAgentSessionInput {
@@ -164,7 +179,8 @@ class Session {
     throw new AgentRunError('failed', everyProviderFailedMessage(this.failures, this.input.skippedFallbacks ?? []));
   }
 
-  private async turnWith(target: ProviderTarget): Promise<ModelTurn> {
+  private async turnWith(target: ProviderTarget, input?: TurnInput): Promise<ModelTurn> {
+    const turn = input ?? { system: this.system, messages: this.transcript, tools: this.toolSpecs, streamsText: true };
     const model = await target.chatModel();
     const pool = target.credentials;
     const now = () => this.dependencies.timer.monotonicNow();
@@ -180,12 +196,12 @@ class Session {
           model.streamTurn({
             model: target.model,
             apiKey: key?.value ?? null,
-            system: this.system,
-            messages: this.transcript,
-            tools: this.toolSpecs,
+            system: turn.system,
+            messages: turn.messages,
+            tools: turn.tools,
             signal,
             onActivity: () => this.watchdog.touch(),
-            onText: (delta) => this.request.onText?.(delta),
+            onText: (delta) => (turn.streamsText ? this.request.onText?.(delta) : undefined),
           }),
         );
       } catch (caught) {
@@ -255,6 +271,7 @@ class Session {
           privateNetworks: this.request.privateNetworks ?? true,
           environment: this.request.environment,
           origin: this.request.origin ?? null,
+          askAboutImage: (image: TranscriptImage, question: string) => this.askAboutImage(image, question),
         };
         return untilAborted(tool.call(parsed.args, context), signal);
       });
@@ -266,6 +283,32 @@ class Session {
       return toolErrorResult(call, `the tool failed: ${errorText(error)}`);
     } finally {
       this.watchdog.touch();
+    }
+  }
+
+  /**
+   * One call of its own to the run's current provider and model: the question and the image, no
+   * tools. It moves nothing down the chain; its failures are the vision tool's to tell, so the
+   * run goes on, unless the run itself was stopped.
+   */
+  private async askAboutImage(image: TranscriptImage, question: string): Promise<ImageAnswer> {
+    const target = this.input.chain[Math.min(this.targetIndex, this.input.chain.length - 1)]!;
+    const model = labelOf(target);
+    if (target.vision === false) {
+      return { kind: 'no_images', model, problem: `providers.${target.provider}.vision is false in the configuration` };
+    }
+    const waitingFor = this.waitingFor;
+    try {
+      const messages: TranscriptMessage[] = [{ role: 'user', text: question, images: [image] }];
+      const turn = await this.turnWith(target, { system: null, messages, tools: [], streamsText: false });
+      return { kind: 'answer', text: turn.text };
+    } catch (error) {
+      if (this.controller.signal.aborted) throw error;
+      const cause = error instanceof AgentRunError && error.cause instanceof ModelCallError ? error.cause : error;
+      if (cause instanceof ModelCallError && cause.kind === 'rejected') return { kind: 'no_images', model, problem: cause.message };
+      return { kind: 'failed', model, problem: cause instanceof Error ? cause.message : String(cause) };
+    } finally {
+      this.waitingFor = waitingFor;
     }
   }
 

@@ -9,6 +9,7 @@ import { TerminalTool } from '../../adapters/tools/TerminalTool.js';
 import { TOOL_TOKENS } from '../../adapters/tools/tokens.js';
 import { WebExtractTool } from '../../adapters/tools/WebExtractTool.js';
 import { WebSearchTool } from '../../adapters/tools/WebSearchTool.js';
+import { VisionTool } from '../../adapters/tools/VisionTool.js';
 
 /** The loaded catalogs, which the lazy ones of toolCatalogsModule hand on to. */
 export const LOADED_TOOL_CATALOGS = {
@@ -28,6 +29,7 @@ export const toolsModule = new ContainerModule(({ bind }) => {
   bind(RUNTIME_TOKENS.Tool).to(WebSearchTool).inSingletonScope();
   bind(TOOL_TOKENS.PublicAddressPolicy).toConstantValue(publicAddressesOnly);
   bind(RUNTIME_TOKENS.Tool).to(WebExtractTool).inSingletonScope();
+  bind(RUNTIME_TOKENS.Tool).to(VisionTool).inSingletonScope();
   bind(RUNTIME_TOKENS.Tool).to(ClarifyTool).inSingletonScope();
   bind(LOADED_TOOL_CATALOGS.JobRuns)
     .toDynamicValue((context) => new DefaultToolCatalog(context.getAll(RUNTIME_TOKENS.Tool)))

@@ -8,9 +8,22 @@ import type { RunContext } from '../RunContext.js';
 
 /** A message of a run's conversation. */
 export type TranscriptMessage =
-  | { role: 'user'; text: string }
+  | { role: 'user'; text: string; images?: readonly TranscriptImage[] }
   | { role: 'assistant'; text: string; toolCalls: readonly RequestedToolCall[] }
   | { role: 'tool'; results: readonly ToolCallResult[] };
+
+/** The image types every wire format takes as image input. */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/**
+ * An image a user message hands to the model, beside its text: each wire format sends it in its
+ * own form (an OpenAI `image_url` part with a data URL, an Anthropic `image` block).
+ */
+export interface TranscriptImage {
+  mediaType: ImageMediaType;
+  /** The image's bytes in base64. */
+  base64: string;
+}
 
 /** A tool call as the model asked for it. */
 export interface RequestedToolCall {

@@ -45,6 +45,7 @@ function catalog(options: { search?: boolean } = {}) {
     new StubTool('terminal'),
     new StubTool('web_search', options.search ?? true),
     new StubTool('web_extract'),
+    new StubTool('vision'),
     new StubTool('clarify'),
   ];
   return { subject: new DefaultToolCatalog(tools) };
@@ -57,6 +58,7 @@ describe('DefaultToolCatalog', () => {
       'terminal',
       'web_search',
       'web_extract',
+      'vision',
       'clarify',
     ]);
   });
@@ -64,11 +66,11 @@ describe('DefaultToolCatalog', () => {
   it('never gives a cron run the job tool, even from a catalog that holds it', async () => {
     const { subject } = catalog();
 
-    expect(names(await subject.toolsFor(cronRunToolsets()))).toEqual(['terminal', 'web_search', 'web_extract', 'clarify']);
+    expect(names(await subject.toolsFor(cronRunToolsets()))).toEqual(['terminal', 'web_search', 'web_extract', 'vision', 'clarify']);
   });
 
   it('gives webhook runs no terminal', async () => {
-    expect(names(await catalog().subject.toolsFor(['agent-webhook']))).toEqual(['web_search', 'web_extract', 'clarify']);
+    expect(names(await catalog().subject.toolsFor(['agent-webhook']))).toEqual(['web_search', 'web_extract', 'vision', 'clarify']);
   });
 
   it('leaves web_search out when no search backend is configured', async () => {
@@ -125,7 +127,7 @@ describe('the tool catalogs of the composition', () => {
 
     const tools = await built.get(RUNTIME_TOKENS.ToolCatalog).toolsFor(['agent-chat']);
 
-    expect(names(tools)).toEqual(['cronjob', 'terminal', 'web_search', 'web_extract', 'clarify']);
+    expect(names(tools)).toEqual(['cronjob', 'terminal', 'web_search', 'web_extract', 'vision', 'clarify']);
     expect(tools[0]).toBeInstanceOf(CronJobTool);
   });
 
@@ -135,7 +137,7 @@ describe('the tool catalogs of the composition', () => {
     const jobRunTools = await built.get(RUNTIME_TOKENS.JobRunToolCatalog).toolsFor(['cronjob', 'agent-chat']);
     const sessionTools = await built.get(RUNTIME_TOKENS.ToolCatalog).toolsFor(['terminal']);
 
-    expect(names(jobRunTools)).toEqual(['terminal', 'web_search', 'web_extract', 'clarify']);
+    expect(names(jobRunTools)).toEqual(['terminal', 'web_search', 'web_extract', 'vision', 'clarify']);
     expect(sessionTools[0]).toBe(jobRunTools[0]);
   });
 });

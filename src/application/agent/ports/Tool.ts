@@ -1,4 +1,5 @@
 import type { JobOrigin } from '../../../domain/Job.js';
+import type { TranscriptImage } from '../../../domain/agent/transcript.js';
 import { ERROR_CODES } from '../../../domain/errorCodes.js';
 import { AppError } from '../../../domain/errors.js';
 
@@ -24,7 +25,24 @@ export interface ToolCallContext {
   environment?: Readonly<Record<string, string>>;
   /** The chat this session answers in, when it has one: what a job made in it records as its origin. */
   origin?: JobOrigin | null;
+  /**
+   * Asks the run's current model about one image, in a call of its own: the image and the
+   * question, no tools, none of the conversation. The `vision` tool's way to the model; absent
+   * where the session has no model to ask.
+   */
+  askAboutImage?: (image: TranscriptImage, question: string) => Promise<ImageAnswer>;
 }
+
+/**
+ * How a question about an image went. `model` names the model as messages do
+ * (`openai (gpt-4o-mini)`); `problem` is a phrase starting in lower case.
+ */
+export type ImageAnswer =
+  | { kind: 'answer'; text: string }
+  /** The model takes no images: configured so, or it refused the request that carried one. */
+  | { kind: 'no_images'; model: string; problem: string }
+  /** The call failed otherwise (unreachable, rate-limited, refused key). */
+  | { kind: 'failed'; model: string; problem: string };
 
 /**
  * A tool the agent runtime offers to a model. Tools are adapters of their own kind: the model is
