@@ -96,6 +96,27 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
       for (const part of ['SYSTEM-TEXT', 'Find rain.', 'call_1', 'RAIN-RESULT', 'Search the web.']) expect(body).toContain(part);
     });
 
+    it("sends a user message's images as image input in the provider's own form, beside its text", async () => {
+      server.reply(replies.text('A red pixel.'));
+      const image = { mediaType: 'image/png' as const, base64: 'iVBORw0KGgo=' };
+
+      const turn = await makeModel(endpointOf()).streamTurn(
+        turnRequest({ messages: [{ role: 'user', text: 'What is in it?', images: [image] }] }),
+      );
+
+      expect(turn.text).toBe('A red pixel.');
+      const [message] = server.requests[0]!.body.messages as Array<{ role: string; content: unknown }>;
+      expect(message!.role).toBe('user');
+      expect(message!.content).toEqual(
+        expect.arrayContaining([
+          { type: 'text', text: 'What is in it?' },
+          format === 'openai'
+            ? { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
+            : { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        ]),
+      );
+    });
+
     it('sends no key when the provider needs none', async () => {
       server.reply(replies.text('ok'));
 

@@ -165,7 +165,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       chatModel: () => this.chatModelFor(resolved),
       credentials: this.poolFor(resolved),
       keyHelp: resolved.keyHelp,
-      ...(resolved.vision === undefined ? {} : { vision: resolved.vision }),
+      ...(resolved.vision === false ? { noImages: `providers.${resolved.provider}.vision is false in the configuration` } : {}),
     };
   }
 

@@ -24,8 +24,9 @@ import { AgentRunError, type AgentRunRequest, type AgentRunResult } from '../por
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
+import { askAboutImage, type TurnInput } from './imageQuestions.js';
 import { ModelCallError, type ChatModel } from './ports/ChatModel.js';
-import { ToolInputError, type ImageAnswer, type Tool, type ToolSpec } from './ports/Tool.js';
+import { ToolInputError, type Tool, type ToolSpec } from './ports/Tool.js';
 import type { ToolCatalog } from './ports/ToolCatalog.js';
 
 /** One provider of a run's chain, resolved from the configuration. */
@@ -36,20 +37,8 @@ export interface ProviderTarget extends ProviderLink {
   credentials: CredentialPool | null;
   /** Where a key for this provider is set, for error messages: `OPENAI_API_KEY or providers.openai.api_keys`. */
   keyHelp: string;
-  /**
-   * False when the model takes no images (`providers.<name>.vision: false`): the vision tool is
-   * then told so without a call. Absent: it is asked, and a refusal is told to the tool.
-   */
-  vision?: boolean;
-}
-
-/** What one model call sends: the run's conversation, or a question of its own (about an image). */
-interface TurnInput {
-  system: string | null;
-  messages: readonly TranscriptMessage[];
-  tools: readonly ToolSpec[];
-  /** Whether the answer streams to the run's `onText`: only the run's own turns do. */
-  streamsText: boolean;
+  /** Why the model takes no images, when the configuration says so; the vision tool then asks it nothing. */
+  noImages?: string;
 }
 
 export interface RunAgentSessionInput {
@@ -271,7 +260,11 @@ class Session {
           privateNetworks: this.request.privateNetworks ?? true,
           environment: this.request.environment,
           origin: this.request.origin ?? null,
-          askAboutImage: (image: TranscriptImage, question: string) => this.askAboutImage(image, question),
+          askAboutImage: (image: TranscriptImage, question: string) => {
+            const target = this.input.chain[Math.min(this.targetIndex, this.input.chain.length - 1)]!;
+            const stopped = () => this.controller.signal.aborted;
+            return askAboutImage({ target, image, question, stopped, ask: (input) => this.turnWith(target, input) });
+          },
         };
         return untilAborted(tool.call(parsed.args, context), signal);
       });
@@ -283,32 +276,6 @@ class Session {
       return toolErrorResult(call, `the tool failed: ${errorText(error)}`);
     } finally {
       this.watchdog.touch();
-    }
-  }
-
-  /**
-   * One call of its own to the run's current provider and model: the question and the image, no
-   * tools. It moves nothing down the chain; its failures are the vision tool's to tell, so the
-   * run goes on, unless the run itself was stopped.
-   */
-  private async askAboutImage(image: TranscriptImage, question: string): Promise<ImageAnswer> {
-    const target = this.input.chain[Math.min(this.targetIndex, this.input.chain.length - 1)]!;
-    const model = labelOf(target);
-    if (target.vision === false) {
-      return { kind: 'no_images', model, problem: `providers.${target.provider}.vision is false in the configuration` };
-    }
-    const waitingFor = this.waitingFor;
-    try {
-      const messages: TranscriptMessage[] = [{ role: 'user', text: question, images: [image] }];
-      const turn = await this.turnWith(target, { system: null, messages, tools: [], streamsText: false });
-      return { kind: 'answer', text: turn.text };
-    } catch (error) {
-      if (this.controller.signal.aborted) throw error;
-      const cause = error instanceof AgentRunError && error.cause instanceof ModelCallError ? error.cause : error;
-      if (cause instanceof ModelCallError && cause.kind === 'rejected') return { kind: 'no_images', model, problem: cause.message };
-      return { kind: 'failed', model, problem: cause instanceof Error ? cause.message : String(cause) };
-    } finally {
-      this.waitingFor = waitingFor;
     }
   }
 

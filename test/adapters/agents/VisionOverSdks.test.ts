@@ -130,7 +130,7 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('the vision tool over the 
   it('asks a model configured to take no images nothing, and says so', async () => {
     llm.reply(replies.toolCalls(visionCall()), replies.text('No image then.'));
 
-    const { result } = await runWithVision(format, { vision: false });
+    const { result } = await runWithVision(format, { noImages: `providers.test-${format}.vision is false in the configuration` });
 
     expect(result.text).toBe('No image then.');
     expect(llm.requests).toHaveLength(2);
