@@ -254,6 +254,7 @@ class Session {
           unattended: this.request.unattended,
           privateNetworks: this.request.privateNetworks ?? true,
           environment: this.request.environment,
+          workingDirectory: this.request.workingDirectory ?? null,
           origin: this.request.origin ?? null,
         };
         return untilAborted(tool.call(parsed.args, context), signal);
