@@ -1,9 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BubblewrapSandbox } from '../../src/adapters/process/BubblewrapSandbox.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
+import { freePort } from '../support/freePort.js';
 import { localModelLines } from './configLines.js';
 import {
   createJob,
@@ -12,6 +15,7 @@ import {
   removeAgentHome,
   requireBuiltAgent,
   runAgent,
+  startGatewayUntil,
   storedJob,
   writeHomeFile,
 } from './agentCli.js';
@@ -71,7 +75,14 @@ describe("a job's toolsets, working folder and carried answers, through the buil
     await configure();
   });
 
+  let gateway: ChildProcess | null = null;
+
   afterEach(async () => {
+    if (gateway && gateway.exitCode === null) {
+      gateway.kill('SIGTERM');
+      await once(gateway, 'exit');
+    }
+    gateway = null;
     await llm.close();
     await removeAgentHome(home);
     await rm(folder, { recursive: true, force: true });
@@ -217,5 +228,47 @@ describe("a job's toolsets, working folder and carried answers, through the buil
       },
     );
     expect(JSON.parse(edited.stdout)).toMatchObject({ toolsets: null, workdir: null, context_from: [], continue: false });
+  });
+
+  it("the dashboard's job form of the built gateway saves them, and its edit form gives them back", async () => {
+    const token = 'e2e-dashboard-token-of-128-bits';
+    const port = await freePort();
+    const digest = await createJob(home, ['every 1h', 'Digest', '--name', 'digest', '--deliver', 'local']);
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      ['timezone: UTC', ...localModelLines(llm, 'openai'), 'dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'),
+    );
+    const started = await startGatewayUntil(home, 'dashboard listening on', { env: { AGENT_DASHBOARD_TOKEN: token }, withinMs: 15_000 });
+    gateway = started.gateway;
+    const base = `http://127.0.0.1:${port}`;
+    const signedIn = await fetch(`${base}/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await (await fetch(`${base}/jobs/new`, { headers: { cookie } })).text())![1]!;
+
+    const created = await fetch(`${base}/jobs`, {
+      method: 'POST',
+      headers: { cookie },
+      body: new URLSearchParams({
+        csrf,
+        schedule: 'every 1h',
+        prompt: 'Report',
+        name: 'report',
+        toolsets: 'web, clarify',
+        workdir: folder,
+        context_from: 'digest',
+        continue: 'yes',
+      }),
+      redirect: 'manual',
+    });
+    expect(created.status).toBe(303);
+    const shown = JSON.parse((await runAgent(['cron', 'show', 'report', '--json', '--no-tick'], { home })).stdout);
+    expect(shown).toMatchObject({ toolsets: ['web', 'clarify'], workdir: folder, context_from: [digest], continue: true });
+
+    const form = await (await fetch(`${base}/jobs/${shown.id}/edit`, { headers: { cookie } })).text();
+    expect(form).toContain('<input name="toolsets" type="text" value="web, clarify"');
+    expect(form).toContain(`<input name="workdir" type="text" value="${folder}"`);
+    expect(form).toContain('<input name="context_from" type="text" value="digest"');
+    expect(form).toContain('<input name="continue" type="checkbox" value="yes" checked>');
   });
 });
