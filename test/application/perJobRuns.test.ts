@@ -128,3 +128,17 @@ describe("a job's toolsets, working folder and answers carried forward", () => {
     expect(h.agent.requests[1]!).not.toHaveProperty('workingDirectory');
   });
 });
+
+describe('the warnings of a job that names the job tool among its toolsets', () => {
+  it('say it is never given to a cron run, and what the runs get', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', deliver: 'local', toolsets: ['cronjob', 'web'] });
+    expect(await h.jobWarnings.about(job)).toEqual([
+      'The job tool (cronjob) is never given to a cron run, whatever the job names; its runs get web_search, web_extract.',
+    ]);
+    const none = await h.createJob.execute({ schedule: 'every 1h', prompt: 'y', deliver: 'local', toolsets: ['cronjob'] });
+    expect(await h.jobWarnings.about(none)).toEqual([
+      'The job tool (cronjob) is never given to a cron run, whatever the job names; its runs get no tools at all.',
+    ]);
+  });
+});

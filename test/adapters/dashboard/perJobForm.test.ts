@@ -35,21 +35,17 @@ describe("the dashboard's job form: toolsets, working folder and answers carried
     expect(form.text).toContain('<input name="context_from" type="text" value="digest"');
     expect(form.text).toContain('<input name="continue" type="checkbox" value="yes" checked>');
 
-    const saved = await request(app)
-      .post(`/jobs/${job.id}/edit`)
-      .set('cookie', cookie)
-      .type('form')
-      .send({
-        csrf,
-        schedule: 'every 1h',
-        prompt: 'Report',
-        name: 'report',
-        deliver: job.deliver,
-        skills: '',
-        toolsets: '',
-        workdir: '',
-        context_from: '',
-      });
+    const saved = await request(app).post(`/jobs/${job.id}/edit`).set('cookie', cookie).type('form').send({
+      csrf,
+      schedule: 'every 1h',
+      prompt: 'Report',
+      name: 'report',
+      deliver: job.deliver,
+      skills: '',
+      toolsets: '',
+      workdir: '',
+      context_from: '',
+    });
     expect(saved.status).toBe(303);
     expect(h.repository.get(job.id)).toMatchObject({ toolsets: null, workdir: null, context_from: [], continue: false });
   });
