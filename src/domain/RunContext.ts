@@ -29,6 +29,8 @@ export interface CarriedAnswer {
   own: boolean;
   /** The answer and when its run ended (ISO 8601 UTC); null when the job has no `ok` answer kept. */
   last: { answer: string; at: string } | null;
+  /** True when the job named no longer exists. */
+  gone?: boolean;
 }
 
 /** The job folder's AGENTS.md as a document of the run's context. */
@@ -43,6 +45,7 @@ export function folderInstructionsDocument(folder: string, content: string): Con
 export function carriedAnswerDocument(carried: CarriedAnswer): ContextDocument {
   const job = carried.jobName === null ? `job ${carried.jobId}` : `job '${carried.jobName}' (${carried.jobId})`;
   const name = carried.own ? 'Earlier answer of this job' : `Earlier answer of ${job}`;
+  if (carried.gone) return { name, content: `The job ${carried.jobId} no longer exists, so there is no answer of it to carry forward.` };
   if (carried.last === null) {
     return { name, content: `There is no ok answer of ${carried.own ? 'this job' : job} to carry forward yet.` };
   }

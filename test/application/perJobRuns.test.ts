@@ -118,6 +118,26 @@ describe("a job's toolsets, working folder and answers carried forward", () => {
     await expect(h.editJob.execute({ job: job.id, context_from: ['self'] })).rejects.toThrow(/cannot take context from itself/);
   });
 
+  it('name a job taken context from by its name now, and carry nothing of one removed since', async () => {
+    const h = cronHarness();
+    const digest = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Digest.', name: 'digest' });
+    h.agent.reply('Digest one.');
+    await h.runJobNow.execute({ job: digest.id });
+    const report = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Report.', name: 'report', context_from: [digest.id] });
+    await h.editJob.execute({ job: digest.id, name: 'daily digest' });
+    h.clock.advance(60_000);
+
+    await h.runJobNow.execute({ job: report.id });
+    await h.removeJob.execute({ job: digest.id });
+    h.clock.advance(60_000);
+    await h.runJobNow.execute({ job: report.id });
+
+    const [renamed, removed] = h.agent.requests.slice(1).map((request) => request.context.documents![0]!);
+    expect(renamed).toMatchObject({ name: `Earlier answer of job 'daily digest' (${digest.id})` });
+    expect(renamed!.content).toContain('Digest one.');
+    expect(removed!.content).toBe(`The job ${digest.id} no longer exists, so there is no answer of it to carry forward.`);
+  });
+
   it('leave a run a fresh session without them', async () => {
     const h = cronHarness();
     const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x' });

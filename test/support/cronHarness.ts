@@ -123,6 +123,6 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runDueJobs,
     startFiring,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, new DispatchedRuns(execution, clock, settings, log, metrics), timer, settings, log),
-    askAgent: new AskAgent(agent, new RunContexts(memory, skills, log, ledger, workdirs), settings),
+    askAgent: new AskAgent(agent, new RunContexts(memory, skills, log, ledger, workdirs, repository), settings),
   };
 }

@@ -47,6 +47,7 @@ import { WebhookRunRecorder } from '../../src/application/webhook/WebhookRunReco
 import { FakeBotChatDelivery } from './fakes/FakeBotChatDelivery.js';
 import { FakeWorkingDirectories } from './fakes/FakeWorkingDirectories.js';
 import { InMemoryRunLedger } from './fakes/InMemoryRunLedger.js';
+import { InMemoryJobRepository } from './fakes/InMemoryJobRepository.js';
 import type { WorkingDirectories } from '../../src/application/ports/WorkingDirectories.js';
 import { RecordingRepoCommenter } from './fakes/RecordingRepoCommenter.js';
 
@@ -76,7 +77,7 @@ export function cronRunPipeline(ports: CronRunPorts) {
   const recorder = new RunRecorder(ledger, log, clock, ports.timer ?? null);
   const delivery = new AnswerDelivery(channel, botChat, null, log);
   const workdirs = ports.workdirs ?? new FakeWorkingDirectories();
-  const contexts = new RunContexts(memory, skills, log, ledger, workdirs);
+  const contexts = new RunContexts(memory, skills, log, ledger, workdirs, repository);
   const checks = new JobPreflight(agent, channel, scripts, settings, botChat, workdirs);
   const answers = new JobAnswers(delivery, new JobRunReports(outputs, settings, log), settings, log);
   const marks = new JobRunMarks(repository, settings, answers, clock);
@@ -118,7 +119,13 @@ export function webhookRunPipeline(ports: WebhookRunPorts) {
   const meter = new RunMeter(clock, ports.metrics);
   const execution = new WebhookEventExecution(
     new WebhookRunPreparation(routes, agent, channel, settings),
-    new WebhookAgentStep(agent, new RunContexts(memory, skills, log, ledger, new FakeWorkingDirectories()), settings, recorder, log),
+    new WebhookAgentStep(
+      agent,
+      new RunContexts(memory, skills, log, ledger, new FakeWorkingDirectories(), new InMemoryJobRepository()),
+      settings,
+      recorder,
+      log,
+    ),
     new WebhookAnswerStep(recorder, delivery, meter, log),
     recorder,
     meter,
@@ -172,7 +179,14 @@ export function converseInChats(ports: ChatPorts): ConverseInChats {
   const { agent, memory, cronSettings, store, channel, settings, clock, timer, log } = ports;
   const ask = new AskAgent(
     agent,
-    new RunContexts(memory, { find: async () => null }, log, new InMemoryRunLedger(), new FakeWorkingDirectories()),
+    new RunContexts(
+      memory,
+      { find: async () => null },
+      log,
+      new InMemoryRunLedger(),
+      new FakeWorkingDirectories(),
+      new InMemoryJobRepository(),
+    ),
     cronSettings,
   );
   const turns = new ChatTurns(ask, store, new AnswerDelivery(channel, null, null, log), settings, timer, log);

@@ -8,6 +8,7 @@ import { buildChatContext, buildRunContext, type CarriedAnswer, type ContextDocu
 import { buildWebhookRunContext } from '../../domain/webhook/webhookRun.js';
 import { errorText } from '../../domain/errors.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
+import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -60,6 +61,7 @@ export class RunContexts {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
+    @inject(TOKENS.JobRepository) private readonly jobs: JobRepository,
   ) {}
 
   /**
@@ -89,7 +91,11 @@ export class RunContexts {
   /** The newest `ok` run with an answer of job `jobId` in the ledger; a job whose runs are all gone has none. */
   private async lastAnswerOf(jobId: string, own: boolean): Promise<CarriedAnswer> {
     try {
-      return await this.lastAnswerInLedger(jobId, own);
+      // A job removed since it was named carries nothing, whatever of its runs the ledger still keeps.
+      const job = own ? null : await this.jobs.findById(jobId);
+      if (!own && job === null) return { jobId, jobName: null, own, last: null, gone: true };
+      const carried = await this.lastAnswerInLedger(jobId, own);
+      return job ? { ...carried, jobName: job.name } : carried;
     } catch (error) {
       // The ledger shows runs; a run does not fail for what it cannot read there.
       this.log.warn(`the last answer of job ${jobId} could not be read from the run ledger; the run goes on without it`, {

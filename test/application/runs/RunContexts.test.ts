@@ -4,6 +4,7 @@ import { FakeMemoryStore, FakeSkillLibrary } from '../../support/fakes/FakeConte
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
 import { FakeWorkingDirectories } from '../../support/fakes/FakeWorkingDirectories.js';
 import { InMemoryRunLedger } from '../../support/fakes/InMemoryRunLedger.js';
+import { InMemoryJobRepository } from '../../support/fakes/InMemoryJobRepository.js';
 
 const MEMORY = [{ name: 'MEMORY.md', content: 'The team is in Berlin.' }];
 
@@ -17,6 +18,7 @@ function contexts(skills: Record<string, string>) {
       log,
       new InMemoryRunLedger(),
       new FakeWorkingDirectories(),
+      new InMemoryJobRepository(),
     ),
   };
 }
