@@ -12,6 +12,7 @@ import { FileMemoryStore } from '../adapters/persistence/FileMemoryStore.js';
 import { FileRunLedger } from '../adapters/persistence/FileRunLedger.js';
 import { FileRunOutputStore } from '../adapters/persistence/FileRunOutputStore.js';
 import { FileSkillLibrary } from '../adapters/persistence/FileSkillLibrary.js';
+import { FileWorkingDirectories } from '../adapters/persistence/FileWorkingDirectories.js';
 import { FileSubscriptionRepository } from '../adapters/persistence/FileSubscriptionRepository.js';
 import { FileTickLock } from '../adapters/persistence/FileTickLock.js';
 import { FileUsedFireTokens } from '../adapters/persistence/FileUsedFireTokens.js';
@@ -67,6 +68,8 @@ export const STORES: readonly StoreWiring[] = [
   { port: 'WebhookRunRecords', token: TOKENS.WebhookRunRecords, file: FileWebhookRunRecords, database: kept(TOKENS.WebhookRunRecords) },
   { port: 'MemoryStore', token: TOKENS.MemoryStore, file: FileMemoryStore, database: null },
   { port: 'SkillLibrary', token: TOKENS.SkillLibrary, file: FileSkillLibrary, database: null },
+  // Folders on this machine whichever store keeps the jobs: a job's workdir is where its commands run.
+  { port: 'WorkingDirectories', token: TOKENS.WorkingDirectories, file: FileWorkingDirectories, database: null },
   { port: 'ChannelDirectoryStore', token: TOKENS.ChannelDirectoryStore, file: FileChannelDirectory, database: null },
 ];
 

@@ -7,6 +7,7 @@ import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
+import { isKnownToolset, unknownToolsetProblem } from './toolsets.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
 /** The states a job can be in, in the order they are shown (the dashboard's filter lists them so). */
@@ -78,6 +79,20 @@ export interface Job {
   catch_up: CatchUp | null;
   /** True when a run runs only the pre-run script and delivers its output, without the agent. */
   no_agent: boolean;
+  /**
+   * The toolsets its runs get instead of the `agent-cron` preset (`--toolset`); null (or absent
+   * in an older record) for the preset. The recursion guard removes `cronjob` whatever is named.
+   */
+  toolsets?: string[] | null;
+  /**
+   * The folder its terminal commands and pre-run script run in, bound writable into the sandbox,
+   * and whose AGENTS.md its runs read (`--workdir`): an absolute path; null for the workspace.
+   */
+  workdir?: string | null;
+  /** Ids of the jobs whose last `ok` answer each run is given as context (`--context-from`); empty for none. */
+  context_from?: string[];
+  /** True when each run is given this job's own last `ok` answer as context (`--continue`). */
+  continue?: boolean;
   claim: JobClaim | null;
 }
 
@@ -97,6 +112,43 @@ export interface NewJobInput {
   origin?: JobOrigin | null;
   catch_up?: CatchUp | null;
   no_agent?: boolean;
+  /** Toolsets instead of the preset (checked by jobToolsets); null, absent or empty for the preset. */
+  toolsets?: readonly string[] | null;
+  /** The working folder, absolute, already checked to exist; null or absent for the workspace. */
+  workdir?: string | null;
+  /** Ids of the jobs whose last answers are carried forward (resolved by the caller). */
+  context_from?: readonly string[];
+  continue?: boolean;
+}
+
+/**
+ * A job's toolsets as stored: the names given, trimmed and without repeats, or null (the
+ * `agent-cron` preset) for none or an empty list. A name this version does not know is refused
+ * in one sentence listing the known ones (isKnownToolset: own entries only, so `constructor` is none).
+ */
+export function jobToolsets(names: readonly string[] | null | undefined): string[] | null {
+  if (names === null || names === undefined) return null;
+  const chosen = [...new Set(names.map((name) => name.trim()).filter((name) => name !== ''))];
+  const unknown = chosen.find((name) => !isKnownToolset(name));
+  if (unknown !== undefined) {
+    throw new InvalidJobError(ERROR_CODES.JOB.UNKNOWN_TOOLSET, `The job ${unknownToolsetProblem(unknown)}.`);
+  }
+  return chosen.length > 0 ? chosen : null;
+}
+
+/**
+ * The jobs a job takes context from, as stored: ids without repeats, never the job itself (its
+ * own last answer is what `continue` carries).
+ */
+export function jobContextFrom(ids: readonly string[] | undefined, self: { id: string; name: string }): string[] {
+  const chosen = [...new Set(ids ?? [])];
+  if (chosen.includes(self.id)) {
+    throw new InvalidJobError(
+      ERROR_CODES.JOB.CONTEXT_FROM_ITSELF,
+      `Job '${self.name}' cannot take context from itself; its own last answer is carried forward with --continue (the job tool's "continue": true).`,
+    );
+  }
+  return chosen;
 }
 
 /**
@@ -212,6 +264,10 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     failure_streak: 0,
     catch_up: input.catch_up ?? null,
     no_agent: input.no_agent ?? false,
+    toolsets: jobToolsets(input.toolsets),
+    workdir: input.workdir ?? null,
+    context_from: jobContextFrom(input.context_from, { id: input.id, name: nameFor(input) }),
+    continue: input.continue ?? false,
     claim: null,
   });
 }
@@ -231,6 +287,13 @@ export interface JobChanges {
   /** null: follow `cron.catch_up` again. */
   catch_up?: CatchUp | null;
   no_agent?: boolean;
+  /** New toolsets; null or an empty list for the `agent-cron` preset again. */
+  toolsets?: readonly string[] | null;
+  /** A new working folder (absolute, checked), or null for the workspace again. */
+  workdir?: string | null;
+  /** New ids of the jobs to take context from; empty for none. */
+  context_from?: readonly string[];
+  continue?: boolean;
 }
 
 /**
@@ -251,6 +314,10 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.script !== undefined) edited.script = changes.script;
   if (changes.catch_up !== undefined) edited.catch_up = changes.catch_up;
   if (changes.no_agent !== undefined) edited.no_agent = changes.no_agent;
+  if (changes.toolsets !== undefined) edited.toolsets = jobToolsets(changes.toolsets);
+  if (changes.workdir !== undefined) edited.workdir = changes.workdir;
+  if (changes.context_from !== undefined) edited.context_from = jobContextFrom(changes.context_from, job);
+  if (changes.continue !== undefined) edited.continue = changes.continue;
   if (changes.repeat !== undefined) {
     edited.repeat = { ...job.repeat, times: validateRepeat(changes.repeat) };
   }

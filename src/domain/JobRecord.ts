@@ -138,6 +138,11 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       // Unknown to records written before them: absent follows cron.catch_up, and runs the agent.
       catch_up: (CATCH_UP_POLICIES as readonly unknown[]).includes(record.catch_up) ? (record.catch_up as CatchUp) : null,
       no_agent: record.no_agent === true,
+      // Unknown to records written before them: the preset, the workspace, nothing carried forward.
+      toolsets: strList(record.toolsets),
+      workdir: str(record.workdir),
+      context_from: strList(record.context_from) ?? [],
+      continue: record.continue === true,
       claim: claim(record.claim),
     },
   };

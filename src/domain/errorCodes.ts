@@ -26,6 +26,12 @@ export const ERROR_CODES = {
     INVALID_PAUSE_REASON: 'JOB.INVALID_PAUSE_REASON',
     /** A job that runs no agent (`no_agent`) has no pre-run script to run instead. */
     SCRIPT_REQUIRED: 'JOB.SCRIPT_REQUIRED',
+    /** A job names a toolset this version does not know. */
+    UNKNOWN_TOOLSET: 'JOB.UNKNOWN_TOOLSET',
+    /** A job's working folder does not exist, is not a folder, or would open the agent's home. */
+    INVALID_WORKDIR: 'JOB.INVALID_WORKDIR',
+    /** A job names itself among the jobs it takes context from (its own last answer is `--continue`). */
+    CONTEXT_FROM_ITSELF: 'JOB.CONTEXT_FROM_ITSELF',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

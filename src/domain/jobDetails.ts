@@ -98,3 +98,29 @@ export function upcomingRuns(
   }
   return runs;
 }
+
+/** A job's toolsets in words: its own list, or the preset; the job tool is never among what runs get. */
+export function describeToolsets(job: Pick<Job, 'toolsets'>): string {
+  const own = job.toolsets ?? null;
+  if (own === null || own.length === 0) return 'agent-cron (the preset)';
+  const guarded = own.includes('cronjob') ? ' (cronjob is never given to a cron run)' : '';
+  return `${own.join(', ')}${guarded}`;
+}
+
+/** A job's working folder in words. */
+export function describeWorkdir(job: Pick<Job, 'workdir'>): string {
+  return job.workdir ? `${job.workdir} (its AGENTS.md, when there, is given to the agent)` : 'the workspace';
+}
+
+/**
+ * What a job's runs are given of earlier answers: the jobs named (by name, where `names` knows
+ * the id), and its own last answer with `continue`; each cut to 8 KB.
+ */
+export function describeCarriedAnswers(job: Pick<Job, 'context_from' | 'continue'>, names: Readonly<Record<string, string>> = {}): string {
+  const from = (job.context_from ?? []).map((id) => (Object.hasOwn(names, id) ? `'${names[id]}' (${id})` : `${id} (no such job now)`));
+  const parts = [
+    ...(from.length > 0 ? [`the last ok answer of ${from.join(', ')}`] : []),
+    ...(job.continue ? ['its own last ok answer'] : []),
+  ];
+  return parts.length === 0 ? 'none (a fresh session)' : `${parts.join('; ')}, each cut to 8 KB`;
+}

@@ -1,3 +1,4 @@
+import { FakeWorkingDirectories } from '../support/fakes/FakeWorkingDirectories.js';
 import { CheckJobs } from '../../src/application/cron/CheckJobs.js';
 import { JobPreflight } from '../../src/application/cron/JobPreflight.js';
 import type { Job } from '../../src/domain/Job.js';
@@ -23,7 +24,14 @@ function checkJobs(jobs: Job[]) {
   const agent = new FakeAgentRunner();
   const channel = new RecordingDeliveryChannel(['telegram']);
   channel.homes.set('telegram', '12345');
-  const preflight = new JobPreflight(agent, channel, new FakeScriptExecutor({ 'report.sh': {} }), settings, new FakeBotChatDelivery());
+  const preflight = new JobPreflight(
+    agent,
+    channel,
+    new FakeScriptExecutor({ 'report.sh': {} }),
+    settings,
+    new FakeBotChatDelivery(),
+    new FakeWorkingDirectories(),
+  );
   return new CheckJobs(new InMemoryJobRepository(jobs), preflight, new FakeSkillLibrary({ triage: '# Triage' })).execute();
 }
 

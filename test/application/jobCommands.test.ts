@@ -348,7 +348,7 @@ describe('a stored record that cannot be read', () => {
   it('is named with what is wrong with it when a command names it', async () => {
     const h = cronHarness();
     const repository = new InMemoryJobRepository([], [damaged]);
-    const edit = new EditJob(repository, h.clock, h.scripts, h.settings);
+    const edit = new EditJob(repository, h.clock, h.scripts, h.settings, h.workdirs);
 
     await expect(edit.execute({ job: 'bad000000001', prompt: 'y' })).rejects.toThrow(
       /record of job bad000000001 cannot be read \(its next_run_at "soon" is not a date and time\)/,

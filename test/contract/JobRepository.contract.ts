@@ -69,6 +69,22 @@ export function describeJobRepositoryContract(name: string, makeSubject: () => P
       expect((await repo.load()).jobs).toEqual([{ ...job, no_agent: false, catch_up: null }]);
     });
 
+    it("keeps a job's own toolsets, working folder and carried answers, through a change", async () => {
+      const job: Job = {
+        ...anHourlyJob(jobIdFor(1)),
+        toolsets: ['web', 'clarify'],
+        workdir: '/srv/site',
+        context_from: [jobIdFor(2)],
+        continue: true,
+      };
+      await repo.create(job, true);
+      expect(await repo.findById(job.id)).toEqual(job);
+
+      const cleared = { toolsets: null, workdir: null, context_from: [], continue: false };
+      await repo.update(job.id, (current) => ({ job: { ...current, ...cleared }, result: null }));
+      expect((await repo.load()).jobs).toEqual([{ ...job, ...cleared }]);
+    });
+
     it('lists jobs in the order they were created', async () => {
       for (const n of [3, 1, 2]) await repo.create(anHourlyJob(jobIdFor(n)), true);
       expect((await repo.load()).jobs.map((job) => job.id)).toEqual([jobIdFor(3), jobIdFor(1), jobIdFor(2)]);

@@ -25,6 +25,7 @@ import { InMemoryBotChatOwner } from './fakes/InMemoryBotChatOwner.js';
 import { FakeMemoryStore, FakeSkillLibrary } from './fakes/FakeContextFiles.js';
 import { FakeProcessIdentity } from './fakes/FakeProcessIdentity.js';
 import { FakeScriptExecutor } from './fakes/FakeScriptExecutor.js';
+import { FakeWorkingDirectories } from './fakes/FakeWorkingDirectories.js';
 import { FakeTickLock } from './fakes/FakeTickLock.js';
 import { InMemoryJobRepository } from './fakes/InMemoryJobRepository.js';
 import { InMemoryRunOutputStore } from './fakes/InMemoryRunOutputStore.js';
@@ -66,7 +67,8 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     ...options.settings,
   };
   const ledger = new InMemoryRunLedger(undefined, () => clock.now());
-  const runPorts = { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock };
+  const workdirs = new FakeWorkingDirectories();
+  const runPorts = { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock, workdirs };
   const { execution, pendings } = cronRunPipeline(runPorts);
   const timer = new ManualTimer();
   const metrics = new RecordingMetrics();
@@ -106,8 +108,9 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     settings,
     botChat,
     botChatOwner,
-    createJob: new CreateJob(repository, clock, ids, scripts, settings),
-    editJob: new EditJob(repository, clock, scripts, settings),
+    workdirs,
+    createJob: new CreateJob(repository, clock, ids, scripts, settings, workdirs),
+    editJob: new EditJob(repository, clock, scripts, settings, workdirs),
     jobWarnings: new JobWarnings(channel, skills),
     pauseJob: new PauseJob(repository, clock),
     resumeJob: new ResumeJob(repository, clock, settings),
@@ -120,6 +123,6 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runDueJobs,
     startFiring,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, new DispatchedRuns(execution, clock, settings, log, metrics), timer, settings, log),
-    askAgent: new AskAgent(agent, new RunContexts(memory, skills, log), settings),
+    askAgent: new AskAgent(agent, new RunContexts(memory, skills, log, ledger, workdirs, repository), settings),
   };
 }

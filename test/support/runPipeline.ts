@@ -45,6 +45,10 @@ import { WebhookEventExecution } from '../../src/application/webhook/WebhookEven
 import { WebhookRunPreparation } from '../../src/application/webhook/WebhookRunPreparation.js';
 import { WebhookRunRecorder } from '../../src/application/webhook/WebhookRunRecorder.js';
 import { FakeBotChatDelivery } from './fakes/FakeBotChatDelivery.js';
+import { FakeWorkingDirectories } from './fakes/FakeWorkingDirectories.js';
+import { InMemoryRunLedger } from './fakes/InMemoryRunLedger.js';
+import { InMemoryJobRepository } from './fakes/InMemoryJobRepository.js';
+import type { WorkingDirectories } from '../../src/application/ports/WorkingDirectories.js';
 import { RecordingRepoCommenter } from './fakes/RecordingRepoCommenter.js';
 
 /** What a cron run takes. */
@@ -63,6 +67,8 @@ export interface CronRunPorts {
   clock: Clock;
   /** Without it, a run is in the ledger as running from its start. */
   timer?: Timer | null;
+  /** Job working folders; default: none exists. */
+  workdirs?: WorkingDirectories;
 }
 
 /** The cron run path and its collaborators. */
@@ -70,8 +76,9 @@ export function cronRunPipeline(ports: CronRunPorts) {
   const { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock } = ports;
   const recorder = new RunRecorder(ledger, log, clock, ports.timer ?? null);
   const delivery = new AnswerDelivery(channel, botChat, null, log);
-  const contexts = new RunContexts(memory, skills, log);
-  const checks = new JobPreflight(agent, channel, scripts, settings, botChat);
+  const workdirs = ports.workdirs ?? new FakeWorkingDirectories();
+  const contexts = new RunContexts(memory, skills, log, ledger, workdirs, repository);
+  const checks = new JobPreflight(agent, channel, scripts, settings, botChat, workdirs);
   const answers = new JobAnswers(delivery, new JobRunReports(outputs, settings, log), settings, log);
   const marks = new JobRunMarks(repository, settings, answers, clock);
   const steps = new JobRunSteps(agent, contexts, scripts, settings, log, answers);
@@ -112,7 +119,13 @@ export function webhookRunPipeline(ports: WebhookRunPorts) {
   const meter = new RunMeter(clock, ports.metrics);
   const execution = new WebhookEventExecution(
     new WebhookRunPreparation(routes, agent, channel, settings),
-    new WebhookAgentStep(agent, new RunContexts(memory, skills, log), settings, recorder, log),
+    new WebhookAgentStep(
+      agent,
+      new RunContexts(memory, skills, log, ledger, new FakeWorkingDirectories(), new InMemoryJobRepository()),
+      settings,
+      recorder,
+      log,
+    ),
     new WebhookAnswerStep(recorder, delivery, meter, log),
     recorder,
     meter,
@@ -164,7 +177,18 @@ export interface ChatPorts {
 /** Chats reaching the agent, on the run pipeline. */
 export function converseInChats(ports: ChatPorts): ConverseInChats {
   const { agent, memory, cronSettings, store, channel, settings, clock, timer, log } = ports;
-  const ask = new AskAgent(agent, new RunContexts(memory, { find: async () => null }, log), cronSettings);
+  const ask = new AskAgent(
+    agent,
+    new RunContexts(
+      memory,
+      { find: async () => null },
+      log,
+      new InMemoryRunLedger(),
+      new FakeWorkingDirectories(),
+      new InMemoryJobRepository(),
+    ),
+    cronSettings,
+  );
   const turns = new ChatTurns(ask, store, new AnswerDelivery(channel, null, null, log), settings, timer, log);
   return new ConverseInChats(turns, store, settings, clock, timer, log);
 }

@@ -73,8 +73,9 @@ export class CommandAgentRunner {
       stderr,
       idleTimeoutMs: request.idleTimeoutMs,
       signal: request.signal,
-      // In the sandbox it starts in its workspace, the one place it may write.
-      sandbox: this.options.sandbox && { ...this.options.sandbox, startIn: this.options.sandbox.workspace },
+      // It starts in the job's working folder when the run has one, else (in the sandbox) its workspace: the one place it may write.
+      ...(request.workingDirectory ? { cwd: request.workingDirectory } : {}),
+      sandbox: this.options.sandbox && this.sandboxFor(request.workingDirectory ?? null),
     });
     switch (end.kind) {
       case 'not_started':
@@ -88,6 +89,12 @@ export class CommandAgentRunner {
         if (stdout.truncated) throw this.tooLargeError();
         return { text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}` };
     }
+  }
+
+  private sandboxFor(workingDirectory: string | null): NonNullable<CommandAgentOptions['sandbox']> & { startIn: string } {
+    const sandbox = this.options.sandbox!;
+    const workspace = workingDirectory ?? sandbox.workspace;
+    return { ...sandbox, workspace, startIn: workspace };
   }
 
   private environmentFor(request: AgentRunRequest): NodeJS.ProcessEnv {
@@ -142,7 +149,8 @@ export class CommandAgentRunner {
 
 /**
  * The context as the program reads it on stdin: memory documents, then each skill in list
- * order, then the task. Each section is a level-1 heading line, a blank line and
+ * order, then each further document (a job folder's AGENTS.md, answers carried forward, under
+ * their own names), then the task. Each section is a level-1 heading line, a blank line and
  * the content without trailing whitespace; sections are separated by one blank line:
  *
  * ```text
@@ -167,6 +175,7 @@ export function formatContextForStdin(context: RunContext): string {
   const sections = [
     ...context.system.map((document) => section(`Memory: ${document.name}`, document.content)),
     ...context.skills.map((skill) => section(`Skill: ${skill.name}`, skill.content)),
+    ...(context.documents ?? []).map((document) => section(document.name, document.content)),
     section('Task', context.task),
   ];
   return `${sections.join('\n\n')}\n`;

@@ -23,6 +23,12 @@ interface JobFlags {
   catchUp?: CatchUp;
   /** false for `--no-agent`: the job runs only its script. */
   agent?: boolean;
+  toolset?: string[];
+  clearToolsets?: boolean;
+  /** null for `--no-workdir`: the workspace. */
+  workdir?: string | null;
+  contextFrom?: string[];
+  continue?: boolean;
 }
 
 /** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
@@ -82,6 +88,25 @@ export const JOB_FLAG_OPTIONS = {
     type: 'boolean',
     describe: 'Run the agent (the default); --no-agent runs only the --script and delivers its output',
   },
+  toolset: {
+    type: 'string',
+    alias: 'toolsets',
+    coerce: repeatableText('--toolset'),
+    describe: 'Toolset its runs get instead of the agent-cron preset (repeatable: terminal, web, clarify, …; cronjob is never given)',
+  },
+  'clear-toolsets': { type: 'boolean', describe: 'Give its runs the agent-cron preset (the default)' },
+  workdir: {
+    type: 'string',
+    coerce: text('--workdir', { value: null, means: 'the workspace' }),
+    describe:
+      'Folder its terminal commands and pre-run script run in, writable in the sandbox; its AGENTS.md is given to the agent (absolute, or relative to $AGENT_HOME/workspace; must exist; --no-workdir = the workspace)',
+  },
+  'context-from': {
+    type: 'string',
+    coerce: repeatableText('--context-from', { value: [] as string[], means: 'no other job' }),
+    describe: 'Job (id or name) whose last ok answer each run is given, cut to 8 KB (repeatable; --no-context-from for none)',
+  },
+  continue: { type: 'boolean', describe: "Give each run this job's own last ok answer, cut to 8 KB (--no-continue: a fresh session only)" },
 } as const;
 
 /** The job `agent cron create` makes from its arguments and flags, or from the answers asked on a terminal; null: the questions were interrupted. */
@@ -101,6 +126,7 @@ export async function createInput(
     timezone: argv.tz ?? null,
     catch_up: argv.catchUp ?? null,
     no_agent: argv.agent === false,
+    ...perJobFlags(argv),
   };
   if (flags.no_agent && flags.script === null) {
     throw new CliUsageError(
@@ -125,6 +151,18 @@ export async function createInput(
   return { ...flags, ...answers, name: answers.name ?? flags.name, deliver: answers.deliver ?? flags.deliver };
 }
 
+/** The per-job toolsets, working folder and answers carried forward, as the flags give them (create and edit alike). */
+function perJobFlags(argv: JobFlags): Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> {
+  if (argv.clearToolsets && argv.toolset?.length) throw new CliUsageError('Give either --toolset or --clear-toolsets, not both.');
+  const flags: Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> = {};
+  if (argv.toolset !== undefined) flags.toolsets = argv.toolset;
+  if (argv.clearToolsets) flags.toolsets = null;
+  if (argv.workdir !== undefined) flags.workdir = argv.workdir;
+  if (argv.contextFrom !== undefined) flags.context_from = argv.contextFrom;
+  if (argv.continue !== undefined) flags.continue = argv.continue;
+  return flags;
+}
+
 /** The changes `agent cron edit` makes, from its flags; flags that contradict each other, or none at all, are a usage error. */
 export function editInput(
   argv: JobFlags & { job: string; schedule?: string; prompt?: string; clearSkills?: boolean; clearScript?: boolean },
@@ -146,9 +184,10 @@ export function editInput(
   if (argv.tz !== undefined) input.timezone = argv.tz;
   if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
   if (argv.agent !== undefined) input.no_agent = !argv.agent;
+  Object.assign(input, perJobFlags(argv));
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up or --agent/--no-agent (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from or --continue/--no-continue (see "agent cron edit --help").',
     );
   }
   return input;

@@ -3,7 +3,14 @@ import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
 import type { CatchUp, Job } from '../../domain/Job.js';
 import { catchUpOf } from '../../domain/jobCatchUp.js';
 import { isRecurring } from '../../domain/Schedule.js';
-import { describeRepeat, describeOrigin, describeTargets } from '../../domain/jobDetails.js';
+import {
+  describeCarriedAnswers,
+  describeRepeat,
+  describeOrigin,
+  describeTargets,
+  describeToolsets,
+  describeWorkdir,
+} from '../../domain/jobDetails.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
@@ -85,7 +92,7 @@ function truncate(text: string, width: number): string {
 }
 
 /** `agent cron show`: every field in words, the coming runs and the last runs. */
-export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once' }: ShowJobOutput): string {
+export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once', jobNames = {} }: ShowJobOutput): string {
   const lines = [
     `Job ${job.id} '${job.name}'`,
     ...fieldLines([
@@ -103,6 +110,9 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
       ['Script', job.script ?? 'none'],
       ['Agent', agentInWords(job)],
+      ['Toolsets', describeToolsets(job)],
+      ['Working folder', describeWorkdir(job)],
+      ['Context from', describeCarriedAnswers(job, jobNames)],
       ['Model', modelInWords(job)],
       ['Repeat', describeRepeat(job.repeat)],
       // One-shots have the missed rule instead (cron.one_shot_grace_seconds).

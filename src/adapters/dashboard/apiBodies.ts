@@ -10,7 +10,7 @@ import { scheduleHint } from '../../domain/Schedule.js';
  * the dashboard sets none (as its form does); `agent cron edit --script` does.
  */
 const TEXT_FIELDS = ['schedule', 'prompt', 'name', 'deliver', 'timezone', 'model', 'provider'] as const;
-const FIELDS: readonly string[] = [...TEXT_FIELDS, 'skills', 'repeat', 'catch_up'];
+const FIELDS: readonly string[] = [...TEXT_FIELDS, 'skills', 'repeat', 'catch_up', 'toolsets', 'workdir', 'context_from', 'continue'];
 
 type Body = Record<string, unknown>;
 
@@ -59,6 +59,32 @@ function catchUp(body: Body): 'once' | 'skip' | null | undefined {
   return value;
 }
 
+/** A list of names (or one comma-separated string); null stands for none when `nullable`. */
+function nameList(body: Body, key: string, nullable: boolean): string[] | null | undefined {
+  const value = body[key];
+  if (value === undefined || (value === null && nullable)) return value as null | undefined;
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list) || list.some((name) => typeof name !== 'string'))
+    refuse(`"${key}" must be a list of names (or one comma-separated string)${nullable ? ', or null' : ''}.`);
+  return (list as string[]).map((name) => name.trim()).filter((name) => name !== '');
+}
+
+/** The per-job toolsets, working folder and answers carried forward, for create and edit alike. */
+function perJobFields(body: Body): Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> {
+  const given: Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> = {};
+  const toolsets = nameList(body, 'toolsets', true);
+  if (toolsets !== undefined) given.toolsets = toolsets;
+  const workdir = text(body, 'workdir', true);
+  if (workdir !== undefined) given.workdir = workdir === null || workdir.trim() === '' ? null : workdir;
+  const contextFrom = nameList(body, 'context_from', false);
+  if (contextFrom !== undefined && contextFrom !== null) given.context_from = contextFrom;
+  if (body.continue !== undefined) {
+    if (typeof body.continue !== 'boolean') refuse('"continue" must be true or false.');
+    given.continue = body.continue;
+  }
+  return given;
+}
+
 /** `POST /api/jobs`: `schedule` and `prompt` are required, as `agent cron create` asks for both. */
 export function createJobBody(raw: unknown): CreateJobInput {
   const body = objectBody(raw);
@@ -75,7 +101,7 @@ export function createJobBody(raw: unknown): CreateJobInput {
   if (given.skills !== undefined) input.skills = given.skills;
   if (given.repeat !== undefined) input.repeat = given.repeat;
   if (given.catch_up !== undefined) input.catch_up = given.catch_up;
-  return input;
+  return { ...input, ...perJobFields(body) };
 }
 
 /** `PATCH /api/jobs/<id>`: only the fields given change, as with `agent cron edit`. */
@@ -94,6 +120,7 @@ export function editJobBody(job: string, raw: unknown): EditJobInput {
   if (given.skills !== undefined) changes.skills = given.skills;
   if (given.repeat !== undefined) changes.repeat = given.repeat;
   if (given.catch_up !== undefined) changes.catch_up = given.catch_up;
+  Object.assign(changes, perJobFields(body));
   if (Object.keys(changes).length === 1) refuse(`Nothing to change: give one or more of ${FIELDS.join(', ')}.`);
   return changes;
 }

@@ -4,6 +4,7 @@
  */
 import type { Express, Request, Response } from 'express';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
+import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
 import { AppError, errorText } from '../../domain/errors.js';
 import { JOB_STATES } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
@@ -87,7 +88,18 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     }),
   );
 
-  const emptyForm: JobFormValues = { schedule: '', prompt: '', name: '', deliver: '', skills: '', timezone: '' };
+  const emptyForm: JobFormValues = {
+    schedule: '',
+    prompt: '',
+    name: '',
+    deliver: '',
+    skills: '',
+    timezone: '',
+    toolsets: '',
+    workdir: '',
+    context_from: '',
+    continue: false,
+  };
   app.get('/jobs/new', (_request, response) =>
     page(response, jobFormPage(context(response), { title: 'New job', action: '/jobs', values: emptyForm, submit: 'Create job' })),
   );
@@ -103,6 +115,10 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
           deliver: values.deliver.trim() || null,
           skills: skillList(values.skills),
           timezone: values.timezone.trim() || null,
+          toolsets: skillList(values.toolsets),
+          workdir: values.workdir.trim() || null,
+          context_from: skillList(values.context_from),
+          continue: values.continue,
         });
         response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent(`Created job ${job.name}.`)}`);
       } catch (error) {
@@ -125,7 +141,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     const { job } = await deps.jobs.show(ref);
     const runs = await deps.runs.list({ kind: 'cron', subject: job.id, limit: RUNS_SHOWN });
     const shown = await deps.jobs.show(job.id);
-    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone };
+    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone, jobNames: shown.jobNames };
   };
   app.get(
     '/jobs/:job',
@@ -143,14 +159,16 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
   app.get(
     '/jobs/:job/edit',
     handle(async (request, response) => {
-      const { job } = await deps.jobs.show(param(request, 'job'));
-      const values = {
+      const shown = await deps.jobs.show(param(request, 'job'));
+      const { job } = shown;
+      const values: JobFormValues = {
         schedule: job.schedule.display,
         prompt: job.prompt,
         name: job.name,
         deliver: job.deliver,
         skills: job.skills.join(', '),
         timezone: job.timezone ?? '',
+        ...perJobFormValues(shown),
       };
       page(
         response,
@@ -170,7 +188,8 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
       const id = param(request, 'job');
       try {
         // Only what was changed: an unchanged one-shot time that has passed meanwhile is not refused.
-        const { job: current } = await deps.jobs.show(id);
+        const shown = await deps.jobs.show(id);
+        const { job: current } = shown;
         const changes: EditJobInput = { job: current.id };
         if (values.schedule.trim() !== current.schedule.display) changes.schedule = values.schedule;
         if (values.prompt !== current.prompt) changes.prompt = values.prompt;
@@ -179,6 +198,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
         const skills = skillList(values.skills);
         if (skills.join(',') !== current.skills.join(',')) changes.skills = skills;
         if (values.timezone.trim() !== (current.timezone ?? '')) changes.timezone = values.timezone.trim() || null;
+        Object.assign(changes, perJobChanges(values, perJobFormValues(shown)));
         const job = await deps.jobs.edit(changes);
         response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent('Saved.')}`);
       } catch (error) {
@@ -296,7 +316,36 @@ function formValues(request: Request): JobFormValues {
     deliver: field('deliver'),
     skills: field('skills'),
     timezone: field('timezone'),
+    toolsets: field('toolsets'),
+    workdir: field('workdir'),
+    context_from: field('context_from'),
+    // A checkbox sends its value only when ticked.
+    continue: field('continue') !== '',
   };
+}
+
+/** The form's values of a job's toolsets, working folder and answers carried forward (jobs by name where they still exist). */
+function perJobFormValues({
+  job,
+  jobNames = {},
+}: ShowJobOutput): Pick<JobFormValues, 'toolsets' | 'workdir' | 'context_from' | 'continue'> {
+  return {
+    toolsets: (job.toolsets ?? []).join(', '),
+    workdir: job.workdir ?? '',
+    context_from: (job.context_from ?? []).map((id) => (Object.hasOwn(jobNames, id) ? jobNames[id]! : id)).join(', '),
+    continue: job.continue ?? false,
+  };
+}
+
+/** What the Edit form changed of them: only the fields whose value differs from the one shown. */
+function perJobChanges(values: JobFormValues, shown: ReturnType<typeof perJobFormValues>): Partial<EditJobInput> {
+  const changes: Partial<EditJobInput> = {};
+  if (skillList(values.toolsets).join(',') !== skillList(shown.toolsets).join(',')) changes.toolsets = skillList(values.toolsets);
+  if (values.workdir.trim() !== shown.workdir) changes.workdir = values.workdir.trim() || null;
+  if (skillList(values.context_from).join(',') !== skillList(shown.context_from).join(','))
+    changes.context_from = skillList(values.context_from);
+  if (values.continue !== shown.continue) changes.continue = values.continue;
+  return changes;
 }
 
 function skillList(text: string): string[] {

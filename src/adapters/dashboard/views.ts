@@ -1,13 +1,14 @@
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { JOB_STATES, type Job } from '../../domain/Job.js';
-import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
+import { describeCarriedAnswers, describeRepeat, describeTargets, describeToolsets, describeWorkdir } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { wallClockAt } from '../../domain/zonedTime.js';
 import { html, type Html } from './html.js';
+import { perJobFormFields, type PerJobFormValues } from './perJobFields.js';
 
 /** What every page of a signed-in user carries. */
 export interface PageContext {
@@ -201,7 +202,7 @@ ${table(
   );
 }
 
-type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string };
+type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string; jobNames?: Readonly<Record<string, string>> };
 
 /**
  * A job's page, its times in its own zone when it has one (`timeZone`), else in the configured
@@ -256,6 +257,9 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
     ['Skills', job.skills.length > 0 ? job.skills.join(', ') : 'none'],
     ['Script', job.script ?? 'none'],
     ['Agent', job.no_agent ? "not run: the script's output is delivered" : 'runs'],
+    ['Toolsets', describeToolsets(job)],
+    ['Working folder', describeWorkdir(job)],
+    ['Context from', describeCarriedAnswers(job, view.jobNames)],
     ...(isRecurring(job.schedule) ? ([['Catch-up', job.catch_up ?? 'as cron.catch_up']] as Array<[string, string]>) : []),
     [
       'Model',
@@ -286,7 +290,7 @@ export function jobRuns(runs: readonly RunRecord[], timeZone: string): Html {
 }
 
 /** The values of the New job and Edit forms. */
-export interface JobFormValues {
+export interface JobFormValues extends PerJobFormValues {
   schedule: string;
   prompt: string;
   name: string;
@@ -312,6 +316,7 @@ ${csrfField(context)}
 <label>Deliver<input name="deliver" type="text" value="${values.deliver}" placeholder="local, origin, telegram:-100123"></label>
 <label>Skills<input name="skills" type="text" value="${values.skills}" placeholder="comma-separated"></label>
 <label>Time zone<input name="timezone" type="text" value="${values.timezone}" placeholder="${context.timeZone} (the configured zone) or America/New_York, …"></label>
+${perJobFormFields(values)}
 <button type="submit">${view.submit}</button>
 </form>`,
   );

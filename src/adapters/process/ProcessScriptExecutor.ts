@@ -43,7 +43,7 @@ type Launch = { program: string; args: string[] } | { problem: string };
  * path that leaves the directory, lexically or through a symbolic link, is refused.
  *
  * Each script runs in the sandbox (docs/processes.md), in its own session and process group with the scripts directory as working
- * directory (read-only there) and without the service's credentials in its environment; on timeout its whole process tree is
+ * directory (read-only there), or its job's working folder (writable) when it has one, and without the service's credentials in its environment; on timeout its whole process tree is
  * killed (docs/processes.md).
  */
 @injectable()
@@ -134,14 +134,19 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     const end = await this.children.run({
       program: launch.program,
       args: launch.args,
-      cwd: script.scriptsDir,
+      cwd: options.workingDirectory ?? script.scriptsDir,
       env: { ...this.environments.forUntrusted(), ...options.environment },
       stdout,
       stderr,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
-      // The scripts directory stays readable, and its working directory; the workspace is writable.
-      sandbox: { by: this.sandbox, workspace: join(this.paths.home, 'workspace'), readable: [script.scriptsDir] },
+      // The scripts directory stays readable, and its working directory; the workspace (or the
+      // job's working folder, where it then runs) is writable.
+      sandbox: {
+        by: this.sandbox,
+        workspace: options.workingDirectory ?? join(this.paths.home, 'workspace'),
+        readable: [script.scriptsDir],
+      },
     });
     const result = (ending: Partial<ScriptResult>, note: string | null = null): ScriptResult => ({
       exitCode: null,

@@ -12,6 +12,7 @@ import { AppError, errorText } from '../../domain/errors.js';
 import { CATCH_UP_POLICIES, type CatchUp, type Job } from '../../domain/Job.js';
 import { SCHEDULE_FORMS, scheduleHint, spellingsOf } from '../../domain/Schedule.js';
 import { ToolArguments } from './ToolArguments.js';
+import { PER_JOB_ARGUMENTS, PER_JOB_PROPERTIES, perJobInput, perJobView } from './cronJobPerJob.js';
 
 /** The job tool's name. */
 export const CRON_JOB_TOOL_NAME = 'cronjob';
@@ -35,6 +36,7 @@ const ARGUMENTS = [
   'timezone',
   'catch_up',
   'no_agent',
+  ...PER_JOB_ARGUMENTS,
   'run',
 ] as const;
 
@@ -184,6 +186,7 @@ function createInput(input: ToolArguments): CreateJobInput {
     timezone: clearable(input.nullableString('timezone')) ?? null,
     catch_up: catchUp(input) ?? null,
     no_agent: noAgent,
+    ...perJobInput(input),
   };
 }
 
@@ -213,7 +216,7 @@ function editInput(input: ToolArguments): EditJobInput {
   if (policy !== undefined) changes.catch_up = policy;
   const noAgent = input.boolean('no_agent');
   if (noAgent !== undefined) changes.no_agent = noAgent;
-  return changes;
+  return { ...changes, ...perJobInput(input) };
 }
 
 /** A job as the model sees it after create, update, pause, resume, run, redeliver or remove. */
@@ -235,6 +238,7 @@ function jobView(job: Job): Outcome {
     paused_reason: job.paused_reason,
     catch_up: job.catch_up,
     no_agent: job.no_agent,
+    ...perJobView(job),
     next_run_at: job.next_run_at,
     last_run_at: job.last_run_at,
     last_status: job.last_status,
@@ -364,6 +368,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
           description:
             'true: each run runs only the pre-run script (required) and delivers its output as the answer, without the agent (empty output or [SILENT] delivers nothing); the prompt may then be left out. On update false runs the agent again.',
         },
+        ...PER_JOB_PROPERTIES,
         run: {
           type: 'string',
           description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer.",

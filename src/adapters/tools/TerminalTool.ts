@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -30,7 +30,8 @@ export interface TerminalResult {
 }
 
 /**
- * `terminal`: runs one shell command (`/bin/sh -c`) in the agent's workspace and returns its
+ * `terminal`: runs one shell command (`/bin/sh -c`) in the agent's workspace (or the job's
+ * working folder, which the call's context names) and returns its
  * exit code and output. The command runs in the sandbox (docs/processes.md), without the service's credentials in its environment and as
  * the leader of its own process group, so that on timeout or when the run is cancelled
  * everything it started is killed with it.
@@ -89,13 +90,20 @@ export class TerminalTool implements Tool {
   private async run(command: string, timeoutSeconds: number, context: ToolCallContext): Promise<TerminalResult> {
     const { signal } = context;
     if (signal.aborted) return notRun('The run was cancelled before the command started.');
+    // A job's own working folder is the operator's: it must be there, it is never made up.
+    if (context.workingDirectory) {
+      if (!(await isFolder(context.workingDirectory))) {
+        return notRun(`The working folder ${displayPath(context.workingDirectory)} of this job does not exist (any more).`);
+      }
+      return this.execute(command, timeoutSeconds, signal, context.environment, context.workingDirectory);
+    }
     try {
       await mkdir(this.workingDirectory, { recursive: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       return notRun(`The working directory ${displayPath(this.workingDirectory)} could not be created (${code}).`);
     }
-    return this.execute(command, timeoutSeconds, signal, context.environment);
+    return this.execute(command, timeoutSeconds, signal, context.environment, this.workingDirectory);
   }
 
   private async execute(
@@ -103,19 +111,20 @@ export class TerminalTool implements Tool {
     timeoutSeconds: number,
     signal: AbortSignal,
     environment: ToolCallContext['environment'],
+    workingDirectory: string,
   ): Promise<TerminalResult> {
     const stdout = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
     const stderr = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
     const end = await this.children.run({
       program: '/bin/sh',
       args: ['-c', command],
-      cwd: this.workingDirectory,
+      cwd: workingDirectory,
       env: { ...this.environments.forUntrusted(), ...environment },
       stdout,
       stderr,
       timeoutMs: timeoutSeconds * 1000,
       signal,
-      sandbox: { by: this.sandbox, workspace: this.workingDirectory },
+      sandbox: { by: this.sandbox, workspace: workingDirectory },
     });
     const result = (exitCode: number | null, note: string | null): TerminalResult => ({
       exit_code: exitCode,
@@ -139,6 +148,14 @@ export class TerminalTool implements Tool {
       case 'exited':
         return result(end.code, end.signal ? `The command was killed by signal ${end.signal}.` : null);
     }
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -259,6 +259,7 @@ class Session {
           unattended: this.request.unattended,
           privateNetworks: this.request.privateNetworks ?? true,
           environment: this.request.environment,
+          workingDirectory: this.request.workingDirectory ?? null,
           origin: this.request.origin ?? null,
           askAboutImage: (image: TranscriptImage, question: string) => {
             const target = this.input.chain[Math.min(this.targetIndex, this.input.chain.length - 1)]!;

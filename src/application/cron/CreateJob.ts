@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
 import { createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
+import { findJob } from '../../domain/jobLookup.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -8,6 +9,7 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 
 export interface CreateJobInput {
   schedule: string;
@@ -26,6 +28,14 @@ export interface CreateJobInput {
   catch_up?: CatchUp | null;
   /** Run only the pre-run script and deliver its output, without the agent (needs a script). */
   no_agent?: boolean;
+  /** Toolsets instead of the `agent-cron` preset; null, absent or empty for the preset. */
+  toolsets?: readonly string[] | null;
+  /** The working folder: absolute, or relative to the workspace; it must exist. Null or absent for the workspace. */
+  workdir?: string | null;
+  /** Jobs (by id or name) whose last `ok` answer each run is given as context. */
+  context_from?: readonly string[];
+  /** Give each run this job's own last `ok` answer as context. */
+  continue?: boolean;
 }
 
 /**
@@ -41,6 +51,7 @@ export class CreateJob {
     @inject(TOKENS.IdGenerator) private readonly ids: IdGenerator,
     @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
   ) {}
 
   async execute(input: CreateJobInput): Promise<Job> {
@@ -49,12 +60,21 @@ export class CreateJob {
     const schedule = parseSchedule(input.schedule, now, timezone ?? this.settings.timeZone, this.settings.oneShotGraceMs);
     if (input.deliver) parseDeliveryTargets(input.deliver);
     const script = input.script ? await this.scripts.check(input.script) : null;
+    const workdir = input.workdir ? await this.workdirs.check(input.workdir) : null;
+    const contextFrom = await jobIdsOf(this.repository, input.context_from);
     const job = createJob(
-      { ...input, id: this.ids.jobId(), schedule, timezone, script, skills: input.skills ?? [] },
+      { ...input, id: this.ids.jobId(), schedule, timezone, script, skills: input.skills ?? [], workdir, context_from: contextFrom },
       now,
       this.settings.timeZone,
     );
     const nameWasChosen = Boolean(input.name?.trim());
     return this.repository.create(job, nameWasChosen);
   }
+}
+
+/** The ids of the jobs `references` name (by id or name, as every job reference), in order; one naming none is refused. */
+export async function jobIdsOf(repository: JobRepository, references: readonly string[] | undefined): Promise<string[]> {
+  if (!references || references.length === 0) return [];
+  const { jobs, unreadable } = await repository.load();
+  return references.map((reference) => findJob(jobs, reference, unreadable).id);
 }

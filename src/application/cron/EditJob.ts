@@ -7,6 +7,8 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
+import { jobIdsOf } from './CreateJob.js';
 
 export interface EditJobInput {
   job: string;
@@ -27,6 +29,14 @@ export interface EditJobInput {
   catch_up?: CatchUp | null;
   /** true: run only the script, without the agent; false: run the agent again. */
   no_agent?: boolean;
+  /** New toolsets; null or an empty list for the `agent-cron` preset again. */
+  toolsets?: readonly string[] | null;
+  /** A new working folder (absolute, or relative to the workspace; it must exist), or null for the workspace again. */
+  workdir?: string | null;
+  /** Replaces the jobs (by id or name) whose last answers are carried forward; `[]` for none. */
+  context_from?: readonly string[];
+  /** Whether each run is given this job's own last `ok` answer. */
+  continue?: boolean;
 }
 
 /**
@@ -42,12 +52,15 @@ export class EditJob {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
   ) {}
 
   async execute(input: EditJobInput): Promise<Job> {
     const now = this.clock.now();
-    const { job: reference, schedule, script, timezone, ...rest } = input;
+    const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, ...rest } = input;
     const changes: JobChanges = { ...rest };
+    if (workdir !== undefined) changes.workdir = workdir === null ? null : await this.workdirs.check(workdir);
+    if (contextFrom !== undefined) changes.context_from = await jobIdsOf(this.repository, contextFrom);
     if (timezone !== undefined) changes.timezone = validateJobTimeZone(timezone);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);

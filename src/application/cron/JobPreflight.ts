@@ -9,13 +9,14 @@ import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 
 export type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
 
 /**
  * Whether a job can run as it stands, spending nothing and contacting no platform:
  * its targets parse and their platforms are configured, its model resolves, its script is inside
- * the scripts directory. The run path checks this before every run; `agent config check` asks it too.
+ * the scripts directory, its working folder exists. The run path checks this before every run; `agent config check` asks it too.
  */
 @injectable()
 export class JobPreflight {
@@ -25,6 +26,7 @@ export class JobPreflight {
     @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
+    @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
   ) {}
 
   /** The model a run of this job uses: its own, else the configured default. */
@@ -52,6 +54,14 @@ export class JobPreflight {
     if (job.script) {
       try {
         await this.scripts.check(job.script);
+      } catch (error) {
+        problems.push(errorText(error));
+      }
+    }
+    // A working folder removed since the job was saved: nothing runs rather than somewhere else.
+    if (job.workdir) {
+      try {
+        await this.workdirs.check(job.workdir);
       } catch (error) {
         problems.push(errorText(error));
       }

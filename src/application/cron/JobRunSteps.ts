@@ -63,11 +63,17 @@ export class JobRunSteps {
       if (scriptBlock === 'sleep') {
         return this.reports.write(job, startedAt, { status: 'ok' }, { response: '[SILENT] (the script asked not to wake the agent)' });
       }
-      const context = await this.contexts.forCron(ownerOf(job), job.skills, job.prompt, scriptBlock);
+      const context = await this.contexts.forCron(ownerOf(job), job.skills, job.prompt, scriptBlock, {
+        workdir: job.workdir ?? null,
+        contextFrom: job.context_from ?? [],
+        continueOf: job.continue ? job.id : null,
+      });
       const result = await this.agent.run({
         context,
         selection: this.selectionFor(job),
-        toolsets: cronRunToolsets(),
+        // The job's own toolsets replace the preset; the recursion guard still removes the job tool.
+        toolsets: cronRunToolsets(job.toolsets ?? undefined),
+        ...(job.workdir ? { workingDirectory: job.workdir } : {}),
         idleTimeoutMs: this.settings.idleTimeoutMs,
         unattended: true,
         environment,
@@ -97,9 +103,13 @@ export class JobRunSteps {
     return chooseModel({ provider: job.provider, model: job.model }, this.settings.defaultModel);
   }
 
+  private scriptOptions(job: Job, environment: Record<string, string>, signal: AbortSignal | undefined) {
+    return { timeoutMs: this.settings.scriptTimeoutMs, environment, signal, ...(job.workdir ? { workingDirectory: job.workdir } : {}) };
+  }
+
   private async runScript(job: Job, environment: Record<string, string>, signal?: AbortSignal): Promise<string | 'sleep' | null> {
     if (!job.script) return null;
-    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    const result = await this.scripts.run(job.script, this.scriptOptions(job, environment, signal));
     if (signal?.aborted) throw new Error(RUN_CANCELLED);
     const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
     if (problem !== null) return scriptErrorBlock(problem, result.stderr);
@@ -120,7 +130,7 @@ export class JobRunSteps {
     deliverLater: boolean,
   ): Promise<JobRunReport | AnswerToDeliver> {
     if (!job.script) throw new Error('the job runs no agent and has no script');
-    const result = await this.scripts.run(job.script, { timeoutMs: this.settings.scriptTimeoutMs, environment, signal });
+    const result = await this.scripts.run(job.script, this.scriptOptions(job, environment, signal));
     if (signal?.aborted) throw new Error(RUN_CANCELLED);
     const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
     if (problem !== null) {

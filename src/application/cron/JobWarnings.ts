@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import { AppError } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
+import { cronRunToolsets, JOB_TOOLSET, toolsInToolsets } from '../../domain/toolsets.js';
 import type { SkillLibrary } from '../ports/ContextFiles.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -10,7 +11,7 @@ import { TOKENS } from '../ports/tokens.js';
  * What would keep a job just created or changed from doing what it says, told at once rather than
  * at its first run: a target whose platform is not configured on this host (or lacks the home
  * channel or the kind of address the target needs), a named channel that neither config.yaml nor
- * the channel directory knows, a skill that is not found. Warnings, not refusals: targets are
+ * the channel directory knows, a skill that is not found, the job tool among its toolsets. Warnings, not refusals: targets are
  * resolved and skills loaded when the job runs, so what is set up before then is used. The one
  * check behind `agent cron create`/`edit` and the `cronjob` tool. Contacts no platform.
  */
@@ -31,6 +32,12 @@ export class JobWarnings {
     for (const skill of job.skills) {
       const problem = await this.skillProblem(skill);
       if (problem !== null) warnings.add(problem);
+    }
+    if (job.toolsets && toolsInToolsets(job.toolsets).includes(JOB_TOOLSET)) {
+      const kept = toolsInToolsets(cronRunToolsets(job.toolsets));
+      warnings.add(
+        `The job tool (cronjob) is never given to a cron run, whatever the job names; its runs get ${kept.length > 0 ? kept.join(', ') : 'no tools at all'}.`,
+      );
     }
     return [...warnings];
   }

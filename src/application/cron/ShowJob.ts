@@ -26,6 +26,8 @@ export interface ShowJobOutput {
   recentRuns: JobRun[];
   /** The configured catch-up policy (`cron.catch_up`), which a job without its own follows; `once` when absent. */
   catchUp?: CatchUp;
+  /** The names of the jobs its `context_from` names, by id (a job removed since is not among them). */
+  jobNames?: Readonly<Record<string, string>>;
 }
 
 /** `agent cron show <job>`: one job in full, its coming runs and its last runs. Reads only. */
@@ -50,6 +52,9 @@ export class ShowJob {
       nextRuns: upcomingRuns(job, SHOWN_NEXT_RUNS, configuredTimeZone),
       recentRuns: await recentRuns(this.outputs, this.ledger, job, configuredTimeZone, SHOWN_RECENT_RUNS),
       catchUp: this.settings.catchUp ?? 'once',
+      jobNames: Object.fromEntries(
+        jobs.filter((other) => (job.context_from ?? []).includes(other.id)).map((other) => [other.id, other.name]),
+      ),
     };
   }
 }

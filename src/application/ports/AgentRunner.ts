@@ -41,6 +41,11 @@ export interface AgentRunRequest {
    * commands of its terminal tool); a cron run sets `AGENT_CRON_RUN` (the recursion guard).
    */
   environment?: Readonly<Record<string, string>>;
+  /**
+   * The folder the session's terminal commands run in and may write (a job's `workdir`), and
+   * where a command agent program starts; absent: the workspace.
+   */
+  workingDirectory?: string | null;
   /** The chat this session answers in (a conversation on a platform, a bot-chat profile): jobs its job tool makes record it as their origin. */
   origin?: JobOrigin | null;
   /** Receives the answer's text as it streams, for a terminal to show. */

@@ -30,6 +30,11 @@ export interface ScriptRunOptions {
   timeoutMs: number;
   /** Variables added to the script's environment (a cron run's `AGENT_CRON_RUN`). */
   environment?: Readonly<Record<string, string>>;
+  /**
+   * The folder the script runs in and may write (its job's `workdir`); absent: it runs in the
+   * scripts directory and may write the workspace.
+   */
+  workingDirectory?: string | null;
   /** Cancels the run: the script's process tree is killed and the result says so. */
   signal?: AbortSignal;
 }

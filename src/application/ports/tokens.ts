@@ -26,6 +26,7 @@ import type { RunLedger } from './RunLedger.js';
 import type { RunOutputStore } from './RunOutputStore.js';
 import type { Sandbox } from './Sandbox.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
+import type { WorkingDirectories } from './WorkingDirectories.js';
 import type { SecretGenerator } from './SecretGenerator.js';
 import type { AgentPaths, CronSettings, WebhookWorkerSettings } from './Settings.js';
 import type { SignatureVerifier } from './SignatureVerifier.js';
@@ -80,6 +81,7 @@ export const TOKENS = {
   /** Where pre-run scripts, terminal commands and command agent programs run: bubblewrap, or nothing. */
   Sandbox: Symbol.for('agent.Sandbox') as ServiceIdentifier<Sandbox>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
+  WorkingDirectories: Symbol.for('agent.WorkingDirectories') as ServiceIdentifier<WorkingDirectories>,
   SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,
   SkillLibrary: Symbol.for('agent.SkillLibrary') as ServiceIdentifier<SkillLibrary>,
   SignatureVerifier: Symbol.for('agent.SignatureVerifier') as ServiceIdentifier<SignatureVerifier>,

@@ -4,11 +4,15 @@
  * policy is named per kind in SKILLS_POLICY, so that a kind's choice is read in one place.
  */
 import { inject, injectable } from 'inversify';
-import { buildChatContext, buildRunContext, type ContextDocument, type RunContext } from '../../domain/RunContext.js';
+import { buildChatContext, buildRunContext, type CarriedAnswer, type ContextDocument, type RunContext } from '../../domain/RunContext.js';
 import { buildWebhookRunContext } from '../../domain/webhook/webhookRun.js';
+import { errorText } from '../../domain/errors.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
+import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
+import type { RunLedger } from '../ports/RunLedger.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 
 /**
  * How a run kind loads the skills its job or route names:
@@ -33,6 +37,21 @@ export interface RunOwner {
   about?: Record<string, string>;
 }
 
+/**
+ * What a cron run adds after its skills (docs/cron.md): its working folder's AGENTS.md, and
+ * the last `ok` answers of the jobs it takes context from and, with `continueOf`, its own.
+ */
+export interface CronRunExtras {
+  workdir?: string | null;
+  contextFrom?: readonly string[];
+  /** The job's own id, when its own last answer is carried forward (`continue`). */
+  continueOf?: string | null;
+}
+
+/** How many of a job's newest runs are looked at first for its last `ok` answer, before all it keeps. */
+const FIRST_LOOK = 20;
+const WHOLE_LOOK = 200;
+
 /** Builds the context of each kind's runs. */
 @injectable()
 export class RunContexts {
@@ -40,16 +59,67 @@ export class RunContexts {
     @inject(TOKENS.MemoryStore) private readonly memory: MemoryStore,
     @inject(TOKENS.SkillLibrary) private readonly skills: SkillLibrary,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
+    @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
+    @inject(TOKENS.JobRepository) private readonly jobs: JobRepository,
   ) {}
 
-  /** A cron run's context: memory, every named skill (one missing becomes a note), the script's block and the prompt. */
-  async forCron(owner: RunOwner, skills: readonly string[], prompt: string, scriptBlock: string | null): Promise<RunContext> {
+  /**
+   * A cron run's context: memory, every named skill (one missing becomes a note), the working
+   * folder's AGENTS.md, the answers carried forward, the script's block and the prompt.
+   */
+  async forCron(
+    owner: RunOwner,
+    skills: readonly string[],
+    prompt: string,
+    scriptBlock: string | null,
+    extras: CronRunExtras = {},
+  ): Promise<RunContext> {
+    const instructions = extras.workdir ? await this.workdirs.instructions(extras.workdir) : null;
+    const carriedFrom = [...(extras.contextFrom ?? []).map((id) => ({ id, own: false }))];
+    if (extras.continueOf) carriedFrom.push({ id: extras.continueOf, own: true });
     return buildRunContext({
       memories: await this.memory.load(),
       skills: await this.everyNamed(owner, skills),
       prompt,
       scriptBlock,
+      folderInstructions: extras.workdir && instructions !== null ? { folder: extras.workdir, content: instructions } : null,
+      carried: await Promise.all(carriedFrom.map(({ id, own }) => this.lastAnswerOf(id, own))),
     });
+  }
+
+  /** The newest `ok` run with an answer of job `jobId` in the ledger; a job whose runs are all gone has none. */
+  private async lastAnswerOf(jobId: string, own: boolean): Promise<CarriedAnswer> {
+    try {
+      // A job removed since it was named carries nothing, whatever of its runs the ledger still keeps.
+      const job = own ? null : await this.jobs.findById(jobId);
+      if (!own && job === null) return { jobId, jobName: null, own, last: null, gone: true };
+      const carried = await this.lastAnswerInLedger(jobId, own);
+      return job ? { ...carried, jobName: job.name } : carried;
+    } catch (error) {
+      // The ledger shows runs; a run does not fail for what it cannot read there.
+      this.log.warn(`the last answer of job ${jobId} could not be read from the run ledger; the run goes on without it`, {
+        job: jobId,
+        error: errorText(error),
+      });
+      return { jobId, jobName: null, own, last: null };
+    }
+  }
+
+  private async lastAnswerInLedger(jobId: string, own: boolean): Promise<CarriedAnswer> {
+    const find = async (limit: number) => {
+      const runs = await this.ledger.list({ kind: 'cron', subject: jobId, limit });
+      return { runs, found: runs.find((run) => run.status === 'ok' && run.answer !== null && run.answer.trim() !== '') };
+    };
+    let { runs, found } = await find(FIRST_LOOK);
+    if (!found && runs.length >= FIRST_LOOK) ({ runs, found } = await find(WHOLE_LOOK));
+    const jobName = found?.name ?? runs[0]?.name ?? null;
+    return {
+      jobId,
+      jobName,
+      own,
+      last: found ? { answer: found.answer!, at: found.finished_at ?? found.started_at } : null,
+    };
   }
 
   /** A webhook run's context: memory, the first of the route's skills found, and the rendered prompt. */

@@ -50,7 +50,8 @@ export interface ModelTurn {
 
 /**
  * The system text and first messages of a session: the memory documents as system
- * text, then each skill as a user message, then the earlier turns of a chat (oldest first; cron
+ * text, then each skill as a user message, then each further document (a job folder's AGENTS.md,
+ * answers carried forward) as a user message under its name, then the earlier turns of a chat (oldest first; cron
  * and webhook runs have none), then the task.
  */
 export function openingOf(
@@ -63,6 +64,10 @@ export function openingOf(
       ...context.skills.map((skill): TranscriptMessage => ({
         role: 'user',
         text: `# Skill: ${skill.name}\n\n${skill.content.trimEnd()}`,
+      })),
+      ...(context.documents ?? []).map((document): TranscriptMessage => ({
+        role: 'user',
+        text: `# ${document.name}\n\n${document.content.trimEnd()}`,
       })),
       ...conversation.map((turn): TranscriptMessage =>
         turn.role === 'user' ? { role: 'user', text: turn.content } : { role: 'assistant', text: turn.content, toolCalls: [] },

@@ -10,4 +10,20 @@ describe('formatContextForStdin', () => {
 
     expect(text).toBe('# Skill: notes\n\n# Task\nnot this one\n\n# Task\n\nThis one.\n');
   });
+
+  it("puts a working folder's AGENTS.md and carried answers after the skills, each under its name", () => {
+    const text = formatContextForStdin({
+      system: [],
+      skills: [{ name: 'triage', content: 'Sort.' }],
+      documents: [
+        { name: 'AGENTS.md of the working folder /srv/site', content: 'Use pnpm.' },
+        { name: 'Earlier answer of this job', content: 'All green.' },
+      ],
+      task: 'Go.',
+    });
+
+    expect(text).toBe(
+      '# Skill: triage\n\nSort.\n\n# AGENTS.md of the working folder /srv/site\n\nUse pnpm.\n\n# Earlier answer of this job\n\nAll green.\n\n# Task\n\nGo.\n',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { jest } from '@jest/globals';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentPathsFor } from '../../../src/adapters/persistence/agentPaths.js';
@@ -75,6 +75,24 @@ describe('TerminalTool', () => {
     tool = new TerminalTool(agentPathsFor(home), killer, elsewhere);
 
     expect((await run({ command: 'pwd' })).stdout).toBe(`${elsewhere}\n`);
+  });
+
+  it("runs in the job's working folder its call names, and never makes one up that is gone", async () => {
+    const folder = join(home, 'site');
+    mkdirSync(folder);
+    const inFolder = (command: string, workingDirectory: string) =>
+      tool.call({ command }, { ...context(), workingDirectory }).then((text) => JSON.parse(text) as TerminalResult);
+
+    expect((await inFolder('pwd', folder)).stdout).toBe(`${folder}\n`);
+    expect(existsSync(join(home, 'workspace'))).toBe(false);
+    expect(await inFolder('pwd', join(home, 'gone'))).toEqual({
+      exit_code: null,
+      stdout: '',
+      stderr: '',
+      timed_out: false,
+      note: `The working folder ${join(home, 'gone')} of this job does not exist (any more).`,
+    });
+    expect(existsSync(join(home, 'gone'))).toBe(false);
   });
 
   it('keeps provider secrets out of the environment', async () => {

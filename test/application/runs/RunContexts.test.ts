@@ -2,12 +2,25 @@ import { describe, expect, it } from '@jest/globals';
 import { RunContexts, SKILLS_POLICY } from '../../../src/application/runs/RunContexts.js';
 import { FakeMemoryStore, FakeSkillLibrary } from '../../support/fakes/FakeContextFiles.js';
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { FakeWorkingDirectories } from '../../support/fakes/FakeWorkingDirectories.js';
+import { InMemoryRunLedger } from '../../support/fakes/InMemoryRunLedger.js';
+import { InMemoryJobRepository } from '../../support/fakes/InMemoryJobRepository.js';
 
 const MEMORY = [{ name: 'MEMORY.md', content: 'The team is in Berlin.' }];
 
 function contexts(skills: Record<string, string>) {
   const log = new RecordingLogger();
-  return { log, subject: new RunContexts(new FakeMemoryStore(MEMORY), new FakeSkillLibrary(skills), log) };
+  return {
+    log,
+    subject: new RunContexts(
+      new FakeMemoryStore(MEMORY),
+      new FakeSkillLibrary(skills),
+      log,
+      new InMemoryRunLedger(),
+      new FakeWorkingDirectories(),
+      new InMemoryJobRepository(),
+    ),
+  };
 }
 
 describe('RunContexts, one skills policy named per run kind', () => {

@@ -23,6 +23,8 @@ export interface ToolCallContext {
   privateNetworks?: boolean;
   /** Variables added to the environment of every process a tool starts (a cron run's `AGENT_CRON_RUN`). */
   environment?: Readonly<Record<string, string>>;
+  /** The folder a tool's commands run in and may write (a job's `workdir`); absent: the workspace. */
+  workingDirectory?: string | null;
   /** The chat this session answers in, when it has one: what a job made in it records as its origin. */
   origin?: JobOrigin | null;
   /**
