@@ -149,7 +149,7 @@ describe("a job's toolsets, working folder and carried answers, through the buil
     expect(await run('preset')).toMatchObject({ code: 0 });
 
     expect(offeredTools(llm.requests[0])).toEqual(['web_extract', 'web_search']);
-    expect(offeredTools(llm.requests[1])).toEqual(['clarify', 'terminal', 'web_extract', 'web_search']);
+    expect(offeredTools(llm.requests[1])).toEqual(['clarify', 'terminal', 'vision', 'web_extract', 'web_search']);
   });
 
   it('refuses an unknown toolset and a missing working folder in one sentence, and saves nothing', async () => {
