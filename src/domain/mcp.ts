@@ -62,7 +62,9 @@ export function mcpToolName(server: string, tool: string): string {
  * everything else for itself; the whole name must match.
  */
 export function globMatches(pattern: string, name: string): boolean {
-  const source = [...pattern].map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
+  const source = [...pattern]
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${source}$`, 's').test(name);
 }
 
@@ -81,7 +83,8 @@ export function mcpToolIncluded(name: string, filter: { include?: readonly strin
  * does not have (or has disabled): `names the MCP server "<name>", which is not configured; …`.
  */
 export function unknownMcpServerProblem(server: string, configured: readonly string[]): string {
-  const known = configured.length === 0 ? 'no MCP server is configured under mcp_servers' : `the configured ones are ${configured.join(', ')}`;
+  const known =
+    configured.length === 0 ? 'no MCP server is configured under mcp_servers' : `the configured ones are ${configured.join(', ')}`;
   return `names the MCP server ${JSON.stringify(server)}, which is not configured; ${known}`;
 }
 

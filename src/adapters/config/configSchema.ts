@@ -208,7 +208,9 @@ const toolsSchema = mapping({
 });
 
 const stringMapping = (what: string) =>
-  z.record(z.string(), z.string({ error: `must be a mapping of ${what} to strings` }), { error: `must be a mapping of ${what} to strings` });
+  z.record(z.string(), z.string({ error: `must be a mapping of ${what} to strings` }), {
+    error: `must be a mapping of ${what} to strings`,
+  });
 
 const globList = () => z.array(text(), { error: 'must be a list of glob patterns such as ["read_*"]' });
 
@@ -233,7 +235,9 @@ const mcpServerSchema = mapping({
 const mcpServers = () =>
   z.record(z.string().check(z.regex(MCP_SERVER_NAME)), mcpServerSchema, {
     error: (issue) =>
-      issue.code === 'invalid_key' ? `is not a usable MCP server name: ${MCP_SERVER_NAME_RULE}` : 'must be a mapping of server names to settings',
+      issue.code === 'invalid_key'
+        ? `is not a usable MCP server name: ${MCP_SERVER_NAME_RULE}`
+        : 'must be a mapping of server names to settings',
   });
 
 /** The whole file. Typed against AgentConfig so the two cannot drift apart. */

@@ -38,6 +38,8 @@ export interface StdioServerLaunch {
   cwd: string;
   /** The directory the sandbox lets it write. */
   workspace: string;
+  /** Told the pid of the server once it runs (for tests that account for every process). */
+  onStarted?: (pid: number) => void;
 }
 
 /**
@@ -93,6 +95,7 @@ export class SandboxedStdioTransport implements Transport {
     if (child.pid !== undefined) {
       runningGroups.add(child.pid);
       killGroupsAtExit();
+      launch.onStarted?.(child.pid);
     }
     child.on('error', (error) => this.onerror?.(error));
     child.once('close', () => this.ended());

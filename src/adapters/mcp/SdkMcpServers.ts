@@ -17,12 +17,11 @@ import type { McpServerConfig } from '../config/AgentConfig.js';
 
 /** The SDK's modules, loaded when the first server starts: they are large, and most runs use no server. */
 async function loadAll() {
-  const [client, http, types, stdio] = await Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('./SandboxedStdioTransport.js'),
-  ]);
+  // One after the other: they share modules, which Jest's module loader cannot link twice at once.
+  const client = await import('@modelcontextprotocol/sdk/client/index.js');
+  const http = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const types = await import('@modelcontextprotocol/sdk/types.js');
+  const stdio = await import('./SandboxedStdioTransport.js');
   return {
     Client: client.Client,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
@@ -64,6 +63,8 @@ export interface SdkMcpServersOptions {
   version?: string;
   idleMs?: number;
   maxRunning?: number;
+  /** Told the pid of every stdio server started (for tests that account for every process). */
+  onStarted?: (pid: number) => void;
 }
 
 interface Connection {
@@ -140,7 +141,9 @@ export class SdkMcpServers implements McpServers {
     } catch (error) {
       const { McpError, ErrorCode } = await loadSdk();
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-        this.options.logger?.warn(`the MCP server "${server}" did not answer a call of "${tool}" within ${timeoutSeconds} s; it is stopped`);
+        this.options.logger?.warn(
+          `the MCP server "${server}" did not answer a call of "${tool}" within ${timeoutSeconds} s; it is stopped`,
+        );
         await this.stop(entry);
         return {
           text:
@@ -247,7 +250,14 @@ export class SdkMcpServers implements McpServers {
       ...expandAll(config.env ?? {}, this.options.environment, `${key}.env`),
     };
     return new sdk.SandboxedStdioTransport(
-      { command: config.command!, args: config.args ?? [], env, cwd: config.cwd ?? this.options.workspace, workspace: this.options.workspace },
+      {
+        command: config.command!,
+        args: config.args ?? [],
+        env,
+        cwd: config.cwd ?? this.options.workspace,
+        workspace: this.options.workspace,
+        onStarted: this.options.onStarted,
+      },
       this.options.sandbox,
       this.options.killer,
     );

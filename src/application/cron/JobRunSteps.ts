@@ -18,7 +18,14 @@ import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
-import { interruptedError, isConfigBlock, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from '../runs/runErrors.js';
+import {
+  interruptedError,
+  isConfigBlock,
+  isUnexpectedFailure,
+  RUN_CANCELLED,
+  runFailureMessage,
+  scriptProblem,
+} from '../runs/runErrors.js';
 import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
 import type { Preflight } from './JobPreflight.js';
 import type { JobRunReport, JobRunReports } from './JobRunReports.js';

@@ -39,6 +39,8 @@ export const toolsModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(CronJobTool).toSelf().inSingletonScope();
   bind(LOADED_TOOL_CATALOGS.Sessions)
-    .toDynamicValue((context) => withMcp(context, new DefaultToolCatalog([...context.getAll(RUNTIME_TOKENS.Tool), context.get(CronJobTool)])))
+    .toDynamicValue((context) =>
+      withMcp(context, new DefaultToolCatalog([...context.getAll(RUNTIME_TOKENS.Tool), context.get(CronJobTool)])),
+    )
     .inSingletonScope();
 });
