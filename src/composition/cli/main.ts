@@ -13,6 +13,7 @@ import { registerConfigCommands } from '../../adapters/cli/configCommands.js';
 import { registerWebhookCommands } from '../../adapters/cli/webhookCommands.js';
 import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
 import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
+import { registerMcpCommands } from '../../adapters/cli/mcpCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -76,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);
   registerDbCommands(cli, apps.db, io);
+  registerMcpCommands(cli, apps.mcp, io);
   registerGatewayCommand(cli, { env, credentials, debug, io });
 
   try {
