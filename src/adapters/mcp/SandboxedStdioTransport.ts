@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -72,6 +73,8 @@ export class SandboxedStdioTransport implements Transport {
 
   async start(): Promise<void> {
     const { launch } = this;
+    // The sandbox makes the workspace when it is missing; without one, it is made here.
+    await mkdir(launch.workspace, { recursive: true, mode: 0o700 });
     const confined = await this.sandbox.confine({
       program: launch.command,
       args: launch.args,
