@@ -3,6 +3,7 @@ import { ContainerModule, type Container } from 'inversify';
 import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { LazyToolCatalog } from '../../adapters/tools/LazyToolCatalog.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { NO_SANDBOX } from '../../application/ports/Sandbox.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { SdkMcpServers } from '../../adapters/mcp/SdkMcpServers.js';
 import { ChildEnvironments } from '../../adapters/process/ChildEnvironments.js';
@@ -33,11 +34,11 @@ export function toolCatalogsModule(container: Container): ContainerModule {
       .toDynamicValue(
         (context) =>
           new SdkMcpServers({
-            servers: context.get(CONFIG_TOKENS.AgentConfig).mcp_servers ?? {},
-            environment: context.get(CONFIG_TOKENS.Environment),
-            childEnvironment: context.get(ChildEnvironments).forUntrusted(),
+            servers: context.get(CONFIG_TOKENS.AgentConfig, { optional: true })?.mcp_servers ?? {},
+            environment: context.get(CONFIG_TOKENS.Environment, { optional: true }) ?? process.env,
+            childEnvironment: (context.get(ChildEnvironments, { optional: true }) ?? ChildEnvironments.ofThisProcess()).forUntrusted(),
             workspace: join(context.get(TOKENS.AgentPaths).home, 'workspace'),
-            sandbox: context.get(TOKENS.Sandbox),
+            sandbox: context.get(TOKENS.Sandbox, { optional: true }) ?? NO_SANDBOX,
             killer: context.get(TOKENS.ProcessTreeKiller),
             logger: context.get(TOKENS.Logger, { optional: true }) ?? null,
             version: agentVersion(),
