@@ -1,16 +1,28 @@
 import type { Argv } from 'yargs';
-import type { McpServers, McpToolInfo } from '../../application/agent/ports/McpServers.js';
-import { McpServerUnavailableError } from '../../application/agent/ports/McpServers.js';
+import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { errorText } from '../../domain/errors.js';
 import { mcpToolName, schemaTokens } from '../../domain/mcp.js';
 import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
+import { CliError } from './CliError.js';
 import { MISSING_COMMAND } from './commandLevel.js';
+
+/** One tool as a server lists it. */
+export interface ListedMcpTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
 
 /** What `agent mcp` needs: the servers of `mcp_servers` and a pool of this process to start them in. */
 export interface McpApp {
   /** Every server of `mcp_servers`, the disabled ones too, in file order. */
   configured: Array<{ name: string; transport: 'stdio' | 'http'; enabled: boolean }>;
-  servers: McpServers;
+  servers: {
+    /** The server's tools, starting it; throws one sentence when it does not start. */
+    tools(server: string): Promise<ListedMcpTool[]>;
+    /** Stops every server started. */
+    close(): Promise<void>;
+  };
 }
 
 /** One tool as the commands show it. */
@@ -35,7 +47,7 @@ interface ServerLine {
   schema_tokens: number;
 }
 
-function toolLines(server: string, tools: readonly McpToolInfo[]): ToolLine[] {
+function toolLines(server: string, tools: readonly ListedMcpTool[]): ToolLine[] {
   return tools.map((tool) => {
     const name = mcpToolName(server, tool.name);
     return {
@@ -120,18 +132,21 @@ export function registerMcpCommands(yargs: Argv, app: () => Promise<McpApp>, io:
             const server = opened.configured.find((entry) => entry.name === name);
             if (!server) {
               const known = opened.configured.map((entry) => entry.name);
-              throw new McpServerUnavailableError(
-                name,
+              throw new CliError(
+                ERROR_CODES.CLI.MCP_SERVER_UNAVAILABLE,
                 `The MCP server "${name}" is not configured; ` +
                   (known.length > 0 ? `the configured ones are ${known.join(', ')}.` : 'add it under mcp_servers in config.yaml.'),
               );
             }
             if (!server.enabled) {
-              throw new McpServerUnavailableError(name, `The MCP server "${name}" is disabled (enabled: false under mcp_servers.${name}).`);
+              throw new CliError(
+                ERROR_CODES.CLI.MCP_SERVER_UNAVAILABLE,
+                `The MCP server "${name}" is disabled (enabled: false under mcp_servers.${name}).`,
+              );
             }
             const line = await serverLine(opened, server);
             if (!argv.json && line.state !== 'running')
-              throw new McpServerUnavailableError(name, line.problem ?? `The MCP server "${name}" did not start.`);
+              throw new CliError(ERROR_CODES.CLI.MCP_SERVER_UNAVAILABLE, line.problem ?? `The MCP server "${name}" did not start.`);
             if (argv.json) writeJson(io.stdout, line);
             else writeServer(io, line);
             if (line.state !== 'running') process.exitCode = 1;

@@ -7,8 +7,7 @@
 import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import { McpServerUnavailableError } from '../agent/ports/McpServers.js';
-import { AgentRunError } from '../ports/AgentRunner.js';
+import { AgentRunBlockedError, AgentRunError } from '../ports/AgentRunner.js';
 import { RepoCommentError } from '../ports/RepoCommenter.js';
 import type { ScriptResult } from '../ports/ScriptExecutor.js';
 
@@ -32,7 +31,7 @@ export function runFailureMessage(error: unknown): string {
  * name does not start): the run is `blocked_config`, as a failed preflight's, not `error`.
  */
 export function isConfigBlock(error: unknown): boolean {
-  return error instanceof McpServerUnavailableError;
+  return error instanceof AgentRunBlockedError;
 }
 
 /** Whether a run's failure is one the run path did not expect (not an AgentRunError), to be logged as such. */

@@ -1,4 +1,4 @@
-import { AgentRunError } from '../../ports/AgentRunner.js';
+import { AgentRunBlockedError } from '../../ports/AgentRunner.js';
 
 /** One tool of an MCP server, as the server lists it. */
 export interface McpToolInfo {
@@ -56,12 +56,12 @@ export interface McpServers {
  * A run's toolsets name an MCP server that cannot serve it (it does not start, or does not list
  * its tools): the run is `blocked_config` with this sentence, and nothing else is spent.
  */
-export class McpServerUnavailableError extends AgentRunError {
+export class McpServerUnavailableError extends AgentRunBlockedError {
   constructor(
     readonly server: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super('failed', message, options);
+    super(message, options);
   }
 }
