@@ -10,6 +10,7 @@ import { registerPid } from '../support/testProcesses.js';
 import { localModelLines, webhookListenerLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { postPullRequestEvent } from './signedDelivery.js';
+import { BubblewrapSandbox } from '../../src/adapters/process/BubblewrapSandbox.js';
 
 /**
  * MCP servers through the built executable (docs/mcp.md): the test server on the official SDK
@@ -31,6 +32,15 @@ function toolResults(request: RecordedRequest | undefined): string[] {
     .filter((message) => message.role === 'tool')
     .map((message) => message.content);
 }
+
+const bwrapWorks = (
+  await new BubblewrapSandbox(
+    { mode: 'auto', network: true, readable: [], writable: [] },
+    { agentHome: '/nonexistent', configFile: '/nonexistent' },
+  ).status()
+).active;
+// Skipped only where bubblewrap cannot make its sandbox; the other cases run without it.
+const whereBwrapWorks = bwrapWorks ? describe : describe.skip;
 
 describe('MCP servers through the built executable', () => {
   let home: string;
@@ -138,6 +148,40 @@ describe('MCP servers through the built executable', () => {
       expect(toolResults(llm.requests[1])).toEqual(['the launch is on Tuesday']);
     });
 
+    it('the gateway keeps the server for later runs and stops it when it stops', async () => {
+      await configure(
+        [],
+        [
+          ...webhookListenerLines(port, SECRET),
+          '        github:',
+          '          prompt: "PR {number}"',
+          '          toolsets: ["mcp:files:pid"]',
+        ],
+      );
+      llm.reply(
+        replies.toolCalls({ name: 'mcp__files__pid', arguments: {} }),
+        replies.text('First.'),
+        replies.toolCalls({ name: 'mcp__files__pid', arguments: {} }),
+        replies.text('Second.'),
+      );
+      const started = await startGatewayUntil(home, 'webhook listening on', { env: LLM_KEY });
+      gateway = started.gateway;
+
+      expect((await postPullRequestEvent(port, SECRET, 'delivery-1', { number: 1 })).status).toBe(202);
+      expect(await eventually(() => started.output().includes('First.'), 20_000)).toBe(true);
+      expect((await postPullRequestEvent(port, SECRET, 'delivery-2', { number: 2 })).status).toBe(202);
+      expect(await eventually(() => started.output().includes('Second.'), 20_000)).toBe(true);
+
+      const [first, second] = [toolResults(llm.requests[1])[0], toolResults(llm.requests[3])[0]].map(Number);
+      registerPid(first!);
+      expect(second).toBe(first);
+      expect(isRunning(first!)).toBe(true);
+      gateway.kill('SIGTERM');
+      expect(await eventually(() => gateway!.exitCode !== null, 20_000)).toBe(true);
+      expect(gateway.exitCode).toBe(0);
+      expect(await eventually(() => !isRunning(first!))).toBe(true);
+    });
+
     it('a route that names a server that does not start is blocked_config with one sentence, and other routes go on', async () => {
       await configure([], routes());
       llm.reply(replies.text('Plain answer.'));
@@ -238,7 +282,7 @@ describe('MCP servers through the built executable', () => {
       const unknown = await runAgent(['mcp', 'test', 'github'], { home });
 
       expect(ok).toMatchObject({ code: 0 });
-      expect(ok.stdout).toMatch(/^files \(stdio\): running, 5 tool\(s\), about \d+ tokens of schemas\n/);
+      expect(ok.stdout).toMatch(/^files \(stdio\): running, 6 tool\(s\), about \d+ tokens of schemas\n/);
       expect(ok.stdout).toMatch(/\n {2}mcp__files__read_file +\d+ tokens {2}Read one file of the shared folder and return its text\.\n/);
       expect(failed.code).toBe(1);
       expect(failed.stderr).toMatch(/^error: The MCP server "broken" could not be started or did not list its tools: .*\.\n$/);
@@ -246,6 +290,49 @@ describe('MCP servers through the built executable', () => {
         code: 1,
         stderr: 'error: The MCP server "github" is not configured; the configured ones are files, broken.\n',
       });
+    });
+  });
+
+  whereBwrapWorks('in the sandbox', () => {
+    it('a stdio server runs confined: it cannot read the home and sees no credential it is not given', async () => {
+      const inside = join(home, 'workspace', 'shared');
+      await mkdir(inside, { recursive: true });
+      await writeFile(join(inside, 'notes.txt'), 'inside the workspace');
+      llm.reply(
+        replies.toolCalls(
+          { name: 'mcp__files__read_file', arguments: { path: 'notes.txt' } },
+          { name: 'mcp__files__read_file', arguments: { path: '../../config.yaml' } },
+          { name: 'mcp__files__show_env', arguments: { name: 'GIVEN_TOKEN' } },
+          { name: 'mcp__files__show_env', arguments: { name: 'TELEGRAM_BOT_TOKEN' } },
+        ),
+        replies.text('Done.'),
+      );
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm, 'openai', { sandbox: true }),
+          'mcp_servers:',
+          '  files:',
+          `    command: ${JSON.stringify(process.execPath)}`,
+          `    args: ${JSON.stringify([SERVER, inside])}`,
+          '    env: {GIVEN_TOKEN: "${GIVEN_TOKEN}"}',
+          '',
+        ].join('\n'),
+      );
+
+      const run = await runAgent(['chat', '-q', 'Look around'], {
+        home,
+        env: { ...LLM_KEY, GIVEN_TOKEN: 'given-123', TELEGRAM_BOT_TOKEN: 'canary-telegram' },
+      });
+
+      expect(run).toMatchObject({ code: 0, stdout: 'Done.\n' });
+      const [notes, config, given, held] = toolResults(llm.requests[1]);
+      expect(notes).toBe('inside the workspace');
+      expect(config).toMatch(/^error: cannot read \.\.\/\.\.\/config\.yaml: ENOENT/);
+      expect(given).toBe('given-123');
+      expect(held).toBe('unset');
     });
   });
 });

@@ -4,7 +4,7 @@
 //   node mcpFilesServer.mjs <directory> --http <port>   over streamable HTTP on 127.0.0.1 (0: any
 //                                                       free port; prints `listening <port>`)
 //
-// Tools: read_file {path}, list_files {}, show_env {name} (the variable's value, or "unset"),
+// Tools: read_file {path}, list_files {}, show_env {name} (the variable's value, or "unset"), pid {},
 // crash {} (the server exits in the middle of the call), hang {} (starts a grandchild that
 // sleeps, writes "<server pid> <grandchild pid>" to $MCP_PID_FILE, and never answers).
 // With MCP_FAIL_START set, it exits at once with a line on stderr.
@@ -40,6 +40,7 @@ const TOOLS = [
     description: 'Say the value of one environment variable of the server.',
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
   },
+  { name: 'pid', description: "Say the server's process id.", inputSchema: { type: 'object', properties: {} } },
   { name: 'crash', description: 'Exit in the middle of the call.', inputSchema: { type: 'object', properties: {} } },
   { name: 'hang', description: 'Start a sleeping grandchild and never answer.', inputSchema: { type: 'object', properties: {} } },
 ];
@@ -61,6 +62,8 @@ function newServer() {
         return text(readdirSync(directory).sort().join('\n'));
       case 'show_env':
         return text(process.env[String(args.name)] ?? 'unset');
+      case 'pid':
+        return text(String(process.pid));
       case 'crash':
         process.exit(7);
         break;

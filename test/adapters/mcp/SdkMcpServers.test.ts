@@ -52,7 +52,7 @@ describe('SdkMcpServers over stdio', () => {
     const pool = poolOf({ files: stdio() });
     expect(pool.statuses()).toEqual([{ name: 'files', transport: 'stdio', state: 'stopped', problem: null }]);
     const tools = await pool.tools('files');
-    expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'list_files', 'show_env', 'crash', 'hang']);
+    expect(tools.map((tool) => tool.name)).toEqual(['read_file', 'list_files', 'show_env', 'pid', 'crash', 'hang']);
     expect(tools[0]).toMatchObject({ description: 'Read one file of the shared folder and return its text.' });
     expect(await pool.call('files', 'read_file', { path: 'notes.txt' }, signal())).toEqual({
       text: 'the launch is on Tuesday',
