@@ -52,9 +52,13 @@ export function mcpToolsGranted(toolsets: readonly string[], server: string): st
   return named;
 }
 
-/** The name the model sees for `tool` of `server`. */
+/**
+ * The name the model sees for `tool` of `server`. Providers take tool names of at most 64
+ * characters from `[A-Za-z0-9_-]`: any other character of the server's tool name becomes `_`,
+ * and a longer name is cut.
+ */
 export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server}__${tool}`;
+  return `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
 }
 
 /**

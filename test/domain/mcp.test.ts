@@ -27,6 +27,8 @@ describe('MCP toolsets', () => {
 
   it('names a tool mcp__<server>__<tool>', () => {
     expect(mcpToolName('files', 'read_file')).toBe('mcp__files__read_file');
+    expect(mcpToolName('files', 'read.file v2')).toBe('mcp__files__read_file_v2');
+    expect(mcpToolName('files', 'x'.repeat(80))).toHaveLength(64);
   });
 
   it('matches globs on the whole name, with * and ? only', () => {

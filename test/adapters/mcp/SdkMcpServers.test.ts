@@ -30,8 +30,8 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function poolOf(servers: Record<string, McpServerConfig>, environment: NodeJS.ProcessEnv = {}): SdkMcpServers {
-  const pool = new SdkMcpServers({
+function optionsFor(servers: Record<string, McpServerConfig>, environment: NodeJS.ProcessEnv = {}) {
+  return {
     servers,
     environment,
     childEnvironment: { PATH: process.env.PATH },
@@ -39,7 +39,11 @@ function poolOf(servers: Record<string, McpServerConfig>, environment: NodeJS.Pr
     sandbox: NO_SANDBOX,
     killer: new PosixProcessTreeKiller(),
     onStarted: registerPid,
-  });
+  };
+}
+
+function poolOf(servers: Record<string, McpServerConfig>, environment: NodeJS.ProcessEnv = {}): SdkMcpServers {
+  const pool = new SdkMcpServers(optionsFor(servers, environment));
   pools.push(pool);
   return pool;
 }
@@ -114,6 +118,25 @@ describe('SdkMcpServers over stdio', () => {
     pids.forEach(registerPid);
     expect(await eventually(() => pids.every((pid) => !isRunning(pid)))).toBe(true);
     expect((await pool.call('files', 'list_files', {}, signal())).text).toBe('notes.txt');
+  });
+
+  it('stops the least recently used idle server when a server beyond the maximum starts', async () => {
+    const pool = new SdkMcpServers({ ...optionsFor({ files: stdio(), more: stdio() }), maxRunning: 1 });
+    pools.push(pool);
+    await pool.tools('files');
+    await pool.tools('more');
+    expect(pool.statuses().map((status) => [status.name, status.state])).toEqual([
+      ['files', 'stopped'],
+      ['more', 'running'],
+    ]);
+    expect((await pool.call('files', 'list_files', {}, signal())).text).toBe('notes.txt');
+  });
+
+  it('stops a server that has gone unused for the idle time', async () => {
+    const pool = new SdkMcpServers({ ...optionsFor({ files: stdio() }), idleMs: 50 });
+    pools.push(pool);
+    await pool.call('files', 'list_files', {}, signal());
+    expect(await eventually(() => pool.statuses()[0]!.state === 'stopped')).toBe(true);
   });
 
   it('stops every server at close', async () => {
