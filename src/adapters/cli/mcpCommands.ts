@@ -105,7 +105,7 @@ export function registerMcpCommands(yargs: Argv, app: () => Promise<McpApp>, io:
     mcp
       .command(
         'list',
-        'Start every enabled MCP server, show its state and its tools with the tokens their schemas cost, then stop it',
+        'Start every enabled MCP server, show its state and its tools with the tokens their schemas cost, then stop them',
         (y) => y.option('json', jsonFlag('the servers and their tools')),
         (argv) =>
           withServers(async (opened) => {
