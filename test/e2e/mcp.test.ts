@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
 import { freePort } from '../support/freePort.js';
 import { eventually, isRunning } from '../support/processLiveness.js';
-import { registerPid } from '../support/testProcesses.js';
+import { registerPid, spawn } from '../support/testProcesses.js';
 import { localModelLines, webhookListenerLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { postPullRequestEvent } from './signedDelivery.js';
@@ -249,6 +249,42 @@ describe('MCP servers through the built executable', () => {
       pids.forEach(registerPid);
       expect(await eventually(() => pids.every((pid) => !isRunning(pid)))).toBe(true);
     });
+  });
+
+  it('a server over streamable HTTP serves a run, with a header whose ${NAME} comes from the environment', async () => {
+    const server = spawn(process.execPath, [SERVER, shared, '--http', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, MCP_REQUIRED_TOKEN: 'http-token' },
+    });
+    const port = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      server.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('utf8');
+        const match = /listening (\d+)/.exec(seen);
+        if (match) resolve(match[1]!);
+      });
+      server.once('exit', () => reject(new Error(`the server exited: ${seen}`)));
+    });
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        ...localModelLines(llm),
+        'mcp_servers:',
+        '  remote:',
+        `    url: http://127.0.0.1:${port}/mcp`,
+        '    headers: {Authorization: "Bearer ${REMOTE_TOKEN}"}',
+        '',
+      ].join('\n'),
+    );
+    llm.reply(replies.toolCalls({ name: 'mcp__remote__read_file', arguments: { path: 'notes.txt' } }), replies.text('Tuesday, remotely.'));
+
+    const run = await runAgent(['chat', '-q', 'When is the launch?'], { home, env: { ...LLM_KEY, REMOTE_TOKEN: 'http-token' } });
+
+    expect(run).toMatchObject({ code: 0, stdout: 'Tuesday, remotely.\n' });
+    expect(toolResults(llm.requests[1])).toEqual(['the launch is on Tuesday']);
+    server.kill('SIGKILL');
   });
 
   describe('agent mcp', () => {

@@ -41,7 +41,8 @@ async function main(argv: string[]): Promise<number> {
     return exitCodeFor(error);
   }
   const env = credentials.environment;
-  const apps = commandApps(new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn')), env, io, credentials);
+  const homes = new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn'));
+  const apps = commandApps(homes, env, io, credentials);
 
   const cli = yargs(argv);
   cli
@@ -81,7 +82,7 @@ async function main(argv: string[]): Promise<number> {
   registerGatewayCommand(cli, { env, credentials, debug, io });
 
   try {
-    await cli.parseAsync();
+    await cli.parseAsync().finally(() => homes.closeMcpServers());
     // Stopped by a signal, what the command started has ended and its runs are recorded: the signal's code.
     return commandInterruption.exitCode() ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
   } catch (error) {
