@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentConfig } from '../../../src/adapters/config/AgentConfig.js';
 import { chatSettingsFrom } from '../../../src/adapters/config/chatSettings.js';
+import { cronSettingsFrom } from '../../../src/adapters/config/cronSettings.js';
 import { enabledMcpServers } from '../../../src/adapters/config/mcpServerConfig.js';
 import { readConfiguredRoutes } from '../../../src/adapters/config/webhookRouteConfig.js';
 import { YamlConfigLoader } from '../../../src/adapters/config/YamlConfigLoader.js';
@@ -62,6 +63,8 @@ describe('mcp_servers in config.yaml', () => {
       github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' }, enabled: false },
     });
     expect(enabledMcpServers(config)).toEqual(['files']);
+    expect(cronSettingsFrom(config, {}).mcpServers).toEqual(['files']);
+    expect(cronSettingsFrom(load('timezone: UTC\n').config, {})).not.toHaveProperty('mcpServers');
   });
 
   it('refuses a server with both command and url, or neither, in one sentence', () => {
