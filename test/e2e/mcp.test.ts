@@ -166,6 +166,7 @@ describe('MCP servers through the built executable', () => {
       );
       const started = await startGatewayUntil(home, 'webhook listening on', { env: LLM_KEY });
       gateway = started.gateway;
+      expect(started.output()).toContain('MCP servers: files, broken (each started when a run first needs it');
 
       expect((await postPullRequestEvent(port, SECRET, 'delivery-1', { number: 1 })).status).toBe(202);
       expect(await eventually(() => started.output().includes('First.'), 20_000)).toBe(true);
