@@ -198,6 +198,8 @@ export const ERROR_CODES = {
     INPUT_ENDED: 'CLI.INPUT_ENDED',
     /** A command that changes jobs was used from inside a cron run. */
     INSIDE_CRON_RUN: 'CLI.INSIDE_CRON_RUN',
+    /** `agent mcp test` named a server that is not configured, is disabled, or does not start. */
+    MCP_SERVER_UNAVAILABLE: 'CLI.MCP_SERVER_UNAVAILABLE',
   },
   AGENT: {
     /** An agent run said nothing for longer than its idle budget. */

@@ -1,4 +1,5 @@
 import { ownEntry } from './ownEntry.js';
+import { mcpGrantOf, unknownMcpServerProblem } from './mcp.js';
 
 /**
  * Toolsets: named groups of tools a session may be given. A run's request carries toolset
@@ -70,4 +71,16 @@ export function toolsInToolsets(names: readonly string[]): string[] {
 export function cronRunToolsets(requested: readonly string[] = DEFAULT_CRON_TOOLSETS): string[] {
   const expanded = requested.flatMap((name) => ownEntry(TOOLSET_PRESETS, name) ?? [name]);
   return [...new Set(expanded)].filter((toolset) => toolset !== JOB_TOOLSET);
+}
+
+/**
+ * What is wrong with the toolset `name` in a list, as the end of a sentence naming its key; null
+ * when nothing is. `mcp:<server>` and `mcp:<server>:<tool>` are toolsets when `mcpServers`
+ * (the enabled servers of `mcp_servers`) holds the server.
+ */
+export function toolsetProblem(name: string, mcpServers: readonly string[]): string | null {
+  if (isKnownToolset(name)) return null;
+  const grant = mcpGrantOf(name);
+  if (grant) return mcpServers.includes(grant.server) ? null : unknownMcpServerProblem(grant.server, mcpServers);
+  return unknownToolsetProblem(name);
 }

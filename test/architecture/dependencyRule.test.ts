@@ -117,7 +117,7 @@ describe('the dependency rule', () => {
     });
 
     it('only its own adapters and the composition reach into it', () => {
-      const runtimeAdapters = ['adapters/agents', 'adapters/tools'];
+      const runtimeAdapters = ['adapters/agents', 'adapters/tools', 'adapters/mcp'];
       const reaching = sourceFiles(join(SRC, 'adapters'))
         .filter((file) => !runtimeAdapters.some((area) => relative(SRC, file).startsWith(`${area}/`)))
         .flatMap(importsOf)

@@ -6,7 +6,9 @@ import { join, relative, resolve } from 'node:path';
  * that process groups, caps, timeouts and tree kills cannot drift apart again. The only other
  * users of node:child_process are its lazy loader, the Windows tree killer, whose `taskkill`
  * the runner itself relies on, and the gateway's launcher, which forks for the runner (its
- * client starts the launcher process, the launcher starts what the runner asks).
+ * client starts the launcher process, the launcher starts what the runner asks), and the stdio
+ * transport of MCP servers, which keep their pipes open for as long as they serve (the runner
+ * runs a child to its end); it starts them the runner's way: sandbox, own group, tree mark.
  */
 const SRC = resolve('src');
 const ALLOWED = [
@@ -15,6 +17,7 @@ const ALLOWED = [
   'adapters/process/WindowsProcessTreeKiller.ts',
   'adapters/process/launcherMain.ts',
   'adapters/process/launcherSpawner.ts',
+  'adapters/mcp/SandboxedStdioTransport.ts',
 ];
 /** A value import of node:child_process, a dynamic one, or a call of its lazy loader. */
 const STARTS_PROCESSES =

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '../support/freePort.js';
 import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { FakeTelegramServer } from '../support/platforms/FakeTelegramServer.js';
@@ -23,6 +24,8 @@ import {
  * command added later is in the table below or this test fails.
  */
 
+/** The test MCP server, behind `mcp_servers.files` of the fixture's home. */
+const MCP_SERVER = fileURLToPath(new URL('../support/mcpFilesServer.mjs', import.meta.url));
 const SECRET = 'cli-consistency-secret';
 
 /** The home every command of the table runs in, with something for each to work on. */
@@ -193,6 +196,16 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
     database: true,
     check: (report) => expect(report).toMatchObject({ imported: expect.any(Array) }),
   },
+  'mcp list': {
+    argv: () => ['mcp', 'list'],
+    ticks: false,
+    check: (listed) => expect(listed.servers).toContainEqual(expect.objectContaining({ name: 'files', state: 'running' })),
+  },
+  'mcp test': {
+    argv: () => ['mcp', 'test', 'files'],
+    ticks: false,
+    check: (tested) => expect(tested).toMatchObject({ name: 'files', state: 'running', tools: expect.any(Array) }),
+  },
   gateway: { exempt: 'it runs until stopped and writes a log, not a result (--log-format json makes that JSON lines)' },
 };
 
@@ -260,6 +273,10 @@ describe('one command line', () => {
         '      host: 127.0.0.1',
         `      port: ${port}`,
         `      secret: ${SECRET}`,
+        'mcp_servers:',
+        '  files:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: ${JSON.stringify([MCP_SERVER])}`,
       ].join('\n'),
     });
     const env = Object.fromEntries(Object.entries(telegram.settings).map(([key, value]) => [`TELEGRAM_${key.toUpperCase()}`, value]));

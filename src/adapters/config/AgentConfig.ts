@@ -33,6 +33,29 @@ export interface AgentConfig {
   chat?: { history_turns?: number; max_concurrent_turns?: number };
   /** Where jobs live when not in files: `AGENT_DATABASE_URL` overrides it (docs/scaling.md). */
   database?: DatabaseConfig;
+  /** MCP servers whose tools toolsets `mcp:<name>` grant (docs/mcp.md), keyed by server name. */
+  mcp_servers?: Record<string, McpServerConfig>;
+}
+
+/** One MCP server: a program spoken to over stdio (`command`), or a streamable HTTP endpoint (`url`). */
+export interface McpServerConfig {
+  /** stdio: the program, started in the sandbox. */
+  command?: string;
+  args?: string[];
+  /** stdio: the program's environment besides PATH, HOME and LANG; `${NAME}` is replaced by the service's variable NAME. */
+  env?: Record<string, string>;
+  /** stdio: where it starts; default `$AGENT_HOME/workspace`. */
+  cwd?: string;
+  /** HTTP: the endpoint. */
+  url?: string;
+  /** HTTP: sent with every request; `${NAME}` is replaced by the service's variable NAME. */
+  headers?: Record<string, string>;
+  /** Default true. */
+  enabled?: boolean;
+  /** Glob patterns of the server's tools offered (include) and left out (exclude). */
+  tools?: { include?: string[]; exclude?: string[] };
+  /** Seconds one tool call may take; default 60. */
+  timeout_seconds?: number;
 }
 
 /** The database that holds the jobs instead of `$AGENT_HOME/cron/jobs.json`. */

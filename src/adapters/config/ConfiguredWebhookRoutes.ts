@@ -14,6 +14,7 @@ import {
 import { displayPath } from '../shared/displayPath.js';
 import type { AgentConfig } from './AgentConfig.js';
 import { CONFIG_TOKENS } from './tokens.js';
+import { enabledMcpServers } from './mcpServerConfig.js';
 import { readConfiguredRoutes, type ConfiguredRoutes } from './webhookRouteConfig.js';
 import { isLoopbackHost, webhookExtra, webhookListenerAddress } from './webhookSettings.js';
 
@@ -42,7 +43,7 @@ export class ConfiguredWebhookRoutes implements WebhookRoutes {
   ) {
     const configFile = displayPath(paths.configFile);
     const listener = webhookListenerAddress(config);
-    this.configured = readConfiguredRoutes(webhookExtra(config), isLoopbackHost(listener.host), configFile);
+    this.configured = readConfiguredRoutes(webhookExtra(config), isLoopbackHost(listener.host), configFile, enabledMcpServers(config));
   }
 
   /**

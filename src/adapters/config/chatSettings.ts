@@ -1,7 +1,8 @@
 import type { ChatAccess, ChatSettings } from '../../application/ports/ChatSettings.js';
 import type { KnownPlatform } from '../../domain/DeliveryTarget.js';
 import { ownEntry } from '../../domain/ownEntry.js';
-import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
+import { toolsetProblem } from '../../domain/toolsets.js';
+import { enabledMcpServers } from './mcpServerConfig.js';
 import { environmentVariableFor } from '../../domain/platformSettingKeys.js';
 import { platformSettings } from '../delivery/PlatformSettings.js';
 import type { AgentConfig } from './AgentConfig.js';
@@ -48,7 +49,7 @@ export interface ChatSettingProblem {
  */
 export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): { settings: ChatSettings; problems: ChatSettingProblem[] } {
   const sections = config.platforms as Record<string, Record<string, unknown> | undefined>;
-  const problems: ChatSettingProblem[] = toolsetProblems(sections);
+  const problems: ChatSettingProblem[] = toolsetProblems(sections, enabledMcpServers(config));
   const platforms: Record<string, ChatAccess> = {};
   for (const name of inboundPlatformsOn(config, env)) {
     const section = ownEntry(sections, name) ?? {};
@@ -116,7 +117,10 @@ export function chatSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv): {
  * `platforms.<name>.toolsets` of every chat platform: a list of toolsets this version knows
  * (src/domain/toolsets.ts), one problem per platform, naming the known ones.
  */
-function toolsetProblems(sections: Readonly<Record<string, Record<string, unknown> | undefined>>): ChatSettingProblem[] {
+function toolsetProblems(
+  sections: Readonly<Record<string, Record<string, unknown> | undefined>>,
+  mcpServers: readonly string[],
+): ChatSettingProblem[] {
   const problems: ChatSettingProblem[] = [];
   for (const [name, section] of Object.entries(sections)) {
     if (name === 'webhook' || section === null || typeof section !== 'object' || Array.isArray(section)) continue;
@@ -127,8 +131,8 @@ function toolsetProblems(sections: Readonly<Record<string, Record<string, unknow
       problems.push({ key, message: `${key} must be a list of toolset names, e.g. ["web", "clarify"].` });
       continue;
     }
-    const unknown = (toolsets as string[]).find((toolset) => !isKnownToolset(toolset));
-    if (unknown !== undefined) problems.push({ key, message: `${key} ${unknownToolsetProblem(unknown)}.` });
+    const wrong = (toolsets as string[]).map((toolset) => toolsetProblem(toolset, mcpServers)).find((found) => found !== null);
+    if (wrong != null) problems.push({ key, message: `${key} ${wrong}.` });
   }
   return problems;
 }

@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { ROUTE_NAME, ROUTE_NAME_RULE } from '../../domain/webhook/WebhookRoute.js';
 import { PROVIDER_TYPES, type AgentConfig } from './AgentConfig.js';
 import { SANDBOX_MODES } from '../../domain/sandboxPlan.js';
+import { MCP_SERVER_NAME, MCP_SERVER_NAME_RULE } from '../../domain/mcp.js';
 
 /*
  * Each schema carries, as its error, the end of the sentence "<key> must …". The loader puts the
@@ -207,6 +208,39 @@ const toolsSchema = mapping({
   ),
 });
 
+const stringMapping = (what: string) =>
+  z.record(z.string(), z.string({ error: `must be a mapping of ${what} to strings` }), {
+    error: `must be a mapping of ${what} to strings`,
+  });
+
+const globList = () => z.array(text(), { error: 'must be a list of glob patterns such as ["read_*"]' });
+
+/** One of `mcp_servers`: stdio (`command`) or streamable HTTP (`url`), never both. */
+const mcpServerSchema = mapping({
+  command: optional(text()),
+  args: optional(z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' })),
+  env: optional(stringMapping('variable names')),
+  cwd: optional(z.string().check(z.refine((path) => path.startsWith('/'), { error: 'must be an absolute path such as /srv/data' }))),
+  url: optional(httpUrl()),
+  headers: optional(stringMapping('header names')),
+  enabled: optional(flag()),
+  tools: optional(mapping({ include: optional(globList()), exclude: optional(globList()) })),
+  timeout_seconds: optional(positiveSeconds()),
+}).check(
+  z.refine((server) => (server.command === undefined) !== (server.url === undefined), {
+    error: 'must have either command (a program spoken to over stdio) or url (a streamable HTTP endpoint), not both or neither',
+  }),
+);
+
+/** `mcp_servers`: names become part of tool names, so they are refused here when unusable. */
+const mcpServers = () =>
+  z.record(z.string().check(z.regex(MCP_SERVER_NAME)), mcpServerSchema, {
+    error: (issue) =>
+      issue.code === 'invalid_key'
+        ? `is not a usable MCP server name: ${MCP_SERVER_NAME_RULE}`
+        : 'must be a mapping of server names to settings',
+  });
+
 /** The whole file. Typed against AgentConfig so the two cannot drift apart. */
 export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   timezone: optional(z.string({ error: 'must be an IANA time zone name such as "Europe/Berlin"' })),
@@ -256,4 +290,5 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
       lease_seconds: z._default(wholeNumberFrom(3), 30),
     }),
   ),
+  mcp_servers: optional(mcpServers()),
 });

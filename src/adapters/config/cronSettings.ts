@@ -1,3 +1,4 @@
+import { enabledMcpServers } from './mcpServerConfig.js';
 import { realpathSync } from 'node:fs';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -119,5 +120,7 @@ export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, wa
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },
+    // Only when there are any: a configuration without MCP servers reads as before.
+    ...(enabledMcpServers(config).length > 0 ? { mcpServers: enabledMcpServers(config) } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { isKnownToolset, unknownToolsetProblem } from '../../domain/toolsets.js';
+import { toolsetProblem } from '../../domain/toolsets.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { isMediaRange } from '../../domain/webhook/webhookRequest.js';
 import {
@@ -63,7 +63,12 @@ function readSecrets(value: unknown): Secrets {
  * (ROUTE_NAME); its `secret` falls back to `extra.secret`; a route with neither, or with
  * `INSECURE_NO_AUTH` while the listener is not on a loopback address, is a problem naming it.
  */
-export function readConfiguredRoutes(extra: WebhookExtraConfig, listenerOnLoopback: boolean, configFile = 'config.yaml'): ConfiguredRoutes {
+export function readConfiguredRoutes(
+  extra: WebhookExtraConfig,
+  listenerOnLoopback: boolean,
+  configFile = 'config.yaml',
+  mcpServers: readonly string[] = [],
+): ConfiguredRoutes {
   const result: ConfiguredRoutes = { routes: [], names: [], problems: [], unusable: [], warnings: [] };
   const at = (key: string) => `${configFile}: platforms.webhook.extra.${key}`;
   // The schema has checked extra.secret and that routes is a mapping.
@@ -85,7 +90,7 @@ export function readConfiguredRoutes(extra: WebhookExtraConfig, listenerOnLoopba
     for (const key of Object.keys(settings).filter((key) => !ROUTE_KEYS.includes(key))) {
       result.warnings.push(`${at(`routes.${name}.${key}`)} is not a route setting this version knows; it is ignored.`);
     }
-    const route = readRoute(name, settings, fallback.ok ? fallback.values : null, listenerOnLoopback, problem);
+    const route = readRoute(name, settings, fallback.ok ? fallback.values : null, listenerOnLoopback, problem, mcpServers);
     if (route && result.problems.length === before) result.routes.push(route);
     else result.unusable.push({ name, problems: result.problems.slice(before) });
   }
@@ -98,13 +103,15 @@ function readRoute(
   fallbackSecrets: string[] | null,
   listenerOnLoopback: boolean,
   problem: (key: string | null, text: string) => void,
+  mcpServers: readonly string[] = [],
 ): WebhookRoute | null {
   const secrets = readRouteSecrets(settings.secret, fallbackSecrets, listenerOnLoopback, problem);
   const events = readStringList(settings.events, 'events', problem);
   const skills = readStringList(settings.skills, 'skills', problem);
   const toolsets = settings.toolsets === undefined ? [...DEFAULT_WEBHOOK_TOOLSETS] : readStringList(settings.toolsets, 'toolsets', problem);
-  for (const unknown of toolsets.filter((toolset) => !isKnownToolset(toolset))) {
-    problem('toolsets', unknownToolsetProblem(unknown));
+  for (const toolset of toolsets) {
+    const wrong = toolsetProblem(toolset, mcpServers);
+    if (wrong !== null) problem('toolsets', wrong);
   }
   const {
     prompt = null,

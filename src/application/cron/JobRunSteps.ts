@@ -18,7 +18,14 @@ import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
-import { interruptedError, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from '../runs/runErrors.js';
+import {
+  interruptedError,
+  isConfigBlock,
+  isUnexpectedFailure,
+  RUN_CANCELLED,
+  runFailureMessage,
+  scriptProblem,
+} from '../runs/runErrors.js';
 import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
 import type { Preflight } from './JobPreflight.js';
 import type { JobRunReport, JobRunReports } from './JobRunReports.js';
@@ -92,6 +99,10 @@ export class JobRunSteps {
         return this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
       }
       const message = runFailureMessage(error);
+      if (isConfigBlock(error)) {
+        await this.answers.notifyFailure(job, preflight.targets, message);
+        return this.reports.write(job, startedAt, { status: 'blocked_config', error: message }, { error: message });
+      }
       if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
       await this.answers.notifyFailure(job, preflight.targets, message);
       return this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message });

@@ -77,6 +77,16 @@ export class AgentRunError extends AppError {
   }
 }
 
+/**
+ * A run its configuration cannot serve (an MCP server its toolsets name does not start): the run
+ * is `blocked_config` with this sentence, as one whose preflight failed, instead of `error`.
+ */
+export class AgentRunBlockedError extends AgentRunError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('failed', message, options);
+  }
+}
+
 /** A fresh agent session per call: no history is shared between calls. */
 export interface AgentRunner {
   /**

@@ -21,6 +21,11 @@ export interface CronSettings {
   pauseAfterFailures?: number;
   /** `cron.catch_up`: what an overdue slot of a recurring job does, unless the job says; `once` when absent. */
   catchUp?: CatchUp;
+  /**
+   * The enabled servers of `mcp_servers`, in file order: a job's toolsets may name them as
+   * `mcp:<server>` or `mcp:<server>:<tool>` (domain/toolsets.ts `toolsetProblem`). None when absent.
+   */
+  mcpServers?: readonly string[];
 }
 
 /** What the webhook worker reads from configuration and environment. */

@@ -7,7 +7,7 @@
 import { escapeControlCharacters } from '../../domain/controlCharacters.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import { AgentRunError } from '../ports/AgentRunner.js';
+import { AgentRunBlockedError, AgentRunError } from '../ports/AgentRunner.js';
 import { RepoCommentError } from '../ports/RepoCommenter.js';
 import type { ScriptResult } from '../ports/ScriptExecutor.js';
 
@@ -24,6 +24,14 @@ export function interruptedError(signal: AbortSignal): string {
 /** The error of an agent run that failed: an AgentRunError's own sentence, anything else as `run failed: …`. */
 export function runFailureMessage(error: unknown): string {
   return error instanceof AgentRunError ? error.message : `run failed: ${errorText(error)}`;
+}
+
+/**
+ * Whether a run's failure means its configuration cannot serve it (an MCP server its toolsets
+ * name does not start): the run is `blocked_config`, as a failed preflight's, not `error`.
+ */
+export function isConfigBlock(error: unknown): boolean {
+  return error instanceof AgentRunBlockedError;
 }
 
 /** Whether a run's failure is one the run path did not expect (not an AgentRunError), to be logged as such. */

@@ -15,7 +15,7 @@ import type { Logger } from '../ports/Logger.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
-import { runFailureMessage, WORKER_STOPPED } from '../runs/runErrors.js';
+import { isConfigBlock, runFailureMessage, WORKER_STOPPED } from '../runs/runErrors.js';
 import type { WebhookRunReport } from './webhookRunReport.js';
 import { WebhookRunRecorder } from './WebhookRunRecorder.js';
 
@@ -58,6 +58,11 @@ export class WebhookAgentStep {
         return { status: 'abandoned', error: WORKER_STOPPED };
       }
       const message = runFailureMessage(error);
+      if (isConfigBlock(error)) {
+        this.log.error(`webhook run on route '${route.name}' was not run: ${message}`, about);
+        await note({ prompt, outcome: 'not_run', error: message });
+        return { status: 'not_run', error: message };
+      }
       this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
       await note({ prompt, outcome: 'run_failed', error: message });
       return { status: 'run_failed', error: message };

@@ -16,6 +16,7 @@ import { ListPlatforms } from '../../application/delivery/ListPlatforms.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
 import { SendMessage } from '../../application/delivery/SendMessage.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { ShowStatus } from '../../application/status/ShowStatus.js';
 import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
 import { RedeliverWebhookRun } from '../../application/webhook/RedeliverWebhookRun.js';
@@ -30,6 +31,7 @@ import type { CronApp } from '../../adapters/cli/cronApp.js';
 import type { DeliveryApp } from '../../adapters/cli/deliveryCommands.js';
 import type { StatusApp } from '../../adapters/cli/statusCommand.js';
 import type { DbApp } from '../../adapters/cli/dbCommands.js';
+import type { McpApp } from '../../adapters/cli/mcpCommands.js';
 import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
@@ -180,5 +182,17 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       }),
     };
   };
-  return { cron, chat, webhook, delivery, config, status, db };
+  const mcp = async (): Promise<McpApp> => {
+    const { container } = await homes.of(agentHomeFrom(env));
+    const config = container.get(CONFIG_TOKENS.AgentConfig);
+    return {
+      configured: Object.entries(config.mcp_servers ?? {}).map(([name, server]) => ({
+        name,
+        transport: server.url === undefined ? 'stdio' : 'http',
+        enabled: server.enabled !== false,
+      })),
+      servers: container.get(RUNTIME_TOKENS.McpServers),
+    };
+  };
+  return { cron, chat, webhook, delivery, config, status, db, mcp };
 }

@@ -2,6 +2,7 @@ import type { StartCliFiring } from '../../adapters/cli/cliFiring.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { runOnTimeZone } from '../../adapters/system/hostTimeZone.js';
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildApplicationContainer, type ApplicationContainer } from '../applicationContainer.js';
@@ -30,6 +31,23 @@ export class HomeContainers {
       this.built.set(home, built);
     }
     return built;
+  }
+
+  /**
+   * Stops the MCP servers the command's runs started (docs/mcp.md): an HTTP server's open
+   * stream, like a stdio server's pipes, would otherwise keep the command from ending. Never throws.
+   */
+  async closeMcpServers(): Promise<void> {
+    const containers = await Promise.all([...this.built.values()].map((built) => built.catch(() => null)));
+    await Promise.all(
+      containers.map(async (built) => {
+        if (built?.container.isBound(RUNTIME_TOKENS.McpServers))
+          await built.container
+            .get(RUNTIME_TOKENS.McpServers)
+            .close()
+            .catch(() => undefined);
+      }),
+    );
   }
 
   /**

@@ -13,6 +13,7 @@ import { registerConfigCommands } from '../../adapters/cli/configCommands.js';
 import { registerWebhookCommands } from '../../adapters/cli/webhookCommands.js';
 import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
 import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
+import { registerMcpCommands } from '../../adapters/cli/mcpCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -40,7 +41,8 @@ async function main(argv: string[]): Promise<number> {
     return exitCodeFor(error);
   }
   const env = credentials.environment;
-  const apps = commandApps(new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn')), env, io, credentials);
+  const homes = new HomeContainers(env, new ConsoleLogger(io.stderr, debug ? 'debug' : 'warn'));
+  const apps = commandApps(homes, env, io, credentials);
 
   const cli = yargs(argv);
   cli
@@ -76,10 +78,11 @@ async function main(argv: string[]): Promise<number> {
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);
   registerDbCommands(cli, apps.db, io);
+  registerMcpCommands(cli, apps.mcp, io);
   registerGatewayCommand(cli, { env, credentials, debug, io });
 
   try {
-    await cli.parseAsync();
+    await cli.parseAsync().finally(() => homes.closeMcpServers());
     // Stopped by a signal, what the command started has ended and its runs are recorded: the signal's code.
     return commandInterruption.exitCode() ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
   } catch (error) {

@@ -1,3 +1,4 @@
+import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startChildrenThroughLauncher } from '../../adapters/process/childProcesses.js';
@@ -293,6 +294,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   await steps.step('started', () => logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' }));
   // What runs stops first, within the grace period, whatever step the stop came during: firing,
   // then the runs, the listener's and the deliveries, and the chat turns.
+  // The MCP servers the runs used stop once no run is left (stops run last registered first).
+  steps.atStop('MCP servers', () => container.get(RUNTIME_TOKENS.McpServers).close());
   steps.atStop('runs', () => stopRuns({ graceMs, logger, scheduler, dispatcher, webhooks, cronDeliveries, chat }));
 
   // Nothing else need keep the event loop alive: a provider plugin may hold no timer and the

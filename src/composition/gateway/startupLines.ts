@@ -4,6 +4,7 @@ import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
+import { enabledMcpServers } from '../../adapters/config/mcpServerConfig.js';
 import type { SandboxStatus } from '../../application/ports/Sandbox.js';
 
 /** One start-up line: what the gateway tells its operator before it fires anything. */
@@ -49,6 +50,15 @@ export function startupLines(
         : 'delivery platforms: none configured ("agent platforms" shows what each one needs)',
     fields: { platforms },
   });
+
+  const mcpServers = enabledMcpServers(config);
+  if (mcpServers.length > 0) {
+    lines.push({
+      level: 'info',
+      message: `MCP servers: ${mcpServers.join(', ')} (each started when a run first needs it; "agent mcp test <name>" tries one)`,
+      fields: { mcp_servers: mcpServers },
+    });
+  }
 
   if (sandbox?.active)
     lines.push({ level: 'info', message: 'sandbox: bwrap (scripts, terminal commands and command agents)', fields: { sandbox: 'bwrap' } });

@@ -1,9 +1,11 @@
-import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
 import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
 import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import { ClarifyTool } from '../../adapters/tools/ClarifyTool.js';
 import { CronJobTool } from '../../adapters/tools/CronJobTool.js';
 import { DefaultToolCatalog } from '../../adapters/tools/DefaultToolCatalog.js';
+import { McpToolCatalog } from '../../adapters/mcp/McpToolCatalog.js';
+import { TOKENS } from '../../application/ports/tokens.js';
 import { publicAddressesOnly } from '../../adapters/tools/publicAddresses.js';
 import { TerminalTool } from '../../adapters/tools/TerminalTool.js';
 import { TOOL_TOKENS } from '../../adapters/tools/tokens.js';
@@ -31,11 +33,16 @@ export const toolsModule = new ContainerModule(({ bind }) => {
   bind(RUNTIME_TOKENS.Tool).to(WebExtractTool).inSingletonScope();
   bind(RUNTIME_TOKENS.Tool).to(VisionTool).inSingletonScope();
   bind(RUNTIME_TOKENS.Tool).to(ClarifyTool).inSingletonScope();
+  // Both catalogs add the tools of the MCP servers their toolsets name (docs/mcp.md).
+  const withMcp = (context: ResolutionContext, catalog: ToolCatalog) =>
+    new McpToolCatalog(catalog, context.get(RUNTIME_TOKENS.McpServers), context.get(TOKENS.Logger, { optional: true }) ?? null);
   bind(LOADED_TOOL_CATALOGS.JobRuns)
-    .toDynamicValue((context) => new DefaultToolCatalog(context.getAll(RUNTIME_TOKENS.Tool)))
+    .toDynamicValue((context) => withMcp(context, new DefaultToolCatalog(context.getAll(RUNTIME_TOKENS.Tool))))
     .inSingletonScope();
   bind(CronJobTool).toSelf().inSingletonScope();
   bind(LOADED_TOOL_CATALOGS.Sessions)
-    .toDynamicValue((context) => new DefaultToolCatalog([...context.getAll(RUNTIME_TOKENS.Tool), context.get(CronJobTool)]))
+    .toDynamicValue((context) =>
+      withMcp(context, new DefaultToolCatalog([...context.getAll(RUNTIME_TOKENS.Tool), context.get(CronJobTool)])),
+    )
     .inSingletonScope();
 });

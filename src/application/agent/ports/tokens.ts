@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { McpServers } from './McpServers.js';
 import type { Tool } from './Tool.js';
 import type { ToolCatalog } from './ToolCatalog.js';
 
@@ -13,4 +14,6 @@ export const RUNTIME_TOKENS = {
   JobRunToolCatalog: Symbol.for('agent.runtime.JobRunToolCatalog') as ServiceIdentifier<ToolCatalog>,
   /** The tools of chat sessions and webhook runs: the job tool too, where their toolsets grant it. */
   ToolCatalog: Symbol.for('agent.runtime.ToolCatalog') as ServiceIdentifier<ToolCatalog>,
+  /** The MCP servers of `mcp_servers`, one pool per process (docs/mcp.md). */
+  McpServers: Symbol.for('agent.runtime.McpServers') as ServiceIdentifier<McpServers>,
 } as const;
