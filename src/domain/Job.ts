@@ -7,7 +7,8 @@ import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
-import { isKnownToolset, unknownToolsetProblem } from './toolsets.js';
+import { mcpGrantOf } from './mcp.js';
+import { isKnownToolset, toolsetProblem, unknownToolsetProblem } from './toolsets.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
 /** The states a job can be in, in the order they are shown (the dashboard's filter lists them so). */
@@ -129,11 +130,23 @@ export interface NewJobInput {
 export function jobToolsets(names: readonly string[] | null | undefined): string[] | null {
   if (names === null || names === undefined) return null;
   const chosen = [...new Set(names.map((name) => name.trim()).filter((name) => name !== ''))];
-  const unknown = chosen.find((name) => !isKnownToolset(name));
+  // An MCP grant's server is checked against the configuration by checkJobMcpGrants.
+  const unknown = chosen.find((name) => !isKnownToolset(name) && mcpGrantOf(name) === null);
   if (unknown !== undefined) {
     throw new InvalidJobError(ERROR_CODES.JOB.UNKNOWN_TOOLSET, `The job ${unknownToolsetProblem(unknown)}.`);
   }
   return chosen.length > 0 ? chosen : null;
+}
+
+/**
+ * Refuses toolsets that grant an MCP server (`mcp:<server>`, `mcp:<server>:<tool>`) which is not
+ * among the enabled servers of `mcp_servers`, in one sentence naming the configured ones.
+ */
+export function checkJobMcpGrants(names: readonly string[] | null | undefined, mcpServers: readonly string[]): void {
+  for (const name of names ?? []) {
+    const problem = mcpGrantOf(name.trim()) ? toolsetProblem(name.trim(), mcpServers) : null;
+    if (problem !== null) throw new InvalidJobError(ERROR_CODES.JOB.UNKNOWN_TOOLSET, `The job ${problem}.`);
+  }
 }
 
 /**

@@ -111,6 +111,45 @@ describe('MCP servers through the built executable', () => {
     expect(offeredTools(llm.requests[0]).filter((name) => name.startsWith('mcp__'))).toEqual([]);
   });
 
+  it('a cron job granted mcp:files with --toolset calls its tool and delivers the answer; one naming an unknown server is refused', async () => {
+    await configure();
+    const created = await runAgent(
+      [
+        'cron',
+        'create',
+        'every 1h',
+        'When is the launch?',
+        '--name',
+        'granted',
+        '--toolset',
+        'mcp:files',
+        '--deliver',
+        'local',
+        '--no-tick',
+      ],
+      { home },
+    );
+    expect(created).toMatchObject({ code: 0 });
+    const refused = await runAgent(
+      ['cron', 'create', 'every 1h', 'x', '--name', 'typo', '--toolset', 'mcp:filez', '--deliver', 'local', '--no-tick'],
+      { home },
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/filez/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    llm.reply(replies.toolCalls({ name: 'mcp__files__read_file', arguments: { path: 'notes.txt' } }), replies.text('Launch: Tuesday.'));
+
+    const run = await runAgent(['cron', 'run', 'granted', '--no-tick', '--json'], { home, env: LLM_KEY });
+
+    expect(run).toMatchObject({ code: 0 });
+    expect(offeredTools(llm.requests[0]).filter((name) => name.startsWith('mcp__'))).toEqual(
+      expect.arrayContaining(['mcp__files__read_file', 'mcp__files__list_files']),
+    );
+    expect(offeredTools(llm.requests[0])).not.toContain('cronjob');
+    expect(toolResults(llm.requests[1])).toEqual(['the launch is on Tuesday']);
+    expect(run.stdout).toContain('Launch: Tuesday.');
+  });
+
   describe('in webhook runs', () => {
     let port: number;
 

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
+import { checkJobMcpGrants, createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
@@ -59,6 +59,7 @@ export class CreateJob {
     const timezone = validateJobTimeZone(input.timezone);
     const schedule = parseSchedule(input.schedule, now, timezone ?? this.settings.timeZone, this.settings.oneShotGraceMs);
     if (input.deliver) parseDeliveryTargets(input.deliver);
+    checkJobMcpGrants(input.toolsets, this.settings.mcpServers ?? []);
     const script = input.script ? await this.scripts.check(input.script) : null;
     const workdir = input.workdir ? await this.workdirs.check(input.workdir) : null;
     const contextFrom = await jobIdsOf(this.repository, input.context_from);

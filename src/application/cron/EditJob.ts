@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { editJob, jobTimeZone, validateJobTimeZone, type CatchUp, type Job, type JobChanges } from '../../domain/Job.js';
+import { checkJobMcpGrants, editJob, jobTimeZone, validateJobTimeZone, type CatchUp, type Job, type JobChanges } from '../../domain/Job.js';
 import { isZoneDependentOneShot, parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -63,6 +63,7 @@ export class EditJob {
     if (contextFrom !== undefined) changes.context_from = await jobIdsOf(this.repository, contextFrom);
     if (timezone !== undefined) changes.timezone = validateJobTimeZone(timezone);
     if (input.deliver !== undefined) parseDeliveryTargets(input.deliver);
+    checkJobMcpGrants(input.toolsets, this.settings.mcpServers ?? []);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
     const { timeZone: configuredZone, oneShotGraceMs } = this.settings;
     return this.repository.update(reference, (target) => {
