@@ -1,0 +1,94 @@
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { answer, LocalWebServer } from '../support/localWebServer.js';
+import { localModelLines } from './configLines.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile } from './agentCli.js';
+
+/**
+ * A run's transcript as users see it, through the built dist/agent.js: a cron run whose model
+ * calls tools and then answers, its transcript in `agent runs show`, without the credentials the
+ * tools came upon.
+ */
+
+const BOT_TOKEN = 'canary-telegram-transcript-123';
+const LLM_KEY = 'canary-llm-transcript-key';
+const ENV = { TEST_LLM_KEY: LLM_KEY, TELEGRAM_BOT_TOKEN: BOT_TOKEN };
+
+describe('run transcripts through the built executable', () => {
+  let home: string;
+  let llm: FakeLlmServer;
+  let web: LocalWebServer;
+
+  beforeAll(() => requireBuiltAgent());
+
+  beforeEach(async () => {
+    llm = await FakeLlmServer.start();
+    web = await LocalWebServer.start({
+      '/page': answer(200, 'text/plain; charset=utf-8', `The token is ${BOT_TOKEN}. The key is ${LLM_KEY}.\n${'padding '.repeat(1000)}`),
+    });
+    home = await makeAgentHome();
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm, 'openai'), ''].join('\n'));
+  });
+
+  afterEach(async () => {
+    await llm.close();
+    await web.close();
+    await removeAgentHome(home);
+  });
+
+  it('agent runs show prints the tool calls of a cron run, their cut results, and no credential', async () => {
+    const created = await runAgent(['cron', 'create', 'every 1h', 'Read the page', '--name', 'reader', '--deliver', 'local', '--no-tick'], {
+      home,
+      env: ENV,
+    });
+    expect(created).toMatchObject({ code: 0 });
+    llm.reply(
+      replies.toolCalls({ name: 'web_extract', arguments: { url: web.url('/page') } }),
+      replies.toolCalls({ name: 'terminal', arguments: { command: `echo ${BOT_TOKEN}` } }),
+      replies.text('The page holds a token.'),
+    );
+    expect(await runAgent(['cron', 'run', 'reader', '--no-tick'], { home, env: ENV })).toMatchObject({ code: 0 });
+    const runs = JSON.parse((await runAgent(['cron', 'runs', 'reader', '--json', '--no-tick'], { home, env: ENV })).stdout) as Array<{
+      id: string;
+    }>;
+
+    const shown = await runAgent(['runs', 'show', runs[0]!.id, '--json'], { home, env: ENV });
+
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).not.toContain(BOT_TOKEN);
+    expect(shown.stdout).not.toContain(LLM_KEY);
+    const run = JSON.parse(shown.stdout);
+    expect(run).toMatchObject({ id: runs[0]!.id, status: 'ok', answer: 'The page holds a token.' });
+    expect(run.transcript.map((entry: { type: string; name?: string }) => entry.name ?? entry.type)).toEqual([
+      'model_turn',
+      'web_extract',
+      'model_turn',
+      'terminal',
+      'model_turn',
+    ]);
+    const [, extract, askTerminal, terminal] = run.transcript;
+    expect(extract).toMatchObject({ arguments: JSON.stringify({ url: web.url('/page') }), is_error: false });
+    expect(extract.result).toContain('The token is [redacted TELEGRAM_BOT_TOKEN]. The key is [redacted TEST_LLM_KEY].');
+    expect(extract.cut).toMatch(/bytes cut: the result is kept to its first 4 KB$/);
+    expect(askTerminal.tool_calls).toEqual([
+      expect.objectContaining({ name: 'terminal', arguments: expect.stringContaining('[redacted TELEGRAM_BOT_TOKEN]') }),
+    ]);
+    expect(terminal.result).toContain('[redacted TELEGRAM_BOT_TOKEN]');
+    for (const entry of run.transcript) expect(Date.parse(entry.ended_at)).toBeGreaterThanOrEqual(Date.parse(entry.started_at));
+
+    const human = await runAgent(['runs', 'show', runs[0]!.id], { home, env: ENV });
+    expect(human).toMatchObject({ code: 0, stderr: '' });
+    expect(human.stdout).toContain('tool web_extract');
+    expect(human.stdout).toContain('Transcript (3 model turns, 2 tool calls; times in UTC):');
+    expect(human.stdout).not.toContain(BOT_TOKEN);
+  });
+
+  it('agent runs show refuses an unknown id in one sentence', async () => {
+    const shown = await runAgent(['runs', 'show', 'nope.20260101T000000000Z'], { home, env: ENV });
+
+    expect(shown.code).not.toBe(0);
+    expect(shown.stdout).toBe('');
+    expect(shown.stderr.trim().split('\n')).toEqual([
+      'error: No run has the id "nope.20260101T000000000Z"; "agent cron runs <job> --json" and "agent webhook runs --json" list the runs with their ids.',
+    ]);
+  });
+});
