@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { aRun, aTranscript } from '../../contract/RunLedger.contract.js';
-import { dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
+import { DASHBOARD_TOKEN, dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
 
 describe("the dashboard's run page", () => {
   it('shows the transcript as a timeline: model turns, and each tool call collapsed with its arguments and result, as text', async () => {
@@ -23,6 +23,8 @@ describe("the dashboard's run page", () => {
     expect(page.text).not.toContain('<script>alert(1)');
     expect(page.text).toContain('Calls terminal');
     expect(page.text).toContain('120 tokens in, 8 out');
+    const api = await request(app).get('/api/runs/run-1').set('authorization', `Bearer ${DASHBOARD_TOKEN}`);
+    expect(api.body).toMatchObject({ id: 'run-1', transcript });
   });
 
   it('says a run without a transcript has none', async () => {
