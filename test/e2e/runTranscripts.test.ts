@@ -1,5 +1,6 @@
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { answer, LocalWebServer } from '../support/localWebServer.js';
+import { scratchDatabase } from '../support/postgres.js';
 import { localModelLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile } from './agentCli.js';
 
@@ -82,10 +83,46 @@ describe('run transcripts through the built executable', () => {
     expect(human.stdout).not.toContain(BOT_TOKEN);
   });
 
+  it('keeps the transcript in PostgreSQL when the home uses a database', async () => {
+    const database = await scratchDatabase();
+    // Opened first: opening migrates it, as a gateway or "agent db migrate" would.
+    const connection = await database.open();
+    try {
+      const env = { ...ENV, AGENT_DATABASE_URL: database.url };
+      const created = await runAgent(
+        ['cron', 'create', 'every 1h', 'Read the page', '--name', 'reader', '--deliver', 'local', '--no-tick'],
+        {
+          home,
+          env,
+        },
+      );
+      expect(created).toMatchObject({ code: 0 });
+      llm.reply(replies.toolCalls({ name: 'web_extract', arguments: { url: web.url('/page') } }), replies.text('Read.'));
+      expect(await runAgent(['cron', 'run', 'reader', '--no-tick'], { home, env })).toMatchObject({ code: 0 });
+      const [run] = JSON.parse((await runAgent(['cron', 'runs', 'reader', '--json', '--no-tick'], { home, env })).stdout) as Array<{
+        id: string;
+      }>;
+
+      const shown = await runAgent(['runs', 'show', run!.id, '--json'], { home, env });
+
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(shown.stdout).not.toContain(BOT_TOKEN);
+      expect(JSON.parse(shown.stdout).transcript.map((entry: { type: string }) => entry.type)).toEqual([
+        'model_turn',
+        'tool_call',
+        'model_turn',
+      ]);
+      expect(await connection.query('SELECT id FROM agent_run_transcripts')).toEqual([{ id: run!.id }]);
+    } finally {
+      await connection.close();
+      await database.drop();
+    }
+  });
+
   it('agent runs show refuses an unknown id in one sentence', async () => {
     const shown = await runAgent(['runs', 'show', 'nope.20260101T000000000Z'], { home, env: ENV });
 
-    expect(shown.code).not.toBe(0);
+    expect(shown.code).toBe(1);
     expect(shown.stdout).toBe('');
     expect(shown.stderr.trim().split('\n')).toEqual([
       'error: No run has the id "nope.20260101T000000000Z"; "agent cron runs <job> --json" and "agent webhook runs --json" list the runs with their ids.',
