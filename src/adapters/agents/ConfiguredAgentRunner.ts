@@ -77,7 +77,17 @@ export class ConfiguredAgentRunner implements AgentRunner {
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
   withTools(tools: ToolCatalog): ConfiguredAgentRunner {
-    const runner = new ConfiguredAgentRunner(this.config, this.paths, this.killer, tools, this.env, this.logger, this.timer, this.sandbox, this.clock);
+    const runner = new ConfiguredAgentRunner(
+      this.config,
+      this.paths,
+      this.killer,
+      tools,
+      this.env,
+      this.logger,
+      this.timer,
+      this.sandbox,
+      this.clock,
+    );
     runner.state = this.state;
     return runner;
   }
