@@ -278,6 +278,24 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     expect(server.requests[0]).toMatchObject({ format: 'openai', apiKey: 'sk-openai', body: { model: 'gpt-4o-mini' } });
   });
 
+  it("keeps a transcript of the run, scrubbed of the provider's key and of every credential of the environment", async () => {
+    server.reply(replies.text('The key is sk-openai-secret and the bot token is tg-bot-secret.'));
+    const config = configWith({
+      model: { provider: 'openai', name: 'gpt-4o-mini' },
+      providers: { openai: { base_url: server.openAiBaseUrl } },
+    });
+
+    const result = await runnerFor(config, { OPENAI_API_KEY: 'sk-openai-secret', TELEGRAM_BOT_TOKEN: 'tg-bot-secret' }).run(request());
+
+    expect(result.transcript).toEqual([
+      expect.objectContaining({
+        type: 'model_turn',
+        model: 'openai (gpt-4o-mini)',
+        text: 'The key is [redacted OPENAI_API_KEY] and the bot token is [redacted TELEGRAM_BOT_TOKEN].',
+      }),
+    ]);
+  });
+
   it('runs an anthropic provider through model.base_url', async () => {
     server.reply(replies.text('Hi from Claude.'));
     const config = configWith({ model: { provider: 'anthropic', name: 'claude-x', base_url: server.anthropicBaseUrl } });
