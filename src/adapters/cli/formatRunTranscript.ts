@@ -61,6 +61,6 @@ function transcriptLines(transcript: RunTranscript | null, timeZone: string): st
   const calls = transcript.length - turns;
   return [
     `Transcript (${turns} model turn${turns === 1 ? '' : 's'}, ${calls} tool call${calls === 1 ? '' : 's'}; times in ${timeZone}):`,
-    ...transcript.flatMap((entry) => entryLines(entry, timeZone).map((line) => `  ${line}`)),
+    ...transcript.flatMap((entry) => entryLines(entry, timeZone).map((line) => `  ${line}`.trimEnd())),
   ];
 }
