@@ -36,9 +36,9 @@ function setUp(tools: RecordingTool[], maxToolRounds?: number) {
 
 describe('RunAgentSession: the transcript', () => {
   it('holds each model turn and each tool call in order, with their arguments, results and times', async () => {
-    let clock: ManualClock;
+    const moved: { clock?: ManualClock } = {};
     const terminal = new RecordingTool('terminal', () => {
-      clock.advance(1500);
+      moved.clock!.advance(1500);
       return 'hello from the shell';
     });
     const model = new FakeChatModel(
@@ -46,7 +46,7 @@ describe('RunAgentSession: the transcript', () => {
       turns.answer('Done.'),
     );
     const setup = setUp([terminal]);
-    clock = setup.clock;
+    moved.clock = setup.clock;
 
     const result = await setup.run(model);
 
