@@ -25,7 +25,8 @@ export function registerRunsCommands(yargs: Argv, app: () => Promise<RunsApp>, i
               type: 'string',
               demandOption: true,
               coerce: argument('run'),
-              describe: 'The run\'s id: `id` in "agent cron runs <job> --json" and "agent webhook runs --json", `run_id` in "agent cron run --json"',
+              describe:
+                'The run\'s id: `id` in "agent cron runs <job> --json" and "agent webhook runs --json", `run_id` in "agent cron run --json"',
             })
             .option('json', jsonFlag('the run record with its `transcript` (null when it has none)')),
         async (argv) => {
