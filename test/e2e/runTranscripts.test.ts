@@ -1,8 +1,11 @@
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { answer, LocalWebServer } from '../support/localWebServer.js';
 import { scratchDatabase } from '../support/postgres.js';
-import { localModelLines } from './configLines.js';
-import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, writeHomeFile } from './agentCli.js';
+import type { ChildProcess } from 'node:child_process';
+import { freePort } from '../support/freePort.js';
+import { localModelLines, webhookListenerLines } from './configLines.js';
+import { postPullRequestEvent } from './signedDelivery.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
 /**
  * A run's transcript as users see it, through the built dist/agent.js: a cron run whose model
@@ -117,6 +120,58 @@ describe('run transcripts through the built executable', () => {
       await connection.close();
       await database.drop();
     }
+  });
+
+  describe('in a webhook run', () => {
+    let gateway: ChildProcess | null = null;
+
+    afterEach(() => {
+      if (gateway?.exitCode === null) gateway.kill('SIGKILL');
+      gateway = null;
+    });
+
+    it('keeps the transcript, scrubbed of the route secret of config.yaml', async () => {
+      const port = await freePort();
+      const routeSecret = 'route-secret-transcript-42';
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm, 'openai'),
+          ...webhookListenerLines(port, routeSecret),
+          '        github:',
+          '          prompt: "Summarise PR {number}"',
+          '',
+        ].join('\n'),
+      );
+      llm.reply(replies.toolCalls({ name: 'terminal', arguments: { command: `echo ${routeSecret}` } }), replies.text('Summary written.'));
+      const started = await startGatewayUntil(home, 'webhook listening on', { env: ENV });
+      gateway = started.gateway;
+
+      expect((await postPullRequestEvent(port, routeSecret, 'delivery-transcript', { action: 'opened', number: 7 })).status).toBe(202);
+      let id = '';
+      for (const deadline = Date.now() + 15_000; id === '' && Date.now() < deadline;) {
+        const runs = JSON.parse((await runAgent(['webhook', 'runs', '--json'], { home, env: ENV })).stdout) as Array<{
+          id: string;
+          finished_at: string | null;
+        }>;
+        id = runs.find((run) => run.finished_at !== null)?.id ?? '';
+      }
+      expect(id).not.toBe('');
+
+      const shown = await runAgent(['runs', 'show', id, '--json'], { home, env: ENV });
+
+      expect(shown).toMatchObject({ code: 0 });
+      expect(shown.stdout).not.toContain(routeSecret);
+      const run = JSON.parse(shown.stdout);
+      expect(run).toMatchObject({ id, kind: 'webhook', subject: 'github' });
+      expect(run.transcript[1]).toMatchObject({
+        type: 'tool_call',
+        name: 'terminal',
+        arguments: JSON.stringify({ command: 'echo [redacted platforms.webhook.extra.secret]' }),
+      });
+    });
   });
 
   it('agent runs show refuses an unknown id in one sentence', async () => {
