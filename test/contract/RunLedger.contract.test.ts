@@ -26,7 +26,7 @@ describe('on PostgreSQL', () => {
   const suite = scratchDatabaseForSuite();
 
   describeRunLedgerContract('PostgresRunLedger', async (retention) => {
-    await suite.database.query('TRUNCATE agent_runs');
+    await suite.database.query('TRUNCATE agent_runs, agent_run_transcripts');
     const make = () => new PostgresRunLedger(suite.database, retention, new ManualClock(LEDGER_NOW));
     return { ledger: make(), another: async () => make() };
   });

@@ -1,5 +1,41 @@
 import type { RunLedger } from '../../src/application/ports/RunLedger.js';
 import type { RunRecord, RunRetention } from '../../src/domain/runs/RunRecord.js';
+import type { RunTranscript } from '../../src/domain/runs/RunTranscript.js';
+
+/** A transcript of a run: a turn that called a tool, the call, and the answer. */
+export function aTranscript(n: number): RunTranscript {
+  return [
+    {
+      type: 'model_turn',
+      started_at: '2026-06-20T08:00:00.000Z',
+      ended_at: '2026-06-20T08:00:01.000Z',
+      model: 'openai (gpt-4o)',
+      text: '',
+      tool_calls: [{ id: `call_${n}`, name: 'terminal', arguments: '{"command":"date"}' }],
+      usage: { input_tokens: 120, output_tokens: 8, cached_input_tokens: 0 },
+    },
+    {
+      type: 'tool_call',
+      started_at: '2026-06-20T08:00:01.000Z',
+      ended_at: '2026-06-20T08:00:02.000Z',
+      call_id: `call_${n}`,
+      name: 'terminal',
+      arguments: '{"command":"date"}',
+      result: `run ${n}: ünïcode ✓`,
+      result_bytes: 20,
+      cut: null,
+      is_error: false,
+    },
+    {
+      type: 'model_turn',
+      started_at: '2026-06-20T08:00:02.000Z',
+      ended_at: '2026-06-20T08:00:03.000Z',
+      model: 'openai (gpt-4o)',
+      text: `Digest ${n}`,
+      tool_calls: [],
+    },
+  ];
+}
 
 export interface RunLedgerSubject {
   ledger: RunLedger;
@@ -133,6 +169,54 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
 
       expect((await ledger.list({ limit: 10 })).map((run) => run.id)).toEqual(['run-2']);
       expect(await ledger.get('old')).toBeNull();
+    });
+
+    describe('transcripts', () => {
+      it('keeps a run transcript apart from its record: get and list give the record alone, transcriptOf the transcript, in every process', async () => {
+        const ledger = await use();
+        await ledger.save(aRun(1));
+        await ledger.saveTranscript(aRun(1), aTranscript(1));
+
+        expect(await ledger.transcriptOf('run-1')).toEqual(aTranscript(1));
+        expect(await (await subject!.another()).transcriptOf('run-1')).toEqual(aTranscript(1));
+        expect(await ledger.get('run-1')).toEqual(aRun(1));
+        expect(await ledger.list({ limit: 10 })).toEqual([aRun(1)]);
+      });
+
+      it('takes a transcript saved before its run record, and a later one in its place', async () => {
+        const ledger = await use();
+        await ledger.saveTranscript(aRun(1), aTranscript(1));
+        expect(await ledger.transcriptOf('run-1')).toBeNull();
+
+        await ledger.save(aRun(1));
+        expect(await ledger.transcriptOf('run-1')).toEqual(aTranscript(1));
+        await ledger.saveTranscript(aRun(1), aTranscript(2));
+        expect(await ledger.transcriptOf('run-1')).toEqual(aTranscript(2));
+      });
+
+      it('has no transcript for a run without one, nor for a run it does not have', async () => {
+        const ledger = await use();
+        await ledger.save(aRun(1));
+
+        expect(await ledger.transcriptOf('run-1')).toBeNull();
+        expect(await ledger.transcriptOf('run-9')).toBeNull();
+      });
+
+      it('removes a transcript with its run under the retention: beyond the count of its job, and too old', async () => {
+        const ledger = await use({ count: 2, days: 30 });
+        const old = aRun(0, { id: 'old', started_at: '2026-05-01T08:00:00.000Z' });
+        await ledger.save(old);
+        await ledger.saveTranscript(old, aTranscript(0));
+        for (let n = 1; n <= 3; n += 1) {
+          await ledger.save(aRun(n));
+          await ledger.saveTranscript(aRun(n), aTranscript(n));
+        }
+
+        expect(await ledger.transcriptOf('old')).toBeNull();
+        expect(await ledger.transcriptOf('run-1')).toBeNull();
+        expect(await ledger.transcriptOf('run-2')).toEqual(aTranscript(2));
+        expect(await ledger.transcriptOf('run-3')).toEqual(aTranscript(3));
+      });
     });
 
     it('claims a run for its redelivery once: another claim finds it taken until it is found abandoned or saved without the claim', async () => {

@@ -156,6 +156,11 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
     ticks: false,
     check: (redelivery, f) => expect(redelivery).toMatchObject({ run_id: f.webhookRun, route: 'hooks' }),
   },
+  'runs show': {
+    argv: (f) => ['runs', 'show', f.webhookRun],
+    ticks: false,
+    check: (run, f) => expect(run).toMatchObject({ id: f.webhookRun, kind: 'webhook', transcript: null }),
+  },
   send: {
     argv: () => ['send', 'telegram', 'Deploy finished'],
     ticks: false,

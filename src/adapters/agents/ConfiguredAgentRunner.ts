@@ -22,6 +22,9 @@ import type { ProviderTarget } from '../../application/agent/RunAgentSession.js'
 import type { Timer } from '../../application/ports/Timer.js';
 import { CredentialPool } from '../../domain/agent/CredentialPool.js';
 import { SystemTimer } from '../system/SystemTimer.js';
+import { SystemClock } from '../system/SystemClock.js';
+import type { Clock } from '../../application/ports/Clock.js';
+import { configuredSecrets } from '../config/configuredSecrets.js';
 import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
 import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
@@ -69,11 +72,22 @@ export class ConfiguredAgentRunner implements AgentRunner {
     @inject(TOKENS.Logger) @optional() private readonly logger: Logger | null = null,
     @inject(TOKENS.Timer) @optional() private readonly timer: Timer = new SystemTimer(),
     @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
+    @inject(TOKENS.Clock) @optional() private readonly clock: Clock = new SystemClock(),
   ) {}
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
   withTools(tools: ToolCatalog): ConfiguredAgentRunner {
-    const runner = new ConfiguredAgentRunner(this.config, this.paths, this.killer, tools, this.env, this.logger, this.timer, this.sandbox);
+    const runner = new ConfiguredAgentRunner(
+      this.config,
+      this.paths,
+      this.killer,
+      tools,
+      this.env,
+      this.logger,
+      this.timer,
+      this.sandbox,
+      this.clock,
+    );
     runner.state = this.state;
     return runner;
   }
@@ -111,7 +125,12 @@ export class ConfiguredAgentRunner implements AgentRunner {
     const { chain, skipped } = this.chainFrom(resolved);
     // Loaded on first use like the SDKs: commands that run nothing do not parse the agent loop.
     const { RunAgentSession } = await import('../../application/agent/RunAgentSession.js');
-    const session = new RunAgentSession({ tools: this.tools, timer: this.timer, logger: this.logger });
+    const session = new RunAgentSession({
+      tools: this.tools,
+      timer: this.timer,
+      logger: this.logger,
+      transcript: { clock: this.clock, secrets: configuredSecrets(this.env, this.config) },
+    });
     return session.execute({ request, chain, skippedFallbacks: skipped });
   }
 

@@ -31,6 +31,10 @@ button { cursor: pointer; }
 .problem { color: var(--bad); font-weight: 600; }
 .notice { color: var(--good); font-weight: 600; }
 .muted { color: var(--muted); }
+ol.timeline { list-style: none; padding-left: 0; border-left: 2px solid var(--line); }
+ol.timeline > li { margin: 0 0 .8rem; padding-left: .8rem; }
+ol.timeline details { display: inline-block; vertical-align: top; width: calc(100% - 5rem); }
+ol.timeline summary { cursor: pointer; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .9rem; min-width: 11rem; }
 .card b { display: block; font-size: 1.4rem; }

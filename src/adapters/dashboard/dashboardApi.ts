@@ -72,7 +72,11 @@ export function dashboardApi(deps: DashboardDependencies, access: DashboardAcces
   );
   api.get(
     '/runs/:id',
-    json(async (request) => (await deps.runs.get(param(request, 'id'))) ?? notFound(`No run has the id ${param(request, 'id')}.`)),
+    json(async (request) => {
+      const run = await deps.runs.get(param(request, 'id'));
+      // As `agent runs show --json` prints it: the record with its transcript.
+      return run ? { ...run, transcript: await deps.runs.transcriptOf(run.id) } : notFound(`No run has the id ${param(request, 'id')}.`);
+    }),
   );
   api.post(
     '/jobs/:job/pause',

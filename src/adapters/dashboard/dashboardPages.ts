@@ -278,7 +278,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
           notFoundPage(context(response), `No run has the id ${param(request, 'id')}; it may be older than the run ledger keeps.`),
           404,
         );
-      page(response, runPage(context(response), run));
+      page(response, runPage(context(response), run, await deps.runs.transcriptOf(run.id)));
     }),
   );
 

@@ -9,6 +9,8 @@ import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { wallClockAt } from '../../domain/zonedTime.js';
 import { html, type Html } from './html.js';
 import { perJobFormFields, type PerJobFormValues } from './perJobFields.js';
+import { transcriptTimeline } from './transcriptView.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 
 /** What every page of a signed-in user carries. */
 export interface PageContext {
@@ -333,7 +335,7 @@ ${postButton(context, `/jobs/${id}/remove`, 'Remove', html`<input type="hidden" 
   );
 }
 
-export function runPage(context: PageContext, run: RunRecord): Html {
+export function runPage(context: PageContext, run: RunRecord, transcript: RunTranscript | null = null): Html {
   const took = run.finished_at ? `${((Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000).toFixed(1)} s` : 'still running';
   return layout(
     context,
@@ -351,6 +353,7 @@ ${run.redelivered_at ? html`<dt>Delivered again</dt><dd>${when(run.redelivered_a
 <dt>Model</dt><dd>${run.model ?? '-'}</dd>
 </dl>
 <h2>Prompt</h2>${run.prompt !== null ? html`<pre>${run.prompt}</pre>` : html`<p class="muted">None.</p>`}
+${transcriptTimeline(transcript, context.timeZone)}
 <h2>Answer</h2>${run.answer !== null ? html`<pre>${run.answer}</pre>` : html`<p class="muted">None.</p>`}
 <h2>Error</h2>${run.error !== null ? html`<pre>${run.error}</pre>` : html`<p class="muted">None.</p>`}
 <h2>Delivery</h2>

@@ -16,7 +16,8 @@ import {
   type RunRetention,
 } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -24,6 +25,7 @@ import { runRetention } from '../config/runSettings.js';
 import { CONFIG_TOKENS } from '../config/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
 import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
+import { readTranscript, removeTranscripts, writeTranscript } from './FileRunTranscripts.js';
 import { RecordDirectories } from './RecordDirectories.js';
 import {
   fileStoreError,
@@ -108,7 +110,8 @@ export class FileRunLedger implements RunLedger {
       }
       if (run.status !== 'running' || pending) await this.unmarkRunning(run.id);
       const oldest = this.oldestKept();
-      await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
+      const removed = await this.directories.added(directory, name, this.retention.count, (each) => startOfName(each) < oldest);
+      await removeTranscripts(directory, removed); // A run's transcript goes with its record (FileRunTranscripts).
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new FileStoreError(
@@ -117,6 +120,15 @@ export class FileRunLedger implements RunLedger {
         { cause: error },
       );
     }
+  }
+
+  async saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<void> {
+    await writeTranscript(this.directoryOf(run.kind, run.subject), run.id, transcript);
+  }
+
+  async transcriptOf(id: string): Promise<RunTranscript | null> {
+    const found = await this.locate(id);
+    return found === null ? null : readTranscript(found.directory, id);
   }
 
   /** Writes `name` in `directory` (made when missing) synced, its directory too. */

@@ -1,5 +1,6 @@
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import {
   interruptedRun,
   newestFirst,
@@ -53,6 +54,13 @@ function saveStatement(synchronous: boolean): string {
         (SELECT id FROM agent_runs WHERE started_at < $7 AND id <> $1 ORDER BY started_at LIMIT ${EXPIRED_PER_SAVE})
       )
       FOR UPDATE SKIP LOCKED
+    ),
+    transcripts_gone AS (
+      DELETE FROM agent_run_transcripts WHERE id IN (
+        SELECT id FROM surplus
+        UNION ALL
+        (SELECT id FROM agent_run_transcripts WHERE started_at < $7 AND id <> $1 ORDER BY started_at LIMIT ${EXPIRED_PER_SAVE})
+      )
     )
     DELETE FROM agent_runs WHERE id IN (SELECT id FROM surplus)`;
 }
@@ -74,6 +82,22 @@ const amongNewest = (count: string) => `(
 const GET: PreparedStatement = {
   name: 'agent_runs_get',
   text: `SELECT record FROM agent_runs AS run WHERE run.id = $1 AND run.started_at >= $2 AND ${amongNewest('$3')}`,
+};
+
+/** Writes the transcript $3 of run $1 (started at $2) over an earlier one. */
+const SAVE_TRANSCRIPT: PreparedStatement = {
+  name: 'agent_runs_save_transcript',
+  text: `
+    INSERT INTO agent_run_transcripts (id, started_at, transcript) VALUES ($1, $2::timestamptz, $3::jsonb)
+    ON CONFLICT (id) DO UPDATE SET started_at = EXCLUDED.started_at, transcript = EXCLUDED.transcript`,
+};
+
+/** The transcript of run $1, if the run started at $2 or later and is among the newest $3 of its job or route. */
+const TRANSCRIPT: PreparedStatement = {
+  name: 'agent_runs_transcript',
+  text: `
+    SELECT kept.transcript FROM agent_run_transcripts AS kept JOIN agent_runs AS run ON run.id = kept.id
+    WHERE kept.id = $1 AND run.started_at >= $2 AND ${amongNewest('$3')}`,
 };
 
 /** The newest $4 runs of the kinds $1 that started at $2 or later and are among the newest $3 of their job or route. */
@@ -241,6 +265,16 @@ export class PostgresRunLedger implements RunLedger {
     const { error, finished_at: finishedAt } = interruptedRun({ status: 'running' } as RunRecord, why, at);
     const rows = await this.database.query<RecordRow>(SETTLE_INTERRUPTED, [id, error, finishedAt, this.oldestKept(), this.retention.count]);
     return readRows(rows)[0] ?? null;
+  }
+
+  async saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<void> {
+    await this.database.query(SAVE_TRANSCRIPT, [run.id, run.started_at, jsonbText(transcript)]);
+  }
+
+  async transcriptOf(id: string): Promise<RunTranscript | null> {
+    const rows = await this.database.query<{ transcript: unknown }>(TRANSCRIPT, [id, this.oldestKept(), this.retention.count]);
+    const transcript = rows[0]?.transcript;
+    return Array.isArray(transcript) ? (transcript as RunTranscript) : null;
   }
 
   /** The earliest start the retention keeps, as of the clock's now. */

@@ -259,6 +259,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE agent_webhook_events ADD COLUMN claim_epoch bigint;
     `,
   },
+  {
+    version: 11,
+    name: 'run transcripts',
+    // A run's transcript (docs/runs.md, Transcripts) in a table of its own, so that listing runs
+    // never reads it. It may be written before its run's row, so no foreign key: a run's save
+    // deletes the transcripts of the runs it deletes, and those started before the age limit.
+    sql: `
+      CREATE TABLE agent_run_transcripts (
+        id text PRIMARY KEY,
+        started_at timestamptz NOT NULL,
+        transcript jsonb NOT NULL
+      );
+      CREATE INDEX agent_run_transcripts_started_at ON agent_run_transcripts (started_at);
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

@@ -25,6 +25,7 @@ import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
 import { askAboutImage, type TurnInput } from './imageQuestions.js';
+import { TranscriptRecorder, type TranscriptSettings } from './TranscriptRecorder.js';
 import { ModelCallError, type ChatModel } from './ports/ChatModel.js';
 import { ToolInputError, type Tool, type ToolSpec } from './ports/Tool.js';
 import type { ToolCatalog } from './ports/ToolCatalog.js';
@@ -58,6 +59,8 @@ export interface RunAgentSessionDependencies {
   maxToolRounds?: number;
   /** Rest of a rate-limited key when the provider names none; default 30 s. */
   defaultCoolDownMs?: number;
+  /** With it, the session keeps a transcript of its turns and tool calls (AgentRunResult.transcript, AgentRunError.transcript). */
+  transcript?: TranscriptSettings;
 }
 
 /**
@@ -103,6 +106,7 @@ class Session {
   private readonly failures: Array<{ link: ProviderLink; problem: string }> = [];
   /** What the run is waiting for, so that an idle timeout can say. */
   private waitingFor = 'the model';
+  private readonly record: TranscriptRecorder | null;
 
   constructor(
     private readonly dependencies: RunAgentSessionDependencies,
@@ -114,6 +118,7 @@ class Session {
     this.system = opening.system;
     this.transcript = opening.messages;
     this.maxToolRounds = dependencies.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
+    this.record = dependencies.transcript ? new TranscriptRecorder(dependencies.transcript) : null;
   }
 
   async run(): Promise<AgentRunResult> {
@@ -128,7 +133,10 @@ class Session {
     try {
       return await this.loop();
     } catch (error) {
-      throw this.explain(error);
+      const explained = this.explain(error);
+      // A run that failed keeps what it did so far.
+      if (explained instanceof AgentRunError && this.record) explained.transcript ??= this.record.entries;
+      throw explained;
     } finally {
       this.watchdog.stop();
       outerSignal?.removeEventListener('abort', onAbort);
@@ -137,15 +145,24 @@ class Session {
 
   private async loop(): Promise<AgentRunResult> {
     for (let round = 0; ; round += 1) {
+      const turnStartedAt = this.record?.now() ?? '';
       const { turn, target } = await this.nextTurn();
+      this.record?.modelTurn(turnStartedAt, labelOf(target), turn);
       this.transcript.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
-      if (turn.toolCalls.length === 0) return { text: turn.text, answeredBy: labelOf(target) };
+      if (turn.toolCalls.length === 0) {
+        return { text: turn.text, answeredBy: labelOf(target), ...(this.record ? { transcript: this.record.entries } : {}) };
+      }
       if (round >= this.maxToolRounds) {
         const asked = turn.toolCalls.map((call) => call.name);
         throw new AgentRunError('failed', roundLimitMessage(this.maxToolRounds, target, asked));
       }
       const results: ToolCallResult[] = [];
-      for (const call of turn.toolCalls) results.push(await this.callTool(call));
+      for (const call of turn.toolCalls) {
+        const callStartedAt = this.record?.now() ?? '';
+        const result = await this.callTool(call);
+        this.record?.toolCall(callStartedAt, call, result);
+        results.push(result);
+      }
       this.transcript.push({ role: 'tool', results });
     }
   }

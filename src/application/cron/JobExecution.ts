@@ -8,11 +8,11 @@ import type { Logger } from '../ports/Logger.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunRecorder } from '../runs/RunRecorder.js';
 import { answerRecordOf, finishedRecordOf, runningRecordOf, skippedRecordOf } from './cronRunRecords.js';
-import { JobAnswers, type AnswerToDeliver } from './JobAnswers.js';
+import { JobAnswers } from './JobAnswers.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
 import type { JobRunReport } from './JobRunReports.js';
 import { JobRunMarks } from './JobRunMarks.js';
-import { JobRunSteps } from './JobRunSteps.js';
+import { JobRunSteps, type StepsEnded } from './JobRunSteps.js';
 import type { PendingJobDelivery } from './PendingJobDeliveries.js';
 
 export type { PendingJobDelivery } from './PendingJobDeliveries.js';
@@ -93,7 +93,7 @@ export class JobExecution {
     const running = runningRecordOf(job, startedAt, options.slot);
     const shown = this.recorder.showRunning(running);
     if (shown.writtenNow) await shown.writtenNow;
-    let executed: JobRunReport | AnswerToDeliver;
+    let executed: StepsEnded;
     let preflight: Preflight;
     try {
       preflight = await this.checks.check(job);
@@ -101,6 +101,7 @@ export class JobExecution {
     } finally {
       await shown.stop();
     }
+    if (executed.transcript) await this.recorder.saveTranscript(running, executed.transcript);
     let report: JobRunReport;
     if ('answered' in executed) {
       const { targets, text, answeredBy } = executed.answered;

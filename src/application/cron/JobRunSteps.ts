@@ -12,7 +12,8 @@ import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
-import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -29,6 +30,9 @@ import {
 import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
 import type { Preflight } from './JobPreflight.js';
 import type { JobRunReport, JobRunReports } from './JobRunReports.js';
+
+/** How a run's steps ended, and the agent's transcript when a session kept one (docs/runs.md, Transcripts). */
+export type StepsEnded = (JobRunReport | AnswerToDeliver) & { transcript?: RunTranscript };
 
 /** Runs the steps of cron runs. */
 @injectable()
@@ -56,7 +60,7 @@ export class JobRunSteps {
     preflight: Preflight,
     signal: AbortSignal | undefined,
     deliverLater: boolean,
-  ): Promise<JobRunReport | AnswerToDeliver> {
+  ): Promise<StepsEnded> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
       await this.answers.notifyFailure(job, preflight.targets, preflight.error);
@@ -64,6 +68,8 @@ export class JobRunSteps {
     }
     // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
     const environment = { [CRON_RUN_VARIABLE]: job.id };
+    let transcript: RunTranscript | undefined;
+    const kept = (ended: JobRunReport | AnswerToDeliver): StepsEnded => (transcript ? { ...ended, transcript } : ended);
     try {
       if (job.no_agent) return await this.runScriptOnly(job, startedAt, preflight.targets, environment, signal, deliverLater);
       const scriptBlock = await this.runScript(job, environment, signal);
@@ -86,17 +92,19 @@ export class JobRunSteps {
         environment,
         signal,
       });
+      transcript = result.transcript;
       if (result.text.trim() === '') {
         const error = 'agent produced an empty response';
         await this.answers.notifyFailure(job, preflight.targets, error);
-        return this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
+        return kept(await this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy }));
       }
-      return await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
+      return kept(await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater));
     } catch (error) {
+      if (error instanceof AgentRunError) transcript ??= error.transcript;
       if (signal?.aborted) {
         // No failure notice: the gateway is stopping and its grace period is over.
         const interrupted = interruptedError(signal);
-        return this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
+        return kept(await this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted }));
       }
       const message = runFailureMessage(error);
       if (isConfigBlock(error)) {
@@ -105,7 +113,7 @@ export class JobRunSteps {
       }
       if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
       await this.answers.notifyFailure(job, preflight.targets, message);
-      return this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message });
+      return kept(await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }));
     }
   }
 

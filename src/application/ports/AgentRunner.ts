@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
 import type { RunContext } from '../../domain/RunContext.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 
 /** Which model a run asks for; null fields fall back to the configured default. */
 export type ModelSelection = ModelChoice;
@@ -58,6 +59,8 @@ export interface AgentRunResult {
   text: string;
   /** Which provider (and model) produced the answer, for the output file. */
   answeredBy: string;
+  /** What the session did, turn by turn (docs/runs.md, Transcripts); absent for a command agent. */
+  transcript?: RunTranscript;
 }
 
 const AGENT_RUN_CODES = {
@@ -68,6 +71,9 @@ const AGENT_RUN_CODES = {
 
 /** A run that started and failed. `message` goes into `last_error`. */
 export class AgentRunError extends AppError {
+  /** The transcript of the run up to its failure, when the session kept one. */
+  transcript?: RunTranscript;
+
   constructor(
     readonly reason: 'idle_timeout' | 'failed' | 'aborted',
     message: string,

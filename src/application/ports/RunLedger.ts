@@ -1,4 +1,8 @@
 import type { RunClaim, RunKind, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+
+/** The run a transcript is of: enough to find where its record is, or will be. */
+export type TranscriptOwner = Pick<RunRecord, 'id' | 'kind' | 'subject' | 'started_at'>;
 
 /** Which runs to list: of one kind, of one job or route, the newest `limit`. */
 export interface RunQuery {
@@ -56,4 +60,12 @@ export interface RunLedger {
    * for its delivery, or one not kept is left as it is: null. Idempotent; never reopens a run.
    */
   settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null>;
+  /**
+   * Stores the transcript of run `run.id` (docs/runs.md, Transcripts), replacing an earlier one,
+   * apart from its record so that listing runs never reads transcripts. It may be saved before
+   * the run's record is; it is kept as long as the record (the same retention) and removed with it.
+   */
+  saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<void>;
+  /** The transcript of run `id`; null when it has none, or when the run is not kept (any more). Reads only. */
+  transcriptOf(id: string): Promise<RunTranscript | null>;
 }

@@ -9,7 +9,8 @@ import { errorText } from '../../domain/errors.js';
 import { RUNNING_RECORD_AFTER_MS, type RunRecord } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
-import type { RunLedger } from '../ports/RunLedger.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import type { RunLedger, TranscriptOwner } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 
@@ -83,6 +84,20 @@ export class RunRecorder {
   async keepNow(build: (now: Date) => RunRecord): Promise<{ record: RunRecord; failure: string | null }> {
     const record = build(this.clock.now());
     return { record, failure: await this.keep(record) };
+  }
+
+  /**
+   * Saves a run's transcript (docs/runs.md, Transcripts), before or after its record; one the
+   * ledger cannot take is logged (false), and the run goes on.
+   */
+  async saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<boolean> {
+    try {
+      await this.ledger.saveTranscript(run, transcript);
+      return true;
+    } catch (error) {
+      this.log.warn(`could not write the transcript of run ${run.id} to the run ledger`, { run: run.id, error: errorText(error) });
+      return false;
+    }
   }
 
   /** The time a record is stamped with. */

@@ -10,7 +10,8 @@ import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
-import type { AgentRunner } from '../ports/AgentRunner.js';
+import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import { AgentRunError, type AgentRunner } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -50,9 +51,12 @@ export class WebhookAgentStep {
     let answer: string;
     let answeredBy: string;
     try {
-      ({ text: answer, answeredBy } = await this.run(route, prompt, signal));
+      let transcript: RunTranscript | undefined;
+      ({ text: answer, answeredBy, transcript } = await this.run(route, prompt, signal));
+      await this.keepTranscript(event, transcript);
     } catch (error) {
       await shownRunning.stop('answered');
+      await this.keepTranscript(event, error instanceof AgentRunError ? error.transcript : undefined);
       if (signal?.aborted) {
         await note({ prompt, outcome: 'abandoned', error: WORKER_STOPPED });
         return { status: 'abandoned', error: WORKER_STOPPED };
@@ -71,7 +75,18 @@ export class WebhookAgentStep {
     return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true, answeredBy) };
   }
 
-  private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<{ text: string; answeredBy: string }> {
+  /** The transcript of the event's run, in the run ledger beside its record (docs/runs.md, Transcripts). */
+  private async keepTranscript(event: WebhookEvent, transcript: RunTranscript | undefined): Promise<void> {
+    if (!transcript) return;
+    const run = { id: event.id, kind: 'webhook', subject: event.route, started_at: this.recorder.ledger.now().toISOString() } as const;
+    await this.recorder.ledger.saveTranscript(run, transcript);
+  }
+
+  private async run(
+    route: WebhookRoute,
+    prompt: string,
+    signal?: AbortSignal,
+  ): Promise<{ text: string; answeredBy: string; transcript?: RunTranscript }> {
     const context = await this.contexts.forWebhook({ label: `route '${route.name}'` }, route.skills, prompt);
     const result = await this.agent.run({
       context,
@@ -82,6 +97,6 @@ export class WebhookAgentStep {
       privateNetworks: route.allowPrivateNetworks,
       signal,
     });
-    return { text: result.text, answeredBy: result.answeredBy };
+    return { text: result.text, answeredBy: result.answeredBy, transcript: result.transcript };
   }
 }

@@ -33,6 +33,8 @@ import type { StatusApp } from '../../adapters/cli/statusCommand.js';
 import type { DbApp } from '../../adapters/cli/dbCommands.js';
 import type { McpApp } from '../../adapters/cli/mcpCommands.js';
 import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
+import type { RunsApp } from '../../adapters/cli/runsCommands.js';
+import { ShowRun } from '../../application/runs/ShowRun.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { webhookListenerEnabled } from '../../adapters/config/webhookSettings.js';
@@ -131,6 +133,10 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       listenerEnabled: webhookListenerEnabled(container.get(CONFIG_TOKENS.AgentConfig)),
     };
   };
+  const runs = async (): Promise<RunsApp> => {
+    const { container, settings } = await homes.of(agentHomeFrom(env));
+    return { showRun: container.get(ShowRun), timeZone: settings.timeZone };
+  };
   const delivery = async (): Promise<DeliveryApp> => {
     const { container } = await homes.of(agentHomeFrom(env));
     return {
@@ -194,5 +200,5 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       servers: container.get(RUNTIME_TOKENS.McpServers),
     };
   };
-  return { cron, chat, webhook, delivery, config, status, db, mcp };
+  return { cron, chat, webhook, runs, delivery, config, status, db, mcp };
 }

@@ -14,6 +14,7 @@ import { registerWebhookCommands } from '../../adapters/cli/webhookCommands.js';
 import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
 import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
 import { registerMcpCommands } from '../../adapters/cli/mcpCommands.js';
+import { registerRunsCommands } from '../../adapters/cli/runsCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -74,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
   registerCronCommands(cli, apps.cron, io, apps.status);
   registerChatCommand(cli, apps.chat, io);
   registerWebhookCommands(cli, apps.webhook, io);
+  registerRunsCommands(cli, apps.runs, io);
   registerDeliveryCommands(cli, apps.delivery, io);
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);

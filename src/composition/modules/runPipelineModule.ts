@@ -4,6 +4,7 @@ import { RedeliveryClaims } from '../../application/runs/RedeliveryClaims.js';
 import { RunContexts } from '../../application/runs/RunContexts.js';
 import { RunMeter } from '../../application/runs/RunMeter.js';
 import { RunRecorder } from '../../application/runs/RunRecorder.js';
+import { ShowRun } from '../../application/runs/ShowRun.js';
 import { WebhookRunRecorder } from '../../application/webhook/WebhookRunRecorder.js';
 
 /**
@@ -17,6 +18,8 @@ export const runPipelineModule = new ContainerModule(({ bind }) => {
   bind(RunContexts).toSelf().inSingletonScope();
   bind(RunMeter).toSelf().inSingletonScope();
   bind(RedeliveryClaims).toSelf().inSingletonScope();
+  // One run with its transcript: `agent runs show` and the dashboard's run page.
+  bind(ShowRun).toSelf().inSingletonScope();
   // Webhook runs' own records, beside the ledger's: the worker's runs and `agent webhook redeliver`.
   bind(WebhookRunRecorder).toSelf().inSingletonScope();
 });

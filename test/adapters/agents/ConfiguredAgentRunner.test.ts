@@ -274,8 +274,26 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
     const result = await runnerFor(config, { OPENAI_API_KEY: 'sk-openai' }).run(request());
 
-    expect(result).toEqual({ text: 'Hi from OpenAI.', answeredBy: 'openai (gpt-4o-mini)' });
+    expect(result).toMatchObject({ text: 'Hi from OpenAI.', answeredBy: 'openai (gpt-4o-mini)' });
     expect(server.requests[0]).toMatchObject({ format: 'openai', apiKey: 'sk-openai', body: { model: 'gpt-4o-mini' } });
+  });
+
+  it("keeps a transcript of the run, scrubbed of the provider's key and of every credential of the environment", async () => {
+    server.reply(replies.text('The key is sk-openai-secret and the bot token is tg-bot-secret.'));
+    const config = configWith({
+      model: { provider: 'openai', name: 'gpt-4o-mini' },
+      providers: { openai: { base_url: server.openAiBaseUrl } },
+    });
+
+    const result = await runnerFor(config, { OPENAI_API_KEY: 'sk-openai-secret', TELEGRAM_BOT_TOKEN: 'tg-bot-secret' }).run(request());
+
+    expect(result.transcript).toEqual([
+      expect.objectContaining({
+        type: 'model_turn',
+        model: 'openai (gpt-4o-mini)',
+        text: 'The key is [redacted OPENAI_API_KEY] and the bot token is [redacted TELEGRAM_BOT_TOKEN].',
+      }),
+    ]);
   });
 
   it('runs an anthropic provider through model.base_url', async () => {
@@ -284,7 +302,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
     const result = await runnerFor(config, { ANTHROPIC_API_KEY: 'sk-ant' }).run(request());
 
-    expect(result).toEqual({ text: 'Hi from Claude.', answeredBy: 'anthropic (claude-x)' });
+    expect(result).toMatchObject({ text: 'Hi from Claude.', answeredBy: 'anthropic (claude-x)' });
     expect(server.requests[0]).toMatchObject({ format: 'anthropic', apiKey: 'sk-ant' });
   });
 
@@ -358,7 +376,7 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
 
       const result = await runnerFor(withFallback(server.openAiBaseUrl), env).run(request());
 
-      expect(result).toEqual({ text: 'From the backup.', answeredBy: 'backup (small)' });
+      expect(result).toMatchObject({ text: 'From the backup.', answeredBy: 'backup (small)' });
       expect(server.requests.map((sent) => [sent.format, sent.apiKey])).toEqual([
         ['openai', 'sk-primary'],
         ['anthropic', 'sk-backup'],

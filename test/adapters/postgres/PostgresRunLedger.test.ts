@@ -1,7 +1,7 @@
 import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
 import { PostgresRunLedger } from '../../../src/adapters/postgres/PostgresRunLedger.js';
 import type { RunRetention } from '../../../src/domain/runs/RunRecord.js';
-import { aRun, LEDGER_NOW } from '../../contract/RunLedger.contract.js';
+import { aRun, aTranscript, LEDGER_NOW } from '../../contract/RunLedger.contract.js';
 import { ManualClock } from '../../support/fakes/ManualClock.js';
 import { scratchDatabaseForSuite } from '../../support/postgres.js';
 
@@ -21,7 +21,21 @@ describe('run ledger on PostgreSQL', () => {
     ]);
 
   beforeEach(async () => {
-    await suite.database.query('TRUNCATE agent_runs');
+    await suite.database.query('TRUNCATE agent_runs, agent_run_transcripts');
+  });
+
+  it('deletes the transcript rows of the runs a save deletes, and of runs started before the age limit', async () => {
+    const runs = ledger({ count: 2, days: 30 });
+    const old = aRun(0, { id: 'old', started_at: '2026-05-01T08:00:00.000Z' });
+    await runs.saveTranscript(old, aTranscript(0));
+    for (let n = 1; n <= 3; n += 1) {
+      await runs.save(aRun(n));
+      await runs.saveTranscript(aRun(n), aTranscript(n));
+    }
+    await runs.save(aRun(4));
+
+    const rows = await suite.database.query<{ id: string }>('SELECT id FROM agent_run_transcripts ORDER BY id');
+    expect(rows.map((row) => row.id)).toEqual(['run-3']);
   });
 
   it('stores a NUL and half of a surrogate pair, which jsonb refuses, as U+FFFD', async () => {

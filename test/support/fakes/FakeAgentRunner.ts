@@ -5,6 +5,7 @@ import {
   type AgentRunner,
   type ModelSelection,
 } from '../../../src/application/ports/AgentRunner.js';
+import type { RunTranscript } from '../../../src/domain/runs/RunTranscript.js';
 
 type Reply = string | AgentRunError | ((request: AgentRunRequest) => Promise<string> | string);
 
@@ -15,6 +16,8 @@ export class FakeAgentRunner implements AgentRunner {
   knownProviders = new Set(['command']);
   private replies: Reply[] = [];
   defaultReply: Reply = 'All good.';
+  /** The transcript every answer comes with; none when unset. */
+  transcript: RunTranscript | undefined;
 
   reply(...replies: Reply[]): this {
     this.replies.push(...replies);
@@ -34,6 +37,6 @@ export class FakeAgentRunner implements AgentRunner {
     const reply = this.replies.shift() ?? this.defaultReply;
     if (reply instanceof AgentRunError) throw reply;
     const text = typeof reply === 'function' ? await reply(request) : reply;
-    return { text, answeredBy: 'fake' };
+    return { text, answeredBy: 'fake', ...(this.transcript ? { transcript: this.transcript } : {}) };
   }
 }

@@ -1,4 +1,5 @@
-import type { RunLedger, RunQuery } from '../../../src/application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, TranscriptOwner } from '../../../src/application/ports/RunLedger.js';
+import type { RunTranscript } from '../../../src/domain/runs/RunTranscript.js';
 import {
   DEFAULT_RUN_RETENTION,
   interruptedRun,
@@ -14,6 +15,7 @@ import {
 /** The run ledger in memory, with the retention rules of the real ones. */
 export class InMemoryRunLedger implements RunLedger {
   private readonly runs = new Map<string, RunRecord>();
+  private readonly transcripts = new Map<string, RunTranscript>();
 
   constructor(
     private readonly retention: RunRetention = DEFAULT_RUN_RETENTION,
@@ -26,8 +28,22 @@ export class InMemoryRunLedger implements RunLedger {
     const same = [...this.runs.values()]
       .filter((each) => each.kind === run.kind && each.subject === run.subject && each.id !== run.id)
       .sort(newestFirst);
-    for (const old of same.slice(Math.max(0, this.retention.count - 1))) this.runs.delete(old.id);
-    for (const old of same) if (isTooOld(old, this.retention, this.now())) this.runs.delete(old.id);
+    for (const old of same.slice(Math.max(0, this.retention.count - 1))) this.forget(old.id);
+    for (const old of same) if (isTooOld(old, this.retention, this.now())) this.forget(old.id);
+  }
+
+  private forget(id: string): void {
+    this.runs.delete(id);
+    this.transcripts.delete(id);
+  }
+
+  async saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<void> {
+    this.transcripts.set(run.id, structuredClone(transcript));
+  }
+
+  async transcriptOf(id: string): Promise<RunTranscript | null> {
+    const transcript = this.transcripts.get(id);
+    return transcript !== undefined && (await this.get(id)) !== null ? structuredClone(transcript) : null;
   }
 
   async get(id: string): Promise<RunRecord | null> {
