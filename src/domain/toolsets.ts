@@ -69,7 +69,12 @@ export function toolsInToolsets(names: readonly string[]): string[] {
  * are expanded so that a preset holding the job tool cannot smuggle it in.
  */
 export function cronRunToolsets(requested: readonly string[] = DEFAULT_CRON_TOOLSETS): string[] {
-  const expanded = requested.flatMap((name) => ownEntry(TOOLSET_PRESETS, name) ?? [name]);
+  // A preset without the job tool stays named, so that what it grants besides (the MCP servers
+  // of mcp_servers.<name>.presets) still reaches the catalog.
+  const expanded = requested.flatMap((name) => {
+    const preset = ownEntry(TOOLSET_PRESETS, name);
+    return preset?.includes(JOB_TOOLSET) ? preset : [name];
+  });
   return [...new Set(expanded)].filter((toolset) => toolset !== JOB_TOOLSET);
 }
 

@@ -150,6 +150,37 @@ describe('MCP servers through the built executable', () => {
     expect(run.stdout).toContain('Launch: Tuesday.');
   });
 
+  it('a server that names agent-cron among its presets is offered to every cron job on that preset, and not to one with its own toolsets', async () => {
+    await configure(['    presets: [agent-cron]']);
+    for (const [name, extra] of [
+      ['preset', []],
+      ['own', ['--toolset', 'web']],
+    ] as const) {
+      const created = await runAgent(
+        ['cron', 'create', 'every 1h', 'Anything?', '--name', name, ...extra, '--deliver', 'local', '--no-tick'],
+        {
+          home,
+        },
+      );
+      expect(created).toMatchObject({ code: 0 });
+    }
+    llm.reply(replies.text('Nothing.'), replies.text('Nothing.'));
+
+    expect(await runAgent(['cron', 'run', 'preset', '--no-tick'], { home, env: LLM_KEY })).toMatchObject({ code: 0 });
+    expect(await runAgent(['cron', 'run', 'own', '--no-tick'], { home, env: LLM_KEY })).toMatchObject({ code: 0 });
+
+    expect(offeredTools(llm.requests[0])).toEqual(expect.arrayContaining(['terminal', 'mcp__files__read_file']));
+    expect(offeredTools(llm.requests[0]).filter((name) => name.startsWith('mcp__broken'))).toEqual([]);
+    expect(offeredTools(llm.requests[1]).filter((name) => name.startsWith('mcp__'))).toEqual([]);
+  });
+
+  it("config check refuses a preset that does not exist among a server's presets", async () => {
+    await configure(['    presets: [agent-everything]']);
+    const checked = await runAgent(['config', 'check'], { home });
+    expect(checked.code).not.toBe(0);
+    expect(checked.stdout + checked.stderr).toMatch(/mcp_servers\.files\.presets.*agent-cron, agent-chat, agent-webhook/);
+  });
+
   describe('in webhook runs', () => {
     let port: number;
 

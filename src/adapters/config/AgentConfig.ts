@@ -56,6 +56,8 @@ export interface McpServerConfig {
   tools?: { include?: string[]; exclude?: string[] };
   /** Seconds one tool call may take; default 60. */
   timeout_seconds?: number;
+  /** Default presets (`agent-cron`, `agent-webhook`, `agent-chat`) that grant this server as if they named `mcp:<server>`. */
+  presets?: string[];
 }
 
 /** The database that holds the jobs instead of `$AGENT_HOME/cron/jobs.json`. */

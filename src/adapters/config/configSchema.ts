@@ -4,6 +4,7 @@ import { ROUTE_NAME, ROUTE_NAME_RULE } from '../../domain/webhook/WebhookRoute.j
 import { PROVIDER_TYPES, type AgentConfig } from './AgentConfig.js';
 import { SANDBOX_MODES } from '../../domain/sandboxPlan.js';
 import { MCP_SERVER_NAME, MCP_SERVER_NAME_RULE } from '../../domain/mcp.js';
+import { TOOLSET_PRESETS } from '../../domain/toolsets.js';
 
 /*
  * Each schema carries, as its error, the end of the sentence "<key> must …". The loader puts the
@@ -226,6 +227,14 @@ const mcpServerSchema = mapping({
   enabled: optional(flag()),
   tools: optional(mapping({ include: optional(globList()), exclude: optional(globList()) })),
   timeout_seconds: optional(positiveSeconds()),
+  presets: optional(
+    z.array(
+      z.enum(Object.keys(TOOLSET_PRESETS) as [string, ...string[]], {
+        error: `must name presets among ${Object.keys(TOOLSET_PRESETS).join(', ')}`,
+      }),
+      { error: `must be a list of presets among ${Object.keys(TOOLSET_PRESETS).join(', ')}` },
+    ),
+  ),
 }).check(
   z.refine((server) => (server.command === undefined) !== (server.url === undefined), {
     error: 'must have either command (a program spoken to over stdio) or url (a streamable HTTP endpoint), not both or neither',

@@ -3,7 +3,8 @@ import type { Tool, ToolCallContext, ToolSpec } from '../../application/agent/po
 import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { errorText } from '../../domain/errors.js';
-import { mcpServersNamed, mcpToolName, mcpToolsGranted } from '../../domain/mcp.js';
+import { MCP_TOOLSET_PREFIX, mcpServersNamed, mcpToolName, mcpToolsGranted } from '../../domain/mcp.js';
+import { ownEntry } from '../../domain/ownEntry.js';
 
 /** The preset that offers every enabled MCP server besides its own toolsets. */
 const EVERY_SERVER_PRESET = 'agent-chat';
@@ -42,9 +43,15 @@ export class McpToolCatalog implements ToolCatalog {
     private readonly inner: ToolCatalog,
     private readonly servers: McpServers,
     private readonly logger: Logger | null = null,
+    /** The servers each default preset grants besides its own toolsets (`mcp_servers.<name>.presets`). */
+    private readonly presetGrants: Readonly<Record<string, readonly string[]>> = {},
   ) {}
 
-  async toolsFor(toolsets: readonly string[]): Promise<Tool[]> {
+  async toolsFor(requested: readonly string[]): Promise<Tool[]> {
+    const granted = requested.flatMap((name) =>
+      (ownEntry(this.presetGrants, name) ?? []).map((server) => `${MCP_TOOLSET_PREFIX}${server}`),
+    );
+    const toolsets = [...requested, ...granted];
     const named = mcpServersNamed(toolsets);
     const implied = toolsets.includes(EVERY_SERVER_PRESET) ? this.servers.names().filter((server) => !named.includes(server)) : [];
     const tools = await this.inner.toolsFor(toolsets);

@@ -12,6 +12,8 @@ import { TOOL_TOKENS } from '../../adapters/tools/tokens.js';
 import { WebExtractTool } from '../../adapters/tools/WebExtractTool.js';
 import { WebSearchTool } from '../../adapters/tools/WebSearchTool.js';
 import { VisionTool } from '../../adapters/tools/VisionTool.js';
+import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
+import { mcpPresetGrants } from '../../adapters/config/mcpServerConfig.js';
 
 /** The loaded catalogs, which the lazy ones of toolCatalogsModule hand on to. */
 export const LOADED_TOOL_CATALOGS = {
@@ -35,7 +37,12 @@ export const toolsModule = new ContainerModule(({ bind }) => {
   bind(RUNTIME_TOKENS.Tool).to(ClarifyTool).inSingletonScope();
   // Both catalogs add the tools of the MCP servers their toolsets name (docs/mcp.md).
   const withMcp = (context: ResolutionContext, catalog: ToolCatalog) =>
-    new McpToolCatalog(catalog, context.get(RUNTIME_TOKENS.McpServers), context.get(TOKENS.Logger, { optional: true }) ?? null);
+    new McpToolCatalog(
+      catalog,
+      context.get(RUNTIME_TOKENS.McpServers),
+      context.get(TOKENS.Logger, { optional: true }) ?? null,
+      mcpPresetGrants(context.get(CONFIG_TOKENS.AgentConfig)),
+    );
   bind(LOADED_TOOL_CATALOGS.JobRuns)
     .toDynamicValue((context) => withMcp(context, new DefaultToolCatalog(context.getAll(RUNTIME_TOKENS.Tool))))
     .inSingletonScope();
