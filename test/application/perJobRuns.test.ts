@@ -22,7 +22,7 @@ describe("a job's toolsets, working folder and answers carried forward", () => {
 
     await h.runJobNow.execute({ job: job.id });
 
-    expect(h.agent.requests[0]!.toolsets).toEqual(['terminal', 'web', 'vision', 'clarify']);
+    expect(h.agent.requests[0]!.toolsets).toEqual(['agent-cron']);
   });
 
   it('refuse an unknown toolset on create and edit, and save nothing', async () => {
