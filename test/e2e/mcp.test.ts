@@ -10,7 +10,7 @@ import { registerPid, spawn } from '../support/testProcesses.js';
 import { localModelLines, webhookListenerLines } from './configLines.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 import { postPullRequestEvent } from './signedDelivery.js';
-import { BubblewrapSandbox } from '../../src/adapters/process/BubblewrapSandbox.js';
+import { bubblewrapWorks } from '../support/bubblewrapWorks.js';
 
 /**
  * MCP servers through the built executable (docs/mcp.md): the test server on the official SDK
@@ -33,12 +33,7 @@ function toolResults(request: RecordedRequest | undefined): string[] {
     .map((message) => message.content);
 }
 
-const bwrapWorks = (
-  await new BubblewrapSandbox(
-    { mode: 'auto', network: true, readable: [], writable: [] },
-    { agentHome: '/nonexistent', configFile: '/nonexistent' },
-  ).status()
-).active;
+const bwrapWorks = await bubblewrapWorks();
 // Skipped only where bubblewrap cannot make its sandbox; the other cases run without it.
 const whereBwrapWorks = bwrapWorks ? describe : describe.skip;
 

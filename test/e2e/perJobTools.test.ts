@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BubblewrapSandbox } from '../../src/adapters/process/BubblewrapSandbox.js';
+import { bubblewrapWorks } from '../support/bubblewrapWorks.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
 import { freePort } from '../support/freePort.js';
 import { localModelLines } from './configLines.js';
@@ -28,12 +28,7 @@ import {
 
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
 
-const bwrapWorks = (
-  await new BubblewrapSandbox(
-    { mode: 'auto', network: true, readable: [], writable: [] },
-    { agentHome: '/nonexistent', configFile: '/nonexistent' },
-  ).status()
-).active;
+const bwrapWorks = await bubblewrapWorks();
 const whereBwrapWorks = bwrapWorks ? it : it.skip;
 
 /** The text of each user message of a request, in order. */

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { chmod, readFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BubblewrapSandbox } from '../../src/adapters/process/BubblewrapSandbox.js';
+import { bubblewrapWorks } from '../support/bubblewrapWorks.js';
 import { freePort } from '../support/freePort.js';
 import { eventually } from '../support/processLiveness.js';
 import { FakeLlmServer, replies, type RecordedRequest } from '../support/fakeLlmServer.js';
@@ -36,12 +36,7 @@ const SECRETS = {
 const INSTALLATION = dirname(dirname(AGENT_EXECUTABLE));
 const AGENT = `${process.execPath} ${AGENT_EXECUTABLE}`;
 
-const bwrapWorks = (
-  await new BubblewrapSandbox(
-    { mode: 'auto', network: true, readable: [], writable: [] },
-    { agentHome: '/nonexistent', configFile: '/nonexistent' },
-  ).status()
-).active;
+const bwrapWorks = await bubblewrapWorks();
 // Skipped only where bubblewrap cannot make its sandbox (not installed, no user namespaces): the
 // 'where bubblewrap cannot be used' cases below run there instead.
 const whereBwrapWorks = bwrapWorks ? describe : describe.skip;
