@@ -2,6 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import { parseToolArguments, type ModelTurn, type TranscriptMessage } from '../../domain/agent/transcript.js';
+import { tokenCount, type TokenCounts } from '../../domain/agent/usage.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
@@ -36,6 +37,7 @@ export class AnthropicMessagesModel implements ChatModel {
   async streamTurn(request: ModelTurnRequest): Promise<ModelTurn> {
     let text = '';
     const toolUses = new Map<number, { id: string; name: string; json: string; initialInput: unknown }>();
+    let usage: TokenCounts | null = null;
     try {
       const stream = await this.clientFor(request.apiKey).messages.create(
         {
@@ -50,7 +52,17 @@ export class AnthropicMessagesModel implements ChatModel {
       );
       for await (const event of stream) {
         request.onActivity();
-        if (event.type === 'content_block_start') {
+        if (event.type === 'message_start') {
+          usage = inputUsageOf(event.message.usage);
+        } else if (event.type === 'message_delta') {
+          // The output count is cumulative; a server that sends input counts here too is believed.
+          const delta = event.usage as unknown as Record<string, unknown>;
+          const input = delta.input_tokens != null ? inputUsageOf(delta) : null;
+          usage = {
+            ...(input ?? usage ?? { input_tokens: 0, cached_input_tokens: 0 }),
+            output_tokens: tokenCount(delta.output_tokens),
+          };
+        } else if (event.type === 'content_block_start') {
           const block = event.content_block;
           if (block.type === 'tool_use') {
             toolUses.set(event.index, { id: block.id, name: block.name, json: '', initialInput: block.input });
@@ -81,7 +93,7 @@ export class AnthropicMessagesModel implements ChatModel {
         name: use.name,
         arguments: use.json !== '' ? use.json : JSON.stringify(use.initialInput ?? {}),
       }));
-    return { text, toolCalls };
+    return { text, toolCalls, usage };
   }
 
   private clientFor(apiKey: string | null): Anthropic {
@@ -98,6 +110,20 @@ export class AnthropicMessagesModel implements ChatModel {
     }
     return client;
   }
+}
+
+/**
+ * The input of a turn: uncached input, cache reads and cache writes together (docs/runs.md);
+ * cache reads are the cached ones. The output count so far comes along (`message_start` has one).
+ */
+function inputUsageOf(usage: object): TokenCounts {
+  const counts = usage as Record<string, unknown>;
+  const cacheRead = tokenCount(counts.cache_read_input_tokens);
+  return {
+    input_tokens: tokenCount(counts.input_tokens) + cacheRead + tokenCount(counts.cache_creation_input_tokens),
+    output_tokens: tokenCount(counts.output_tokens),
+    cached_input_tokens: cacheRead,
+  };
 }
 
 function toAnthropicMessages(messages: readonly TranscriptMessage[]): MessageParam[] {

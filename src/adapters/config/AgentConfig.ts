@@ -33,6 +33,38 @@ export interface AgentConfig {
   chat?: { history_turns?: number; max_concurrent_turns?: number };
   /** Where jobs live when not in files: `AGENT_DATABASE_URL` overrides it (docs/scaling.md). */
   database?: DatabaseConfig;
+  /** What models cost (docs/runs.md, Usage and cost). */
+  models?: ModelsConfig;
+  /** The agent's own limits (docs/runs.md, Budgets). */
+  agent?: AgentSectionConfig;
+}
+
+/** `models`: nothing is priced unless it is written here. */
+export interface ModelsConfig {
+  /** `<provider>/<model>` → US dollars per million tokens. */
+  prices?: Record<string, ModelPriceConfig>;
+}
+
+export interface ModelPriceConfig {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  /** Absent: cached input is priced as other input. */
+  cached_input_per_mtok?: number;
+}
+
+/** `agent`. */
+export interface AgentSectionConfig {
+  /** Limits of every run that sets none of its own, and the cap of all runs' cost per day. */
+  budget?: AgentBudgetConfig;
+}
+
+export interface AgentBudgetConfig {
+  max_turns?: number;
+  max_tokens?: number;
+  /** US dollars per run. */
+  max_cost?: number;
+  /** US dollars over every run of the last 24 h. */
+  max_cost_per_day?: number;
 }
 
 /** The database that holds the jobs instead of `$AGENT_HOME/cron/jobs.json`. */

@@ -2,6 +2,7 @@ import type { JobOrigin } from '../../domain/Job.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
+import type { RunBudget, RunUsage } from '../../domain/agent/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
 
 /** Which model a run asks for; null fields fall back to the configured default. */
@@ -46,6 +47,14 @@ export interface AgentRunRequest {
   /** Receives the answer's text as it streams, for a terminal to show. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;
+  /** Limits of this run: reaching one stops it before its next model turn (docs/runs.md). Absent: the configured `agent.budget`. */
+  budget?: RunBudget | null;
+}
+
+/** What a run spent: its tokens and their cost in US dollars (null when a model it used has no price). */
+export interface RunSpend {
+  usage: RunUsage;
+  costUsd: number | null;
 }
 
 export interface AgentRunResult {
@@ -53,6 +62,15 @@ export interface AgentRunResult {
   text: string;
   /** Which provider (and model) produced the answer, for the output file. */
   answeredBy: string;
+  /** What the run spent; absent when its agent reports nothing (a command agent that prints no usage). */
+  usage?: RunUsage;
+  /** What `usage` cost in US dollars (`models.prices`); null when a model it used has no price. */
+  costUsd?: number | null;
+}
+
+/** What a run that ended with `error` spent until then, when it is known. */
+export function spendOf(error: unknown): RunSpend | null {
+  return error instanceof AgentRunError ? (error.spend ?? null) : null;
 }
 
 const AGENT_RUN_CODES = {
@@ -63,6 +81,9 @@ const AGENT_RUN_CODES = {
 
 /** A run that started and failed. `message` goes into `last_error`. */
 export class AgentRunError extends AppError {
+  /** What the run spent before it failed (a run stopped by its budget, one whose provider failed mid-run). */
+  spend?: RunSpend;
+
   constructor(
     readonly reason: 'idle_timeout' | 'failed' | 'aborted',
     message: string,
