@@ -13,6 +13,7 @@ import {
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
+import type { RunBudget } from '../../domain/agent/usage.js';
 
 const ROUTE_KEYS = [
   'secret',
@@ -26,6 +27,7 @@ const ROUTE_KEYS = [
   'deliver_extra',
   'filters',
   'content_types',
+  'budget',
 ];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
@@ -133,6 +135,7 @@ function readRoute(
   }
   const filters = readFilters(settings.filters, problem);
   const contentTypes = readContentTypes(settings.content_types, problem);
+  const budget = readRouteBudget(settings.budget, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -148,7 +151,33 @@ function readRoute(
     deliverExtra: extra,
     filters,
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
+    ...(budget ? { budget } : {}),
   };
+}
+
+const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars' } as const;
+
+/** A route's `budget`: `max_turns`, `max_tokens` (whole numbers of 1 or more) and `max_cost` (US dollars); null when none. */
+function readRouteBudget(value: unknown, problem: (key: string | null, text: string) => void): RunBudget | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value)) {
+    problem('budget', `must be a mapping such as {max_turns: 10, max_cost: 0.5} (got ${describeValue(value)})`);
+    return null;
+  }
+  const budget: RunBudget = {};
+  for (const [key, limit] of Object.entries(value)) {
+    const kind = BUDGET_KEYS[key as keyof typeof BUDGET_KEYS];
+    if (kind === undefined) {
+      problem(`budget.${key}`, 'is not a budget limit; use max_turns, max_tokens or max_cost');
+    } else if (kind === 'whole' && !(Number.isInteger(limit) && (limit as number) >= 1)) {
+      problem(`budget.${key}`, `must be a whole number of 1 or more (got ${describeValue(limit)})`);
+    } else if (kind === 'dollars' && !(typeof limit === 'number' && limit > 0)) {
+      problem(`budget.${key}`, `must be a positive amount of US dollars such as 0.5 (got ${describeValue(limit)})`);
+    } else {
+      budget[key as keyof RunBudget] = limit as number;
+    }
+  }
+  return Object.keys(budget).length > 0 ? budget : null;
 }
 
 function readRouteSecrets(

@@ -13,6 +13,7 @@ import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { failureNotice, isSilentResponse, pausedAfterFailuresNotice, recoveryNotice, wrapResponse } from '../../domain/response.js';
 import type { RunDelivery } from '../../domain/runs/RunRecord.js';
 import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
+import type { RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -27,7 +28,7 @@ export function ownerOf(job: Pick<Job, 'id' | 'name'>): RunOwner {
 
 /** An answer the run path hands on instead of sending it (the gateway's runs). */
 export interface AnswerToDeliver {
-  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null };
+  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null; spend?: RunSpend | null };
 }
 
 /** Delivers cron runs' answers and notices. */

@@ -12,7 +12,7 @@ import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
-import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
+import { spendOf, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -21,7 +21,7 @@ import { RunContexts } from '../runs/RunContexts.js';
 import { interruptedError, isUnexpectedFailure, RUN_CANCELLED, runFailureMessage, scriptProblem } from '../runs/runErrors.js';
 import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
 import type { Preflight } from './JobPreflight.js';
-import type { JobRunReport, JobRunReports } from './JobRunReports.js';
+import { withSpend, type JobRunReport, type JobRunReports } from './JobRunReports.js';
 
 /** Runs the steps of cron runs. */
 @injectable()
@@ -73,22 +73,27 @@ export class JobRunSteps {
         environment,
         signal,
       });
+      const spend = result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null;
       if (result.text.trim() === '') {
         const error = 'agent produced an empty response';
         await this.answers.notifyFailure(job, preflight.targets, error);
-        return this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy });
+        return withSpend(await this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy }), spend);
       }
-      return await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
+      const answered = await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
+      return 'answered' in answered ? { answered: { ...answered.answered, spend } } : withSpend(answered, spend);
     } catch (error) {
       if (signal?.aborted) {
         // No failure notice: the gateway is stopping and its grace period is over.
         const interrupted = interruptedError(signal);
-        return this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted });
+        return withSpend(
+          await this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted }),
+          spendOf(error),
+        );
       }
       const message = runFailureMessage(error);
       if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
       await this.answers.notifyFailure(job, preflight.targets, message);
-      return this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message });
+      return withSpend(await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }), spendOf(error));
     }
   }
 
