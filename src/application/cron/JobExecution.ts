@@ -1,6 +1,5 @@
 import { inject, injectable } from 'inversify';
 import { executionIdOf } from '../../domain/botChat.js';
-import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
 import { finishRun } from '../../domain/jobLifecycle.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
