@@ -1,3 +1,4 @@
+import type { RunBudget } from './agent/usage.js';
 /**
  * A job: its record as stored, the states it can be in, and how it is created and edited. What
  * happens to a job over its runs is in jobLifecycle.ts, what a recurring job does with a slot it
@@ -79,6 +80,26 @@ export interface Job {
   /** True when a run runs only the pre-run script and delivers its output, without the agent. */
   no_agent: boolean;
   claim: JobClaim | null;
+  /** The job's own limits (`--max-turns`, `--max-tokens`, `--max-cost`, `--max-cost-per-day`); absent: `agent.budget`'s. */
+  budget?: JobBudget | null;
+}
+
+/** A job's limits: those of each run, and what its runs of the last 24 h may cost together (US dollars). */
+export interface JobBudget extends RunBudget {
+  max_cost_per_day?: number | null;
+}
+
+export const JOB_BUDGET_KEYS = ['max_turns', 'max_tokens', 'max_cost', 'max_cost_per_day'] as const;
+
+/** `budget` without the limits it leaves unset; null when it sets none. */
+export function compactBudget(budget: JobBudget | null | undefined): JobBudget | null {
+  if (!budget) return null;
+  const kept: JobBudget = {};
+  for (const key of JOB_BUDGET_KEYS) {
+    const limit = budget[key];
+    if (typeof limit === 'number' && Number.isFinite(limit) && limit > 0) kept[key] = limit;
+  }
+  return Object.keys(kept).length > 0 ? kept : null;
 }
 
 export interface NewJobInput {
@@ -97,6 +118,7 @@ export interface NewJobInput {
   origin?: JobOrigin | null;
   catch_up?: CatchUp | null;
   no_agent?: boolean;
+  budget?: JobBudget | null;
 }
 
 /**
@@ -213,6 +235,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     catch_up: input.catch_up ?? null,
     no_agent: input.no_agent ?? false,
     claim: null,
+    ...(compactBudget(input.budget) ? { budget: compactBudget(input.budget) } : {}),
   });
 }
 
@@ -231,6 +254,8 @@ export interface JobChanges {
   /** null: follow `cron.catch_up` again. */
   catch_up?: CatchUp | null;
   no_agent?: boolean;
+  /** Limits to set; a limit given null is the job's no more (`agent.budget`'s again). */
+  budget?: { [Key in keyof JobBudget]?: number | null };
 }
 
 /**
@@ -251,6 +276,11 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.script !== undefined) edited.script = changes.script;
   if (changes.catch_up !== undefined) edited.catch_up = changes.catch_up;
   if (changes.no_agent !== undefined) edited.no_agent = changes.no_agent;
+  if (changes.budget !== undefined) {
+    const budget = compactBudget({ ...job.budget, ...changes.budget });
+    if (budget) edited.budget = budget;
+    else delete edited.budget;
+  }
   if (changes.repeat !== undefined) {
     edited.repeat = { ...job.repeat, times: validateRepeat(changes.repeat) };
   }

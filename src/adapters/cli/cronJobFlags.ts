@@ -8,7 +8,8 @@ import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp } from '../../doma
 import type { CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import type { CronApp } from './cronApp.js';
-import { oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+import { dollars, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+import type { JobChanges } from '../../domain/Job.js';
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
 interface JobFlags {
@@ -23,7 +24,15 @@ interface JobFlags {
   catchUp?: CatchUp;
   /** false for `--no-agent`: the job runs only its script. */
   agent?: boolean;
+  /** null for `--no-max-…`: the limit of `agent.budget` again. */
+  maxTurns?: number | null;
+  maxTokens?: number | null;
+  maxCost?: number | null;
+  maxCostPerDay?: number | null;
 }
+
+/** `--no-max-…`: the job sets no limit of its own. */
+const NO_LIMIT = { value: null, means: "agent.budget's limit, if any" };
 
 /** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
 export const NO_REPEAT = { value: null, means: 'no limit' };
@@ -82,7 +91,38 @@ export const JOB_FLAG_OPTIONS = {
     type: 'boolean',
     describe: 'Run the agent (the default); --no-agent runs only the --script and delivers its output',
   },
+  'max-turns': {
+    type: 'string',
+    coerce: wholeNumber('--max-turns', { min: 1, negation: NO_LIMIT }),
+    describe: 'Stop a run that has made this many model turns and would make another (--no-max-turns: agent.budget)',
+  },
+  'max-tokens': {
+    type: 'string',
+    coerce: wholeNumber('--max-tokens', { min: 1, negation: NO_LIMIT }),
+    describe: 'Stop a run once its input and output tokens reach this many (--no-max-tokens: agent.budget)',
+  },
+  'max-cost': {
+    type: 'string',
+    coerce: dollars('--max-cost', NO_LIMIT),
+    describe: 'Stop a run once it has cost this many US dollars at models.prices (--no-max-cost: agent.budget)',
+  },
+  'max-cost-per-day': {
+    type: 'string',
+    coerce: dollars('--max-cost-per-day', NO_LIMIT),
+    describe: "Do not start a run while the job's runs of the last 24 h cost this many US dollars (--no-max-cost-per-day: none)",
+  },
 } as const;
+
+/** The budget flags given, as limits to set (null: the job's no more); undefined when none was given. */
+function budgetFlags(argv: JobFlags): JobChanges['budget'] | undefined {
+  const given = {
+    ...(argv.maxTurns !== undefined ? { max_turns: argv.maxTurns } : {}),
+    ...(argv.maxTokens !== undefined ? { max_tokens: argv.maxTokens } : {}),
+    ...(argv.maxCost !== undefined ? { max_cost: argv.maxCost } : {}),
+    ...(argv.maxCostPerDay !== undefined ? { max_cost_per_day: argv.maxCostPerDay } : {}),
+  };
+  return Object.keys(given).length > 0 ? given : undefined;
+}
 
 /** The job `agent cron create` makes from its arguments and flags, or from the answers asked on a terminal; null: the questions were interrupted. */
 export async function createInput(
@@ -101,6 +141,7 @@ export async function createInput(
     timezone: argv.tz ?? null,
     catch_up: argv.catchUp ?? null,
     no_agent: argv.agent === false,
+    budget: budgetFlags(argv) ?? null,
   };
   if (flags.no_agent && flags.script === null) {
     throw new CliUsageError(
@@ -146,9 +187,11 @@ export function editInput(
   if (argv.tz !== undefined) input.timezone = argv.tz;
   if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
   if (argv.agent !== undefined) input.no_agent = !argv.agent;
+  const budget = budgetFlags(argv);
+  if (budget !== undefined) input.budget = budget;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up or --agent/--no-agent (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --max-turns, --max-tokens, --max-cost or --max-cost-per-day (see "agent cron edit --help").',
     );
   }
   return input;

@@ -16,7 +16,8 @@ import {
   type RunRetention,
 } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, SpendQuery } from '../../application/ports/RunLedger.js';
+import { addRun, emptyTotals, type RunTotals } from '../../domain/runs/runTotals.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -320,6 +321,23 @@ export class FileRunLedger implements RunLedger {
       }
     }
     return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
+  }
+
+  async spentSince(query: SpendQuery): Promise<RunTotals> {
+    const since = query.since.getTime();
+    let totals = emptyTotals();
+    for (const kind of query.kind ? [query.kind] : RUN_KINDS) {
+      const subjects = query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind);
+      for (const subject of subjects) {
+        if (!isPlainPathSegment(subject)) continue;
+        const directory = this.directoryOf(kind, subject);
+        // Names carry the start: only the runs of the period are read.
+        const names = (await this.keptNames(directory)).filter((name) => startOfName(name) >= since);
+        const read = await Promise.all(names.map((name) => this.read(join(directory, name))));
+        for (const run of read) if (run !== null && Date.parse(run.started_at) >= since) totals = addRun(totals, run);
+      }
+    }
+    return totals;
   }
 
   /** The names the retention keeps in `directory`, oldest first, read afresh. */

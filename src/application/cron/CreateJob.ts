@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
+import { createJob, validateJobTimeZone, type CatchUp, type Job, type JobBudget, type JobOrigin } from '../../domain/Job.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -25,7 +25,8 @@ export interface CreateJobInput {
   /** What an overdue slot does; null or absent follows `cron.catch_up`. */
   catch_up?: CatchUp | null;
   /** Run only the pre-run script and deliver its output, without the agent (needs a script). */
-  no_agent?: boolean;
+  no_agent?: boolean; /** The job's own limits; absent or null: `agent.budget`'s. */
+  budget?: JobBudget | null;
 }
 
 /**

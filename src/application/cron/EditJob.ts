@@ -26,7 +26,8 @@ export interface EditJobInput {
   /** What an overdue slot does; null follows `cron.catch_up` again. */
   catch_up?: CatchUp | null;
   /** true: run only the script, without the agent; false: run the agent again. */
-  no_agent?: boolean;
+  no_agent?: boolean; /** Limits to set; one given null is the job's no more. */
+  budget?: JobChanges['budget'];
 }
 
 /**

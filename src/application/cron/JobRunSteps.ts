@@ -72,6 +72,7 @@ export class JobRunSteps {
         unattended: true,
         environment,
         signal,
+        ...(job.budget ? { budget: job.budget } : {}),
       });
       const spend = result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null;
       if (result.text.trim() === '') {

@@ -1,4 +1,14 @@
 import type { RunClaim, RunKind, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunTotals } from '../../domain/runs/runTotals.js';
+
+/** Whose spending to sum: of one job or route (`kind` and `subject`), of one kind, or of every run. */
+export interface SpendQuery {
+  kind?: RunKind;
+  /** A job's id or a route's name; with it, `kind` is required. */
+  subject?: string;
+  /** Runs that started at this time or later. */
+  since: Date;
+}
 
 /** Which runs to list: of one kind, of one job or route, the newest `limit`. */
 export interface RunQuery {
@@ -56,4 +66,9 @@ export interface RunLedger {
    * for its delivery, or one not kept is left as it is: null. Idempotent; never reopens a run.
    */
   settleInterrupted(id: string, why: string, at: Date): Promise<RunRecord | null>;
+  /**
+   * What the runs `query` names spent, summed over those kept that started at `query.since` or
+   * later (docs/runs.md, Usage and cost): `agent cron show`'s totals and the daily caps. Reads only.
+   */
+  spentSince(query: SpendQuery): Promise<RunTotals>;
 }

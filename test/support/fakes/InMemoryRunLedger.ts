@@ -1,4 +1,5 @@
-import type { RunLedger, RunQuery } from '../../../src/application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, SpendQuery } from '../../../src/application/ports/RunLedger.js';
+import { totalsOf, type RunTotals } from '../../../src/domain/runs/runTotals.js';
 import {
   DEFAULT_RUN_RETENTION,
   interruptedRun,
@@ -44,6 +45,17 @@ export class InMemoryRunLedger implements RunLedger {
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
       .map((run) => structuredClone(run));
+  }
+
+  async spentSince(query: SpendQuery): Promise<RunTotals> {
+    const runs = [...this.runs.values()].filter(
+      (run) =>
+        (query.kind === undefined || run.kind === query.kind) &&
+        (query.subject === undefined || run.subject === query.subject) &&
+        Date.parse(run.started_at) >= query.since.getTime() &&
+        !isTooOld(run, this.retention, this.now()),
+    );
+    return totalsOf(runs);
   }
 
   /** Every save, in order, and whether the ledger was asked to make it durable (a pending delivery). */
