@@ -1,4 +1,4 @@
-import type { RunBudget } from './agent/usage.js';
+import type { RunBudget } from './runs/usage.js';
 /**
  * A job: its record as stored, the states it can be in, and how it is created and edited. What
  * happens to a job over its runs is in jobLifecycle.ts, what a recurring job does with a slot it

@@ -2,7 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import { parseToolArguments, type ModelTurn, type TranscriptMessage } from '../../domain/agent/transcript.js';
-import { tokenCount, type TokenCounts } from '../../domain/agent/usage.js';
+import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };

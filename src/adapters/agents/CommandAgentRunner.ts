@@ -1,5 +1,5 @@
 import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../../application/ports/AgentRunner.js';
-import { costOf, NO_PRICES, tokenCount, type PriceLookup } from '../../domain/agent/usage.js';
+import { costOf, NO_PRICES, tokenCount, type PriceLookup } from '../../domain/runs/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';

@@ -22,7 +22,7 @@ import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
 import type { ProviderTarget } from '../../application/agent/RunAgentSession.js';
 import type { Timer } from '../../application/ports/Timer.js';
 import { CredentialPool } from '../../domain/agent/CredentialPool.js';
-import { mergeBudgets, type ModelPrice, type PriceLookup } from '../../domain/agent/usage.js';
+import { mergeBudgets, type ModelPrice, type PriceLookup } from '../../domain/runs/usage.js';
 import { SystemTimer } from '../system/SystemTimer.js';
 import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';

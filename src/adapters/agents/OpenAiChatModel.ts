@@ -7,7 +7,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../domain/agent/transcript.js';
-import { tokenCount, type TokenCounts } from '../../domain/agent/usage.js';
+import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };

@@ -13,7 +13,7 @@ import {
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
-import type { RunBudget } from '../../domain/agent/usage.js';
+import type { RunBudget } from '../../domain/runs/usage.js';
 
 const ROUTE_KEYS = [
   'secret',

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
-import type { TokenCounts } from '../../domain/agent/usage.js';
+import type { TokenCounts } from '../../domain/runs/usage.js';
 import type { MetricsExposition } from '../http/metricsRoute.js';
 
 /** Run durations: from a quick script-only run to an hour-long agent session. */

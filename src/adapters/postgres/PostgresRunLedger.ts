@@ -1,6 +1,6 @@
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery, SpendQuery } from '../../application/ports/RunLedger.js';
-import { emptyUsage, roundCost } from '../../domain/agent/usage.js';
+import { emptyUsage, roundCost } from '../../domain/runs/usage.js';
 import type { RunTotals } from '../../domain/runs/runTotals.js';
 import {
   interruptedRun,

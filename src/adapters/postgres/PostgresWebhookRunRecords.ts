@@ -2,7 +2,7 @@ import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecord
 import { WEBHOOK_RUN_OUTCOMES, type WebhookRunOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { jsonbText } from './jsonbText.js';
-import type { RunUsage } from '../../domain/agent/usage.js';
+import type { RunUsage } from '../../domain/runs/usage.js';
 import type { PostgresDatabase } from './PostgresDatabase.js';
 
 interface RecordRow {

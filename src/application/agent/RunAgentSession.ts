@@ -19,7 +19,7 @@ import {
   type TranscriptMessage,
 } from '../../domain/agent/transcript.js';
 import { errorText } from '../../domain/errors.js';
-import { budgetReached, costOf, NO_PRICES, priceOf, UsageTally, type PriceLookup, type TokenCounts } from '../../domain/agent/usage.js';
+import { budgetReached, costOf, NO_PRICES, priceOf, UsageTally, type PriceLookup, type TokenCounts } from '../../domain/runs/usage.js';
 import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';

@@ -120,6 +120,12 @@ export class JobAnswers {
     await this.answers.notify(targets, failureNotice(job.name, reason), 'failure notice', ownerOf(job));
   }
 
+  /** The notice of a run a daily cap kept from starting: only for the first such run of the last 24 h, unless alerts are off. */
+  async notifyDailyBudget(job: Job, targets: DeliveryTarget[], reason: string, firstToday: boolean): Promise<void> {
+    if (!firstToday || (this.settings.failureAlerts ?? 'first') === 'off') return;
+    await this.answers.notify(targets, failureNotice(job.name, reason), 'daily budget notice', ownerOf(job));
+  }
+
   /** After a run: the one notice that a streak of failures ended, or that the job was paused for it. */
   async noticesAfter(job: Job, outcome: RunOutcome, targets: DeliveryTarget[], pausedBecause: string | null): Promise<void> {
     if (pausedBecause !== null) {

@@ -8,7 +8,7 @@ import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../.
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunDelivery } from '../../domain/runs/RunRecord.js';
-import type { RunUsage } from '../../domain/agent/usage.js';
+import type { RunUsage } from '../../domain/runs/usage.js';
 import type { RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';

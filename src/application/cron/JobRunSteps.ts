@@ -52,7 +52,10 @@ export class JobRunSteps {
   ): Promise<JobRunReport | AnswerToDeliver> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
-      await this.answers.notifyFailure(job, preflight.targets, preflight.error);
+      // A daily cap's notice goes out once a day, whatever the failure streak.
+      if (preflight.dailyBudget)
+        await this.answers.notifyDailyBudget(job, preflight.targets, preflight.error, preflight.dailyBudget.firstToday);
+      else await this.answers.notifyFailure(job, preflight.targets, preflight.error);
       return this.reports.write(job, startedAt, outcome, { error: preflight.error });
     }
     // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.

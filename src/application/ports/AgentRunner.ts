@@ -2,7 +2,7 @@ import type { JobOrigin } from '../../domain/Job.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
-import type { RunBudget, RunUsage } from '../../domain/agent/usage.js';
+import type { RunBudget, RunUsage } from '../../domain/runs/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
 
 /** Which model a run asks for; null fields fall back to the configured default. */

@@ -1,4 +1,4 @@
-import type { TokenCounts } from '../../domain/agent/usage.js';
+import type { TokenCounts } from '../../domain/runs/usage.js';
 
 /** Which run path a run went through. */
 export type RunKind = 'cron' | 'webhook';

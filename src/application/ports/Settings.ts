@@ -21,6 +21,8 @@ export interface CronSettings {
   pauseAfterFailures?: number;
   /** `cron.catch_up`: what an overdue slot of a recurring job does, unless the job says; `once` when absent. */
   catchUp?: CatchUp;
+  /** `agent.budget.max_cost_per_day`: what every run of the last 24 h may cost together (US dollars); none when absent. */
+  maxCostPerDay?: number | null;
 }
 
 /** What the webhook worker reads from configuration and environment. */
@@ -38,6 +40,8 @@ export interface WebhookWorkerSettings {
   defaultModel: ModelSelection;
   /** How often the inbox is looked at between notifications of new events. */
   pollIntervalMs: number;
+  /** `agent.budget.max_cost_per_day`; none when absent. */
+  maxCostPerDay?: number | null;
 }
 
 /** Where everything lives under `$AGENT_HOME` (absolute paths). */

@@ -1,5 +1,5 @@
 import type { RunContext } from '../RunContext.js';
-import type { TokenCounts } from './usage.js';
+import type { TokenCounts } from '../runs/usage.js';
 
 /*
  * The conversation of one agent session in no provider's format. The session keeps it in this

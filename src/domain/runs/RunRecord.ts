@@ -1,5 +1,5 @@
 import type { LastStatus } from '../RunOutcome.js';
-import type { RunUsage } from '../agent/usage.js';
+import type { RunUsage } from './usage.js';
 
 /** What a ledger record is the run of: a job's (cron) or a webhook event's. */
 export const RUN_KINDS = ['cron', 'webhook'] as const;

@@ -1,5 +1,5 @@
 /** What runs spent together: `agent cron show`'s totals, and what a daily cap is held against (docs/runs.md). */
-import { addUsage, emptyUsage, roundCost, type RunUsage } from '../agent/usage.js';
+import { addUsage, emptyUsage, roundCost, type RunUsage } from './usage.js';
 import type { RunRecord } from './RunRecord.js';
 
 export interface RunTotals {

@@ -1,4 +1,4 @@
-import type { RunBudget } from '../agent/usage.js';
+import type { RunBudget } from '../runs/usage.js';
 import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
 
 /** One field filter of a route: the payload value at `field` must equal one of `in` (JSON equality). */

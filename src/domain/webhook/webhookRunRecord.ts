@@ -1,6 +1,6 @@
 import { escapeControlCharacters, printableLines } from '../controlCharacters.js';
 import { formatFileStamp } from '../zonedTime.js';
-import type { RunUsage } from '../agent/usage.js';
+import type { RunUsage } from '../runs/usage.js';
 
 /**
  * Where a webhook run stands, as its record says:

@@ -1,7 +1,7 @@
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../../src/application/agent/ports/ChatModel.js';
 import type { ModelCallFailure } from '../../../src/domain/agent/providerChain.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../../src/domain/agent/transcript.js';
-import type { TokenCounts } from '../../../src/domain/agent/usage.js';
+import type { TokenCounts } from '../../../src/domain/runs/usage.js';
 
 /** One scripted answer to a turn. */
 export type FakeTurn =
