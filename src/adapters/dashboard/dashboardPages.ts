@@ -125,7 +125,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     const { job } = await deps.jobs.show(ref);
     const runs = await deps.runs.list({ kind: 'cron', subject: job.id, limit: RUNS_SHOWN });
     const shown = await deps.jobs.show(job.id);
-    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone };
+    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone, ...(shown.spent ? { spent: shown.spent } : {}) };
   };
   app.get(
     '/jobs/:job',

@@ -3,6 +3,8 @@ import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns
 import { JOB_STATES, type Job } from '../../domain/Job.js';
 import { describeRepeat, describeTargets } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { budgetInWords, costInWords, tokensInWords, type RunTotals } from '../../domain/runs/runTotals.js';
+import { spentFields, usageDetails } from './usageViews.js';
 import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
@@ -108,10 +110,10 @@ function firstLine(text: string | null): string {
 export function runsTable(runs: readonly RunRecord[], timeZone: string, caption = 'Runs, newest first'): Html {
   return table(
     caption,
-    ['Started', 'Job or route', 'Status', 'Answer or error', 'Run'],
+    ['Started', 'Job or route', 'Status', 'Tokens', 'Cost', 'Answer or error', 'Run'],
     runs.map(
       (run) =>
-        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
+        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${tokensInWords(run.usage)}</td><td>${costInWords(run.cost_usd)}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
     ),
     'No runs yet.',
   );
@@ -201,7 +203,7 @@ ${table(
   );
 }
 
-type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string };
+type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string; spent?: { day: RunTotals; month: RunTotals } };
 
 /**
  * A job's page, its times in its own zone when it has one (`timeZone`), else in the configured
@@ -262,6 +264,8 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
       job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / '),
     ],
     ['Repeat', describeRepeat(job.repeat)],
+    ['Budget', budgetInWords(job.budget)],
+    ...spentFields(view.spent),
     ['Delivers to', describeTargets(job)],
     ['Created', when(job.created_at, context.timeZone)],
     ['Last run', when(job.last_run_at, context.timeZone)],
@@ -344,6 +348,7 @@ ${run.event ? html`<dt>Event</dt><dd>${run.event}</dd><dt>Delivery id</dt><dd>${
 <dt>Took</dt><dd>${took}</dd>
 ${run.redelivered_at ? html`<dt>Delivered again</dt><dd>${when(run.redelivered_at, context.timeZone)}</dd>` : null}
 <dt>Model</dt><dd>${run.model ?? '-'}</dd>
+${usageDetails(run)}
 </dl>
 <h2>Prompt</h2>${run.prompt !== null ? html`<pre>${run.prompt}</pre>` : html`<p class="muted">None.</p>`}
 <h2>Answer</h2>${run.answer !== null ? html`<pre>${run.answer}</pre>` : html`<p class="muted">None.</p>`}

@@ -1,5 +1,6 @@
 /** What runs spent together: `agent cron show`'s totals, and what a daily cap is held against (docs/runs.md). */
-import { addUsage, emptyUsage, roundCost, type RunUsage } from './usage.js';
+import { addUsage, emptyUsage, formatCount, formatUsd, roundCost, type RunUsage } from './usage.js';
+import type { JobBudget } from '../Job.js';
 import type { RunRecord } from './RunRecord.js';
 
 export interface RunTotals {
@@ -40,4 +41,37 @@ function isUsage(value: unknown): value is RunUsage {
   return ['input_tokens', 'output_tokens', 'cached_input_tokens', 'model_turns', 'tool_calls'].every(
     (key) => typeof usage[key] === 'number' && Number.isFinite(usage[key]),
   );
+}
+
+/** `1,200 in / 80 out` (input counts cached input too); `-` when nothing was counted. */
+export function tokensInWords(usage: RunUsage | null | undefined): string {
+  return usage ? `${formatCount(usage.input_tokens)} in / ${formatCount(usage.output_tokens)} out` : '-';
+}
+
+/** `$0.0042`; `-` when there is no cost (a model without a price, nothing counted). */
+export function costInWords(cost: number | null | undefined): string {
+  return cost == null ? '-' : formatUsd(cost);
+}
+
+/** A period's totals in words: `3 runs, 3,600 in / 240 out tokens (1,200 cached), $0.0108`. */
+export function totalsInWords(totals: RunTotals): string {
+  const runs = `${totals.runs} run${totals.runs === 1 ? '' : 's'}`;
+  if (totals.runs === 0) return 'no runs';
+  const cached = totals.usage.cached_input_tokens > 0 ? ` (${formatCount(totals.usage.cached_input_tokens)} cached)` : '';
+  const unpriced = totals.unpriced_runs > 0 ? ` (${totals.unpriced_runs} without a price in models.prices)` : '';
+  return `${runs}, ${tokensInWords(totals.usage)} tokens${cached}, ${formatUsd(totals.cost_usd)}${unpriced}`;
+}
+
+/** A job's own limits in words (`3 model turns, $0.50 a run; $2.00 a day`); `none of its own (agent.budget applies)` without any. */
+export function budgetInWords(budget: JobBudget | null | undefined): string {
+  if (!budget) return 'none of its own (agent.budget applies)';
+  const limits = [
+    ...(budget.max_turns != null ? [`${formatCount(budget.max_turns)} model turns`] : []),
+    ...(budget.max_tokens != null ? [`${formatCount(budget.max_tokens)} tokens`] : []),
+    ...(budget.max_cost != null ? [formatUsd(budget.max_cost)] : []),
+  ];
+  return [
+    ...(limits.length > 0 ? [`${limits.join(', ')} a run`] : []),
+    ...(budget.max_cost_per_day != null ? [`${formatUsd(budget.max_cost_per_day)} a day`] : []),
+  ].join('; ');
 }
