@@ -186,8 +186,7 @@ export function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** `$0.52`; amounts under a cent keep four places (`$0.0042`). */
+/** `$0.52`, `$0.012`, `$0.0042`: at least two places, up to four where the amount has them. */
 export function formatUsd(value: number): string {
-  if (value !== 0 && Math.abs(value) < 0.01) return `$${value.toFixed(4)}`;
-  return `$${value.toFixed(2)}`;
+  return `$${value.toFixed(4).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }

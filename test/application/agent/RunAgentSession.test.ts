@@ -535,7 +535,7 @@ describe('RunAgentSession: usage and budgets', () => {
   it('stops once the cost reaches the limit, and a cost limit holds only where the cost is known', async () => {
     const { run } = budgetRun({ max_cost: 0.01 });
     // Each turn: (600 × 2 + 400 × 1 + 200 × 10) / 1e6 = $0.0036.
-    expect((await failureOf(run)).message).toBe('budget reached: $0.01 of $0.01');
+    expect((await failureOf(run)).message).toBe('budget reached: $0.0108 of $0.01');
 
     const unpriced = budgetRun({ max_cost: 0.01, max_turns: 5 }, false);
     expect((await failureOf(unpriced.run)).message).toBe('budget reached: 5 model turns of 5');
