@@ -2,9 +2,11 @@ import { once } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import { FakeLlmServer, replies, type ScriptedUsage } from '../support/fakeLlmServer.js';
 import { freePort } from '../support/freePort.js';
+import { scratchDatabase } from '../support/postgres.js';
 import { eventually } from '../support/processLiveness.js';
 import { parsePrometheusText, sampleValue } from '../support/prometheusText.js';
-import { localModelLines } from './configLines.js';
+import { localModelLines, webhookListenerLines } from './configLines.js';
+import { postPullRequestEvent } from './signedDelivery.js';
 import {
   makeAgentHome,
   makeDue,
@@ -178,6 +180,86 @@ describe('usage, cost and budgets through the built executable', () => {
     const shown = JSON.parse((await agent('cron', 'show', 'status', '--json')).stdout) as Record<string, any>;
     expect(shown.spent.last_24h).toMatchObject({ runs: 4, cost_usd: 0.012 });
     expect(shown.budget).toEqual({ max_cost_per_day: 0.01 });
+  }, 90_000);
+
+  it("keeps a webhook run's usage and cost, and stops it at its route's budget", async () => {
+    const port = await freePort();
+    await configure('anthropic', [
+      ...PRICE_LINES,
+      ...webhookListenerLines(port, 'a-secret'),
+      '        github:',
+      '          prompt: "Review PR {number}"',
+      '        looping:',
+      '          prompt: "Review PR {number} again"',
+      '          budget: {max_turns: 2}',
+    ]);
+    const usage: ScriptedUsage = { input_tokens: 500, output_tokens: 50, cached_input_tokens: 100 };
+    llm.usage = usage;
+    llm.reply(replies.text('Looks good.'));
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on', { env: LLM_KEY });
+    running.push(gateway);
+
+    expect((await postPullRequestEvent(port, 'a-secret', 'delivery-1', { action: 'opened', number: 7 }, 'github')).status).toBe(202);
+    expect(await eventually(() => output().includes('Looks good.'), 20_000)).toBe(true);
+    llm.always = replies.toolCalls({ name: 'no_such_tool', arguments: {} });
+    expect((await postPullRequestEvent(port, 'a-secret', 'delivery-2', { action: 'opened', number: 8 }, 'looping')).status).toBe(202);
+    expect(await eventually(() => output().includes('budget reached: 2 model turns of 2'), 20_000)).toBe(true);
+
+    const listed = await agent('webhook', 'runs', '--json');
+    const runs = JSON.parse(listed.stdout) as Array<Record<string, any>>;
+    const byRoute = (route: string) => runs.find((run) => run.route === route)!;
+    expect(byRoute('github')).toMatchObject({
+      usage: { input_tokens: 500, output_tokens: 50, cached_input_tokens: 100, model_turns: 1, tool_calls: 0 },
+    });
+    expect(byRoute('github').cost_usd).toBeCloseTo(costOf(usage), 9);
+    expect(byRoute('looping')).toMatchObject({ outcome: 'run_failed', status: 'error', error: 'budget reached: 2 model turns of 2' });
+    expect(byRoute('looping').usage).toMatchObject({ input_tokens: 1000, model_turns: 2, tool_calls: 1 });
+    gateway.kill('SIGTERM');
+    await once(gateway, 'exit');
+  }, 90_000);
+
+  it('keeps the sums and the daily cap on PostgreSQL too', async () => {
+    const database = await scratchDatabase();
+    try {
+      const env = { ...LLM_KEY, AGENT_DATABASE_URL: database.url };
+      const onDatabase = (...args: string[]) => runAgent(args, { home, env });
+      await configure('openai', [...PRICE_LINES, 'agent:', '  budget:', '    max_cost_per_day: 0.008']);
+      expect(await onDatabase('db', 'migrate')).toMatchObject({ code: 0 });
+      const created = await onDatabase(
+        'cron',
+        'create',
+        'every 1h',
+        'Check',
+        '--name',
+        'status',
+        '--deliver',
+        'local',
+        '--no-tick',
+        '--max-turns',
+        '5',
+      );
+      expect(created).toMatchObject({ code: 0 });
+      llm.usage = { input_tokens: 1000, output_tokens: 200, cached_input_tokens: 0 };
+      llm.always = replies.text('Done.');
+
+      for (let run = 1; run <= 2; run += 1) expect(await onDatabase('cron', 'run', 'status', '--no-tick')).toMatchObject({ code: 0 });
+      const third = await onDatabase('cron', 'run', 'status', '--no-tick');
+
+      expect(third.code).not.toBe(0);
+      expect(llm.requests).toHaveLength(2);
+      const runs = JSON.parse((await onDatabase('cron', 'runs', 'status', '--json')).stdout) as Array<Record<string, any>>;
+      expect(runs.map((run) => [run.status, run.usage?.input_tokens ?? null, run.cost_usd])).toEqual([
+        ['blocked_config', null, null],
+        ['ok', 1000, 0.004],
+        ['ok', 1000, 0.004],
+      ]);
+      expect(runs[0]!.error).toBe('daily budget reached ($0.008 of $0.008 in the last 24 h for all runs)');
+      const shown = JSON.parse((await onDatabase('cron', 'show', 'status', '--json')).stdout) as Record<string, any>;
+      expect(shown.spent.last_30_days).toMatchObject({ runs: 3, cost_usd: 0.008, usage: { input_tokens: 2000, output_tokens: 400 } });
+      expect(shown.budget).toEqual({ max_turns: 5 });
+    } finally {
+      await database.drop();
+    }
   }, 90_000);
 
   it('counts the tokens and the cost of a gateway run in /metrics', async () => {

@@ -13,7 +13,6 @@ import {
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
-import type { RunBudget } from '../../domain/runs/usage.js';
 
 const ROUTE_KEYS = [
   'secret',
@@ -155,26 +154,30 @@ function readRoute(
   };
 }
 
-const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars' } as const;
+const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars', max_cost_per_day: 'dollars' } as const;
+type RouteBudget = NonNullable<WebhookRoute['budget']>;
 
-/** A route's `budget`: `max_turns`, `max_tokens` (whole numbers of 1 or more) and `max_cost` (US dollars); null when none. */
-function readRouteBudget(value: unknown, problem: (key: string | null, text: string) => void): RunBudget | null {
+/**
+ * A route's `budget`: `max_turns`, `max_tokens` (whole numbers of 1 or more), `max_cost` and
+ * `max_cost_per_day` (US dollars); null when none.
+ */
+function readRouteBudget(value: unknown, problem: (key: string | null, text: string) => void): RouteBudget | null {
   if (value === undefined || value === null) return null;
   if (!isJsonObject(value)) {
     problem('budget', `must be a mapping such as {max_turns: 10, max_cost: 0.5} (got ${describeValue(value)})`);
     return null;
   }
-  const budget: RunBudget = {};
+  const budget: RouteBudget = {};
   for (const [key, limit] of Object.entries(value)) {
     const kind = BUDGET_KEYS[key as keyof typeof BUDGET_KEYS];
     if (kind === undefined) {
-      problem(`budget.${key}`, 'is not a budget limit; use max_turns, max_tokens or max_cost');
+      problem(`budget.${key}`, 'is not a budget limit; use max_turns, max_tokens, max_cost or max_cost_per_day');
     } else if (kind === 'whole' && !(Number.isInteger(limit) && (limit as number) >= 1)) {
       problem(`budget.${key}`, `must be a whole number of 1 or more (got ${describeValue(limit)})`);
     } else if (kind === 'dollars' && !(typeof limit === 'number' && limit > 0)) {
       problem(`budget.${key}`, `must be a positive amount of US dollars such as 0.5 (got ${describeValue(limit)})`);
     } else {
-      budget[key as keyof RunBudget] = limit as number;
+      budget[key as keyof RouteBudget] = limit as number;
     }
   }
   return Object.keys(budget).length > 0 ? budget : null;

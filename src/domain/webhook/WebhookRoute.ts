@@ -71,8 +71,8 @@ export interface WebhookRoute {
    * (webhookRequest.ts, takesContentType).
    */
   contentTypes?: readonly string[];
-  /** `budget`: the limits of each of its runs (docs/runs.md, Budgets); absent: `agent.budget`. */
-  budget?: RunBudget;
+  /** `budget`: the limits of each of its runs and of its runs' cost per day (docs/runs.md, Budgets); absent: `agent.budget`. */
+  budget?: RunBudget & { max_cost_per_day?: number | null };
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];
