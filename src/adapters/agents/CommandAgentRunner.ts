@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../../application/ports/AgentRunner.js';
 import { costOf, NO_PRICES, tokenCount, type PriceLookup } from '../../domain/runs/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
@@ -104,7 +105,7 @@ export class CommandAgentRunner {
   /** The reported usage, priced as `<provider>/<model>` of the run's selection. */
   private spendOf(usage: RunSpend['usage'], request: AgentRunRequest, prices: PriceLookup): RunSpend {
     const provider = request.selection.provider ?? 'command';
-    const model = request.selection.model ?? this.program;
+    const model = request.selection.model ?? basename(this.program);
     return { usage, costUsd: costOf([{ provider, model, ...usage }], prices) };
   }
 

@@ -57,6 +57,7 @@ export function costInWords(cost: number | null | undefined): string {
 export function totalsInWords(totals: RunTotals): string {
   const runs = `${totals.runs} run${totals.runs === 1 ? '' : 's'}`;
   if (totals.runs === 0) return 'no runs';
+  if (totals.usage.model_turns === 0 && totals.cost_usd === 0) return `${runs}, no usage reported`;
   const cached = totals.usage.cached_input_tokens > 0 ? ` (${formatCount(totals.usage.cached_input_tokens)} cached)` : '';
   const unpriced = totals.unpriced_runs > 0 ? ` (${totals.unpriced_runs} without a price in models.prices)` : '';
   return `${runs}, ${tokensInWords(totals.usage)} tokens${cached}, ${formatUsd(totals.cost_usd)}${unpriced}`;
