@@ -120,7 +120,9 @@ describe('usage, cost and budgets through the built executable', () => {
     await createStatusJob();
     llm.reply(replies.withUsage(replies.text('Fine.'), { input_tokens: 300, output_tokens: 20 }));
 
-    expect(await agent('cron', 'run', 'status', '--no-tick')).toMatchObject({ code: 0 });
+    const ran = await agent('cron', 'run', 'status', '--no-tick', '--json');
+    expect(ran).toMatchObject({ code: 0 });
+    expect(JSON.parse(ran.stdout)).toMatchObject({ usage: { input_tokens: 300, output_tokens: 20, model_turns: 1 }, cost_usd: null });
 
     const [run] = await runsOf('status');
     expect(run!.usage).toMatchObject({ input_tokens: 300, output_tokens: 20, model_turns: 1 });

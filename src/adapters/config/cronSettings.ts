@@ -119,6 +119,6 @@ export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, wa
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },
-    maxCostPerDay: config.agent?.budget?.max_cost_per_day ?? null,
+    ...(config.agent?.budget?.max_cost_per_day !== undefined ? { maxCostPerDay: config.agent.budget.max_cost_per_day } : {}),
   };
 }
