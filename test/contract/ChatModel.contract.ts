@@ -40,7 +40,7 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
           input_tokens: 1500,
           output_tokens: 42,
           cached_input_tokens: 1000,
-          cache_creation_input_tokens: 0,
+          cache_creation_input_tokens: 200,
         }),
       );
 

@@ -37,7 +37,8 @@ export class AnthropicMessagesModel implements ChatModel {
   async streamTurn(request: ModelTurnRequest): Promise<ModelTurn> {
     let text = '';
     const toolUses = new Map<number, { id: string; name: string; json: string; initialInput: unknown }>();
-    let usage: TokenCounts | null = null;
+    /** The counts as the stream sent them, `message_start`'s then `message_delta`'s over them. */
+    let reported: Record<string, unknown> | null = null;
     try {
       const stream = await this.clientFor(request.apiKey).messages.create(
         {
@@ -53,15 +54,11 @@ export class AnthropicMessagesModel implements ChatModel {
       for await (const event of stream) {
         request.onActivity();
         if (event.type === 'message_start') {
-          usage = inputUsageOf(event.message.usage);
+          reported = { ...(event.message.usage as unknown as Record<string, unknown>) };
         } else if (event.type === 'message_delta') {
-          // The output count is cumulative; a server that sends input counts here too is believed.
-          const delta = event.usage as unknown as Record<string, unknown>;
-          const input = delta.input_tokens != null ? inputUsageOf(delta) : null;
-          usage = {
-            ...(input ?? usage ?? { input_tokens: 0, cached_input_tokens: 0 }),
-            output_tokens: tokenCount(delta.output_tokens),
-          };
+          // Its counts are cumulative: each one it sends (output, and input on newer servers) replaces the one before.
+          const delta = Object.entries(event.usage ?? {}).filter(([, count]) => typeof count === 'number');
+          reported = { ...(reported ?? {}), ...Object.fromEntries(delta) };
         } else if (event.type === 'content_block_start') {
           const block = event.content_block;
           if (block.type === 'tool_use') {
@@ -93,7 +90,7 @@ export class AnthropicMessagesModel implements ChatModel {
         name: use.name,
         arguments: use.json !== '' ? use.json : JSON.stringify(use.initialInput ?? {}),
       }));
-    return { text, toolCalls, usage };
+    return { text, toolCalls, usage: reported === null ? null : usageOf(reported) };
   }
 
   private clientFor(apiKey: string | null): Anthropic {
@@ -113,11 +110,10 @@ export class AnthropicMessagesModel implements ChatModel {
 }
 
 /**
- * The input of a turn: uncached input, cache reads and cache writes together (docs/runs.md);
- * cache reads are the cached ones. The output count so far comes along (`message_start` has one).
+ * A turn's usage: its input is uncached input, cache reads and cache writes together
+ * (docs/runs.md); cache reads are the cached ones.
  */
-function inputUsageOf(usage: object): TokenCounts {
-  const counts = usage as Record<string, unknown>;
+function usageOf(counts: Record<string, unknown>): TokenCounts {
   const cacheRead = tokenCount(counts.cache_read_input_tokens);
   return {
     input_tokens: tokenCount(counts.input_tokens) + cacheRead + tokenCount(counts.cache_creation_input_tokens),
