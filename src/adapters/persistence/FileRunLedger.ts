@@ -17,7 +17,7 @@ import {
 } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { RunLedger, RunQuery, SpendQuery } from '../../application/ports/RunLedger.js';
-import { addRun, emptyTotals, type RunTotals } from '../../domain/runs/runTotals.js';
+import { totalsOf, type RunTotals } from '../../domain/runs/runTotals.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -308,36 +308,29 @@ export class FileRunLedger implements RunLedger {
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {
-    const kinds = query.kind ? [query.kind] : RUN_KINDS;
-    const runs: RunRecord[] = [];
-    for (const kind of kinds) {
-      const subjects = query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind);
-      for (const subject of subjects) {
-        if (!isPlainPathSegment(subject)) continue;
-        const directory = this.directoryOf(kind, subject);
-        const names = (await this.keptNames(directory)).slice(-Math.max(0, query.limit));
-        const read = await Promise.all(names.map((name) => this.read(join(directory, name))));
-        runs.push(...read.filter((run) => run !== null));
-      }
-    }
+    const runs = await this.runsOf(query, (names) => names.slice(-Math.max(0, query.limit)));
     return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
   }
 
   async spentSince(query: SpendQuery): Promise<RunTotals> {
     const since = query.since.getTime();
-    let totals = emptyTotals();
+    // Names carry the start: only the runs of the period are read.
+    const runs = await this.runsOf(query, (names) => names.filter((name) => startOfName(name) >= since));
+    return totalsOf(runs.filter((run) => Date.parse(run.started_at) >= since));
+  }
+
+  /** The kept runs of `query`'s kind and subject (of all, without them) whose names `pick` picks in each directory. */
+  private async runsOf(query: { kind?: RunKind; subject?: string }, pick: (names: string[]) => string[]): Promise<RunRecord[]> {
+    const runs: RunRecord[] = [];
     for (const kind of query.kind ? [query.kind] : RUN_KINDS) {
-      const subjects = query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind);
-      for (const subject of subjects) {
+      for (const subject of query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind)) {
         if (!isPlainPathSegment(subject)) continue;
         const directory = this.directoryOf(kind, subject);
-        // Names carry the start: only the runs of the period are read.
-        const names = (await this.keptNames(directory)).filter((name) => startOfName(name) >= since);
-        const read = await Promise.all(names.map((name) => this.read(join(directory, name))));
-        for (const run of read) if (run !== null && Date.parse(run.started_at) >= since) totals = addRun(totals, run);
+        const read = await Promise.all(pick(await this.keptNames(directory)).map((name) => this.read(join(directory, name))));
+        runs.push(...read.filter((run) => run !== null));
       }
     }
-    return totals;
+    return runs;
   }
 
   /** The names the retention keeps in `directory`, oldest first, read afresh. */

@@ -9,7 +9,8 @@ import type { JobChange, JobControl } from '../../application/ports/JobControl.j
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
-import { CATCH_UP_POLICIES, JOB_BUDGET_KEYS, type CatchUp, type Job, type JobChanges } from '../../domain/Job.js';
+import { CATCH_UP_POLICIES, JOB_BUDGET_KEYS, type CatchUp, type Job } from '../../domain/Job.js';
+import { BUDGET_PARAMETERS, budgetInput } from './cronJobBudget.js';
 import { SCHEDULE_FORMS, scheduleHint, spellingsOf } from '../../domain/Schedule.js';
 import { ToolArguments } from './ToolArguments.js';
 
@@ -36,10 +37,7 @@ const ARGUMENTS = [
   'catch_up',
   'no_agent',
   'run',
-  'max_turns',
-  'max_tokens',
-  'max_cost',
-  'max_cost_per_day',
+  ...JOB_BUDGET_KEYS,
 ] as const;
 
 type Outcome = Record<string, unknown>;
@@ -170,23 +168,6 @@ function catchUp(input: ToolArguments): CatchUp | null | undefined {
     throw new ToolInputError(`cronjob: "catch_up" must be one of ${CATCH_UP_POLICIES.join(', ')} or null, not ${JSON.stringify(value)}.`);
   }
   return value as CatchUp;
-}
-
-/** `max_turns`, `max_tokens`, `max_cost`, `max_cost_per_day`: the limits given (null: the job's no more); undefined when none is. */
-function budgetInput(input: ToolArguments): JobChanges['budget'] | undefined {
-  const budget: NonNullable<JobChanges['budget']> = {};
-  for (const key of JOB_BUDGET_KEYS) {
-    const whole = key === 'max_turns' || key === 'max_tokens';
-    const value = whole ? input.nullableInteger(key) : input.nullableNumber(key);
-    if (value === undefined) continue;
-    if (value !== null && value <= 0) {
-      throw new ToolInputError(
-        `cronjob: "${key}" must be ${whole ? 'a whole number of 1 or more' : 'an amount of US dollars above 0'}, or null.`,
-      );
-    }
-    budget[key] = value;
-  }
-  return Object.keys(budget).length > 0 ? budget : undefined;
 }
 
 function createInput(input: ToolArguments): CreateJobInput {
@@ -393,22 +374,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
           type: 'string',
           description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer.",
         },
-        max_turns: {
-          type: ['integer', 'null'],
-          description: 'A run that has made this many model turns stops instead of making another; null uses the configured default.',
-        },
-        max_tokens: {
-          type: ['integer', 'null'],
-          description: 'A run stops once its input and output tokens reach this many; null uses the configured default.',
-        },
-        max_cost: {
-          type: ['number', 'null'],
-          description: 'A run stops once it has cost this many US dollars; null uses the configured default.',
-        },
-        max_cost_per_day: {
-          type: ['number', 'null'],
-          description: "No run starts while the job's runs of the last 24 h have cost this many US dollars; null: no cap of its own.",
-        },
+        ...BUDGET_PARAMETERS,
       },
       required: ['action'],
       additionalProperties: false,
