@@ -149,6 +149,19 @@ describe('usage, cost and budgets through the built executable', () => {
     expect(storedJob(home, id).budget).toEqual({ max_turns: 3 });
   }, 60_000);
 
+  it('sets, shows and undoes the budget flags, and refuses a wrong amount in one sentence', async () => {
+    await configure('openai');
+    const id = await createStatusJob('--max-turns', '4', '--max-tokens', '40000', '--max-cost', '$0.50');
+
+    expect(storedJob(home, id).budget).toEqual({ max_turns: 4, max_tokens: 40000, max_cost: 0.5 });
+    expect((await agent('cron', 'show', 'status', '--no-tick')).stdout).toMatch(/Budget: +4 model turns, 40,000 tokens, \$0\.50 a run\n/);
+    expect(await agent('cron', 'edit', 'status', '--no-max-turns', '--max-cost-per-day', '2', '--no-tick')).toMatchObject({ code: 0 });
+    expect(storedJob(home, id).budget).toEqual({ max_tokens: 40000, max_cost: 0.5, max_cost_per_day: 2 });
+    const refused = await agent('cron', 'edit', 'status', '--max-cost', 'cheap', '--no-tick');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe('error: --max-cost must be an amount of US dollars above 0 such as 0.50, not "cheap".');
+  }, 60_000);
+
   it('stops a run at agent.budget.max_tokens when the job sets no limit of its own', async () => {
     await configure('anthropic', ['agent:', '  budget:', '    max_tokens: 2000']);
     await createStatusJob();
