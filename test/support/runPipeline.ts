@@ -8,6 +8,7 @@ import { ConverseInChats } from '../../src/application/chat/ConverseInChats.js';
 import { JobAnswers } from '../../src/application/cron/JobAnswers.js';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
 import { JobPreflight } from '../../src/application/cron/JobPreflight.js';
+import { DailyBudgets } from '../../src/application/runs/DailyBudgets.js';
 import { JobRunMarks } from '../../src/application/cron/JobRunMarks.js';
 import { JobRunReports } from '../../src/application/cron/JobRunReports.js';
 import { JobRunSteps } from '../../src/application/cron/JobRunSteps.js';
@@ -71,7 +72,7 @@ export function cronRunPipeline(ports: CronRunPorts) {
   const recorder = new RunRecorder(ledger, log, clock, ports.timer ?? null);
   const delivery = new AnswerDelivery(channel, botChat, null, log);
   const contexts = new RunContexts(memory, skills, log);
-  const checks = new JobPreflight(agent, channel, scripts, settings, botChat);
+  const checks = new JobPreflight(agent, channel, scripts, settings, botChat, new DailyBudgets(ledger, clock));
   const answers = new JobAnswers(delivery, new JobRunReports(outputs, settings, log), settings, log);
   const marks = new JobRunMarks(repository, settings, answers, clock);
   const steps = new JobRunSteps(agent, contexts, scripts, settings, log, answers);

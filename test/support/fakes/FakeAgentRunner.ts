@@ -15,6 +15,8 @@ export class FakeAgentRunner implements AgentRunner {
   knownProviders = new Set(['command']);
   private replies: Reply[] = [];
   defaultReply: Reply = 'All good.';
+  /** What each answered run reports it spent; null (the default): nothing. */
+  spend: { usage: NonNullable<AgentRunResult['usage']>; costUsd: number | null } | null = null;
 
   reply(...replies: Reply[]): this {
     this.replies.push(...replies);
@@ -34,6 +36,6 @@ export class FakeAgentRunner implements AgentRunner {
     const reply = this.replies.shift() ?? this.defaultReply;
     if (reply instanceof AgentRunError) throw reply;
     const text = typeof reply === 'function' ? await reply(request) : reply;
-    return { text, answeredBy: 'fake' };
+    return { text, answeredBy: 'fake', ...(this.spend ? { usage: { ...this.spend.usage }, costUsd: this.spend.costUsd } : {}) };
   }
 }
