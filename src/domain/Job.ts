@@ -1,3 +1,4 @@
+import type { RunBudget } from './runs/usage.js';
 /**
  * A job: its record as stored, the states it can be in, and how it is created and edited. What
  * happens to a job over its runs is in jobLifecycle.ts, what a recurring job does with a slot it
@@ -95,6 +96,26 @@ export interface Job {
   /** True when each run is given this job's own last `ok` answer as context (`--continue`). */
   continue?: boolean;
   claim: JobClaim | null;
+  /** The job's own limits (`--max-turns`, `--max-tokens`, `--max-cost`, `--max-cost-per-day`); absent: `agent.budget`'s. */
+  budget?: JobBudget | null;
+}
+
+/** A job's limits: those of each run, and what its runs of the last 24 h may cost together (US dollars). */
+export interface JobBudget extends RunBudget {
+  max_cost_per_day?: number | null;
+}
+
+export const JOB_BUDGET_KEYS = ['max_turns', 'max_tokens', 'max_cost', 'max_cost_per_day'] as const;
+
+/** `budget` without the limits it leaves unset; null when it sets none. */
+export function compactBudget(budget: JobBudget | null | undefined): JobBudget | null {
+  if (!budget) return null;
+  const kept: JobBudget = {};
+  for (const key of JOB_BUDGET_KEYS) {
+    const limit = budget[key];
+    if (typeof limit === 'number' && Number.isFinite(limit) && limit > 0) kept[key] = limit;
+  }
+  return Object.keys(kept).length > 0 ? kept : null;
 }
 
 export interface NewJobInput {
@@ -120,6 +141,7 @@ export interface NewJobInput {
   /** Ids of the jobs whose last answers are carried forward (resolved by the caller). */
   context_from?: readonly string[];
   continue?: boolean;
+  budget?: JobBudget | null;
 }
 
 /**
@@ -282,6 +304,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     context_from: jobContextFrom(input.context_from, { id: input.id, name: nameFor(input) }),
     continue: input.continue ?? false,
     claim: null,
+    ...(compactBudget(input.budget) ? { budget: compactBudget(input.budget) } : {}),
   });
 }
 
@@ -307,6 +330,8 @@ export interface JobChanges {
   /** New ids of the jobs to take context from; empty for none. */
   context_from?: readonly string[];
   continue?: boolean;
+  /** Limits to set; a limit given null is the job's no more (`agent.budget`'s again). */
+  budget?: { [Key in keyof JobBudget]?: number | null };
 }
 
 /**
@@ -331,6 +356,11 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.workdir !== undefined) edited.workdir = changes.workdir;
   if (changes.context_from !== undefined) edited.context_from = jobContextFrom(changes.context_from, job);
   if (changes.continue !== undefined) edited.continue = changes.continue;
+  if (changes.budget !== undefined) {
+    const budget = compactBudget({ ...job.budget, ...changes.budget });
+    if (budget) edited.budget = budget;
+    else delete edited.budget;
+  }
   if (changes.repeat !== undefined) {
     edited.repeat = { ...job.repeat, times: validateRepeat(changes.repeat) };
   }

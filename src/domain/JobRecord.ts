@@ -1,4 +1,14 @@
-import { CATCH_UP_POLICIES, JOB_STATES, type CatchUp, type Job, type JobClaim, type JobOrigin, type JobState } from './Job.js';
+import {
+  CATCH_UP_POLICIES,
+  compactBudget,
+  JOB_STATES,
+  type CatchUp,
+  type Job,
+  type JobBudget,
+  type JobClaim,
+  type JobOrigin,
+  type JobState,
+} from './Job.js';
 import { isLastStatus } from './RunOutcome.js';
 import { scheduleFromRecord } from './Schedule.js';
 import { assertTimeZone } from './zonedTime.js';
@@ -38,6 +48,11 @@ function claim(value: unknown): JobClaim | null {
   const by = str(record.by);
   const at = str(record.at);
   return by && at ? { by, at } : null;
+}
+
+/** A record's `budget`, its limits that are positive numbers; null when none. */
+function budgetOf(value: unknown): JobBudget | null {
+  return typeof value === 'object' && value !== null ? compactBudget(value as JobBudget) : null;
 }
 
 const DATE_FIELDS = ['next_run_at', 'last_run_at', 'created_at', 'paused_at'] as const;
@@ -144,6 +159,8 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       context_from: strList(record.context_from) ?? [],
       continue: record.continue === true,
       claim: claim(record.claim),
+      // Unknown to records written before it: absent follows agent.budget.
+      ...(budgetOf(record.budget) ? { budget: budgetOf(record.budget) } : {}),
     },
   };
 }
@@ -203,5 +220,7 @@ export function storedRecordOf(job: Job, previous: Record<string, unknown> | und
   for (const field of SUPERSEDED_FIELDS) delete record[field];
   // A claim a stored record still had is gone once no run holds the job.
   if (job.claim === null) delete record.claim;
+  // So is a budget the job no longer has.
+  if (!job.budget) delete record.budget;
   return record;
 }

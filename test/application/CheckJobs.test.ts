@@ -1,6 +1,7 @@
 import { FakeWorkingDirectories } from '../support/fakes/FakeWorkingDirectories.js';
 import { CheckJobs } from '../../src/application/cron/CheckJobs.js';
 import { JobPreflight } from '../../src/application/cron/JobPreflight.js';
+import { JobFileChecks } from '../../src/application/cron/JobFileChecks.js';
 import type { Job } from '../../src/domain/Job.js';
 import { FakeAgentRunner } from '../support/fakes/FakeAgentRunner.js';
 import { FakeBotChatDelivery } from '../support/fakes/FakeBotChatDelivery.js';
@@ -27,10 +28,9 @@ function checkJobs(jobs: Job[]) {
   const preflight = new JobPreflight(
     agent,
     channel,
-    new FakeScriptExecutor({ 'report.sh': {} }),
     settings,
     new FakeBotChatDelivery(),
-    new FakeWorkingDirectories(),
+    new JobFileChecks(new FakeScriptExecutor({ 'report.sh': {} }), new FakeWorkingDirectories()),
   );
   return new CheckJobs(new InMemoryJobRepository(jobs), preflight, new FakeSkillLibrary({ triage: '# Triage' })).execute();
 }

@@ -54,3 +54,28 @@ describe('failure alerts', () => {
     expect((await h.runDueJobs.execute()).ran).toEqual([]);
   });
 });
+
+describe('the daily budget notice', () => {
+  it('goes out once a day for the runs a daily cap keeps from starting, whatever the failure streak, and none with alerts off', async () => {
+    const notices = async (settings: Partial<CronSettings>) => {
+      const h = cronHarness({ settings });
+      h.agent.spend = {
+        usage: { input_tokens: 1000, output_tokens: 100, cached_input_tokens: 0, model_turns: 1, tool_calls: 0 },
+        costUsd: 0.6,
+      };
+      await h.createJob.execute({ schedule: 'every 1h', prompt: 'Check the feeds', name: 'Feeds', deliver: 'telegram' });
+      for (let n = 0; n < 5; n += 1) {
+        h.clock.advance(HOUR);
+        await h.runDueJobs.execute();
+      }
+      return { h, notices: h.channel.sent.map((sent) => sent.text).filter((text) => !text.includes('All good.')) };
+    };
+
+    const { h, notices: sent } = await notices({ maxCostPerDay: 1 });
+    expect(h.agent.requests).toHaveLength(2);
+    expect(sent).toEqual(["⚠️ Cron job 'Feeds' failed: daily budget reached ($1.20 of $1.00 in the last 24 h for all runs)"]);
+    expect(h.repository.all()[0]).toMatchObject({ last_status: 'blocked_config', failure_streak: 3 });
+    expect((await notices({ maxCostPerDay: 1, failureAlerts: 'every' })).notices).toEqual(sent);
+    expect((await notices({ maxCostPerDay: 1, failureAlerts: 'off' })).notices).toEqual([]);
+  });
+});

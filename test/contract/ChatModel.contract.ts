@@ -34,6 +34,30 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
       };
     }
 
+    it('reads the turn from the stream with its usage, cached input counted within the input', async () => {
+      server.reply(
+        replies.withUsage(replies.text('Hi.'), {
+          input_tokens: 1500,
+          output_tokens: 42,
+          cached_input_tokens: 1000,
+          cache_creation_input_tokens: 200,
+        }),
+      );
+
+      const turn = await makeModel(endpointOf()).streamTurn(turnRequest());
+
+      expect(turn.usage).toEqual({ input_tokens: 1500, output_tokens: 42, cached_input_tokens: 1000 });
+    });
+
+    it('reports no usage for a stream that carries none', async () => {
+      server.reply(replies.withUsage(replies.text('Hi.'), null));
+
+      const turn = await makeModel(endpointOf()).streamTurn(turnRequest());
+
+      expect(turn.usage?.output_tokens ?? 0).toBe(0);
+      expect(turn.usage?.input_tokens ?? 0).toBe(0);
+    });
+
     async function failureOf(promise: Promise<unknown>): Promise<ModelCallError> {
       try {
         await promise;
@@ -53,7 +77,7 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
         turnRequest({ onText: (delta) => deltas.push(delta), onActivity: () => (activity += 1) }),
       );
 
-      expect(turn).toEqual({ text: 'Sunny today.', toolCalls: [] });
+      expect(turn).toEqual({ text: 'Sunny today.', toolCalls: [], usage: { input_tokens: 12, output_tokens: 5, cached_input_tokens: 0 } });
       expect(deltas.join('')).toBe('Sunny today.');
       expect(activity).toBeGreaterThanOrEqual(3);
     });

@@ -309,6 +309,43 @@ export function describeRunLedgerContract(name: string, makeSubject: (retention:
       expect(await ledger.pendingDeliveries('cron')).toEqual([]);
     });
 
+    it('sums what the runs of a period spent, of one job or of all, with their usage and cost as saved', async () => {
+      const ledger = await use();
+      const spent = (input: number, cost: number | null) => ({
+        usage: { input_tokens: input, output_tokens: 10, cached_input_tokens: 5, model_turns: 2, tool_calls: 1 },
+        cost_usd: cost,
+      });
+      await ledger.save(
+        aRun(1, { usage: { input_tokens: 1000, output_tokens: 100, cached_input_tokens: 0, model_turns: 1, tool_calls: 0 } }),
+      );
+      await ledger.save(aRun(10, { ...spent(100, 0.25) }));
+      await ledger.save(aRun(20, { ...spent(200, 0.125) }));
+      await ledger.save(aRun(30, { ...spent(300, null) }));
+      await ledger.save(aRun(40, { id: 'hook-1', kind: 'webhook', subject: 'github', ...spent(400, 1.5) }));
+      await ledger.save(aRun(50, { id: 'plain' }));
+
+      const since = new Date(Date.UTC(2026, 5, 20, 8, 10));
+      expect(await ledger.spentSince({ kind: 'cron', subject: 'job1', since })).toEqual({
+        runs: 4,
+        usage: { input_tokens: 600, output_tokens: 30, cached_input_tokens: 15, model_turns: 6, tool_calls: 3 },
+        cost_usd: 0.375,
+        unpriced_runs: 1,
+      });
+      expect(await ledger.spentSince({ since })).toEqual({
+        runs: 5,
+        usage: { input_tokens: 1000, output_tokens: 40, cached_input_tokens: 20, model_turns: 8, tool_calls: 4 },
+        cost_usd: 1.875,
+        unpriced_runs: 1,
+      });
+      expect((await ledger.spentSince({ kind: 'cron', subject: 'job1', since: new Date(0) })).usage.input_tokens).toBe(1600);
+      expect(await ledger.spentSince({ kind: 'cron', subject: 'nobody', since })).toEqual({
+        runs: 0,
+        usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, model_turns: 0, tool_calls: 0 },
+        cost_usd: 0,
+        unpriced_runs: 0,
+      });
+    });
+
     describe('runs whose process is gone', () => {
       const runningRun = (n: number, overrides: Partial<RunRecord> = {}) =>
         aRun(n, { status: 'running', finished_at: null, answer: null, deliveries: [], claimant: 'host-a:4242', ...overrides });

@@ -98,7 +98,7 @@ describe('seeing a job and its runs, end to end', () => {
       Array(5).fill(expect.stringMatching(/^ {2}\d{4}-\d\d-\d\d 09:00 {2}(Mon|Tue|Wed|Thu|Fri)$/)),
     );
     expect(run.stdout).toMatch(
-      /Recent runs \(newest first\):\n {2}TIME \(Europe\/Berlin\) +STATUS +ANSWER OR ERROR\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +ok +Answer to: Plan my day\n/,
+      /Recent runs \(newest first\):\n {2}TIME \(Europe\/Berlin\) +STATUS +TOKENS +COST +ANSWER OR ERROR\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +ok +- +- +Answer to: Plan my day\n/,
     );
   });
 
@@ -140,10 +140,11 @@ describe('seeing a job and its runs, end to end', () => {
 
     expect(run.code).toBe(0);
     const [header, ...rows] = run.stdout.trimEnd().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['TIME (Europe/Berlin)', 'STATUS', 'ANSWER OR ERROR']);
+    expect(header!.split(/\s{2,}/)).toEqual(['TIME (Europe/Berlin)', 'STATUS', 'TOKENS', 'COST', 'ANSWER OR ERROR']);
+    // A command agent that prints no usage has no tokens and no cost; nor has a run only its report tells of.
     expect(rows.map((row) => row.split(/\s{2,}/))).toEqual([
-      [expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 'ok', 'Answer to: Count the stars'],
-      ['2020-01-06 09:00:00', '-', 'the sky was cloudy'],
+      [expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 'ok', '-', '-', 'Answer to: Count the stars'],
+      ['2020-01-06 09:00:00', '-', '-', '-', 'the sky was cloudy'],
     ]);
 
     const json = JSON.parse((await agent('runs', id, '--json', '--limit', '1', '--no-tick')).stdout);
@@ -208,7 +209,7 @@ describe('seeing a job and its runs, end to end', () => {
       expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ status: 'ok', summary: 'Answer to: Look around' })]);
       expect(webhookRuns).toMatchObject({ code: 0, stderr: '' });
       expect(webhookRuns.stdout).toMatch(
-        /\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +delivered to octo\/widgets#12\n$/,
+        /\n2026-06-01 10:01:02 +event1 +pr-review +pull_request +delivery-1 +- +- +delivered to octo\/widgets#12\n$/,
       );
       expect(readFileSync(join(home, 'invocations.log'), 'utf8')).toBe(invocationsBefore);
     });
@@ -301,10 +302,10 @@ describe('seeing webhook runs, end to end', () => {
 
     const listed = await webhook('runs', 'alerts');
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['TIME (UTC)', 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME']);
+    expect(header!.split(/\s{2,}/)).toEqual(['TIME (UTC)', 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'TOKENS', 'COST', 'OUTCOME']);
     expect(rows.map((row) => row.split(/\s{2,}/).slice(2))).toEqual([
-      ['alerts', 'alert.resolved', 'curl-1', 'delivered to the log'],
-      ['alerts', 'alert.firing', expect.any(String), 'delivered to the log'],
+      ['alerts', 'alert.resolved', 'curl-1', '-', '-', 'delivered to the log'],
+      ['alerts', 'alert.firing', expect.any(String), '-', '-', 'delivered to the log'],
     ]);
     const json = JSON.parse((await webhook('runs', '--json', '--limit', '1')).stdout);
     // The ID column is the run's id, as --json gives it.

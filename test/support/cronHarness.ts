@@ -116,7 +116,7 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     resumeJob: new ResumeJob(repository, clock, settings),
     removeJob: new RemoveJob(repository, outputs),
     listJobs: new ListJobs(repository),
-    showJob: new ShowJob(repository, outputs, ledger, settings),
+    showJob: new ShowJob(repository, outputs, ledger, settings, clock),
     listJobRuns: new ListJobRuns(repository, outputs, ledger, settings),
     redeliverJobRun: redeliverJobRun(runPorts, identity),
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),

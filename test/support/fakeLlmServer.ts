@@ -10,6 +10,12 @@ import type { AddressInfo } from 'node:net';
  * Each request takes the next scripted reply (see {@link replies}), in the format of the path it
  * came to, and is recorded with its headers, body and API key. When the script is used up the
  * server answers with `always` if set, else HTTP 500 "no scripted reply left".
+ *
+ * Every streamed reply reports its usage the way its format does ({@link ScriptedUsage}): the
+ * reply's own (`replies.withUsage`), else the server's {@link FakeLlmServer.usage}. OpenAI sends
+ * it in a last chunk with empty `choices` when the request asks for it
+ * (`stream_options.include_usage`); Anthropic in `message_start` (input and cache) and
+ * `message_delta` (output).
  */
 
 export type LlmWireFormat = 'openai' | 'anthropic';
@@ -22,11 +28,29 @@ export interface ScriptedToolCall {
   arguments: string | Record<string, unknown>;
 }
 
-export type ScriptedReply =
+/**
+ * What a reply reports it spent, in the agent's terms: `input_tokens` counts every prompt token,
+ * cached ones included. OpenAI sends them as `prompt_tokens` and `prompt_tokens_details.cached_tokens`;
+ * Anthropic apart, as `input_tokens` (the rest), `cache_read_input_tokens` (the cached ones) and
+ * `cache_creation_input_tokens` (`cache_creation_input_tokens` of these, written to the cache).
+ */
+export interface ScriptedUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+  /** Anthropic only: input tokens written to the cache (part of `input_tokens`, not cached ones). */
+  cache_creation_input_tokens?: number;
+}
+
+export type ScriptedReply = (
   | { kind: 'text'; chunks: string[] }
   | { kind: 'tool_calls'; text: string; calls: ScriptedToolCall[]; whole?: boolean }
   | { kind: 'error'; status: number; message: string; headers: Record<string, string> }
-  | { kind: 'stall'; chunks: string[] };
+  | { kind: 'stall'; chunks: string[] }
+) & { usage?: ScriptedUsage | null };
+
+/** What every streamed reply reports unless told otherwise. */
+export const DEFAULT_USAGE: ScriptedUsage = { input_tokens: 12, output_tokens: 5, cached_input_tokens: 0 };
 
 export const replies = {
   /** A streamed answer, one SSE event per chunk. */
@@ -50,6 +74,8 @@ export const replies = {
     replies.error(429, 'Rate limit reached', retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
   /** Streams these chunks, then sends nothing more and never ends the response. */
   stall: (...chunks: string[]): ScriptedReply => ({ kind: 'stall', chunks }),
+  /** `reply`, reporting `usage` (null: reporting none). */
+  withUsage: (reply: ScriptedReply, usage: ScriptedUsage | null): ScriptedReply => ({ ...reply, usage }),
 };
 
 export interface RecordedRequest {
@@ -65,6 +91,8 @@ export class FakeLlmServer {
   readonly requests: RecordedRequest[] = [];
   /** Used when the script is used up. */
   always: ScriptedReply | null = null;
+  /** What each streamed reply without its own usage reports; null: none. */
+  usage: ScriptedUsage | null = DEFAULT_USAGE;
   private readonly script: ScriptedReply[] = [];
   private readonly open = new Set<ServerResponse>();
   private ids = 0;
@@ -135,7 +163,11 @@ export class FakeLlmServer {
     this.open.add(response);
     response.on('close', () => this.open.delete(response));
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const events = format === 'openai' ? this.openAiEvents(reply, model) : this.anthropicEvents(reply, model);
+    const usage = reply.usage === undefined ? this.usage : reply.usage;
+    const events =
+      format === 'openai'
+        ? this.openAiEvents(reply, model, body.stream_options?.include_usage === true ? usage : null)
+        : this.anthropicEvents(reply, model, usage);
     for (const event of events) response.write(event);
     if (reply.kind !== 'stall') response.end();
   }
@@ -148,7 +180,7 @@ export class FakeLlmServer {
     response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(errorBody));
   }
 
-  private openAiEvents(reply: Exclude<ScriptedReply, { kind: 'error' }>, model: string): string[] {
+  private openAiEvents(reply: Exclude<ScriptedReply, { kind: 'error' }>, model: string, usage: ScriptedUsage | null): string[] {
     const id = `chatcmpl-${(this.ids += 1)}`;
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -173,12 +205,31 @@ export class FakeLlmServer {
       });
       events.push(chunk({}, 'tool_calls'));
     }
+    if (usage) {
+      const counts = {
+        prompt_tokens: usage.input_tokens,
+        completion_tokens: usage.output_tokens,
+        total_tokens: usage.input_tokens + usage.output_tokens,
+        prompt_tokens_details: { cached_tokens: usage.cached_input_tokens ?? 0 },
+      };
+      events.push(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage: counts })}\n\n`);
+    }
     events.push('data: [DONE]\n\n');
     return events;
   }
 
-  private anthropicEvents(reply: Exclude<ScriptedReply, { kind: 'error' }>, model: string): string[] {
+  private anthropicEvents(reply: Exclude<ScriptedReply, { kind: 'error' }>, model: string, usage: ScriptedUsage | null): string[] {
     const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+    const cached = usage?.cached_input_tokens ?? 0;
+    const created = usage?.cache_creation_input_tokens ?? 0;
+    const startUsage = usage
+      ? {
+          input_tokens: usage.input_tokens - cached - created,
+          cache_read_input_tokens: cached,
+          cache_creation_input_tokens: created,
+          output_tokens: 1,
+        }
+      : { input_tokens: 0, output_tokens: 0 };
     const events = [
       event({
         type: 'message_start',
@@ -190,7 +241,7 @@ export class FakeLlmServer {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 0 },
+          usage: startUsage,
         },
       }),
     ];
@@ -217,7 +268,13 @@ export class FakeLlmServer {
       }
     }
     const stopReason = reply.kind === 'tool_calls' ? 'tool_use' : 'end_turn';
-    events.push(event({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 1 } }));
+    events.push(
+      event({
+        type: 'message_delta',
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: usage?.output_tokens ?? 0 },
+      }),
+    );
     events.push(event({ type: 'message_stop' }));
     return events;
   }

@@ -8,6 +8,8 @@ import { ConverseInChats } from '../../src/application/chat/ConverseInChats.js';
 import { JobAnswers } from '../../src/application/cron/JobAnswers.js';
 import { JobExecution } from '../../src/application/cron/JobExecution.js';
 import { JobPreflight } from '../../src/application/cron/JobPreflight.js';
+import { JobFileChecks } from '../../src/application/cron/JobFileChecks.js';
+import { DailyBudgets } from '../../src/application/runs/DailyBudgets.js';
 import { JobRunMarks } from '../../src/application/cron/JobRunMarks.js';
 import { JobRunReports } from '../../src/application/cron/JobRunReports.js';
 import { JobRunSteps } from '../../src/application/cron/JobRunSteps.js';
@@ -78,7 +80,7 @@ export function cronRunPipeline(ports: CronRunPorts) {
   const delivery = new AnswerDelivery(channel, botChat, null, log);
   const workdirs = ports.workdirs ?? new FakeWorkingDirectories();
   const contexts = new RunContexts(memory, skills, log, ledger, workdirs, repository);
-  const checks = new JobPreflight(agent, channel, scripts, settings, botChat, workdirs);
+  const checks = new JobPreflight(agent, channel, settings, botChat, new JobFileChecks(scripts, workdirs), new DailyBudgets(ledger, clock));
   const answers = new JobAnswers(delivery, new JobRunReports(outputs, settings, log), settings, log);
   const marks = new JobRunMarks(repository, settings, answers, clock);
   const steps = new JobRunSteps(agent, contexts, scripts, settings, log, answers);

@@ -2,6 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { ContentBlockParam, MessageParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import { parseToolArguments, type ModelTurn, type TranscriptMessage } from '../../domain/agent/transcript.js';
+import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const ANTHROPIC_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
@@ -36,6 +37,8 @@ export class AnthropicMessagesModel implements ChatModel {
   async streamTurn(request: ModelTurnRequest): Promise<ModelTurn> {
     let text = '';
     const toolUses = new Map<number, { id: string; name: string; json: string; initialInput: unknown }>();
+    /** The counts as the stream sent them, `message_start`'s then `message_delta`'s over them. */
+    let reported: Record<string, unknown> | null = null;
     try {
       const stream = await this.clientFor(request.apiKey).messages.create(
         {
@@ -50,7 +53,13 @@ export class AnthropicMessagesModel implements ChatModel {
       );
       for await (const event of stream) {
         request.onActivity();
-        if (event.type === 'content_block_start') {
+        if (event.type === 'message_start') {
+          reported = { ...(event.message.usage as unknown as Record<string, unknown>) };
+        } else if (event.type === 'message_delta') {
+          // Its counts are cumulative: each one it sends (output, and input on newer servers) replaces the one before.
+          const delta = Object.entries(event.usage ?? {}).filter(([, count]) => typeof count === 'number');
+          reported = { ...(reported ?? {}), ...Object.fromEntries(delta) };
+        } else if (event.type === 'content_block_start') {
           const block = event.content_block;
           if (block.type === 'tool_use') {
             toolUses.set(event.index, { id: block.id, name: block.name, json: '', initialInput: block.input });
@@ -81,7 +90,7 @@ export class AnthropicMessagesModel implements ChatModel {
         name: use.name,
         arguments: use.json !== '' ? use.json : JSON.stringify(use.initialInput ?? {}),
       }));
-    return { text, toolCalls };
+    return { text, toolCalls, usage: reported === null ? null : usageOf(reported) };
   }
 
   private clientFor(apiKey: string | null): Anthropic {
@@ -98,6 +107,19 @@ export class AnthropicMessagesModel implements ChatModel {
     }
     return client;
   }
+}
+
+/**
+ * A turn's usage: its input is uncached input, cache reads and cache writes together
+ * (docs/runs.md); cache reads are the cached ones.
+ */
+function usageOf(counts: Record<string, unknown>): TokenCounts {
+  const cacheRead = tokenCount(counts.cache_read_input_tokens);
+  return {
+    input_tokens: tokenCount(counts.input_tokens) + cacheRead + tokenCount(counts.cache_creation_input_tokens),
+    output_tokens: tokenCount(counts.output_tokens),
+    cached_input_tokens: cacheRead,
+  };
 }
 
 function toAnthropicMessages(messages: readonly TranscriptMessage[]): MessageParam[] {

@@ -1,4 +1,6 @@
-import { AgentRunError, type AgentRunRequest, type AgentRunResult } from '../../application/ports/AgentRunner.js';
+import { basename } from 'node:path';
+import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../../application/ports/AgentRunner.js';
+import { costOf, NO_PRICES, tokenCount, type PriceLookup } from '../../domain/runs/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import { CappedOutput } from '../process/CappedOutput.js';
 import { ChildProcessRunner } from '../process/ChildProcessRunner.js';
@@ -39,6 +41,10 @@ export interface CommandAgentOptions {
  *
  * Activity is anything written to stdout or stderr: the idle budget restarts with each chunk,
  * which is the closest a plain program comes to "a tool call or a streamed token".
+ *
+ * Usage: none, unless the last line the program writes to stderr is a JSON object with `usage`
+ * (docs/providers.md), e.g. `{"usage": {"input_tokens": 1200, "output_tokens": 80}}`; that line
+ * is left out of error messages. Budgets do not stop a program: it reports only at its end.
  */
 export class CommandAgentRunner {
   private readonly program: string;
@@ -58,7 +64,7 @@ export class CommandAgentRunner {
    * answer too large), `idle_timeout` (no output for `request.idleTimeoutMs`; the whole process
    * tree is killed) or `aborted` (`request.signal` fired; killed likewise).
    */
-  async run(request: AgentRunRequest): Promise<AgentRunResult> {
+  async run(request: AgentRunRequest, prices: PriceLookup = NO_PRICES): Promise<AgentRunResult> {
     if (request.signal?.aborted) {
       throw new AgentRunError('aborted', `The run was cancelled before "${this.program}" started.`);
     }
@@ -77,6 +83,8 @@ export class CommandAgentRunner {
       ...(request.workingDirectory ? { cwd: request.workingDirectory } : {}),
       sandbox: this.options.sandbox && this.sandboxFor(request.workingDirectory ?? null),
     });
+    const reported = reportedUsage(stderr.text());
+    const spend = reported && this.spendOf(reported.usage, request, prices);
     switch (end.kind) {
       case 'not_started':
         throw this.startError(end.error);
@@ -85,9 +93,13 @@ export class CommandAgentRunner {
         if (end.reason === 'idle') throw this.idleTimeoutError(request.idleTimeoutMs ?? 0);
         throw new AgentRunError('aborted', `The run was cancelled; the agent program "${this.program}" was stopped.`);
       case 'exited':
-        if (end.code !== 0) throw this.exitError(end.code, end.signal, stderr.text());
+        if (end.code !== 0) {
+          const error = this.exitError(end.code, end.signal, reported ? reported.rest : stderr.text());
+          if (spend) error.spend = spend;
+          throw error;
+        }
         if (stdout.truncated) throw this.tooLargeError();
-        return { text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}` };
+        return { text: stdout.text().trimEnd(), answeredBy: this.options.answeredBy ?? `command:${this.program}`, ...spend };
     }
   }
 
@@ -95,6 +107,13 @@ export class CommandAgentRunner {
     const sandbox = this.options.sandbox!;
     const workspace = workingDirectory ?? sandbox.workspace;
     return { ...sandbox, workspace, startIn: workspace };
+  }
+
+  /** The reported usage, priced as `<provider>/<model>` of the run's selection. */
+  private spendOf(usage: RunSpend['usage'], request: AgentRunRequest, prices: PriceLookup): RunSpend {
+    const provider = request.selection.provider ?? 'command';
+    const model = request.selection.model ?? basename(this.program);
+    return { usage, costUsd: costOf([{ provider, model, ...usage }], prices) };
   }
 
   private environmentFor(request: AgentRunRequest): NodeJS.ProcessEnv {
@@ -179,6 +198,36 @@ export function formatContextForStdin(context: RunContext): string {
     section('Task', context.task),
   ];
   return `${sections.join('\n\n')}\n`;
+}
+
+/**
+ * The usage a program reported on the last line of its stderr, `{"usage": {…}}` (counts it leaves
+ * out are 0; `model_turns` defaults to 1), and its stderr without that line; null when it reported none.
+ */
+export function reportedUsage(stderrText: string): { usage: RunSpend['usage']; rest: string } | null {
+  const trimmed = stderrText.trimEnd();
+  const start = trimmed.lastIndexOf('\n') + 1;
+  const line = trimmed.slice(start).trim();
+  if (!line.startsWith('{')) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const usage = (parsed as { usage?: unknown } | null)?.usage;
+  if (typeof usage !== 'object' || usage === null) return null;
+  const counts = usage as Record<string, unknown>;
+  return {
+    usage: {
+      input_tokens: tokenCount(counts.input_tokens),
+      output_tokens: tokenCount(counts.output_tokens),
+      cached_input_tokens: tokenCount(counts.cached_input_tokens),
+      model_turns: counts.model_turns === undefined ? 1 : tokenCount(counts.model_turns),
+      tool_calls: tokenCount(counts.tool_calls),
+    },
+    rest: trimmed.slice(0, start),
+  };
 }
 
 function section(heading: string, content: string): string {

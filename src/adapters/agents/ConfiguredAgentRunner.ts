@@ -8,6 +8,7 @@ import {
   type ModelSelection,
 } from '../../application/ports/AgentRunner.js';
 import type { Logger } from '../../application/ports/Logger.js';
+import { NO_METRICS, type Metrics } from '../../application/ports/Metrics.js';
 import { NO_SANDBOX, type Sandbox } from '../../application/ports/Sandbox.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -21,6 +22,7 @@ import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
 import type { ProviderTarget } from '../../application/agent/RunAgentSession.js';
 import type { Timer } from '../../application/ports/Timer.js';
 import { CredentialPool } from '../../domain/agent/CredentialPool.js';
+import { mergeBudgets, type ModelPrice, type PriceLookup } from '../../domain/runs/usage.js';
 import { SystemTimer } from '../system/SystemTimer.js';
 import { SystemClock } from '../system/SystemClock.js';
 import type { Clock } from '../../application/ports/Clock.js';
@@ -73,6 +75,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     @inject(TOKENS.Timer) @optional() private readonly timer: Timer = new SystemTimer(),
     @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
     @inject(TOKENS.Clock) @optional() private readonly clock: Clock = new SystemClock(),
+    @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
   ) {}
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
@@ -87,6 +90,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       this.timer,
       this.sandbox,
       this.clock,
+      this.metrics,
     );
     runner.state = this.state;
     return runner;
@@ -120,7 +124,12 @@ export class ConfiguredAgentRunner implements AgentRunner {
         environment: new ChildEnvironments(this.env, this.config).forModelProgram(),
         sandbox: { by: this.sandbox, workspace: join(this.paths.home, 'workspace') },
       });
-      return runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } });
+      const result = await runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } }, this.prices);
+      if (result.usage) {
+        const model = resolved.model ?? program;
+        this.metrics.modelUsage?.(resolved.provider, model, result.usage, result.costUsd ?? null);
+      }
+      return result;
     }
     const { chain, skipped } = this.chainFrom(resolved);
     // Loaded on first use like the SDKs: commands that run nothing do not parse the agent loop.
@@ -131,8 +140,22 @@ export class ConfiguredAgentRunner implements AgentRunner {
       logger: this.logger,
       transcript: { clock: this.clock, secrets: configuredSecrets(this.env, this.config) },
     });
-    return session.execute({ request, chain, skippedFallbacks: skipped });
+    // Each limit the run sets none of comes from `agent.budget`.
+    const budget = mergeBudgets(request.budget, this.config.agent?.budget);
+    return session.execute({
+      request: { ...request, budget },
+      chain,
+      skippedFallbacks: skipped,
+      prices: this.prices,
+      onTurnUsage: (provider, model, counts, cost) => this.metrics.modelUsage?.(provider, model, counts, cost),
+    });
   }
+
+  /** `models.prices.<provider>/<model>`; nothing is priced unless it is written there. */
+  readonly prices: PriceLookup = (provider, model) => {
+    const price = this.config.models?.prices?.[`${provider}/${model}`];
+    return price ? (price satisfies ModelPrice) : null;
+  };
 
   private get lookup(): ProviderLookup {
     return { config: this.config, env: this.env, configFile: displayPath(this.paths.configFile) };

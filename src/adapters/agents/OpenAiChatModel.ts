@@ -8,6 +8,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../domain/agent/transcript.js';
+import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
 import { modelCallErrorFrom } from './sdkErrors.js';
 
 const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
@@ -43,15 +44,19 @@ export class OpenAiChatModel implements ChatModel {
       model: request.model,
       messages: toOpenAiMessages(request.system, request.messages),
       stream: true,
+      // The last chunk then carries the turn's usage (`choices` empty).
+      stream_options: { include_usage: true },
       ...(request.tools.length > 0 ? { tools: request.tools.map(toOpenAiTool) } : {}),
       ...(this.options.maxTokens ? { max_tokens: this.options.maxTokens } : {}),
     };
     let text = '';
     const calls = new Map<number, RequestedToolCall>();
+    let usage: TokenCounts | null = null;
     try {
       const stream = await this.clientFor(request.apiKey).chat.completions.create(body, { signal: request.signal });
       for await (const chunk of stream) {
         request.onActivity();
+        if (chunk.usage) usage = usageOf(chunk.usage);
         const delta = chunk.choices?.[0]?.delta;
         if (!delta) continue;
         if (delta.content) {
@@ -76,7 +81,7 @@ export class OpenAiChatModel implements ChatModel {
     const toolCalls = [...calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, call]) => ({ ...call, id: call.id || `call_${randomBytes(6).toString('hex')}` }));
-    return { text, toolCalls };
+    return { text, toolCalls, usage };
   }
 
   private clientFor(apiKey: string | null): OpenAI {
@@ -95,6 +100,19 @@ export class OpenAiChatModel implements ChatModel {
     }
     return client;
   }
+}
+
+/** `prompt_tokens` counts the cached ones too (`prompt_tokens_details.cached_tokens`). */
+function usageOf(usage: {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+}): TokenCounts {
+  return {
+    input_tokens: tokenCount(usage.prompt_tokens),
+    output_tokens: tokenCount(usage.completion_tokens),
+    cached_input_tokens: tokenCount(usage.prompt_tokens_details?.cached_tokens),
+  };
 }
 
 function isOpenAi(endpoint: string): boolean {

@@ -8,7 +8,8 @@ import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp } from '../../doma
 import type { CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import type { CronApp } from './cronApp.js';
-import { oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+import { dollars, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+import type { JobChanges } from '../../domain/Job.js';
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
 interface JobFlags {
@@ -29,7 +30,15 @@ interface JobFlags {
   workdir?: string | null;
   contextFrom?: string[];
   continue?: boolean;
+  /** null for `--no-max-…`: the limit of `agent.budget` again. */
+  maxTurns?: number | null;
+  maxTokens?: number | null;
+  maxCost?: number | null;
+  maxCostPerDay?: number | null;
 }
+
+/** `--no-max-…`: the job sets no limit of its own. */
+const NO_LIMIT = { value: null, means: "agent.budget's limit, if any" };
 
 /** `--no-repeat`, on `create` and `edit` alike: no limit on the number of runs. */
 export const NO_REPEAT = { value: null, means: 'no limit' };
@@ -107,7 +116,38 @@ export const JOB_FLAG_OPTIONS = {
     describe: 'Job (id or name) whose last ok answer each run is given, cut to 8 KB (repeatable; --no-context-from for none)',
   },
   continue: { type: 'boolean', describe: "Give each run this job's own last ok answer, cut to 8 KB (--no-continue: a fresh session only)" },
+  'max-turns': {
+    type: 'string',
+    coerce: wholeNumber('--max-turns', { min: 1, negation: NO_LIMIT }),
+    describe: 'Stop a run that has made this many model turns and would make another (--no-max-turns: agent.budget)',
+  },
+  'max-tokens': {
+    type: 'string',
+    coerce: wholeNumber('--max-tokens', { min: 1, negation: NO_LIMIT }),
+    describe: 'Stop a run once its input and output tokens reach this many (--no-max-tokens: agent.budget)',
+  },
+  'max-cost': {
+    type: 'string',
+    coerce: dollars('--max-cost', NO_LIMIT),
+    describe: 'Stop a run once it has cost this many US dollars at models.prices (--no-max-cost: agent.budget)',
+  },
+  'max-cost-per-day': {
+    type: 'string',
+    coerce: dollars('--max-cost-per-day', NO_LIMIT),
+    describe: "Do not start a run while the job's runs of the last 24 h cost this many US dollars (--no-max-cost-per-day: none)",
+  },
 } as const;
+
+/** The budget flags given, as limits to set (null: the job's no more); undefined when none was given. */
+function budgetFlags(argv: JobFlags): JobChanges['budget'] | undefined {
+  const given = {
+    ...(argv.maxTurns !== undefined ? { max_turns: argv.maxTurns } : {}),
+    ...(argv.maxTokens !== undefined ? { max_tokens: argv.maxTokens } : {}),
+    ...(argv.maxCost !== undefined ? { max_cost: argv.maxCost } : {}),
+    ...(argv.maxCostPerDay !== undefined ? { max_cost_per_day: argv.maxCostPerDay } : {}),
+  };
+  return Object.keys(given).length > 0 ? given : undefined;
+}
 
 /** The job `agent cron create` makes from its arguments and flags, or from the answers asked on a terminal; null: the questions were interrupted. */
 export async function createInput(
@@ -127,6 +167,7 @@ export async function createInput(
     catch_up: argv.catchUp ?? null,
     no_agent: argv.agent === false,
     ...perJobFlags(argv),
+    budget: budgetFlags(argv) ?? null,
   };
   if (flags.no_agent && flags.script === null) {
     throw new CliUsageError(
@@ -185,9 +226,11 @@ export function editInput(
   if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
   if (argv.agent !== undefined) input.no_agent = !argv.agent;
   Object.assign(input, perJobFlags(argv));
+  const budget = budgetFlags(argv);
+  if (budget !== undefined) input.budget = budget;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from or --continue/--no-continue (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost or --max-cost-per-day (see "agent cron edit --help").',
     );
   }
   return input;

@@ -129,3 +129,18 @@ export function oneOf<T extends string>(flag: string, choices: readonly T[]): (v
 function repeatable(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map((each) => String(each ?? ''));
 }
+
+/** A `coerce` for an amount of US dollars above 0: "0.5" and "$0.50" → 0.5; `--no-<flag>` stands for `negation`. */
+export function dollars<N>(flag: string, negation: Negation<N>): (value: unknown) => number | N {
+  return (value) => {
+    if (value === false) return negation.value;
+    const text = singleValue(flag, value);
+    const amount = /^\$?\d+(?:\.\d+)?$|^\$?\.\d+$/.test(text) ? Number(text.replace('$', '')) : Number.NaN;
+    if (!Number.isFinite(amount) || amount <= 0) {
+      throw new CliUsageError(
+        `${flag} must be an amount of US dollars above 0 such as 0.50, not ${text === '' ? 'nothing' : `"${text}"`}.`,
+      );
+    }
+    return amount;
+  };
+}

@@ -15,6 +15,9 @@ import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { textTable } from './textTable.js';
+import { budgetInWords, costInWords, tokensInWords, totalsInWords } from '../../domain/runs/runTotals.js';
+
+export { costInWords, tokensInWords } from '../../domain/runs/runTotals.js';
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
@@ -78,10 +81,12 @@ function fieldLines(fields: ReadonlyArray<[string, string]>): string[] {
 /** The past runs as a table: time, status and the first line of the error or answer. */
 export function runTable(runs: readonly JobRun[], timeZone: string): string {
   return textTable(
-    [`TIME (${timeZone})`, 'STATUS', 'ANSWER OR ERROR'],
+    [`TIME (${timeZone})`, 'STATUS', 'TOKENS', 'COST', 'ANSWER OR ERROR'],
     runs.map((run) => [
       run.startedAt ? wallClockWithSeconds(run.startedAt, timeZone) : '-',
       run.status ?? '-',
+      tokensInWords(run.usage),
+      costInWords(run.costUsd),
       truncate(run.headline ?? '-', 100),
     ]),
   );
@@ -92,7 +97,7 @@ function truncate(text: string, width: number): string {
 }
 
 /** `agent cron show`: every field in words, the coming runs and the last runs. */
-export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once', jobNames = {} }: ShowJobOutput): string {
+export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once', jobNames = {}, spent }: ShowJobOutput): string {
   const lines = [
     `Job ${job.id} '${job.name}'`,
     ...fieldLines([
@@ -117,6 +122,13 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['Repeat', describeRepeat(job.repeat)],
       // One-shots have the missed rule instead (cron.one_shot_grace_seconds).
       ...(isRecurring(job.schedule) ? ([['Catch-up', catchUpInWords(job, catchUp)]] as Array<[string, string]>) : []),
+      ['Budget', budgetInWords(job.budget)],
+      ...(spent
+        ? ([
+            ['Spent, last 24 h', totalsInWords(spent.day)],
+            ['Spent, last 30 days', totalsInWords(spent.month)],
+          ] as Array<[string, string]>)
+        : []),
       ['Delivers to', describeTargets(job)],
       ['Origin', describeOrigin(job.origin)],
       ['Created', when(job.created_at, timeZone) ?? job.created_at],
@@ -161,10 +173,17 @@ export function runJson(run: JobRun) {
     deliveries: run.deliveries,
     file: run.location,
     redelivered_at: run.redeliveredAt ? toIsoUtc(run.redeliveredAt) : null,
+    usage: run.usage ?? null,
+    cost_usd: run.costUsd ?? null,
   };
 }
 
 /** `agent cron show --json`: the stored record, plus the coming and the last runs. */
-export function jobDetailsJson({ job, nextRuns, recentRuns }: ShowJobOutput) {
-  return { ...recordOfJob(job), next_runs: nextRuns.map(toIsoUtc), recent_runs: recentRuns.map(runJson) };
+export function jobDetailsJson({ job, nextRuns, recentRuns, spent }: ShowJobOutput) {
+  return {
+    ...recordOfJob(job),
+    next_runs: nextRuns.map(toIsoUtc),
+    recent_runs: recentRuns.map(runJson),
+    ...(spent ? { spent: { last_24h: spent.day, last_30_days: spent.month } } : {}),
+  };
 }

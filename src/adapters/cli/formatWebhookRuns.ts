@@ -1,6 +1,6 @@
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
-import { wallClockWithSeconds } from './formatJobDetails.js';
+import { costInWords, tokensInWords, wallClockWithSeconds } from './formatJobDetails.js';
 import { textTable } from './textTable.js';
 
 function firstLine(text: string): string {
@@ -21,13 +21,15 @@ function outcomeOf(record: WebhookRunRecord): string {
 /** The `agent webhook runs` table: time, the run's id, route, event, delivery id, outcome. */
 export function webhookRunTable(records: readonly WebhookRunRecord[], timeZone: string): string {
   return textTable(
-    [`TIME (${timeZone})`, 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'OUTCOME'],
+    [`TIME (${timeZone})`, 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'TOKENS', 'COST', 'OUTCOME'],
     records.map((record) => [
       wallClockWithSeconds(new Date(record.startedAt), timeZone),
       record.eventId,
       record.route,
       firstLine(record.event),
       record.deliveryId,
+      tokensInWords(record.usage),
+      costInWords(record.costUsd),
       outcomeOf(record),
     ]),
   );
@@ -54,5 +56,7 @@ export function webhookRunJson(record: ListedWebhookRun) {
     model: record.ledger?.model ?? null,
     deliveries: record.ledger?.deliveries ?? [],
     redelivered_at: record.ledger?.redelivered_at ?? null,
+    usage: record.ledger?.usage ?? record.usage ?? null,
+    cost_usd: record.ledger?.cost_usd ?? record.costUsd ?? null,
   };
 }

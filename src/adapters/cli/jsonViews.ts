@@ -97,6 +97,8 @@ export function cronRunJson(job: Pick<Job, 'id' | 'name'>, report: JobRunReport)
     answered_by: report.answeredBy,
     output_file: report.outputPath,
     deliveries: report.deliveries ?? [],
+    usage: report.usage ?? null,
+    cost_usd: report.costUsd ?? null,
   };
 }
 

@@ -35,6 +35,10 @@ export interface AgentConfig {
   database?: DatabaseConfig;
   /** MCP servers whose tools toolsets `mcp:<name>` grant (docs/mcp.md), keyed by server name. */
   mcp_servers?: Record<string, McpServerConfig>;
+  /** What models cost (docs/runs.md, Usage and cost). */
+  models?: ModelsConfig;
+  /** The agent's own limits (docs/runs.md, Budgets). */
+  agent?: AgentSectionConfig;
 }
 
 /** One MCP server: a program spoken to over stdio (`command`), or a streamable HTTP endpoint (`url`). */
@@ -58,6 +62,34 @@ export interface McpServerConfig {
   timeout_seconds?: number;
   /** Default presets (`agent-cron`, `agent-webhook`, `agent-chat`) that grant this server as if they named `mcp:<server>`. */
   presets?: string[];
+}
+
+/** `models`: nothing is priced unless it is written here. */
+export interface ModelsConfig {
+  /** `<provider>/<model>` → US dollars per million tokens. */
+  prices?: Record<string, ModelPriceConfig>;
+}
+
+export interface ModelPriceConfig {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  /** Absent: cached input is priced as other input. */
+  cached_input_per_mtok?: number;
+}
+
+/** `agent`. */
+export interface AgentSectionConfig {
+  /** Limits of every run that sets none of its own, and the cap of all runs' cost per day. */
+  budget?: AgentBudgetConfig;
+}
+
+export interface AgentBudgetConfig {
+  max_turns?: number;
+  max_tokens?: number;
+  /** US dollars per run. */
+  max_cost?: number;
+  /** US dollars over every run of the last 24 h. */
+  max_cost_per_day?: number;
 }
 
 /** The database that holds the jobs instead of `$AGENT_HOME/cron/jobs.json`. */

@@ -249,6 +249,40 @@ const mcpServers = () =>
         ? `is not a usable MCP server name: ${MCP_SERVER_NAME_RULE}`
         : 'must be a mapping of server names to settings',
   });
+const dollarsFromZero = () => {
+  const expected = 'must be an amount of US dollars, 0 or more, such as 2.5';
+  return z.number({ error: expected }).check(z.minimum(0, { error: expected }));
+};
+
+const positiveDollars = () => {
+  const expected = 'must be a positive amount of US dollars such as 0.5';
+  return z.number({ error: expected }).check(z.positive({ error: expected }));
+};
+
+/** `models.prices`: keys are `<provider>/<model>`, as runs name them (`openai/gpt-4o-mini`). */
+const modelPrices = () =>
+  z.record(
+    z.string().check(z.regex(/^[^/\s]+\/\S+$/)),
+    mapping({
+      input_per_mtok: dollarsFromZero(),
+      output_per_mtok: dollarsFromZero(),
+      cached_input_per_mtok: optional(dollarsFromZero()),
+    }),
+    {
+      error: (issue) =>
+        issue.code === 'invalid_key'
+          ? 'must be named <provider>/<model>, such as "openai/gpt-4o-mini"'
+          : 'must be a mapping of <provider>/<model> to prices, such as {"openai/gpt-4o-mini": {input_per_mtok: 0.15, output_per_mtok: 0.6}}',
+    },
+  );
+
+/** `agent.budget`: the limits of runs that set none of their own, and the cap of all runs per day. */
+const agentBudgetSchema = mapping({
+  max_turns: optional(wholeNumberFrom(1)),
+  max_tokens: optional(wholeNumberFrom(1)),
+  max_cost: optional(positiveDollars()),
+  max_cost_per_day: optional(positiveDollars()),
+});
 
 /** The whole file. Typed against AgentConfig so the two cannot drift apart. */
 export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
@@ -300,4 +334,6 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
     }),
   ),
   mcp_servers: optional(mcpServers()),
+  models: optional(mapping({ prices: optional(modelPrices()) })),
+  agent: optional(mapping({ budget: optional(agentBudgetSchema) })),
 });

@@ -122,5 +122,6 @@ export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, wa
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },
     // Only when there are any: a configuration without MCP servers reads as before.
     ...(enabledMcpServers(config).length > 0 ? { mcpServers: enabledMcpServers(config) } : {}),
+    ...(config.agent?.budget?.max_cost_per_day !== undefined ? { maxCostPerDay: config.agent.budget.max_cost_per_day } : {}),
   };
 }

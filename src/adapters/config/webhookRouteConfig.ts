@@ -26,6 +26,7 @@ const ROUTE_KEYS = [
   'deliver_extra',
   'filters',
   'content_types',
+  'budget',
 ];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
@@ -140,6 +141,7 @@ function readRoute(
   }
   const filters = readFilters(settings.filters, problem);
   const contentTypes = readContentTypes(settings.content_types, problem);
+  const budget = readRouteBudget(settings.budget, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -155,7 +157,37 @@ function readRoute(
     deliverExtra: extra,
     filters,
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
+    ...(budget ? { budget } : {}),
   };
+}
+
+const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars', max_cost_per_day: 'dollars' } as const;
+type RouteBudget = NonNullable<WebhookRoute['budget']>;
+
+/**
+ * A route's `budget`: `max_turns`, `max_tokens` (whole numbers of 1 or more), `max_cost` and
+ * `max_cost_per_day` (US dollars); null when none.
+ */
+function readRouteBudget(value: unknown, problem: (key: string | null, text: string) => void): RouteBudget | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value)) {
+    problem('budget', `must be a mapping such as {max_turns: 10, max_cost: 0.5} (got ${describeValue(value)})`);
+    return null;
+  }
+  const budget: RouteBudget = {};
+  for (const [key, limit] of Object.entries(value)) {
+    const kind = BUDGET_KEYS[key as keyof typeof BUDGET_KEYS];
+    if (kind === undefined) {
+      problem(`budget.${key}`, 'is not a budget limit; use max_turns, max_tokens, max_cost or max_cost_per_day');
+    } else if (kind === 'whole' && !(Number.isInteger(limit) && (limit as number) >= 1)) {
+      problem(`budget.${key}`, `must be a whole number of 1 or more (got ${describeValue(limit)})`);
+    } else if (kind === 'dollars' && !(typeof limit === 'number' && limit > 0)) {
+      problem(`budget.${key}`, `must be a positive amount of US dollars such as 0.5 (got ${describeValue(limit)})`);
+    } else {
+      budget[key as keyof RouteBudget] = limit as number;
+    }
+  }
+  return Object.keys(budget).length > 0 ? budget : null;
 }
 
 function readRouteSecrets(

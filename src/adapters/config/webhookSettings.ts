@@ -53,7 +53,7 @@ export function webhookListenerSettingsFrom(config: Pick<AgentConfig, 'platforms
  */
 export function webhookWorkerSettingsFrom(
   config: Pick<AgentConfig, 'platforms'>,
-  cron: Pick<CronSettings, 'idleTimeoutMs' | 'defaultModel'>,
+  cron: Pick<CronSettings, 'idleTimeoutMs' | 'defaultModel' | 'maxCostPerDay'>,
 ): WebhookWorkerSettings {
   return {
     maxConcurrentRuns: webhookExtra(config).max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS,
@@ -61,6 +61,7 @@ export function webhookWorkerSettingsFrom(
     idleTimeoutMs: cron.idleTimeoutMs,
     defaultModel: cron.defaultModel,
     pollIntervalMs: WEBHOOK_POLL_INTERVAL_MS,
+    ...(cron.maxCostPerDay != null ? { maxCostPerDay: cron.maxCostPerDay } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import type { Session } from './dashboardAccess.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
 import type { Html } from './html.js';
 import { handle, param, reasonOf, routeEvents, RUNS_SHOWN } from './routeHelpers.js';
+import { runPage } from './runPageView.js';
 import {
   jobFormPage,
   jobLive,
@@ -22,7 +23,6 @@ import {
   notFoundPage,
   overviewPage,
   removePage,
-  runPage,
   runsTable,
   webhooksPage,
   type JobFormValues,
@@ -141,7 +141,14 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     const { job } = await deps.jobs.show(ref);
     const runs = await deps.runs.list({ kind: 'cron', subject: job.id, limit: RUNS_SHOWN });
     const shown = await deps.jobs.show(job.id);
-    return { job: shown.job, nextRuns: shown.nextRuns, runs, timeZone: shown.timeZone, jobNames: shown.jobNames };
+    return {
+      job: shown.job,
+      nextRuns: shown.nextRuns,
+      runs,
+      timeZone: shown.timeZone,
+      jobNames: shown.jobNames,
+      ...(shown.spent ? { spent: shown.spent } : {}),
+    };
   };
   app.get(
     '/jobs/:job',

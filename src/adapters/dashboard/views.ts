@@ -3,14 +3,14 @@ import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns
 import { JOB_STATES, type Job } from '../../domain/Job.js';
 import { describeCarriedAnswers, describeRepeat, describeTargets, describeToolsets, describeWorkdir } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import { budgetInWords, costInWords, tokensInWords, type RunTotals } from '../../domain/runs/runTotals.js';
+import { spentFields } from './usageViews.js';
 import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import { wallClockAt } from '../../domain/zonedTime.js';
 import { html, type Html } from './html.js';
 import { perJobFormFields, type PerJobFormValues } from './perJobFields.js';
-import { transcriptTimeline } from './transcriptView.js';
-import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 
 /** What every page of a signed-in user carries. */
 export interface PageContext {
@@ -93,7 +93,7 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : null}
 </html>`;
 }
 
-function table(caption: string, headers: readonly string[], rows: readonly Html[], empty: string): Html {
+export function table(caption: string, headers: readonly string[], rows: readonly Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<table><caption class="muted">${caption}</caption><thead><tr>${headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
 }
@@ -111,10 +111,10 @@ function firstLine(text: string | null): string {
 export function runsTable(runs: readonly RunRecord[], timeZone: string, caption = 'Runs, newest first'): Html {
   return table(
     caption,
-    ['Started', 'Job or route', 'Status', 'Answer or error', 'Run'],
+    ['Started', 'Job or route', 'Status', 'Tokens', 'Cost', 'Answer or error', 'Run'],
     runs.map(
       (run) =>
-        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
+        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${tokensInWords(run.usage)}</td><td>${costInWords(run.cost_usd)}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
     ),
     'No runs yet.',
   );
@@ -204,7 +204,14 @@ ${table(
   );
 }
 
-type JobView = { job: Job; nextRuns: Date[]; runs: RunRecord[]; timeZone?: string; jobNames?: Readonly<Record<string, string>> };
+type JobView = {
+  job: Job;
+  nextRuns: Date[];
+  runs: RunRecord[];
+  timeZone?: string;
+  jobNames?: Readonly<Record<string, string>>;
+  spent?: { day: RunTotals; month: RunTotals };
+};
 
 /**
  * A job's page, its times in its own zone when it has one (`timeZone`), else in the configured
@@ -268,6 +275,8 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
       job.model === null && job.provider === null ? 'the configured default' : [job.provider, job.model].filter(Boolean).join(' / '),
     ],
     ['Repeat', describeRepeat(job.repeat)],
+    ['Budget', budgetInWords(job.budget)],
+    ...spentFields(view.spent),
     ['Delivers to', describeTargets(job)],
     ['Created', when(job.created_at, context.timeZone)],
     ['Last run', when(job.last_run_at, context.timeZone)],
@@ -332,40 +341,6 @@ export function removePage(context: PageContext, job: Job): Html {
     html`<p>The job and its run reports are deleted; this cannot be undone.</p>
 ${postButton(context, `/jobs/${id}/remove`, 'Remove', html`<input type="hidden" name="confirm" value="yes">`)}
 <a href="/jobs/${id}">Cancel</a>`,
-  );
-}
-
-export function runPage(context: PageContext, run: RunRecord, transcript: RunTranscript | null = null): Html {
-  const took = run.finished_at ? `${((Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000).toFixed(1)} s` : 'still running';
-  return layout(
-    context,
-    `Run ${run.id}`,
-    html`<dl>
-<dt>Kind</dt><dd>${run.kind}</dd>
-<dt>${run.kind === 'cron' ? 'Job' : 'Route'}</dt><dd>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</dd>
-${run.slot ? html`<dt>Slot</dt><dd>${when(run.slot, context.timeZone)}</dd>` : null}
-${run.event ? html`<dt>Event</dt><dd>${run.event}</dd><dt>Delivery id</dt><dd>${run.delivery_id}</dd>` : null}
-<dt>Status</dt><dd>${run.status}</dd>
-<dt>Started</dt><dd>${when(run.started_at, context.timeZone)}</dd>
-<dt>Finished</dt><dd>${when(run.finished_at, context.timeZone)}</dd>
-<dt>Took</dt><dd>${took}</dd>
-${run.redelivered_at ? html`<dt>Delivered again</dt><dd>${when(run.redelivered_at, context.timeZone)}</dd>` : null}
-<dt>Model</dt><dd>${run.model ?? '-'}</dd>
-</dl>
-<h2>Prompt</h2>${run.prompt !== null ? html`<pre>${run.prompt}</pre>` : html`<p class="muted">None.</p>`}
-${transcriptTimeline(transcript, context.timeZone)}
-<h2>Answer</h2>${run.answer !== null ? html`<pre>${run.answer}</pre>` : html`<p class="muted">None.</p>`}
-<h2>Error</h2>${run.error !== null ? html`<pre>${run.error}</pre>` : html`<p class="muted">None.</p>`}
-<h2>Delivery</h2>
-${table(
-  'Delivery per target',
-  ['Target', 'Outcome', 'Message ids', 'Error'],
-  run.deliveries.map(
-    (each) =>
-      html`<tr><td>${each.target}</td><td>${each.outcome}</td><td>${each.message_ids.join(', ') || '-'}</td><td>${each.error ?? '-'}</td></tr>`,
-  ),
-  'Nothing was delivered.',
-)}`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
+import type { TokenCounts } from '../../domain/runs/usage.js';
 import type { MetricsExposition } from '../http/metricsRoute.js';
 
 /** Run durations: from a quick script-only run to an hour-long agent session. */
@@ -22,6 +23,8 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly requests: Counter<'status'>;
   private readonly deliveries: Counter<'platform' | 'outcome'>;
   private readonly receivers: Gauge<'platform'>;
+  private readonly tokens: Counter<'provider' | 'model' | 'kind'>;
+  private readonly cost: Counter<'provider' | 'model'>;
   /** Reads the inbox backlog; null while no webhook inbox is open (webhooks off). */
   private readBacklog: (() => Promise<number>) | null = null;
 
@@ -62,6 +65,18 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       name: 'agent_chat_receiver_up',
       help: 'Whether this gateway receives messages from the chat platform (1) or not (0: down, starting, or standing by while another gateway holds the receiving role).',
       labelNames: ['platform'],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'agent_model_tokens_total',
+      help: 'Tokens of model turns as the providers reported them, by provider, model and kind (input, cached included; output; cached_input).',
+      labelNames: ['provider', 'model', 'kind'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'agent_cost_usd_total',
+      help: 'What model turns cost in US dollars at the configured prices (models.prices), by provider and model; unpriced models are not counted.',
+      labelNames: ['provider', 'model'],
       registers,
     });
     // prom-client calls collect with the gauge as `this`; the backlog reader is this object's.
@@ -115,5 +130,12 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   chatReceiverUp(platform: string, up: boolean): void {
     this.receivers.set({ platform }, up ? 1 : 0);
+  }
+
+  modelUsage(provider: string, model: string, counts: TokenCounts, costUsd: number | null): void {
+    this.tokens.inc({ provider, model, kind: 'input' }, counts.input_tokens);
+    this.tokens.inc({ provider, model, kind: 'output' }, counts.output_tokens);
+    this.tokens.inc({ provider, model, kind: 'cached_input' }, counts.cached_input_tokens);
+    if (costUsd !== null) this.cost.inc({ provider, model }, costUsd);
   }
 }

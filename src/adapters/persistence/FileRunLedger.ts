@@ -16,8 +16,9 @@ import {
   type RunRetention,
 } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import { totalsOf, type RunTotals } from '../../domain/runs/runTotals.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import type { AgentConfig } from '../config/AgentConfig.js';
@@ -26,6 +27,7 @@ import { CONFIG_TOKENS } from '../config/tokens.js';
 import { FileStoreError } from './FileStoreError.js';
 import { acquireFileLock, LockWaitExpired, runInTurn, type HeldLock } from './fileLock.js';
 import { readTranscript, removeTranscripts, writeTranscript } from './FileRunTranscripts.js';
+import { fileNameOf, idOfName, startOfName } from './runFileNames.js';
 import { RecordDirectories } from './RecordDirectories.js';
 import {
   fileStoreError,
@@ -37,26 +39,8 @@ import {
   writeFileDurably,
 } from './fileSystem.js';
 
-/** `20260620-080100-000_<id>.json`: the start in UTC to the millisecond, so names sort by start. */
-const FILE_NAME = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-(\d{3})_(.+)\.json$/;
-
 /** The directory of the marks of runs saved `running`; its name is no job's or route's, nor a kind. */
 const RUNNING_MARKS = '.running';
-
-function fileNameOf(run: Pick<RunRecord, 'id' | 'started_at'>): string {
-  const iso = new Date(run.started_at).toISOString();
-  return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}-${iso.slice(20, 23)}_${run.id}.json`;
-}
-
-function idOfName(name: string): string | null {
-  return FILE_NAME.exec(name)?.[8] ?? null;
-}
-
-/** When the run of a file name started (ms since the epoch). */
-function startOfName(name: string): number {
-  const [, year, month, day, hour, minute, second, milli] = FILE_NAME.exec(name)!;
-  return Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), Number(milli));
-}
 
 /**
  * The run ledger in files (docs/runs.md): `$AGENT_HOME/runs/<kind>/<job id or route>/` holds
@@ -319,19 +303,29 @@ export class FileRunLedger implements RunLedger {
   }
 
   async list(query: RunQuery): Promise<RunRecord[]> {
-    const kinds = query.kind ? [query.kind] : RUN_KINDS;
+    const runs = await this.runsOf(query, (names) => names.slice(-Math.max(0, query.limit)));
+    return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
+  }
+
+  async spentSince(query: SpendQuery): Promise<RunTotals> {
+    const since = query.since.getTime();
+    // Names carry the start: only the runs of the period are read.
+    const runs = await this.runsOf(query, (names) => names.filter((name) => startOfName(name) >= since));
+    return totalsOf(runs.filter((run) => Date.parse(run.started_at) >= since));
+  }
+
+  /** The kept runs of `query`'s kind and subject (of all, without them) whose names `pick` picks in each directory. */
+  private async runsOf(query: { kind?: RunKind; subject?: string }, pick: (names: string[]) => string[]): Promise<RunRecord[]> {
     const runs: RunRecord[] = [];
-    for (const kind of kinds) {
-      const subjects = query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind);
-      for (const subject of subjects) {
+    for (const kind of query.kind ? [query.kind] : RUN_KINDS) {
+      for (const subject of query.subject !== undefined ? [query.subject] : await this.subjectsOf(kind)) {
         if (!isPlainPathSegment(subject)) continue;
         const directory = this.directoryOf(kind, subject);
-        const names = (await this.keptNames(directory)).slice(-Math.max(0, query.limit));
-        const read = await Promise.all(names.map((name) => this.read(join(directory, name))));
+        const read = await Promise.all(pick(await this.keptNames(directory)).map((name) => this.read(join(directory, name))));
         runs.push(...read.filter((run) => run !== null));
       }
     }
-    return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
+    return runs;
   }
 
   /** The names the retention keeps in `directory`, oldest first, read afresh. */

@@ -1,6 +1,8 @@
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import { emptyUsage, roundCost } from '../../domain/runs/usage.js';
+import type { RunTotals } from '../../domain/runs/runTotals.js';
 import {
   interruptedRun,
   newestFirst,
@@ -77,6 +79,43 @@ const amongNewest = (count: string) => `(
     WHERE newer.kind = run.kind AND newer.subject = run.subject AND (newer.started_at, newer.id) > (run.started_at, run.id)
     LIMIT ${count}
   ) AS newer) < ${count}`;
+
+/** A number field of a record's jsonb (`record->'usage'->'input_tokens'`), 0 when it is not a number. */
+const numberAt = (path: string) => `CASE WHEN jsonb_typeof(${path}) = 'number' THEN (${path})::text::numeric ELSE 0 END`;
+const USAGE_KEYS = ['input_tokens', 'output_tokens', 'cached_input_tokens', 'model_turns', 'tool_calls'] as const;
+const HAS_USAGE = `jsonb_typeof(record->'usage') = 'object'`;
+const HAS_COST = `jsonb_typeof(record->'cost_usd') = 'number'`;
+
+/**
+ * What the runs of the kinds $1 (and the subject $2 when not null) that started at $3 or later,
+ * at or after the retention's $4 and among the newest $5 of their job or route, spent: their
+ * count, each usage field summed, the costs summed, and the runs with tokens and no cost.
+ */
+const SPENT_SINCE: PreparedStatement = {
+  name: 'agent_runs_spent_since',
+  text: `
+    SELECT count(*)::int AS runs,
+      ${USAGE_KEYS.map((key) => `coalesce(sum(${numberAt(`record->'usage'->'${key}'`)}), 0)::text AS ${key}`).join(', ')},
+      coalesce(sum(${numberAt(`record->'cost_usd'`)}), 0)::text AS cost_usd,
+      (count(*) FILTER (
+        WHERE ${HAS_USAGE} AND NOT ${HAS_COST}
+          AND ${numberAt(`record->'usage'->'input_tokens'`)} + ${numberAt(`record->'usage'->'output_tokens'`)} > 0
+      ))::int AS unpriced_runs
+    FROM agent_runs AS run
+    WHERE run.kind = ANY($1::text[]) AND ($2::text IS NULL OR run.subject = $2)
+      AND run.started_at >= $3 AND run.started_at >= $4 AND ${amongNewest('$5')}`,
+};
+
+interface SpentRow {
+  runs: number;
+  input_tokens: string;
+  output_tokens: string;
+  cached_input_tokens: string;
+  model_turns: string;
+  tool_calls: string;
+  cost_usd: string;
+  unpriced_runs: number;
+}
 
 /** Run $1, if it started at $2 or later and is among the newest $3 of its job or route. */
 const GET: PreparedStatement = {
@@ -275,6 +314,21 @@ export class PostgresRunLedger implements RunLedger {
     const rows = await this.database.query<{ transcript: unknown }>(TRANSCRIPT, [id, this.oldestKept(), this.retention.count]);
     const transcript = rows[0]?.transcript;
     return Array.isArray(transcript) ? (transcript as RunTranscript) : null;
+  }
+
+  async spentSince(query: SpendQuery): Promise<RunTotals> {
+    const kinds = query.kind ? [query.kind] : [...RUN_KINDS];
+    const [row] = await this.database.query<SpentRow>(SPENT_SINCE, [
+      kinds,
+      query.subject ?? null,
+      query.since,
+      this.oldestKept(),
+      this.retention.count,
+    ]);
+    if (!row) return { runs: 0, usage: emptyUsage(), cost_usd: 0, unpriced_runs: 0 };
+    const usage = emptyUsage();
+    for (const key of USAGE_KEYS) usage[key] = Number(row[key]);
+    return { runs: row.runs, usage, cost_usd: roundCost(Number(row.cost_usd)), unpriced_runs: row.unpriced_runs };
   }
 
   /** The earliest start the retention keeps, as of the clock's now. */

@@ -2,6 +2,7 @@ import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecord
 import { WEBHOOK_RUN_OUTCOMES, type WebhookRunOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { jsonbText } from './jsonbText.js';
+import type { RunUsage } from '../../domain/runs/usage.js';
 import type { PostgresDatabase } from './PostgresDatabase.js';
 
 interface RecordRow {
@@ -20,6 +21,8 @@ function storedRecordOf(record: WebhookRunRecord): Record<string, unknown> {
     outcome: record.outcome,
     delivered_to: record.deliveredTo,
     ...(record.agent ? { agent: record.agent } : {}),
+    ...(record.usage ? { usage: record.usage } : {}),
+    ...(record.costUsd != null ? { cost_usd: record.costUsd } : {}),
     prompt: record.prompt,
     answer: record.answer,
     error: record.error,
@@ -39,7 +42,24 @@ function readStoredRecord(value: unknown): WebhookRunRecord | null {
   if (!isOutcome(outcome) || !isTextOrNull(deliveredTo) || !isTextOrNull(prompt) || !isTextOrNull(answer) || !isTextOrNull(error))
     return null;
   const agent = typeof value.agent === 'string' ? { agent: value.agent } : {};
-  return { eventId, route, event, deliveryId, receivedAt, startedAt, outcome, deliveredTo, prompt, answer, error, ...agent };
+  const usage = isJsonObject(value.usage) ? { usage: value.usage as unknown as RunUsage } : {};
+  const cost = typeof value.cost_usd === 'number' ? { costUsd: value.cost_usd } : {};
+  return {
+    eventId,
+    route,
+    event,
+    deliveryId,
+    receivedAt,
+    startedAt,
+    outcome,
+    deliveredTo,
+    prompt,
+    answer,
+    error,
+    ...agent,
+    ...usage,
+    ...cost,
+  };
 }
 
 const readRows = (rows: readonly RecordRow[]): WebhookRunRecord[] =>

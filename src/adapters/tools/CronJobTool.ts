@@ -9,7 +9,8 @@ import type { JobChange, JobControl } from '../../application/ports/JobControl.j
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { AppError, errorText } from '../../domain/errors.js';
-import { CATCH_UP_POLICIES, type CatchUp, type Job } from '../../domain/Job.js';
+import { CATCH_UP_POLICIES, JOB_BUDGET_KEYS, type CatchUp, type Job } from '../../domain/Job.js';
+import { BUDGET_PARAMETERS, budgetInput } from './cronJobBudget.js';
 import { SCHEDULE_FORMS, scheduleHint, spellingsOf } from '../../domain/Schedule.js';
 import { ToolArguments } from './ToolArguments.js';
 import { PER_JOB_ARGUMENTS, PER_JOB_PROPERTIES, perJobInput, perJobView } from './cronJobPerJob.js';
@@ -38,6 +39,7 @@ const ARGUMENTS = [
   'no_agent',
   ...PER_JOB_ARGUMENTS,
   'run',
+  ...JOB_BUDGET_KEYS,
 ] as const;
 
 type Outcome = Record<string, unknown>;
@@ -187,6 +189,7 @@ function createInput(input: ToolArguments): CreateJobInput {
     catch_up: catchUp(input) ?? null,
     no_agent: noAgent,
     ...perJobInput(input),
+    budget: budgetInput(input) ?? null,
   };
 }
 
@@ -216,6 +219,8 @@ function editInput(input: ToolArguments): EditJobInput {
   if (policy !== undefined) changes.catch_up = policy;
   const noAgent = input.boolean('no_agent');
   if (noAgent !== undefined) changes.no_agent = noAgent;
+  const budget = budgetInput(input);
+  if (budget !== undefined) changes.budget = budget;
   return { ...changes, ...perJobInput(input) };
 }
 
@@ -239,6 +244,7 @@ function jobView(job: Job): Outcome {
     catch_up: job.catch_up,
     no_agent: job.no_agent,
     ...perJobView(job),
+    budget: job.budget ?? null,
     next_run_at: job.next_run_at,
     last_run_at: job.last_run_at,
     last_status: job.last_status,
@@ -373,6 +379,7 @@ function cronJobSpec(timeZone: string): ToolSpec {
           type: 'string',
           description: "With redeliver: the id of the run whose answer is sent again; default: the job's latest run that has an answer.",
         },
+        ...BUDGET_PARAMETERS,
       },
       required: ['action'],
       additionalProperties: false,

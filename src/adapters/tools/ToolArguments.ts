@@ -56,6 +56,11 @@ export class ToolArguments {
     return value;
   }
 
+  /** A number, null when given null; undefined when absent. */
+  nullableNumber(name: string): number | null | undefined {
+    return this.args[name] === null ? null : this.number(name);
+  }
+
   number(name: string): number | undefined {
     const value = this.args[name];
     if (value === undefined || value === null) return undefined;

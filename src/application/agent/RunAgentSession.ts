@@ -20,7 +20,8 @@ import {
   type TranscriptMessage,
 } from '../../domain/agent/transcript.js';
 import { errorText } from '../../domain/errors.js';
-import { AgentRunError, type AgentRunRequest, type AgentRunResult } from '../ports/AgentRunner.js';
+import { budgetReached, costOf, NO_PRICES, priceOf, UsageTally, type PriceLookup, type TokenCounts } from '../../domain/runs/usage.js';
+import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
@@ -48,6 +49,10 @@ export interface RunAgentSessionInput {
   chain: readonly ProviderTarget[];
   /** Configured fallbacks that could not be used, one sentence each; named when every provider fails. */
   skippedFallbacks?: readonly string[];
+  /** The configured prices (`models.prices`), for the run's cost and its cost limit; absent: none. */
+  prices?: PriceLookup;
+  /** Told each model turn's tokens and their cost (null: unpriced), for `/metrics`. */
+  onTurnUsage?: (provider: string, model: string, counts: TokenCounts, costUsd: number | null) => void;
 }
 
 export interface RunAgentSessionDependencies {
@@ -107,6 +112,8 @@ class Session {
   /** What the run is waiting for, so that an idle timeout can say. */
   private waitingFor = 'the model';
   private readonly record: TranscriptRecorder | null;
+  /** The tokens of every model turn so far, per provider and model, and the tool calls run. */
+  private readonly tally = new UsageTally();
 
   constructor(
     private readonly dependencies: RunAgentSessionDependencies,
@@ -136,6 +143,8 @@ class Session {
       const explained = this.explain(error);
       // A run that failed keeps what it did so far.
       if (explained instanceof AgentRunError && this.record) explained.transcript ??= this.record.entries;
+      // What the run spent until it failed goes with its error, for the ledger.
+      if (explained instanceof AgentRunError) explained.spend = this.spend();
       throw explained;
     } finally {
       this.watchdog.stop();
@@ -148,14 +157,24 @@ class Session {
       const turnStartedAt = this.record?.now() ?? '';
       const { turn, target } = await this.nextTurn();
       this.record?.modelTurn(turnStartedAt, labelOf(target), turn);
+      this.countTurn(target, turn);
       this.transcript.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
       if (turn.toolCalls.length === 0) {
-        return { text: turn.text, answeredBy: labelOf(target), ...(this.record ? { transcript: this.record.entries } : {}) };
+        return {
+          text: turn.text,
+          answeredBy: labelOf(target),
+          ...this.spend(),
+          ...(this.record ? { transcript: this.record.entries } : {}),
+        };
       }
       if (round >= this.maxToolRounds) {
         const asked = turn.toolCalls.map((call) => call.name);
         throw new AgentRunError('failed', roundLimitMessage(this.maxToolRounds, target, asked));
       }
+      // A run that reached its budget stops here, at a model turn's end: its tools are not run.
+      const spent = this.spend();
+      const reached = budgetReached(this.request.budget ?? {}, spent.usage, spent.costUsd);
+      if (reached !== null) throw new AgentRunError('failed', reached);
       const results: ToolCallResult[] = [];
       for (const call of turn.toolCalls) {
         const callStartedAt = this.record?.now() ?? '';
@@ -163,8 +182,21 @@ class Session {
         this.record?.toolCall(callStartedAt, call, result);
         results.push(result);
       }
+      this.tally.addToolCalls(results.length);
       this.transcript.push({ role: 'tool', results });
     }
+  }
+
+  /** What the run has spent so far. */
+  private spend(): RunSpend {
+    return { usage: this.tally.total(), costUsd: costOf(this.tally.byModel(), this.input.prices ?? NO_PRICES) };
+  }
+
+  private countTurn(target: ProviderTarget, turn: ModelTurn): void {
+    this.tally.addTurn(target.provider, target.model, turn.usage ?? null);
+    if (!turn.usage || !this.input.onTurnUsage) return;
+    const price = (this.input.prices ?? NO_PRICES)(target.provider, target.model);
+    this.input.onTurnUsage(target.provider, target.model, turn.usage, price ? priceOf(turn.usage, price) : null);
   }
 
   /** The next model turn from the current target, moving down the chain while providers fail. */

@@ -1,6 +1,14 @@
 import { inject, injectable } from 'inversify';
 import { parseDeliveryTargets } from '../../domain/DeliveryTarget.js';
-import { checkJobMcpGrants, createJob, validateJobTimeZone, type CatchUp, type Job, type JobOrigin } from '../../domain/Job.js';
+import {
+  checkJobMcpGrants,
+  createJob,
+  validateJobTimeZone,
+  type CatchUp,
+  type Job,
+  type JobBudget,
+  type JobOrigin,
+} from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
@@ -36,6 +44,8 @@ export interface CreateJobInput {
   context_from?: readonly string[];
   /** Give each run this job's own last `ok` answer as context. */
   continue?: boolean;
+  /** The job's own limits; absent or null: `agent.budget`'s. */
+  budget?: JobBudget | null;
 }
 
 /**

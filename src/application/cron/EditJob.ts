@@ -37,6 +37,8 @@ export interface EditJobInput {
   context_from?: readonly string[];
   /** Whether each run is given this job's own last `ok` answer. */
   continue?: boolean;
+  /** Limits to set; one given null is the job's no more. */
+  budget?: JobChanges['budget'];
 }
 
 /**

@@ -13,6 +13,7 @@ import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { failureNotice, isSilentResponse, pausedAfterFailuresNotice, recoveryNotice, wrapResponse } from '../../domain/response.js';
 import type { RunDelivery } from '../../domain/runs/RunRecord.js';
 import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
+import type { RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -27,7 +28,7 @@ export function ownerOf(job: Pick<Job, 'id' | 'name'>): RunOwner {
 
 /** An answer the run path hands on instead of sending it (the gateway's runs). */
 export interface AnswerToDeliver {
-  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null };
+  answered: { targets: DeliveryTarget[]; text: string; answeredBy: string | null; spend?: RunSpend | null };
 }
 
 /** Delivers cron runs' answers and notices. */
@@ -117,6 +118,12 @@ export class JobAnswers {
   async notifyFailure(job: Job, targets: DeliveryTarget[], reason: string): Promise<void> {
     if (!alertsFailure(job, this.settings.failureAlerts ?? 'first')) return;
     await this.answers.notify(targets, failureNotice(job.name, reason), 'failure notice', ownerOf(job));
+  }
+
+  /** The notice of a run a daily cap kept from starting: only for the first such run of the last 24 h, unless alerts are off. */
+  async notifyDailyBudget(job: Job, targets: DeliveryTarget[], reason: string, firstToday: boolean): Promise<void> {
+    if (!firstToday || (this.settings.failureAlerts ?? 'first') === 'off') return;
+    await this.answers.notify(targets, failureNotice(job.name, reason), 'daily budget notice', ownerOf(job));
   }
 
   /** After a run: the one notice that a streak of failures ended, or that the job was paused for it. */

@@ -1,6 +1,5 @@
 import { inject, injectable } from 'inversify';
 import { executionIdOf } from '../../domain/botChat.js';
-import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
 import { finishRun } from '../../domain/jobLifecycle.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
@@ -8,9 +7,9 @@ import type { Logger } from '../ports/Logger.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunRecorder } from '../runs/RunRecorder.js';
 import { answerRecordOf, finishedRecordOf, runningRecordOf, skippedRecordOf } from './cronRunRecords.js';
-import { JobAnswers } from './JobAnswers.js';
+import { JobAnswers, type AnswerToDeliver } from './JobAnswers.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
-import type { JobRunReport } from './JobRunReports.js';
+import { withSpend, type JobRunReport } from './JobRunReports.js';
 import { JobRunMarks } from './JobRunMarks.js';
 import { JobRunSteps, type StepsEnded } from './JobRunSteps.js';
 import type { PendingJobDelivery } from './PendingJobDeliveries.js';
@@ -104,11 +103,11 @@ export class JobExecution {
     if (executed.transcript) await this.recorder.saveTranscript(running, executed.transcript);
     let report: JobRunReport;
     if ('answered' in executed) {
-      const { targets, text, answeredBy } = executed.answered;
-      const pending = await this.recordAnswer(job, startedAt, running, targets, text, answeredBy);
+      const { targets, text, answeredBy, spend } = executed.answered;
+      const pending = await this.recordAnswer(job, startedAt, running, executed.answered);
       if (pending !== null) return { report: null, job: await this.marks.counted(job), pending };
       // The ledger cannot keep the answer: it is delivered now, in the run's slot.
-      report = await this.answers.deliverNow(job, startedAt, targets, text, answeredBy);
+      report = withSpend(await this.answers.deliverNow(job, startedAt, targets, text, answeredBy), spend);
     } else {
       report = executed;
     }
@@ -127,11 +126,9 @@ export class JobExecution {
     job: Job,
     startedAt: Date,
     running: RunRecord,
-    targets: DeliveryTarget[],
-    text: string,
-    answeredBy: string | null,
+    { targets, text, answeredBy, spend }: AnswerToDeliver['answered'],
   ): Promise<PendingJobDelivery | null> {
-    const { record, failure } = await this.recorder.keepNow((now) => answerRecordOf(running, job, text, answeredBy, now));
+    const { record, failure } = await this.recorder.keepNow((now) => answerRecordOf(running, job, text, answeredBy, now, spend));
     if (failure !== null) {
       this.log.warn(`could not record the answer of job '${job.name}' before its delivery; delivering it now, in its run slot`, {
         job: job.id,

@@ -1,4 +1,5 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
+import { DailyBudgets } from '../runs/DailyBudgets.js';
 import { describeTarget, parseDeliveryTargets, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import { errorText } from '../../domain/errors.js';
 import type { Job } from '../../domain/Job.js';
@@ -6,12 +7,19 @@ import { chooseModel } from '../../domain/modelChoice.js';
 import type { AgentRunner, ModelSelection } from '../ports/AgentRunner.js';
 import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
-import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
-import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
+import { JobFileChecks } from './JobFileChecks.js';
 
-export type Preflight = { ok: true; targets: DeliveryTarget[] } | { ok: false; error: string; targets: DeliveryTarget[] };
+export type Preflight =
+  | { ok: true; targets: DeliveryTarget[] }
+  | {
+      ok: false;
+      error: string;
+      targets: DeliveryTarget[];
+      /** Set when a daily cap keeps the run from starting: whether this is the first such run of the last 24 h (its notice goes out). */
+      dailyBudget?: { firstToday: boolean };
+    };
 
 /**
  * Whether a job can run as it stands, spending nothing and contacting no platform:
@@ -23,10 +31,11 @@ export class JobPreflight {
   constructor(
     @inject(TOKENS.JobRunAgentRunner) private readonly agent: AgentRunner,
     @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
-    @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.BotChatDelivery) private readonly botChat: BotChatDelivery,
-    @inject(TOKENS.WorkingDirectories) private readonly workdirs: WorkingDirectories,
+    @inject(JobFileChecks) private readonly files: JobFileChecks,
+    /** Without it (tests that build the run path by hand), no daily cap holds. */
+    @inject(DailyBudgets) @optional() private readonly daily: DailyBudgets | null = null,
   ) {}
 
   /** The model a run of this job uses: its own, else the configured default. */
@@ -51,24 +60,18 @@ export class JobPreflight {
       );
     }
     problems.push(...resolved.problems.map((each) => each.problem));
-    if (job.script) {
-      try {
-        await this.scripts.check(job.script);
-      } catch (error) {
-        problems.push(errorText(error));
-      }
-    }
-    // A working folder removed since the job was saved: nothing runs rather than somewhere else.
-    if (job.workdir) {
-      try {
-        await this.workdirs.check(job.workdir);
-      } catch (error) {
-        problems.push(errorText(error));
-      }
-    }
-    return problems.length > 0
-      ? { ok: false, error: problems.join(' '), targets: resolved.targets }
-      : { ok: true, targets: resolved.targets };
+    problems.push(...(await this.files.problems(job)));
+    if (problems.length > 0) return { ok: false, error: problems.join(' '), targets: resolved.targets };
+    return (await this.dailyBudget(job, resolved.targets)) ?? { ok: true, targets: resolved.targets };
+  }
+
+  /** A run past a daily cap (the job's `max_cost_per_day`, `agent.budget.max_cost_per_day`) does not start; null when none is reached. */
+  private async dailyBudget(job: Job, targets: DeliveryTarget[]): Promise<Preflight | null> {
+    if (this.daily === null || job.no_agent) return null;
+    const owner = { kind: 'cron' as const, subject: job.id };
+    const error = await this.daily.problemFor(owner, job.budget?.max_cost_per_day, this.settings.maxCostPerDay);
+    if (error === null) return null;
+    return { ok: false, error, targets, dailyBudget: { firstToday: !(await this.daily.blockedEarlierToday(owner)) } };
   }
 
   /**

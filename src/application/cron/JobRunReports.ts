@@ -8,6 +8,8 @@ import { AGENT_NOT_RUN_NO_AGENT, renderRunReport, runReportFileName } from '../.
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunDelivery } from '../../domain/runs/RunRecord.js';
+import type { RunUsage } from '../../domain/runs/usage.js';
+import type { RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -23,6 +25,15 @@ export interface JobRunReport {
   deliveries?: RunDelivery[];
   /** The run's id in the run ledger. */
   runId?: string;
+  /** What the agent spent (docs/runs.md); null or absent when nothing was counted. */
+  usage?: RunUsage | null;
+  /** What it cost in US dollars; null or absent when unpriced. */
+  costUsd?: number | null;
+}
+
+/** `report` with what its run spent. */
+export function withSpend<Report extends JobRunReport>(report: Report, spend: RunSpend | null | undefined): Report {
+  return spend ? { ...report, usage: spend.usage, costUsd: spend.costUsd } : report;
 }
 
 /** Writes the output files of cron runs. */

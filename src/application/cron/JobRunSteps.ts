@@ -13,7 +13,7 @@ import { cronRunToolsets } from '../../domain/toolsets.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
-import { AgentRunError, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
+import { AgentRunError, spendOf, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -29,7 +29,7 @@ import {
 } from '../runs/runErrors.js';
 import { JobAnswers, ownerOf, type AnswerToDeliver } from './JobAnswers.js';
 import type { Preflight } from './JobPreflight.js';
-import type { JobRunReport, JobRunReports } from './JobRunReports.js';
+import { withSpend, type JobRunReport, type JobRunReports } from './JobRunReports.js';
 
 /** How a run's steps ended, and the agent's transcript when a session kept one (docs/runs.md, Transcripts). */
 export type StepsEnded = (JobRunReport | AnswerToDeliver) & { transcript?: RunTranscript };
@@ -63,7 +63,10 @@ export class JobRunSteps {
   ): Promise<StepsEnded> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
-      await this.answers.notifyFailure(job, preflight.targets, preflight.error);
+      // A daily cap's notice goes out once a day, whatever the failure streak.
+      if (preflight.dailyBudget)
+        await this.answers.notifyDailyBudget(job, preflight.targets, preflight.error, preflight.dailyBudget.firstToday);
+      else await this.answers.notifyFailure(job, preflight.targets, preflight.error);
       return this.reports.write(job, startedAt, outcome, { error: preflight.error });
     }
     // Every process the run starts carries the job's id: from inside a run, job-changing commands refuse.
@@ -91,20 +94,30 @@ export class JobRunSteps {
         unattended: true,
         environment,
         signal,
+        ...(job.budget ? { budget: job.budget } : {}),
       });
       transcript = result.transcript;
+      const spend = result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null;
       if (result.text.trim() === '') {
         const error = 'agent produced an empty response';
         await this.answers.notifyFailure(job, preflight.targets, error);
-        return kept(await this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy }));
+        return kept(
+          withSpend(await this.reports.write(job, startedAt, { status: 'error', error }, { answeredBy: result.answeredBy }), spend),
+        );
       }
-      return kept(await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater));
+      const answered = await this.answers.deliverAnswer(job, startedAt, preflight.targets, result.text, result.answeredBy, deliverLater);
+      return kept('answered' in answered ? { answered: { ...answered.answered, spend } } : withSpend(answered, spend));
     } catch (error) {
       if (error instanceof AgentRunError) transcript ??= error.transcript;
       if (signal?.aborted) {
         // No failure notice: the gateway is stopping and its grace period is over.
         const interrupted = interruptedError(signal);
-        return kept(await this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted }));
+        return kept(
+          withSpend(
+            await this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted }),
+            spendOf(error),
+          ),
+        );
       }
       const message = runFailureMessage(error);
       if (isConfigBlock(error)) {
@@ -113,7 +126,9 @@ export class JobRunSteps {
       }
       if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
       await this.answers.notifyFailure(job, preflight.targets, message);
-      return kept(await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }));
+      return kept(
+        withSpend(await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }), spendOf(error)),
+      );
     }
   }
 

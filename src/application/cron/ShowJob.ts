@@ -2,6 +2,8 @@ import { inject, injectable } from 'inversify';
 import { jobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
+import type { RunTotals } from '../../domain/runs/runTotals.js';
+import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 import type { RunLedger } from '../ports/RunLedger.js';
@@ -28,6 +30,8 @@ export interface ShowJobOutput {
   catchUp?: CatchUp;
   /** The names of the jobs its `context_from` names, by id (a job removed since is not among them). */
   jobNames?: Readonly<Record<string, string>>;
+  /** What the job's runs spent in the last 24 hours and the last 30 days (docs/runs.md); absent when the ledger could not say. */
+  spent?: { day: RunTotals; month: RunTotals };
 }
 
 /** `agent cron show <job>`: one job in full, its coming runs and its last runs. Reads only. */
@@ -38,6 +42,7 @@ export class ShowJob {
     @inject(TOKENS.RunOutputStore) private readonly outputs: RunOutputStore,
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
   /** Throws JOB.NOT_FOUND (or JOB.AMBIGUOUS) when `job` names no single job. */
@@ -55,6 +60,21 @@ export class ShowJob {
       jobNames: Object.fromEntries(
         jobs.filter((other) => (job.context_from ?? []).includes(other.id)).map((other) => [other.id, other.name]),
       ),
+      ...(await this.spentBy(job)),
     };
+  }
+
+  private async spentBy(job: Job): Promise<Pick<ShowJobOutput, 'spent'>> {
+    const now = this.clock.now().getTime();
+    const since = (days: number) => new Date(now - days * 86_400_000);
+    try {
+      const [day, month] = await Promise.all([
+        this.ledger.spentSince({ kind: 'cron', subject: job.id, since: since(1) }),
+        this.ledger.spentSince({ kind: 'cron', subject: job.id, since: since(30) }),
+      ]);
+      return { spent: { day, month } };
+    } catch {
+      return {};
+    }
   }
 }

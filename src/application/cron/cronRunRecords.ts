@@ -5,6 +5,7 @@
 import type { Job } from '../../domain/Job.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import { cronRunId, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunSpend } from '../ports/AgentRunner.js';
 import { runError } from '../runs/runErrors.js';
 import type { JobRunReport } from './JobRunReports.js';
 
@@ -33,11 +34,20 @@ export function runningRecordOf(job: Job, startedAt: Date, slot: Date | null | u
 }
 
 /** The record of a run whose answer waits for its delivery: `delivery_pending`, claimed by the job's claimant. */
-export function answerRecordOf(running: RunRecord, job: Job, text: string, answeredBy: string | null, now: Date): RunRecord {
+export function answerRecordOf(
+  running: RunRecord,
+  job: Job,
+  text: string,
+  answeredBy: string | null,
+  now: Date,
+  spend?: RunSpend | null,
+): RunRecord {
   return {
     ...running,
     model: answeredBy,
     answer: text,
+    usage: spend?.usage ?? null,
+    cost_usd: spend?.costUsd ?? null,
     delivery_pending: true,
     redelivery_claim: { by: job.claim?.by ?? 'unknown', at: now.toISOString() },
   };
@@ -53,6 +63,8 @@ export function finishedRecordOf(running: RunRecord, report: JobRunReport, now: 
     answer: report.response,
     error: runError(report.outcome),
     deliveries: report.deliveries ?? [],
+    usage: report.usage ?? null,
+    cost_usd: report.costUsd ?? null,
   };
 }
 

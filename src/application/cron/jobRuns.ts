@@ -1,6 +1,7 @@
 import { jobTimeZone, type Job } from '../../domain/Job.js';
 import { parseRunReport, runReportHeadline } from '../../domain/RunReport.js';
 import type { RunDelivery, RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunUsage } from '../../domain/runs/usage.js';
 import type { RunLedger } from '../ports/RunLedger.js';
 import type { RunOutputStore } from '../ports/RunOutputStore.js';
 
@@ -28,6 +29,10 @@ export interface JobRun {
   location: string | null;
   /** When its answer was last delivered again (`agent cron redeliver`); null when it never was. */
   redeliveredAt?: Date | null;
+  /** What the agent spent (docs/runs.md); null or absent when nothing was counted. */
+  usage?: RunUsage | null;
+  /** What it cost in US dollars; null or absent when unpriced or not known. */
+  costUsd?: number | null;
 }
 
 /**
@@ -94,5 +99,7 @@ function ledgerRun(run: RunRecord): JobRun {
     deliveries: run.deliveries,
     location: null,
     redeliveredAt: run.redelivered_at ? new Date(run.redelivered_at) : null,
+    usage: run.usage ?? null,
+    costUsd: run.cost_usd ?? null,
   };
 }

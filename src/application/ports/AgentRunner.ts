@@ -2,6 +2,7 @@ import type { JobOrigin } from '../../domain/Job.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
 import type { ModelChoice } from '../../domain/modelChoice.js';
+import type { RunBudget, RunUsage } from '../../domain/runs/usage.js';
 import type { RunContext } from '../../domain/RunContext.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 
@@ -52,6 +53,14 @@ export interface AgentRunRequest {
   /** Receives the answer's text as it streams, for a terminal to show. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;
+  /** Limits of this run: reaching one stops it before its next model turn (docs/runs.md). Absent: the configured `agent.budget`. */
+  budget?: RunBudget | null;
+}
+
+/** What a run spent: its tokens and their cost in US dollars (null when a model it used has no price). */
+export interface RunSpend {
+  usage: RunUsage;
+  costUsd: number | null;
 }
 
 export interface AgentRunResult {
@@ -61,6 +70,15 @@ export interface AgentRunResult {
   answeredBy: string;
   /** What the session did, turn by turn (docs/runs.md, Transcripts); absent for a command agent. */
   transcript?: RunTranscript;
+  /** What the run spent; absent when its agent reports nothing (a command agent that prints no usage). */
+  usage?: RunUsage;
+  /** What `usage` cost in US dollars (`models.prices`); null when a model it used has no price. */
+  costUsd?: number | null;
+}
+
+/** What a run that ended with `error` spent until then, when it is known. */
+export function spendOf(error: unknown): RunSpend | null {
+  return error instanceof AgentRunError ? (error.spend ?? null) : null;
 }
 
 const AGENT_RUN_CODES = {
@@ -73,6 +91,8 @@ const AGENT_RUN_CODES = {
 export class AgentRunError extends AppError {
   /** The transcript of the run up to its failure, when the session kept one. */
   transcript?: RunTranscript;
+  /** What the run spent before it failed (a run stopped by its budget, one whose provider failed mid-run). */
+  spend?: RunSpend;
 
   constructor(
     readonly reason: 'idle_timeout' | 'failed' | 'aborted',

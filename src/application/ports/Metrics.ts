@@ -1,3 +1,5 @@
+import type { TokenCounts } from '../../domain/runs/usage.js';
+
 /** Which run path a run went through. */
 export type RunKind = 'cron' | 'webhook';
 
@@ -23,6 +25,8 @@ export interface Metrics {
   deliveryFinished(platform: string, outcome: DeliveryOutcome): void;
   /** The chat receiver of `platform` is receiving (`up`) or not (down, starting, or standing by on a gateway without the receiving role). */
   chatReceiverUp(platform: string, up: boolean): void;
+  /** A model turn of `provider`/`model` spent `counts`, costing `costUsd` (null: the model has no price). */
+  modelUsage?(provider: string, model: string, counts: TokenCounts, costUsd: number | null): void;
 }
 
 /** Records nothing: the CLI, and the gateway with metrics off. */

@@ -3,6 +3,16 @@ import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 
 /** The run a transcript is of: enough to find where its record is, or will be. */
 export type TranscriptOwner = Pick<RunRecord, 'id' | 'kind' | 'subject' | 'started_at'>;
+import type { RunTotals } from '../../domain/runs/runTotals.js';
+
+/** Whose spending to sum: of one job or route (`kind` and `subject`), of one kind, or of every run. */
+export interface SpendQuery {
+  kind?: RunKind;
+  /** A job's id or a route's name; with it, `kind` is required. */
+  subject?: string;
+  /** Runs that started at this time or later. */
+  since: Date;
+}
 
 /** Which runs to list: of one kind, of one job or route, the newest `limit`. */
 export interface RunQuery {
@@ -68,4 +78,9 @@ export interface RunLedger {
   saveTranscript(run: TranscriptOwner, transcript: RunTranscript): Promise<void>;
   /** The transcript of run `id`; null when it has none, or when the run is not kept (any more). Reads only. */
   transcriptOf(id: string): Promise<RunTranscript | null>;
+  /**
+   * What the runs `query` names spent, summed over those kept that started at `query.since` or
+   * later (docs/runs.md, Usage and cost): `agent cron show`'s totals and the daily caps. Reads only.
+   */
+  spentSince(query: SpendQuery): Promise<RunTotals>;
 }

@@ -26,6 +26,8 @@ export interface CronSettings {
    * `mcp:<server>` or `mcp:<server>:<tool>` (domain/toolsets.ts `toolsetProblem`). None when absent.
    */
   mcpServers?: readonly string[];
+  /** `agent.budget.max_cost_per_day`: what every run of the last 24 h may cost together (US dollars); none when absent. */
+  maxCostPerDay?: number | null;
 }
 
 /** What the webhook worker reads from configuration and environment. */
@@ -43,6 +45,8 @@ export interface WebhookWorkerSettings {
   defaultModel: ModelSelection;
   /** How often the inbox is looked at between notifications of new events. */
   pollIntervalMs: number;
+  /** `agent.budget.max_cost_per_day`; none when absent. */
+  maxCostPerDay?: number | null;
 }
 
 /** Where everything lives under `$AGENT_HOME` (absolute paths). */

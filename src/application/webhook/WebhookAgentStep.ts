@@ -11,7 +11,7 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
-import { AgentRunError, type AgentRunner } from '../ports/AgentRunner.js';
+import { AgentRunError, spendOf, type AgentRunner, type AgentRunResult, type RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -50,15 +50,18 @@ export class WebhookAgentStep {
     const shownRunning = this.recorder.later(() => note({ prompt }));
     let answer: string;
     let answeredBy: string;
+    let spent: Partial<WebhookRunRecord>;
     try {
-      let transcript: RunTranscript | undefined;
-      ({ text: answer, answeredBy, transcript } = await this.run(route, prompt, signal));
-      await this.keepTranscript(event, transcript);
+      const result = await this.run(route, prompt, signal);
+      ({ text: answer, answeredBy } = result);
+      spent = spentFields(result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null);
+      await this.keepTranscript(event, result.transcript);
     } catch (error) {
       await shownRunning.stop('answered');
       await this.keepTranscript(event, error instanceof AgentRunError ? error.transcript : undefined);
+      const failedSpend = spentFields(spendOf(error));
       if (signal?.aborted) {
-        await note({ prompt, outcome: 'abandoned', error: WORKER_STOPPED });
+        await note({ prompt, outcome: 'abandoned', error: WORKER_STOPPED, ...failedSpend });
         return { status: 'abandoned', error: WORKER_STOPPED };
       }
       const message = runFailureMessage(error);
@@ -68,11 +71,11 @@ export class WebhookAgentStep {
         return { status: 'not_run', error: message };
       }
       this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
-      await note({ prompt, outcome: 'run_failed', error: message });
+      await note({ prompt, outcome: 'run_failed', error: message, ...failedSpend });
       return { status: 'run_failed', error: message };
     }
     await shownRunning.stop('answered');
-    return { answer, recorded: await note({ prompt, outcome: 'answered', answer }, true, answeredBy) };
+    return { answer, recorded: await note({ prompt, outcome: 'answered', answer, ...spent }, true, answeredBy) };
   }
 
   /** The transcript of the event's run, in the run ledger beside its record (docs/runs.md, Transcripts). */
@@ -82,11 +85,7 @@ export class WebhookAgentStep {
     await this.recorder.ledger.saveTranscript(run, transcript);
   }
 
-  private async run(
-    route: WebhookRoute,
-    prompt: string,
-    signal?: AbortSignal,
-  ): Promise<{ text: string; answeredBy: string; transcript?: RunTranscript }> {
+  private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<AgentRunResult> {
     const context = await this.contexts.forWebhook({ label: `route '${route.name}'` }, route.skills, prompt);
     const result = await this.agent.run({
       context,
@@ -96,7 +95,13 @@ export class WebhookAgentStep {
       unattended: true,
       privateNetworks: route.allowPrivateNetworks,
       signal,
+      ...(route.budget ? { budget: route.budget } : {}),
     });
-    return { text: result.text, answeredBy: result.answeredBy, transcript: result.transcript };
+    return result;
   }
+}
+
+/** The run record's fields of what a run spent; none when nothing was counted. */
+function spentFields(spend: RunSpend | null): Partial<WebhookRunRecord> {
+  return spend ? { usage: spend.usage, costUsd: spend.costUsd } : {};
 }

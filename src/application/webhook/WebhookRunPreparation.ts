@@ -2,7 +2,8 @@
  * Everything a webhook run checks before a token is spent: its route still exists, a model is
  * usable, and its delivery resolves for this payload to a target that can be delivered to.
  */
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
+import { DailyBudgets } from '../runs/DailyBudgets.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { planWebhookDelivery, type WebhookDelivery } from '../../domain/webhook/webhookRun.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
@@ -23,6 +24,8 @@ export class WebhookRunPreparation {
     @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
     @inject(TOKENS.DeliveryChannel) private readonly channel: DeliveryChannel,
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
+    /** Without it (tests that build the run path by hand), no daily cap holds. */
+    @inject(DailyBudgets) @optional() private readonly daily: DailyBudgets | null = null,
   ) {}
 
   /** The route and delivery of `event`, or the sentence that says why it is not run. */
@@ -37,6 +40,11 @@ export class WebhookRunPreparation {
       const problem = this.channel.problemWith(plan.delivery.target);
       if (problem) return { error: `route '${route.name}' cannot deliver: ${problem}` };
     }
+    // A run past a daily cap (the route's `budget.max_cost_per_day`, `agent.budget.max_cost_per_day`) spends nothing.
+    const overBudget = route.deliverOnly
+      ? null
+      : await this.daily?.problemFor({ kind: 'webhook', subject: route.name }, route.budget?.max_cost_per_day, this.settings.maxCostPerDay);
+    if (overBudget) return { error: overBudget };
     return { route, delivery: plan.delivery };
   }
 }

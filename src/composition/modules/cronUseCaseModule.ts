@@ -6,6 +6,7 @@ import { JobChanges } from '../../application/cron/JobChanges.js';
 import { JobControlService } from '../../application/cron/JobControlService.js';
 import { JobExecution } from '../../application/cron/JobExecution.js';
 import { JobPreflight } from '../../application/cron/JobPreflight.js';
+import { JobFileChecks } from '../../application/cron/JobFileChecks.js';
 import { JobAnswers } from '../../application/cron/JobAnswers.js';
 import { JobRunMarks } from '../../application/cron/JobRunMarks.js';
 import { JobRunReports } from '../../application/cron/JobRunReports.js';
@@ -57,6 +58,7 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
     })
     .inSingletonScope();
   bind(JobPreflight).toSelf().inSingletonScope();
+  bind(JobFileChecks).toSelf().inSingletonScope();
   bind(CheckJobs).toSelf().inSingletonScope();
   bind(JobWarnings).toSelf().inSingletonScope();
   bind(CreateJob).toSelf().inSingletonScope();

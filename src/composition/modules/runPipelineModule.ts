@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { AnswerDelivery } from '../../application/runs/AnswerDelivery.js';
+import { DailyBudgets } from '../../application/runs/DailyBudgets.js';
 import { RedeliveryClaims } from '../../application/runs/RedeliveryClaims.js';
 import { RunContexts } from '../../application/runs/RunContexts.js';
 import { RunMeter } from '../../application/runs/RunMeter.js';
@@ -20,6 +21,8 @@ export const runPipelineModule = new ContainerModule(({ bind }) => {
   bind(RedeliveryClaims).toSelf().inSingletonScope();
   // One run with its transcript: `agent runs show` and the dashboard's run page.
   bind(ShowRun).toSelf().inSingletonScope();
+  // The daily caps, held against the ledger's sums.
+  bind(DailyBudgets).toSelf().inSingletonScope();
   // Webhook runs' own records, beside the ledger's: the worker's runs and `agent webhook redeliver`.
   bind(WebhookRunRecorder).toSelf().inSingletonScope();
 });

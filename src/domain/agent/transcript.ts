@@ -1,4 +1,5 @@
 import type { RunContext } from '../RunContext.js';
+import type { TokenCounts } from '../runs/usage.js';
 
 /*
  * The conversation of one agent session in no provider's format. The session keeps it in this
@@ -46,6 +47,8 @@ export interface ToolCallResult {
 export interface ModelTurn {
   text: string;
   toolCalls: RequestedToolCall[];
+  /** The turn's tokens as the provider streamed them; null or absent when it sent none. */
+  usage?: TokenCounts | null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LastStatus } from '../RunOutcome.js';
+import type { RunUsage } from './usage.js';
 
 /** What a ledger record is the run of: a job's (cron) or a webhook event's. */
 export const RUN_KINDS = ['cron', 'webhook'] as const;
@@ -76,6 +77,13 @@ export interface RunRecord {
    * absent when not known (a webhook run, a record of an earlier version).
    */
   claimant?: string | null;
+  /**
+   * What the run's model turns spent, summed (docs/runs.md, Usage and cost); null or absent when
+   * nothing was counted (no agent ran, a command agent that reports no usage).
+   */
+  usage?: RunUsage | null;
+  /** What `usage` cost in US dollars at the configured prices; null or absent when a model it used has no price. */
+  cost_usd?: number | null;
 }
 
 /** The error of a run found running after its process was gone: `interrupted: <why>`. */

@@ -1,3 +1,4 @@
+import type { RunBudget } from '../runs/usage.js';
 import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
 
 /** One field filter of a route: the payload value at `field` must equal one of `in` (JSON equality). */
@@ -70,6 +71,8 @@ export interface WebhookRoute {
    * (webhookRequest.ts, takesContentType).
    */
   contentTypes?: readonly string[];
+  /** `budget`: the limits of each of its runs and of its runs' cost per day (docs/runs.md, Budgets); absent: `agent.budget`. */
+  budget?: RunBudget & { max_cost_per_day?: number | null };
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];

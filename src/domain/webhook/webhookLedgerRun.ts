@@ -44,5 +44,8 @@ export function ledgerRunOf(record: WebhookRunRecord, model: string | null, mess
             },
           ]
         : [],
+    ...(record.usage !== undefined || record.costUsd !== undefined
+      ? { usage: record.usage ?? null, cost_usd: record.costUsd ?? null }
+      : {}),
   };
 }

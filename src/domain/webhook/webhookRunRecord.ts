@@ -1,5 +1,6 @@
 import { escapeControlCharacters, printableLines } from '../controlCharacters.js';
 import { formatFileStamp } from '../zonedTime.js';
+import type { RunUsage } from '../runs/usage.js';
 
 /**
  * Where a webhook run stands, as its record says:
@@ -41,6 +42,34 @@ export interface WebhookRunRecord {
   error: string | null;
   /** Set when no agent ran: `not run (deliver_only)`, the route delivering its rendered prompt as it is. */
   agent?: string | null;
+  /** What the agent spent (docs/runs.md); null or absent when nothing was counted. */
+  usage?: RunUsage | null;
+  /** What it cost in US dollars; null or absent when unpriced. */
+  costUsd?: number | null;
+}
+
+/** `1200 input tokens (300 cached), 80 output tokens, 2 model turns, 1 tool calls`: the header line of a record's usage. */
+export function usageLine(usage: RunUsage): string {
+  return (
+    `${usage.input_tokens} input tokens (${usage.cached_input_tokens} cached), ${usage.output_tokens} output tokens, ` +
+    `${usage.model_turns} model turns, ${usage.tool_calls} tool calls`
+  );
+}
+
+const USAGE_LINE = /^(\d+) input tokens \((\d+) cached\), (\d+) output tokens, (\d+) model turns, (\d+) tool calls$/;
+
+/** A usage header line read back; null when it is not one. */
+export function parseUsageLine(line: string | null): RunUsage | null {
+  const match = line === null ? null : USAGE_LINE.exec(line);
+  if (!match) return null;
+  const [input, cached, output, turns, calls] = match.slice(1).map(Number) as [number, number, number, number, number];
+  return { input_tokens: input, cached_input_tokens: cached, output_tokens: output, model_turns: turns, tool_calls: calls };
+}
+
+/** A cost header value read back (`0.0042 USD`); null when it is not one. */
+function parseCost(value: string | null): number | null {
+  const match = value === null ? null : /^(\d+(?:\.\d+)?) USD$/.exec(value);
+  return match ? Number(match[1]) : null;
 }
 
 /** What a deliver_only run's record says of the agent. */
@@ -105,6 +134,8 @@ export function renderWebhookRunRecord(record: WebhookRunRecord): string {
     const value = record[key];
     if (value !== null && value !== undefined) lines.push(`- ${label}: ${escapeValue(value)}`);
   }
+  if (record.usage) lines.push(`- Usage: ${usageLine(record.usage)}`);
+  if (record.costUsd != null) lines.push(`- Cost: ${record.costUsd} USD`);
   for (const [title, key] of SECTIONS) {
     const quoted = record[key];
     if (quoted === null) continue;
@@ -149,6 +180,8 @@ export function parseWebhookRunRecord(content: string): WebhookRunRecord | null 
     error: sections.get('Error') ?? null,
     answer: sections.get('Answer') ?? null,
     ...(value('Agent') !== null ? { agent: value('Agent') } : {}),
+    ...(parseUsageLine(value('Usage')) !== null ? { usage: parseUsageLine(value('Usage')) } : {}),
+    ...(parseCost(value('Cost')) !== null ? { costUsd: parseCost(value('Cost')) } : {}),
   };
 }
 

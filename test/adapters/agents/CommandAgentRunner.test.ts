@@ -68,6 +68,32 @@ describe('CommandAgentRunner', () => {
     expect(result).toEqual({ text: '  It is sunny.', answeredBy: `command:${process.execPath}` });
   });
 
+  it('reports the usage a program prints as the last line of its stderr, priced, and leaves that line out of errors', async () => {
+    const usageLine = JSON.stringify({ usage: { input_tokens: 1000, output_tokens: 50, cached_input_tokens: 200, tool_calls: 2 } });
+    const prices = (provider: string, model: string) =>
+      provider === 'local' && model === 'tiny' ? { input_per_mtok: 2, output_per_mtok: 10 } : null;
+
+    const result = await nodeAgent(`console.log('Done.'); console.error('thinking'); console.error(${JSON.stringify(usageLine)})`).run(
+      request({ selection: { provider: 'local', model: 'tiny' } }),
+      prices,
+    );
+    const failed = await failureOf(
+      nodeAgent(`console.error('quota exhausted'); console.error(${JSON.stringify(usageLine)}); process.exit(2)`).run(request()),
+    );
+
+    expect(result.usage).toEqual({ input_tokens: 1000, output_tokens: 50, cached_input_tokens: 200, model_turns: 1, tool_calls: 2 });
+    expect(result.costUsd).toBeCloseTo((1000 * 2 + 50 * 10) / 1e6, 9);
+    expect(failed.message).toBe(`The agent program "${process.execPath}" exited with code 2: quota exhausted`);
+    expect(failed.spend?.usage.input_tokens).toBe(1000);
+    expect(failed.spend?.costUsd).toBeNull();
+  });
+
+  it('reports no usage when the last line of stderr is not a usage line', async () => {
+    const result = await nodeAgent("console.log('Done.'); console.error('{\"note\": 1}')").run(request());
+
+    expect(result.usage).toBeUndefined();
+  });
+
   it('tells the program the model and the toolsets through its environment', async () => {
     const printEnv = nodeAgent(
       'console.log(JSON.stringify([process.env.AGENT_PROVIDER, process.env.AGENT_MODEL, process.env.AGENT_TOOLSETS]))',

@@ -339,9 +339,14 @@ describe('agent webhook', () => {
       expect((await webhookCli().run('runs', 'github', '--json')).stdout).toBe('[]\n');
     });
 
-    it("lists time, the run's id, route, event, delivery id and outcome, newest first, in the configured zone", async () => {
+    it("lists time, the run's id, route, event, delivery id, tokens, cost and outcome, newest first, in the configured zone", async () => {
       const cli = webhookCli();
-      await cli.records.save(record(1));
+      await cli.records.save(
+        record(1, {
+          usage: { input_tokens: 1200, output_tokens: 80, cached_input_tokens: 0, model_turns: 2, tool_calls: 1 },
+          costUsd: 0.0042,
+        }),
+      );
       await cli.records.save(
         record(3, {
           route: 'payments',
@@ -355,10 +360,10 @@ describe('agent webhook', () => {
 
       expect((await cli.run('runs')).stdout).toBe(
         [
-          'TIME (Europe/Berlin)  ID  ROUTE     EVENT                   DELIVERY ID  OUTCOME',
-          '2026-06-01 10:03:01   e3  payments  charge.dispute.created  d-3          run_failed: idle timeout: no output for 600 s',
-          '2026-06-01 10:02:01   e2  github    pull_request            d-2          delivery_failed: delivery to octo/widgets#12 failed: gh is not logged in',
-          '2026-06-01 10:01:01   e1  github    pull_request            d-1          delivered to octo/widgets#12',
+          'TIME (Europe/Berlin)  ID  ROUTE     EVENT                   DELIVERY ID  TOKENS             COST     OUTCOME',
+          '2026-06-01 10:03:01   e3  payments  charge.dispute.created  d-3          -                  -        run_failed: idle timeout: no output for 600 s',
+          '2026-06-01 10:02:01   e2  github    pull_request            d-2          -                  -        delivery_failed: delivery to octo/widgets#12 failed: gh is not logged in',
+          '2026-06-01 10:01:01   e1  github    pull_request            d-1          1,200 in / 80 out  $0.0042  delivered to octo/widgets#12',
           '',
         ].join('\n'),
       );

@@ -149,6 +149,35 @@ search: {provider: none}
     );
   });
 
+  it('reads the prices of models and the budget of runs, and refuses each wrong value in one sentence', () => {
+    const loaded = loadYaml(
+      [
+        'models:',
+        '  prices:',
+        '    openai/gpt-4o-mini: {input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075}',
+        '    openrouter/meta-llama/llama-3.1-8b: {input_per_mtok: 0.02, output_per_mtok: 0.05}',
+        'agent:',
+        '  budget: {max_turns: 10, max_tokens: 40000, max_cost: 0.5, max_cost_per_day: 5}',
+        '',
+      ].join('\n'),
+    ).config;
+    expect(loaded.models?.prices?.['openrouter/meta-llama/llama-3.1-8b']).toEqual({ input_per_mtok: 0.02, output_per_mtok: 0.05 });
+    expect(loaded.agent?.budget).toEqual({ max_turns: 10, max_tokens: 40000, max_cost: 0.5, max_cost_per_day: 5 });
+
+    expect(errorFrom('models:\n  prices:\n    gpt-4o: {input_per_mtok: 1, output_per_mtok: 2}\n').message).toContain(
+      'must be named <provider>/<model>, such as "openai/gpt-4o-mini"',
+    );
+    expect(errorFrom('models:\n  prices:\n    openai/gpt-4o: {input_per_mtok: cheap, output_per_mtok: 2}\n').message).toContain(
+      'models.prices.openai/gpt-4o.input_per_mtok must be an amount of US dollars, 0 or more, such as 2.5 (got "cheap").',
+    );
+    expect(errorFrom('agent:\n  budget:\n    max_turns: 0\n').message).toContain(
+      'agent.budget.max_turns must be a whole number of 1 or more (got 0).',
+    );
+    expect(errorFrom('agent:\n  budget:\n    max_cost: -1\n').message).toContain(
+      'agent.budget.max_cost must be a positive amount of US dollars such as 0.5 (got -1).',
+    );
+  });
+
   it('treats a key written without a value as absent', () => {
     const { config } = loadYaml('timezone:\ncron:\n  max_parallel_jobs:\n');
 

@@ -132,6 +132,23 @@ describe('PrometheusMetrics', () => {
     expect(sampleValue(first, 'process_cpu_user_seconds_total')).toBeGreaterThanOrEqual(0);
   });
 
+  it('counts the tokens of model turns by provider, model and kind, and the cost of the priced ones', async () => {
+    const metrics = new PrometheusMetrics();
+    metrics.modelUsage('openai', 'gpt-4o', { input_tokens: 1000, output_tokens: 50, cached_input_tokens: 400 }, 0.0015);
+    metrics.modelUsage('openai', 'gpt-4o', { input_tokens: 500, output_tokens: 20, cached_input_tokens: 0 }, 0.001);
+    metrics.modelUsage('local', 'llama', { input_tokens: 300, output_tokens: 30, cached_input_tokens: 0 }, null);
+
+    const scraped = parsePrometheusText(await metrics.render());
+
+    expect(scraped.types.agent_model_tokens_total).toBe('counter');
+    expect(sampleValue(scraped, 'agent_model_tokens_total', { provider: 'openai', model: 'gpt-4o', kind: 'input' })).toBe(1500);
+    expect(sampleValue(scraped, 'agent_model_tokens_total', { provider: 'openai', model: 'gpt-4o', kind: 'output' })).toBe(70);
+    expect(sampleValue(scraped, 'agent_model_tokens_total', { provider: 'openai', model: 'gpt-4o', kind: 'cached_input' })).toBe(400);
+    expect(sampleValue(scraped, 'agent_model_tokens_total', { provider: 'local', model: 'llama', kind: 'input' })).toBe(300);
+    expect(sampleValue(scraped, 'agent_cost_usd_total', { provider: 'openai', model: 'gpt-4o' })).toBeCloseTo(0.0025, 9);
+    expect(sampleValue(scraped, 'agent_cost_usd_total', { provider: 'local', model: 'llama' })).toBeUndefined();
+  });
+
   it('keeps the last backlog when the inbox cannot be read, and still answers', async () => {
     const metrics = new PrometheusMetrics();
     let fail = false;

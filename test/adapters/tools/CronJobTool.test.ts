@@ -252,6 +252,23 @@ describe('CronJobTool', () => {
     expect(h.repository.get(id)).toMatchObject({ no_agent: false, catch_up: null });
   });
 
+  it('creates a job with a budget of its own, changes and removes its limits one by one, and refuses a limit of 0', async () => {
+    const { h, call } = setUp();
+
+    const created = await call({ action: 'create', schedule: 'every 1h', prompt: 'Triage', max_turns: 5, max_cost_per_day: 1.5 });
+    expect(created).toMatchObject({ success: true, job: { budget: { max_turns: 5, max_cost_per_day: 1.5 } } });
+    const id = created.job.id as string;
+
+    expect(await call({ action: 'update', job: id, max_turns: null, max_cost: 0.25 })).toMatchObject({
+      success: true,
+      job: { budget: { max_cost: 0.25, max_cost_per_day: 1.5 } },
+    });
+    expect(h.repository.get(id)?.budget).toEqual({ max_cost: 0.25, max_cost_per_day: 1.5 });
+    expect((await inputError(call({ action: 'update', job: id, max_tokens: 0 }))).message).toBe(
+      'cronjob: "max_tokens" must be a whole number of 1 or more, or null.',
+    );
+  });
+
   it('refuses a job without the agent and without a script, and a catch-up policy it does not know', async () => {
     const { h, call } = setUp();
 

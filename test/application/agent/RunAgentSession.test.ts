@@ -52,7 +52,7 @@ describe('RunAgentSession: the conversation', () => {
 
     const result = await setUp().run([provider(model)]);
 
-    expect(result).toEqual({ text: 'Sunny.', answeredBy: 'primary (model-1)' });
+    expect(result).toMatchObject({ text: 'Sunny.', answeredBy: 'primary (model-1)' });
   });
 
   it('opens with memory as system text, then each skill, then the earlier turns, then the task', async () => {
@@ -198,7 +198,7 @@ describe('RunAgentSession: keys and fallbacks', () => {
 
     const result = await run([provider(first), provider(second, { provider: 'backup', model: 'model-2', credentials: null })]);
 
-    expect(result).toEqual({ text: 'Sunny.', answeredBy: 'backup (model-2)' });
+    expect(result).toMatchObject({ text: 'Sunny.', answeredBy: 'backup (model-2)' });
     expect(search.calls).toHaveLength(1);
     expect(second.seen[0]!.messages).toEqual(first.seen[1]!.messages);
     expect(second.seen[0]!.apiKey).toBeNull();
@@ -455,5 +455,99 @@ describe('RunAgentSession: abort listeners', () => {
     expect(toolSignal?.aborted).toBe(true);
     expect(count.most).toBeLessThanOrEqual(defaultMaxListeners);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('RunAgentSession: usage and budgets', () => {
+  const perTurn = { input_tokens: 1000, output_tokens: 200, cached_input_tokens: 400 };
+  const looping = (count: number) => Array.from({ length: count }, (_, index) => turns.tools({ name: 'terminal', id: `call_${index}` }));
+  const priced = () => ({ input_per_mtok: 2, output_per_mtok: 10, cached_input_per_mtok: 1 });
+
+  function budgetRun(budget: AgentRunRequest['budget'], prices = true) {
+    const model = new FakeChatModel(...looping(10));
+    model.usage = perTurn;
+    const tool = new RecordingTool('terminal');
+    const timer = new ManualTimer();
+    const counted: Array<{ provider: string; model: string; input: number; cost: number | null }> = [];
+    const session = new RunAgentSession({ tools: new FixedToolCatalog([tool]), timer });
+    const run = session.execute({
+      request: sampleRunRequest({ toolsets: cronRunToolsets(), budget }),
+      chain: [provider(model)],
+      prices: prices ? priced : undefined,
+      onTurnUsage: (provider, modelName, counts, cost) => counted.push({ provider, model: modelName, input: counts.input_tokens, cost }),
+    });
+    return { model, tool, run, counted };
+  }
+
+  it('sums every turn, counts the tool calls run, and prices the run', async () => {
+    const model = new FakeChatModel(turns.tools({ name: 'terminal' }, { name: 'terminal', id: 'call_2' }), turns.answer('Done.'));
+    model.usage = perTurn;
+    const session = new RunAgentSession({ tools: new FixedToolCatalog([new RecordingTool('terminal')]), timer: new ManualTimer() });
+
+    const result = await session.execute({
+      request: sampleRunRequest({ toolsets: cronRunToolsets() }),
+      chain: [provider(model)],
+      prices: priced,
+    });
+
+    expect(result.usage).toEqual({ input_tokens: 2000, output_tokens: 400, cached_input_tokens: 800, model_turns: 2, tool_calls: 2 });
+    // 1,200 uncached input at $2, 800 cached at $1, 400 output at $10, per million.
+    expect(result.costUsd).toBeCloseTo((1200 * 2 + 800 * 1 + 400 * 10) / 1_000_000, 9);
+  });
+
+  it('has no cost for a model without a price, and tokens all the same', async () => {
+    const model = new FakeChatModel(turns.answer('Hi.'));
+    model.usage = perTurn;
+    const session = new RunAgentSession({ tools: new FixedToolCatalog([]), timer: new ManualTimer() });
+
+    const result = await session.execute({ request: sampleRunRequest(), chain: [provider(model)] });
+
+    expect(result.costUsd).toBeNull();
+    expect(result.usage?.input_tokens).toBe(1000);
+  });
+
+  it('stops before the next model turn once the turns are used up, without running the last turn’s tools', async () => {
+    const { model, tool, run } = budgetRun({ max_turns: 3 });
+
+    const error = await failureOf(run);
+
+    expect(error.message).toBe('budget reached: 3 model turns of 3');
+    expect(model.seen).toHaveLength(3);
+    expect(tool.calls).toHaveLength(2);
+    expect(error.spend?.usage).toEqual({
+      input_tokens: 3000,
+      output_tokens: 600,
+      cached_input_tokens: 1200,
+      model_turns: 3,
+      tool_calls: 2,
+    });
+  });
+
+  it('stops once the tokens reach the limit, in the words of the ledger', async () => {
+    const { model, run } = budgetRun({ max_tokens: 3000 });
+
+    const error = await failureOf(run);
+
+    expect(error.message).toBe('budget reached: 3,600 tokens of 3,000');
+    expect(model.seen).toHaveLength(3);
+  });
+
+  it('stops once the cost reaches the limit, and a cost limit holds only where the cost is known', async () => {
+    const { run } = budgetRun({ max_cost: 0.01 });
+    // Each turn: (600 × 2 + 400 × 1 + 200 × 10) / 1e6 = $0.0036.
+    expect((await failureOf(run)).message).toBe('budget reached: $0.0108 of $0.01');
+
+    const unpriced = budgetRun({ max_cost: 0.01, max_turns: 5 }, false);
+    expect((await failureOf(unpriced.run)).message).toBe('budget reached: 5 model turns of 5');
+  });
+
+  it('tells each turn’s tokens and cost, for the metrics', async () => {
+    const { run, counted } = budgetRun({ max_turns: 2 });
+    await failureOf(run);
+
+    expect(counted).toEqual([
+      { provider: 'primary', model: 'model-1', input: 1000, cost: 0.0036 },
+      { provider: 'primary', model: 'model-1', input: 1000, cost: 0.0036 },
+    ]);
   });
 });

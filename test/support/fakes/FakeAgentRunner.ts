@@ -18,6 +18,8 @@ export class FakeAgentRunner implements AgentRunner {
   defaultReply: Reply = 'All good.';
   /** The transcript every answer comes with; none when unset. */
   transcript: RunTranscript | undefined;
+  /** What each answered run reports it spent; null (the default): nothing. */
+  spend: { usage: NonNullable<AgentRunResult['usage']>; costUsd: number | null } | null = null;
 
   reply(...replies: Reply[]): this {
     this.replies.push(...replies);
@@ -37,6 +39,11 @@ export class FakeAgentRunner implements AgentRunner {
     const reply = this.replies.shift() ?? this.defaultReply;
     if (reply instanceof AgentRunError) throw reply;
     const text = typeof reply === 'function' ? await reply(request) : reply;
-    return { text, answeredBy: 'fake', ...(this.transcript ? { transcript: this.transcript } : {}) };
+    return {
+      text,
+      answeredBy: 'fake',
+      ...(this.transcript ? { transcript: this.transcript } : {}),
+      ...(this.spend ? { usage: { ...this.spend.usage }, costUsd: this.spend.costUsd } : {}),
+    };
   }
 }

@@ -1,6 +1,7 @@
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../../src/application/agent/ports/ChatModel.js';
 import type { ModelCallFailure } from '../../../src/domain/agent/providerChain.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../../src/domain/agent/transcript.js';
+import type { TokenCounts } from '../../../src/domain/runs/usage.js';
 
 /** One scripted answer to a turn. */
 export type FakeTurn =
@@ -51,6 +52,8 @@ export interface SeenTurn {
 export class FakeChatModel implements ChatModel {
   readonly endpoint = 'fake://model';
   readonly seen: SeenTurn[] = [];
+  /** What each turn that streams to its end reports it spent; null (the default): nothing. */
+  usage: TokenCounts | null = null;
   private readonly script: FakeTurn[];
   private current: ModelTurnRequest | null = null;
 
@@ -79,10 +82,10 @@ export class FakeChatModel implements ChatModel {
       case 'answer':
         request.onActivity();
         request.onText(next.text);
-        return { text: next.text, toolCalls: [] };
+        return { text: next.text, toolCalls: [], ...(this.usage ? { usage: { ...this.usage } } : {}) };
       case 'tools':
         request.onActivity();
-        return { text: '', toolCalls: next.calls };
+        return { text: '', toolCalls: next.calls, ...(this.usage ? { usage: { ...this.usage } } : {}) };
       case 'failure':
         throw new ModelCallError(next.failure, next.message, { status: next.status, retryAfterMs: next.retryAfterMs });
       case 'stall':

@@ -1,5 +1,6 @@
-import type { RunLedger, RunQuery, TranscriptOwner } from '../../../src/application/ports/RunLedger.js';
+import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../../src/application/ports/RunLedger.js';
 import type { RunTranscript } from '../../../src/domain/runs/RunTranscript.js';
+import { totalsOf, type RunTotals } from '../../../src/domain/runs/runTotals.js';
 import {
   DEFAULT_RUN_RETENTION,
   interruptedRun,
@@ -60,6 +61,17 @@ export class InMemoryRunLedger implements RunLedger {
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
       .map((run) => structuredClone(run));
+  }
+
+  async spentSince(query: SpendQuery): Promise<RunTotals> {
+    const runs = [...this.runs.values()].filter(
+      (run) =>
+        (query.kind === undefined || run.kind === query.kind) &&
+        (query.subject === undefined || run.subject === query.subject) &&
+        Date.parse(run.started_at) >= query.since.getTime() &&
+        !isTooOld(run, this.retention, this.now()),
+    );
+    return totalsOf(runs);
   }
 
   /** Every save, in order, and whether the ledger was asked to make it durable (a pending delivery). */
