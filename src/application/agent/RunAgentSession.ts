@@ -313,7 +313,13 @@ class Session {
           askAboutImage: (image: TranscriptImage, question: string) => {
             const target = this.input.chain[Math.min(this.targetIndex, this.input.chain.length - 1)]!;
             const stopped = () => this.controller.signal.aborted;
-            return askAboutImage({ target, image, question, stopped, ask: (input) => this.turnWith(target, input) });
+            // The image call is a model turn of the run: its tokens count and cost like the others.
+            const ask = async (input: TurnInput) => {
+              const turn = await this.turnWith(target, input);
+              this.countTurn(target, turn);
+              return turn;
+            };
+            return askAboutImage({ target, image, question, stopped, ask });
           },
         };
         return untilAborted(tool.call(parsed.args, context), signal);

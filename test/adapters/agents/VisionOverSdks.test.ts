@@ -108,6 +108,8 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('the vision tool over the 
     expect(visionResultOf(llm.requests[2]!)).toBe('It is red.');
     // Only the run's own answer streams to its reader, not what the model said about the image.
     expect(streamed).toBe('The pixel is red.');
+    // The call about the image is a model turn of the run: its tokens are counted with the others.
+    expect(result.usage).toMatchObject({ model_turns: 3, input_tokens: 36, output_tokens: 15, tool_calls: 1 });
   });
 
   it('answers one sentence when the provider refuses the image, and the run goes on', async () => {
