@@ -78,6 +78,11 @@ describe('run transcripts through the built executable', () => {
     ]);
     expect(terminal.result).toContain('[redacted TELEGRAM_BOT_TOKEN]');
     for (const entry of run.transcript) expect(Date.parse(entry.ended_at)).toBeGreaterThanOrEqual(Date.parse(entry.started_at));
+    // Each model turn keeps the usage its stream reported, and the record the run's sum.
+    for (const entry of run.transcript.filter((each: { type: string }) => each.type === 'model_turn')) {
+      expect(entry.usage).toEqual({ input_tokens: 12, output_tokens: 5, cached_input_tokens: 0 });
+    }
+    expect(run.usage).toMatchObject({ input_tokens: 36, output_tokens: 15, model_turns: 3, tool_calls: 2 });
 
     const human = await runAgent(['runs', 'show', runs[0]!.id], { home, env: ENV });
     expect(human).toMatchObject({ code: 0, stderr: '' });
