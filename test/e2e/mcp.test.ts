@@ -19,6 +19,7 @@ import { bubblewrapWorks } from '../support/bubblewrapWorks.js';
  */
 
 const SERVER = fileURLToPath(new URL('../support/mcpFilesServer.mjs', import.meta.url));
+const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
 const SECRET = 'route-secret';
 
@@ -415,6 +416,9 @@ describe('MCP servers through the built executable', () => {
         [
           'timezone: UTC',
           ...localModelLines(llm, 'openai', { sandbox: true }),
+          // The server's modules lie in this checkout, which may be in the temporary directory the sandbox hides (a CI clone in /tmp).
+          'tools:',
+          `  sandbox_readable: [${JSON.stringify(CHECKOUT)}]`,
           'mcp_servers:',
           '  files:',
           `    command: ${JSON.stringify(process.execPath)}`,
