@@ -29,6 +29,7 @@ import {
 const LLM_KEY = { TEST_LLM_KEY: 'canary-llm-key' };
 
 const bwrapWorks = await bubblewrapWorks();
+// Skipped only where bubblewrap cannot make its sandbox (not installed, no user namespaces); the other cases run without it.
 const whereBwrapWorks = bwrapWorks ? it : it.skip;
 
 /** The text of each user message of a request, in order. */
