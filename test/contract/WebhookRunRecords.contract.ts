@@ -101,5 +101,22 @@ export function describeWebhookRunRecordsContract(name: string, makeSubject: (ke
       expect((await records.list({ route: 'pr-review', limit: 10 })).map((record) => record.eventId).sort()).toEqual(['event0', 'event3']);
       expect((await records.list({ route: 'payments', limit: 10 })).map((record) => record.eventId)).toEqual(['event5']);
     });
+
+    it('keeps the records of runs under way, however many newer ones follow, and lets them go once they ended', async () => {
+      const records = await use(2);
+      await records.save(aRunRecord(1, { outcome: 'running', answer: null }));
+      await records.save(aRunRecord(2, { outcome: 'answered' }));
+      for (const n of [3, 4, 5, 6]) await records.save(aRunRecord(n));
+
+      // A delivery reads its answer back from the record: both are still there.
+      expect(await records.find('pr-review', 'event1')).toMatchObject({ outcome: 'running' });
+      expect(await records.find('pr-review', 'event2')).toMatchObject({ outcome: 'answered', answer: 'Looks fine (2).' });
+
+      await records.save(aRunRecord(1));
+      await records.save(aRunRecord(2));
+      for (const n of [7, 8, 9]) await records.save(aRunRecord(n));
+      expect((await records.list({ route: 'pr-review', limit: 10 })).map((record) => record.eventId)).toEqual(['event9', 'event8']);
+      expect(await records.find('pr-review', 'event1')).toBeNull();
+    });
   });
 }

@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, InvalidWebhookError, WebhookError } from '../../domain/errors.js';
 import {
   eventIdOfFileName,
+  isFinalOutcome,
   parseWebhookRunRecord,
   renderWebhookRunRecord,
   webhookRunFileName,
@@ -51,6 +52,12 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
   private readonly directories = new RecordDirectories(eventIdOfFileName);
   /** Route and event id → the record as last saved by this process, the newest RECENT_KEPT. */
   private readonly recent = new Map<string, WebhookRunRecord>();
+  /**
+   * Route and event id of the records this process saved last with an outcome that is not final:
+   * their runs are under way (a delivery reads its answer back from the record), so retention
+   * leaves them, however many more events arrived meanwhile.
+   */
+  private readonly unfinished = new Set<string>();
 
   constructor(
     @inject(TOKENS.AgentPaths) paths: AgentPaths,
@@ -94,8 +101,14 @@ export class FileWebhookRunRecords implements WebhookRunRecords {
         await write(join(directory, name), renderWebhookRunRecord(record));
       });
       this.keepRecent(record);
+      const key = `${record.route}\n${record.eventId}`;
+      if (isFinalOutcome(record.outcome)) this.unfinished.delete(key);
+      else this.unfinished.add(key);
       if (existing === undefined) {
-        for (const removed of await this.directories.added(directory, name, this.keep)) this.recent.delete(`${record.route}\n${removed}`);
+        const underWay = (each: string) => this.unfinished.has(`${record.route}\n${eventIdOfFileName(each)}`);
+        for (const removed of await this.directories.added(directory, name, this.keep, undefined, underWay)) {
+          this.recent.delete(`${record.route}\n${removed}`);
+        }
       }
     } catch (error) {
       if (error instanceof AppError) throw error;

@@ -73,9 +73,16 @@ export class RecordDirectories {
   /**
    * Takes note of the record `name` just written to `directory`, and every pruneEvery(keep)
    * records removes the oldest beyond `keep` and those `expired` says are too old, never that
-   * one. Returns the ids removed.
+   * one, nor those `pinned` says are still in use (a run under way: they go at a later pruning).
+   * Returns the ids removed.
    */
-  async added(directory: string, name: string, keep: number, expired: (name: string) => boolean = () => false): Promise<string[]> {
+  async added(
+    directory: string,
+    name: string,
+    keep: number,
+    expired: (name: string) => boolean = () => false,
+    pinned: (name: string) => boolean = () => false,
+  ): Promise<string[]> {
     const known = await this.known(directory);
     const id = this.idOfName(name)!;
     if (known.byId.has(id)) return [];
@@ -94,7 +101,7 @@ export class RecordDirectories {
         insertSorted(known.names, each);
       }
     }
-    const others = known.names.filter((each) => each !== name);
+    const others = known.names.filter((each) => each !== name && !pinned(each));
     const surplus = Math.max(0, known.names.length - keep);
     const removed = new Set([...others.slice(0, surplus), ...others.filter(expired)]);
     if (removed.size === 0) return [];

@@ -1,5 +1,10 @@
 import type { WebhookRunRecords } from '../../application/ports/WebhookRunRecords.js';
-import { WEBHOOK_RUN_OUTCOMES, type WebhookRunOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
+import {
+  FINAL_OUTCOMES,
+  WEBHOOK_RUN_OUTCOMES,
+  type WebhookRunOutcome,
+  type WebhookRunRecord,
+} from '../../domain/webhook/webhookRunRecord.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { jsonbText } from './jsonbText.js';
 import type { RunUsage } from '../../domain/runs/usage.js';
@@ -110,10 +115,12 @@ export class PostgresWebhookRunRecords implements WebhookRunRecords {
       );
       if (!written?.inserted) return;
       await tx.query(
-        `DELETE FROM agent_webhook_runs WHERE route = $1 AND event_id <> $2 AND event_id NOT IN (
+        // Only finished runs go: a run under way reads its record back to deliver its answer.
+        `DELETE FROM agent_webhook_runs WHERE route = $1 AND event_id <> $2
+           AND record->>'outcome' = ANY($4::text[]) AND event_id NOT IN (
            SELECT event_id FROM agent_webhook_runs WHERE route = $1 AND event_id <> $2
            ORDER BY started_at DESC, event_id DESC LIMIT $3)`,
-        [record.route, record.eventId, keep - 1],
+        [record.route, record.eventId, keep - 1, FINAL_OUTCOMES],
       );
     });
   }

@@ -14,7 +14,7 @@ export const WEBHOOK_RUN_OUTCOMES = ['running', 'answered', 'delivered', 'delive
 export type WebhookRunOutcome = (typeof WEBHOOK_RUN_OUTCOMES)[number];
 
 /** The outcomes after which the event is done: running it again would repeat it. */
-const FINAL_OUTCOMES: readonly WebhookRunOutcome[] = ['delivered', 'delivery_failed', 'run_failed', 'not_run'];
+export const FINAL_OUTCOMES: readonly WebhookRunOutcome[] = ['delivered', 'delivery_failed', 'run_failed', 'not_run'];
 
 export function isFinalOutcome(outcome: WebhookRunOutcome): boolean {
   return FINAL_OUTCOMES.includes(outcome);

@@ -1,5 +1,5 @@
 import type { WebhookRunRecords } from '../../../src/application/ports/WebhookRunRecords.js';
-import type { WebhookRunRecord } from '../../../src/domain/webhook/webhookRunRecord.js';
+import { isFinalOutcome, type WebhookRunRecord } from '../../../src/domain/webhook/webhookRunRecord.js';
 
 /** Webhook run records in memory, per route, each route keeping its newest `keep`. */
 export class InMemoryWebhookRunRecords implements WebhookRunRecords {
@@ -26,9 +26,10 @@ export class InMemoryWebhookRunRecords implements WebhookRunRecords {
       records[index] = structuredClone(record);
       return;
     }
-    const others = records
-      .sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt))
-      .slice(Math.max(0, records.length - (this.keep - 1)));
+    // The oldest finished records beyond `keep` go; those of runs under way stay.
+    const sorted = records.sort((a, b) => Date.parse(a.startedAt) - Date.parse(b.startedAt));
+    let surplus = Math.max(0, sorted.length - (this.keep - 1));
+    const others = sorted.filter((each) => (isFinalOutcome(each.outcome) && surplus > 0 ? ((surplus -= 1), false) : true));
     this.byRoute.set(record.route, [...others, structuredClone(record)]);
   }
 
