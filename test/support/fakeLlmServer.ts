@@ -96,6 +96,10 @@ export class FakeLlmServer {
   private readonly script: ScriptedReply[] = [];
   private readonly open = new Set<ServerResponse>();
   private ids = 0;
+  private flying = 0;
+  private peak = 0;
+  /** While holding: the answers waiting to be sent. */
+  private held: Array<() => void> | null = null;
 
   private constructor(private readonly server: Server) {}
 
@@ -103,6 +107,7 @@ export class FakeLlmServer {
     const server = createServer();
     const fake = new FakeLlmServer(server);
     server.on('request', (request, response) => {
+      fake.track(response);
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => fake.answer(request.url ?? '', request.headers, Buffer.concat(chunks).toString('utf8'), response));
@@ -160,6 +165,49 @@ export class FakeLlmServer {
       this.sendError(format, reply, response);
       return;
     }
+    if (this.held) {
+      this.held.push(() => this.stream(reply, format, model, body, response));
+      return;
+    }
+    this.stream(reply, format, model, body, response);
+  }
+
+  /** Requests open now, from their arrival to the end of their answer. */
+  get inFlight(): number {
+    return this.flying;
+  }
+
+  /** The most requests that were open at once. */
+  get peakInFlight(): number {
+    return this.peak;
+  }
+
+  /** From now on, answers wait (their requests stay open) until `release()`. */
+  hold(): this {
+    this.held ??= [];
+    return this;
+  }
+
+  /** Sends the held answers and stops holding. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const send of held) send();
+  }
+
+  private track(response: ServerResponse): void {
+    this.flying += 1;
+    this.peak = Math.max(this.peak, this.flying);
+    response.on('close', () => (this.flying -= 1));
+  }
+
+  private stream(
+    reply: Exclude<ScriptedReply, { kind: 'error' }>,
+    format: LlmWireFormat,
+    model: string,
+    body: Record<string, any>,
+    response: ServerResponse,
+  ): void {
     this.open.add(response);
     response.on('close', () => this.open.delete(response));
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });

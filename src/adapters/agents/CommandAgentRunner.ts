@@ -1,3 +1,4 @@
+import type { PermitPool } from '../../domain/PermitPool.js';
 import { basename } from 'node:path';
 import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../../application/ports/AgentRunner.js';
 import { costOf, NO_PRICES, tokenCount, type PriceLookup } from '../../domain/runs/usage.js';
@@ -27,6 +28,8 @@ export interface CommandAgentOptions {
   environment?: NodeJS.ProcessEnv;
   /** The sandbox it runs in, with the workspace it may write (docs/processes.md); none without. */
   sandbox?: { by: Sandbox; workspace: string };
+  /** The process's permits (`agent.max_concurrent_processes`): the program starts once it holds one. */
+  permits?: PermitPool;
 }
 
 /**
@@ -71,6 +74,7 @@ export class CommandAgentRunner {
     const stdout = new CappedOutput(MAX_ANSWER_BYTES, 'start');
     const stderr = new CappedOutput(MAX_STDERR_BYTES, 'end');
     const end = await this.children.run({
+      ...(this.options.permits ? { permits: this.options.permits } : {}),
       program: this.program,
       args: this.args,
       env: this.environmentFor(request),

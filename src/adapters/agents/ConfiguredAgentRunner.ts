@@ -21,6 +21,7 @@ import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
 import type { ProviderTarget } from '../../application/agent/RunAgentSession.js';
 import type { Timer } from '../../application/ports/Timer.js';
+import { UNLIMITED_RUNS, type Release, type RunLimits } from '../../domain/PermitPool.js';
 import { CredentialPool } from '../../domain/agent/CredentialPool.js';
 import { mergeBudgets, type ModelPrice, type PriceLookup } from '../../domain/runs/usage.js';
 import { SystemTimer } from '../system/SystemTimer.js';
@@ -76,6 +77,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
     @inject(TOKENS.Clock) @optional() private readonly clock: Clock = new SystemClock(),
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
+    @inject(TOKENS.RunLimits) @optional() private readonly limits: RunLimits = UNLIMITED_RUNS,
   ) {}
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
@@ -91,6 +93,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       this.sandbox,
       this.clock,
       this.metrics,
+      this.limits,
     );
     runner.state = this.state;
     return runner;
@@ -123,6 +126,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
         answeredBy: `${resolved.provider}:${program}${resolved.model ? ` (${resolved.model})` : ''}`,
         environment: new ChildEnvironments(this.env, this.config).forModelProgram(),
         sandbox: { by: this.sandbox, workspace: join(this.paths.home, 'workspace') },
+        permits: this.limits.processes,
       });
       const result = await runner.run({ ...request, selection: { provider: resolved.provider, model: resolved.model } }, this.prices);
       if (result.usage) {
@@ -142,13 +146,38 @@ export class ConfiguredAgentRunner implements AgentRunner {
     });
     // Each limit the run sets none of comes from `agent.budget`.
     const budget = mergeBudgets(request.budget, this.config.agent?.budget);
-    return session.execute({
-      request: { ...request, budget },
-      chain,
-      skippedFallbacks: skipped,
-      prices: this.prices,
-      onTurnUsage: (provider, model, counts, cost) => this.metrics.modelUsage?.(provider, model, counts, cost),
-    });
+    const release = await this.sessionPermit(request.signal);
+    try {
+      return await session.execute({
+        request: { ...request, budget },
+        chain,
+        skippedFallbacks: skipped,
+        prices: this.prices,
+        onTurnUsage: (provider, model, counts, cost) => this.metrics.modelUsage?.(provider, model, counts, cost),
+      });
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * One of the process's session permits (`agent.max_concurrent_sessions`), waited for in turn;
+   * the first wait after the sessions were all free is logged, not each one.
+   */
+  private async sessionPermit(signal: AbortSignal | undefined): Promise<Release> {
+    const sessions = this.limits.sessions;
+    const now = sessions.tryAcquire();
+    if (now) return now;
+    if (sessions.waiting === 0) {
+      this.logger?.info(
+        `every model session is busy (agent.max_concurrent_sessions is ${sessions.limit}); further runs wait for a free one`,
+      );
+    }
+    try {
+      return await sessions.acquire(signal);
+    } catch {
+      throw new AgentRunError('aborted', 'The run was cancelled while it waited for a free model session.');
+    }
   }
 
   /** `models.prices.<provider>/<model>`; nothing is priced unless it is written there. */

@@ -81,6 +81,10 @@ export interface ModelPriceConfig {
 export interface AgentSectionConfig {
   /** Limits of every run that sets none of its own, and the cap of all runs' cost per day. */
   budget?: AgentBudgetConfig;
+  /** In-process model sessions at once (cron, webhook and chat together); default 64. */
+  max_concurrent_sessions?: number;
+  /** Processes runs start at once (command agents, scripts, terminal commands); default 16. */
+  max_concurrent_processes?: number;
 }
 
 export interface AgentBudgetConfig {
@@ -189,8 +193,8 @@ export interface CronConfig {
   provider?: string;
   /** Wrap delivered answers in the job's header and footer. Default true. */
   wrap_response: boolean;
-  /** Default 4. */
-  max_parallel_jobs: number;
+  /** Absent: 4 when the default agent is a command, else `agent.max_concurrent_sessions`. */
+  max_parallel_jobs?: number;
   /** Run reports kept per job; default 50. */
   output_retention: number;
   /** Pre-run script timeout; an invalid value is dropped with a warning. */

@@ -114,7 +114,8 @@ const managedSchema = mapping({
 export const cronSchema = mapping({
   provider: optional(text()),
   wrap_response: z._default(flag(), true),
-  max_parallel_jobs: z._default(wholeNumberFrom(1), 4),
+  // Absent: 4 when the default agent is a command, else agent.max_concurrent_sessions (cronSettings.ts).
+  max_parallel_jobs: optional(wholeNumberFrom(1)),
   output_retention: z._default(wholeNumberFrom(1), 50),
   script_timeout_seconds: optional(positiveSeconds()),
   bot_chat_delivery_timeout_seconds: z._default(positiveSeconds(), 600),
@@ -335,5 +336,11 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   ),
   mcp_servers: optional(mcpServers()),
   models: optional(mapping({ prices: optional(modelPrices()) })),
-  agent: optional(mapping({ budget: optional(agentBudgetSchema) })),
+  agent: optional(
+    mapping({
+      budget: optional(agentBudgetSchema),
+      max_concurrent_sessions: optional(wholeNumberFrom(1)),
+      max_concurrent_processes: optional(wholeNumberFrom(1)),
+    }),
+  ),
 });

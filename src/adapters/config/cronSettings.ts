@@ -1,3 +1,4 @@
+import { concurrencyWarnings, defaultRunSlots } from './concurrencySettings.js';
 import { enabledMcpServers } from './mcpServerConfig.js';
 import { realpathSync } from 'node:fs';
 import type { CronSettings } from '../../application/ports/Settings.js';
@@ -108,10 +109,11 @@ export function scriptTimeoutMsFrom(config: Pick<AgentConfig, 'cron'>, env: Node
  * pushed onto `warnings` for the caller to log.
  */
 export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, warnings: string[] = [], configFile?: string): CronSettings {
+  warnings.push(...concurrencyWarnings(config));
   return {
     timeZone: resolveTimeZone(config, env, configFile),
     wrapResponse: config.cron.wrap_response,
-    maxParallelJobs: config.cron.max_parallel_jobs,
+    maxParallelJobs: config.cron.max_parallel_jobs ?? defaultRunSlots(config),
     outputRetention: config.cron.output_retention,
     oneShotGraceMs: (config.cron.one_shot_grace_seconds ?? 120) * 1000,
     failureAlerts: config.cron.failure_alerts ?? 'first',

@@ -1,3 +1,4 @@
+import { defaultRunSlots } from './concurrencySettings.js';
 import type { CronSettings, WebhookWorkerSettings } from '../../application/ports/Settings.js';
 import { DEFAULT_WEBHOOK_LISTENER_SETTINGS, type WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
 import type { AgentConfig, WebhookExtraConfig } from './AgentConfig.js';
@@ -11,8 +12,6 @@ import type { AgentConfig, WebhookExtraConfig } from './AgentConfig.js';
 /** The listener's defaults (docs/webhooks.md, Configuration). */
 export const DEFAULT_WEBHOOK_HOST = '0.0.0.0';
 export const DEFAULT_WEBHOOK_PORT = 8644;
-/** Runs of accepted events at once (`extra.max_concurrent_runs`). */
-export const DEFAULT_MAX_CONCURRENT_RUNS = 4;
 /** Deliveries under way at once to one platform (`extra.max_concurrent_deliveries`). */
 export const DEFAULT_MAX_CONCURRENT_DELIVERIES = 2;
 /** Webhook run records kept per route (`extra.output_retention`). */
@@ -48,15 +47,16 @@ export function webhookListenerSettingsFrom(config: Pick<AgentConfig, 'platforms
 }
 
 /**
- * What the webhook worker needs: `extra.max_concurrent_runs` (default 4),
+ * What the webhook worker needs: `extra.max_concurrent_runs` (default: 4 when the agent is a
+ * command, else `agent.max_concurrent_sessions`; concurrencySettings.ts),
  * `extra.max_concurrent_deliveries` (per platform, default 2) and the agent settings cron runs use too.
  */
 export function webhookWorkerSettingsFrom(
-  config: Pick<AgentConfig, 'platforms'>,
+  config: Pick<AgentConfig, 'platforms' | 'agent' | 'model' | 'providers'>,
   cron: Pick<CronSettings, 'idleTimeoutMs' | 'defaultModel' | 'maxCostPerDay'>,
 ): WebhookWorkerSettings {
   return {
-    maxConcurrentRuns: webhookExtra(config).max_concurrent_runs ?? DEFAULT_MAX_CONCURRENT_RUNS,
+    maxConcurrentRuns: webhookExtra(config).max_concurrent_runs ?? defaultRunSlots(config),
     maxConcurrentDeliveries: webhookExtra(config).max_concurrent_deliveries ?? DEFAULT_MAX_CONCURRENT_DELIVERIES,
     idleTimeoutMs: cron.idleTimeoutMs,
     defaultModel: cron.defaultModel,

@@ -3,6 +3,7 @@ import type { SpawnOptions } from 'node:child_process';
 import { childLauncher, childProcesses, type RunningChild } from './childProcesses.js';
 import { newTreeMark, TREE_MARK_VARIABLE } from './markedProcesses.js';
 import { dyingWithThisProcess, ExecFailureWatch } from './parentDeathSignal.js';
+import type { PermitPool, Release } from '../../domain/PermitPool.js';
 import type { ProcessTreeKiller } from '../../application/ports/ProcessTreeKiller.js';
 import { SandboxUnavailableError, type Sandbox } from '../../application/ports/Sandbox.js';
 
@@ -36,6 +37,11 @@ export interface ChildRunSpec {
    * besides, starting in `startIn` there (default `cwd`, or the workspace when that is hidden).
    */
   sandbox?: { by: Sandbox; workspace: string; readable?: readonly string[]; startIn?: string };
+  /**
+   * The child waits for one of these before it starts (`agent.max_concurrent_processes`), and
+   * gives it back when it ended; its time limits count from its start.
+   */
+  permits?: PermitPool;
 }
 
 /** Why this runner stopped a child. */
@@ -72,6 +78,21 @@ export class ChildProcessRunner {
   /** Runs the child to its end. Never rejects: whatever happens is in the result. */
   async run(spec: ChildRunSpec): Promise<ChildRunEnd> {
     if (spec.signal?.aborted) return { kind: 'stopped', reason: 'aborted' };
+    if (!spec.permits) return this.start(spec);
+    let release: Release;
+    try {
+      release = await spec.permits.acquire(spec.signal);
+    } catch {
+      return { kind: 'stopped', reason: 'aborted' };
+    }
+    try {
+      return await this.start(spec);
+    } finally {
+      release();
+    }
+  }
+
+  private async start(spec: ChildRunSpec): Promise<ChildRunEnd> {
     let confined: { program: string; args: readonly string[] };
     try {
       confined = spec.sandbox

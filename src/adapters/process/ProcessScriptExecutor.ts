@@ -1,3 +1,4 @@
+import { UNLIMITED_RUNS, type RunLimits } from '../../domain/PermitPool.js';
 import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -55,6 +56,8 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     @inject(TOKENS.ProcessTreeKiller) killer: ProcessTreeKiller,
     @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
     @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
+    /** Without it (built by hand), any number run at once. */
+    @inject(TOKENS.RunLimits) @optional() private readonly limits: RunLimits = UNLIMITED_RUNS,
   ) {
     this.children = new ChildProcessRunner(killer);
   }
@@ -132,6 +135,7 @@ export class ProcessScriptExecutor implements ScriptExecutor {
     const stdout = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
     const stderr = new CappedOutput(MAX_OUTPUT_BYTES, 'start');
     const end = await this.children.run({
+      permits: this.limits.processes,
       program: launch.program,
       args: launch.args,
       cwd: options.workingDirectory ?? script.scriptsDir,

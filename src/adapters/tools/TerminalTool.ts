@@ -1,3 +1,4 @@
+import { UNLIMITED_RUNS, type RunLimits } from '../../domain/PermitPool.js';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
@@ -69,6 +70,8 @@ export class TerminalTool implements Tool {
     @inject(TOOL_TOKENS.TerminalWorkingDirectory) @optional() workingDirectory?: string,
     @inject(ChildEnvironments) @optional() private readonly environments: ChildEnvironments = ChildEnvironments.ofThisProcess(),
     @inject(TOKENS.Sandbox) @optional() private readonly sandbox: Sandbox = NO_SANDBOX,
+    /** Without it (built by hand), any number run at once. */
+    @inject(TOKENS.RunLimits) @optional() private readonly limits: RunLimits = UNLIMITED_RUNS,
   ) {
     this.children = new ChildProcessRunner(killer);
     this.workingDirectory = workingDirectory ?? join(paths.home, 'workspace');
@@ -116,6 +119,7 @@ export class TerminalTool implements Tool {
     const stdout = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
     const stderr = new HeadAndTailOutput(KEPT_BYTES_PER_END, KEPT_BYTES_PER_END);
     const end = await this.children.run({
+      permits: this.limits.processes,
       program: '/bin/sh',
       args: ['-c', command],
       cwd: workingDirectory,

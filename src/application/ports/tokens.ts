@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { RunLimits } from '../../domain/PermitPool.js';
 import type { AgentRunner } from './AgentRunner.js';
 import type { AnswerLog } from './AnswerLog.js';
 import type { BotChatDelivery, BotChatOwner } from './BotChatDelivery.js';
@@ -80,6 +81,8 @@ export const TOKENS = {
   RunLedger: Symbol.for('agent.RunLedger') as ServiceIdentifier<RunLedger>,
   /** Where pre-run scripts, terminal commands and command agent programs run: bubblewrap, or nothing. */
   Sandbox: Symbol.for('agent.Sandbox') as ServiceIdentifier<Sandbox>,
+  /** The model sessions and the processes this process runs at once (`agent.max_concurrent_*`). */
+  RunLimits: Symbol.for('agent.RunLimits') as ServiceIdentifier<RunLimits>,
   ScriptExecutor: Symbol.for('agent.ScriptExecutor') as ServiceIdentifier<ScriptExecutor>,
   WorkingDirectories: Symbol.for('agent.WorkingDirectories') as ServiceIdentifier<WorkingDirectories>,
   SecretGenerator: Symbol.for('agent.SecretGenerator') as ServiceIdentifier<SecretGenerator>,

@@ -8,6 +8,7 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { platformProcessTreeKiller } from '../../adapters/process/platformProcessTreeKiller.js';
 import { ChildEnvironments } from '../../adapters/process/ChildEnvironments.js';
 import { ProcessScriptExecutor } from '../../adapters/process/ProcessScriptExecutor.js';
+import { runLimitsFrom } from '../../adapters/config/concurrencySettings.js';
 import { configuredSandbox } from '../../adapters/process/BubblewrapSandbox.js';
 
 /**
@@ -34,6 +35,10 @@ export const runtimeModule = new ContainerModule(({ bind }) => {
     .toDynamicValue((context) => configuredSandbox(context.get(CONFIG_TOKENS.AgentConfig).tools, context.get(TOKENS.AgentPaths)))
     .inSingletonScope();
   bind(TOKENS.ScriptExecutor).to(ProcessScriptExecutor).inSingletonScope();
+  // One set for the whole process: every kind of run shares them.
+  bind(TOKENS.RunLimits)
+    .toDynamicValue((context) => runLimitsFrom(context.get(CONFIG_TOKENS.AgentConfig)))
+    .inSingletonScope();
   bind(TOKENS.Platforms)
     .toDynamicValue(
       (context) => new ConfiguredPlatforms(context.get(CONFIG_TOKENS.AgentConfig).platforms, context.get(CONFIG_TOKENS.Environment)),

@@ -31,7 +31,6 @@ function errorFrom(yaml: string): AppError {
 
 const DEFAULT_CRON = {
   wrap_response: true,
-  max_parallel_jobs: 4,
   output_retention: 50,
   bot_chat_delivery_timeout_seconds: 600,
   one_shot_grace_seconds: 120,
@@ -182,7 +181,7 @@ search: {provider: none}
     const { config } = loadYaml('timezone:\ncron:\n  max_parallel_jobs:\n');
 
     expect(config.timezone).toBeUndefined();
-    expect(config.cron.max_parallel_jobs).toBe(4);
+    expect(config.cron.max_parallel_jobs).toBeUndefined();
   });
 
   it('reads the file once', () => {

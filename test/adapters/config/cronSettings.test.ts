@@ -129,6 +129,35 @@ describe('scriptTimeoutMsFrom', () => {
 });
 
 describe('cronSettingsFrom', () => {
+  it('runs 4 jobs at once with a command agent and agent.max_concurrent_sessions (64) with a model session, unless max_parallel_jobs says', () => {
+    const command = { model: { provider: 'command', command: ['my-agent'] } };
+    expect(cronSettingsFrom(configWith(command, { max_parallel_jobs: undefined }), {}).maxParallelJobs).toBe(4);
+    expect(cronSettingsFrom(configWith({}, { max_parallel_jobs: undefined }), {}).maxParallelJobs).toBe(4);
+    const session = { model: { provider: 'ollama', name: 'llama3.2' } };
+    expect(cronSettingsFrom(configWith(session, { max_parallel_jobs: undefined }), {}).maxParallelJobs).toBe(64);
+    const fewer = { ...session, agent: { max_concurrent_sessions: 10 } };
+    expect(cronSettingsFrom(configWith(fewer, { max_parallel_jobs: undefined }), {}).maxParallelJobs).toBe(10);
+    expect(cronSettingsFrom(configWith(session, { max_parallel_jobs: 2 }), {}).maxParallelJobs).toBe(2);
+  });
+
+  it('warns of run slots set above the sessions or the processes that bound them', () => {
+    const warnings: string[] = [];
+    const session = { model: { provider: 'openai', name: 'gpt-4o-mini' }, agent: { max_concurrent_sessions: 8 } };
+    cronSettingsFrom(configWith(session, { max_parallel_jobs: 20 }), {}, warnings);
+    expect(warnings).toEqual([
+      'cron.max_parallel_jobs is 20 but agent.max_concurrent_sessions is 8: at most 8 of those runs go on at once; raise agent.max_concurrent_sessions too.',
+    ]);
+    const processes: string[] = [];
+    const command = {
+      model: { provider: 'command', command: ['my-agent'] },
+      platforms: { webhook: { enabled: true, extra: { max_concurrent_runs: 40 } } },
+    };
+    cronSettingsFrom(configWith(command, { max_parallel_jobs: 4 }), {}, processes);
+    expect(processes).toEqual([
+      'platforms.webhook.extra.max_concurrent_runs is 40 but agent.max_concurrent_processes is 16: at most 16 of those runs go on at once; raise agent.max_concurrent_processes too.',
+    ]);
+  });
+
   it('gathers the cron settings from config and environment', () => {
     const config = configWith(
       { timezone: 'Europe/Berlin', model: { provider: 'command', name: 'small', command: ['a'] } },

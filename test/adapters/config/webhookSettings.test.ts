@@ -61,9 +61,19 @@ describe('webhook listener settings', () => {
     });
   });
 
-  it('runs 4 events at once unless extra.max_concurrent_runs says otherwise, with the agent settings of cron runs', () => {
-    expect(webhookWorkerSettingsFrom(withExtra(), cron)).toMatchObject({ maxConcurrentRuns: 4, maxConcurrentDeliveries: 2, ...cron });
-    expect(webhookWorkerSettingsFrom(withExtra({ max_concurrent_runs: 2 }), cron).maxConcurrentRuns).toBe(2);
+  it('runs 4 events of a command agent at once unless extra.max_concurrent_runs says otherwise, with the agent settings of cron runs', () => {
+    const commandAgent = { ...withExtra(), model: { provider: 'command', command: ['my-agent'] }, providers: {} };
+    expect(webhookWorkerSettingsFrom(commandAgent, cron)).toMatchObject({ maxConcurrentRuns: 4, maxConcurrentDeliveries: 2, ...cron });
+    expect(webhookWorkerSettingsFrom({ ...commandAgent, ...withExtra({ max_concurrent_runs: 2 }) }, cron).maxConcurrentRuns).toBe(2);
+  });
+
+  it('runs as many events of a model session at once as agent.max_concurrent_sessions allows (64), unless max_concurrent_runs says otherwise', () => {
+    const sessions = { ...withExtra(), model: { provider: 'openai', name: 'gpt-4o-mini' }, providers: {} };
+    expect(webhookWorkerSettingsFrom(sessions, cron).maxConcurrentRuns).toBe(64);
+    expect(webhookWorkerSettingsFrom({ ...sessions, agent: { max_concurrent_sessions: 500 } }, cron).maxConcurrentRuns).toBe(500);
+    expect(webhookWorkerSettingsFrom({ ...sessions, ...withExtra({ max_concurrent_runs: 3 }) }, cron).maxConcurrentRuns).toBe(3);
+    const local = { ...sessions, model: { provider: 'local' }, providers: { local: { type: 'anthropic' as const } } };
+    expect(webhookWorkerSettingsFrom(local, cron).maxConcurrentRuns).toBe(64);
   });
 
   it('keeps 50 webhook run records per route unless extra.output_retention says otherwise', () => {
