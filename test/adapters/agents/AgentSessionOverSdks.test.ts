@@ -390,15 +390,15 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the
     expect(server.requests.map((sent) => sent.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-2']);
   });
 
-  it('counts a provider whose keys all rest as failed, naming the rate limit', async () => {
-    server.reply(replies.rateLimited('30'), replies.rateLimited('30'));
+  it('counts a provider whose keys all rest longer than a call waits as failed, naming the rate limit', async () => {
+    server.reply(replies.rateLimited('3600'), replies.rateLimited('3600'));
     const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS');
 
-    const error = await failureOf(runnerFor(format, { target: { credentials } }).run(request()));
+    const error = await failureOf(runnerFor(format, { target: { credentials }, timer: new ManualTimer() }).run(request()));
 
     expect(error.message).toBe(
       `The provider test-${format} (model-1) failed: rate-limited: all 2 keys from TEST_API_KEYS are cooling down ` +
-        '(the first is usable again in 30 s).',
+        '(the first is usable again in 3600 s); a call waits at most 600 s for a rate-limited provider.',
     );
     expect(server.requests).toHaveLength(2);
   });

@@ -391,8 +391,8 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
       expect(result.answeredBy).toBe('backup (small)');
     });
 
-    it('when every key of the provider is rate-limited', async () => {
-      server.reply(replies.rateLimited('30'), replies.text('From the backup.'));
+    it('when every key of the provider is rate-limited for longer than a call waits', async () => {
+      server.reply(replies.rateLimited('3600'), replies.text('From the backup.'));
 
       const result = await runnerFor(withFallback(server.openAiBaseUrl), env).run(request());
 
