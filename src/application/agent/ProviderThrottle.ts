@@ -123,7 +123,7 @@ export class ProviderThrottle {
       const wait = seconds(retryAfterMs);
       this.options.logger?.warn(
         `${this.options.name} is rate-limiting (HTTP 429): every call to it waits ${wait} s as its Retry-After asks, ` +
-          `then they go again spread over ${seconds(releaseSpreadMs(retryAfterMs))} s`,
+          `then they go again spread over ${Number((releaseSpreadMs(retryAfterMs) / 1000).toFixed(1))} s`,
         { provider: this.options.name, waitSeconds: wait },
       );
     }
