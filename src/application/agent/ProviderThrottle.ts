@@ -98,6 +98,7 @@ export class ProviderThrottle {
         continue;
       }
       const place = await this.place(call, signal);
+      if (signal.aborted) place?.end();
       throwIfAborted(signal);
       if (!place) return { problem: this.tooLong(call, this.now(), keys) };
       // While it queued, the gate may have closed again or the keys come to rest.
