@@ -68,9 +68,7 @@ export class ProviderCalls {
             this.restKey(target, pool!, key!, retryAfterMs);
             continue;
           case 'wait':
-            // Only a rest the provider named: without one, the call's back-off and the lowered concurrency hold it back.
-            if (pool && key && retryAfterMs !== null) pool.coolDown(key, retryAfterMs, this.now());
-            throttle.refused(call, retryAfterMs, error.message);
+            throttle.refused(call, this.restLastKey(pool, key, retryAfterMs), error.message);
             continue;
           case 'next_provider':
             throw new ProviderUnavailable(error.message, { cause: error });
@@ -118,6 +116,17 @@ export class ProviderCalls {
 
   private now(): number {
     return this.settings.timer.monotonicNow();
+  }
+
+  /**
+   * Rests the refused key for the time the provider named, if it named one: without one, the
+   * call's back-off and the lowered concurrency hold it back. Returns how long every session is
+   * to wait: the Retry-After, or with keys until the first is usable again (another may rest less).
+   */
+  private restLastKey(pool: CredentialPool | null, key: PooledKey | null, retryAfterMs: number | null): number | null {
+    if (retryAfterMs === null || !pool || !key) return retryAfterMs;
+    pool.coolDown(key, retryAfterMs, this.now());
+    return pool.msUntilAvailable(this.now());
   }
 
   private restKey(target: ProviderTarget, pool: CredentialPool, key: PooledKey, retryAfterMs: number | null): void {

@@ -169,6 +169,24 @@ describe('sessions on a rate-limited provider: the shared Retry-After', () => {
     ]);
   });
 
+  it('with several keys, rotates first, and holds the provider only until its first key is usable again', async () => {
+    const { timer, target, start, until } = setUp();
+    const model = new FakeChatModel(
+      turns.failure('rate_limited', HTTP_429, { retryAfterMs: 5_000 }),
+      turns.failure('rate_limited', HTTP_429, { retryAfterMs: 60_000 }),
+      turns.answer('Back on the first key.'),
+    );
+    const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS');
+
+    const run = start([target(model, { credentials })]);
+    await until(() => run.done);
+
+    expect(run.result?.text).toBe('Back on the first key.');
+    expect(model.seen.map((turn) => turn.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-1']);
+    expect(timer.monotonicNow()).toBeGreaterThanOrEqual(5_000);
+    expect(timer.monotonicNow()).toBeLessThan(5_000 + 2_500 + 10);
+  });
+
   it('does not let the idle budget run out while a session waits on purpose', async () => {
     const { timer, target, start, until } = setUp();
     const model = new RecordingModel(timer, (call) => (call === 1 ? rateLimited(60_000) : 'ok'));
