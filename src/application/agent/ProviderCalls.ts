@@ -68,7 +68,7 @@ export class ProviderCalls {
             this.restKey(target, pool!, key!, retryAfterMs);
             continue;
           case 'wait':
-            throttle.refused(call, this.restLastKey(pool, key, retryAfterMs), error.message);
+            throttle.refused(call, place, this.restLastKey(pool, key, retryAfterMs), error.message);
             continue;
           case 'next_provider':
             throw new ProviderUnavailable(error.message, { cause: error });

@@ -13,6 +13,8 @@ import { ModelCallError } from './ports/ChatModel.js';
 
 /** A call's place among the calls in flight to the provider: `started` once its response began, `end` once it is over. */
 export interface InFlight {
+  /** Under which concurrency limit it was sent (AdaptiveConcurrency.sent). */
+  readonly generation: number;
   started(): void;
   end(): void;
 }
@@ -113,13 +115,13 @@ export class ProviderThrottle {
    * Retry-After closes the gate for every caller, and the concurrency limit drops. Logged once
    * per closing of the gate and when a limit first applies, not once per call.
    */
-  refused(call: ThrottledCall, retryAfterMs: number | null, problem: string): void {
+  refused(call: ThrottledCall, place: InFlight, retryAfterMs: number | null, problem: string): void {
     const now = this.now();
     call.refusals += 1;
     call.lastRefusal = problem;
     call.backoffUntil = now + backoffDelayMs(call.refusals, this.random);
     const hadLimit = this.concurrency.limit(now) !== null;
-    const limit = this.concurrency.refused(now);
+    const limit = this.concurrency.refused(now, place.generation);
     if (retryAfterMs !== null && retryAfterMs > 0 && this.gate.close(now, retryAfterMs)) {
       const wait = seconds(retryAfterMs);
       this.options.logger?.warn(
@@ -172,10 +174,11 @@ export class ProviderThrottle {
   }
 
   private take(): InFlight {
-    this.concurrency.sent();
+    const generation = this.concurrency.sent();
     let started = false;
     let ended = false;
     return {
+      generation,
       started: () => {
         if (started || ended) return;
         started = true;

@@ -76,8 +76,10 @@ export class RateLimitGate {
  * How many calls to a provider may be in flight (sent, not yet ended). None is limited until a
  * 429: then the limit drops to the calls the provider was serving at that moment (in flight with
  * their response started), at least 1, and grows by one for every `limit` responses that
- * start while the limit is reached (additive increase). After LIMIT_FORGOTTEN_AFTER_MS without a
- * 429 the limit is lifted.
+ * start while the limit is reached (additive increase). Only a 429 to a call sent since the last
+ * drop lowers it again: the refusals of calls sent before (a burst that was already on its way)
+ * say nothing about the new limit, and would ratchet it down to whatever the provider happened
+ * to be serving in between. After LIMIT_FORGOTTEN_AFTER_MS without a 429 the limit is lifted.
  */
 export class AdaptiveConcurrency {
   private limitValue: number | null = null;
@@ -85,6 +87,8 @@ export class AdaptiveConcurrency {
   private servingCount = 0;
   private startsTowardRaise = 0;
   private lastRefusalAt = 0;
+  /** How many times the limit dropped: the generation a call is sent in. */
+  private drops = 0;
 
   /** The current limit; null when there is none. */
   limit(now: number): number | null {
@@ -106,9 +110,10 @@ export class AdaptiveConcurrency {
     return limit === null || this.inFlightCount < limit;
   }
 
-  /** A call was sent. */
-  sent(): void {
+  /** A call was sent; returns the generation it was sent in, for `refused`. */
+  sent(): number {
     this.inFlightCount += 1;
+    return this.drops;
   }
 
   /** A call's response started (2xx). Returns true when this raised the limit. */
@@ -129,12 +134,17 @@ export class AdaptiveConcurrency {
     if (started) this.servingCount = Math.max(0, this.servingCount - 1);
   }
 
-  /** The provider answered 429 at `now`: the limit drops to what it was serving. Returns the new limit. */
-  refused(now: number): number {
-    const current = this.limit(now) ?? Number.POSITIVE_INFINITY;
-    this.limitValue = Math.max(1, Math.min(current, this.servingCount));
-    this.startsTowardRaise = 0;
+  /**
+   * The provider answered 429 at `now` to a call sent in generation `sentIn`: the limit drops to
+   * what it was serving, unless the call was sent before the last drop. Returns the limit.
+   */
+  refused(now: number, sentIn: number): number {
     this.lastRefusalAt = now;
+    const current = this.limit(now);
+    if (current !== null && sentIn < this.drops) return current;
+    this.limitValue = Math.max(1, Math.min(current ?? Number.POSITIVE_INFINITY, this.servingCount));
+    this.startsTowardRaise = 0;
+    this.drops += 1;
     return this.limitValue;
   }
 }

@@ -83,30 +83,43 @@ describe('the adaptive concurrency', () => {
   it('drops to what the provider was serving at the 429, and never under 1', () => {
     const concurrency = loaded(150, 100);
 
-    expect(concurrency.refused(0)).toBe(100);
+    expect(concurrency.refused(0, 0)).toBe(100);
     concurrency.ended(false);
     expect(concurrency.hasRoom(0)).toBe(false);
-    expect(loaded(3, 0).refused(0)).toBe(1);
+    expect(loaded(3, 0).refused(0, 0)).toBe(1);
+  });
+
+  it('ignores the refusals of calls sent before the last drop: they were on their way already', () => {
+    const concurrency = loaded(1_000, 100);
+    expect(concurrency.refused(0, 0)).toBe(100);
+    // Between two batches the provider serves few; the rest of the first burst is refused then.
+    for (let index = 0; index < 90; index += 1) concurrency.ended(true);
+
+    expect(concurrency.refused(0, 0)).toBe(100);
+    const sentSince = concurrency.sent();
+    expect(concurrency.refused(0, sentSince)).toBe(10);
   });
 
   it('never rises at a 429: a lower limit stays', () => {
     const concurrency = loaded(10, 10);
-    concurrency.refused(0);
+    concurrency.refused(0, 0);
     for (let index = 0; index < 5; index += 1) concurrency.ended(true);
-    expect(concurrency.refused(0)).toBe(5);
+    expect(concurrency.refused(0, concurrency.sent())).toBe(5);
+    concurrency.ended(false);
 
+    let generation = 0;
     for (let index = 0; index < 3; index += 1) {
-      concurrency.sent();
+      generation = concurrency.sent();
       concurrency.responseStarted(0);
     }
 
     expect(concurrency.serving).toBe(8);
-    expect(concurrency.refused(0)).toBe(5);
+    expect(concurrency.refused(0, generation)).toBe(5);
   });
 
   it('grows by one for every `limit` responses that start while it is reached', () => {
     const concurrency = loaded(4, 4);
-    concurrency.refused(0);
+    concurrency.refused(0, 0);
     const cycle = () => {
       concurrency.ended(true);
       concurrency.sent();
@@ -124,7 +137,7 @@ describe('the adaptive concurrency', () => {
 
   it('does not grow while calls stay under it', () => {
     const concurrency = loaded(10, 10);
-    concurrency.refused(0);
+    concurrency.refused(0, 0);
     for (let index = 0; index < 10; index += 1) concurrency.ended(true);
 
     for (let index = 0; index < 100; index += 1) {
@@ -138,7 +151,7 @@ describe('the adaptive concurrency', () => {
 
   it('is lifted after 10 minutes without a 429', () => {
     const concurrency = loaded(10, 10);
-    concurrency.refused(1_000);
+    concurrency.refused(1_000, 0);
 
     expect(concurrency.limit(1_000 + LIMIT_FORGOTTEN_AFTER_MS - 1)).toBe(10);
     expect(concurrency.limit(1_000 + LIMIT_FORGOTTEN_AFTER_MS)).toBeNull();
