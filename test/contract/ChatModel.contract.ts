@@ -176,6 +176,32 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
       expect(error.details.retryAfterMs).toBe(7_000);
     });
 
+    it('prefers retry-after-ms to Retry-After', async () => {
+      server.reply(replies.rateLimitedMs(2_500, '7'));
+
+      const error = await failureOf(makeModel(endpointOf()).streamTurn(turnRequest()));
+
+      expect(error.details.retryAfterMs).toBe(2_500);
+    });
+
+    it('says once when a response started, before its first streamed event, and never for a refused call', async () => {
+      server.reply(replies.text('Hi', ' there.'), replies.rateLimited('7'));
+      const seen: string[] = [];
+      const observing = turnRequest({
+        onResponseStarted: () => seen.push('started'),
+        onActivity: () => seen.push('activity'),
+      });
+
+      await makeModel(endpointOf()).streamTurn(observing);
+      expect(seen[0]).toBe('started');
+      expect(seen.filter((each) => each === 'started')).toHaveLength(1);
+      expect(seen.length).toBeGreaterThan(1);
+
+      seen.length = 0;
+      await failureOf(makeModel(endpointOf()).streamTurn(observing));
+      expect(seen).toEqual([]);
+    });
+
     it('never quotes the key it was given', async () => {
       server.reply(replies.error(401, 'Incorrect API key provided: sk-contract'));
 

@@ -72,6 +72,12 @@ export const replies = {
   /** HTTP 429, with `Retry-After` when given (seconds or an HTTP date). */
   rateLimited: (retryAfter?: string): ScriptedReply =>
     replies.error(429, 'Rate limit reached', retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+  /** HTTP 429 with the `retry-after-ms` header some providers send (milliseconds), and a `Retry-After` in seconds when given. */
+  rateLimitedMs: (retryAfterMs: number, retryAfter?: string): ScriptedReply =>
+    replies.error(429, 'Rate limit reached', {
+      'retry-after-ms': String(retryAfterMs),
+      ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+    }),
   /** Streams these chunks, then sends nothing more and never ends the response. */
   stall: (...chunks: string[]): ScriptedReply => ({ kind: 'stall', chunks }),
   /** `reply`, reporting `usage` (null: reporting none). */

@@ -51,6 +51,8 @@ export class AnthropicMessagesModel implements ChatModel {
         },
         { signal: request.signal },
       );
+      // The SDK resolves a streaming request once a 2xx response's headers are in; any other status throws.
+      request.onResponseStarted?.();
       for await (const event of stream) {
         request.onActivity();
         if (event.type === 'message_start') {

@@ -19,6 +19,7 @@ import { displayPath } from '../shared/displayPath.js';
 import type { ChatModel } from '../../application/agent/ports/ChatModel.js';
 import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
 import type { ToolCatalog } from '../../application/agent/ports/ToolCatalog.js';
+import { ProviderThrottle } from '../../application/agent/ProviderThrottle.js';
 import type { ProviderTarget } from '../../application/agent/RunAgentSession.js';
 import type { Timer } from '../../application/ports/Timer.js';
 import { UNLIMITED_RUNS, type Release, type RunLimits } from '../../domain/PermitPool.js';
@@ -37,10 +38,12 @@ type LlmProvider = Extract<ResolvedProvider, { type: 'openai' | 'anthropic' }>;
 /** Without a tool catalog, runs get no tools. */
 const NO_TOOLS: ToolCatalog = { toolsFor: async () => [] };
 
-/** What every runner over one configuration shares: the key pools and the loaded SDK models. */
+/** What every runner over one configuration shares: the key pools, the loaded SDK models and the rate-limit throttles. */
 interface ProviderState {
   pools: Map<string, { fingerprint: string; pool: CredentialPool }>;
   chatModels: Map<string, Promise<ChatModel>>;
+  /** One per provider name and endpoint: what every session learns of its rate limits (docs/providers.md). */
+  throttles: Map<string, ProviderThrottle>;
 }
 
 /**
@@ -55,7 +58,8 @@ interface ProviderState {
  *   (application/agent/RunAgentSession) over the official SDKs, with the configured fallback
  *   providers behind them (`fallback_providers`, else the legacy `fallback_model`) and
  *   one credential pool per provider that lives as long as this runner, so a key rate-limited in
- *   one run is skipped by the next. Each SDK is loaded on the first run that needs it, so
+ *   one run is skipped by the next, and one rate-limit throttle per provider and endpoint, so
+ *   that every session waits out the same Retry-After (application/agent/ProviderThrottle). Each SDK is loaded on the first run that needs it, so
  *   commands that run nothing never pay for it.
  *
  * The injected catalog is that of job runs (no job tool). `withTools` gives the runner of
@@ -63,7 +67,7 @@ interface ProviderState {
  */
 @injectable()
 export class ConfiguredAgentRunner implements AgentRunner {
-  private state: ProviderState = { pools: new Map(), chatModels: new Map() };
+  private state: ProviderState = { pools: new Map(), chatModels: new Map(), throttles: new Map() };
 
   constructor(
     @inject(CONFIG_TOKENS.AgentConfig) private readonly config: AgentConfig,
@@ -235,6 +239,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       model: resolved.model,
       chatModel: () => this.chatModelFor(resolved),
       credentials: this.poolFor(resolved),
+      throttle: this.throttleFor(resolved),
       keyHelp: resolved.keyHelp,
       ...(resolved.vision === false ? { noImages: `providers.${resolved.provider}.vision is false in the configuration` } : {}),
     };
@@ -250,6 +255,16 @@ export class ConfiguredAgentRunner implements AgentRunner {
     const pool = new CredentialPool(keys.values, keys.source);
     this.state.pools.set(resolved.provider, { fingerprint, pool });
     return pool;
+  }
+
+  private throttleFor(resolved: LlmProvider): ProviderThrottle {
+    const key = `${resolved.provider} ${resolved.baseUrl}`;
+    let throttle = this.state.throttles.get(key);
+    if (!throttle) {
+      throttle = new ProviderThrottle({ name: resolved.provider, timer: this.timer, logger: this.logger });
+      this.state.throttles.set(key, throttle);
+    }
+    return throttle;
   }
 
   private chatModelFor(resolved: LlmProvider): Promise<ChatModel> {

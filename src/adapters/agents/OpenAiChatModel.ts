@@ -54,6 +54,8 @@ export class OpenAiChatModel implements ChatModel {
     let usage: TokenCounts | null = null;
     try {
       const stream = await this.clientFor(request.apiKey).chat.completions.create(body, { signal: request.signal });
+      // The SDK resolves a streaming request once a 2xx response's headers are in; any other status throws.
+      request.onResponseStarted?.();
       for await (const chunk of stream) {
         request.onActivity();
         if (chunk.usage) usage = usageOf(chunk.usage);

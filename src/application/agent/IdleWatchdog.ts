@@ -10,6 +10,8 @@ export class IdleWatchdog {
   private lastActivity = 0;
   private stopper: AbortController | null = null;
   private hasFired = false;
+  /** Waits on purpose under way (a rate-limited provider's throttle): the budget does not run out during them. */
+  private pauses = 0;
 
   /**
    * @param budgetMs milliseconds of inactivity allowed; null = no limit (the watchdog never fires)
@@ -42,6 +44,17 @@ export class IdleWatchdog {
     this.lastActivity = this.timer.monotonicNow();
   }
 
+  /** A wait on purpose begins: until `resume`, inactivity does not count. */
+  pause(): void {
+    this.pauses += 1;
+  }
+
+  /** The wait on purpose is over: the idle count starts again from now. */
+  resume(): void {
+    this.pauses = Math.max(0, this.pauses - 1);
+    this.touch();
+  }
+
   /** Stops for good; `onIdle` will not be called after this. Idempotent. */
   stop(): void {
     this.stopper?.abort();
@@ -53,6 +66,10 @@ export class IdleWatchdog {
     for (;;) {
       await this.timer.wait(Math.max(1, Math.ceil(delayMs)), stopped);
       if (stopped.aborted) return;
+      if (this.pauses > 0) {
+        delayMs = budgetMs;
+        continue;
+      }
       const idleFor = this.timer.monotonicNow() - this.lastActivity;
       if (idleFor >= budgetMs) break;
       delayMs = budgetMs - idleFor;

@@ -1,7 +1,5 @@
-import type { CredentialPool, PooledKey } from '../../domain/agent/CredentialPool.js';
+import type { CredentialPool } from '../../domain/agent/CredentialPool.js';
 import {
-  coolDownMs,
-  decideAfterFailure,
   DEFAULT_MAX_TOOL_ROUNDS,
   everyProviderFailedMessage,
   idleTimeoutMessage,
@@ -25,6 +23,8 @@ import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
+import { ProviderCalls, ProviderUnavailable } from './ProviderCalls.js';
+import type { ProviderThrottle } from './ProviderThrottle.js';
 import { askAboutImage, type TurnInput } from './imageQuestions.js';
 import { TranscriptRecorder, type TranscriptSettings } from './TranscriptRecorder.js';
 import { ModelCallError, type ChatModel } from './ports/ChatModel.js';
@@ -41,6 +41,8 @@ export interface ProviderTarget extends ProviderLink {
   keyHelp: string;
   /** Why the model takes no images, when the configuration says so; the vision tool then asks it nothing. */
   noImages?: string;
+  /** The provider's throttle, shared by every session of the process; without one the session keeps its own. */
+  throttle?: ProviderThrottle;
 }
 
 export interface RunAgentSessionInput {
@@ -62,8 +64,10 @@ export interface RunAgentSessionDependencies {
   logger?: Logger | null;
   /** Tool-call rounds after which a run that still calls tools is stopped; default 25. */
   maxToolRounds?: number;
-  /** Rest of a rate-limited key when the provider names none; default 30 s. */
+  /** Rest of a rate-limited key, while another key takes the call, when the provider names none; default 30 s. */
   defaultCoolDownMs?: number;
+  /** The jitter of rate-limit waits for targets without a throttle of their own; default Math.random. */
+  random?: () => number;
   /** With it, the session keeps a transcript of its turns and tool calls (AgentRunResult.transcript, AgentRunError.transcript). */
   transcript?: TranscriptSettings;
 }
@@ -78,10 +82,11 @@ export interface RunAgentSessionDependencies {
  * - Idle budget: every streamed event and every tool call's start and end is activity;
  *   `idleTimeoutMs` without any stops the run with `idle timeout: …`.
  * - After a failed model call the provider chain's table decides (src/domain/agent/
- *   providerChain.ts): a 429 rests the key and repeats the call at once with the next key; a
- *   provider that cannot be reached, answers 5xx or rests every key hands the run, conversation
- *   included, to the next target, which keeps it to the end; refused keys, other 4xx, idle
- *   timeouts, cancellation and the round bound end the run.
+ *   providerChain.ts, applied by ProviderCalls): a 429 rests the key and repeats the call at
+ *   once with the next key, or, with no other key, waits on the provider's throttle and repeats
+ *   it; a provider that cannot be reached, answers 5xx or keeps a call waiting too long hands the
+ *   run, conversation included, to the next target, which keeps it to the end; refused keys,
+ *   other 4xx, idle timeouts, cancellation and the round bound end the run.
  *
  * Throws AgentRunError: `idle_timeout`, `aborted`, or `failed` naming what failed.
  */
@@ -94,13 +99,11 @@ export class RunAgentSession {
   }
 }
 
-/** A provider that cannot serve the run right now: the next fallback may. */
-class ProviderUnavailable extends Error {}
-
 /** One run's state: its conversation, its idle watchdog, and how far down the chain it is. */
 class Session {
   private readonly controller = new AbortController();
   private readonly watchdog: IdleWatchdog;
+  private readonly calls: ProviderCalls;
   private tools = new Map<string, Tool>();
   private toolSpecs: ToolSpec[] = [];
   private readonly system: string | null;
@@ -121,6 +124,7 @@ class Session {
   ) {
     this.request = input.request;
     this.watchdog = new IdleWatchdog(this.request.idleTimeoutMs, () => this.controller.abort(), dependencies.timer);
+    this.calls = new ProviderCalls(dependencies, this.controller.signal, this.watchdog);
     const opening = openingOf(this.request.context, this.request.conversation);
     this.system = opening.system;
     this.transcript = opening.messages;
@@ -220,71 +224,21 @@ class Session {
   private async turnWith(target: ProviderTarget, input?: TurnInput): Promise<ModelTurn> {
     const turn = input ?? { system: this.system, messages: this.transcript, tools: this.toolSpecs, streamsText: true };
     const model = await target.chatModel();
-    const pool = target.credentials;
-    const now = () => this.dependencies.timer.monotonicNow();
-    // Each rate-limited attempt rests one key, so a pool of n keys gets at most n attempts.
-    for (let attempt = 1; ; attempt += 1) {
-      this.throwIfAborted();
-      const key = pool?.nextAvailable(now()) ?? null;
-      if (pool && (!key || attempt > pool.size)) throw new ProviderUnavailable(pool.restingProblem(now()));
-      this.waitingFor = `the model ${labelOf(target)}`;
-      this.watchdog.touch();
-      try {
-        return await withCallSignal(this.controller.signal, (signal) =>
-          model.streamTurn({
-            model: target.model,
-            apiKey: key?.value ?? null,
-            system: turn.system,
-            messages: turn.messages,
-            tools: turn.tools,
-            signal,
-            onActivity: () => this.watchdog.touch(),
-            onText: (delta) => (turn.streamsText ? this.request.onText?.(delta) : undefined),
-          }),
-        );
-      } catch (caught) {
-        if (!(caught instanceof ModelCallError)) throw caught;
-        const error = pool ? new ModelCallError(caught.kind, pool.redact(caught.message), caught.details) : caught;
-        switch (decideAfterFailure(error.kind, pool !== null && key !== null)) {
-          case 'next_key':
-            this.restKey(target, pool!, key!, error.details.retryAfterMs ?? null);
-            continue;
-          case 'next_provider':
-            throw new ProviderUnavailable(error.message, { cause: error });
-          case 'end_run':
-            throw this.endingError(error, target, key);
-          case 'stop':
-            throw error;
-        }
-      }
-    }
-  }
-
-  private restKey(target: ProviderTarget, pool: CredentialPool, key: PooledKey, retryAfterMs: number | null): void {
-    const rest = coolDownMs(retryAfterMs, this.dependencies.defaultCoolDownMs);
-    const now = this.dependencies.timer.monotonicNow();
-    pool.coolDown(key, rest, now);
-    this.dependencies.logger?.warn(
-      `${labelOf(target)}: ${pool.describe(key)} is rate-limited; it rests for ${Math.ceil(rest / 1000)} s` +
-        (pool.nextAvailable(now) ? ' and the call is repeated with the next key' : ''),
-    );
-  }
-
-  /** The run's error for a failure that ends it: refused keys say which key, a 404 which model. */
-  private endingError(error: ModelCallError, target: ProviderTarget, key: PooledKey | null): AgentRunError {
-    if (error.kind === 'auth') {
-      return new AgentRunError(
-        'failed',
-        `The provider ${labelOf(target)} failed: ${error.message}; ` +
-          (key && target.credentials ? `check ${target.credentials.describe(key)}.` : `it needs a key: set ${target.keyHelp}.`),
-        { cause: error },
-      );
-    }
-    return new AgentRunError(
-      'failed',
-      `The provider ${labelOf(target)} failed: ${error.message}` +
-        (error.details.status === 404 ? `; check that the model "${target.model}" exists there.` : '.'),
-      { cause: error },
+    this.waitingFor = `the model ${labelOf(target)}`;
+    return this.calls.call(target, (key, onResponseStarted) =>
+      withCallSignal(this.controller.signal, (signal) =>
+        model.streamTurn({
+          model: target.model,
+          apiKey: key?.value ?? null,
+          system: turn.system,
+          messages: turn.messages,
+          tools: turn.tools,
+          signal,
+          onActivity: () => this.watchdog.touch(),
+          onText: (delta) => (turn.streamsText ? this.request.onText?.(delta) : undefined),
+          onResponseStarted,
+        }),
+      ),
     );
   }
 

@@ -42,6 +42,11 @@ export class CredentialPool {
     return index < 0 ? null : { value: this.keys[index]!, position: index + 1 };
   }
 
+  /** Whether a key other than `key` is not cooling down at `now`: one that can take a call `key` was refused. */
+  hasAnotherAvailable(key: PooledKey, now: number): boolean {
+    return this.coolingUntil.some((until, index) => index !== key.position - 1 && until <= now);
+  }
+
   /** Skips `key` for `durationMs` from `now`. A longer cool-down already running is kept. */
   coolDown(key: PooledKey, durationMs: number, now: number): void {
     const index = key.position - 1;

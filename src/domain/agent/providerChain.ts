@@ -6,7 +6,7 @@
 
 /**
  * How a model call failed, in the terms the session decides on:
- * - `rate_limited`: HTTP 429; another key of the pool may be tried at once;
+ * - `rate_limited`: HTTP 429; another key of the pool may be tried at once, else the call waits;
  * - `unreachable`: no connection, or it broke off; a fallback provider may be tried;
  * - `server`: HTTP 5xx or an error event mid-stream; a fallback provider may be tried;
  * - `auth`: HTTP 401/403; the run fails at once, since every retry would fail the same way;
@@ -18,16 +18,19 @@ export type ModelCallFailure = 'rate_limited' | 'unreachable' | 'server' | 'auth
 /**
  * What the session does next:
  * - `next_key`: rest the key and repeat the call at once with the pool's next key;
+ * - `wait`: no other key can take the call: it waits on the provider's throttle (the shared
+ *   Retry-After, a back-off with jitter, a lowered concurrency; rateLimits.ts) and is repeated;
+ *   a call that would wait too long counts as `next_provider`;
  * - `next_provider`: this provider counts as failed; the next in the chain takes the whole
  *   conversation and keeps it to the end;
  * - `end_run`: the run fails with this error, whatever fallbacks there are;
  * - `stop`: the run was stopped (idle timeout, cancellation); nothing more is tried.
  */
-export type FailureDecision = 'next_key' | 'next_provider' | 'end_run' | 'stop';
+export type FailureDecision = 'next_key' | 'wait' | 'next_provider' | 'end_run' | 'stop';
 
-/** The table: each failure, for a provider with a key pool and for one that needs no key. */
+/** The table: each failure, when another key of the provider's pool can take the call, and when none can (or it needs none). */
 export const AFTER_FAILURE: Readonly<Record<ModelCallFailure, { withKeys: FailureDecision; withoutKeys: FailureDecision }>> = {
-  rate_limited: { withKeys: 'next_key', withoutKeys: 'next_provider' },
+  rate_limited: { withKeys: 'next_key', withoutKeys: 'wait' },
   unreachable: { withKeys: 'next_provider', withoutKeys: 'next_provider' },
   server: { withKeys: 'next_provider', withoutKeys: 'next_provider' },
   auth: { withKeys: 'end_run', withoutKeys: 'end_run' },
@@ -35,15 +38,15 @@ export const AFTER_FAILURE: Readonly<Record<ModelCallFailure, { withKeys: Failur
   aborted: { withKeys: 'stop', withoutKeys: 'stop' },
 };
 
-/** What to do after `failure`, for a provider that has a key pool or needs no key. */
-export function decideAfterFailure(failure: ModelCallFailure, hasKeys: boolean): FailureDecision {
+/** What to do after `failure`, when another key that is not resting could take the call or when none could. */
+export function decideAfterFailure(failure: ModelCallFailure, anotherKey: boolean): FailureDecision {
   const row = AFTER_FAILURE[failure];
-  return hasKeys ? row.withKeys : row.withoutKeys;
+  return anotherKey ? row.withKeys : row.withoutKeys;
 }
 
 /** Tool-call rounds per run: 25 lets a model work through a real task and stops a loop. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 25;
-/** How long a rate-limited key rests when the provider does not say (no `Retry-After`). */
+/** How long a rate-limited key rests, while another key takes the call, when the provider does not say (no `Retry-After`). */
 export const DEFAULT_RATE_LIMIT_COOL_DOWN_MS = 30_000;
 /** A `Retry-After: 0` must not make the same key hammer the provider. */
 export const MIN_COOL_DOWN_MS = 1_000;

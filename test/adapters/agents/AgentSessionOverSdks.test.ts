@@ -3,6 +3,7 @@ import type { ChatModel } from '../../../src/application/agent/ports/ChatModel.j
 import { CredentialPool } from '../../../src/domain/agent/CredentialPool.js';
 import { OpenAiChatModel } from '../../../src/adapters/agents/OpenAiChatModel.js';
 import { SystemTimer } from '../../../src/adapters/system/SystemTimer.js';
+import { ProviderThrottle } from '../../../src/application/agent/ProviderThrottle.js';
 import { RunAgentSession, type ProviderTarget } from '../../../src/application/agent/RunAgentSession.js';
 import type { AgentRunRequest, AgentRunResult } from '../../../src/application/ports/AgentRunner.js';
 import type { Timer } from '../../../src/application/ports/Timer.js';
@@ -12,7 +13,9 @@ import type { ToolCatalog } from '../../../src/application/agent/ports/ToolCatal
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
 import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FakeLlmServer, replies, unreachableBaseUrl, type LlmWireFormat, type RecordedRequest } from '../../support/fakeLlmServer.js';
+import { eventually } from '../../support/processLiveness.js';
 import { everyTool, FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
+import { seededRandom } from '../../support/seededRandom.js';
 
 const request = sampleRunRequest;
 
@@ -390,15 +393,37 @@ describe.each<LlmWireFormat>(['openai', 'anthropic'])('An agent session over the
     expect(server.requests.map((sent) => sent.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-2']);
   });
 
-  it('counts a provider whose keys all rest as failed, naming the rate limit', async () => {
-    server.reply(replies.rateLimited('30'), replies.rateLimited('30'));
+  it('makes a second session wait out the Retry-After the first one got, and then both answer', async () => {
+    const timer = new ManualTimer();
+    const throttle = new ProviderThrottle({ name: `test-${format}`, timer, random: seededRandom(3) });
+    const runner = runnerFor(format, { target: { throttle }, timer });
+    server.reply(replies.rateLimited('7'), replies.text('First.'), replies.text('Second.'));
+
+    const first = runner.run(request());
+    expect(await eventually(() => throttle.load.limit !== null)).toBe(true);
+    const second = runner.run(request());
+    // Each session waits on the gate, and on its idle budget.
+    expect(await eventually(() => timer.pending === 4)).toBe(true);
+    timer.advance(6_999);
+    expect(timer.pending).toBe(4);
+    expect(server.requests).toHaveLength(1);
+
+    timer.advance(3_501);
+    const answers = await Promise.all([first, second]);
+
+    expect(answers.map((answer) => answer.text).sort()).toEqual(['First.', 'Second.']);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('counts a provider whose keys all rest longer than a call waits as failed, naming the rate limit', async () => {
+    server.reply(replies.rateLimited('3600'), replies.rateLimited('3600'));
     const credentials = new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS');
 
-    const error = await failureOf(runnerFor(format, { target: { credentials } }).run(request()));
+    const error = await failureOf(runnerFor(format, { target: { credentials }, timer: new ManualTimer() }).run(request()));
 
     expect(error.message).toBe(
       `The provider test-${format} (model-1) failed: rate-limited: all 2 keys from TEST_API_KEYS are cooling down ` +
-        '(the first is usable again in 30 s).',
+        '(the first is usable again in 3600 s); a call waits at most 600 s for a rate-limited provider.',
     );
     expect(server.requests).toHaveLength(2);
   });

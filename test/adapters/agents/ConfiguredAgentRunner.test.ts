@@ -12,7 +12,9 @@ import { RUNTIME_TOKENS } from '../../../src/application/agent/ports/tokens.js';
 import { AgentRunError, type AgentRunRequest } from '../../../src/application/ports/AgentRunner.js';
 import { TOKENS } from '../../../src/application/ports/tokens.js';
 import { cronRunToolsets } from '../../../src/domain/toolsets.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { eventually } from '../../support/processLiveness.js';
 import { FakeLlmServer, replies, unreachableBaseUrl } from '../../support/fakeLlmServer.js';
 import { FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 
@@ -356,6 +358,37 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     expect(server.requests[2]!.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['web_search']);
   });
 
+  it('holds every run of a provider, in both runners, until the Retry-After one of them got', async () => {
+    server.reply(replies.rateLimited('7'), replies.text('First.'), replies.text('Second.'));
+    const config = configWith({
+      model: { provider: 'cloud', name: 'm' },
+      providers: { cloud: { type: 'openai', base_url: server.openAiBaseUrl } },
+    });
+    const timer = new ManualTimer();
+    const logger = new RecordingLogger();
+    const jobRuns = new ConfiguredAgentRunner(
+      config,
+      paths,
+      new PosixProcessTreeKiller(),
+      new FixedToolCatalog([]),
+      { CLOUD_API_KEY: 'sk-one' },
+      logger,
+      timer,
+    );
+    const sessions = jobRuns.withTools(new FixedToolCatalog([]));
+
+    const first = jobRuns.run(request());
+    expect(await eventually(() => logger.entries.some((entry) => entry.message.includes('Retry-After')))).toBe(true);
+    const second = sessions.run(request());
+    // Each run waits on the gate, and on its idle budget.
+    expect(await eventually(() => timer.pending === 4)).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    timer.advance(7_000 + 3_500);
+
+    expect((await Promise.all([first, second])).map((result) => result.text).sort()).toEqual(['First.', 'Second.']);
+    expect(server.requests).toHaveLength(3);
+  });
+
   describe('falls back to the next provider', () => {
     function withFallback(primaryBaseUrl: string, fallbacks: Partial<AgentConfig> = {}): AgentConfig {
       return configWith({
@@ -391,8 +424,8 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
       expect(result.answeredBy).toBe('backup (small)');
     });
 
-    it('when every key of the provider is rate-limited', async () => {
-      server.reply(replies.rateLimited('30'), replies.text('From the backup.'));
+    it('when every key of the provider is rate-limited for longer than a call waits', async () => {
+      server.reply(replies.rateLimited('3600'), replies.text('From the backup.'));
 
       const result = await runnerFor(withFallback(server.openAiBaseUrl), env).run(request());
 

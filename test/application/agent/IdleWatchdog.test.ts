@@ -31,6 +31,22 @@ describe('IdleWatchdog', () => {
     expect(fired).toBe(1);
   });
 
+  it('does not fire during a pause, however long, and counts a whole budget again from its end', async () => {
+    const watchdog = new IdleWatchdog(40, () => undefined, timer);
+    watchdog.start();
+    await advance(30);
+
+    watchdog.pause();
+    for (let step = 0; step < 10; step += 1) await advance(40);
+    expect(watchdog.fired).toBe(false);
+    watchdog.resume();
+    await advance(39);
+    expect(watchdog.fired).toBe(false);
+    await advance(1);
+
+    expect(watchdog.fired).toBe(true);
+  });
+
   it('does not fire while activity keeps coming, and fires a whole budget after it stops', async () => {
     const watchdog = new IdleWatchdog(80, () => undefined, timer);
     watchdog.start();

@@ -173,18 +173,22 @@ describe('RunAgentSession: keys and fallbacks', () => {
     );
   });
 
-  it('rests a key for a second at least, and 30 s when the provider names no time', async () => {
+  it('rests a key for a second at least, and 30 s when the provider names no time, while another key takes the call', async () => {
     const model = new FakeChatModel(
       turns.failure('rate_limited', 'HTTP 429', { retryAfterMs: 0 }),
       turns.failure('rate_limited', 'HTTP 429', { retryAfterMs: null }),
+      turns.answer('Third key.'),
     );
-    const chain = [provider(model, { credentials: new CredentialPool(['sk-1', 'sk-2'], 'TEST_API_KEYS') })];
+    const chain = [provider(model, { credentials: new CredentialPool(['sk-1', 'sk-2', 'sk-3'], 'TEST_API_KEYS') })];
+    const { logger, run } = setUp();
 
-    const error = await failureOf(setUp().run(chain));
+    expect((await run(chain)).text).toBe('Third key.');
 
-    expect(error.message).toBe(
-      'The provider primary (model-1) failed: rate-limited: all 2 keys from TEST_API_KEYS are cooling down (the first is usable again in 1 s).',
-    );
+    expect(model.seen.map((turn) => turn.apiKey)).toEqual(['sk-1', 'sk-2', 'sk-3']);
+    expect(warnings(logger)).toEqual([
+      'primary (model-1): key 1 of 3 from TEST_API_KEYS is rate-limited; it rests for 1 s and the call is repeated with the next key',
+      'primary (model-1): key 2 of 3 from TEST_API_KEYS is rate-limited; it rests for 30 s and the call is repeated with the next key',
+    ]);
   });
 
   it('hands the whole conversation to the next provider when one cannot be reached or answers 5xx', async () => {

@@ -3,13 +3,13 @@ import { AFTER_FAILURE, coolDownMs, decideAfterFailure, everyProviderFailedMessa
 describe('the provider chain', () => {
   it.each([
     ['rate_limited', true, 'next_key'],
-    ['rate_limited', false, 'next_provider'],
+    ['rate_limited', false, 'wait'],
     ['unreachable', true, 'next_provider'],
     ['server', false, 'next_provider'],
     ['auth', true, 'end_run'],
     ['rejected', false, 'end_run'],
     ['aborted', true, 'stop'],
-  ] as const)('after %s (keys: %s) decides %s', (failure, hasKeys, decision) => {
+  ] as const)('after %s (another key: %s) decides %s', (failure, hasKeys, decision) => {
     expect(decideAfterFailure(failure, hasKeys)).toBe(decision);
   });
 

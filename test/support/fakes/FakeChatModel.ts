@@ -80,15 +80,18 @@ export class FakeChatModel implements ChatModel {
     if (request.signal.aborted) throw new ModelCallError('aborted', 'the request was aborted');
     switch (next.kind) {
       case 'answer':
+        request.onResponseStarted?.();
         request.onActivity();
         request.onText(next.text);
         return { text: next.text, toolCalls: [], ...(this.usage ? { usage: { ...this.usage } } : {}) };
       case 'tools':
+        request.onResponseStarted?.();
         request.onActivity();
         return { text: '', toolCalls: next.calls, ...(this.usage ? { usage: { ...this.usage } } : {}) };
       case 'failure':
         throw new ModelCallError(next.failure, next.message, { status: next.status, retryAfterMs: next.retryAfterMs });
       case 'stall':
+        request.onResponseStarted?.();
         this.current = request;
         return new Promise<ModelTurn>((_resolve, reject) => {
           request.signal.addEventListener('abort', () => reject(new ModelCallError('aborted', 'the request was aborted')), { once: true });

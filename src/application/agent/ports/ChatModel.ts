@@ -22,6 +22,12 @@ export interface ModelTurnRequest {
   onActivity: () => void;
   /** Receives the answer's text as it streams. */
   onText: (delta: string) => void;
+  /**
+   * Called once when the response started: its headers arrived with a 2xx status, before the
+   * first streamed event is read. The provider's throttle counts such calls as served
+   * (ProviderThrottle); a call that fails before, a 429 above all, never calls it.
+   */
+  onResponseStarted?: () => void;
 }
 
 /** One LLM API format at one endpoint. */
