@@ -271,7 +271,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     const cacheKey = `${resolved.type} ${resolved.baseUrl} ${resolved.maxTokens ?? ''}`;
     let model = this.state.chatModels.get(cacheKey);
     if (!model) {
-      model = loadChatModel(resolved);
+      model = loadChatModel(resolved, this.env);
       this.state.chatModels.set(cacheKey, model);
       // A failed load (a broken install) is not remembered, so the next run tries again.
       model.catch(() => this.state.chatModels.delete(cacheKey));
@@ -295,10 +295,10 @@ export class ConfiguredAgentRunner implements AgentRunner {
 }
 
 /** Each SDK is loaded with its own module, on first use (esbuild puts each in its own chunk). */
-async function loadChatModel(resolved: LlmProvider): Promise<ChatModel> {
+async function loadChatModel(resolved: LlmProvider, env: NodeJS.ProcessEnv): Promise<ChatModel> {
   if (resolved.type === 'openai') {
     const { OpenAiChatModel } = await import('./OpenAiChatModel.js');
-    return new OpenAiChatModel({ endpoint: resolved.baseUrl, maxTokens: resolved.maxTokens });
+    return new OpenAiChatModel({ endpoint: resolved.baseUrl, maxTokens: resolved.maxTokens, environment: env });
   }
   const { AnthropicMessagesModel } = await import('./AnthropicMessagesModel.js');
   return new AnthropicMessagesModel({ endpoint: resolved.baseUrl, maxTokens: resolved.maxTokens });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
+  ChatCompletionChunk,
   ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionFunctionTool,
@@ -9,34 +9,43 @@ import type {
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../domain/agent/transcript.js';
 import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
-import { modelCallErrorFrom } from './sdkErrors.js';
-
-const OPENAI_ERRORS = { APIError, APIConnectionError, APIConnectionTimeoutError, APIUserAbortError };
-
-/** Sent as the key where a server needs none: the SDK insists on one. The header is then removed. */
-const NO_KEY = 'no-key';
+import { serverSentEvents } from './modelStream.js';
+import { detailOf, midStreamError } from './sdkErrors.js';
 
 export interface OpenAiChatModelOptions {
   /** The API's base URL, e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`. */
   endpoint: string;
   /** Sent as `max_tokens` when set; otherwise the server's default applies. */
   maxTokens?: number | null;
+  /** Where `OPENAI_ORG_ID` and `OPENAI_PROJECT_ID` are read, for OpenAI's own endpoint only; none without. */
+  environment?: NodeJS.ProcessEnv;
 }
 
 /**
- * The OpenAI Chat Completions API through the official `openai` SDK, always streaming. Anything
- * that speaks that API works: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio.
+ * The OpenAI Chat Completions API, always streaming. Anything that speaks that API works:
+ * OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio.
  *
- * The SDK's own retries are off (`maxRetries: 0`): the agent loop rotates keys and falls back to
- * other providers itself. Environment variables the SDK would read (`OPENAI_BASE_URL`,
- * `OPENAI_API_KEY` …) are not used: endpoint and key always come from the configuration.
+ * Its wire shapes are the official `openai` package's types; the call itself goes through
+ * modelStream.ts (undici and an SSE parser), which holds a thousand streams at a third of the
+ * memory the SDK took (docs/adr/0018). Nothing is retried here: the agent loop rotates keys,
+ * waits out rate limits and falls back to other providers itself. Endpoint and key always come
+ * from the configuration, never from `OPENAI_BASE_URL` or `OPENAI_API_KEY`.
  */
 export class OpenAiChatModel implements ChatModel {
   readonly endpoint: string;
-  private readonly clients = new Map<string, OpenAI>();
+  /** Sent with every call besides the key. */
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly options: OpenAiChatModelOptions) {
-    this.endpoint = options.endpoint;
+    this.endpoint = options.endpoint.replace(/\/+$/, '');
+    // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI; other servers are not sent them.
+    const env = options.environment ?? {};
+    this.headers = isOpenAi(this.endpoint)
+      ? {
+          ...(env.OPENAI_ORG_ID ? { 'openai-organization': env.OPENAI_ORG_ID } : {}),
+          ...(env.OPENAI_PROJECT_ID ? { 'openai-project': env.OPENAI_PROJECT_ID } : {}),
+        }
+      : {};
   }
 
   async streamTurn(request: ModelTurnRequest): Promise<ModelTurn> {
@@ -52,56 +61,54 @@ export class OpenAiChatModel implements ChatModel {
     let text = '';
     const calls = new Map<number, RequestedToolCall>();
     let usage: TokenCounts | null = null;
-    try {
-      const stream = await this.clientFor(request.apiKey).chat.completions.create(body, { signal: request.signal });
-      // The SDK resolves a streaming request once a 2xx response's headers are in; any other status throws.
-      request.onResponseStarted?.();
-      for await (const chunk of stream) {
-        request.onActivity();
-        if (chunk.usage) usage = usageOf(chunk.usage);
-        const delta = chunk.choices?.[0]?.delta;
-        if (!delta) continue;
-        if (delta.content) {
-          text += delta.content;
-          request.onText(delta.content);
-        }
-        for (const fragment of delta.tool_calls ?? []) {
-          const index = slotOf(fragment, calls);
-          const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
-          // Ids and names arrive whole (some servers repeat them); arguments arrive in pieces.
-          if (fragment.id) call.id = fragment.id;
-          if (fragment.function?.name) call.name = fragment.function.name;
-          if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
-          calls.set(index, call);
-        }
+    const events = serverSentEvents({
+      url: `${this.endpoint}/chat/completions`,
+      endpoint: this.endpoint,
+      headers: { ...this.headers, ...(request.apiKey === null ? {} : { authorization: `Bearer ${request.apiKey}` }) },
+      body,
+      signal: request.signal,
+      onResponseStarted: () => request.onResponseStarted?.(),
+    });
+    for await (const event of events) {
+      request.onActivity();
+      if (event.data.startsWith('[DONE]')) break;
+      const chunk = parseChunk(event.data, this.endpoint);
+      if (chunk.usage) usage = usageOf(chunk.usage);
+      const delta = chunk.choices?.[0]?.delta;
+      if (!delta) continue;
+      if (delta.content) {
+        text += delta.content;
+        request.onText(delta.content);
       }
-    } catch (error) {
-      throw modelCallErrorFrom(error, OPENAI_ERRORS, this.endpoint, request.signal);
+      for (const fragment of delta.tool_calls ?? []) {
+        const index = slotOf(fragment, calls);
+        const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+        // Ids and names arrive whole (some servers repeat them); arguments arrive in pieces.
+        if (fragment.id) call.id = fragment.id;
+        if (fragment.function?.name) call.name = fragment.function.name;
+        if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+        calls.set(index, call);
+      }
     }
-    // The SDK ends a stream quietly when it is aborted; an abort is not an answer.
+    // A stream cut short by an abort is not an answer.
     if (request.signal.aborted) throw new ModelCallError('aborted', `the call to ${this.endpoint} was cancelled`);
     const toolCalls = [...calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, call]) => ({ ...call, id: call.id || `call_${randomBytes(6).toString('hex')}` }));
     return { text, toolCalls, usage };
   }
+}
 
-  private clientFor(apiKey: string | null): OpenAI {
-    const cacheKey = apiKey ?? '';
-    let client = this.clients.get(cacheKey);
-    if (!client) {
-      client = new OpenAI({
-        apiKey: apiKey ?? NO_KEY,
-        baseURL: this.endpoint,
-        // OPENAI_ORG_ID and OPENAI_PROJECT_ID belong to OpenAI; other servers are not sent them.
-        ...(isOpenAi(this.endpoint) ? {} : { organization: null, project: null }),
-        maxRetries: 0,
-        ...(apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
-      });
-      this.clients.set(cacheKey, client);
-    }
-    return client;
+/** One streamed chunk; an error the server sends inside the stream fails the call as the server's. */
+function parseChunk(data: string, endpoint: string): ChatCompletionChunk {
+  let chunk: ChatCompletionChunk & { error?: unknown };
+  try {
+    chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
+  } catch (error) {
+    throw midStreamError(endpoint, `an event that is not JSON: ${data.slice(0, 80)}`, error);
   }
+  if (chunk.error) throw midStreamError(endpoint, detailOf(chunk.error, 'an error event'));
+  return chunk;
 }
 
 /** `prompt_tokens` counts the cached ones too (`prompt_tokens_details.cached_tokens`). */

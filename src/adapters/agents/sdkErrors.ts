@@ -31,45 +31,61 @@ export function modelCallErrorFrom(error: unknown, sdk: SdkErrorClasses, endpoin
     return new ModelCallError('unreachable', `could not reach ${endpoint} (${networkReason(error)})`, { cause: error });
   }
   if (error instanceof sdk.APIError) {
-    const status = error.status;
-    const detail = detailOf(error);
-    if (status === undefined) {
-      return new ModelCallError('server', `${endpoint} reported an error in the middle of its answer: ${detail}`, { cause: error });
-    }
-    if (status === 429) {
-      return new ModelCallError('rate_limited', `${endpoint} answered HTTP 429 (rate-limited): ${detail}`, {
-        status,
-        retryAfterMs: retryAfterFrom(error.headers),
-        cause: error,
-      });
-    }
-    if (status === 401 || status === 403) {
-      return new ModelCallError('auth', `${endpoint} refused the API key (HTTP ${status}: ${detail})`, { status, cause: error });
-    }
-    if (status >= 500 || status === 408) {
-      return new ModelCallError('server', `${endpoint} answered HTTP ${status}: ${detail}`, { status, cause: error });
-    }
-    return new ModelCallError('rejected', `${endpoint} refused the request (HTTP ${status}: ${detail})`, { status, cause: error });
+    const detail = detailOf(error.error, error.message);
+    if (error.status === undefined) return midStreamError(endpoint, detail, error);
+    return httpStatusError(endpoint, error.status, detail, retryAfterFrom((name) => error.headers?.get(name)), error);
   }
+  const unreachable = brokenConnection(error, endpoint);
+  if (unreachable) return unreachable;
+  throw error;
+}
+
+/** An error event inside a stream that had started well. */
+export function midStreamError(endpoint: string, detail: string, cause?: unknown): ModelCallError {
+  return new ModelCallError('server', `${endpoint} reported an error in the middle of its answer: ${detail}`, { cause });
+}
+
+/** The failure kind of an HTTP status other than 2xx (see ModelCallFailure). */
+export function httpStatusError(endpoint: string, status: number, detail: string, retryAfter: number | null, cause?: unknown): ModelCallError {
+  if (status === 429) {
+    return new ModelCallError('rate_limited', `${endpoint} answered HTTP 429 (rate-limited): ${detail}`, {
+      status,
+      retryAfterMs: retryAfter,
+      cause,
+    });
+  }
+  if (status === 401 || status === 403) {
+    return new ModelCallError('auth', `${endpoint} refused the API key (HTTP ${status}: ${detail})`, { status, cause });
+  }
+  if (status >= 500 || status === 408) {
+    return new ModelCallError('server', `${endpoint} answered HTTP ${status}: ${detail}`, { status, cause });
+  }
+  return new ModelCallError('rejected', `${endpoint} refused the request (HTTP ${status}: ${detail})`, { status, cause });
+}
+
+/** A connection that could not be made or broke off, by its system error code; null for anything else. */
+export function brokenConnection(error: unknown, endpoint: string): ModelCallError | null {
   const code = networkCode(error);
   if (code !== null || (error instanceof TypeError && error.message === 'terminated')) {
     return new ModelCallError('unreachable', `the connection to ${endpoint} broke off (${code ?? 'terminated'})`, { cause: error });
   }
-  throw error;
+  return null;
 }
 
-function retryAfterFrom(headers: Headers | undefined): number | null {
-  const milliseconds = Number(headers?.get('retry-after-ms'));
-  if (headers?.get('retry-after-ms') && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  return retryAfterMs(headers?.get('retry-after'), Date.now());
+/** `retry-after-ms` (OpenAI's), else `Retry-After`, from a header lookup. */
+export function retryAfterFrom(header: (name: string) => string | null | undefined): number | null {
+  const exact = header('retry-after-ms');
+  const milliseconds = Number(exact);
+  if (exact && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  return retryAfterMs(header('retry-after'), Date.now());
 }
 
-/** The provider's own words: the `message` of its error body when there is one. */
-function detailOf(error: Error & { error?: unknown }): string {
-  const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
+/** The provider's own words: the `message` of its error body when there is one, else `fallback`. */
+export function detailOf(errorBody: unknown, fallback: string): string {
+  const body = errorBody as { message?: unknown; error?: { message?: unknown } } | undefined;
   const fromBody = typeof body?.message === 'string' ? body.message : typeof body?.error?.message === 'string' ? body.error.message : null;
   const text =
-    (fromBody ?? error.message)
+    (fromBody ?? fallback)
       .replace(/\s+/g, ' ')
       // Providers quote the refused key, partly masked ("sk-proj-****abcd"); none of it goes further.
       .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[key hidden]')
@@ -88,8 +104,12 @@ function networkCode(error: unknown): string | null {
   return null;
 }
 
-function networkReason(error: Error): string {
-  return networkCode(error) ?? (error.cause instanceof Error ? error.cause.message : error.message);
+/** What a failed connection says: its system error code, else its cause's message. */
+export function networkReason(error: unknown): string {
+  // Read by shape: an error of another realm (a test's VM context) is no `instanceof Error` here.
+  const { message, cause } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; cause?: { message?: unknown } };
+  const causeMessage = typeof cause?.message === 'string' ? cause.message : null;
+  return networkCode(error) ?? causeMessage ?? (typeof message === 'string' ? message : String(error));
 }
 
 /**
