@@ -287,14 +287,20 @@ async function webhookCase({ label, events, modelMs, limit }) {
     gatewayConfig({ baseUrl: model.baseUrl, port, sessions: events, webhookRuns: events, retention: Math.max(200, events + 100) }),
   );
   const gateway = await startGateway(home, join(work, `${label}.log`)).ready;
+  // What measures or posts, stopped whatever happens (a gateway that dies included).
+  let rss = null;
+  let loop = null;
+  let streamsOver = false;
+  let probing = null;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     await sleep(1000);
     const before = [processFigures(gateway.pid)];
-    const rss = sampleRss([gateway.pid]);
-    const loop = scrapeEventLoop([port]);
+    rss = sampleRss([gateway.pid]);
+    loop = scrapeEventLoop([port]);
     const ledger = fileLedger([home], 'webhook', (record) => record.subject === 'bench');
 
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
     const posts = new Map();
     const t0 = now();
     let next = 0;
@@ -308,14 +314,12 @@ async function webhookCase({ label, events, modelMs, limit }) {
     );
     // Probes: one post a half second to a deliver_only route (accepted the same way, no agent run),
     // to see the accept latency once the burst is over and the runs stream.
-    const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const probes = [];
     let burstOver = false;
-    let streamsOver = false;
     void burst.then(() => {
       burstOver = true;
     });
-    const probing = (async () => {
+    probing = (async () => {
       for (let k = 0; !streamsOver; k += 1) {
         const answer = await postEvent(probeAgent, port, 'probe', 1_000_000 + k, `agents-${label}-probe-${k}`);
         if (burstOver && !streamsOver) probes.push(answer.ms);
@@ -333,12 +337,10 @@ async function webhookCase({ label, events, modelMs, limit }) {
       gateways: [gateway],
       quietMs: Math.max(30_000, 2 * (modelMs + TOOL_MS)),
     });
+    const figures = gatewayFigures([gateway], before, rss.peak, events);
     streamsOver = true;
     await probing;
     await loop.stop();
-    rss.stop();
-    agent.destroy();
-    probeAgent.destroy();
     const stats = await model.stats(true);
     keep(`${label}-model.json`, stats);
     const tags = new Set(accepted.map(([tag]) => tag));
@@ -361,11 +363,16 @@ async function webhookCase({ label, events, modelMs, limit }) {
       probeMs: probes,
       idealS: (modelMs + (TOOL ? TOOL_MS : 0)) / 1000,
       ...result,
-      ...gatewayFigures([gateway], before, rss.peak, events),
+      ...figures,
       eventLoop: loop.seen,
       model: stats,
     };
   } finally {
+    streamsOver = true;
+    rss?.stop();
+    await Promise.all([probing, loop?.stop()]);
+    agent.destroy();
+    probeAgent.destroy();
     await stop(gateway.child);
     await stop(model.child);
   }
@@ -456,13 +463,13 @@ async function cronCase({ label, replicas, postgres }) {
     const rss = sampleRss(gateways.map((gateway) => gateway.pid));
     const loop = scrapeEventLoop(ports);
     const ledger = database ? await postgresLedger(database.url, 'cron') : fileLedger(homes, 'cron');
-    const due = Date.now() + CRON_LEAD_MS;
-    if (postgres) await moveDuePostgres(database.url, due);
-    else writeJobsFile(homes[0], dueJobs(N, due));
     try {
+      const due = Date.now() + CRON_LEAD_MS;
+      if (postgres) await moveDuePostgres(database.url, due);
+      else writeJobsFile(homes[0], dueJobs(N, due));
       await waitForRuns({ model, ledger, expected: N, gateways, quietMs: Math.max(30_000, 2 * (MODEL_MS + TOOL_MS)) + CRON_LEAD_MS });
+      const figures = gatewayFigures(gateways, before, rss.peak, N);
       await loop.stop();
-      rss.stop();
       const stats = await model.stats(true);
       keep(`${label}-model.json`, stats);
       const index = new Map(jobs.map((job, i) => [job.id, `c${i}`]));
@@ -475,12 +482,14 @@ async function cronCase({ label, replicas, postgres }) {
         runs: N,
         idealS: (MODEL_MS + (TOOL ? TOOL_MS : 0)) / 1000,
         ...result,
-        ...gatewayFigures(gateways, before, rss.peak, N),
+        ...figures,
         eventLoop: loop.seen,
         model: stats,
         perGateway,
       };
     } finally {
+      rss.stop();
+      await loop.stop();
       await ledger.close?.();
     }
   } finally {
@@ -600,4 +609,5 @@ try {
 } finally {
   await cleanUp();
 }
-process.exitCode = failed ? 1 : 0;
+// Nothing the bench started is left; whatever timer a failed case left running is not waited for.
+process.exit(failed ? 1 : 0);
