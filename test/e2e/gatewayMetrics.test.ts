@@ -87,7 +87,7 @@ describe('agent gateway metrics', () => {
     await removeAgentHome(home);
   });
 
-  it('counts a cron run and a webhook event, behind the bearer token', async () => {
+  it('counts a cron run and a webhook event and samples the event loop, behind the bearer token', async () => {
     await configWith(home, port, ['metrics: true', `metrics_token: ${TOKEN}`]);
     const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
     await makeDue(home, id, 2_000);
@@ -115,6 +115,14 @@ describe('agent gateway metrics', () => {
     expect(sampleValue(metrics, 'agent_cron_firing_lateness_seconds_sum')).toBeGreaterThanOrEqual(2);
     expect(sampleValue(metrics, 'agent_webhook_requests_total', { status: '202' })).toBe(1);
     expect(sampleValue(metrics, 'agent_webhook_inbox_backlog')).toBe(0);
+    // Sampled since start-up, in seconds beyond the 20 ms timer: small, never negative.
+    expect(metrics.types.agent_event_loop_delay_seconds).toBe('gauge');
+    for (const quantile of ['0.5', '0.99', '1']) {
+      const delay = sampleValue(metrics, 'agent_event_loop_delay_seconds', { quantile });
+      expect(Number.isFinite(delay)).toBe(true);
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThan(60);
+    }
     gateway.kill('SIGTERM');
     const [code] = await once(gateway, 'exit');
     expect(code).toBe(0);
@@ -215,6 +223,14 @@ describe('agent gateway metrics', () => {
     expect(without.status).toBe(401);
     expect(wrong.status).toBe(401);
     expect(sampleValue(metrics, 'agent_webhook_inbox_backlog')).toBe(0);
+    // Sampled since start-up, in seconds beyond the 20 ms timer: small, never negative.
+    expect(metrics.types.agent_event_loop_delay_seconds).toBe('gauge');
+    for (const quantile of ['0.5', '0.99', '1']) {
+      const delay = sampleValue(metrics, 'agent_event_loop_delay_seconds', { quantile });
+      expect(Number.isFinite(delay)).toBe(true);
+      expect(delay).toBeGreaterThanOrEqual(0);
+      expect(delay).toBeLessThan(60);
+    }
     gateway.kill('SIGTERM');
     const [code] = await once(gateway, 'exit');
     expect(code).toBe(0);

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { DeliveryOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
 import type { TokenCounts } from '../../domain/runs/usage.js';
 import type { MetricsExposition } from '../http/metricsRoute.js';
+import { EventLoopDelay } from './EventLoopDelay.js';
 
 /** Run durations: from a quick script-only run to an hour-long agent session. */
 const RUN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
@@ -11,7 +12,8 @@ const LATENESS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 /**
  * The Metrics port over prom-client, with its own registry (nothing global), rendered in the
  * Prometheus text format for `GET /metrics`. Besides what the use cases record, it has the
- * webhook inbox backlog, read at each scrape, and Node's process metrics (`process_*`, `nodejs_*`).
+ * webhook inbox backlog, read at each scrape, the event loop's delay over the last minute (once
+ * {@link startEventLoopMonitor} is called), and Node's process metrics (`process_*`, `nodejs_*`).
  *
  * Loaded only by the gateway with `platforms.webhook.extra.metrics: true`.
  */
@@ -27,8 +29,11 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly cost: Counter<'provider' | 'model'>;
   /** Reads the inbox backlog; null while no webhook inbox is open (webhooks off). */
   private readBacklog: (() => Promise<number>) | null = null;
+  /** Held here for as long as the gateway runs: an unreferenced histogram would stop being sampled. */
+  private readonly eventLoop: EventLoopDelay;
 
-  constructor() {
+  constructor(eventLoop: EventLoopDelay = new EventLoopDelay()) {
+    this.eventLoop = eventLoop;
     const registers = [this.registry];
     this.runs = new Counter({
       name: 'agent_runs_total',
@@ -95,7 +100,30 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
         }
       },
     });
+    new Gauge({
+      name: 'agent_event_loop_delay_seconds',
+      help: 'How late the event loop ran a 20 ms timer over the last 30 to 60 seconds, by quantile (0.5, 0.99; 1 is the maximum).',
+      labelNames: ['quantile'],
+      registers,
+      collect() {
+        const delay = eventLoop.read();
+        if (delay === null) return;
+        this.set({ quantile: '0.5' }, delay.p50);
+        this.set({ quantile: '0.99' }, delay.p99);
+        this.set({ quantile: '1' }, delay.max);
+      },
+    });
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Starts sampling the event loop's delay (when the gateway starts). */
+  startEventLoopMonitor(): void {
+    this.eventLoop.start();
+  }
+
+  /** Stops sampling it (when the gateway stops). */
+  stopEventLoopMonitor(): void {
+    this.eventLoop.stop();
   }
 
   /** Where the inbox backlog is read from, once the webhook inbox is open. */

@@ -116,6 +116,7 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   );
   // Bound before anything that records is resolved; null with metrics off (prom-client not loaded).
   const metrics = await gatewayMetrics(container, config);
+  if (metrics) steps.atStop('event loop monitor', () => metrics.stop());
   const graceMs = config.gateway.shutdown_grace_seconds * 1000;
   // Everything this gateway starts carries its mark: once it is dead, another gateway taking over
   // its webhook events kills what it left running before running them again.
