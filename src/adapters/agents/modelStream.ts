@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { commonJsExports } from '../shared/commonJsModule.js';
 import { ModelCallError } from '../../application/agent/ports/ChatModel.js';
 import { brokenConnection, detailOf, httpStatusError, networkReason, retryAfterFrom } from './sdkErrors.js';
 
@@ -34,7 +35,7 @@ let loading: Promise<Libraries> | null = null;
  * are open to one server (each session in flight holds one).
  */
 function libraries(): Promise<Libraries> {
-  loading ??= Promise.all([import('undici'), import('eventsource-parser')]).then(([undici, parser]) => ({
+  loading ??= Promise.all([import('undici').then(commonJsExports), import('eventsource-parser')]).then(([undici, parser]) => ({
     request: undici.request,
     dispatcher: new undici.Agent({ keepAliveTimeout: 30_000, connections: null }),
     createParser: parser.createParser,
