@@ -211,6 +211,15 @@ export function describeChatModelContract(name: string, format: LlmWireFormat, m
       expect(error.message).not.toContain('sk-contract');
     });
 
+    it("fails a stream that carries an error event as the server's failure, in the server's words", async () => {
+      server.reply(replies.errorInStream('Overloaded, try again', 'Half an ans'));
+
+      const error = await failureOf(makeModel(endpointOf()).streamTurn(turnRequest()));
+
+      expect(error.kind).toBe('server');
+      expect(error.message).toContain('reported an error in the middle of its answer: Overloaded, try again');
+    });
+
     it('fails an endpoint that cannot be reached as unreachable, naming it', async () => {
       const nowhere = await unreachableBaseUrl();
 

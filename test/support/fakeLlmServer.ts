@@ -47,6 +47,7 @@ export type ScriptedReply = (
   | { kind: 'tool_calls'; text: string; calls: ScriptedToolCall[]; whole?: boolean }
   | { kind: 'error'; status: number; message: string; headers: Record<string, string> }
   | { kind: 'stall'; chunks: string[] }
+  | { kind: 'stream_error'; chunks: string[]; message: string }
 ) & { usage?: ScriptedUsage | null };
 
 /** What every streamed reply reports unless told otherwise. */
@@ -80,6 +81,8 @@ export const replies = {
     }),
   /** Streams these chunks, then sends nothing more and never ends the response. */
   stall: (...chunks: string[]): ScriptedReply => ({ kind: 'stall', chunks }),
+  /** Streams these chunks, then an error event in the format's own form (as an overloaded server does), and ends. */
+  errorInStream: (message: string, ...chunks: string[]): ScriptedReply => ({ kind: 'stream_error', chunks, message }),
   /** `reply`, reporting `usage` (null: reporting none). */
   withUsage: (reply: ScriptedReply, usage: ScriptedUsage | null): ScriptedReply => ({ ...reply, usage }),
 };
@@ -239,9 +242,11 @@ export class FakeLlmServer {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     const events = [chunk({ role: 'assistant', content: '' })];
-    if (reply.kind === 'text' || reply.kind === 'stall') {
+    if (reply.kind === 'text' || reply.kind === 'stall' || reply.kind === 'stream_error') {
       events.push(...reply.chunks.map((content) => chunk({ content })));
       if (reply.kind === 'stall') return events;
+      if (reply.kind === 'stream_error')
+        return [...events, `data: ${JSON.stringify({ error: { message: reply.message, type: 'server_error' } })}\n\n`];
       events.push(chunk({}, 'stop'));
     } else {
       if (reply.text) events.push(chunk({ content: reply.text }));
@@ -305,6 +310,8 @@ export class FakeLlmServer {
       events.push(event({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
       events.push(...text.map((piece) => event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } })));
       if (reply.kind === 'stall') return events;
+      if (reply.kind === 'stream_error')
+        return [...events, event({ type: 'error', error: { type: 'overloaded_error', message: reply.message } })];
       events.push(event({ type: 'content_block_stop', index }));
       index += 1;
     }

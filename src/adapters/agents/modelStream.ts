@@ -26,7 +26,11 @@ export interface StreamedCall {
   onResponseStarted?: () => void;
 }
 
-type Libraries = { request: typeof import('undici').request; dispatcher: Dispatcher; createParser: typeof import('eventsource-parser').createParser };
+type Libraries = {
+  request: typeof import('undici').request;
+  dispatcher: Dispatcher;
+  createParser: typeof import('eventsource-parser').createParser;
+};
 let loading: Promise<Libraries> | null = null;
 
 /**

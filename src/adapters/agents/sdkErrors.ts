@@ -33,7 +33,13 @@ export function modelCallErrorFrom(error: unknown, sdk: SdkErrorClasses, endpoin
   if (error instanceof sdk.APIError) {
     const detail = detailOf(error.error, error.message);
     if (error.status === undefined) return midStreamError(endpoint, detail, error);
-    return httpStatusError(endpoint, error.status, detail, retryAfterFrom((name) => error.headers?.get(name)), error);
+    return httpStatusError(
+      endpoint,
+      error.status,
+      detail,
+      retryAfterFrom((name) => error.headers?.get(name)),
+      error,
+    );
   }
   const unreachable = brokenConnection(error, endpoint);
   if (unreachable) return unreachable;
@@ -46,7 +52,13 @@ export function midStreamError(endpoint: string, detail: string, cause?: unknown
 }
 
 /** The failure kind of an HTTP status other than 2xx (see ModelCallFailure). */
-export function httpStatusError(endpoint: string, status: number, detail: string, retryAfter: number | null, cause?: unknown): ModelCallError {
+export function httpStatusError(
+  endpoint: string,
+  status: number,
+  detail: string,
+  retryAfter: number | null,
+  cause?: unknown,
+): ModelCallError {
   if (status === 429) {
     return new ModelCallError('rate_limited', `${endpoint} answered HTTP 429 (rate-limited): ${detail}`, {
       status,
@@ -107,7 +119,10 @@ function networkCode(error: unknown): string | null {
 /** What a failed connection says: its system error code, else its cause's message. */
 export function networkReason(error: unknown): string {
   // Read by shape: an error of another realm (a test's VM context) is no `instanceof Error` here.
-  const { message, cause } = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; cause?: { message?: unknown } };
+  const { message, cause } = (typeof error === 'object' && error !== null ? error : {}) as {
+    message?: unknown;
+    cause?: { message?: unknown };
+  };
   const causeMessage = typeof cause?.message === 'string' ? cause.message : null;
   return networkCode(error) ?? causeMessage ?? (typeof message === 'string' ? message : String(error));
 }
