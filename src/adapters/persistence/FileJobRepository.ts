@@ -11,6 +11,13 @@ import { WholeListJobRepository, type ListChangeFunction } from './WholeListJobR
 import { LOCK_WAIT_MS, LockWaitExpired, acquireFileLock, runInTurn, type HeldLock } from './fileLock.js';
 import { fileStoreError, ensurePrivateDirectory, errnoCode, withoutByteOrderMark, writeFileDurably } from './fileSystem.js';
 
+/** A change waiting for its turn of the file, with its caller's promise. */
+interface WaitingChange {
+  change: ListChangeFunction<unknown>;
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 /** A record's place in the file: a job by id, or an unreadable record kept as found. */
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };
 
@@ -100,6 +107,10 @@ function serialize(stored: StoredJobs | null, jobs: readonly Job[], now: Date): 
 @injectable()
 export class FileJobRepository extends WholeListJobRepository {
   private readonly lockPath: string;
+  /** Changes asked for and not yet written; the first of them starts the next write. */
+  private readonly waiting: WaitingChange[] = [];
+  /** Whether a turn that will take the waiting changes is queued. */
+  private scheduled = false;
 
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {
     super();
@@ -122,21 +133,57 @@ export class FileJobRepository extends WholeListJobRepository {
    * `cron/` (0700) and the file (0600) when they are missing. A damaged file is never
    * overwritten: JobStoreDamagedError. A throwing `change` writes nothing and its error is
    * passed on.
+   *
+   * Changes asked for while one is being written wait, and then go together: one lock, one read
+   * and one synced write for all of them, each applied to what the one before made, each caller
+   * answered once that write is on disk. A thousand runs ending at once then cost a few writes of
+   * the file, not a thousand (each a whole rewrite of every job).
    */
   modify<T>(change: ListChangeFunction<T>): Promise<T> {
-    return runInTurn(resolve(this.paths.jobsFile), () => this.modifyHoldingLock(change));
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ change, resolve: resolve as (result: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        void this.writeWaiting();
+      }
+    });
   }
 
-  private async modifyHoldingLock<T>(change: ListChangeFunction<T>): Promise<T> {
+  /** Takes every change waiting now and writes them in one turn of the file. */
+  private writeWaiting(): Promise<void> {
+    return runInTurn(resolve(this.paths.jobsFile), async () => {
+      // What is asked for from now on goes in the next turn.
+      this.scheduled = false;
+      const batch = this.waiting.splice(0);
+      try {
+        await this.modifyHoldingLock(batch);
+      } catch (error) {
+        for (const each of batch) each.reject(error);
+      }
+    });
+  }
+
+  private async modifyHoldingLock(batch: readonly WaitingChange[]): Promise<void> {
     await this.ensureCronDirectory();
     const lock = await this.acquireLock();
     try {
       const stored = await this.read();
       const current = stored ? stored.snapshot.jobs : [];
-      const { jobs, result } = change(current, stored ? stored.snapshot.unreadable : []);
-      if (jobs === current) return result;
-      await this.write(serialize(stored, jobs, new Date()));
-      return result;
+      const unreadable = stored ? stored.snapshot.unreadable : [];
+      let jobs: readonly Job[] = current;
+      const settle: Array<() => void> = [];
+      for (const each of batch) {
+        try {
+          const changed = each.change(jobs, unreadable);
+          jobs = changed.jobs;
+          settle.push(() => each.resolve(changed.result));
+        } catch (error) {
+          // Its change is left out; the others go on from the list as it was before it.
+          settle.push(() => each.reject(error));
+        }
+      }
+      if (jobs !== current) await this.write(serialize(stored, jobs, new Date()));
+      for (const answer of settle) answer();
     } finally {
       await lock.release();
     }
