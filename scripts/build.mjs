@@ -84,10 +84,61 @@ async function coreModules() {
   // The launcher, a process of its own, loads what it imports and nothing more.
   const launcher = reached(LAUNCHER);
   for (const input of [...first, ...launcher, MAIN]) core.delete(input);
-  return { core, untouched: new Set([...core, ...first, ...launcher, MAIN]) };
+  return { core, untouched: new Set([...core, ...first, ...launcher, MAIN]), loadedAlready: loadedAlready(metafile.inputs, core) };
 }
 
-function oneCoreChunk({ core, untouched }) {
+/**
+ * The dynamic imports of core modules, by importing file: [the specifier as written, the
+ * namespace's name]. A module loaded lazily is an entry point of its own to esbuild, and what it
+ * imports statically is then reached by one more entry point than the rest of the core: each such
+ * module split the core again (15 chunks loaded before main ran). The core is loaded before any
+ * of them runs, so these imports become static imports of the namespace (`oneCoreChunk`). Left
+ * as they are: imports from a core module of a module that imports it back, which a static
+ * import would turn into a cycle.
+ */
+function loadedAlready(inputs, core) {
+  const staticallyReaches = (from, to) => {
+    const seen = new Set();
+    const pending = [from];
+    while (pending.length > 0) {
+      const input = pending.pop();
+      if (input === to) return true;
+      if (seen.has(input) || !inputs[input]) continue;
+      seen.add(input);
+      for (const { kind, path } of inputs[input].imports) if (kind === 'import-statement') pending.push(path);
+    }
+    return false;
+  };
+  const byImporter = new Map();
+  for (const [importer, { imports }] of Object.entries(inputs)) {
+    if (!importer.startsWith('src/')) continue;
+    for (const { kind, path, original } of imports) {
+      if (kind !== 'dynamic-import' || !core.has(path)) continue;
+      if ((core.has(importer) || importer === MAIN) && staticallyReaches(path, importer)) continue;
+      const rewrites = byImporter.get(importer) ?? [];
+      if (!rewrites.some(([specifier]) => specifier === original)) rewrites.push([original, `__agentCoreModule${rewrites.length}`]);
+      byImporter.set(importer, rewrites);
+    }
+  }
+  return byImporter;
+}
+
+/** `source` with the dynamic imports of `rewrites` made static, on the lines they were on. */
+function withCoreImportsStatic(source, rewrites) {
+  let text = source;
+  const added = [];
+  for (const [specifier, name] of rewrites) {
+    const quoted = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const call = new RegExp(`(?<!typeof\\s*)\\bimport\\(\\s*(['"])${quoted}\\1\\s*\\)`, 'g');
+    const replaced = text.replace(call, `Promise.resolve(${name})`);
+    if (replaced === text) continue;
+    text = replaced;
+    added.push(`import * as ${name} from '${specifier}';`);
+  }
+  return added.length === 0 ? null : `${text}\n${added.join(' ')}\n`;
+}
+
+function oneCoreChunk({ core, untouched, loadedAlready }) {
   const root = process.cwd();
   return {
     name: 'one-core-chunk',
@@ -99,11 +150,16 @@ function oneCoreChunk({ core, untouched }) {
         loader: 'js',
       }));
       // Added last, so that line numbers and source maps stay as they were.
-      context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) =>
-        untouched.has(relative(root, args.path))
-          ? undefined
-          : { contents: `${await readFile(args.path, 'utf8')}\nimport '${CORE}';\n`, loader: 'ts' },
-      );
+      context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+        const input = relative(root, args.path);
+        const rewrites = loadedAlready.get(input);
+        // Main imports the module that imports the core too: otherwise that module alone is one more chunk.
+        const joinsCore = !untouched.has(input) || input === MAIN;
+        if (!rewrites && !joinsCore) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        const text = (rewrites && withCoreImportsStatic(source, rewrites)) ?? source;
+        return { contents: joinsCore ? `${text}\nimport '${CORE}';\n` : text, loader: 'ts' };
+      });
     },
   };
 }
