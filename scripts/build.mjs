@@ -1,9 +1,10 @@
 // Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
 // chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildVendorScript, vendoredFiles, vendorShims } from './vendorBundle.mjs';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
@@ -84,7 +85,15 @@ async function coreModules() {
   // The launcher, a process of its own, loads what it imports and nothing more.
   const launcher = reached(LAUNCHER);
   for (const input of [...first, ...launcher, MAIN]) core.delete(input);
-  return { core, untouched: new Set([...core, ...first, ...launcher, MAIN]), loadedAlready: loadedAlready(metafile.inputs, core) };
+  // The vendored packages are a script of their own (scripts/vendorBundle.mjs).
+  const vendor = vendoredFiles(metafile.inputs);
+  for (const input of vendor.inside) core.delete(input);
+  return {
+    core,
+    untouched: new Set([...core, ...first, ...launcher, MAIN]),
+    loadedAlready: loadedAlready(metafile.inputs, core),
+    vendored: vendor.files,
+  };
 }
 
 /**
@@ -165,7 +174,13 @@ function oneCoreChunk({ core, untouched, loadedAlready }) {
 }
 
 const modules = await coreModules();
+const { minify, target } = options([]);
+const vendor = await buildVendorScript(
+  modules.vendored.map((file) => resolve(file)),
+  { plugins: [lazyStringWidth], minify, target },
+);
 // Chunk names carry content hashes: start clean so stale chunks do not pile up.
 await rm('dist', { recursive: true, force: true });
-await build(options([oneCoreChunk(modules)]));
+await build(options([vendorShims(modules.vendored, vendor), oneCoreChunk(modules)]));
+await writeFile(`dist/chunks/${vendor.name}`, vendor.text);
 await chmod('dist/agent.js', 0o755);
