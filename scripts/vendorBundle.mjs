@@ -15,7 +15,7 @@ import vm from 'node:vm';
  * namespace (`import * as z`), which esbuild trims to what the schema uses; taken whole it would
  * be five times larger.
  */
-const PACKAGES = ['yargs', 'inversify', 'js-yaml', 'croner', 'reflect-metadata'];
+const PACKAGES = ['yargs', 'inversify', 'js-yaml', 'croner', 'reflect-metadata', 'proper-lockfile'];
 const IN_PACKAGE = new RegExp(`(^|/)node_modules/(${PACKAGES.join('|')})/`);
 const SPECIFIER = new RegExp(`^(${PACKAGES.join('|')})(/.*)?$`);
 const NAMESPACE = 'agent-vendor';

@@ -1,9 +1,10 @@
 // Loads dist/chunks/vendor-<hash>.cjs, the packages every command loads (yargs, inversify, js-yaml,
-// croner, reflect-metadata; scripts/build.mjs), as one classic script compiled with V8's code
-// cache. Node 20 has no compile cache for ES modules (module.enableCompileCache came with Node
-// 22), but vm.Script takes cached data: compiling these ~300 KB took ~7 ms of `agent cron list`,
-// from the cache it takes ~1 ms, and the functions the command ran come compiled too
-// (docs/adr/0003-bundled-cli.md). The cache holds compiled code of this file only, no data.
+// croner, reflect-metadata, proper-lockfile; scripts/vendorBundle.mjs), as one classic script
+// compiled with V8's code cache. Node 20 has no compile cache for ES modules
+// (module.enableCompileCache came with Node 22), but vm.Script takes cached data: compiling
+// these ~340 KB took ~7 ms of `agent cron list`, from the cache it takes ~1 ms, and the
+// functions the command ran come compiled too (docs/adr/0003-bundled-cli.md). The cache holds
+// compiled code of this file only, no data.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
