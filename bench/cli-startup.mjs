@@ -1,5 +1,5 @@
 // `agent cron list` with 100 jobs against `node -e 0`, run side by side, medians of N runs.
-// Target: at most 3x the time of `node -e 0`.
+// Target: at most 2.5x the time of `node -e 0`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,9 @@ try {
   const env = { ...process.env, AGENT_HOME: home, NO_COLOR: '1' };
   const baseline = [];
   const list = [];
-  time(process.execPath, [agent, 'cron', 'list'], env); // warm the file cache
+  // Warms the file cache, and writes the code cache of the vendored packages where it is missing,
+  // as any first command does (scripts/vendorLoader.mjs): what is measured is every later start.
+  time(process.execPath, [agent, 'cron', 'list'], env);
   for (let i = 0; i < RUNS; i += 1) {
     baseline.push(time(process.execPath, ['-e', '0'], env));
     list.push(time(process.execPath, [agent, 'cron', 'list'], env));
@@ -44,7 +46,7 @@ try {
   const l = median(list);
   console.log(`cli start-up (median of ${RUNS}, interleaved)`);
   console.log(`  node -e 0                    ${b.toFixed(1)} ms`);
-  console.log(`  agent cron list (100 jobs)   ${l.toFixed(1)} ms   = ${(l / b).toFixed(2)}x   (target <= 3.00x)`);
+  console.log(`  agent cron list (100 jobs)   ${l.toFixed(1)} ms   = ${(l / b).toFixed(2)}x   (target <= 2.50x)`);
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -1,9 +1,10 @@
 // Bundles the CLI into dist/ with esbuild. One file per entry, with dynamic imports split into
 // chunks, keeps start-up to what a command needs (docs/adr/0003-bundled-cli.md).
 import { build } from 'esbuild';
-import { chmod, readFile, rm } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildVendorScript, vendoredFiles, vendorShims } from './vendorBundle.mjs';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 
@@ -84,10 +85,69 @@ async function coreModules() {
   // The launcher, a process of its own, loads what it imports and nothing more.
   const launcher = reached(LAUNCHER);
   for (const input of [...first, ...launcher, MAIN]) core.delete(input);
-  return { core, untouched: new Set([...core, ...first, ...launcher, MAIN]) };
+  // The vendored packages are a script of their own (scripts/vendorBundle.mjs).
+  const vendor = vendoredFiles(metafile.inputs);
+  for (const input of vendor.inside) core.delete(input);
+  return {
+    core,
+    untouched: new Set([...core, ...first, ...launcher, MAIN]),
+    loadedAlready: loadedAlready(metafile.inputs, core),
+    vendored: vendor.files,
+  };
 }
 
-function oneCoreChunk({ core, untouched }) {
+/**
+ * The dynamic imports of core modules, by importing file: [the specifier as written, the
+ * namespace's name]. A module loaded lazily is an entry point of its own to esbuild, and what it
+ * imports statically is then reached by one more entry point than the rest of the core: each such
+ * module split the core again (15 chunks loaded before main ran). The core is loaded before any
+ * of them runs, so these imports become static imports of the namespace (`oneCoreChunk`). Left
+ * as they are: imports from a core module of a module that imports it back, which a static
+ * import would turn into a cycle.
+ */
+function loadedAlready(inputs, core) {
+  const staticallyReaches = (from, to) => {
+    const seen = new Set();
+    const pending = [from];
+    while (pending.length > 0) {
+      const input = pending.pop();
+      if (input === to) return true;
+      if (seen.has(input) || !inputs[input]) continue;
+      seen.add(input);
+      for (const { kind, path } of inputs[input].imports) if (kind === 'import-statement') pending.push(path);
+    }
+    return false;
+  };
+  const byImporter = new Map();
+  for (const [importer, { imports }] of Object.entries(inputs)) {
+    if (!importer.startsWith('src/')) continue;
+    for (const { kind, path, original } of imports) {
+      if (kind !== 'dynamic-import' || !core.has(path)) continue;
+      if ((core.has(importer) || importer === MAIN) && staticallyReaches(path, importer)) continue;
+      const rewrites = byImporter.get(importer) ?? [];
+      if (!rewrites.some(([specifier]) => specifier === original)) rewrites.push([original, `__agentCoreModule${rewrites.length}`]);
+      byImporter.set(importer, rewrites);
+    }
+  }
+  return byImporter;
+}
+
+/** `source` with the dynamic imports of `rewrites` made static, on the lines they were on. */
+function withCoreImportsStatic(source, rewrites) {
+  let text = source;
+  const added = [];
+  for (const [specifier, name] of rewrites) {
+    const quoted = specifier.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const call = new RegExp(`(?<!typeof\\s*)\\bimport\\(\\s*(['"])${quoted}\\1\\s*\\)`, 'g');
+    const replaced = text.replace(call, `Promise.resolve(${name})`);
+    if (replaced === text) continue;
+    text = replaced;
+    added.push(`import * as ${name} from '${specifier}';`);
+  }
+  return added.length === 0 ? null : `${text}\n${added.join(' ')}\n`;
+}
+
+function oneCoreChunk({ core, untouched, loadedAlready }) {
   const root = process.cwd();
   return {
     name: 'one-core-chunk',
@@ -99,17 +159,28 @@ function oneCoreChunk({ core, untouched }) {
         loader: 'js',
       }));
       // Added last, so that line numbers and source maps stay as they were.
-      context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) =>
-        untouched.has(relative(root, args.path))
-          ? undefined
-          : { contents: `${await readFile(args.path, 'utf8')}\nimport '${CORE}';\n`, loader: 'ts' },
-      );
+      context.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+        const input = relative(root, args.path);
+        const rewrites = loadedAlready.get(input);
+        // Main imports the module that imports the core too: otherwise that module alone is one more chunk.
+        const joinsCore = !untouched.has(input) || input === MAIN;
+        if (!rewrites && !joinsCore) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        const text = (rewrites && withCoreImportsStatic(source, rewrites)) ?? source;
+        return { contents: joinsCore ? `${text}\nimport '${CORE}';\n` : text, loader: 'ts' };
+      });
     },
   };
 }
 
 const modules = await coreModules();
+const { minify, target } = options([]);
+const vendor = await buildVendorScript(
+  modules.vendored.map((file) => resolve(file)),
+  { plugins: [lazyStringWidth], minify, target },
+);
 // Chunk names carry content hashes: start clean so stale chunks do not pile up.
 await rm('dist', { recursive: true, force: true });
-await build(options([oneCoreChunk(modules)]));
+await build(options([vendorShims(modules.vendored, vendor), oneCoreChunk(modules)]));
+await writeFile(`dist/chunks/${vendor.name}`, vendor.text);
 await chmod('dist/agent.js', 0o755);

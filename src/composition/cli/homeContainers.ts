@@ -3,6 +3,7 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { runOnTimeZone } from '../../adapters/system/hostTimeZone.js';
 import { RUNTIME_TOKENS } from '../../application/agent/ports/tokens.js';
+import type { McpServers } from '../../application/agent/ports/McpServers.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { buildApplicationContainer, type ApplicationContainer } from '../applicationContainer.js';
@@ -12,6 +13,8 @@ import { startFiring } from '../schedulerProviders.js';
 /** The command line's containers: one per home, built on first use, so a command that needs none loads nothing. */
 export class HomeContainers {
   private readonly built = new Map<string, Promise<ApplicationContainer & { paths: AgentPaths }>>();
+  /** The MCP server pools the command's runs made: a command that ran nothing builds none to close. */
+  private readonly mcpServers = new Set<McpServers>();
 
   constructor(
     private readonly env: NodeJS.ProcessEnv,
@@ -24,6 +27,10 @@ export class HomeContainers {
     if (!built) {
       const paths = agentPathsFor(home);
       built = buildApplicationContainer(paths, this.env, this.logger).then((container) => {
+        container.container.onActivation(RUNTIME_TOKENS.McpServers, (_context, servers) => {
+          this.mcpServers.add(servers);
+          return servers;
+        });
         // Times are shown and computed in the jobs' zone: reading it from Date spares start-up time.
         runOnTimeZone(container.settings.timeZone);
         return { ...container, paths };
@@ -38,16 +45,8 @@ export class HomeContainers {
    * stream, like a stdio server's pipes, would otherwise keep the command from ending. Never throws.
    */
   async closeMcpServers(): Promise<void> {
-    const containers = await Promise.all([...this.built.values()].map((built) => built.catch(() => null)));
-    await Promise.all(
-      containers.map(async (built) => {
-        if (built?.container.isBound(RUNTIME_TOKENS.McpServers))
-          await built.container
-            .get(RUNTIME_TOKENS.McpServers)
-            .close()
-            .catch(() => undefined);
-      }),
-    );
+    await Promise.all([...this.built.values()].map((built) => built.catch(() => null)));
+    await Promise.all([...this.mcpServers].map((servers) => servers.close().catch(() => undefined)));
   }
 
   /**
