@@ -70,31 +70,35 @@ function textOf(content) {
   return '';
 }
 
-/** One streamed answer: `events` written one at a time, evenly over `ms` from now. */
-function stream(response, events, ms, entry) {
+/**
+ * One streamed answer: `count` events, each made by `eventAt(i)` when it is due (not all at the
+ * arrival, which kept a burst of arrivals waiting behind the making of every answer), written one
+ * at a time, evenly over `ms` from now.
+ */
+function stream(response, count, eventAt, ms, entry) {
   const started = now();
   let next = 0;
   const self = {
     step() {
       if (response.destroyed) return;
       // Every event due by now goes out (one write when the ticks fall behind).
-      const dueCount = Math.min(events.length, Math.floor(((now() - started) / Math.max(1, ms)) * (events.length - 1)) + 1);
+      const dueCount = Math.min(count, Math.floor(((now() - started) / Math.max(1, ms)) * (count - 1)) + 1);
       let text = '';
-      while (next < dueCount) text += events[next++];
+      while (next < dueCount) text += eventAt(next++);
       if (text) response.write(text);
-      if (next >= events.length) {
+      if (next >= count) {
         response.end();
         entry.end = now();
         return;
       }
-      schedule(self, started + (next * ms) / Math.max(1, events.length - 1));
+      schedule(self, started + (next * ms) / Math.max(1, count - 1));
     },
   };
   self.step();
 }
 
-function answer(request, response, body) {
-  const entry = { tag: null, turn: 1, arrival: now(), end: null, status: 200, gone: false };
+function answer(request, response, body, arrival) {
+  const entry = { tag: null, turn: 1, arrival, end: null, status: 200, gone: false };
   requests.push(entry);
   let parsed = {};
   try {
@@ -147,10 +151,9 @@ function answer(request, response, body) {
     finish = chunk({}, 'tool_calls');
     completionTokens = 20;
   } else {
-    events.push(chunk({ role: 'assistant', content: `Answer for RUN-${entry.tag}:` }));
-    for (let n = 1; n < CHUNKS; n += 1) events.push(chunk({ content: ` word${n}` }));
     finish = chunk({}, 'stop');
   }
+  const answerEvent = (n) => (n === 0 ? chunk({ role: 'assistant', content: `Answer for RUN-${entry.tag}:` }) : chunk({ content: ` word${n}` }));
   if (parsed.stream_options?.include_usage === true) {
     const promptTokens = Math.ceil(body.length / 4);
     const usage = {
@@ -162,9 +165,10 @@ function answer(request, response, body) {
     finish += `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`;
   }
   // The finish, the usage and [DONE] go out with the last content chunk (or tool-call fragment).
-  events[events.length - 1] += `${finish}data: [DONE]\n\n`;
+  const count = events.length > 0 ? events.length : CHUNKS;
+  const eventAt = (n) => (events.length > 0 ? events[n] : answerEvent(n)) + (n === count - 1 ? `${finish}data: [DONE]\n\n` : '');
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  stream(response, events, ms, entry);
+  stream(response, count, eventAt, ms, entry);
 }
 
 const server = http.createServer({ keepAliveTimeout: 60_000 }, (request, response) => {
@@ -193,13 +197,17 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (request, respons
   response.once('close', () => {
     open -= 1;
   });
+  // Arrived when its headers did: the time the client's request reached this server.
+  const arrival = now();
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
-  request.on('end', () => answer(request, response, Buffer.concat(chunks).toString('utf8')));
+  request.on('end', () => answer(request, response, Buffer.concat(chunks).toString('utf8'), arrival));
 });
 server.headersTimeout = 0;
 server.requestTimeout = 0;
-server.listen(Number(process.env.BENCH_MODEL_PORT ?? 0), '127.0.0.1', () => {
+// A backlog for a thousand connections opened at once: with Node's default of 511 the kernel drops
+// the SYNs beyond it, and their clients send them again only a second later.
+server.listen({ port: Number(process.env.BENCH_MODEL_PORT ?? 0), host: '127.0.0.1', backlog: 8192 }, () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 });
 process.once('SIGTERM', () => process.exit(0));
