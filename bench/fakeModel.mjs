@@ -153,7 +153,8 @@ function answer(request, response, body, arrival) {
   } else {
     finish = chunk({}, 'stop');
   }
-  const answerEvent = (n) => (n === 0 ? chunk({ role: 'assistant', content: `Answer for RUN-${entry.tag}:` }) : chunk({ content: ` word${n}` }));
+  const answerEvent = (n) =>
+    n === 0 ? chunk({ role: 'assistant', content: `Answer for RUN-${entry.tag}:` }) : chunk({ content: ` word${n}` });
   if (parsed.stream_options?.include_usage === true) {
     const promptTokens = Math.ceil(body.length / 4);
     const usage = {
