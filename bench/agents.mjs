@@ -328,6 +328,7 @@ async function webhookCase({ label, events, modelMs, limit }) {
     })();
     await burst;
     const burstS = (now() - t0) / 1000;
+    const lastPost = Math.max(...[...posts.values()].map((post) => post.started));
     const accepted = [...posts].filter(([, post]) => post.status >= 200 && post.status < 300);
     const acceptMs = [...posts.values()].map((post) => post.ms).sort((a, b) => a - b);
     await waitForRuns({
@@ -363,6 +364,7 @@ async function webhookCase({ label, events, modelMs, limit }) {
       probeMs: probes,
       idealS: (modelMs + (TOOL ? TOOL_MS : 0)) / 1000,
       ...result,
+      afterLastPostS: result.lost === 0 ? result.allRecordedS - (lastPost - t0) / 1000 : NaN,
       ...figures,
       eventLoop: loop.seen,
       model: stats,
@@ -527,6 +529,7 @@ function printResults(results) {
     ],
     ['all recorded s (ideal)', ...cell((r) => `${seconds(r.allRecordedS)} (${seconds(r.idealS)})`)],
     ['last recorded s', ...cell((r) => seconds(r.lastRecordedS))],
+    ['all recorded s after the last post', ...cell((r) => (r.afterLastPostS === undefined ? '–' : seconds(r.afterLastPostS)))],
     ['peak RSS MB (idle)', ...cell((r) => `${r.peakRssMb.toFixed(0)} (${r.idleRssMb.toFixed(0)})`)],
     ['RSS per run in flight KB', ...cell((r) => r.rssPerRunKb.toFixed(0))],
     ['gateway CPU ms per run', ...cell((r) => r.cpuPerRunMs.toFixed(1))],

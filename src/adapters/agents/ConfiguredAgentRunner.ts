@@ -29,6 +29,7 @@ import { SystemTimer } from '../system/SystemTimer.js';
 import { SystemClock } from '../system/SystemClock.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import { configuredSecrets } from '../config/configuredSecrets.js';
+import type { NamedSecret } from '../../domain/runs/RunTranscript.js';
 import { ChildEnvironments } from '../process/ChildEnvironments.js';
 import { CommandAgentRunner } from './CommandAgentRunner.js';
 import { resolveProvider, type ProviderLookup, type ProviderResolution, type ResolvedProvider } from './providerSettings.js';
@@ -44,6 +45,8 @@ interface ProviderState {
   chatModels: Map<string, Promise<ChatModel>>;
   /** One per provider name and endpoint: what every session learns of its rate limits (docs/providers.md). */
   throttles: Map<string, ProviderThrottle>;
+  /** What transcripts are scrubbed of (configuredSecrets), gathered at the first session: the environment and config.yaml are this runner's for its life. */
+  secrets?: NamedSecret[];
 }
 
 /**
@@ -146,7 +149,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       tools: this.tools,
       timer: this.timer,
       logger: this.logger,
-      transcript: { clock: this.clock, secrets: configuredSecrets(this.env, this.config) },
+      transcript: { clock: this.clock, secrets: (this.state.secrets ??= configuredSecrets(this.env, this.config)) },
     });
     // Each limit the run sets none of comes from `agent.budget`.
     const budget = mergeBudgets(request.budget, this.config.agent?.budget);

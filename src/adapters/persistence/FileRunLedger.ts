@@ -1,4 +1,4 @@
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
@@ -35,6 +35,7 @@ import {
   ensurePrivateDirectory,
   errnoCode,
   isPlainPathSegment,
+  removeFile,
   writeFileAtomically,
   writeFileDurably,
 } from './fileSystem.js';
@@ -90,7 +91,7 @@ export class FileRunLedger implements RunLedger {
           await ensurePrivateDirectory(directory);
           await writeFileAtomically(join(directory, name), text);
         });
-        await rm(join(this.markerDirectory(run.kind), `${run.id}.json`), { force: true });
+        await removeFile(join(this.markerDirectory(run.kind), `${run.id}.json`));
       }
       if (run.status !== 'running' || pending) await this.unmarkRunning(run.id);
       const oldest = this.oldestKept();
@@ -156,7 +157,7 @@ export class FileRunLedger implements RunLedger {
       if (run !== null && run.delivery_pending === true) runs.push(run);
       // Its run has ended since (a marker a crash left behind): gone for good. A run still going
       // on may be between its marker and its pending save, and keeps its marker.
-      else if (run === null || run.finished_at !== null) await rm(join(markers, marker), { force: true }).catch(() => undefined);
+      else if (run === null || run.finished_at !== null) await removeFile(join(markers, marker)).catch(() => undefined);
     }
     return runs.sort(newestFirst).reverse();
   }
@@ -257,7 +258,7 @@ export class FileRunLedger implements RunLedger {
   }
 
   private async unmarkRunning(id: string): Promise<void> {
-    await rm(join(this.runningDirectory, id), { force: true });
+    await removeFile(join(this.runningDirectory, id));
   }
 
   /** The ids marked running; none when nothing ever ran. */

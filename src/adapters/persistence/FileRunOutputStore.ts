@@ -6,7 +6,7 @@ import type { RunOutputStore, StoredRunReport } from '../../application/ports/Ru
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
 import { FileStoreError, InvalidReportNameError } from './FileStoreError.js';
-import { PRIVATE_FILE_MODE, fileStoreError, ensurePrivateDirectory, errnoCode, isPlainPathSegment } from './fileSystem.js';
+import { PRIVATE_FILE_MODE, fileStoreError, ensurePrivateDirectory, errnoCode, isPlainPathSegment, removeFile } from './fileSystem.js';
 
 /** Reports of one job started within the same second that get names of their own. */
 const MAX_SAME_NAME = 100;
@@ -116,7 +116,7 @@ export class FileRunOutputStore implements RunOutputStore {
       .map((entry) => entry.name)
       .sort();
     const surplus = others.slice(0, Math.max(0, others.length - (keep - 1)));
-    await Promise.all(surplus.map((name) => rm(join(directory, name), { force: true })));
+    await Promise.all(surplus.map((name) => removeFile(join(directory, name))));
   }
 
   private unreadable(path: string, error: unknown): FileStoreError {

@@ -5,13 +5,13 @@
  * waiting for the disk, like the records; directory 0700, files 0600. The save of a record that
  * removes others under the retention removes their transcripts.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { InvalidInputError } from '../../domain/errors.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import { FileStoreError } from './FileStoreError.js';
-import { ensurePrivateDirectory, errnoCode, fileStoreError, isPlainPathSegment, writeFileAtomically } from './fileSystem.js';
+import { ensurePrivateDirectory, errnoCode, fileStoreError, isPlainPathSegment, removeFile, writeFileAtomically } from './fileSystem.js';
 
 const TRANSCRIPTS = '.transcripts';
 
@@ -61,5 +61,5 @@ export async function readTranscript(runs: string, id: string): Promise<RunTrans
 
 /** Removes the transcripts of the runs `ids` of `runs`, those that have one. */
 export async function removeTranscripts(runs: string, ids: readonly string[]): Promise<void> {
-  await Promise.all(ids.map((id) => rm(pathOf(runs, id), { force: true })));
+  await Promise.all(ids.map((id) => removeFile(pathOf(runs, id))));
 }
