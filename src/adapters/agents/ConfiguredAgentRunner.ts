@@ -168,6 +168,24 @@ export class ConfiguredAgentRunner implements AgentRunner {
   }
 
   /**
+   * Loads, ahead of the first run, what a session of the configured model needs: the agent loop,
+   * the SDK or HTTP client of the configured provider and of its fallbacks. The gateway calls it
+   * once it is up, so that a thousand runs falling due together do not wait for a module to be
+   * compiled at that moment. Never throws: a run that needs what failed to load says why.
+   */
+  async warmUp(): Promise<void> {
+    try {
+      const resolution = this.resolve({ provider: null, model: null });
+      if (!resolution.ready || resolution.resolved.type === 'command') return;
+      const { chain } = this.chainFrom(resolution.resolved);
+      await import('../../application/agent/RunAgentSession.js');
+      await Promise.all(chain.map(async (target) => (await target.chatModel()).warmUp?.()));
+    } catch {
+      // The first run loads it again and reports what fails.
+    }
+  }
+
+  /**
    * One of the process's session permits (`agent.max_concurrent_sessions`), waited for in turn;
    * the first wait after the sessions were all free is logged, not each one.
    */

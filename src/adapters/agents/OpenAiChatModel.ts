@@ -9,7 +9,7 @@ import type {
 import { ModelCallError, type ChatModel, type ModelTurnRequest } from '../../application/agent/ports/ChatModel.js';
 import type { ModelTurn, RequestedToolCall, TranscriptMessage } from '../../domain/agent/transcript.js';
 import { tokenCount, type TokenCounts } from '../../domain/runs/usage.js';
-import { serverSentEvents } from './modelStream.js';
+import { serverSentEvents, warmUpStreams } from './modelStream.js';
 import { detailOf, midStreamError } from './sdkErrors.js';
 
 export interface OpenAiChatModelOptions {
@@ -46,6 +46,10 @@ export class OpenAiChatModel implements ChatModel {
           ...(env.OPENAI_PROJECT_ID ? { 'openai-project': env.OPENAI_PROJECT_ID } : {}),
         }
       : {};
+  }
+
+  warmUp(): Promise<void> {
+    return warmUpStreams();
   }
 
   async streamTurn(request: ModelTurnRequest): Promise<ModelTurn> {

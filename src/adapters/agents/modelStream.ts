@@ -47,6 +47,11 @@ function libraries(): Promise<Libraries> {
   return loading;
 }
 
+/** Loads undici and the parser ahead of the first call. */
+export async function warmUpStreams(): Promise<void> {
+  await libraries();
+}
+
 /**
  * The events of one streamed call, in order, as they arrive. Throws ModelCallError: the HTTP
  * status's kind for an answer other than 2xx (with its `Retry-After`), `unreachable` for a

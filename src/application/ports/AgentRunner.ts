@@ -122,4 +122,6 @@ export interface AgentRunner {
   problemWith(selection: ModelSelection): string | null;
   /** Runs one session to its answer; throws AgentRunError when the run fails. */
   run(request: AgentRunRequest): Promise<AgentRunResult>;
+  /** Loads ahead of the first run what runs of the configured model need; optional, never throws. */
+  warmUp?(): Promise<void>;
 }

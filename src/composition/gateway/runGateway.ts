@@ -293,6 +293,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     await steps.step('chat', () => chat.start().catch((error: unknown) => logger.error(`chat: ${errorText(error)}`)));
   }
   await steps.step('started', () => logger.info('gateway started', { home: paths.home, cron: provider?.name ?? 'none' }));
+  // In the background: the first runs find the agent loop and the model's HTTP client loaded.
+  if (!steps.stopping) void container.get(TOKENS.JobRunAgentRunner).warmUp?.();
   // What runs stops first, within the grace period, whatever step the stop came during: firing,
   // then the runs, the listener's and the deliveries, and the chat turns.
   // The MCP servers the runs used stop once no run is left (stops run last registered first).

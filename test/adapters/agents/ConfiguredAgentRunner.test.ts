@@ -498,3 +498,24 @@ describe('ConfiguredAgentRunner with LLM providers', () => {
     expect(server.requests[0]!.apiKey).toBe('sk-wired');
   });
 });
+
+describe('ConfiguredAgentRunner.warmUp', () => {
+  it('loads the model of the configured provider and of its fallbacks ahead of the first run, contacting nothing', async () => {
+    const runner = runnerFor(
+      configWith({
+        model: { provider: 'vllm', name: 'qwen' },
+        providers: { vllm: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key_required: false } },
+        fallback_providers: [{ provider: 'anthropic', model: 'claude' }],
+      }),
+      { ANTHROPIC_API_KEY: 'sk-ant-test' },
+    );
+    await expect(runner.warmUp()).resolves.toBeUndefined();
+    const state = (runner as unknown as { state: { chatModels: Map<string, Promise<unknown>> } }).state;
+    expect([...state.chatModels.keys()].map((key) => key.split(' ')[0])).toEqual(['openai', 'anthropic']);
+  });
+
+  it('does nothing for a command provider or without a model, and never throws', async () => {
+    await expect(runnerFor(configured).warmUp()).resolves.toBeUndefined();
+    await expect(runnerFor(configWith()).warmUp()).resolves.toBeUndefined();
+  });
+});

@@ -39,6 +39,8 @@ export interface ChatModel {
    * an abort through `signal`; never retries (the loop decides about retries and fallbacks).
    */
   streamTurn(request: ModelTurnRequest): Promise<ModelTurn>;
+  /** Loads what the first call needs (its HTTP client), so that a burst of first calls does not wait for it. Optional. */
+  warmUp?(): Promise<void>;
 }
 
 /** A failed model call. `message` starts in lower case: it is embedded in longer sentences. */
