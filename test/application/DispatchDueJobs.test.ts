@@ -1,4 +1,5 @@
 import { AgentRunError, type AgentRunRequest } from '../../src/application/ports/AgentRunner.js';
+import { STARTS_PER_TURN } from '../../src/application/cron/DispatchDueJobs.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const SECOND = 1000;
@@ -22,6 +23,26 @@ const settle = async () => {
 };
 
 describe('the gateway dispatching due jobs', () => {
+  it('starts a burst of due jobs a few at a time, letting the event loop turn between them', async () => {
+    const h = cronHarness({ settings: { maxParallelJobs: 40 } });
+    const held = heldAgent(h);
+    for (let i = 0; i < 40; i += 1) await h.createJob.execute({ schedule: '1m', prompt: `job j${i}`, name: `j${i}` });
+    h.clock.advance(MINUTE);
+    const startedAtTurns: number[] = [];
+    (h.timer as { yieldTurn?: () => Promise<void> }).yieldTurn = async () => {
+      startedAtTurns.push(h.dispatchDueJobs.inProgress);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+
+    expect(startedAtTurns).toEqual([STARTS_PER_TURN, 2 * STARTS_PER_TURN]);
+    expect(held.size).toBe(40);
+    for (const run of held.values()) run.answer('done');
+    await settle();
+  });
+
   it('starts a job that becomes due while another runs, without waiting for that run', async () => {
     const h = cronHarness();
     const held = heldAgent(h);

@@ -5,6 +5,10 @@ export class SystemTimer implements Timer {
     return performance.now();
   }
 
+  yieldTurn(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
+  }
+
   wait(ms: number, cancel?: AbortSignal, options?: { background?: boolean }): Promise<void> {
     return new Promise((resolve) => {
       if (cancel?.aborted) return resolve();

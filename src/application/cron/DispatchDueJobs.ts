@@ -8,6 +8,13 @@ import { errorText } from '../../domain/errors.js';
 import { DispatchedRuns } from './DispatchedRuns.js';
 import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
 
+/**
+ * How many claimed runs start in one turn of the event loop: a thousand jobs due at one instant
+ * start in turns of this many, so that accepts, fires and the runs already started (their
+ * connections to the model) go on between them rather than after all of them.
+ */
+export const STARTS_PER_TURN = 16;
+
 /** How long cancelled runs get to record themselves as interrupted before stop() gives up on them. */
 export const ABORT_WAIT_MS = 5000;
 
@@ -151,7 +158,10 @@ export class DispatchDueJobs {
     if (!this.accepting) return { lockBusy: false, waiting: 0 };
     const free = this.settings.maxParallelJobs - this.runs.size - this.claimedWaiting.length;
     const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting });
-    for (const claimed of claims.claimed) this.start(claimed);
+    for (let i = 0; i < claims.claimed.length; i += 1) {
+      if (i > 0 && i % STARTS_PER_TURN === 0) await this.timer.yieldTurn?.();
+      this.start(claims.claimed[i]!);
+    }
     if (!claims.lockBusy && claims.waitingAll) {
       // Forget jobs that no longer wait (paused, removed, claimed by another gateway).
       const waiting = new Set(claims.waiting.map((job) => job.id));

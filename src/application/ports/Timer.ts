@@ -11,4 +11,9 @@ export interface Timer {
    * for measuring how long something took, never a date.
    */
   monotonicNow(): number;
+  /**
+   * Resolves once the event loop has had a turn (I/O callbacks, timers): for spreading a burst of
+   * synchronous work over turns. Optional: without it, nothing waits.
+   */
+  yieldTurn?(): Promise<void>;
 }
