@@ -3,7 +3,7 @@
 // streamed as OpenAI streams it (`data: {chunk}` events, `choices[0].delta`, a last usage chunk
 // with `choices: []` when `stream_options.include_usage` asks for it, then `data: [DONE]`).
 // Each answer takes BENCH_MODEL_MS (default 30000), its BENCH_CHUNKS content chunks (default
-// 300) spread evenly over that time. With BENCH_TOOL_URL set, a first turn offered the
+// 300) spread evenly over that time (one alone comes at its end). With BENCH_TOOL_URL set, a first turn offered the
 // `web_extract` tool calls it for that URL instead, over BENCH_TOOL_MS (default 1000). Beyond
 // BENCH_MODEL_LIMIT requests served at once (default none) it answers 429 with
 // `Retry-After: BENCH_MODEL_RETRY_AFTER` (default 1).
@@ -77,12 +77,14 @@ function textOf(content) {
  */
 function stream(response, count, eventAt, ms, entry) {
   const started = now();
+  // The first of several events goes out at once and the last at `ms`; a single one at `ms`.
+  const spread = Math.max(1, count - 1);
   let next = 0;
   const self = {
     step() {
       if (response.destroyed) return;
       // Every event due by now goes out (one write when the ticks fall behind).
-      const dueCount = Math.min(count, Math.floor(((now() - started) / Math.max(1, ms)) * (count - 1)) + 1);
+      const dueCount = Math.min(count, Math.floor(((now() - started) / Math.max(1, ms)) * spread) + (count === 1 ? 0 : 1));
       let text = '';
       while (next < dueCount) text += eventAt(next++);
       if (text) response.write(text);
@@ -91,7 +93,7 @@ function stream(response, count, eventAt, ms, entry) {
         entry.end = now();
         return;
       }
-      schedule(self, started + (next * ms) / Math.max(1, count - 1));
+      schedule(self, started + ((count === 1 ? 1 : next) * ms) / spread);
     },
   };
   self.step();

@@ -65,6 +65,21 @@ describe('FileWebhookInbox with a large backlog', () => {
     await rm(home, { recursive: true, force: true });
   });
 
+  it('hands out 5,000 events to runs under way at once: the slack kept for their ends grows with them', async () => {
+    const inbox = open();
+    const count = 5000;
+    for (let start = 0; start < count; start += 500) {
+      await Promise.all(Array.from({ length: 500 }, (_, k) => inbox.accept(anEvent(start + k))));
+    }
+    const claimed: string[] = [];
+    for (let event = await inbox.claimNext(); event !== null; event = await inbox.claimNext()) claimed.push(event.id);
+
+    expect(claimed).toHaveLength(count);
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+    await Promise.all(claimed.map((id) => inbox.complete(id)));
+    expect(await inbox.pending()).toBe(0);
+  });
+
   it('holds 1,000 waiting events of 100 KB in less than 4 MB, before and after a restart, and hands each payload out exactly, in order', async () => {
     const count = 1000;
     const payloadBytes = 100 * 1024;

@@ -234,6 +234,9 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
 
   /** Whether the journal's slack holds `room` more bytes besides what the runs under way need; reported once when it does not. */
   private async slackFor(journal: GroupCommitLog, room: number): Promise<boolean> {
+    // Thousands of runs at once need more than the slack the journal opened with: it grows to
+    // twice what they hold (a disk too full for that keeps the events waiting, as below).
+    if (this.reservedBytes + room > journal.spareBytes()) await journal.reserveAtLeast(2 * (this.reservedBytes + room));
     if (journal.spareBytes() < this.reservedBytes + room) await journal.refillSlack();
     const enough = journal.spareBytes() >= this.reservedBytes + room;
     if (!enough && !this.diskFullReported) {

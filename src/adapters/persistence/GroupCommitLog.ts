@@ -60,7 +60,7 @@ export class GroupCommitLog {
   private debris = false;
   private closed = false;
   private compactionFailedAt = -Infinity;
-  private readonly reserve: number;
+  private reserve: number;
   private current: RecordFile;
   /** A rewrite copying alongside the appends, until it is swapped in or given up. */
   private rewriting: Promise<void> | null = null;
@@ -167,6 +167,16 @@ export class GroupCommitLog {
   spareBytes(): number {
     const queued = this.queue.reduce((sum, append) => sum + Buffer.byteLength(append.text, 'utf8'), 0);
     return this.length - this.size - queued;
+  }
+
+  /**
+   * Raises the slack kept after the records to at least `bytes` (never lowers it) and tries to
+   * pad the file up to it: for a caller whose reservations outgrew the slack it opened with.
+   */
+  reserveAtLeast(bytes: number): Promise<void> {
+    if (bytes <= this.reserve) return Promise.resolve();
+    this.reserve = bytes;
+    return this.refillSlack();
   }
 
   /** Tries to bring the slack back to `reserveBytes` (after a full disk); settles once tried. */
