@@ -48,6 +48,8 @@ const COMPLETE_RETRY_MAX_MS = 5_000;
 export class WebhookWorker {
   private state: 'idle' | 'running' | 'stopping' = 'idle';
   private readonly inProgress = new Map<string, { route: string; done: Promise<void>; abort: AbortController }>();
+  /** How many of the runs in progress each route has (the routes busy when a slot frees). */
+  private readonly runsPerRoute = new Map<string, number>();
   private readonly deliveries: DeliveryLanes;
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
@@ -178,7 +180,7 @@ export class WebhookWorker {
       while (this.state === 'running' && this.inProgress.size < this.settings.maxConcurrentRuns) {
         let event: WebhookEvent | null;
         try {
-          const busy = new Set([...this.inProgress.values()].map((run) => run.route));
+          const busy = new Set(this.runsPerRoute.keys());
           event = (await this.inbox.claimNext(busy)) ?? (busy.size > 0 ? await this.inbox.claimNext() : null);
         } catch (error) {
           if (!this.claimFailing)
@@ -196,8 +198,12 @@ export class WebhookWorker {
 
   private launch(event: WebhookEvent): void {
     const abort = new AbortController();
+    this.runsPerRoute.set(event.route, (this.runsPerRoute.get(event.route) ?? 0) + 1);
     const done = this.runAndComplete(event, abort.signal).finally(() => {
       this.inProgress.delete(event.id);
+      const left = (this.runsPerRoute.get(event.route) ?? 1) - 1;
+      if (left > 0) this.runsPerRoute.set(event.route, left);
+      else this.runsPerRoute.delete(event.route);
       if (this.state === 'running') void this.notify();
     });
     this.inProgress.set(event.id, { route: event.route, done, abort });
