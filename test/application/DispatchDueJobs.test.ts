@@ -1,5 +1,5 @@
 import { AgentRunError, type AgentRunRequest } from '../../src/application/ports/AgentRunner.js';
-import { STARTS_PER_TURN } from '../../src/application/cron/DispatchDueJobs.js';
+import { STARTS_PER_TURN } from '../../src/domain/PermitPool.js';
 import { cronHarness } from '../support/cronHarness.js';
 
 const SECOND = 1000;

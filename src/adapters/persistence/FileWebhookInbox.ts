@@ -49,6 +49,9 @@ import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './we
  * `damaged/`, logged, and skipped; so is a record whose payload turns out damaged when it is
  * read back (it is marked done). Bind one instance per process.
  */
+/** The largest accept record read back on the event loop's thread (RecordFile.readNow) when it is handed out. */
+const NOW_READ_MAX_BYTES = 64 * 1024;
+
 @injectable()
 export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
   private recovering: Promise<number> | null = null;
@@ -124,7 +127,11 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
         this.reservedBytes += room;
         let bytes: Buffer;
         try {
-          bytes = await (this.live.source(slot)?.file ?? journal.file).read(this.live.offset(slot), this.live.length(slot));
+          const file = this.live.source(slot)?.file ?? journal.file;
+          const [offset, length] = [this.live.offset(slot), this.live.length(slot)];
+          // Claims are made one at a time: an event this process just accepted is read from the
+          // page cache at once, not behind every file operation of the runs under way.
+          bytes = this.live.fresh(slot) && length <= NOW_READ_MAX_BYTES ? file.readNow(offset, length) : await file.read(offset, length);
         } catch (error) {
           if (this.live.slotOf(id) === slot) {
             this.live.setClaimed(slot, false);

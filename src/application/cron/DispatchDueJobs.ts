@@ -5,15 +5,9 @@ import type { CronSettings } from '../ports/Settings.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { errorText } from '../../domain/errors.js';
+import { STARTS_PER_TURN } from '../../domain/PermitPool.js';
 import { DispatchedRuns } from './DispatchedRuns.js';
 import { RunDueJobs, type ClaimedJob, type TickRun } from './RunDueJobs.js';
-
-/**
- * How many claimed runs start in one turn of the event loop: a thousand jobs due at one instant
- * start in turns of this many, so that accepts, fires and the runs already started (their
- * connections to the model) go on between them rather than after all of them.
- */
-export const STARTS_PER_TURN = 16;
 
 /** How long cancelled runs get to record themselves as interrupted before stop() gives up on them. */
 export const ABORT_WAIT_MS = 5000;
