@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { freePort } from '../support/freePort.js';
 import { eventually } from '../support/processLiveness.js';
-import { commandModelLines, localModelLines } from './configLines.js';
+import { commandModelLines, localModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
 
@@ -17,21 +17,10 @@ import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatew
 const SECRET = 'run-limits-secret';
 
 function listenerLines(port: number, maxConcurrentRuns: number): string[] {
-  return [
-    'platforms:',
-    '  webhook:',
-    '    enabled: true',
-    '    extra:',
-    '      host: 127.0.0.1',
-    `      port: ${port}`,
-    `      secret: ${SECRET}`,
-    `      max_concurrent_runs: ${maxConcurrentRuns}`,
-    '      rate_limit: 1000',
-    '      routes:',
-    '        github:',
-    '          events: [pull_request]',
-    '          prompt: "Handle {number}"',
-  ];
+  const lines = webhookListenerLines(port, SECRET);
+  // The run slots and the rate limit go in beside the secret, before the routes.
+  lines.splice(-1, 0, `      max_concurrent_runs: ${maxConcurrentRuns}`, '      rate_limit: 1000');
+  return [...lines, '        github:', '          events: [pull_request]', '          prompt: "Handle {number}"'];
 }
 
 /** The ids of the route's recorded runs and their statuses, as `agent webhook runs --json` lists them. */
