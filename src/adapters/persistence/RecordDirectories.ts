@@ -91,9 +91,9 @@ export class RecordDirectories {
     known.addedSinceListing += 1;
     known.addedSincePruning += 1;
     // A directory holding far more than `keep` (records pinned by runs under way) is gone through
-    // once per tenth of its files added, not every pruneEvery(keep): ten thousand runs in flight
+    // once per tenth of its surplus added, not every pruneEvery(keep): ten thousand runs in flight
     // made each pruning a look at ten thousand names.
-    if (known.addedSincePruning < Math.max(pruneEvery(keep), Math.ceil(known.names.length / 10))) return [];
+    if (known.addedSincePruning < Math.max(pruneEvery(keep), Math.ceil((known.names.length - keep) / 10))) return [];
     known.addedSincePruning = 0;
     if (known.addedSinceListing >= Math.min(RELIST_EVERY, keep)) {
       known.addedSinceListing = 0;
