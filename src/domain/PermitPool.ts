@@ -105,9 +105,8 @@ export const UNLIMITED_RUNS: RunLimits = {
 };
 
 /**
- * How many runs claimed together start in one turn of the event loop: a thousand jobs due at one
- * instant, or thousands of webhook events waiting for free slots, start in turns of this many, so
- * that accepts, fires and the runs already started (their connections to the model) go on
- * between them rather than after all of them.
+ * How many cron runs claimed together start in one turn of the event loop: a thousand jobs due at
+ * one instant start in turns of this many, so that accepts, fires and the runs already started
+ * (their connections to the model) go on between them rather than after all of them.
  */
 export const STARTS_PER_TURN = 16;

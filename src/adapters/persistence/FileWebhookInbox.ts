@@ -16,6 +16,9 @@ import type { GroupCommitLog } from './GroupCommitLog.js';
 import { InboxJournals } from './InboxJournals.js';
 import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './webhookJournal.js';
 
+/** The largest accept record read back on the event loop's thread (RecordFile.readNow) when it is handed out. */
+const NOW_READ_MAX_BYTES = 64 * 1024;
+
 /**
  * Accepted webhook events under `$AGENT_HOME/webhooks/inbox/` (docs/webhooks.md), kept as an
  * append-only journal per process (format in webhookJournal.ts):
@@ -49,9 +52,6 @@ import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './we
  * `damaged/`, logged, and skipped; so is a record whose payload turns out damaged when it is
  * read back (it is marked done). Bind one instance per process.
  */
-/** The largest accept record read back on the event loop's thread (RecordFile.readNow) when it is handed out. */
-const NOW_READ_MAX_BYTES = 64 * 1024;
-
 @injectable()
 export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
   private recovering: Promise<number> | null = null;

@@ -47,7 +47,7 @@ const COMPLETE_RETRY_MAX_MS = 5_000;
 @injectable()
 export class WebhookWorker {
   private state: 'idle' | 'running' | 'stopping' = 'idle';
-  private readonly inProgress = new Map<string, { route: string; done: Promise<void>; abort: AbortController }>();
+  private readonly inProgress = new Map<string, { done: Promise<void>; abort: AbortController }>();
   /** How many of the runs in progress each route has (the routes busy when a slot frees). */
   private readonly runsPerRoute = new Map<string, number>();
   private readonly deliveries: DeliveryLanes;
@@ -206,7 +206,7 @@ export class WebhookWorker {
       else this.runsPerRoute.delete(event.route);
       if (this.state === 'running') void this.notify();
     });
-    this.inProgress.set(event.id, { route: event.route, done, abort });
+    this.inProgress.set(event.id, { done, abort });
   }
 
   /** The agent's part in the run slot; an answer goes on to its platform's lane, freeing the slot. */
