@@ -1,4 +1,3 @@
-import type { RunBudget } from './runs/usage.js';
 /**
  * A job: its record as stored, the states it can be in, and how it is created and edited. What
  * happens to a job over its runs is in jobLifecycle.ts, what a recurring job does with a slot it
@@ -6,11 +5,14 @@ import type { RunBudget } from './runs/usage.js';
  */
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
+import { compactBudget, validateTimeout, type JobBudget } from './jobLimits.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
 import { mcpGrantOf } from './mcp.js';
 import { isKnownToolset, toolsetProblem, unknownToolsetProblem } from './toolsets.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
+
+export { compactBudget, JOB_BUDGET_KEYS, validateTimeout, type JobBudget } from './jobLimits.js';
 
 /** The states a job can be in, in the order they are shown (the dashboard's filter lists them so). */
 export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
@@ -36,6 +38,11 @@ export interface JobClaim {
   /** `<host>:<pid>` of the claiming process. */
   by: string;
   at: string;
+  /**
+   * Someone asked for this run to stop (`agent cron cancel`, the dashboard): who and when. The
+   * process that runs it stops it when it sees this; it goes with the claim when the run ends.
+   */
+  cancel?: { by: string; at: string };
 }
 
 /**
@@ -96,26 +103,13 @@ export interface Job {
   /** True when each run is given this job's own last `ok` answer as context (`--continue`). */
   continue?: boolean;
   claim: JobClaim | null;
+  /**
+   * The longest a run may take, in seconds (`--timeout`): past it, the run's process trees are
+   * killed and it is recorded `error` `timed out after …`. Null (or absent in an older record) for none.
+   */
+  timeout_seconds?: number | null;
   /** The job's own limits (`--max-turns`, `--max-tokens`, `--max-cost`, `--max-cost-per-day`); absent: `agent.budget`'s. */
   budget?: JobBudget | null;
-}
-
-/** A job's limits: those of each run, and what its runs of the last 24 h may cost together (US dollars). */
-export interface JobBudget extends RunBudget {
-  max_cost_per_day?: number | null;
-}
-
-export const JOB_BUDGET_KEYS = ['max_turns', 'max_tokens', 'max_cost', 'max_cost_per_day'] as const;
-
-/** `budget` without the limits it leaves unset; null when it sets none. */
-export function compactBudget(budget: JobBudget | null | undefined): JobBudget | null {
-  if (!budget) return null;
-  const kept: JobBudget = {};
-  for (const key of JOB_BUDGET_KEYS) {
-    const limit = budget[key];
-    if (typeof limit === 'number' && Number.isFinite(limit) && limit > 0) kept[key] = limit;
-  }
-  return Object.keys(kept).length > 0 ? kept : null;
 }
 
 export interface NewJobInput {
@@ -142,6 +136,8 @@ export interface NewJobInput {
   context_from?: readonly string[];
   continue?: boolean;
   budget?: JobBudget | null;
+  /** The longest a run may take, in seconds; null or absent for no limit. */
+  timeout_seconds?: number | null;
 }
 
 /**
@@ -304,6 +300,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     context_from: jobContextFrom(input.context_from, { id: input.id, name: nameFor(input) }),
     continue: input.continue ?? false,
     claim: null,
+    timeout_seconds: validateTimeout(input.timeout_seconds),
     ...(compactBudget(input.budget) ? { budget: compactBudget(input.budget) } : {}),
   });
 }
@@ -332,6 +329,8 @@ export interface JobChanges {
   continue?: boolean;
   /** Limits to set; a limit given null is the job's no more (`agent.budget`'s again). */
   budget?: { [Key in keyof JobBudget]?: number | null };
+  /** A new time limit in seconds, or null for none. */
+  timeout_seconds?: number | null;
 }
 
 /**
@@ -356,6 +355,7 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.workdir !== undefined) edited.workdir = changes.workdir;
   if (changes.context_from !== undefined) edited.context_from = jobContextFrom(changes.context_from, job);
   if (changes.continue !== undefined) edited.continue = changes.continue;
+  if (changes.timeout_seconds !== undefined) edited.timeout_seconds = validateTimeout(changes.timeout_seconds);
   if (changes.budget !== undefined) {
     const budget = compactBudget({ ...job.budget, ...changes.budget });
     if (budget) edited.budget = budget;

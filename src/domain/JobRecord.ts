@@ -47,7 +47,11 @@ function claim(value: unknown): JobClaim | null {
   const record = value as Record<string, unknown>;
   const by = str(record.by);
   const at = str(record.at);
-  return by && at ? { by, at } : null;
+  if (!by || !at) return null;
+  const cancel = typeof record.cancel === 'object' && record.cancel !== null ? (record.cancel as Record<string, unknown>) : null;
+  const cancelBy = str(cancel?.by);
+  const cancelAt = str(cancel?.at);
+  return cancelBy && cancelAt ? { by, at, cancel: { by: cancelBy, at: cancelAt } } : { by, at };
 }
 
 /** A record's `budget`, its limits that are positive numbers; null when none. */
@@ -159,6 +163,11 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       context_from: strList(record.context_from) ?? [],
       continue: record.continue === true,
       claim: claim(record.claim),
+      // Unknown to records written before it: no time limit.
+      timeout_seconds:
+        typeof record.timeout_seconds === 'number' && Number.isSafeInteger(record.timeout_seconds) && record.timeout_seconds > 0
+          ? record.timeout_seconds
+          : null,
       // Unknown to records written before it: absent follows agent.budget.
       ...(budgetOf(record.budget) ? { budget: budgetOf(record.budget) } : {}),
     },

@@ -32,6 +32,10 @@ export const ERROR_CODES = {
     INVALID_WORKDIR: 'JOB.INVALID_WORKDIR',
     /** A job names itself among the jobs it takes context from (its own last answer is `--continue`). */
     CONTEXT_FROM_ITSELF: 'JOB.CONTEXT_FROM_ITSELF',
+    /** A job's time limit is not a whole number of seconds of 1 or more. */
+    INVALID_TIMEOUT: 'JOB.INVALID_TIMEOUT',
+    /** A run is asked to stop, and the job has none under way. */
+    NOT_RUNNING: 'JOB.NOT_RUNNING',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

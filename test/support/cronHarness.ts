@@ -11,6 +11,9 @@ import { ResumeJob } from '../../src/application/cron/ResumeJob.js';
 import { DispatchDueJobs } from '../../src/application/cron/DispatchDueJobs.js';
 import { DispatchedRuns } from '../../src/application/cron/DispatchedRuns.js';
 import { DueJobClaims } from '../../src/application/cron/DueJobClaims.js';
+import { CancelJobRun } from '../../src/application/cron/CancelJobRun.js';
+import { CancelRequestedRuns } from '../../src/application/cron/CancelRequestedRuns.js';
+import { RunStops } from '../../src/application/runs/RunStops.js';
 import { RunDueJobs } from '../../src/application/cron/RunDueJobs.js';
 import { RunJobNow } from '../../src/application/cron/RunJobNow.js';
 import { ShowJob } from '../../src/application/cron/ShowJob.js';
@@ -68,9 +71,10 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
   };
   const ledger = new InMemoryRunLedger(undefined, () => clock.now());
   const workdirs = new FakeWorkingDirectories();
-  const runPorts = { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock, workdirs };
-  const { execution, pendings } = cronRunPipeline(runPorts);
   const timer = new ManualTimer();
+  const stops = new RunStops(timer);
+  const runPorts = { agent, channel, outputs, memory, skills, scripts, settings, log, repository, botChat, ledger, clock, workdirs, stops };
+  const { execution, pendings } = cronRunPipeline(runPorts);
   const metrics = new RecordingMetrics();
   const claimants = new RunClaimants(identity);
   const runDueJobs = new RunDueJobs(
@@ -122,6 +126,10 @@ export function cronHarness(options: { jobs?: Job[]; settings?: Partial<CronSett
     runJobNow: new RunJobNow(repository, clock, identity, execution, settings),
     runDueJobs,
     startFiring,
+    stops,
+    cancelJobRun: new CancelJobRun(repository, clock, timer, stops),
+    cancelRequestedRuns: new CancelRequestedRuns(repository, stops, timer, log),
+    watchCancels: () => () => undefined,
     dispatchDueJobs: new DispatchDueJobs(runDueJobs, new DispatchedRuns(execution, clock, settings, log, metrics), timer, settings, log),
     askAgent: new AskAgent(agent, new RunContexts(memory, skills, log, ledger, workdirs, repository), settings),
   };

@@ -40,6 +40,7 @@ import { RedeliveryClaims } from '../../src/application/runs/RedeliveryClaims.js
 import { RunContexts } from '../../src/application/runs/RunContexts.js';
 import { RunMeter } from '../../src/application/runs/RunMeter.js';
 import { RunRecorder } from '../../src/application/runs/RunRecorder.js';
+import { RunStops } from '../../src/application/runs/RunStops.js';
 import { RedeliverWebhookRun } from '../../src/application/webhook/RedeliverWebhookRun.js';
 import { WebhookAgentStep } from '../../src/application/webhook/WebhookAgentStep.js';
 import { WebhookAnswerStep } from '../../src/application/webhook/WebhookAnswerStep.js';
@@ -71,6 +72,8 @@ export interface CronRunPorts {
   timer?: Timer | null;
   /** Job working folders; default: none exists. */
   workdirs?: WorkingDirectories;
+  /** The runs' time limits and cancels; default: on `timer`. */
+  stops?: RunStops;
 }
 
 /** The cron run path and its collaborators. */
@@ -84,9 +87,10 @@ export function cronRunPipeline(ports: CronRunPorts) {
   const answers = new JobAnswers(delivery, new JobRunReports(outputs, settings, log), settings, log);
   const marks = new JobRunMarks(repository, settings, answers, clock);
   const steps = new JobRunSteps(agent, contexts, scripts, settings, log, answers);
-  const execution = new JobExecution(checks, steps, answers, marks, recorder, log);
+  const stops = ports.stops ?? new RunStops(ports.timer ?? null);
+  const execution = new JobExecution(checks, steps, stops, marks, recorder, log);
   const pendings = new PendingJobDeliveries(answers, marks, checks, recorder, log);
-  return { execution, pendings, answers, checks, recorder, contexts, delivery };
+  return { execution, pendings, answers, checks, recorder, contexts, delivery, stops };
 }
 
 /** `agent cron redeliver` on the cron run path of `ports`. */

@@ -1,4 +1,5 @@
 /** What the cron commands act through: the settings, the paths and the cron use cases. */
+import type { CancelJobRun } from '../../application/cron/CancelJobRun.js';
 import type { CreateJob } from '../../application/cron/CreateJob.js';
 import type { EditJob } from '../../application/cron/EditJob.js';
 import type { JobWarnings } from '../../application/cron/JobWarnings.js';
@@ -32,4 +33,10 @@ export interface CronApp {
   showJob: ShowJob;
   listJobRuns: ListJobRuns;
   redeliverJobRun: RedeliverJobRun;
+  cancelJobRun: CancelJobRun;
+  /**
+   * While this command runs jobs (`cron run`, `cron tick`), stops those another process asks to
+   * cancel (`agent cron cancel`); returns the unwatch.
+   */
+  watchCancels(): () => void;
 }

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { Argv } from 'yargs';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError } from '../../domain/errors.js';
@@ -181,9 +182,13 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
         async (argv) => {
           // Stopped by a signal, the run's trees are killed and it is recorded interrupted (exit 130, 143 or 129).
           commandInterruption.arm();
-          const cron = await tickFirst(argv);
-          if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
-          const { job, report } = await cron.runJobNow.execute({ job: argv.job, force: argv.force, signal: commandInterruption.signal });
+          // `agent cron cancel` in another terminal stops the run, and the due jobs the tick runs first.
+          const unwatch = (await app()).watchCancels();
+          const { job, report } = await (async () => {
+            const cron = await tickFirst(argv);
+            if (io.interactive) writeLine(io.stderr, `Running job '${argv.job}'…`);
+            return cron.runJobNow.execute({ job: argv.job, force: argv.force, signal: commandInterruption.signal });
+          })().finally(unwatch);
           if (argv.json) writeJson(io.stdout, cronRunJson(job, report));
           else {
             writeLine(io.stdout, runLine(job, report));
@@ -191,6 +196,24 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
           }
           // A run whose answer never reached its target failed as far as the caller is concerned.
           if (isFailedStatus(report.outcome.status)) process.exitCode = 1;
+        },
+      )
+      .command(
+        'cancel <job>',
+        'Stop the run under way of a job, on whichever gateway, replica or command runs it (recorded as error "cancelled by <you>")',
+        (y) =>
+          jobPositional(y)
+            .option('wait', { type: 'boolean', default: true, describe: 'Wait up to 10 s for the run to stop (--no-wait: only ask)' })
+            .option('json', jsonFlag("the job's record once its run stopped")),
+        async (argv) => {
+          // No tick first: it would run the due jobs and wait for them before cancelling anything.
+          const cron = await app();
+          await settleAbandonedRuns(cron, io);
+          const asked = await cron.cancelJobRun.execute({ job: argv.job, by: whoIsAsking() });
+          const ended = argv.wait ? await cron.cancelJobRun.waitForEnd(asked, CANCEL_WAIT_MS) : 'running';
+          if (ended === 'running' && argv.wait) process.exitCode = 1;
+          if (argv.json) writeJson(io.stdout, recordOfJob(ended === 'running' || ended === null ? asked : ended));
+          else writeLine(argv.wait && ended === 'running' ? io.stderr : io.stdout, cancelLine(asked, ended, argv.wait));
         },
       )
       .command(
@@ -246,11 +269,36 @@ export function registerCronCommands(yargs: Argv, app: () => Promise<CronApp>, i
             .option('tick', { type: 'boolean', default: true, describe: 'Has no effect: this command is the tick' }),
         async (argv) => {
           commandInterruption.arm();
-          await tick(await app(), io, { verbose: argv.verbose, json: argv.json });
+          const cron = await app();
+          const unwatch = cron.watchCancels();
+          await tick(cron, io, { verbose: argv.verbose, json: argv.json }).finally(unwatch);
         },
       )
       .demandCommand(1, MISSING_COMMAND),
   );
+}
+
+/** How long `agent cron cancel` waits for the run to stop. */
+const CANCEL_WAIT_MS = 10_000;
+
+/** Who cancels, as the run's error names them: the user running the command. */
+function whoIsAsking(): string {
+  try {
+    return userInfo().username || 'the command line';
+  } catch {
+    return 'the command line';
+  }
+}
+
+/** What `agent cron cancel` says: stopped, still running after the wait, or asked without waiting. */
+function cancelLine(asked: Job, ended: Job | null | 'running', waited: boolean): string {
+  const job = `job ${asked.id} '${asked.name}'`;
+  if (!waited)
+    return `Asked for the run of ${job} to stop; it is recorded as "${asked.claim?.cancel ? `cancelled by ${asked.claim.cancel.by}` : 'cancelled'}".`;
+  if (ended === 'running') {
+    return `Asked for the run of ${job} to stop, but it still runs after ${CANCEL_WAIT_MS / 1000} s; ${asked.claim?.by ?? 'the process running it'} stops it when it next looks at the store (or is no longer running).`;
+  }
+  return `Cancelled the run of ${job}${ended?.last_error ? `: ${ended.last_error}` : ''}.`;
 }
 
 /** What would keep the job from doing what it says, on stderr; the job is saved all the same. */

@@ -8,7 +8,7 @@ import { CATCH_UP_POLICIES, validateJobTimeZone, type CatchUp } from '../../doma
 import type { CliIO } from './CliIO.js';
 import { CliUsageError } from './CliUsageError.js';
 import type { CronApp } from './cronApp.js';
-import { dollars, oneOf, repeatableText, text, wholeNumber } from './flagValues.js';
+import { dollars, oneOf, repeatableText, seconds, text, wholeNumber } from './flagValues.js';
 import type { JobChanges } from '../../domain/Job.js';
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
@@ -35,6 +35,8 @@ interface JobFlags {
   maxTokens?: number | null;
   maxCost?: number | null;
   maxCostPerDay?: number | null;
+  /** Seconds; null for `--no-timeout`. */
+  timeout?: number | null;
 }
 
 /** `--no-max-…`: the job sets no limit of its own. */
@@ -136,6 +138,12 @@ export const JOB_FLAG_OPTIONS = {
     coerce: dollars('--max-cost-per-day', NO_LIMIT),
     describe: "Do not start a run while the job's runs of the last 24 h cost this many US dollars (--no-max-cost-per-day: none)",
   },
+  timeout: {
+    type: 'string',
+    coerce: seconds('--timeout', { value: null, means: 'no time limit' }),
+    describe:
+      'Longest a run may take, e.g. 10m or 1h30m: past it, the run and everything it started are stopped and it is recorded as error "timed out after …" (--no-timeout: no limit)',
+  },
 } as const;
 
 /** The budget flags given, as limits to set (null: the job's no more); undefined when none was given. */
@@ -168,6 +176,7 @@ export async function createInput(
     no_agent: argv.agent === false,
     ...perJobFlags(argv),
     budget: budgetFlags(argv) ?? null,
+    timeout_seconds: argv.timeout ?? null,
   };
   if (flags.no_agent && flags.script === null) {
     throw new CliUsageError(
@@ -228,9 +237,10 @@ export function editInput(
   Object.assign(input, perJobFlags(argv));
   const budget = budgetFlags(argv);
   if (budget !== undefined) input.budget = budget;
+  if (argv.timeout !== undefined) input.timeout_seconds = argv.timeout;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost or --max-cost-per-day (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day or --timeout (see "agent cron edit --help").',
     );
   }
   return input;

@@ -1,3 +1,4 @@
+import { durationSeconds } from '../../domain/durations.js';
 import { CliUsageError } from './CliUsageError.js';
 
 /**
@@ -142,5 +143,20 @@ export function dollars<N>(flag: string, negation: Negation<N>): (value: unknown
       );
     }
     return amount;
+  };
+}
+
+/**
+ * A `coerce` for a flag that takes a length of time (`90s`, `10m`, `1h30m`): its seconds;
+ * `--no-<flag>` stands for `negation`.
+ */
+export function seconds<N>(flag: string, negation: Negation<N>): (value: unknown) => number | N {
+  return (value) => {
+    if (value === false) return negation.value;
+    const text = singleValue(flag, value);
+    if (text === '') throw emptyValue(flag, negation);
+    const length = durationSeconds(text);
+    if (typeof length === 'string') throw new CliUsageError(`${flag} "${text}" is not a length of time: ${length}.`);
+    return length;
   };
 }

@@ -15,6 +15,7 @@ import { describeSchedule } from '../../domain/scheduleWords.js';
 import { formatWallClock, toIsoUtc, wallClockAt } from '../../domain/zonedTime.js';
 import { recordOfJob } from '../../domain/JobRecord.js';
 import { textTable } from './textTable.js';
+import { formatDuration } from '../../domain/durations.js';
 import { budgetInWords, costInWords, tokensInWords, totalsInWords } from '../../domain/runs/runTotals.js';
 
 export { costInWords, tokensInWords } from '../../domain/runs/runTotals.js';
@@ -123,6 +124,7 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       // One-shots have the missed rule instead (cron.one_shot_grace_seconds).
       ...(isRecurring(job.schedule) ? ([['Catch-up', catchUpInWords(job, catchUp)]] as Array<[string, string]>) : []),
       ['Budget', budgetInWords(job.budget)],
+      ['Time limit', job.timeout_seconds ? `${formatDuration(job.timeout_seconds)} a run` : 'none'],
       ...(spent
         ? ([
             ['Spent, last 24 h', totalsInWords(spent.day)],

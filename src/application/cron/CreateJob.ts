@@ -46,6 +46,8 @@ export interface CreateJobInput {
   continue?: boolean;
   /** The job's own limits; absent or null: `agent.budget`'s. */
   budget?: JobBudget | null;
+  /** The longest a run may take, in seconds; null (or absent, on create) for no limit. */
+  timeout_seconds?: number | null;
 }
 
 /**

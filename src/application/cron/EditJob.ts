@@ -39,6 +39,8 @@ export interface EditJobInput {
   continue?: boolean;
   /** Limits to set; one given null is the job's no more. */
   budget?: JobChanges['budget'];
+  /** The longest a run may take, in seconds; null (or absent, on create) for no limit. */
+  timeout_seconds?: number | null;
 }
 
 /**

@@ -7,7 +7,8 @@ import type { Logger } from '../ports/Logger.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunRecorder } from '../runs/RunRecorder.js';
 import { answerRecordOf, finishedRecordOf, runningRecordOf, skippedRecordOf } from './cronRunRecords.js';
-import { JobAnswers, type AnswerToDeliver } from './JobAnswers.js';
+import type { AnswerToDeliver } from './JobAnswers.js';
+import { cronRunKey, RunStops } from '../runs/RunStops.js';
 import { JobPreflight, type Preflight } from './JobPreflight.js';
 import { withSpend, type JobRunReport } from './JobRunReports.js';
 import { JobRunMarks } from './JobRunMarks.js';
@@ -35,7 +36,8 @@ export class JobExecution {
   constructor(
     @inject(JobPreflight) private readonly checks: JobPreflight,
     @inject(JobRunSteps) private readonly steps: JobRunSteps,
-    @inject(JobAnswers) private readonly answers: JobAnswers,
+    /** Each run's time limit, and its cancel (docs/runs.md, Time limits and cancel). */
+    @inject(RunStops) private readonly stops: RunStops,
     @inject(JobRunMarks) private readonly marks: JobRunMarks,
     @inject(RunRecorder) private readonly recorder: RunRecorder,
     @inject(TOKENS.Logger) private readonly log: Logger,
@@ -94,10 +96,13 @@ export class JobExecution {
     if (shown.writtenNow) await shown.writtenNow;
     let executed: StepsEnded;
     let preflight: Preflight;
+    // The job's time limit counts from here, and a cancel asked for from now on stops the run.
+    const guard = this.stops.guard(cronRunKey(job.id), job.timeout_seconds, options.signal);
     try {
       preflight = await this.checks.check(job);
-      executed = await this.steps.execute(job, startedAt, preflight, options.signal, deliverLater);
+      executed = await this.steps.execute(job, startedAt, preflight, guard.signal, deliverLater);
     } finally {
+      guard.release();
       await shown.stop();
     }
     if (executed.transcript) await this.recorder.saveTranscript(running, executed.transcript);
@@ -107,7 +112,7 @@ export class JobExecution {
       const pending = await this.recordAnswer(job, startedAt, running, executed.answered);
       if (pending !== null) return { report: null, job: await this.marks.counted(job), pending };
       // The ledger cannot keep the answer: it is delivered now, in the run's slot.
-      report = withSpend(await this.answers.deliverNow(job, startedAt, targets, text, answeredBy), spend);
+      report = withSpend(await this.steps.answers.deliverNow(job, startedAt, targets, text, answeredBy), spend);
     } else {
       report = executed;
     }

@@ -13,6 +13,7 @@ import { cronRunToolsets } from '../../domain/toolsets.js';
 import { CRON_RUN_VARIABLE } from '../../domain/cronRunGuard.js';
 import { errorText } from '../../domain/errors.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import { runStopOf } from '../../domain/runs/runStops.js';
 import { AgentRunError, spendOf, type AgentRunner, type ModelSelection } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
@@ -45,7 +46,8 @@ export class JobRunSteps {
     @inject(TOKENS.ScriptExecutor) private readonly scripts: ScriptExecutor,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
-    @inject(JobAnswers) private readonly answers: JobAnswers,
+    /** The answers and notices of runs; JobExecution delivers through it an answer the ledger could not keep. */
+    @inject(JobAnswers) readonly answers: JobAnswers,
   ) {
     this.reports = answers.reports;
   }
@@ -110,13 +112,13 @@ export class JobRunSteps {
     } catch (error) {
       if (error instanceof AgentRunError) transcript ??= error.transcript;
       if (signal?.aborted) {
-        // No failure notice: the gateway is stopping and its grace period is over.
-        const interrupted = interruptedError(signal);
+        const stop = runStopOf(signal);
+        // A run past its time limit failed; a cancelled one was meant to stop, and a run the gateway's
+        // shutdown cut short after its grace period gets no notice either.
+        if (stop?.kind === 'timeout') await this.answers.notifyFailure(job, preflight.targets, stop.message);
+        const stopped = stop?.message ?? interruptedError(signal);
         return kept(
-          withSpend(
-            await this.reports.write(job, startedAt, { status: 'error', error: interrupted }, { error: interrupted }),
-            spendOf(error),
-          ),
+          withSpend(await this.reports.write(job, startedAt, { status: 'error', error: stopped }, { error: stopped }), spendOf(error)),
         );
       }
       const message = runFailureMessage(error);

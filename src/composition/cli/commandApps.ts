@@ -1,4 +1,5 @@
 import { AskAgent } from '../../application/chat/AskAgent.js';
+import { CancelJobRun } from '../../application/cron/CancelJobRun.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { JobWarnings } from '../../application/cron/JobWarnings.js';
@@ -42,6 +43,7 @@ import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
 import { agentHomeFrom } from '../../adapters/persistence/agentPaths.js';
 import { profileHome } from '../../adapters/persistence/profiles.js';
 import type { HeldCredentials } from '../../adapters/system/environmentScrub.js';
+import { watchCancelRequests } from '../cancelRequests.js';
 import type { HomeContainers } from './homeContainers.js';
 
 /**
@@ -60,7 +62,7 @@ function markChildren(container: Awaited<ReturnType<HomeContainers['of']>>['cont
 export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: CliIO, credentials?: HeldCredentials) {
   const cron = async (): Promise<CronApp> => {
     const home = agentHomeFrom(env);
-    const { container, settings, paths } = await homes.of(home);
+    const { container, settings, paths, database } = await homes.of(home);
     markChildren(container);
     // Each use case is resolved when the command first uses it: building all their object graphs
     // for every command would be a tenth of `agent cron list`'s start-up.
@@ -104,6 +106,10 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       get redeliverJobRun() {
         return container.get(RedeliverJobRun);
       },
+      get cancelJobRun() {
+        return container.get(CancelJobRun);
+      },
+      watchCancels: () => watchCancelRequests(container, database, paths),
     };
   };
   const chat = async (choice: ChatHomeChoice): Promise<ChatApp> => {

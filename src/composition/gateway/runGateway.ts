@@ -16,16 +16,17 @@ import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLog
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
+import { watchCancelRequests } from '../cancelRequests.js';
 import { errorText } from '../../domain/errors.js';
 import { buildApplicationContainer } from '../applicationContainer.js';
 import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
-import { startWebhookListener, type RunningWebhookListener } from './webhookListener.js';
+import { startGatewayListener, type RunningWebhookListener } from './webhookListener.js';
 import { serveAnswerLog } from './answerLogSpool.js';
 import type { RunningDashboard } from './dashboardListener.js';
 import { dashboardSettingsFrom } from '../../adapters/config/dashboardSettings.js';
-import { fireEndpointFor, startFireListener } from './fireEndpoint.js';
+import { fireEndpointFor } from './fireEndpoint.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { gatewayMetrics } from './gatewayMetrics.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
@@ -165,39 +166,20 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
           database ? { store: () => database.chatStore(), lease: () => database.chatReceiverLease() } : null,
         )
       : null;
-  const webhooks = await steps.step('listener', async (): Promise<RunningWebhookListener | null> => {
-    if (webhooksOn) {
-      const starting = startWebhookListener(
-        container,
-        config,
-        settings,
-        logger,
-        displayPath(paths.configFile),
-        fire,
-        metrics,
-        chat?.slackEvents ?? null,
-      );
-      const started = await Promise.race([starting, stopAsked.then(() => null)]);
-      // Stopped while it was starting: it stops as soon as it has started.
-      if (!started)
-        void starting.then(
-          (listener) => listener.stop(0),
-          () => undefined,
-        );
-      return started;
-    }
-    if (!fire) return null;
-    const starting = startFireListener(config, fire, displayPath(paths.configFile), metrics);
-    const fires = await Promise.race([starting, stopAsked.then(() => null)]);
-    if (!fires) {
-      void starting.then(
-        (listener) => listener.stop(),
-        () => undefined,
-      );
-      return null;
-    }
-    return { ...fires, stop: () => fires.stop().then(() => true) };
-  });
+  const webhooks = await steps.step('listener', () =>
+    startGatewayListener({
+      container,
+      config,
+      settings,
+      logger,
+      configFile: displayPath(paths.configFile),
+      fire,
+      metrics,
+      slackEvents: chat?.slackEvents ?? null,
+      webhooksOn,
+      stopAsked,
+    }),
+  );
   if (webhooks) await announce(webhooks.listeningLine, options, logger);
   // The dashboard, on its own listener; its code is loaded only when it is on.
   const dashboardSettings = dashboardSettingsFrom(config, options.env);
@@ -221,6 +203,12 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
 
   const dispatcher = container.get(DispatchDueJobs);
   dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
+  // `agent cron cancel` elsewhere (another terminal, a replica's dashboard) stops the runs of this gateway.
+  await steps.step(
+    'cancel requests',
+    () => watchCancelRequests(container, database, paths),
+    (unwatch) => unwatch(),
+  );
   // Cron answers a stopped gateway left waiting go to their lanes first, without running anything.
   const cronDeliveries = container.get(CronDeliveries);
   await steps.step('answers left waiting', () => cronDeliveries.resumeLeftOver());

@@ -15,6 +15,7 @@ import { WebhookWorker } from '../../adapters/webhook/WebhookWorker.js';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { webhookModule } from '../modules/webhookModule.js';
 import { GatewayError } from './GatewayError.js';
+import { startFireListener } from './fireEndpoint.js';
 import type { GatewayMetrics } from './gatewayMetrics.js';
 
 export interface RunningWebhookListener {
@@ -23,6 +24,56 @@ export interface RunningWebhookListener {
   port: number;
   /** Stops accepting at once; returns when runs in progress ended or `graceMs` passed. */
   stop(graceMs: number): Promise<boolean>;
+}
+
+/**
+ * The gateway's listener: the webhook platform's when it is on (with fires and `/metrics` on
+ * it), else the fire endpoint's alone when `cron.provider` is managed, else none. Stopped while
+ * it was starting, it stops as soon as it has started, and null is returned.
+ */
+export async function startGatewayListener(options: {
+  container: Container;
+  config: AgentConfig;
+  settings: CronSettings;
+  logger: Logger;
+  configFile: string;
+  fire: FireRouteDependencies | null;
+  metrics: GatewayMetrics | null;
+  slackEvents: Router | null;
+  webhooksOn: boolean;
+  stopAsked: Promise<unknown>;
+}): Promise<RunningWebhookListener | null> {
+  const { config, fire, metrics, stopAsked } = options;
+  if (options.webhooksOn) {
+    const starting = startWebhookListener(
+      options.container,
+      config,
+      options.settings,
+      options.logger,
+      options.configFile,
+      fire,
+      metrics,
+      options.slackEvents,
+    );
+    const started = await Promise.race([starting, stopAsked.then(() => null)]);
+    if (!started)
+      void starting.then(
+        (listener) => listener.stop(0),
+        () => undefined,
+      );
+    return started;
+  }
+  if (!fire) return null;
+  const starting = startFireListener(config, fire, options.configFile, metrics);
+  const fires = await Promise.race([starting, stopAsked.then(() => null)]);
+  if (!fires) {
+    void starting.then(
+      (listener) => listener.stop(),
+      () => undefined,
+    );
+    return null;
+  }
+  return { ...fires, stop: () => fires.stop().then(() => true) };
 }
 
 /**

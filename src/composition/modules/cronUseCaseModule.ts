@@ -1,4 +1,6 @@
 import { ContainerModule } from 'inversify';
+import { CancelJobRun } from '../../application/cron/CancelJobRun.js';
+import { CancelRequestedRuns } from '../../application/cron/CancelRequestedRuns.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { CheckJobs } from '../../application/cron/CheckJobs.js';
@@ -34,6 +36,7 @@ import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { webhookExtra, DEFAULT_MAX_CONCURRENT_DELIVERIES } from '../../adapters/config/webhookSettings.js';
 import { ABANDONED_RUNS_ON_DEMAND, AbandonedRuns } from '../../application/runs/AbandonedRuns.js';
 import { RunClaimants } from '../../application/runs/RunClaimants.js';
+import { RunStops } from '../../application/runs/RunStops.js';
 import { DueJobClaims } from '../../application/cron/DueJobClaims.js';
 
 export const cronUseCaseModule = new ContainerModule(({ bind }) => {
@@ -68,6 +71,10 @@ export const cronUseCaseModule = new ContainerModule(({ bind }) => {
   bind(ResumeJob).toSelf().inSingletonScope();
   bind(RemoveJob).toSelf().inSingletonScope();
   bind(RunJobNow).toSelf().inSingletonScope();
+  // Time limits and cancels of the runs under way in this process (docs/runs.md).
+  bind(RunStops).toSelf().inSingletonScope();
+  bind(CancelJobRun).toSelf().inSingletonScope();
+  bind(CancelRequestedRuns).toSelf().inSingletonScope();
   bind(DueJobClaims).toSelf().inSingletonScope();
   bind(RunDueJobs).toSelf().inSingletonScope();
   bind(DispatchedRuns).toSelf().inSingletonScope();

@@ -1,0 +1,74 @@
+/**
+ * The runs under way in this process that can be stopped on purpose (docs/runs.md, Time limits
+ * and cancel): each run's signal aborts, with a RunStop as its reason, when its time limit passes
+ * or when `cancel` is called for it; and it still aborts when the caller's own signal does (the
+ * gateway stopping). Cron runs are known by their job's id, webhook runs by their event's.
+ */
+import { inject, injectable, optional } from 'inversify';
+import { RunStop } from '../../domain/runs/runStops.js';
+import type { Timer } from '../ports/Timer.js';
+import { TOKENS } from '../ports/tokens.js';
+
+/** One run's stop: the signal to run it with, and its release once it ended. */
+export interface RunGuard {
+  signal: AbortSignal;
+  /** The run ended: its time limit is dropped and it can no longer be cancelled. */
+  release(): void;
+}
+
+@injectable()
+export class RunStops {
+  private readonly runs = new Map<string, AbortController>();
+
+  constructor(
+    /** Without it (tests that build the run path by hand), time limits are not kept; cancelling still works. */
+    @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
+  ) {}
+
+  /**
+   * Guards the run known as `key`: its signal aborts with a RunStop once `limitSeconds` pass
+   * (none when null) or `cancel(key, …)` is called, and with `outer`'s reason when `outer` aborts.
+   */
+  guard(key: string, limitSeconds: number | null | undefined, outer?: AbortSignal): RunGuard {
+    const controller = new AbortController();
+    const ended = new AbortController();
+    const follow = () => controller.abort(outer?.reason);
+    if (outer?.aborted) follow();
+    else outer?.addEventListener('abort', follow, { once: true });
+    if (limitSeconds && this.timer) {
+      void this.timer.wait(limitSeconds * 1000, ended.signal).then(() => {
+        if (!ended.signal.aborted) controller.abort(RunStop.timedOut(limitSeconds));
+      });
+    }
+    this.runs.set(key, controller);
+    return {
+      signal: controller.signal,
+      release: () => {
+        ended.abort();
+        outer?.removeEventListener('abort', follow);
+        if (this.runs.get(key) === controller) this.runs.delete(key);
+      },
+    };
+  }
+
+  /**
+   * Stops the run known as `key`, recorded as cancelled by `who`: true when it stops now, false
+   * when no such run is under way here or it is stopping already.
+   */
+  cancel(key: string, who: string): boolean {
+    const controller = this.runs.get(key);
+    if (!controller || controller.signal.aborted) return false;
+    controller.abort(RunStop.cancelledBy(who));
+    return true;
+  }
+
+  /** The keys of the runs under way here that start with `prefix`, without it. */
+  underWay(prefix: string): string[] {
+    return [...this.runs.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+  }
+}
+
+/** The key a cron run of the job `jobId` is known by. */
+export const cronRunKey = (jobId: string): string => `cron:${jobId}`;
+/** The key a webhook run of the event `eventId` is known by. */
+export const webhookRunKey = (eventId: string): string => `webhook:${eventId}`;

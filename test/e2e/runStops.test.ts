@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventually } from '../support/processLiveness.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import {
+  errorSentence,
+  makeAgentHome,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startGatewayUntil,
+  writeHomeFile,
+} from './agentCli.js';
+import { commandModelLines } from './configLines.js';
+
+/** The variable every process of one start carries (the agent programs inherit it): how its tree is found. */
+const TREE = 'E2E_STOP_TREE';
+
+/** The live pids whose environment holds `TREE=<value>`, but for the gateway's launcher (docs/processes.md). */
+function processesOf(value: string): number[] {
+  const entry = `${TREE}=${value}`;
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    try {
+      const environment = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const launcher = readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('launcher.js');
+      if (environment.includes(entry) && !launcher && !/\) [ZX] /.test(stat)) found.push(pid);
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  return found;
+}
+
+/** An agent program that starts `sleep 120` in the background, notes it, and takes 30 s to answer. */
+function thirtySecondAgent(home: string): string[] {
+  const script = [`sleep 120 &`, `echo $! >> ${join(home, 'grandchildren.pids')}`, 'sleep 30', 'echo done'].join('\n');
+  return commandModelLines(['sh', '-c', script]);
+}
+
+const grandchildren = (home: string): number[] =>
+  existsSync(join(home, 'grandchildren.pids'))
+    ? readFileSync(join(home, 'grandchildren.pids'), 'utf8').split('\n').filter(Boolean).map(Number)
+    : [];
+
+interface LedgerRun {
+  status: string;
+  error: string | null;
+}
+
+describe('time limits and cancel, through the built CLI and gateway', () => {
+  let home: string;
+  let database: ScratchDatabase | null = null;
+  const marks: string[] = [];
+  const children: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const mark of marks.splice(0)) for (const pid of processesOf(mark)) process.kill(pid, 'SIGKILL');
+    await removeAgentHome(home);
+    await database?.drop();
+    database = null;
+  });
+
+  const mark = () => {
+    const made = randomBytes(6).toString('hex');
+    marks.push(made);
+    return made;
+  };
+
+  async function homeWith(store: 'files' | 'postgres'): Promise<void> {
+    home = await makeAgentHome();
+    if (store === 'postgres') {
+      database = await scratchDatabase();
+      await (await database.open()).close();
+    }
+    const storeLines = database ? ['database:', `  url: ${database.url}`] : [];
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...thirtySecondAgent(home), ...storeLines, ''].join('\n'));
+  }
+
+  const runsOf = async (job: string): Promise<LedgerRun[]> =>
+    JSON.parse((await runAgent(['cron', 'runs', job, '--json', '--no-tick'], { home })).stdout) as LedgerRun[];
+
+  it.each(['files', 'postgres'] as const)(
+    'on %s: agent cron cancel from another terminal stops the 30 s run on the gateway, its tree gone within 2 s',
+    async (store) => {
+      await homeWith(store);
+      const due = new Date(Date.now() + 1500).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const created = await runAgent(['cron', 'create', due, 'Take your time', '--name', 'slow', '--deliver', 'local', '--no-tick'], {
+        home,
+      });
+      expect(created.code).toBe(0);
+      const tree = mark();
+      const { gateway, output } = await startGatewayUntil(home, 'gateway started', { env: { [TREE]: tree } });
+      children.push(gateway);
+      expect(await eventually(() => grandchildren(home).length === 1, 20_000)).toBe(true);
+
+      const asked = Date.now();
+      const cancelled = await runAgent(['cron', 'cancel', 'slow'], { home, env: { USER: 'alice' } });
+      const tookMs = Date.now() - asked;
+
+      expect(cancelled.code).toBe(0);
+      expect(cancelled.stdout).toMatch(/^Cancelled the run of job [0-9a-f]{12} 'slow': cancelled by \S+\.\n$/);
+      expect(processesOf(tree).filter((pid) => pid !== gateway.pid)).toEqual([]);
+      expect(grandchildren(home).length).toBe(1);
+      // The command's own start-up included: the gateway stopped the run within 2 s of the request.
+      expect(tookMs).toBeLessThan(4000);
+      const [run] = await runsOf('slow');
+      expect(run).toMatchObject({ status: 'error', error: expect.stringMatching(/^cancelled by \S+$/) });
+      expect(output()).toMatch(/cancelling the run of job 'slow', as \S+ asked/);
+      gateway.kill('SIGTERM');
+      await once(gateway, 'exit');
+    },
+  );
+
+  it('--timeout stops agent cron run past its limit: the tree is killed and the run is "timed out after 3s"', async () => {
+    await homeWith('files');
+    const created = await runAgent(
+      ['cron', 'create', 'every 1h', 'Take your time', '--name', 'slow', '--deliver', 'local', '--timeout', '3s', '--no-tick'],
+      { home },
+    );
+    expect(created.code).toBe(0);
+    const tree = mark();
+
+    const ran = await runAgent(['cron', 'run', 'slow', '--json'], { home, env: { [TREE]: tree } });
+
+    expect(ran.code).toBe(1);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ status: 'error', error: 'timed out after 3s' });
+    expect(processesOf(tree)).toEqual([]);
+    expect(await runsOf('slow')).toEqual([expect.objectContaining({ status: 'error', error: 'timed out after 3s' })]);
+    const shown = await runAgent(['cron', 'show', 'slow', '--no-tick'], { home });
+    expect(shown.stdout).toMatch(/Time limit:\s+3s a run/);
+  });
+
+  it('refuses to cancel a job with no run under way, and a bad --timeout, in one sentence each', async () => {
+    await homeWith('files');
+    await runAgent(['cron', 'create', 'every 1h', 'Hello', '--name', 'idle', '--deliver', 'local', '--no-tick'], { home });
+
+    const cancelled = await runAgent(['cron', 'cancel', 'idle'], { home });
+    const badTimeout = await runAgent(['cron', 'edit', 'idle', '--timeout', '10', '--no-tick'], { home });
+
+    expect(cancelled.code).toBe(1);
+    expect(errorSentence(cancelled)).toBe("error: Job 'idle' is scheduled, with no run under way to cancel.");
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('--timeout "10" is not a length of time: it has no unit');
+  });
+});
