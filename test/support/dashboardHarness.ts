@@ -37,6 +37,7 @@ export function dashboardHarness(
       edit: (input) => h.editJob.execute(input),
       pause: (job, reason) => h.pauseJob.execute({ job, reason }),
       resume: (job) => h.resumeJob.execute({ job }),
+      cancel: (job) => h.cancelJobRun.execute({ job, by: 'dashboard' }),
       remove: (job) => h.removeJob.execute({ job }),
       runNow: (job) => h.runJobNow.start({ job }),
     },

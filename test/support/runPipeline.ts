@@ -131,6 +131,7 @@ export function webhookRunPipeline(ports: WebhookRunPorts) {
       settings,
       recorder,
       log,
+      new RunStops(timer),
     ),
     new WebhookAnswerStep(recorder, delivery, meter, log),
     recorder,

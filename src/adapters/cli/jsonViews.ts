@@ -167,6 +167,7 @@ export function webhookRouteJson(route: WebhookRoute, url: string) {
     deliver_extra: route.deliverExtra,
     filters: route.filters.map((filter) => ({ field: filter.field, in: filter.in })),
     content_types: route.contentTypes ?? [],
+    timeout_seconds: route.timeoutSeconds ?? null,
     url,
   };
 }

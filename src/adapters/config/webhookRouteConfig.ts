@@ -1,3 +1,4 @@
+import { durationSeconds } from '../../domain/durations.js';
 import { toolsetProblem } from '../../domain/toolsets.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { isMediaRange } from '../../domain/webhook/webhookRequest.js';
@@ -27,6 +28,7 @@ const ROUTE_KEYS = [
   'filters',
   'content_types',
   'budget',
+  'timeout',
 ];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
@@ -142,6 +144,7 @@ function readRoute(
   const filters = readFilters(settings.filters, problem);
   const contentTypes = readContentTypes(settings.content_types, problem);
   const budget = readRouteBudget(settings.budget, problem);
+  const timeoutSeconds = readRouteTimeout(settings.timeout, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -158,7 +161,17 @@ function readRoute(
     filters,
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
     ...(budget ? { budget } : {}),
+    ...(timeoutSeconds !== null ? { timeoutSeconds } : {}),
   };
+}
+
+/** A route's `timeout`: a length of time such as `10m` (durations.ts); null when none is set. */
+function readRouteTimeout(value: unknown, problem: (key: string | null, text: string) => void): number | null {
+  if (value === undefined || value === null) return null;
+  const seconds = typeof value === 'string' ? durationSeconds(value) : 'it is not a text such as 10m';
+  if (typeof seconds === 'number') return seconds;
+  problem('timeout', `must be a length of time such as 90s, 10m or 1h30m (got ${describeValue(value)}: ${seconds})`);
+  return null;
 }
 
 const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars', max_cost_per_day: 'dollars' } as const;

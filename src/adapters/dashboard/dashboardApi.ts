@@ -87,6 +87,10 @@ export function dashboardApi(deps: DashboardDependencies, access: DashboardAcces
     json(async (request) => recordOfJob(await deps.jobs.resume(param(request, 'job')))),
   );
   api.post(
+    '/jobs/:job/cancel',
+    json(async (request) => recordOfJob(await deps.jobs.cancel(param(request, 'job')))),
+  );
+  api.post(
     '/jobs/:job/run',
     json(async (request) => {
       const started = await deps.jobs.runNow(param(request, 'job'));

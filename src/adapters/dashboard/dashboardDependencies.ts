@@ -35,6 +35,8 @@ export interface DashboardDependencies {
     edit(input: EditJobInput): Promise<Job>;
     pause(job: string, reason: string | null): Promise<Job>;
     resume(job: string): Promise<Job>;
+    /** Asks for the run under way of the job to stop, wherever it runs; refused when none is under way. */
+    cancel(job: string): Promise<Job>;
     remove(job: string): Promise<Job>;
     /** Starts a run now; resolves once it started. */
     runNow(job: string): Promise<{ job: Job; finished: Promise<RunJobNowOutput> }>;

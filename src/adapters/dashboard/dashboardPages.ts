@@ -248,6 +248,10 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     jobAction(async (id) => (await deps.jobs.resume(id), 'Resumed.')),
   );
   app.post(
+    '/jobs/:job/cancel',
+    jobAction(async (id) => (await deps.jobs.cancel(id), 'Asked the run to stop; it shows below as cancelled once it has.')),
+  );
+  app.post(
     '/jobs/:job/run',
     jobAction(async (id) => {
       const started = await deps.jobs.runNow(id);

@@ -226,6 +226,7 @@ export function jobPage(pageContext: PageContext, view: JobView): Html {
     `Job ${job.name}`,
     html`<section aria-label="Actions">
 ${postButton(context, `/jobs/${id}/run`, 'Run now')}
+${job.state === 'running' ? postButton(context, `/jobs/${id}/cancel`, 'Cancel run') : ''}
 ${
   job.state === 'paused'
     ? postButton(context, `/jobs/${id}/resume`, 'Resume')

@@ -16,6 +16,8 @@ import type { Logger } from '../ports/Logger.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
+import { RunStops, webhookRunKey } from '../runs/RunStops.js';
+import { runStopOf } from '../../domain/runs/runStops.js';
 import { isConfigBlock, runFailureMessage, WORKER_STOPPED } from '../runs/runErrors.js';
 import type { WebhookRunReport } from './webhookRunReport.js';
 import { WebhookRunRecorder } from './WebhookRunRecorder.js';
@@ -32,6 +34,8 @@ export class WebhookAgentStep {
     @inject(TOKENS.WebhookWorkerSettings) private readonly settings: WebhookWorkerSettings,
     @inject(WebhookRunRecorder) private readonly recorder: WebhookRunRecorder,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** The route's time limit and the run's cancel. */
+    @inject(RunStops) private readonly stops: RunStops,
   ) {}
 
   /**
@@ -51,8 +55,9 @@ export class WebhookAgentStep {
     let answer: string;
     let answeredBy: string;
     let spent: Partial<WebhookRunRecord>;
+    const guard = this.stops.guard(webhookRunKey(event.id), route.timeoutSeconds, signal);
     try {
-      const result = await this.run(route, prompt, signal);
+      const result = await this.run(route, prompt, guard.signal);
       ({ text: answer, answeredBy } = result);
       spent = spentFields(result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null);
       await this.keepTranscript(event, result.transcript);
@@ -60,6 +65,13 @@ export class WebhookAgentStep {
       await shownRunning.stop('answered');
       await this.keepTranscript(event, error instanceof AgentRunError ? error.transcript : undefined);
       const failedSpend = spentFields(spendOf(error));
+      const stop = runStopOf(guard.signal);
+      if (stop) {
+        // Its own ending, not the worker's: the event is not run again.
+        this.log.error(`webhook run on route '${route.name}' failed: ${stop.message}`, about);
+        await note({ prompt, outcome: 'run_failed', error: stop.message, ...failedSpend });
+        return { status: 'run_failed', error: stop.message };
+      }
       if (signal?.aborted) {
         await note({ prompt, outcome: 'abandoned', error: WORKER_STOPPED, ...failedSpend });
         return { status: 'abandoned', error: WORKER_STOPPED };
@@ -73,6 +85,8 @@ export class WebhookAgentStep {
       this.log.error(`webhook run on route '${route.name}' failed: ${message}`, about);
       await note({ prompt, outcome: 'run_failed', error: message, ...failedSpend });
       return { status: 'run_failed', error: message };
+    } finally {
+      guard.release();
     }
     await shownRunning.stop('answered');
     return { answer, recorded: await note({ prompt, outcome: 'answered', answer, ...spent }, true, answeredBy) };

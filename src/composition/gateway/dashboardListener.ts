@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { Container } from 'inversify';
+import { CancelJobRun } from '../../application/cron/CancelJobRun.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
@@ -54,6 +55,7 @@ export async function startDashboard(
       edit: (input) => container.get(EditJob).execute(input),
       pause: (job, reason) => container.get(PauseJob).execute({ job, reason }),
       resume: (job) => container.get(ResumeJob).execute({ job }),
+      cancel: (job) => container.get(CancelJobRun).execute({ job, by: 'dashboard' }),
       remove: (job) => container.get(RemoveJob).execute({ job }),
       runNow: (job) => runJobNow.start({ job }),
     },

@@ -73,6 +73,8 @@ export interface WebhookRoute {
   contentTypes?: readonly string[];
   /** `budget`: the limits of each of its runs and of its runs' cost per day (docs/runs.md, Budgets); absent: `agent.budget`. */
   budget?: RunBudget & { max_cost_per_day?: number | null };
+  /** `timeout`: the longest one of its runs may take, in seconds (docs/runs.md, Time limits and cancel); absent: no limit. */
+  timeoutSeconds?: number;
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { AgentRunError } from '../../../src/application/ports/AgentRunner.js';
 import type { DashboardDependencies } from '../../../src/adapters/dashboard/dashboardDependencies.js';
 import { SCHEDULE_FORMS } from '../../../src/domain/Schedule.js';
 import { DASHBOARD_TOKEN as TOKEN, dashboardHarness, signInTo } from '../../support/dashboardHarness.js';
@@ -306,6 +307,56 @@ describe("a job's page while it runs", () => {
     expect(refreshed).toContain('<dt>State</dt><dd>scheduled</dd>');
     expect(refreshed).toContain('<dt>Last status</dt><dd>ok</dd>');
     expect(refreshed).toContain('Done.');
+  });
+});
+
+describe('cancelling a run from the dashboard', () => {
+  /** A job whose run waits until its signal aborts, started now. */
+  async function runningJob(h: ReturnType<typeof dashboard>['h']) {
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'x', name: 'Digest' });
+    h.agent.reply(
+      (request) =>
+        new Promise<string>((_resolve, reject) =>
+          request.signal?.addEventListener('abort', () => reject(new AgentRunError('aborted', 'stopped')), { once: true }),
+        ),
+    );
+    const started = await h.runJobNow.start({ job: job.id });
+    return { job, started };
+  }
+
+  it("offers 'Cancel run' on a running job's page, and the run is recorded cancelled by dashboard", async () => {
+    const { app, h } = dashboard();
+    const { job, started } = await runningJob(h);
+    const { signedIn, cookie } = await signIn(app);
+    void signedIn;
+    const page = await request(app).get(`/jobs/${job.id}`).set('cookie', cookie);
+    expect(page.text).toContain('<button type="submit">Cancel run</button>');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1]!;
+
+    const cancelled = await request(app).post(`/jobs/${job.id}/cancel`).set('cookie', cookie).type('form').send({ csrf });
+    const { report } = await started.finished;
+
+    expect(cancelled.status).toBe(303);
+    expect(cancelled.headers.location).toContain('done=Asked%20the%20run%20to%20stop');
+    expect(report.outcome).toEqual({ status: 'error', error: 'cancelled by dashboard' });
+    const idle = await request(app).get(`/jobs/${job.id}`).set('cookie', cookie);
+    expect(idle.text).not.toContain('Cancel run');
+  });
+
+  it('POST /api/jobs/<id>/cancel does the same, and refuses a job with no run under way with a 4xx', async () => {
+    const { app, h } = dashboard();
+    const { job, started } = await runningJob(h);
+    const bearer = { authorization: `Bearer ${TOKEN}` };
+
+    const cancelled = await request(app).post(`/api/jobs/${job.id}/cancel`).set(bearer);
+    await started.finished;
+    const again = await request(app).post(`/api/jobs/${job.id}/cancel`).set(bearer);
+
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: job.id, claim: { cancel: { by: 'dashboard' } } });
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
+    expect(again.body.error).toBe("Job 'Digest' is scheduled, with no run under way to cancel.");
   });
 });
 
