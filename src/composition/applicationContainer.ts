@@ -22,6 +22,7 @@ import { systemModule } from './modules/systemModule.js';
 import { toolCatalogsModule } from './modules/toolCatalogsModule.js';
 import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
+import { eventsModule } from './modules/eventsModule.js';
 
 /**
  * The store of a configured database (docs/scaling.md), or null for the files. The database
@@ -44,6 +45,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     { PostgresWebhookRateLimiter },
     { PostgresRunLedger },
     { PostgresUsedFireTokens },
+    { PostgresEventOutbox },
     { webhookOutputRetention },
     { runRetention },
   ] = await Promise.all([
@@ -59,6 +61,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     import('../adapters/postgres/PostgresWebhookRateLimiter.js'),
     import('../adapters/postgres/PostgresRunLedger.js'),
     import('../adapters/postgres/PostgresUsedFireTokens.js'),
+    import('../adapters/postgres/PostgresEventOutbox.js'),
     import('../adapters/config/webhookSettings.js'),
     import('../adapters/config/runSettings.js'),
   ]);
@@ -98,6 +101,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
       databaseAdapter(TOKENS.WebhookRateLimiter, () => new PostgresWebhookRateLimiter(database)),
       databaseAdapter(TOKENS.RunLedger, (context) => new PostgresRunLedger(database, runRetention(config), context.get(TOKENS.Clock))),
       databaseAdapter(TOKENS.UsedFireTokens, () => new PostgresUsedFireTokens(database)),
+      databaseAdapter(TOKENS.EventOutbox, () => new PostgresEventOutbox(database)),
     ],
   };
 }
@@ -150,6 +154,7 @@ export async function buildApplicationContainer(
     deliveryUseCaseModule,
     webhookSubscriptionModule,
     statusModule,
+    eventsModule,
   );
   const provider = config.cron.provider?.trim();
   const notifier = new JobChangeNotifier(async () => {

@@ -6,6 +6,7 @@
  */
 import { ContainerModule, type Newable, type ResolutionContext, type ServiceIdentifier } from 'inversify';
 import { TOKENS } from '../application/ports/tokens.js';
+import { FileEventOutbox } from '../adapters/persistence/FileEventOutbox.js';
 import { FileChannelDirectory } from '../adapters/persistence/FileChannelDirectory.js';
 import { FileJobRepository } from '../adapters/persistence/FileJobRepository.js';
 import { FileMemoryStore } from '../adapters/persistence/FileMemoryStore.js';
@@ -50,6 +51,7 @@ export const STORES: readonly StoreWiring[] = [
   { port: 'ReplicaLeases', token: TOKENS.ReplicaLeases, file: null, database: (store) => store.leases },
   { port: 'RunLedger', token: TOKENS.RunLedger, file: FileRunLedger, database: kept(TOKENS.RunLedger) },
   { port: 'RunOutputStore', token: TOKENS.RunOutputStore, file: FileRunOutputStore, database: kept(TOKENS.RunOutputStore) },
+  { port: 'EventOutbox', token: TOKENS.EventOutbox, file: FileEventOutbox, database: kept(TOKENS.EventOutbox) },
   { port: 'UsedFireTokens', token: TOKENS.UsedFireTokens, file: FileUsedFireTokens, database: kept(TOKENS.UsedFireTokens) },
   { port: 'WebhookInbox', token: TOKENS.WebhookInbox, file: FileWebhookInbox, database: kept(TOKENS.WebhookInbox) },
   { port: 'WebhookBacklog', token: TOKENS.WebhookBacklog, file: FileWebhookBacklog, database: kept(TOKENS.WebhookBacklog) },

@@ -213,6 +213,12 @@ export const ERROR_CODES = {
     /** An agent run was cancelled (shutdown, a stopped run). */
     ABORTED: 'AGENT.ABORTED',
   },
+  EVENTS: {
+    /** `agent events test` named no subscription of `events_out`. */
+    NOT_FOUND: 'EVENTS.NOT_FOUND',
+    /** `agent events test`'s sample event was not taken by its receiver. */
+    TEST_FAILED: 'EVENTS.TEST_FAILED',
+  },
   TOOL: {
     /** The model called a tool with arguments it cannot take; the message goes back to the model. */
     INVALID_INPUT: 'TOOL.INVALID_INPUT',
@@ -234,3 +240,4 @@ export type ScheduleErrorCode = ErrorCodeOf<'SCHEDULE'> | ErrorCodeOf<'TIMEZONE'
 export type DeliveryErrorCode = ErrorCodeOf<'DELIVERY'>;
 export type WebhookErrorCode = ErrorCodeOf<'WEBHOOK'>;
 export type RunsErrorCode = ErrorCodeOf<'RUNS'>;
+export type EventsErrorCode = ErrorCodeOf<'EVENTS'>;

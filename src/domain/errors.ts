@@ -1,4 +1,12 @@
-import type { DeliveryErrorCode, ErrorCode, JobErrorCode, RunsErrorCode, ScheduleErrorCode, WebhookErrorCode } from './errorCodes.js';
+import type {
+  DeliveryErrorCode,
+  ErrorCode,
+  EventsErrorCode,
+  JobErrorCode,
+  RunsErrorCode,
+  ScheduleErrorCode,
+  WebhookErrorCode,
+} from './errorCodes.js';
 
 /**
  * The one error base of the service. `code` is stable and machine-readable, one of the catalogue
@@ -75,4 +83,11 @@ export class RunError extends AppError {
 /** What went wrong, as text: an Error's message, or whatever else was thrown, as a string. */
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An `events_out` subscription cannot be found, or its receiver did not take an event. */
+export class EventsError extends AppError {
+  constructor(code: EventsErrorCode, message: string) {
+    super(code, message);
+  }
 }

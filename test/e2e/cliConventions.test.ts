@@ -21,7 +21,7 @@ import { commandModelLines } from './configLines.js';
 import { spawn } from '../support/testProcesses.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const TOP_COMMANDS = 'cron, chat, webhook, runs, send, platforms, channels, config, status, db, mcp, gateway';
+const TOP_COMMANDS = 'cron, chat, webhook, runs, events, send, platforms, channels, config, status, db, mcp, gateway';
 
 /** The command-line conventions every `agent` command follows (exit codes, help, messages). */
 describe('agent command-line conventions', () => {

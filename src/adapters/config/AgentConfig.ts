@@ -1,4 +1,5 @@
 import type { SandboxMode } from '../../domain/sandboxPlan.js';
+import type { EventType } from '../../domain/events/outboundEvents.js';
 
 /**
  * The validated contents of `$AGENT_HOME/config.yaml`. Keys keep the spelling of the file
@@ -35,6 +36,8 @@ export interface AgentConfig {
   database?: DatabaseConfig;
   /** MCP servers whose tools toolsets `mcp:<name>` grant (docs/mcp.md), keyed by server name. */
   mcp_servers?: Record<string, McpServerConfig>;
+  /** Where run events are sent, keyed by subscription name (docs/events.md). */
+  events_out?: Record<string, EventsOutConfig>;
   /** What models cost (docs/runs.md, Usage and cost). */
   models?: ModelsConfig;
   /** The agent's own limits (docs/runs.md, Budgets). */
@@ -274,4 +277,18 @@ export interface LoadedConfig {
   config: AgentConfig;
   /** One sentence each, naming the file and the key; for the caller to log or print. */
   warnings: string[];
+}
+
+/** One `events_out.<name>`: a receiver of run events (docs/events.md). */
+export interface EventsOutConfig {
+  url: string;
+  /** `whsec_<base64>` (the key is the decoded bytes), or any other text (the key is its UTF-8 bytes). */
+  secret: string;
+  events: EventType[];
+  /** Job ids or names; absent: every job. */
+  jobs?: string[];
+  /** Webhook route names; absent: every route. */
+  routes?: string[];
+  /** The wait before the first retry, doubling after; default 10. */
+  first_retry_seconds?: number;
 }

@@ -5,6 +5,8 @@ import { PROVIDER_TYPES, type AgentConfig } from './AgentConfig.js';
 import { SANDBOX_MODES } from '../../domain/sandboxPlan.js';
 import { MCP_SERVER_NAME, MCP_SERVER_NAME_RULE } from '../../domain/mcp.js';
 import { TOOLSET_PRESETS } from '../../domain/toolsets.js';
+import { EVENT_TYPES } from '../../domain/events/outboundEvents.js';
+import { secretKeyProblem } from './eventsOutSettings.js';
 
 /*
  * Each schema carries, as its error, the end of the sentence "<key> must …". The loader puts the
@@ -285,6 +287,32 @@ const agentBudgetSchema = mapping({
   max_cost_per_day: optional(positiveDollars()),
 });
 
+const EVENT_NAMES = `must be a list of events out of ${EVENT_TYPES.join(', ')}`;
+
+/** `events_out.<name>`: where run events go (docs/events.md). */
+const eventsOutSchema = mapping({
+  url: httpUrl(),
+  secret: z.string({ error: 'must be a non-empty string: a whsec_<base64> secret, or any other text' }).check(
+    z.refine((secret) => secretKeyProblem(secret) === null, {
+      error: (issue) => `must be a whsec_<base64> secret, or any other text (${secretKeyProblem(String(issue.input)) ?? 'it is empty'})`,
+    }),
+  ),
+  events: z
+    .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }), { error: EVENT_NAMES })
+    .check(z.minLength(1, { error: EVENT_NAMES })),
+  jobs: optional(z.array(text(), { error: 'must be a list of job ids or names' })),
+  routes: optional(z.array(text(), { error: 'must be a list of webhook route names' })),
+  first_retry_seconds: optional(positiveSeconds()),
+});
+
+const eventsOut = () =>
+  z.record(z.string().check(z.regex(ROUTE_NAME)), eventsOutSchema, {
+    error: (issue) =>
+      issue.code === 'invalid_key'
+        ? `is not a usable subscription name: ${ROUTE_NAME_RULE}`
+        : 'must be a mapping of subscription names to settings',
+  });
+
 /** The whole file. Typed against AgentConfig so the two cannot drift apart. */
 export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
   timezone: optional(z.string({ error: 'must be an IANA time zone name such as "Europe/Berlin"' })),
@@ -335,6 +363,7 @@ export const agentConfigSchema: z.ZodMiniType<AgentConfig> = mapping({
     }),
   ),
   mcp_servers: optional(mcpServers()),
+  events_out: optional(eventsOut()),
   models: optional(mapping({ prices: optional(modelPrices()) })),
   agent: optional(
     mapping({

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DeliveryOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
+import type { DeliveryOutcome, EventOutOutcome, Metrics, RunKind } from '../../application/ports/Metrics.js';
 import type { TokenCounts } from '../../domain/runs/usage.js';
 import type { MetricsExposition } from '../http/metricsRoute.js';
 import { EventLoopDelay } from './EventLoopDelay.js';
@@ -27,6 +27,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   private readonly receivers: Gauge<'platform'>;
   private readonly tokens: Counter<'provider' | 'model' | 'kind'>;
   private readonly cost: Counter<'provider' | 'model'>;
+  private readonly eventsOut: Counter<'subscription' | 'outcome'>;
+  /** Counts the events out given up on; null while the gateway sends none. */
+  private readFailedEvents: (() => Promise<number>) | null = null;
   /** Reads the inbox backlog; null while no webhook inbox is open (webhooks off). */
   private readBacklog: (() => Promise<number>) | null = null;
   /** Held here for as long as the gateway runs: an unreferenced histogram would stop being sampled. */
@@ -84,6 +87,27 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       labelNames: ['provider', 'model'],
       registers,
     });
+    this.eventsOut = new Counter({
+      name: 'agent_events_out_total',
+      help: 'Attempts to send an event out (events_out), by subscription and outcome (sent, retried, undeliverable).',
+      labelNames: ['subscription', 'outcome'],
+      registers,
+    });
+    const failedEvents = () => this.readFailedEvents;
+    new Gauge({
+      name: 'agent_events_out_undeliverable',
+      help: 'Events out given up on and kept in the store ("agent events failed" lists them).',
+      registers,
+      async collect() {
+        const read = failedEvents();
+        if (read === null) return;
+        try {
+          this.set(await read());
+        } catch {
+          // A store that cannot be read leaves the last value: the scrape still answers.
+        }
+      },
+    });
     // prom-client calls collect with the gauge as `this`; the backlog reader is this object's.
     const backlog = () => this.readBacklog;
     new Gauge({
@@ -131,6 +155,11 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     this.readBacklog = read;
   }
 
+  /** Where the count of undeliverable events out is read from, once the gateway sends them. */
+  watchFailedEvents(read: () => Promise<number>): void {
+    this.readFailedEvents = read;
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }
@@ -165,5 +194,9 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
     this.tokens.inc({ provider, model, kind: 'output' }, counts.output_tokens);
     this.tokens.inc({ provider, model, kind: 'cached_input' }, counts.cached_input_tokens);
     if (costUsd !== null) this.cost.inc({ provider, model }, costUsd);
+  }
+
+  eventOut(subscription: string, outcome: EventOutOutcome): void {
+    this.eventsOut.inc({ subscription, outcome });
   }
 }

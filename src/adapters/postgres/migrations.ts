@@ -16,7 +16,8 @@ export interface Migration {
  * Webhook subscriptions, webhook run records and the runs of the run ledger are rows of a
  * `record` the same way; run reports are rows holding the Markdown text. Chat messages,
  * conversations and receivers' cursors are rows of the gateway's chat state (PostgresChatStore).
- * Used fire tokens are a row each, with the instant they are remembered until.
+ * Used fire tokens are a row each, with the instant they are remembered until; events out a row
+ * per event and subscription.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -272,6 +273,29 @@ export const MIGRATIONS: readonly Migration[] = [
         transcript jsonb NOT NULL
       );
       CREATE INDEX agent_run_transcripts_started_at ON agent_run_transcripts (started_at);
+    `,
+  },
+  {
+    version: 12,
+    name: 'event outbox',
+    // The events out (docs/events.md): a row per event and subscription, its JSON text as it is
+    // sent (the same bytes at every attempt), claimed by one sender until `claimed_until`; a row
+    // given up on keeps its place with `failed_at`, so an event told again is not added again.
+    sql: `
+      CREATE TABLE agent_event_outbox (
+        subscription text NOT NULL,
+        event_id text NOT NULL,
+        event text NOT NULL,
+        created_at timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        last_error text,
+        next_attempt_at timestamptz NOT NULL,
+        claimed_until timestamptz,
+        failed_at timestamptz,
+        PRIMARY KEY (subscription, event_id)
+      );
+      CREATE INDEX agent_event_outbox_due ON agent_event_outbox (next_attempt_at) WHERE failed_at IS NULL;
+      CREATE INDEX agent_event_outbox_failed ON agent_event_outbox (failed_at) WHERE failed_at IS NOT NULL;
     `,
   },
 ];

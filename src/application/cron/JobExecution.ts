@@ -92,6 +92,7 @@ export class JobExecution {
     deliverLater: boolean,
   ): Promise<AnsweredRun> {
     const running = runningRecordOf(job, startedAt, options.slot);
+    await this.recorder.started(running);
     const shown = this.recorder.showRunning(running);
     if (shown.writtenNow) await shown.writtenNow;
     let executed: StepsEnded;

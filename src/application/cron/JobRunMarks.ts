@@ -3,7 +3,7 @@
  * the pause after `cron.pause_after_failures` failed runs, and the recovery or pause notice.
  * Written on the job as it is stored now, so that a pause made meanwhile holds.
  */
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
 import { countRun, isFailedRun, pauseJob } from '../../domain/jobLifecycle.js';
@@ -15,6 +15,7 @@ import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { runError } from '../runs/runErrors.js';
 import { JobAnswers } from './JobAnswers.js';
+import { RunEvents } from '../events/RunEvents.js';
 
 /** Marks the ends of cron runs on their jobs. */
 @injectable()
@@ -24,6 +25,8 @@ export class JobRunMarks {
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(JobAnswers) private readonly answers: JobAnswers,
     @inject(TOKENS.Clock) private readonly clock: Clock,
+    /** The `job.paused` event of a pause after failures; without it (tests that build the run path by hand), none. */
+    @inject(RunEvents) @optional() private readonly events: RunEvents | null = null,
   ) {}
 
   /** The run of a job whose answer waits for its delivery is counted, and the job released; the job as stored afterwards. */
@@ -55,6 +58,7 @@ export class JobRunMarks {
       }
       return { job: finished, result: finished };
     });
+    if (pausedBecause !== null && stored) await this.events?.jobPaused({ state: 'scheduled' }, stored);
     const notices = this.answers.noticesAfter(job, outcome, targets, pausedBecause);
     // From a delivery lane, a notice to a platform that hangs must not hold up the lane.
     if (noticesInBackground) void notices;

@@ -27,7 +27,12 @@ export interface Metrics {
   chatReceiverUp(platform: string, up: boolean): void;
   /** A model turn of `provider`/`model` spent `counts`, costing `costUsd` (null: the model has no price). */
   modelUsage?(provider: string, model: string, counts: TokenCounts, costUsd: number | null): void;
+  /** An attempt to send an event out to `subscription` ended: `sent`, to be `retried`, or given up as `undeliverable`. */
+  eventOut?(subscription: string, outcome: EventOutOutcome): void;
 }
+
+/** How an attempt to send an event out ended. */
+export type EventOutOutcome = 'sent' | 'retried' | 'undeliverable';
 
 /** Records nothing: the CLI, and the gateway with metrics off. */
 export const NO_METRICS: Metrics = {

@@ -9,6 +9,9 @@ import type { Clock } from './Clock.js';
 import type { ConversationStore } from './ConversationStore.js';
 import type { MemoryStore, SkillLibrary } from './ContextFiles.js';
 import type { DeliveryChannel } from './DeliveryChannel.js';
+import type { EventOutbox } from './EventOutbox.js';
+import type { EventSender } from './EventSender.js';
+import type { EventSubscriptions } from './EventSubscriptions.js';
 import type { DeliveryLanes } from '../delivery/DeliveryLanes.js';
 import type { GatewayRegistry } from './GatewayRegistry.js';
 import type { IdGenerator } from './IdGenerator.js';
@@ -67,6 +70,10 @@ export const TOKENS = {
   JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
   LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,
   Logger: Symbol.for('agent.Logger') as ServiceIdentifier<Logger>,
+  /** The events out waiting to be sent: in files under `$AGENT_HOME`, or in the database for replicas sharing one. */
+  EventOutbox: Symbol.for('agent.EventOutbox') as ServiceIdentifier<EventOutbox>,
+  EventSender: Symbol.for('agent.EventSender') as ServiceIdentifier<EventSender>,
+  EventSubscriptions: Symbol.for('agent.EventSubscriptions') as ServiceIdentifier<EventSubscriptions>,
   MemoryStore: Symbol.for('agent.MemoryStore') as ServiceIdentifier<MemoryStore>,
   /** Bound only by the gateway with metrics on; the use cases fall back to NO_METRICS. */
   Metrics: Symbol.for('agent.Metrics') as ServiceIdentifier<Metrics>,

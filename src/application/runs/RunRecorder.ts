@@ -13,6 +13,7 @@ import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import type { RunLedger, TranscriptOwner } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
+import { RunEvents } from '../events/RunEvents.js';
 
 /** A record written only once its run has gone on for RUNNING_RECORD_AFTER_MS. */
 export interface ShownLater {
@@ -31,7 +32,14 @@ export class RunRecorder {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     /** Without it (tests that build the run path by hand), a run is in the ledger as running from its start. */
     @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
+    /** The events out (docs/events.md) of the runs recorded; without it (tests that build the run path by hand), none. */
+    @inject(RunEvents) @optional() private readonly events: RunEvents | null = null,
   ) {}
+
+  /** A run starts: its `run.started` event (the record is written later, see showRunning). */
+  async started(running: RunRecord): Promise<void> {
+    await this.events?.runStarted(running);
+  }
 
   /**
    * Calls `write` once RUNNING_RECORD_AFTER_MS have passed, unless stopped before; `write` is
@@ -61,6 +69,7 @@ export class RunRecorder {
   /** Saves a record; one the ledger cannot take is logged (false), and the run goes on. */
   async save(record: RunRecord, about?: Record<string, string>): Promise<boolean> {
     const failure = await this.keep(record);
+    await this.events?.runSaved(record);
     if (failure === null) return true;
     if (record.kind === 'webhook') {
       this.log.warn(`could not write webhook event ${record.id} to the run ledger: ${failure}`, about ?? { run: record.id });
@@ -83,7 +92,9 @@ export class RunRecorder {
    */
   async keepNow(build: (now: Date) => RunRecord): Promise<{ record: RunRecord; failure: string | null }> {
     const record = build(this.clock.now());
-    return { record, failure: await this.keep(record) };
+    const failure = await this.keep(record);
+    await this.events?.runSaved(record);
+    return { record, failure };
   }
 
   /**

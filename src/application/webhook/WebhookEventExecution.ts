@@ -89,6 +89,7 @@ export class WebhookEventExecution {
       answer: null,
       error: null,
     };
+    if (previous === null) await this.recorder.started(record);
     // Only the answer is saved synced: it is what a restart must find before delivering again.
     // The rest shows progress; the inbox's done record is what keeps an ended event from running again.
     let model: string | null = null;

@@ -88,6 +88,11 @@ export class WebhookRunRecorder {
     });
   }
 
+  /** A run starts: its `run.started` event, from its run record. */
+  async started(record: WebhookRunRecord): Promise<void> {
+    await this.ledger.started(ledgerRunOf(record, null, [], this.ledger.now()));
+  }
+
   /** The run's entry in the run ledger, from its run record; a failure is logged. */
   async toLedger(record: WebhookRunRecord, about: Record<string, string>, model: string | null, messageIds: string[]): Promise<void> {
     await this.ledger.save(ledgerRunOf(record, model, messageIds, this.ledger.now()), about);

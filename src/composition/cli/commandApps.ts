@@ -35,6 +35,9 @@ import type { DbApp } from '../../adapters/cli/dbCommands.js';
 import type { McpApp } from '../../adapters/cli/mcpCommands.js';
 import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import type { RunsApp } from '../../adapters/cli/runsCommands.js';
+import type { EventsApp } from '../../adapters/cli/eventsCommands.js';
+import { ListFailedEvents } from '../../application/events/ListFailedEvents.js';
+import { TestEventSubscription } from '../../application/events/TestEventSubscription.js';
 import { ShowRun } from '../../application/runs/ShowRun.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
@@ -143,6 +146,14 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     const { container, settings } = await homes.of(agentHomeFrom(env));
     return { showRun: container.get(ShowRun), timeZone: settings.timeZone };
   };
+  const events = async (): Promise<EventsApp> => {
+    const { container, settings } = await homes.of(agentHomeFrom(env));
+    return {
+      testEventSubscription: container.get(TestEventSubscription),
+      listFailedEvents: container.get(ListFailedEvents),
+      timeZone: settings.timeZone,
+    };
+  };
   const delivery = async (): Promise<DeliveryApp> => {
     const { container } = await homes.of(agentHomeFrom(env));
     return {
@@ -206,5 +217,5 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
       servers: container.get(RUNTIME_TOKENS.McpServers),
     };
   };
-  return { cron, chat, webhook, runs, delivery, config, status, db, mcp };
+  return { cron, chat, webhook, runs, events, delivery, config, status, db, mcp };
 }

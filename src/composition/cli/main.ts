@@ -15,6 +15,7 @@ import { registerStatusCommand } from '../../adapters/cli/statusCommand.js';
 import { registerDbCommands } from '../../adapters/cli/dbCommands.js';
 import { registerMcpCommands } from '../../adapters/cli/mcpCommands.js';
 import { registerRunsCommands } from '../../adapters/cli/runsCommands.js';
+import { registerEventsCommands } from '../../adapters/cli/eventsCommands.js';
 import { exitCodeFor, messageFor } from '../../adapters/cli/errorReport.js';
 import { commandInterruption } from '../../adapters/cli/commandInterruption.js';
 import { ConsoleLogger } from '../../adapters/logging/ConsoleLogger.js';
@@ -76,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   registerChatCommand(cli, apps.chat, io);
   registerWebhookCommands(cli, apps.webhook, io);
   registerRunsCommands(cli, apps.runs, io);
+  registerEventsCommands(cli, apps.events, io);
   registerDeliveryCommands(cli, apps.delivery, io);
   registerConfigCommands(cli, apps.config, io);
   registerStatusCommand(cli, apps.status, io);

@@ -8,6 +8,8 @@ import type { MetricsEndpoint } from '../../adapters/http/metricsRoute.js';
 export interface GatewayMetrics {
   endpoint: MetricsEndpoint;
   watchInboxBacklog(read: () => Promise<number>): void;
+  /** Where the count of undeliverable events out is read from, once the gateway sends them. */
+  watchFailedEvents(read: () => Promise<number>): void;
   /** Stops sampling the event loop's delay, at shutdown. */
   stop(): void;
 }
@@ -29,6 +31,7 @@ export async function gatewayMetrics(container: Container, config: AgentConfig):
   return {
     endpoint: { exposition: metrics, token: settings.token },
     watchInboxBacklog: (read) => metrics.watchInboxBacklog(read),
+    watchFailedEvents: (read) => metrics.watchFailedEvents(read),
     stop: () => metrics.stopEventLoopMonitor(),
   };
 }

@@ -8,6 +8,7 @@ import { BUILT_IN_PROVIDER_NAME } from '../../adapters/scheduling/BuiltInTickerP
 import { DispatchDueJobs } from '../../application/cron/DispatchDueJobs.js';
 import { CronDeliveries } from '../../application/cron/CronDeliveries.js';
 import { RefreshChannelDirectory } from '../../application/delivery/RefreshChannelDirectory.js';
+import { refreshChannelsPeriodically } from './channelRefresh.js';
 import type { SchedulerProvider } from '../../application/ports/SchedulerProvider.js';
 import { runLine } from '../../adapters/cli/formatJobs.js';
 import type { AgentConfig } from '../../adapters/config/AgentConfig.js';
@@ -29,6 +30,7 @@ import { dashboardSettingsFrom } from '../../adapters/config/dashboardSettings.j
 import { fireEndpointFor } from './fireEndpoint.js';
 import { FireJobSlot } from '../../application/cron/FireJobSlot.js';
 import { gatewayMetrics } from './gatewayMetrics.js';
+import { sendEventsOut } from './eventsOut.js';
 import type { GatewayRegistration } from '../../application/ports/GatewayRegistry.js';
 import { startupLines } from './startupLines.js';
 import { listenerOf, publishReceiverStates, register, registrationOf } from './gatewayRegistration.js';
@@ -276,6 +278,11 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     () => refreshChannelsPeriodically(container.get(RefreshChannelDirectory), logger),
     (stopRefreshing) => stopRefreshing(),
   );
+  await steps.step(
+    'events out',
+    () => sendEventsOut(container, logger, metrics),
+    (stopSending) => stopSending?.(),
+  );
   if (chat) {
     // A receiver that cannot start (a refused token) says so; the rest of the gateway runs on.
     await steps.step('chat', () => chat.start().catch((error: unknown) => logger.error(`chat: ${errorText(error)}`)));
@@ -369,19 +376,3 @@ async function announce(line: string, options: GatewayOptions, logger: WinstonLo
 
 /** The longest a Node timer waits: the keep-alive never needs to fire. */
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
-
-/** How often the channel directory is rebuilt from the platforms. */
-export const CHANNEL_REFRESH_MS = 5 * 60_000;
-
-/**
- * Builds the channel directory now, in the background (start-up does not wait for the platforms),
- * and again every 5 minutes. A refresh that fails is logged by the use case; the next one tries again.
- */
-function refreshChannelsPeriodically(refresh: RefreshChannelDirectory, logger: WinstonLogger): () => void {
-  const run = () =>
-    void refresh.execute().catch((error: unknown) => logger.warn(`could not refresh the channel directory: ${errorText(error)}`));
-  run();
-  const timer = setInterval(run, CHANNEL_REFRESH_MS);
-  timer.unref();
-  return () => clearInterval(timer);
-}
