@@ -440,6 +440,8 @@ describe('the webhook worker', () => {
     w.agent.reply(
       (request: AgentRunRequest) =>
         new Promise<string>((_resolve, reject) => {
+          // A run that starts after the worker's grace ended is aborted from its start.
+          if (request.signal!.aborted) reject(new AgentRunError('aborted', 'the run was aborted'));
           request.signal!.addEventListener('abort', () => reject(new AgentRunError('aborted', 'the run was aborted')));
         }),
     );
