@@ -6,6 +6,7 @@
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import { compactBudget, validateTimeout, type JobBudget } from './jobLimits.js';
+import { validateRetryPolicy, type PendingRetry, type RetryAttempt, type RetryPolicy } from './retries.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
 import { mcpGrantOf } from './mcp.js';
@@ -18,7 +19,6 @@ export { compactBudget, JOB_BUDGET_KEYS, validateTimeout, type JobBudget } from 
 export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-/** Where a job was created: the chat that `deliver: origin` answers to. */
 /**
  * The chat a job was created in, by the job tool in a conversation: a platform's chat and thread
  * and who asked, or `bot-chat` and the profile (`chat_id`) for `agent chat --profile`. Jobs made
@@ -43,6 +43,8 @@ export interface JobClaim {
    * process that runs it stops it when it sees this; it goes with the claim when the run ends.
    */
   cancel?: { by: string; at: string };
+  /** The run is a retry: which attempt, and the first attempt's run (domain/retries.ts). */
+  retry?: RetryAttempt;
 }
 
 /**
@@ -108,6 +110,10 @@ export interface Job {
    * killed and it is recorded `error` `timed out after …`. Null (or absent in an older record) for none.
    */
   timeout_seconds?: number | null;
+  /** How its runs are retried (`--retry`); null (or absent) follows `cron.retry`, `times: 0` retries none. */
+  retry?: RetryPolicy | null;
+  /** A retry waiting for its time (its `next_run_at`); null (or absent) when none waits. */
+  retry_pending?: PendingRetry | null;
   /** The job's own limits (`--max-turns`, `--max-tokens`, `--max-cost`, `--max-cost-per-day`); absent: `agent.budget`'s. */
   budget?: JobBudget | null;
 }
@@ -138,6 +144,8 @@ export interface NewJobInput {
   budget?: JobBudget | null;
   /** The longest a run may take, in seconds; null or absent for no limit. */
   timeout_seconds?: number | null;
+  /** Its retries; null or absent follows `cron.retry`. */
+  retry?: Partial<RetryPolicy> | null;
 }
 
 /**
@@ -301,6 +309,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     continue: input.continue ?? false,
     claim: null,
     timeout_seconds: validateTimeout(input.timeout_seconds),
+    retry: validateRetryPolicy(input.retry),
     ...(compactBudget(input.budget) ? { budget: compactBudget(input.budget) } : {}),
   });
 }
@@ -331,6 +340,8 @@ export interface JobChanges {
   budget?: { [Key in keyof JobBudget]?: number | null };
   /** A new time limit in seconds, or null for none. */
   timeout_seconds?: number | null;
+  /** Retry settings to change (the rest stay), or null to follow `cron.retry` again. */
+  retry?: Partial<RetryPolicy> | null;
 }
 
 /**
@@ -356,6 +367,7 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.context_from !== undefined) edited.context_from = jobContextFrom(changes.context_from, job);
   if (changes.continue !== undefined) edited.continue = changes.continue;
   if (changes.timeout_seconds !== undefined) edited.timeout_seconds = validateTimeout(changes.timeout_seconds);
+  if (changes.retry !== undefined) edited.retry = changes.retry === null ? null : validateRetryPolicy({ ...job.retry, ...changes.retry });
   if (changes.budget !== undefined) {
     const budget = compactBudget({ ...job.budget, ...changes.budget });
     if (budget) edited.budget = budget;
@@ -366,6 +378,8 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   }
   if (changes.schedule !== undefined) {
     edited.schedule = changes.schedule;
+    // A retry waits for a slot of the old schedule.
+    edited.retry_pending = null;
     if (job.state !== 'running') {
       const next = nextRunTime(changes.schedule, now, zone);
       edited.next_run_at = next ? toIsoUtc(next) : null;

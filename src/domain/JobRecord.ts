@@ -10,6 +10,7 @@ import {
   type JobState,
 } from './Job.js';
 import { isLastStatus } from './RunOutcome.js';
+import { readPendingRetry, readRetryPolicy, type RetryAttempt } from './retries.js';
 import { scheduleFromRecord } from './Schedule.js';
 import { assertTimeZone } from './zonedTime.js';
 
@@ -51,7 +52,21 @@ function claim(value: unknown): JobClaim | null {
   const cancel = typeof record.cancel === 'object' && record.cancel !== null ? (record.cancel as Record<string, unknown>) : null;
   const cancelBy = str(cancel?.by);
   const cancelAt = str(cancel?.at);
-  return cancelBy && cancelAt ? { by, at, cancel: { by: cancelBy, at: cancelAt } } : { by, at };
+  const retry = readRetryAttempt(record.retry);
+  return {
+    by,
+    at,
+    ...(cancelBy && cancelAt ? { cancel: { by: cancelBy, at: cancelAt } } : {}),
+    ...(retry ? { retry } : {}),
+  };
+}
+
+function readRetryAttempt(value: unknown): RetryAttempt | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { attempt, retry_of: of } = value as Record<string, unknown>;
+  return typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt >= 2 && typeof of === 'string'
+    ? { attempt, retry_of: of }
+    : null;
 }
 
 /** A record's `budget`, its limits that are positive numbers; null when none. */
@@ -148,6 +163,9 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       script: str(record.script),
       origin: origin(record.origin),
       paused_at: str(record.paused_at),
+      // Unknown to records written before them: cron.retry, none waiting.
+      retry: readRetryPolicy(record.retry),
+      ...(readPendingRetry(record.retry_pending) ? { retry_pending: readPendingRetry(record.retry_pending) } : {}),
       // Unknown to records written before it: absent is no reason.
       paused_reason: str(record.paused_reason),
       failure_streak:
@@ -229,7 +247,8 @@ export function storedRecordOf(job: Job, previous: Record<string, unknown> | und
   for (const field of SUPERSEDED_FIELDS) delete record[field];
   // A claim a stored record still had is gone once no run holds the job.
   if (job.claim === null) delete record.claim;
-  // So is a budget the job no longer has.
+  // So is a budget the job no longer has, and a retry that no longer waits.
   if (!job.budget) delete record.budget;
+  if (!job.retry_pending) delete record.retry_pending;
   return record;
 }

@@ -34,6 +34,8 @@ export const ERROR_CODES = {
     CONTEXT_FROM_ITSELF: 'JOB.CONTEXT_FROM_ITSELF',
     /** A job's time limit is not a whole number of seconds of 1 or more. */
     INVALID_TIMEOUT: 'JOB.INVALID_TIMEOUT',
+    /** A job's retry count or back-off is not valid. */
+    INVALID_RETRY: 'JOB.INVALID_RETRY',
     /** A run is asked to stop, and the job has none under way. */
     NOT_RUNNING: 'JOB.NOT_RUNNING',
   },

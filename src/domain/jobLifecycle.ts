@@ -9,6 +9,7 @@ import { isFailedStatus, type RunOutcome } from './RunOutcome.js';
 import { isRecurring, nextRunTime } from './Schedule.js';
 import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
+import type { PendingRetry } from './retries.js';
 
 /** What "due" looks at of a job. */
 export type DueFields = Pick<Job, 'state' | 'enabled' | 'next_run_at'>;
@@ -36,13 +37,39 @@ export function isDue(job: DueFields, now: Date): boolean {
  * `now` here, so an overdue job fires once and a crash mid-run can never replay the slot.
  */
 export function claimJob(job: Job, claimant: string, now: Date, configuredZone: string): Job {
+  const retry = dueRetry(job, now);
+  if (retry) {
+    // A retry of its slot: the next regular slot stays where it was.
+    const { attempt, retry_of: of } = retry;
+    return {
+      ...job,
+      state: 'running',
+      claim: { by: claimant, at: toIsoUtc(now), retry: { attempt, retry_of: of } },
+      next_run_at: isRecurring(job.schedule) ? retry.regular_next : job.next_run_at,
+      retry_pending: null,
+    };
+  }
   const next = isRecurring(job.schedule) ? nextRunTime(job.schedule, now, jobTimeZone(job, configuredZone)) : null;
   return {
     ...job,
     state: 'running',
     claim: { by: claimant, at: toIsoUtc(now) },
     next_run_at: isRecurring(job.schedule) ? (next ? toIsoUtc(next) : null) : job.next_run_at,
+    // A retry whose regular slot has come is dropped: the slot runs instead.
+    ...(job.retry_pending ? { retry_pending: null } : {}),
   };
+}
+
+/**
+ * The retry a claim at `now` runs: the job's pending one, when its `next_run_at` is the retry's
+ * and its next regular slot has not come yet; then that slot runs instead (a retry never runs
+ * once the slot after it has started).
+ */
+function dueRetry(job: Job, now: Date): PendingRetry | null {
+  const retry = job.retry_pending;
+  if (!retry || job.next_run_at !== retry.at) return null;
+  if (retry.regular_next !== null && Date.parse(retry.regular_next) <= now.getTime()) return null;
+  return retry;
 }
 
 /**
@@ -100,10 +127,29 @@ export function alertsFailure(job: Pick<Job, 'failure_streak'>, alerts: FailureA
  * and the job completes when it was a one-shot or its repeat count is used up. A job paused
  * while it ran stays paused.
  */
-export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date): Job {
+export function finishRun(job: Job, outcome: RunOutcome, startedAt: Date, retry: PendingRetry | null = null): Job {
   if (outcome.status === 'blocked_config')
     return { ...refuseRun(job, outcome.error, startedAt), failure_streak: streakAfter(job, outcome) };
+  if (retry) return retryLater(job, outcome, startedAt, retry);
   return withOutcome(countRun(job), outcome, startedAt);
+}
+
+/**
+ * The end of a run that failed and is retried (`retry`): its outcome is the job's `last_status`,
+ * but the run is not counted (its slot is not over: the last attempt counts it) and the failure
+ * streak waits for the last attempt too. The job waits for the retry's time, `scheduled` (or
+ * still paused, when paused meanwhile).
+ */
+function retryLater(job: Job, outcome: RunOutcome, startedAt: Date, retry: PendingRetry): Job {
+  return {
+    ...job,
+    ...statusFields(outcome),
+    last_run_at: toIsoUtc(startedAt),
+    claim: null,
+    state: job.state === 'paused' ? 'paused' : 'scheduled',
+    next_run_at: retry.at,
+    retry_pending: retry,
+  };
 }
 
 /**
@@ -262,6 +308,8 @@ export function resumeJob(job: Job, now: Date, configuredZone: string): Job {
     paused_reason: null,
     claim: null,
     next_run_at: next ? toIsoUtc(next) : null,
+    // Its slot is counted from now: a retry that waited for the old one is dropped.
+    ...(job.retry_pending ? { retry_pending: null } : {}),
   };
 }
 

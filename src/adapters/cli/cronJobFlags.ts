@@ -10,6 +10,7 @@ import { CliUsageError } from './CliUsageError.js';
 import type { CronApp } from './cronApp.js';
 import { dollars, oneOf, repeatableText, seconds, text, wholeNumber } from './flagValues.js';
 import type { JobChanges } from '../../domain/Job.js';
+import type { RetryPolicy } from '../../domain/retries.js';
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
 interface JobFlags {
@@ -37,6 +38,10 @@ interface JobFlags {
   maxCostPerDay?: number | null;
   /** Seconds; null for `--no-timeout`. */
   timeout?: number | null;
+  /** Attempts after the first; 0 for `--no-retry`. */
+  retry?: number;
+  retryBackoff?: number;
+  retryMax?: number;
 }
 
 /** `--no-max-…`: the job sets no limit of its own. */
@@ -144,7 +149,33 @@ export const JOB_FLAG_OPTIONS = {
     describe:
       'Longest a run may take, e.g. 10m or 1h30m: past it, the run and everything it started are stopped and it is recorded as error "timed out after …" (--no-timeout: no limit)',
   },
+  retry: {
+    type: 'string',
+    coerce: wholeNumber('--retry', { min: 0, negation: { value: 0, means: 'no retries' } }),
+    describe:
+      'Run a run that failed for a reason that may pass (the model rate limited, overloaded or unreachable, a timeout) again, up to this many times (default: cron.retry; --no-retry: never)',
+  },
+  'retry-backoff': {
+    type: 'string',
+    coerce: seconds('--retry-backoff', { value: undefined, means: 'the default, 30s' }),
+    describe: 'The wait before the first retry, doubled before each next one, ±10 % (default 30s)',
+  },
+  'retry-max': {
+    type: 'string',
+    coerce: seconds('--retry-max', { value: undefined, means: 'the default, 1h' }),
+    describe: 'The longest wait between two attempts (default 1h)',
+  },
 } as const;
+
+/** The retry flags given, as settings to change; undefined when none was given. */
+function retryFlags(argv: JobFlags): Partial<RetryPolicy> | undefined {
+  const given = {
+    ...(argv.retry !== undefined ? { times: argv.retry } : {}),
+    ...(argv.retryBackoff !== undefined ? { backoff_seconds: argv.retryBackoff } : {}),
+    ...(argv.retryMax !== undefined ? { max_seconds: argv.retryMax } : {}),
+  };
+  return Object.keys(given).length > 0 ? given : undefined;
+}
 
 /** The budget flags given, as limits to set (null: the job's no more); undefined when none was given. */
 function budgetFlags(argv: JobFlags): JobChanges['budget'] | undefined {
@@ -177,7 +208,11 @@ export async function createInput(
     ...perJobFlags(argv),
     budget: budgetFlags(argv) ?? null,
     timeout_seconds: argv.timeout ?? null,
+    retry: retryFlags(argv) ?? null,
   };
+  if (flags.retry && flags.retry.times === undefined) {
+    throw new CliUsageError('--retry-backoff and --retry-max say how a job retries; give --retry <n> too, the number of retries.');
+  }
   if (flags.no_agent && flags.script === null) {
     throw new CliUsageError(
       '--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.',
@@ -238,9 +273,11 @@ export function editInput(
   const budget = budgetFlags(argv);
   if (budget !== undefined) input.budget = budget;
   if (argv.timeout !== undefined) input.timeout_seconds = argv.timeout;
+  const retry = retryFlags(argv);
+  if (retry !== undefined) input.retry = retry;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day or --timeout (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day, --timeout or --retry (see "agent cron edit --help").',
     );
   }
   return input;

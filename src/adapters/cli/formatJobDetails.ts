@@ -98,6 +98,14 @@ function truncate(text: string, width: number): string {
 }
 
 /** `agent cron show`: every field in words, the coming runs and the last runs. */
+/** A job's retries in words: its own policy, else cron.retry's. */
+function retriesInWords(job: Job): string {
+  const policy = job.retry;
+  if (!policy) return 'as cron.retry says (none unless it is set)';
+  if (policy.times === 0) return 'none';
+  return `up to ${policy.times} after a failure that may pass, the first after ${formatDuration(policy.backoff_seconds)}, each wait doubled, at most ${formatDuration(policy.max_seconds)}`;
+}
+
 export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once', jobNames = {}, spent }: ShowJobOutput): string {
   const lines = [
     `Job ${job.id} '${job.name}'`,
@@ -125,6 +133,12 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ...(isRecurring(job.schedule) ? ([['Catch-up', catchUpInWords(job, catchUp)]] as Array<[string, string]>) : []),
       ['Budget', budgetInWords(job.budget)],
       ['Time limit', job.timeout_seconds ? `${formatDuration(job.timeout_seconds)} a run` : 'none'],
+      ['Retries', retriesInWords(job)],
+      ...(job.retry_pending
+        ? ([
+            ['Retry waiting', `attempt ${job.retry_pending.attempt} at ${when(job.retry_pending.at, timeZone) ?? job.retry_pending.at}`],
+          ] as Array<[string, string]>)
+        : []),
       ...(spent
         ? ([
             ['Spent, last 24 h', totalsInWords(spent.day)],
@@ -177,6 +191,8 @@ export function runJson(run: JobRun) {
     redelivered_at: run.redeliveredAt ? toIsoUtc(run.redeliveredAt) : null,
     usage: run.usage ?? null,
     cost_usd: run.costUsd ?? null,
+    attempt: run.attempt ?? 1,
+    retry_of: run.retryOf ?? null,
   };
 }
 

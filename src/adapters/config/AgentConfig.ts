@@ -212,7 +212,16 @@ export interface CronConfig {
   pause_after_failures?: number;
   /** What an overdue slot of a recurring job does: run once (default) or be skipped. */
   catch_up?: 'once' | 'skip';
+  /** Retries of runs that failed for a reason that may pass, for jobs that set none; none when absent. */
+  retry?: RetryConfig;
   managed?: ManagedCronConfig;
+}
+
+/** `retry:` as written: attempts after the first, the first wait and the longest (lengths of time such as `30s`). */
+export interface RetryConfig {
+  times: number;
+  backoff?: string;
+  max?: string;
 }
 
 export interface GatewayConfig {

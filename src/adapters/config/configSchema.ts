@@ -7,6 +7,7 @@ import { MCP_SERVER_NAME, MCP_SERVER_NAME_RULE } from '../../domain/mcp.js';
 import { TOOLSET_PRESETS } from '../../domain/toolsets.js';
 import { EVENT_TYPES } from '../../domain/events/outboundEvents.js';
 import { secretKeyProblem } from './eventsOutSettings.js';
+import { durationSeconds } from '../../domain/durations.js';
 
 /*
  * Each schema carries, as its error, the end of the sentence "<key> must …". The loader puts the
@@ -36,6 +37,20 @@ const secondsFromZero = () => {
   const expected = 'must be a number of seconds, 0 or more';
   return z.number({ error: expected }).check(z.minimum(0, { error: expected }));
 };
+
+/** A length of time as written in config.yaml: `30s`, `10m`, `1h30m` (domain/durations.ts). */
+const duration = () => {
+  const expected = 'must be a length of time such as 30s, 10m or 1h30m';
+  return z.string({ error: expected }).check(z.refine((value) => typeof durationSeconds(value) === 'number', { error: expected }));
+};
+
+/** `retry:` of `cron` (and of a route): attempts after the first, the first wait, the longest wait. */
+export const retrySchema = () =>
+  mapping({
+    times: wholeNumberFrom(0),
+    backoff: optional(duration()),
+    max: optional(duration()),
+  });
 
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 
@@ -125,6 +140,7 @@ export const cronSchema = mapping({
   failure_alerts: z._default(z.enum(['first', 'every', 'off'], { error: 'must be first, every or off' }), 'first'),
   pause_after_failures: z._default(wholeNumberFrom(0), 0),
   catch_up: z._default(z.enum(['once', 'skip'], { error: 'must be once or skip' }), 'once'),
+  retry: optional(retrySchema()),
   managed: optional(managedSchema),
 });
 

@@ -1,3 +1,6 @@
+import { durationSeconds } from '../../domain/durations.js';
+import { validateRetryPolicy, type RetryPolicy } from '../../domain/retries.js';
+import type { RetryConfig } from './AgentConfig.js';
 import { concurrencyWarnings, defaultRunSlots } from './concurrencySettings.js';
 import { enabledMcpServers } from './mcpServerConfig.js';
 import { realpathSync } from 'node:fs';
@@ -103,6 +106,16 @@ export function scriptTimeoutMsFrom(config: Pick<AgentConfig, 'cron'>, env: Node
   return Math.round((configured ?? DEFAULT_SCRIPT_TIMEOUT_SECONDS) * 1000);
 }
 
+/** A `retry:` mapping (checked by the schema) as the policy runs read; null when absent. */
+export function retryPolicyOf(retry: RetryConfig | undefined): RetryPolicy | null {
+  if (!retry) return null;
+  const seconds = (text: string | undefined) => {
+    const length = text === undefined ? undefined : durationSeconds(text);
+    return typeof length === 'number' ? length : undefined;
+  };
+  return validateRetryPolicy({ times: retry.times, backoff_seconds: seconds(retry.backoff), max_seconds: seconds(retry.max) });
+}
+
 /**
  * Everything the cron use cases read from configuration and environment, resolved once at
  * start-up. Throws for an invalid time zone or `AGENT_CRON_TIMEOUT`; non-fatal problems are
@@ -119,6 +132,8 @@ export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, wa
     failureAlerts: config.cron.failure_alerts ?? 'first',
     pauseAfterFailures: config.cron.pause_after_failures ?? 0,
     catchUp: config.cron.catch_up ?? 'once',
+    // Only when set: a configuration without it reads as before.
+    ...(config.cron.retry ? { retry: retryPolicyOf(config.cron.retry) } : {}),
     idleTimeoutMs: idleTimeoutMsFrom(env),
     scriptTimeoutMs: scriptTimeoutMsFrom(config, env, warnings),
     defaultModel: { provider: config.model?.provider ?? null, model: config.model?.name ?? null },

@@ -218,7 +218,8 @@ class Session {
         this.targetIndex += 1;
       }
     }
-    throw new AgentRunError('failed', everyProviderFailedMessage(this.failures, this.input.skippedFallbacks ?? []));
+    // Each of them was away, overloaded or rate limited: a later try may find one back.
+    throw new AgentRunError('failed', everyProviderFailedMessage(this.failures, this.input.skippedFallbacks ?? []), { transient: true });
   }
 
   private async turnWith(target: ProviderTarget, input?: TurnInput): Promise<ModelTurn> {

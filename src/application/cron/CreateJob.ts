@@ -17,6 +17,7 @@ import type { JobRepository } from '../ports/JobRepository.js';
 import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
+import type { RetryPolicy } from '../../domain/retries.js';
 import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 
 export interface CreateJobInput {
@@ -48,6 +49,8 @@ export interface CreateJobInput {
   budget?: JobBudget | null;
   /** The longest a run may take, in seconds; null (or absent, on create) for no limit. */
   timeout_seconds?: number | null;
+  /** Its retries (attempts after the first, first wait, longest wait); null (or absent, on create) follows `cron.retry`. */
+  retry?: Partial<RetryPolicy> | null;
 }
 
 /**

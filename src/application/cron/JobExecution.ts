@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { executionIdOf } from '../../domain/botChat.js';
 import type { Job } from '../../domain/Job.js';
 import { finishRun } from '../../domain/jobLifecycle.js';
+import { runError } from '../runs/runErrors.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import type { Logger } from '../ports/Logger.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -117,10 +118,28 @@ export class JobExecution {
     } else {
       report = executed;
     }
-    const stored = await this.marks.ended(job, report.outcome, preflight.targets, (current, outcome) =>
-      finishRun(current, outcome, startedAt),
+    const stored = await this.marks.ended(
+      job,
+      report.outcome,
+      preflight.targets,
+      (current, outcome, retry) => finishRun(current, outcome, startedAt, retry),
+      false,
+      report.retryable ? { runId: running.id } : null,
     );
-    await this.recorder.saveFinal((now) => finishedRecordOf(running, report, now));
+    // Retried: this attempt is linked to the ones after it (docs/runs.md, Retries).
+    const retry = report.retryable && stored?.retry_pending?.attempt === (job.claim?.retry?.attempt ?? 1) + 1 ? stored.retry_pending : null;
+    if (retry) {
+      this.log.info(
+        `job '${job.name}' failed and runs again at ${retry.at} (attempt ${retry.attempt}): ${runError(report.outcome) ?? ''}`,
+        {
+          job: job.id,
+        },
+      );
+    }
+    await this.recorder.saveFinal((now) => ({
+      ...finishedRecordOf(running, report, now),
+      ...(retry ? { attempt: retry.attempt - 1 } : {}),
+    }));
     return { report: { ...report, runId: running.id }, job: stored, pending: null };
   }
 

@@ -7,6 +7,8 @@ import { inject, injectable, optional } from 'inversify';
 import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
 import { countRun, isFailedRun, pauseJob } from '../../domain/jobLifecycle.js';
+import { planRetry, type PendingRetry, type RandomDraw } from '../../domain/retries.js';
+import { isRecurring } from '../../domain/Schedule.js';
 import { pausedAfterFailuresReason } from '../../domain/response.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
 import type { Clock } from '../ports/Clock.js';
@@ -27,6 +29,8 @@ export class JobRunMarks {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     /** The `job.paused` event of a pause after failures; without it (tests that build the run path by hand), none. */
     @inject(RunEvents) @optional() private readonly events: RunEvents | null = null,
+    /** The jitter of retries' waits; Math.random without it. */
+    @inject(TOKENS.Random) @optional() private readonly random: RandomDraw = Math.random,
   ) {}
 
   /** The run of a job whose answer waits for its delivery is counted, and the job released; the job as stored afterwards. */
@@ -45,25 +49,44 @@ export class JobRunMarks {
     job: Job,
     outcome: RunOutcome,
     targets: DeliveryTarget[],
-    mark: (current: Job, outcome: RunOutcome) => Job,
+    mark: (current: Job, outcome: RunOutcome, retry: PendingRetry | null) => Job,
     noticesInBackground = false,
+    /** A run that failed for a reason that may pass (docs/runs.md, Retries): its id, for the retry's link to it. */
+    retryable: { runId: string } | null = null,
   ): Promise<Job | null> {
     const pauseAfter = this.settings.pauseAfterFailures ?? 0;
     let pausedBecause: string | null = null;
+    let retry: PendingRetry | null = null;
     const stored = await this.repository.updateById(job.id, (current) => {
-      let finished = mark(current, outcome);
-      if (pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
+      retry = retryable ? this.retryOf(current, retryable.runId) : null;
+      let finished = mark(current, outcome, retry);
+      if (!retry && pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
         pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(outcome) ?? '');
         finished = pauseJob(finished, this.clock.now(), pausedBecause);
       }
       return { job: finished, result: finished };
     });
     if (pausedBecause !== null && stored) await this.events?.jobPaused({ state: 'scheduled' }, stored);
+    if (retry !== null) return stored;
+    // The failure notice of a failure that could have passed waited for its last attempt: this one.
+    if (retryable) await this.answers.notifyFailure(job, targets, runError(outcome) ?? '');
     const notices = this.answers.noticesAfter(job, outcome, targets, pausedBecause);
     // From a delivery lane, a notice to a platform that hangs must not hold up the lane.
     if (noticesInBackground) void notices;
     else await notices;
     return stored;
+  }
+
+  /**
+   * The retry after the failed run `runId` of `current` (as stored at its end), under the job's
+   * policy or `cron.retry`; null when none is left, when the job was paused meanwhile, or when
+   * the retry would not come before its next regular slot.
+   */
+  private retryOf(current: Job, runId: string): PendingRetry | null {
+    if (current.state !== 'running') return null;
+    const policy = current.retry ?? this.settings.retry ?? null;
+    const regularNext = isRecurring(current.schedule) ? current.next_run_at : null;
+    return planRetry(policy, current.claim?.retry ?? null, runId, this.clock.now(), regularNext, this.random());
   }
 
   /** The job `id` as stored now; null when it was removed. */

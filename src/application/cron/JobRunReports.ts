@@ -29,6 +29,11 @@ export interface JobRunReport {
   usage?: RunUsage | null;
   /** What it cost in US dollars; null or absent when unpriced. */
   costUsd?: number | null;
+  /**
+   * The run failed for a reason that may pass (docs/runs.md, Retries): its job's retry policy may
+   * run it again, and its failure notice waits for the last attempt (JobRunMarks).
+   */
+  retryable?: boolean;
 }
 
 /** `report` with what its run spent. */

@@ -127,10 +127,14 @@ export class JobRunSteps {
         return this.reports.write(job, startedAt, { status: 'blocked_config', error: message }, { error: message });
       }
       if (isUnexpectedFailure(error)) this.log.error('job run failed unexpectedly', { job: job.id, error: errorText(error) });
-      await this.answers.notifyFailure(job, preflight.targets, message);
-      return kept(
-        withSpend(await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }), spendOf(error)),
+      // A failure that may pass may be retried: its notice waits for the last attempt (JobRunMarks).
+      const retryable = error instanceof AgentRunError && error.transient;
+      if (!retryable) await this.answers.notifyFailure(job, preflight.targets, message);
+      const report = withSpend(
+        await this.reports.write(job, startedAt, { status: 'error', error: message }, { error: message }),
+        spendOf(error),
       );
+      return kept(retryable ? { ...report, retryable } : report);
     }
   }
 
@@ -171,6 +175,8 @@ export class JobRunSteps {
     const problem = scriptProblem(result, this.settings.scriptTimeoutMs);
     if (problem !== null) {
       const error = scriptErrorText(problem, result.stderr);
+      // A script that timed out may be retried: its notice waits for the last attempt (JobRunMarks).
+      if (result.timedOut) return { ...(await this.reports.write(job, startedAt, { status: 'error', error }, { error })), retryable: true };
       await this.answers.notifyFailure(job, targets, error);
       return this.reports.write(job, startedAt, { status: 'error', error }, { error });
     }

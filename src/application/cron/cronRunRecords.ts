@@ -30,6 +30,8 @@ export function runningRecordOf(job: Job, startedAt: Date, slot: Date | null | u
     deliveries: [],
     // Who runs it: once that process is gone, the ledger records the run interrupted (AbandonedRuns).
     claimant: job.claim?.by ?? null,
+    // A retry: which attempt, and the first attempt's run (docs/runs.md, Retries).
+    ...(job.claim?.retry ? { attempt: job.claim.retry.attempt, retry_of: job.claim.retry.retry_of } : {}),
   };
 }
 

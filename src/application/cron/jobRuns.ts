@@ -33,6 +33,10 @@ export interface JobRun {
   usage?: RunUsage | null;
   /** What it cost in US dollars; null or absent when unpriced or not known. */
   costUsd?: number | null;
+  /** Which attempt of its slot it was (docs/runs.md, Retries); absent for the first. */
+  attempt?: number;
+  /** A retry's first attempt's run id; absent for a first attempt. */
+  retryOf?: string;
 }
 
 /**
@@ -101,5 +105,7 @@ function ledgerRun(run: RunRecord): JobRun {
     redeliveredAt: run.redelivered_at ? new Date(run.redelivered_at) : null,
     usage: run.usage ?? null,
     costUsd: run.cost_usd ?? null,
+    ...(run.attempt !== undefined ? { attempt: run.attempt } : {}),
+    ...(run.retry_of !== undefined ? { retryOf: run.retry_of } : {}),
   };
 }

@@ -94,12 +94,19 @@ export class AgentRunError extends AppError {
   /** What the run spent before it failed (a run stopped by its budget, one whose provider failed mid-run). */
   spend?: RunSpend;
 
+  /**
+   * Whether the failure may pass by itself (docs/runs.md, Retries): every provider of the chain
+   * answered 429 or 5xx, timed out or could not be reached, or the run went idle too long.
+   */
+  readonly transient: boolean;
+
   constructor(
     readonly reason: 'idle_timeout' | 'failed' | 'aborted',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; transient?: boolean },
   ) {
     super(AGENT_RUN_CODES[reason], message, options);
+    this.transient = options?.transient ?? reason === 'idle_timeout';
   }
 }
 

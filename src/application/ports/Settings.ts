@@ -1,4 +1,5 @@
 import type { CatchUp } from '../../domain/Job.js';
+import type { RetryPolicy } from '../../domain/retries.js';
 import type { ModelSelection } from './AgentRunner.js';
 
 /** The part of the validated configuration the cron use cases need. */
@@ -21,6 +22,8 @@ export interface CronSettings {
   pauseAfterFailures?: number;
   /** `cron.catch_up`: what an overdue slot of a recurring job does, unless the job says; `once` when absent. */
   catchUp?: CatchUp;
+  /** `cron.retry`: how a job that sets none retries a run that failed for a reason that may pass; none when absent. */
+  retry?: RetryPolicy | null;
   /**
    * The enabled servers of `mcp_servers`, in file order: a job's toolsets may name them as
    * `mcp:<server>` or `mcp:<server>:<tool>` (domain/toolsets.ts `toolsetProblem`). None when absent.

@@ -15,6 +15,7 @@ import type { EventSubscriptions } from './EventSubscriptions.js';
 import type { DeliveryLanes } from '../delivery/DeliveryLanes.js';
 import type { GatewayRegistry } from './GatewayRegistry.js';
 import type { IdGenerator } from './IdGenerator.js';
+import type { RandomDraw } from '../../domain/retries.js';
 import type { JobControl } from './JobControl.js';
 import type { JobRepository } from './JobRepository.js';
 import type { LocalWebhookClient } from './LocalWebhookClient.js';
@@ -66,6 +67,8 @@ export const TOKENS = {
   DeliveryLanes: Symbol.for('agent.DeliveryLanes') as ServiceIdentifier<DeliveryLanes>,
   GatewayRegistry: Symbol.for('agent.GatewayRegistry') as ServiceIdentifier<GatewayRegistry>,
   IdGenerator: Symbol.for('agent.IdGenerator') as ServiceIdentifier<IdGenerator>,
+  /** Draws in [0, 1) for jitter: Math.random in service, a seeded generator in tests. */
+  Random: Symbol.for('agent.Random') as ServiceIdentifier<RandomDraw>,
   JobControl: Symbol.for('agent.JobControl') as ServiceIdentifier<JobControl>,
   JobRepository: Symbol.for('agent.JobRepository') as ServiceIdentifier<JobRepository>,
   LocalWebhookClient: Symbol.for('agent.LocalWebhookClient') as ServiceIdentifier<LocalWebhookClient>,

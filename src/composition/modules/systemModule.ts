@@ -9,6 +9,7 @@ import { SystemTimer } from '../../adapters/system/SystemTimer.js';
 export const systemModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Clock).to(SystemClock).inSingletonScope();
   bind(TOKENS.IdGenerator).to(RandomIdGenerator).inSingletonScope();
+  bind(TOKENS.Random).toConstantValue(Math.random);
   bind(TOKENS.ProcessIdentity).to(HostProcessIdentity).inSingletonScope();
   bind(TOKENS.OrphanProcesses).toConstantValue(new MarkedOrphanProcesses());
   bind(TOKENS.Timer).to(SystemTimer).inSingletonScope();

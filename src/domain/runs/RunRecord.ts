@@ -84,6 +84,10 @@ export interface RunRecord {
   usage?: RunUsage | null;
   /** What `usage` cost in US dollars at the configured prices; null or absent when a model it used has no price. */
   cost_usd?: number | null;
+  /** Cron: which attempt of its slot the run was, 1 for the first, when it was retried or is a retry (docs/runs.md, Retries). */
+  attempt?: number;
+  /** Cron: the id of the first attempt's run, on a retry. */
+  retry_of?: string;
 }
 
 /** The error of a run found running after its process was gone: `interrupted: <why>`. */

@@ -1,0 +1,88 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
+import { eventually } from '../support/processLiveness.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
+import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import { localModelLines } from './configLines.js';
+
+interface LedgerRun {
+  id: string;
+  status: string;
+  error: string | null;
+  attempt?: number;
+  retry_of?: string;
+}
+
+describe('retries with back-off, through the built gateway', () => {
+  let home: string;
+  let llm: FakeLlmServer;
+  let database: ScratchDatabase | null = null;
+  const children: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await llm.close();
+    await removeAgentHome(home);
+    await database?.drop();
+    database = null;
+  });
+
+  const runsOf = async (job: string): Promise<LedgerRun[]> =>
+    JSON.parse((await runAgent(['cron', 'runs', job, '--json', '--no-tick'], { home })).stdout) as LedgerRun[];
+
+  it.each(['files', 'postgres'] as const)(
+    'on %s: a model that answers 503 twice and then 200 makes three attempts, linked to the first, and one delivery',
+    async (store) => {
+      home = await makeAgentHome();
+      llm = await FakeLlmServer.start();
+      if (store === 'postgres') {
+        database = await scratchDatabase();
+        await (await database.open()).close();
+      }
+      const storeLines = database ? ['database:', `  url: ${database.url}`] : [];
+      await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ...storeLines, ''].join('\n'));
+      llm.reply(replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.text('The ', 'summary.'));
+      const due = new Date(Date.now() + 1500).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const created = await runAgent(
+        ['cron', 'create', due, 'Summarise', '--name', 'daily', '--deliver', 'local', '--retry', '3', '--retry-backoff', '1s', '--no-tick'],
+        { home },
+      );
+      expect(created.code).toBe(0);
+      const { gateway, output } = await startGatewayUntil(home, 'gateway started');
+      children.push(gateway);
+
+      if (!(await eventually(() => output().includes("'daily': ok"), 30_000))) throw new Error(output());
+      const runs = (await runsOf('daily')).reverse();
+
+      expect(llm.requests).toHaveLength(3);
+      expect(runs.map((run) => [run.status, run.attempt, run.retry_of ?? null])).toEqual([
+        ['error', 1, null],
+        ['error', 2, runs[0]!.id],
+        ['ok', 3, runs[0]!.id],
+      ]);
+      expect(output()).toMatch(/job 'daily' failed and runs again at \S+ \(attempt 2\)/);
+      const shown = JSON.parse((await runAgent(['cron', 'show', 'daily', '--json', '--no-tick'], { home })).stdout) as Record<
+        string,
+        unknown
+      >;
+      expect(shown).toMatchObject({ state: 'completed', last_status: 'ok', repeat: { completed: 1 } });
+      gateway.kill('SIGTERM');
+      await once(gateway, 'exit');
+    },
+  );
+
+  it('refuses a --retry-backoff without --retry, and a count beyond 20, in one sentence', async () => {
+    home = await makeAgentHome();
+    llm = await FakeLlmServer.start();
+    const noCount = await runAgent(['cron', 'create', 'every 1h', 'x', '--retry-backoff', '30s', '--no-tick'], { home });
+    const tooMany = await runAgent(['cron', 'create', 'every 1h', 'x', '--retry', '21', '--no-tick'], { home });
+
+    expect(noCount.code).toBe(2);
+    expect(noCount.stderr).toContain('give --retry <n> too');
+    expect(tooMany.code).toBe(1);
+    expect(tooMany.stderr).toContain('The retry count 21 is not valid; give a whole number from 0 to 20.');
+  });
+});
