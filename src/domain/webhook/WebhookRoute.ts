@@ -1,5 +1,6 @@
 import type { RunBudget } from '../runs/usage.js';
 import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
+import type { RouteCoalesce } from './coalesce.js';
 
 /** One field filter of a route: the payload value at `field` must equal one of `in` (JSON equality). */
 export interface FieldFilter {
@@ -73,6 +74,8 @@ export interface WebhookRoute {
   contentTypes?: readonly string[];
   /** `budget`: the limits of each of its runs and of its runs' cost per day (docs/runs.md, Budgets); absent: `agent.budget`. */
   budget?: RunBudget & { max_cost_per_day?: number | null };
+  /** `coalesce`: events of one rendered key within the window make one run (coalesce.ts); absent: every event runs. */
+  coalesce?: RouteCoalesce;
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];
