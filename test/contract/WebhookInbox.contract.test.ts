@@ -63,7 +63,9 @@ describe('on PostgreSQL', () => {
   describeWebhookInboxContract(
     'PostgresWebhookInbox',
     async () => {
-      await suite.database.query('TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways');
+      await suite.database.query(
+        'TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways, agent_webhook_groups, agent_webhook_group_events',
+      );
       let generation = 1;
       const dead = new Set<string>();
       const clock = aheadClock();

@@ -46,7 +46,7 @@ function handedOut(event: WebhookEvent | null): WebhookEvent | null {
   return stored;
 }
 
-export function describeWebhookInboxContract(name: string, makeSubject: () => Promise<WebhookInboxSubject>, subjectCoalesces = true): void {
+export function describeWebhookInboxContract(name: string, makeSubject: () => Promise<WebhookInboxSubject>): void {
   describe(`${name} (WebhookInbox contract)`, () => {
     let subject: WebhookInboxSubject;
     let inbox: WebhookInbox;
@@ -275,7 +275,7 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(await after.claimNext()).toBeNull();
     });
 
-    (subjectCoalesces ? describe : describe.skip)('coalescing', () => {
+    describe('coalescing', () => {
       let start = 0;
       beforeEach(() => {
         start = subject.clock.now().getTime();
