@@ -60,32 +60,28 @@ describeWebhookInboxContract('FileWebhookInbox', async () => {
 describe('on PostgreSQL', () => {
   const suite = scratchDatabaseForSuite();
 
-  describeWebhookInboxContract(
-    'PostgresWebhookInbox',
-    async () => {
-      await suite.database.query(
-        'TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways, agent_webhook_groups, agent_webhook_group_events',
-      );
-      let generation = 1;
-      const dead = new Set<string>();
-      const clock = aheadClock();
-      const open = () => {
-        // Each process is another pid on this host, which sees the earlier ones dead.
-        const identity = new FakeProcessIdentity(`test-host:${generation}`);
-        for (const claimant of dead) identity.dead.add(claimant);
-        return new PostgresWebhookInbox(suite.database, identity, clock);
-      };
-      return {
-        inbox: open(),
-        clock,
-        // Killed with -9: its claims stay in the database, and it holds no lease.
-        restart: async () => {
-          dead.add(`test-host:${generation}`);
-          generation += 1;
-          return open();
-        },
-      };
-    },
-    false,
-  );
+  describeWebhookInboxContract('PostgresWebhookInbox', async () => {
+    await suite.database.query(
+      'TRUNCATE agent_webhook_events, agent_webhook_deliveries, agent_gateways, agent_webhook_groups, agent_webhook_group_events',
+    );
+    let generation = 1;
+    const dead = new Set<string>();
+    const clock = aheadClock();
+    const open = () => {
+      // Each process is another pid on this host, which sees the earlier ones dead.
+      const identity = new FakeProcessIdentity(`test-host:${generation}`);
+      for (const claimant of dead) identity.dead.add(claimant);
+      return new PostgresWebhookInbox(suite.database, identity, clock);
+    };
+    return {
+      inbox: open(),
+      clock,
+      // Killed with -9: its claims stay in the database, and it holds no lease.
+      restart: async () => {
+        dead.add(`test-host:${generation}`);
+        generation += 1;
+        return open();
+      },
+    };
+  });
 });

@@ -13,6 +13,13 @@ import {
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
+import {
+  COALESCE_MODES,
+  COALESCE_WINDOW_RULE,
+  isCoalesceMode,
+  parseCoalesceWindow,
+  type RouteCoalesce,
+} from '../../domain/webhook/coalesce.js';
 
 const ROUTE_KEYS = [
   'secret',
@@ -27,6 +34,7 @@ const ROUTE_KEYS = [
   'filters',
   'content_types',
   'budget',
+  'coalesce',
 ];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
@@ -142,6 +150,7 @@ function readRoute(
   const filters = readFilters(settings.filters, problem);
   const contentTypes = readContentTypes(settings.content_types, problem);
   const budget = readRouteBudget(settings.budget, problem);
+  const coalesce = readCoalesce(settings.coalesce, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -158,7 +167,42 @@ function readRoute(
     filters,
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
     ...(budget ? { budget } : {}),
+    ...(coalesce ? { coalesce } : {}),
   };
+}
+
+const COALESCE_KEYS = ['key', 'window', 'mode'];
+
+/** A route's `coalesce`: `key` (a template), `window` (a duration such as 30s) and `mode` (latest, the default, or all); null when none. */
+function readCoalesce(value: unknown, problem: (key: string | null, text: string) => void): RouteCoalesce | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value)) {
+    problem(
+      'coalesce',
+      `must be a mapping such as {key: "{repository.full_name}#{pull_request.number}", window: 30s} (got ${describeValue(value)})`,
+    );
+    return null;
+  }
+  const before = { count: 0 };
+  const wrong = (key: string, text: string) => {
+    before.count += 1;
+    problem(`coalesce.${key}`, text);
+  };
+  for (const key of Object.keys(value).filter((key) => !COALESCE_KEYS.includes(key))) {
+    wrong(key, 'is not a coalesce setting; use key, window and mode');
+  }
+  const { key, window, mode = 'latest' } = value;
+  if (typeof key !== 'string' || key.trim() === '') {
+    wrong(
+      'key',
+      `must be a template that names what events share, such as "{repository.full_name}#{pull_request.number}" (got ${describeValue(key)})`,
+    );
+  }
+  const windowMs = parseCoalesceWindow(window);
+  if (windowMs === null) wrong('window', `must be a duration: ${COALESCE_WINDOW_RULE} (got ${describeValue(window)})`);
+  if (!isCoalesceMode(mode)) wrong('mode', `must be ${COALESCE_MODES.join(' or ')} (got ${describeValue(mode)})`);
+  if (before.count > 0) return null;
+  return { key: key as string, windowMs: windowMs!, mode: mode as RouteCoalesce['mode'] };
 }
 
 const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars', max_cost_per_day: 'dollars' } as const;
