@@ -160,6 +160,8 @@ export const ERROR_CODES = {
     NAME_TAKEN: 'WEBHOOK.NAME_TAKEN',
     /** A subscription's delivery or its chat id is not one a subscription can use. */
     DELIVER_INVALID: 'WEBHOOK.DELIVER_INVALID',
+    /** A subscription's coalescing window or mode is not one it can use. */
+    COALESCE_INVALID: 'WEBHOOK.COALESCE_INVALID',
     /** A subscription's secret is empty or INSECURE_NO_AUTH. */
     SECRET_INVALID: 'WEBHOOK.SECRET_INVALID',
     /** A subscription command named a route of config.yaml. */

@@ -1,14 +1,22 @@
 import type { WebhookEvent } from '../../src/domain/webhook/WebhookEvent.js';
 import type { WebhookInbox } from '../../src/application/ports/WebhookInbox.js';
+import type { ManualClock } from '../support/fakes/ManualClock.js';
 
 export interface WebhookInboxSubject {
   inbox: WebhookInbox;
   /** The process holding `inbox` dies (kill -9) and a new one starts on the same storage. */
   restart: () => Promise<WebhookInbox>;
+  /** The inboxes' clock (at T0 when the subject is made), which decides when a coalesced group is due. */
+  clock: ManualClock;
   cleanup?: () => Promise<void>;
 }
 
 /** An accepted event; `n` makes the id and the delivery id distinct. */
+/** An event of a coalescing route with `key`, received at `atMs`, its window `windowMs`. */
+export function aCoalescedEvent(n: number, key: string, atMs: number, windowMs = 3000): WebhookEvent {
+  return anEvent(n, { receivedAt: new Date(atMs).toISOString(), coalesce: { key, windowMs } });
+}
+
 export function anEvent(n: number, overrides: Partial<WebhookEvent> = {}): WebhookEvent {
   return {
     id: `event-${n}`,
@@ -265,6 +273,129 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
 
       expect(await after.recover()).toBe(0);
       expect(await after.claimNext()).toBeNull();
+    });
+
+    describe('coalescing', () => {
+      let start = 0;
+      beforeEach(() => {
+        start = subject.clock.now().getTime();
+      });
+      const at = (ms: number) => subject.clock.set(new Date(start + ms));
+      const aCoalesced = (n: number, key: string, ms: number) => aCoalescedEvent(n, key, start + ms);
+
+      it('hands out the events of one key as one run only once the window after the last has passed', async () => {
+        await inbox.accept(aCoalesced(1, 'octo/a#1', 0));
+        await inbox.accept(aCoalesced(2, 'octo/a#1', 1000));
+        await inbox.accept(aCoalesced(3, 'octo/a#1', 2000));
+        at(4999);
+        expect(await inbox.claimNext()).toBeNull();
+        at(5000);
+        const run = await inbox.claimNext();
+        expect(run?.id).toBe('event-1');
+        expect(run?.deliveryId).toBe('delivery-3');
+        expect(run?.payload).toEqual(anEvent(3).payload);
+        expect(run?.coalesced?.map((member) => [member.id, member.deliveryId])).toEqual([
+          ['event-1', 'delivery-1'],
+          ['event-2', 'delivery-2'],
+          ['event-3', 'delivery-3'],
+        ]);
+        expect(run?.coalesced?.[0]?.payload).toEqual(anEvent(1).payload);
+        expect(await inbox.claimNext()).toBeNull();
+        expect(await inbox.pending()).toBe(3);
+        await inbox.complete('event-1');
+        expect(await inbox.pending()).toBe(0);
+        expect(await inbox.claimNext()).toBeNull();
+      });
+
+      it('keeps other keys in groups of their own and hands out events of other routes meanwhile', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        await inbox.accept(aCoalesced(2, 'b', 500));
+        await inbox.accept(anEvent(3, { route: 'plain' }));
+        at(1000);
+        expect((await inbox.claimNext())?.id).toBe('event-3');
+        at(3000);
+        expect((await inbox.claimNext())?.coalesced?.map((member) => member.id)).toEqual(['event-1']);
+        expect(await inbox.claimNext()).toBeNull();
+        at(3500);
+        expect((await inbox.claimNext())?.coalesced?.map((member) => member.id)).toEqual(['event-2']);
+      });
+
+      it('starts a new group with an event of the key accepted after its group was handed out', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        at(3000);
+        const first = await inbox.claimNext();
+        await inbox.accept(aCoalesced(2, 'a', 3100));
+        at(6099);
+        expect(await inbox.claimNext()).toBeNull();
+        await inbox.complete(first!.id);
+        at(6100);
+        expect((await inbox.claimNext())?.coalesced?.map((member) => member.id)).toEqual(['event-2']);
+      });
+
+      it('gives the newest 20 payloads of a larger group, and lists every event', async () => {
+        for (let n = 1; n <= 25; n += 1) await inbox.accept(aCoalesced(n, 'a', n));
+        at(10_000);
+        const run = await inbox.claimNext();
+        expect(run?.coalesced).toHaveLength(25);
+        expect(run?.coalesced?.filter((member) => member.payload !== undefined).map((member) => member.id)).toEqual(
+          Array.from({ length: 20 }, (_, index) => `event-${index + 6}`),
+        );
+      });
+
+      it('keeps a group waiting across a restart inside its window, and hands it out once', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        await inbox.accept(aCoalesced(2, 'a', 1000));
+        inbox = await subject.restart();
+        await inbox.recover();
+        at(2000);
+        expect(await inbox.claimNext()).toBeNull();
+        await inbox.accept(aCoalesced(3, 'a', 2500));
+        at(5499);
+        expect(await inbox.claimNext()).toBeNull();
+        at(5500);
+        const run = await inbox.claimNext();
+        expect(run?.coalesced?.map((member) => member.id)).toEqual(['event-1', 'event-2', 'event-3']);
+        await inbox.complete(run!.id);
+        expect(await inbox.claimNext()).toBeNull();
+        expect(await inbox.pending()).toBe(0);
+      });
+
+      it('hands a group cut short by a restart out again as it was, without the events accepted after it', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        await inbox.accept(aCoalesced(2, 'a', 1000));
+        at(4000);
+        expect((await inbox.claimNext())?.id).toBe('event-1');
+        await inbox.accept(aCoalesced(3, 'a', 4100));
+        inbox = await subject.restart();
+        await inbox.recover();
+        const again = await inbox.claimNext();
+        expect(again?.id).toBe('event-1');
+        expect(again?.resumed).not.toBe(false);
+        expect(again?.coalesced?.map((member) => member.id)).toEqual(['event-1', 'event-2']);
+        expect(await inbox.claimNext()).toBeNull();
+        await inbox.complete('event-1');
+        at(7100);
+        expect((await inbox.claimNext())?.coalesced?.map((member) => member.id)).toEqual(['event-3']);
+      });
+
+      it('never hands out again a group completed before a restart', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        await inbox.accept(aCoalesced(2, 'a', 10));
+        at(4000);
+        const run = await inbox.claimNext();
+        await inbox.complete(run!.id);
+        inbox = await subject.restart();
+        await inbox.recover();
+        expect(await inbox.claimNext()).toBeNull();
+        expect(await inbox.pending()).toBe(0);
+      });
+
+      it('passes over the groups of the routes it is told to skip', async () => {
+        await inbox.accept(aCoalesced(1, 'a', 0));
+        at(4000);
+        expect(await inbox.claimNext(new Set(['pr-review']))).toBeNull();
+        expect((await inbox.claimNext())?.id).toBe('event-1');
+      });
     });
   });
 }

@@ -22,17 +22,27 @@ function outcomeOf(record: WebhookRunRecord): string {
 export function webhookRunTable(records: readonly WebhookRunRecord[], timeZone: string): string {
   return textTable(
     [`TIME (${timeZone})`, 'ID', 'ROUTE', 'EVENT', 'DELIVERY ID', 'TOKENS', 'COST', 'OUTCOME'],
-    records.map((record) => [
-      wallClockWithSeconds(new Date(record.startedAt), timeZone),
-      record.eventId,
-      record.route,
-      firstLine(record.event),
-      record.deliveryId,
-      tokensInWords(record.usage),
-      costInWords(record.costUsd),
-      outcomeOf(record),
+    records.flatMap((record) => [
+      [
+        wallClockWithSeconds(new Date(record.startedAt), timeZone),
+        record.eventId,
+        record.route,
+        firstLine(record.event),
+        record.deliveryId,
+        tokensInWords(record.usage),
+        costInWords(record.costUsd),
+        record.coalesced ? `${outcomeOf(record)} (${record.coalesced.length} coalesced)` : outcomeOf(record),
+      ],
+      // The other deliveries this run took in, each on a line of its own under it.
+      ...coalescedRows(record),
     ]),
   );
+}
+
+/** A line per delivery coalesced into `record`'s run, but for the run's own (its last). */
+function coalescedRows(record: WebhookRunRecord): string[][] {
+  const others = (record.coalesced ?? []).slice(0, -1);
+  return others.map((deliveryId) => ['', '', record.route, '', deliveryId, '', '', `coalesced into ${record.eventId}`]);
 }
 
 /** A run record as `agent webhook runs --json` shows it. */
@@ -58,5 +68,6 @@ export function webhookRunJson(record: ListedWebhookRun) {
     redelivered_at: record.ledger?.redelivered_at ?? null,
     usage: record.ledger?.usage ?? record.usage ?? null,
     cost_usd: record.ledger?.cost_usd ?? record.costUsd ?? null,
+    coalesced: record.coalesced ?? [],
   };
 }

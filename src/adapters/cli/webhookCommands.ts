@@ -142,6 +142,22 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
               default: false,
               describe: 'Deliver the rendered prompt as the message, without running the agent',
             })
+            .option('coalesce-key', {
+              type: 'string',
+              coerce: text('--coalesce-key'),
+              describe:
+                'Template naming what events share, e.g. "{repository.full_name}#{pull_request.number}": events of one key make one run',
+            })
+            .option('coalesce-window', {
+              type: 'string',
+              coerce: text('--coalesce-window'),
+              describe: 'With --coalesce-key: the run starts this long after the last event of the key (500ms, 30s, 5m, 1h)',
+            })
+            .option('coalesce-mode', {
+              type: 'string',
+              coerce: text('--coalesce-mode'),
+              describe: 'With --coalesce-key: latest (default, the last payload) or all (every payload, up to 20)',
+            })
             .option('secret', {
               type: 'string',
               coerce: text('--secret'),
@@ -158,6 +174,9 @@ export function registerWebhookCommands(yargs: Argv, app: () => Promise<WebhookA
             deliver: argv.deliver ?? null,
             deliverChatId: argv.deliverChatId ?? null,
             deliverOnly: argv.deliverOnly === true,
+            coalesceKey: argv.coalesceKey ?? null,
+            coalesceWindow: argv.coalesceWindow ?? null,
+            coalesceMode: argv.coalesceMode ?? null,
             secret: argv.secret ?? null,
           });
           if (argv.json) {

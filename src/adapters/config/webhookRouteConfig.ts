@@ -14,6 +14,13 @@ import {
 } from '../../domain/webhook/WebhookRoute.js';
 import type { WebhookExtraConfig } from './AgentConfig.js';
 import { describeValue } from './describeValue.js';
+import {
+  COALESCE_MODES,
+  COALESCE_WINDOW_RULE,
+  isCoalesceMode,
+  parseCoalesceWindow,
+  type RouteCoalesce,
+} from '../../domain/webhook/coalesce.js';
 
 const ROUTE_KEYS = [
   'secret',
@@ -29,6 +36,7 @@ const ROUTE_KEYS = [
   'content_types',
   'budget',
   'timeout',
+  'coalesce',
 ];
 
 /** What `platforms.webhook.extra.routes` holds: the usable routes, and what is wrong with the others. */
@@ -145,6 +153,7 @@ function readRoute(
   const contentTypes = readContentTypes(settings.content_types, problem);
   const budget = readRouteBudget(settings.budget, problem);
   const timeoutSeconds = readRouteTimeout(settings.timeout, problem);
+  const coalesce = readCoalesce(settings.coalesce, problem);
   if (secrets === null) return null;
   return {
     name,
@@ -162,6 +171,7 @@ function readRoute(
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
     ...(budget ? { budget } : {}),
     ...(timeoutSeconds !== null ? { timeoutSeconds } : {}),
+    ...(coalesce ? { coalesce } : {}),
   };
 }
 
@@ -172,6 +182,40 @@ function readRouteTimeout(value: unknown, problem: (key: string | null, text: st
   if (typeof seconds === 'number') return seconds;
   problem('timeout', `must be a length of time such as 90s, 10m or 1h30m (got ${describeValue(value)}: ${seconds})`);
   return null;
+}
+
+const COALESCE_KEYS = ['key', 'window', 'mode'];
+
+/** A route's `coalesce`: `key` (a template), `window` (a duration such as 30s) and `mode` (latest, the default, or all); null when none. */
+function readCoalesce(value: unknown, problem: (key: string | null, text: string) => void): RouteCoalesce | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value)) {
+    problem(
+      'coalesce',
+      `must be a mapping such as {key: "{repository.full_name}#{pull_request.number}", window: 30s} (got ${describeValue(value)})`,
+    );
+    return null;
+  }
+  const before = { count: 0 };
+  const wrong = (key: string, text: string) => {
+    before.count += 1;
+    problem(`coalesce.${key}`, text);
+  };
+  for (const key of Object.keys(value).filter((key) => !COALESCE_KEYS.includes(key))) {
+    wrong(key, 'is not a coalesce setting; use key, window and mode');
+  }
+  const { key, window, mode = 'latest' } = value;
+  if (typeof key !== 'string' || key.trim() === '') {
+    wrong(
+      'key',
+      `must be a template that names what events share, such as "{repository.full_name}#{pull_request.number}" (got ${describeValue(key)})`,
+    );
+  }
+  const windowMs = parseCoalesceWindow(window);
+  if (windowMs === null) wrong('window', `must be a duration: ${COALESCE_WINDOW_RULE} (got ${describeValue(window)})`);
+  if (!isCoalesceMode(mode)) wrong('mode', `must be ${COALESCE_MODES.join(' or ')} (got ${describeValue(mode)})`);
+  if (before.count > 0) return null;
+  return { key: key as string, windowMs: windowMs!, mode: mode as RouteCoalesce['mode'] };
 }
 
 const BUDGET_KEYS = { max_turns: 'whole', max_tokens: 'whole', max_cost: 'dollars', max_cost_per_day: 'dollars' } as const;

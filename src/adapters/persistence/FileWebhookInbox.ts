@@ -14,7 +14,8 @@ import type { WebhookInbox } from '../../application/ports/WebhookInbox.js';
 import { fileStoreError, ensurePrivateDirectory, PRIVATE_FILE_MODE } from './fileSystem.js';
 import type { GroupCommitLog } from './GroupCommitLog.js';
 import { InboxJournals } from './InboxJournals.js';
-import { acceptRecord, claimRecord, doneRecord, eventOfAcceptRecord } from './webhookJournal.js';
+import { groupRunEvent } from '../../domain/webhook/coalesce.js';
+import { acceptRecord, claimRecord, closeRecord, doneRecord, eventOfAcceptRecord } from './webhookJournal.js';
 
 /** The largest accept record read back on the event loop's thread (RecordFile.readNow) when it is handed out. */
 const NOW_READ_MAX_BYTES = 64 * 1024;
@@ -80,6 +81,7 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
           const slot = this.live.allocate(null, position, length, event.route);
           this.live.setFresh(slot, true);
           this.hold(event.id, slot);
+          if (event.coalesce !== undefined) this.holdForGroup(event, slot);
         });
       } catch (error) {
         // Not stored, so not accepted: a retry of this delivery must get through.
@@ -115,6 +117,10 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
   async claimNext(skipRoutes?: ReadonlySet<string>): Promise<WebhookEvent | null> {
     return this.guard('claim from', async () => {
       const journal = await this.journal();
+      if (this.groups.size > 0 || this.closedWaiting.size > 0) {
+        const group = await this.claimGroup(journal, skipRoutes);
+        if (group !== null) return group;
+      }
       for (;;) {
         const waiting = this.firstWaiting(skipRoutes);
         if (waiting === null) return null;
@@ -170,6 +176,7 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
   async complete(eventId: string): Promise<void> {
     await this.guard('complete in', async () => {
       const journal = await this.journal();
+      if (this.runningGroups.size > 0 && this.runningGroups.has(eventId)) return this.completeGroup(journal, eventId);
       const slot = this.live.slotOf(eventId);
       if (slot === undefined) return;
       await this.markDone(journal, eventId, slot);
@@ -195,6 +202,95 @@ export class FileWebhookInbox extends InboxJournals implements WebhookInbox {
     await Promise.all(this.removals);
     for (const segment of this.segments) await segment.file.close();
     this.segments.clear();
+  }
+
+  /** An accepted event of a coalescing route: held (marked claimed, so never handed out alone) in its group. */
+  private holdForGroup(event: WebhookEvent, slot: number): void {
+    this.live.setClaimed(slot, true);
+    this.groups.add({ id: event.id, route: event.route, receivedAtMs: Date.parse(event.receivedAt), coalesce: event.coalesce! });
+  }
+
+  /**
+   * A group to hand out as one run, or null: first one handed out before a restart (as it was
+   * then), else the oldest whose window has passed on the clock, closed now by a synced close
+   * record, so that events accepted later never join it, after a restart either.
+   */
+  private async claimGroup(journal: GroupCommitLog, skipRoutes: ReadonlySet<string> | undefined): Promise<WebhookEvent | null> {
+    let chosen: { id: string; members: string[]; resumed: boolean } | null = null;
+    for (const [id, members] of this.closedWaiting) {
+      const slot = this.live.slotOf(members[0]!);
+      if (slot !== undefined && !skipRoutes?.has(this.live.route(slot))) {
+        chosen = { id, members, resumed: true };
+        break;
+      }
+    }
+    const room = (members: string[]) => members.reduce((sum, id) => sum + Buffer.byteLength(doneRecord(id)), 0);
+    if (chosen === null) {
+      const due = this.groups.due(this.clock.now().getTime(), skipRoutes);
+      if (due === null) return null;
+      const members = due.members.map((member) => member.id);
+      const close = closeRecord(due.id, members);
+      if (!(await this.slackFor(journal, room(members) + Buffer.byteLength(close)))) return null;
+      // Closed before the write, so that an event accepted meanwhile opens the next group.
+      this.groups.close(due);
+      try {
+        await journal.append(close, true);
+      } catch (error) {
+        this.closedWaiting.set(due.id, members);
+        throw error;
+      }
+      chosen = { id: due.id, members, resumed: false };
+    } else {
+      if (!(await this.slackFor(journal, room(chosen.members)))) return null;
+      this.closedWaiting.delete(chosen.id);
+    }
+    // Each member's done record is reserved as if its claim were written: markDone lets go of it.
+    for (const id of chosen.members) {
+      const slot = this.live.slotOf(id);
+      if (slot === undefined || this.live.claimWritten(slot)) continue;
+      this.live.setClaimWritten(slot);
+      this.reservedBytes += Buffer.byteLength(doneRecord(id));
+    }
+    this.runningGroups.set(chosen.id, chosen.members);
+    const events: WebhookEvent[] = [];
+    try {
+      for (const id of chosen.members) {
+        const slot = this.live.slotOf(id);
+        if (slot === undefined) continue;
+        const file = this.live.source(slot)?.file ?? journal.file;
+        const read = eventOfAcceptRecord(await file.read(this.live.offset(slot), this.live.length(slot)));
+        if (read.event === null || read.event.id !== id) {
+          this.logger.error(
+            `webhook inbox: the record of event ${id} of a coalesced group is not an inbox event: ${read.problem}; left out of its run`,
+          );
+          continue;
+        }
+        events.push(read.event);
+      }
+    } catch (error) {
+      // Handed out again at the next claim (its done records stay reserved until then).
+      this.runningGroups.delete(chosen.id);
+      this.closedWaiting.set(chosen.id, chosen.members);
+      throw error;
+    }
+    if (events.length === 0) {
+      await this.completeGroup(journal, chosen.id);
+      return null;
+    }
+    return groupRunEvent(chosen.id, events, chosen.resumed);
+  }
+
+  /** Appends the done records of every event of a group handed out, and lets them go. */
+  private async completeGroup(journal: GroupCommitLog, groupId: string): Promise<void> {
+    const members = this.runningGroups.get(groupId)!;
+    const done: Array<Promise<void>> = [];
+    for (const id of members) {
+      const slot = this.live.slotOf(id);
+      if (slot === undefined) continue;
+      done.push(this.markDone(journal, id, slot));
+    }
+    await Promise.all(done);
+    this.runningGroups.delete(groupId);
   }
 
   /** The first event in acceptance order not claimed and not of a route in `skipRoutes`: its id and slot, or null. */

@@ -2,6 +2,7 @@ import { appendFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../domain/errorCodes.js';
 import { AppError, WebhookError } from '../../domain/errors.js';
+import { CoalesceGroups } from '../../domain/webhook/coalesce.js';
 import { DELIVERY_MEMORY_ENTRIES, DELIVERY_MEMORY_MS, DeliveryMemory } from '../../domain/webhook/DeliveryMemory.js';
 import type { Clock } from '../../application/ports/Clock.js';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -51,6 +52,12 @@ export abstract class InboxJournals {
   protected openJournal: GroupCommitLog | null = null;
   /** Claims left by an earlier process under this claimant, reported by the first `recover()`. */
   protected unreportedClaims = 0;
+  /** The groups of coalesced events not handed out yet; their events are held (marked claimed) in `live`. */
+  protected readonly groups = new CoalesceGroups();
+  /** Groups handed out before (a close record says so) and not done, to hand out again: their members. */
+  protected readonly closedWaiting = new Map<string, string[]>();
+  /** Groups handed out by this process and not completed: their members. */
+  protected readonly runningGroups = new Map<string, string[]>();
   private readonly adoption: InboxJournalAdoption;
   protected readonly removals = new Set<Promise<void>>();
 
@@ -93,6 +100,9 @@ export abstract class InboxJournals {
     this.ownLiveBytes = 0;
     this.reservedBytes = 0;
     this.deliveries = new DeliveryMemory();
+    this.groups.clear();
+    this.closedWaiting.clear();
+    this.runningGroups.clear();
     await ensurePrivateDirectory(this.directory);
     const names = await namesInDirectory(this.directory);
     await this.removeAbandonedTemporaries(names);
@@ -111,7 +121,9 @@ export abstract class InboxJournals {
         lock: true,
         reserveBytes: SLACK_BYTES,
         protectedBytes: () => this.reservedBytes,
-        compaction: (recordsBytes) => compactionPlan(this.compacted(), recordsBytes),
+        // A rewrite keeps no close records: none while a group handed out is not done.
+        compaction: (recordsBytes) =>
+          this.runningGroups.size > 0 || this.closedWaiting.size > 0 ? null : compactionPlan(this.compacted(), recordsBytes),
       });
       journal = opened.log;
       this.openJournal = journal;
@@ -143,7 +155,7 @@ export abstract class InboxJournals {
         );
         if (claimed) claims += 1;
       }
-      this.unreportedClaims = claims;
+      this.unreportedClaims = claims + this.regroup(index);
       this.removeFinishedSegments();
       await removeLegacyLayout(this.directory, earlier.files);
       // What dead processes left is part of the inbox from the first use on: their events, and
@@ -213,7 +225,34 @@ export abstract class InboxJournals {
       this.hold(id, slot);
       if (index.isClaimed(id)) returned += 1;
     }
+    returned += this.regroup(index);
     this.removeFinishedSegments();
+    return returned;
+  }
+
+  /**
+   * Puts the pending coalesced events an index found back in their groups: those of a group
+   * handed out before (a close record) wait to be handed out again as that group, the others
+   * join the open groups of their keys. Their events are held (marked claimed), so that none is
+   * handed out alone. Returns how many groups were handed out before.
+   */
+  private regroup(index: JournalIndex<number>): number {
+    if (index.coalesced.size === 0) return 0;
+    const inClosed = new Set<string>();
+    let returned = 0;
+    for (const [groupId, members] of index.closedGroups) {
+      const pending = members.filter((id) => this.live.has(id));
+      if (pending.length === 0 || this.closedWaiting.has(groupId) || this.runningGroups.has(groupId)) continue;
+      this.closedWaiting.set(groupId, pending);
+      for (const id of pending) inClosed.add(id);
+      returned += 1;
+    }
+    for (const [id, { route, receivedAtMs, coalesce }] of index.coalesced) {
+      const slot = this.live.slotOf(id);
+      if (slot === undefined || this.live.claimed(slot)) continue;
+      this.live.setClaimed(slot, true);
+      if (!inClosed.has(id)) this.groups.add({ id, route, receivedAtMs, coalesce });
+    }
     return returned;
   }
 

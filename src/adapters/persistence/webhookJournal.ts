@@ -1,6 +1,7 @@
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { scanLines, type RecordFile } from './journalLines.js';
+import { NewestDeliveries } from './NewestDeliveries.js';
 
 /**
  * The webhook inbox's journal format (one JSON object per line, UTF-8):
@@ -9,6 +10,8 @@ import { scanLines, type RecordFile } from './journalLines.js';
  *     {"claim":"<event id>"}            a run of it started
  *     {"done":"<event id>"}             its run ended; it is never handed out again
  *     {"seen":"<delivery key>","at":ms} a delivery accepted at `at`, remembered for an hour
+ *     {"close":"<group id>","members":[…]} a group of coalesced events was handed out as one
+ *                                       run: these events, whatever is accepted later
  *
  * An accept record of a delivery the sender named carries its idempotency key as `"key"`;
  * `seen` records carry the keys of events already done across a rewrite of the journal.
@@ -55,6 +58,8 @@ export function acceptRecord(event: WebhookEvent, payloadJson?: string, delivery
 }
 export const claimRecord = (eventId: string): string => `{"claim":${JSON.stringify(eventId)}}\n`;
 export const doneRecord = (eventId: string): string => `{"done":${JSON.stringify(eventId)}}\n`;
+export const closeRecord = (groupId: string, memberIds: readonly string[]): string =>
+  `{"close":${JSON.stringify(groupId)},"members":${JSON.stringify(memberIds)}}\n`;
 export const seenRecord = (deliveryKey: string, atMs: number): string => `{"seen":${JSON.stringify(deliveryKey)},"at":${atMs}}\n`;
 
 /** The event of an accept record (its bytes as read back), or what keeps them from being one. */
@@ -73,7 +78,16 @@ export function eventOfAcceptRecord(bytes: Buffer): { event: WebhookEvent; probl
 /** What one journal line says; an accept is read without its payload. */
 export type JournalLine =
   /** `receivedAtMs` is read only when there is a key to remember (NaN otherwise). */
-  | { kind: 'accept'; id: string; route: string; key: string | null; receivedAtMs: number }
+  | {
+      kind: 'accept';
+      id: string;
+      route: string;
+      key: string | null;
+      receivedAtMs: number;
+      /** Only for an event of a coalescing route (whose record is parsed whole: its envelope holds an object). */
+      coalesce?: { key: string; windowMs: number };
+    }
+  | { kind: 'close'; id: string; members: string[] }
   | { kind: 'claim'; id: string }
   | { kind: 'done'; id: string }
   | { kind: 'seen'; key: string; atMs: number }
@@ -198,6 +212,8 @@ function parsedLine(text: string): JournalLine {
   if (typeof record.claim === 'string') return { kind: 'claim', id: record.claim };
   if (typeof record.done === 'string') return { kind: 'done', id: record.done };
   if (typeof record.seen === 'string' && typeof record.at === 'number') return { kind: 'seen', key: record.seen, atMs: record.at };
+  if (typeof record.close === 'string' && Array.isArray(record.members) && record.members.every((id) => typeof id === 'string'))
+    return { kind: 'close', id: record.close, members: record.members as string[] };
   if ('accept' in record) {
     const problem = eventProblem(record.accept);
     if (problem !== null) return { kind: 'damaged', problem };
@@ -208,9 +224,15 @@ function parsedLine(text: string): JournalLine {
       route: event.route,
       key: typeof record.key === 'string' ? record.key : null,
       receivedAtMs: Date.parse(event.receivedAt),
+      ...(coalesceProblem(event.coalesce) ? {} : { coalesce: event.coalesce }),
     };
   }
   return { kind: 'damaged', problem: 'it is not an accept, claim or done record' };
+}
+
+/** Whether `value` is not the `coalesce` of a stored event (absent counts as not one). */
+function coalesceProblem(value: unknown): boolean {
+  return !isJsonObject(value) || typeof value.key !== 'string' || typeof value.windowMs !== 'number';
 }
 
 /** A line that is no record: kept aside by the caller, skipped here. */
@@ -235,6 +257,10 @@ export class JournalIndex<Place> {
   readonly damaged: DamagedLine[] = [];
   /** Journals whose last line was cut short (an append interrupted, which nobody was told had succeeded). */
   readonly torn: string[] = [];
+  /** The pending events of coalescing routes (few: only their records are parsed whole), in the order read. */
+  readonly coalesced = new Map<string, { route: string; receivedAtMs: number; coalesce: { key: string; windowMs: number } }>();
+  /** The groups of coalesced events handed out as one run each: their members. */
+  readonly closedGroups = new Map<string, string[]>();
   private readonly claimed = new Set<string>();
   private readonly done = new Set<string>();
   private readonly recent: NewestDeliveries | null;
@@ -272,6 +298,11 @@ export class JournalIndex<Place> {
           if (!this.pending.has(line.id) && !this.done.has(line.id))
             this.pending.set(line.id, place(position, stop - start + 1, line.route));
           if (line.key !== null) this.recent?.add(line.key, line.receivedAtMs);
+          if (line.coalesce !== undefined && !this.done.has(line.id))
+            this.coalesced.set(line.id, { route: line.route, receivedAtMs: line.receivedAtMs, coalesce: line.coalesce });
+          break;
+        case 'close':
+          this.closedGroups.set(line.id, line.members);
           break;
         case 'claim':
           if (!this.done.has(line.id)) this.claimed.add(line.id);
@@ -284,6 +315,7 @@ export class JournalIndex<Place> {
             this.dropped(place);
           }
           this.claimed.delete(line.id);
+          this.coalesced.delete(line.id);
           break;
         }
         case 'seen':
@@ -311,65 +343,6 @@ export class JournalIndex<Place> {
   /** Whether a run of the pending event `id` started and did not end. */
   isClaimed(id: string): boolean {
     return this.claimed.has(id);
-  }
-}
-
-/**
- * The newest delivery keys seen, at most `limit`, in a heap by time: a journal may hold many
- * more keys than a process remembers (DeliveryMemory's bound), and reading it must not hold
- * them all, nor churn through a memory that forgets all but the last.
- */
-class NewestDeliveries {
-  private readonly keys: string[] = [];
-  private readonly times: number[] = [];
-
-  constructor(
-    private readonly keep: (atMs: number) => boolean,
-    private readonly limit: number,
-  ) {}
-
-  add(key: string, atMs: number): void {
-    if (!Number.isFinite(atMs) || !this.keep(atMs) || this.limit === 0) return;
-    if (this.keys.length < this.limit) {
-      this.keys.push(key);
-      this.times.push(atMs);
-      this.siftUp(this.keys.length - 1);
-    } else if (atMs > this.times[0]!) {
-      this.keys[0] = key;
-      this.times[0] = atMs;
-      this.siftDown(0);
-    }
-  }
-
-  oldestFirst(): Array<{ key: string; atMs: number }> {
-    return this.keys.map((key, index) => ({ key, atMs: this.times[index]! })).sort((a, b) => a.atMs - b.atMs);
-  }
-
-  private siftUp(index: number): void {
-    while (index > 0) {
-      const parent = (index - 1) >> 1;
-      if (this.times[parent]! <= this.times[index]!) return;
-      this.swap(index, parent);
-      index = parent;
-    }
-  }
-
-  private siftDown(index: number): void {
-    for (;;) {
-      const left = 2 * index + 1;
-      const right = left + 1;
-      let oldest = index;
-      if (left < this.keys.length && this.times[left]! < this.times[oldest]!) oldest = left;
-      if (right < this.keys.length && this.times[right]! < this.times[oldest]!) oldest = right;
-      if (oldest === index) return;
-      this.swap(index, oldest);
-      index = oldest;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    [this.keys[a], this.keys[b]] = [this.keys[b]!, this.keys[a]!];
-    [this.times[a], this.times[b]] = [this.times[b]!, this.times[a]!];
   }
 }
 

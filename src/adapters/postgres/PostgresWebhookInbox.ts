@@ -18,7 +18,15 @@ import {
   RELEASE_GONE,
   COMPLETE,
   RELEASE_UNKNOWN,
+  INSERT_GROUPED,
+  INSERT_GROUPED_ONCE,
+  CLAIM_GROUP,
+  GROUP_MEMBERS,
+  COMPLETE_GROUP,
+  GROUP_RECOVERY_CANDIDATES,
+  RELEASE_GONE_GROUPS,
 } from './postgresWebhookInboxSql.js';
+import { groupRunEvent } from '../../domain/webhook/coalesce.js';
 
 /**
  * A claim by a claimant that holds no lease is taken as abandoned once it is this old. A gateway
@@ -104,6 +112,13 @@ export class PostgresWebhookInbox implements WebhookInbox {
 
   /** The events this process claimed and has not completed, with the term each was claimed in. */
   private readonly claims = new Map<string, number | null>();
+  /** The groups of coalesced events this process claimed and has not completed, with their terms. */
+  private readonly groupClaims = new Map<string, number | null>();
+  /**
+   * Whether groups of coalesced events may wait (this process stored one, or the last recovery
+   * saw one): only then does a claim look for them, so that other routes' claims cost what they did.
+   */
+  private groupsMayWait = false;
   /** Whether a claim failed: its statement may have been committed all the same, leaving a claim nobody runs. */
   private claimUncertain = false;
 
@@ -119,6 +134,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
    * when `deliveryKey` was stored within the hour, by any gateway. `payloadJson` is kept as it is.
    */
   async accept(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
+    if (event.coalesce !== undefined) return this.acceptGrouped(event, payloadJson, deliveryKey);
     const values = [
       event.id,
       event.route,
@@ -139,6 +155,53 @@ export class PostgresWebhookInbox implements WebhookInbox {
       new Date(now.getTime() - DELIVERY_MEMORY_MS),
     ]);
     return rows.length > 0;
+  }
+
+  /** Stores an event of a coalescing route in its group, in one statement (INSERT_GROUPED). */
+  private async acceptGrouped(event: WebhookEvent, payloadJson?: string, deliveryKey?: string): Promise<boolean> {
+    const receivedAt = new Date(event.receivedAt);
+    const values = [
+      event.id,
+      event.route,
+      event.event,
+      event.deliveryId,
+      payloadJson ?? JSON.stringify(event.payload),
+      receivedAt,
+      event.coalesce!.key,
+      new Date(receivedAt.getTime() + event.coalesce!.windowMs),
+    ];
+    this.groupsMayWait = true;
+    if (deliveryKey === undefined) {
+      await this.database.query({ name: 'agent_webhook_accept_grouped', text: INSERT_GROUPED }, values);
+      return true;
+    }
+    const now = this.clock.now();
+    const rows = await this.database.query({ name: 'agent_webhook_accept_grouped_once', text: INSERT_GROUPED_ONCE }, [
+      ...values,
+      deliveryKey,
+      now,
+      new Date(now.getTime() - DELIVERY_MEMORY_MS),
+    ]);
+    return rows.length > 0;
+  }
+
+  /**
+   * Claims the oldest group due (or handed out before and released) of a route not skipped, and
+   * reads its events; null when none.
+   */
+  private async claimGroup(epoch: number | null, skipped: string[]): Promise<WebhookEvent | null> {
+    const [group] = await this.database.query<{ id: string; was_closed: boolean }>(
+      { name: 'agent_webhook_claim_group', text: CLAIM_GROUP },
+      [this.claimant, PROCESS_SESSION, epoch, this.clock.now(), skipped],
+    );
+    if (group === undefined) return null;
+    this.groupClaims.set(group.id, epoch);
+    const rows = await this.database.query<EventRow>({ name: 'agent_webhook_group_members', text: GROUP_MEMBERS }, [group.id]);
+    return groupRunEvent(
+      group.id,
+      rows.map((row) => this.eventOf(row)),
+      group.was_closed,
+    );
   }
 
   /**
@@ -176,6 +239,10 @@ export class PostgresWebhookInbox implements WebhookInbox {
     let row: EventRow | undefined;
     try {
       if (this.claimUncertain) await this.releaseUnknownClaims(epoch);
+      if (this.groupsMayWait) {
+        const group = await this.claimGroup(epoch, skipped);
+        if (group !== null) return group;
+      }
       [row] =
         skipped.length === 0
           ? await this.database.query<EventRow>({ name: 'agent_webhook_claim_next', text: CLAIM_NEXT }, [
@@ -203,6 +270,15 @@ export class PostgresWebhookInbox implements WebhookInbox {
    * does not hold, or one another gateway took over meanwhile.
    */
   async complete(eventId: string): Promise<void> {
+    if (this.groupClaims.size > 0 && this.groupClaims.has(eventId)) {
+      await this.database.query({ name: 'agent_webhook_complete_group', text: COMPLETE_GROUP }, [
+        eventId,
+        this.claimant,
+        this.groupClaims.get(eventId)!,
+      ]);
+      this.groupClaims.delete(eventId);
+      return;
+    }
     const epoch = this.claims.has(eventId) ? this.claims.get(eventId)! : (this.fence?.term()?.epoch ?? null);
     await this.database.query({ name: 'agent_webhook_complete', text: COMPLETE }, [eventId, this.claimant, epoch]);
     this.claims.delete(eventId);
@@ -221,7 +297,9 @@ export class PostgresWebhookInbox implements WebhookInbox {
 
   /** Events accepted and not completed, by every gateway on the database, claimed or not. */
   async pending(): Promise<number> {
-    const [row] = await this.database.query<{ count: number }>('SELECT count(*)::int AS count FROM agent_webhook_events');
+    const [row] = await this.database.query<{ count: number }>(
+      'SELECT ((SELECT count(*) FROM agent_webhook_events) + (SELECT count(*) FROM agent_webhook_group_events))::int AS count',
+    );
     return row?.count ?? 0;
   }
 
@@ -232,24 +310,32 @@ export class PostgresWebhookInbox implements WebhookInbox {
   async close(): Promise<void> {
     await this.recovering?.catch(() => undefined);
     this.claims.clear();
-    await this.database
-      .query('UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1', [
-        this.claimant,
-      ])
-      .catch(() => undefined);
+    this.groupClaims.clear();
+    for (const table of ['agent_webhook_events', 'agent_webhook_groups']) {
+      await this.database
+        .query(`UPDATE ${table} SET claimant = NULL, claim_session = NULL, claimed_at = NULL WHERE claimant = $1`, [this.claimant])
+        .catch(() => undefined);
+    }
   }
 
   private async releaseGone(): Promise<number> {
     const now = this.clock.now();
     await this.pruneDeliveries(now);
+    const [groups] = await this.database.query<{ waiting: boolean }>('SELECT EXISTS (SELECT 1 FROM agent_webhook_groups) AS waiting');
+    this.groupsMayWait = groups?.waiting === true;
     const candidates = await this.database.query<{ claimant: string }>(RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION]);
+    if (this.groupsMayWait)
+      candidates.push(...(await this.database.query<{ claimant: string }>(GROUP_RECOVERY_CANDIDATES, [this.claimant, PROCESS_SESSION])));
     if (candidates.length === 0) return 0;
-    const deadHere = candidates
-      .map((row) => row.claimant)
-      .filter((claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false);
+    const deadHere = [...new Set(candidates.map((row) => row.claimant))].filter(
+      (claimant) => claimant !== this.claimant && this.identity.isAlive(claimant) === false,
+    );
     if (this.orphans) for (const claimant of deadHere) await this.orphans.killOrphansOf(claimant);
     const released = await this.database.query(RELEASE_GONE, [this.claimant, PROCESS_SESSION, deadHere, UNLEASED_CLAIM_MS]);
-    return released.length;
+    const releasedGroups = this.groupsMayWait
+      ? await this.database.query(RELEASE_GONE_GROUPS, [this.claimant, PROCESS_SESSION, deadHere, UNLEASED_CLAIM_MS])
+      : [];
+    return released.length + releasedGroups.length;
   }
 
   /** Deletes the delivery keys stored more than an hour ago, once every PRUNE_EVERY_MS at most. */

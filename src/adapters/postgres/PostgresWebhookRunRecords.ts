@@ -28,6 +28,7 @@ function storedRecordOf(record: WebhookRunRecord): Record<string, unknown> {
     ...(record.agent ? { agent: record.agent } : {}),
     ...(record.usage ? { usage: record.usage } : {}),
     ...(record.costUsd != null ? { cost_usd: record.costUsd } : {}),
+    ...(record.coalesced ? { coalesced: record.coalesced } : {}),
     prompt: record.prompt,
     answer: record.answer,
     error: record.error,
@@ -49,6 +50,7 @@ function readStoredRecord(value: unknown): WebhookRunRecord | null {
   const agent = typeof value.agent === 'string' ? { agent: value.agent } : {};
   const usage = isJsonObject(value.usage) ? { usage: value.usage as unknown as RunUsage } : {};
   const cost = typeof value.cost_usd === 'number' ? { costUsd: value.cost_usd } : {};
+  const coalesced = Array.isArray(value.coalesced) && value.coalesced.every(isText) ? { coalesced: value.coalesced } : {};
   return {
     eventId,
     route,
@@ -64,6 +66,7 @@ function readStoredRecord(value: unknown): WebhookRunRecord | null {
     ...agent,
     ...usage,
     ...cost,
+    ...coalesced,
   };
 }
 

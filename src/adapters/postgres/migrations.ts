@@ -298,6 +298,41 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX agent_event_outbox_failed ON agent_event_outbox (failed_at) WHERE failed_at IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    name: 'coalesced webhook events',
+    // The events of routes that coalesce (docs/webhooks.md, Coalescing) wait in groups of their
+    // own, apart from agent_webhook_events, so that claiming any other event reads nothing of
+    // them. A group is open until it is claimed (`closed` then, for good): at most one open group
+    // per route and key.
+    sql: `
+      CREATE TABLE agent_webhook_groups (
+        id text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        route text NOT NULL,
+        key text NOT NULL,
+        due_at timestamptz NOT NULL,
+        closed boolean NOT NULL DEFAULT false,
+        claimant text,
+        claim_session text,
+        claim_epoch bigint,
+        claimed_at timestamptz
+      );
+      CREATE UNIQUE INDEX agent_webhook_groups_open ON agent_webhook_groups (route, key) WHERE NOT closed;
+      CREATE INDEX agent_webhook_groups_waiting ON agent_webhook_groups (seq) WHERE claimant IS NULL;
+      CREATE TABLE agent_webhook_group_events (
+        id text PRIMARY KEY,
+        seq bigserial NOT NULL,
+        group_id text NOT NULL,
+        route text NOT NULL,
+        event text NOT NULL,
+        delivery_id text NOT NULL,
+        payload text NOT NULL,
+        received_at timestamptz NOT NULL
+      );
+      CREATE INDEX agent_webhook_group_events_group ON agent_webhook_group_events (group_id, seq);
+    `,
+  },
 ];
 
 /** The advisory lock every process applying migrations takes, so that only one applies them. */

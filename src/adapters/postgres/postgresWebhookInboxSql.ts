@@ -127,3 +127,64 @@ export const RELEASE_UNKNOWN = `
   UPDATE agent_webhook_events SET claimant = NULL, claim_session = NULL, claim_epoch = NULL, claimed_at = NULL
   WHERE claimant = $1 AND claim_epoch IS NOT DISTINCT FROM $2::bigint AND claim_session = $4 AND id <> ALL($3::text[])
   RETURNING id`;
+
+/**
+ * Stores an event of a coalescing route into the open group of its route and key ($7; opened
+ * with the event's id as its own), moving the group's start on to $8 (its receipt plus the
+ * window) when that is later. With a delivery key, only when the key is new (as INSERT_EVENT_ONCE:
+ * $9 the key, $10 now, $11 an hour before).
+ */
+function insertGrouped(once: boolean): string {
+  return `
+  WITH ${
+    once
+      ? `seen AS (
+    INSERT INTO agent_webhook_deliveries AS known (key, seen_at) VALUES ($9, $10)
+    ON CONFLICT (key) DO UPDATE SET seen_at = EXCLUDED.seen_at WHERE known.seen_at <= $11
+    RETURNING 1
+  ), `
+      : ''
+  }grp AS (
+    INSERT INTO agent_webhook_groups AS g (id, route, key, due_at)
+    SELECT $1::text, $2::text, $7::text, $8::timestamptz ${once ? 'FROM seen' : ''}
+    ON CONFLICT (route, key) WHERE NOT closed DO UPDATE SET due_at = GREATEST(g.due_at, EXCLUDED.due_at)
+    RETURNING g.id
+  )
+  INSERT INTO agent_webhook_group_events (id, group_id, route, event, delivery_id, payload, received_at)
+  SELECT $1::text, grp.id, $2::text, $3::text, $4::text, $5::text, $6::timestamptz FROM grp
+  RETURNING 1 AS stored`;
+}
+export const INSERT_GROUPED = insertGrouped(false);
+export const INSERT_GROUPED_ONCE = insertGrouped(true);
+
+/**
+ * Claims the oldest group nobody holds that was closed before (handed out, then released) or
+ * whose start ($4, this process's clock) has come, of a route not in $5; closes it for good.
+ * `was_closed`: whether it had been handed out before.
+ */
+export const CLAIM_GROUP = `
+  WITH picked AS (
+    SELECT id, closed FROM agent_webhook_groups
+    WHERE claimant IS NULL AND (closed OR due_at <= $4::timestamptz) AND route <> ALL($5::text[])
+    ORDER BY seq LIMIT 1
+    FOR UPDATE SKIP LOCKED
+  )
+  UPDATE agent_webhook_groups g SET closed = true, claimant = $1, claim_session = $2, claim_epoch = $3::bigint, claimed_at = now()
+  FROM picked WHERE g.id = picked.id AND ${UNDER_LIVE_TERM}
+  RETURNING g.id, picked.closed AS was_closed`;
+
+/** The events of group $1, oldest first. */
+export const GROUP_MEMBERS = `SELECT ${EVENT_COLUMNS} FROM agent_webhook_group_events WHERE group_id = $1 ORDER BY seq`;
+
+/** Completes a group and its events, under the rule of COMPLETE. */
+export const COMPLETE_GROUP = `
+  WITH g AS (
+    DELETE FROM agent_webhook_groups
+    WHERE id = $1 AND (claimant IS NULL OR (claimant = $2 AND claim_epoch IS NOT DISTINCT FROM $3::bigint))
+    RETURNING id
+  )
+  DELETE FROM agent_webhook_group_events WHERE group_id IN (SELECT id FROM g)`;
+
+/** RECOVERY_CANDIDATES and RELEASE_GONE for the groups: the same rules, on their claims. */
+export const GROUP_RECOVERY_CANDIDATES = RECOVERY_CANDIDATES.replaceAll('agent_webhook_events', 'agent_webhook_groups');
+export const RELEASE_GONE_GROUPS = RELEASE_GONE.replaceAll('agent_webhook_events', 'agent_webhook_groups');

@@ -11,6 +11,13 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
  *   handed out again after a restart (`recover`), so none is lost and none is run twice while
  *   its process lives. The one window left is between a run's delivery and its `complete`: a
  *   crash exactly there runs the event again (at-least-once at that boundary).
+ * - an event stored with `coalesce` (a route that coalesces, docs/webhooks.md) is never handed
+ *   out alone: the events of one route and key form a group, handed out by `claimNext` as one
+ *   event once the inbox's clock has passed the last one's `receivedAt` plus its window, with
+ *   `coalesced` listing them all (groupRunEvent); its id is the group's first event's, and
+ *   `complete` of that id completes them all. A group handed out is closed: events of its key
+ *   accepted later form the next group, also when the group is handed out again after a
+ *   restart. A store shared by replicas hands each group to one of them.
  */
 export interface WebhookInbox {
   /**

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { coalesceOf } from '../../domain/webhook/coalesce.js';
 import { deliveryKey } from '../../domain/webhook/DeliveryMemory.js';
 import { passesFilters } from '../../domain/webhook/fieldFilters.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
@@ -125,6 +126,7 @@ export class AcceptWebhook {
       payload,
       receivedAt: now.toISOString(),
     };
+    if (route.coalesce !== undefined) accepted.coalesce = coalesceOf(route, payload);
     let stored: boolean;
     try {
       stored = await this.inbox.accept(accepted, json ?? undefined, key);

@@ -6,7 +6,7 @@
  * prompt, until it ends.
  */
 import { inject, injectable } from 'inversify';
-import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
+import { coalescedPrompt } from '../../domain/webhook/coalesce.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
@@ -50,7 +50,7 @@ export class WebhookAgentStep {
     signal?: AbortSignal,
   ): Promise<WebhookRunReport | { answer: string; recorded: boolean }> {
     this.log.debug(`running webhook event ${event.event} on route '${route.name}'`, about);
-    const prompt = webhookPrompt(route, event.event, event.payload);
+    const prompt = coalescedPrompt(route, event);
     const shownRunning = this.recorder.later(() => note({ prompt }));
     let answer: string;
     let answeredBy: string;

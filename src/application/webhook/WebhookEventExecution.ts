@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { webhookPrompt } from '../../domain/webhook/promptTemplate.js';
+import { coalescedPrompt } from '../../domain/webhook/coalesce.js';
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import { AGENT_NOT_RUN, isFinalOutcome, type WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
@@ -88,6 +88,7 @@ export class WebhookEventExecution {
       prompt: null,
       answer: null,
       error: null,
+      ...(event.coalesced ? { coalesced: event.coalesced.map((member) => member.deliveryId) } : {}),
     };
     if (previous === null) await this.recorder.started(record);
     // Only the answer is saved synced: it is what a restart must find before delivering again.
@@ -129,7 +130,7 @@ export class WebhookEventExecution {
         await note({ outcome: 'answered', deliveredTo: describeWebhookDelivery(delivery), error: null });
       } else if (route.deliverOnly) {
         // The rendered prompt is the message: nothing is asked of a model.
-        const message = webhookPrompt(route, event.event, event.payload);
+        const message = coalescedPrompt(route, event);
         this.log.info(
           `webhook event ${event.id} on route '${route.name}' is delivered as its rendered prompt, without running the agent (deliver_only)`,
           about,

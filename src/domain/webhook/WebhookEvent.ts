@@ -20,4 +20,26 @@ export interface WebhookEvent {
    * have (a restart, a takeover); absent when the inbox does not say. Never stored.
    */
   resumed?: boolean;
+  /**
+   * Stored with an event of a route that coalesces (docs/webhooks.md, Coalescing): the route's
+   * key template rendered against this payload, and the window. Such an event is never handed
+   * out alone: its group is, once the window after its last event has passed.
+   */
+  coalesce?: { key: string; windowMs: number };
+  /**
+   * Set by an inbox handing out a group of coalesced events as one run: every event of the group,
+   * oldest first (the newest 20 with their payloads). The run's own `id` is then the group's (its
+   * first event's), its other fields those of the last event. Never stored.
+   */
+  coalesced?: CoalescedDelivery[];
+}
+
+/** One event of a coalesced group, as its run sees it. */
+export interface CoalescedDelivery {
+  id: string;
+  event: string;
+  deliveryId: string;
+  receivedAt: string;
+  /** Absent for the older events of a group over 20. */
+  payload?: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import type { RunBudget } from '../runs/usage.js';
 import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
+import type { RouteCoalesce } from './coalesce.js';
 
 /** One field filter of a route: the payload value at `field` must equal one of `in` (JSON equality). */
 export interface FieldFilter {
@@ -75,6 +76,8 @@ export interface WebhookRoute {
   budget?: RunBudget & { max_cost_per_day?: number | null };
   /** `timeout`: the longest one of its runs may take, in seconds (docs/runs.md, Time limits and cancel); absent: no limit. */
   timeoutSeconds?: number;
+  /** `coalesce`: events of one rendered key within the window make one run (coalesce.ts); absent: every event runs. */
+  coalesce?: RouteCoalesce;
 }
 
 export const DEFAULT_WEBHOOK_TOOLSETS: readonly string[] = ['agent-webhook'];

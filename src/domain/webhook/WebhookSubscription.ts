@@ -1,3 +1,4 @@
+import { COALESCE_MODES, COALESCE_WINDOW_RULE, isCoalesceMode, parseCoalesceWindow, type RouteCoalesce } from './coalesce.js';
 import { parseDeliveryTargets } from '../DeliveryTarget.js';
 import { ERROR_CODES } from '../errorCodes.js';
 import { InvalidWebhookError, WebhookError } from '../errors.js';
@@ -27,6 +28,8 @@ export interface WebhookSubscription {
   deliverChatId: string | null;
   /** Deliver the rendered prompt as the message, without running the agent; absent is false. */
   deliverOnly?: boolean;
+  /** Events of one rendered key within the window make one run (coalesce.ts); absent: every event runs. */
+  coalesce?: RouteCoalesce;
   secret: string;
   /** ISO 8601 UTC. */
   createdAt: string;
@@ -64,6 +67,7 @@ export function subscriptionRoute(subscription: WebhookSubscription): WebhookRou
     deliver: subscription.deliver,
     deliverExtra,
     filters: [],
+    ...(subscription.coalesce ? { coalesce: subscription.coalesce } : {}),
   };
 }
 
@@ -75,6 +79,10 @@ export interface SubscriptionOptions {
   deliver?: string | null;
   deliverChatId?: string | null;
   deliverOnly?: boolean;
+  /** `--coalesce-key`, `--coalesce-window` (`30s`), `--coalesce-mode` (`latest` by default). */
+  coalesceKey?: string | null;
+  coalesceWindow?: string | null;
+  coalesceMode?: string | null;
   secret?: string | null;
 }
 
@@ -136,6 +144,7 @@ export function defineSubscription(
     );
   }
   const prompt = options.prompt?.trim() ? options.prompt : null;
+  const coalesce = subscriptionCoalesce(options);
   return {
     name,
     events: names(options.events),
@@ -144,8 +153,31 @@ export function defineSubscription(
     deliver,
     deliverChatId,
     ...(options.deliverOnly === true ? { deliverOnly: true } : {}),
+    ...(coalesce ? { coalesce } : {}),
     secret: secret ?? current?.secret ?? newSecret(),
     createdAt: current?.createdAt || now.toISOString(),
     updatedAt: now.toISOString(),
   };
+}
+
+/** The coalescing the options ask for, or null; throws WEBHOOK.COALESCE_INVALID in one sentence naming the flag. */
+function subscriptionCoalesce(options: SubscriptionOptions): RouteCoalesce | null {
+  const key = options.coalesceKey?.trim() ? options.coalesceKey : null;
+  const invalid = (text: string) => new InvalidWebhookError(ERROR_CODES.WEBHOOK.COALESCE_INVALID, text);
+  if (key === null) {
+    if (options.coalesceWindow != null || options.coalesceMode != null)
+      throw invalid('--coalesce-window and --coalesce-mode need --coalesce-key, the template that names what events share.');
+    return null;
+  }
+  const windowMs = parseCoalesceWindow(options.coalesceWindow ?? undefined);
+  if (windowMs === null) {
+    throw invalid(
+      options.coalesceWindow == null
+        ? '--coalesce-key needs --coalesce-window, such as 30s.'
+        : `--coalesce-window "${options.coalesceWindow}" is not a duration: ${COALESCE_WINDOW_RULE}.`,
+    );
+  }
+  const mode = options.coalesceMode ?? 'latest';
+  if (!isCoalesceMode(mode)) throw invalid(`--coalesce-mode must be ${COALESCE_MODES.join(' or ')}, not "${mode}".`);
+  return { key, windowMs, mode };
 }

@@ -1,3 +1,4 @@
+import { formatCoalesceWindow, isCoalesceMode, parseCoalesceWindow, type RouteCoalesce } from './coalesce.js';
 import { ROUTE_NAME_RULE, WEBHOOK_DELIVERIES, isRouteName } from './WebhookRoute.js';
 import type { WebhookSubscription } from './WebhookSubscription.js';
 import { isJsonObject } from './payloadPath.js';
@@ -32,6 +33,8 @@ export function readSubscriptionRecord(
   if (typeof secret !== 'string' || secret === '') return problem('has no "secret"');
   const deliverOnly = value.deliver_only ?? false;
   if (typeof deliverOnly !== 'boolean') return problem('has a "deliver_only" that is not true or false');
+  const coalesce = value.coalesce === undefined ? null : storedCoalesce(value.coalesce);
+  if (coalesce === 'bad') return problem('has a "coalesce" that is not {key, window, mode}');
   return {
     ok: true,
     subscription: {
@@ -42,6 +45,7 @@ export function readSubscriptionRecord(
       deliver,
       deliverChatId: typeof extra.chat_id === 'string' ? extra.chat_id : null,
       ...(deliverOnly ? { deliverOnly: true } : {}),
+      ...(coalesce ? { coalesce } : {}),
       secret,
       createdAt: typeof value.created_at === 'string' ? value.created_at : '',
       updatedAt: typeof value.updated_at === 'string' ? value.updated_at : '',
@@ -58,6 +62,15 @@ export function subscriptionRecordOf(subscription: WebhookSubscription): Subscri
     deliver: subscription.deliver,
     ...(subscription.deliverChatId !== null ? { deliver_extra: { chat_id: subscription.deliverChatId } } : {}),
     ...(subscription.deliverOnly === true ? { deliver_only: true } : {}),
+    ...(subscription.coalesce
+      ? {
+          coalesce: {
+            key: subscription.coalesce.key,
+            window: formatCoalesceWindow(subscription.coalesce.windowMs),
+            mode: subscription.coalesce.mode,
+          },
+        }
+      : {}),
     secret: subscription.secret,
     created_at: subscription.createdAt,
     updated_at: subscription.updatedAt,
@@ -78,4 +91,13 @@ export function readSubscriptionRecords(entries: Iterable<readonly [string, unkn
   }
   subscriptions.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { subscriptions, problems };
+}
+
+/** A stored `coalesce` ({key, window, mode}), or 'bad'. */
+function storedCoalesce(value: unknown): RouteCoalesce | 'bad' {
+  if (!isJsonObject(value) || typeof value.key !== 'string' || value.key === '') return 'bad';
+  const windowMs = parseCoalesceWindow(value.window);
+  const mode = value.mode ?? 'latest';
+  if (windowMs === null || !isCoalesceMode(mode)) return 'bad';
+  return { key: value.key, windowMs, mode };
 }

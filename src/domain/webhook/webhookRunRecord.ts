@@ -46,6 +46,8 @@ export interface WebhookRunRecord {
   usage?: RunUsage | null;
   /** What it cost in US dollars; null or absent when unpriced. */
   costUsd?: number | null;
+  /** For a run of coalesced events (docs/webhooks.md, Coalescing): the delivery ids of all of them, oldest first. */
+  coalesced?: string[];
 }
 
 /** `1200 input tokens (300 cached), 80 output tokens, 2 model turns, 1 tool calls`: the header line of a record's usage. */
@@ -136,6 +138,7 @@ export function renderWebhookRunRecord(record: WebhookRunRecord): string {
   }
   if (record.usage) lines.push(`- Usage: ${usageLine(record.usage)}`);
   if (record.costUsd != null) lines.push(`- Cost: ${record.costUsd} USD`);
+  if (record.coalesced) lines.push(`- Coalesced: ${escapeValue(JSON.stringify(record.coalesced))}`);
   for (const [title, key] of SECTIONS) {
     const quoted = record[key];
     if (quoted === null) continue;
@@ -182,6 +185,7 @@ export function parseWebhookRunRecord(content: string): WebhookRunRecord | null 
     ...(value('Agent') !== null ? { agent: value('Agent') } : {}),
     ...(parseUsageLine(value('Usage')) !== null ? { usage: parseUsageLine(value('Usage')) } : {}),
     ...(parseCost(value('Cost')) !== null ? { costUsd: parseCost(value('Cost')) } : {}),
+    ...coalescedOf(value('Coalesced')),
   };
 }
 
@@ -202,4 +206,15 @@ function sectionsFrom(content: string, start: number): Map<string, string> | nul
     heading.lastIndex = cursor;
   }
   return content.slice(cursor).trim() === '' ? sections : null;
+}
+
+/** The `Coalesced` header's delivery ids, as a record field; nothing when absent or unreadable. */
+function coalescedOf(header: string | null): { coalesced?: string[] } {
+  if (header === null) return {};
+  try {
+    const ids: unknown = JSON.parse(header);
+    return Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? { coalesced: ids as string[] } : {};
+  } catch {
+    return {};
+  }
 }

@@ -298,3 +298,25 @@ describe('ConfiguredWebhookRoutes', () => {
     ]);
   });
 });
+
+describe('a route that coalesces', () => {
+  const read = (coalesce: unknown) => readConfiguredRoutes({ secret: 's3cret', routes: { github: { coalesce } } }, false, 'config.yaml');
+
+  it('takes a key, a window and a mode', () => {
+    expect(read({ key: '{number}', window: '30s', mode: 'all' }).routes[0]?.coalesce).toEqual({
+      key: '{number}',
+      windowMs: 30_000,
+      mode: 'all',
+    });
+    expect(read({ key: '{number}', window: '5m' }).routes[0]?.coalesce?.mode).toBe('latest');
+  });
+
+  it('refuses a bad window or mode in one sentence naming the key and what to write', () => {
+    expect(read({ key: '{number}', window: 'soon' }).problems).toEqual([
+      'config.yaml: platforms.webhook.extra.routes.github.coalesce.window must be a duration: write a whole number with a unit, such as 500ms, 30s, 5m or 1h, of at most 24h (got "soon").',
+    ]);
+    expect(read({ key: '{number}', window: '3s', mode: 'first' }).problems).toEqual([
+      'config.yaml: platforms.webhook.extra.routes.github.coalesce.mode must be latest or all (got "first").',
+    ]);
+  });
+});
