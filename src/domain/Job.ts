@@ -6,14 +6,15 @@
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import { compactBudget, validateTimeout, type JobBudget } from './jobLimits.js';
+import { jobContextFrom, jobToolsets } from './jobTools.js';
+import type { Overlap } from './jobCatchUp.js';
 import { validateRetryPolicy, type PendingRetry, type RetryAttempt, type RetryPolicy } from './retries.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
-import { mcpGrantOf } from './mcp.js';
-import { isKnownToolset, toolsetProblem, unknownToolsetProblem } from './toolsets.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
 export { compactBudget, JOB_BUDGET_KEYS, validateTimeout, type JobBudget } from './jobLimits.js';
+export { checkJobMcpGrants, jobContextFrom, jobToolsets } from './jobTools.js';
 
 /** The states a job can be in, in the order they are shown (the dashboard's filter lists them so). */
 export const JOB_STATES = ['scheduled', 'paused', 'running', 'completed'] as const;
@@ -114,6 +115,8 @@ export interface Job {
   retry?: RetryPolicy | null;
   /** A retry waiting for its time (its `next_run_at`); null (or absent) when none waits. */
   retry_pending?: PendingRetry | null;
+  /** What a slot that comes while its previous run still runs does (`--overlap`); null (or absent): `skip`. */
+  overlap?: Overlap | null;
   /** The job's own limits (`--max-turns`, `--max-tokens`, `--max-cost`, `--max-cost-per-day`); absent: `agent.budget`'s. */
   budget?: JobBudget | null;
 }
@@ -146,48 +149,7 @@ export interface NewJobInput {
   timeout_seconds?: number | null;
   /** Its retries; null or absent follows `cron.retry`. */
   retry?: Partial<RetryPolicy> | null;
-}
-
-/**
- * A job's toolsets as stored: the names given, trimmed and without repeats, or null (the
- * `agent-cron` preset) for none or an empty list. A name this version does not know is refused
- * in one sentence listing the known ones (isKnownToolset: own entries only, so `constructor` is none).
- */
-export function jobToolsets(names: readonly string[] | null | undefined): string[] | null {
-  if (names === null || names === undefined) return null;
-  const chosen = [...new Set(names.map((name) => name.trim()).filter((name) => name !== ''))];
-  // An MCP grant's server is checked against the configuration by checkJobMcpGrants.
-  const unknown = chosen.find((name) => !isKnownToolset(name) && mcpGrantOf(name) === null);
-  if (unknown !== undefined) {
-    throw new InvalidJobError(ERROR_CODES.JOB.UNKNOWN_TOOLSET, `The job ${unknownToolsetProblem(unknown)}.`);
-  }
-  return chosen.length > 0 ? chosen : null;
-}
-
-/**
- * Refuses toolsets that grant an MCP server (`mcp:<server>`, `mcp:<server>:<tool>`) which is not
- * among the enabled servers of `mcp_servers`, in one sentence naming the configured ones.
- */
-export function checkJobMcpGrants(names: readonly string[] | null | undefined, mcpServers: readonly string[]): void {
-  for (const name of names ?? []) {
-    const problem = mcpGrantOf(name.trim()) ? toolsetProblem(name.trim(), mcpServers) : null;
-    if (problem !== null) throw new InvalidJobError(ERROR_CODES.JOB.UNKNOWN_TOOLSET, `The job ${problem}.`);
-  }
-}
-
-/**
- * The jobs a job takes context from, as stored: ids without repeats, never the job itself (its
- * own last answer is what `continue` carries).
- */
-export function jobContextFrom(ids: readonly string[] | undefined, self: { id: string; name: string }): string[] {
-  const chosen = [...new Set(ids ?? [])];
-  if (chosen.includes(self.id)) {
-    throw new InvalidJobError(
-      ERROR_CODES.JOB.CONTEXT_FROM_ITSELF,
-      `Job '${self.name}' cannot take context from itself; its own last answer is carried forward with --continue (the job tool's "continue": true).`,
-    );
-  }
-  return chosen;
+  overlap?: Overlap | null;
 }
 
 /**
@@ -310,6 +272,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     claim: null,
     timeout_seconds: validateTimeout(input.timeout_seconds),
     retry: validateRetryPolicy(input.retry),
+    overlap: input.overlap ?? null,
     ...(compactBudget(input.budget) ? { budget: compactBudget(input.budget) } : {}),
   });
 }
@@ -342,6 +305,7 @@ export interface JobChanges {
   timeout_seconds?: number | null;
   /** Retry settings to change (the rest stay), or null to follow `cron.retry` again. */
   retry?: Partial<RetryPolicy> | null;
+  overlap?: Overlap | null;
 }
 
 /**
@@ -367,6 +331,7 @@ export function editJob(job: Job, changes: JobChanges, now: Date, configuredZone
   if (changes.context_from !== undefined) edited.context_from = jobContextFrom(changes.context_from, job);
   if (changes.continue !== undefined) edited.continue = changes.continue;
   if (changes.timeout_seconds !== undefined) edited.timeout_seconds = validateTimeout(changes.timeout_seconds);
+  if (changes.overlap !== undefined) edited.overlap = changes.overlap;
   if (changes.retry !== undefined) edited.retry = changes.retry === null ? null : validateRetryPolicy({ ...job.retry, ...changes.retry });
   if (changes.budget !== undefined) {
     const budget = compactBudget({ ...job.budget, ...changes.budget });

@@ -10,6 +10,7 @@ import {
   type JobState,
 } from './Job.js';
 import { isLastStatus } from './RunOutcome.js';
+import { OVERLAP_POLICIES, type Overlap } from './jobCatchUp.js';
 import { readPendingRetry, readRetryPolicy, type RetryAttempt } from './retries.js';
 import { scheduleFromRecord } from './Schedule.js';
 import { assertTimeZone } from './zonedTime.js';
@@ -163,6 +164,8 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       script: str(record.script),
       origin: origin(record.origin),
       paused_at: str(record.paused_at),
+      // Unknown to records written before it: skip.
+      overlap: (OVERLAP_POLICIES as readonly unknown[]).includes(record.overlap) ? (record.overlap as Overlap) : null,
       // Unknown to records written before them: cron.retry, none waiting.
       retry: readRetryPolicy(record.retry),
       ...(readPendingRetry(record.retry_pending) ? { retry_pending: readPendingRetry(record.retry_pending) } : {}),

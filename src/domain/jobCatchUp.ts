@@ -54,6 +54,31 @@ export function slotsMissed(schedule: Schedule, slot: Date, now: Date, timeZone:
 }
 
 /**
+ * What a slot of a recurring job does when it comes while the job's previous run still runs
+ * (`--overlap`, docs/cron.md, Overlap): `skip` records it skipped and waits for the next slot,
+ * `queue` runs it once as soon as the run ends.
+ */
+export type Overlap = 'skip' | 'queue';
+export const OVERLAP_POLICIES: readonly Overlap[] = ['skip', 'queue'];
+
+/**
+ * The job as a run that started at `startedAt` and ended at `now` leaves it, under its overlap policy: with `skip` (the
+ * default), a slot that came while it ran is passed over (the next slot counted from `now`) and
+ * returned, for its `skipped` record; with `queue` it stays due, and runs at once.
+ */
+export function settleOverlap(job: Job, startedAt: Date, now: Date, timeZone: string): { job: Job; skipped: Date | null } {
+  if (!isRecurring(job.schedule) || job.state !== 'scheduled' || job.next_run_at === null || job.retry_pending) {
+    return { job, skipped: null };
+  }
+  const slot = new Date(job.next_run_at);
+  // A slot already due when the run started was not the run's overlap: it is the catch-up's business.
+  if (slot.getTime() > now.getTime() || slot.getTime() <= startedAt.getTime() || (job.overlap ?? 'skip') === 'queue') {
+    return { job, skipped: null };
+  }
+  return { job: skipOverdueSlot(job, now, timeZone), skipped: slot };
+}
+
+/**
  * Skips the overdue slot of a recurring job (catch-up policy `skip`): nothing runs and nothing is
  * counted; the next slot is computed from `now`, as a run's claim would.
  */

@@ -111,7 +111,7 @@ describe('retries of a failed run', () => {
       schedule: 'every 1h',
       prompt: 'x',
       name: 'Hourly',
-      retry: { times: 3, backoff_seconds: 3600 },
+      retry: { times: 3, backoff_seconds: 7200, max_seconds: 7200 },
     });
     h.clock.advance(HOUR);
     h.agent.reply(overloaded());

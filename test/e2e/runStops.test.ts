@@ -153,3 +153,24 @@ describe('time limits and cancel, through the built CLI and gateway', () => {
     expect(badTimeout.stderr).toContain('--timeout "10" is not a length of time: it has no unit');
   });
 });
+
+describe('the overlap policy, through the built CLI', () => {
+  let home: string;
+
+  beforeAll(requireBuiltAgent);
+  afterEach(async () => removeAgentHome(home));
+
+  it('is kept on the job and shown, and allow is refused in one sentence', async () => {
+    home = await makeAgentHome();
+    const created = await runAgent(['cron', 'create', 'every 1h', 'x', '--name', 'hourly', '--overlap', 'queue', '--json', '--no-tick'], {
+      home,
+    });
+    const shown = await runAgent(['cron', 'show', 'hourly', '--no-tick'], { home });
+    const allow = await runAgent(['cron', 'edit', 'hourly', '--overlap', 'allow', '--no-tick'], { home });
+
+    expect(JSON.parse(created.stdout)).toMatchObject({ overlap: 'queue' });
+    expect(shown.stdout).toMatch(/Overlap:\s+queue: a slot that comes during a run runs once it ends/);
+    expect(allow.code).toBe(2);
+    expect(allow.stderr).toContain('--overlap must be one of skip, queue, not "allow".');
+  });
+});

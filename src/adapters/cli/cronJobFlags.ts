@@ -11,6 +11,7 @@ import type { CronApp } from './cronApp.js';
 import { dollars, oneOf, repeatableText, seconds, text, wholeNumber } from './flagValues.js';
 import type { JobChanges } from '../../domain/Job.js';
 import type { RetryPolicy } from '../../domain/retries.js';
+import { OVERLAP_POLICIES, type Overlap } from '../../domain/jobCatchUp.js';
 
 /** The job flags as the commands receive them: `null` where a `--no-` form stands for "none". */
 interface JobFlags {
@@ -42,6 +43,7 @@ interface JobFlags {
   retry?: number;
   retryBackoff?: number;
   retryMax?: number;
+  overlap?: Overlap;
 }
 
 /** `--no-max-…`: the job sets no limit of its own. */
@@ -160,6 +162,12 @@ export const JOB_FLAG_OPTIONS = {
     coerce: seconds('--retry-backoff', { value: undefined, means: 'the default, 30s' }),
     describe: 'The wait before the first retry, doubled before each next one, ±10 % (default 30s)',
   },
+  overlap: {
+    type: 'string',
+    coerce: oneOf('--overlap', OVERLAP_POLICIES),
+    describe:
+      'What a slot of this recurring job does while its run before still runs: skip (record it skipped, the default) or queue (run once as soon as that run ends)',
+  },
   'retry-max': {
     type: 'string',
     coerce: seconds('--retry-max', { value: undefined, means: 'the default, 1h' }),
@@ -209,6 +217,7 @@ export async function createInput(
     budget: budgetFlags(argv) ?? null,
     timeout_seconds: argv.timeout ?? null,
     retry: retryFlags(argv) ?? null,
+    overlap: argv.overlap ?? null,
   };
   if (flags.retry && flags.retry.times === undefined) {
     throw new CliUsageError('--retry-backoff and --retry-max say how a job retries; give --retry <n> too, the number of retries.');
@@ -275,9 +284,10 @@ export function editInput(
   if (argv.timeout !== undefined) input.timeout_seconds = argv.timeout;
   const retry = retryFlags(argv);
   if (retry !== undefined) input.retry = retry;
+  if (argv.overlap !== undefined) input.overlap = argv.overlap;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day, --timeout or --retry (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day, --timeout, --retry or --overlap (see "agent cron edit --help").',
     );
   }
   return input;

@@ -134,6 +134,16 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['Budget', budgetInWords(job.budget)],
       ['Time limit', job.timeout_seconds ? `${formatDuration(job.timeout_seconds)} a run` : 'none'],
       ['Retries', retriesInWords(job)],
+      ...(isRecurring(job.schedule)
+        ? ([
+            [
+              'Overlap',
+              job.overlap === 'queue'
+                ? 'queue: a slot that comes during a run runs once it ends'
+                : 'skip: a slot that comes during a run is skipped',
+            ],
+          ] as Array<[string, string]>)
+        : []),
       ...(job.retry_pending
         ? ([
             ['Retry waiting', `attempt ${job.retry_pending.attempt} at ${when(job.retry_pending.at, timeZone) ?? job.retry_pending.at}`],

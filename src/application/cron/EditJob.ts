@@ -8,6 +8,7 @@ import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import type { RetryPolicy } from '../../domain/retries.js';
+import type { Overlap } from '../../domain/jobCatchUp.js';
 import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 import { jobIdsOf } from './CreateJob.js';
 
@@ -44,6 +45,8 @@ export interface EditJobInput {
   timeout_seconds?: number | null;
   /** Its retries (attempts after the first, first wait, longest wait); null (or absent, on create) follows `cron.retry`. */
   retry?: Partial<RetryPolicy> | null;
+  /** What a slot that comes while the run before still runs does; null (or absent) for `skip`. */
+  overlap?: Overlap | null;
 }
 
 /**

@@ -86,6 +86,13 @@ export class JobExecution {
     return record.id;
   }
 
+  /** The `skipped` record of a slot that came while the job's run still ran (overlap policy `skip`, docs/cron.md). */
+  private async recordOverlapSkip(job: Job, slot: Date): Promise<void> {
+    const reason = `skipped: the run before was still running at ${slot.toISOString()} (overlap policy skip); next run at ${job.next_run_at ?? 'none'}`;
+    this.log.info(`job '${job.name}' skipped its slot of ${slot.toISOString()}: its run before was still running`, { job: job.id });
+    await this.recordSkipped(job, slot, this.recorder.now(), reason);
+  }
+
   private async runUntilAnswered(
     job: Job,
     startedAt: Date,
@@ -112,12 +119,18 @@ export class JobExecution {
     if ('answered' in executed) {
       const { targets, text, answeredBy, spend } = executed.answered;
       const pending = await this.recordAnswer(job, startedAt, running, executed.answered);
-      if (pending !== null) return { report: null, job: await this.marks.counted(job), pending };
+      if (pending !== null) {
+        let skipped: Date | null = null;
+        const counted = await this.marks.counted(job, { startedAt, onSkippedSlot: (slot) => (skipped = slot) });
+        if (skipped && counted) await this.recordOverlapSkip(counted, skipped);
+        return { report: null, job: counted, pending };
+      }
       // The ledger cannot keep the answer: it is delivered now, in the run's slot.
       report = withSpend(await this.steps.answers.deliverNow(job, startedAt, targets, text, answeredBy), spend);
     } else {
       report = executed;
     }
+    let skippedSlot: Date | null = null;
     const stored = await this.marks.ended(
       job,
       report.outcome,
@@ -125,7 +138,9 @@ export class JobExecution {
       (current, outcome, retry) => finishRun(current, outcome, startedAt, retry),
       false,
       report.retryable ? { runId: running.id } : null,
+      { startedAt, onSkippedSlot: (slot) => (skippedSlot = slot) },
     );
+    if (skippedSlot && stored) await this.recordOverlapSkip(stored, skippedSlot);
     // Retried: this attempt is linked to the ones after it (docs/runs.md, Retries).
     const retry = report.retryable && stored?.retry_pending?.attempt === (job.claim?.retry?.attempt ?? 1) + 1 ? stored.retry_pending : null;
     if (retry) {

@@ -7,6 +7,8 @@ import { inject, injectable, optional } from 'inversify';
 import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
 import { countRun, isFailedRun, pauseJob } from '../../domain/jobLifecycle.js';
+import { settleOverlap } from '../../domain/jobCatchUp.js';
+import { jobTimeZone } from '../../domain/Job.js';
 import { planRetry, type PendingRetry, type RandomDraw } from '../../domain/retries.js';
 import { isRecurring } from '../../domain/Schedule.js';
 import { pausedAfterFailuresReason } from '../../domain/response.js';
@@ -18,6 +20,12 @@ import { TOKENS } from '../ports/tokens.js';
 import { runError } from '../runs/runErrors.js';
 import { JobAnswers } from './JobAnswers.js';
 import { RunEvents } from '../events/RunEvents.js';
+
+/** A run whose end settles a slot that came while it ran (the overlap policy): when it started, and who records a skipped slot. */
+export interface OverlapWatch {
+  startedAt: Date;
+  onSkippedSlot: (slot: Date) => void;
+}
 
 /** Marks the ends of cron runs on their jobs. */
 @injectable()
@@ -34,11 +42,21 @@ export class JobRunMarks {
   ) {}
 
   /** The run of a job whose answer waits for its delivery is counted, and the job released; the job as stored afterwards. */
-  counted(job: Job): Promise<Job | null> {
+  counted(job: Job, overlap?: OverlapWatch): Promise<Job | null> {
     return this.repository.updateById(job.id, (current) => {
-      const counted = countRun(current);
+      const counted = overlap ? this.afterOverlap(countRun(current), overlap) : countRun(current);
       return { job: counted, result: counted };
     });
+  }
+
+  /**
+   * A slot that came while the run ran, under the job's overlap policy (settleOverlap): skipped
+   * (told to `onSkippedSlot`, for its record) or left due, to run at once.
+   */
+  private afterOverlap(job: Job, { startedAt, onSkippedSlot }: OverlapWatch): Job {
+    const { job: settled, skipped } = settleOverlap(job, startedAt, this.clock.now(), jobTimeZone(job, this.settings.timeZone));
+    if (skipped) onSkippedSlot(skipped);
+    return settled;
   }
 
   /**
@@ -53,6 +71,8 @@ export class JobRunMarks {
     noticesInBackground = false,
     /** A run that failed for a reason that may pass (docs/runs.md, Retries): its id, for the retry's link to it. */
     retryable: { runId: string } | null = null,
+    /** Told the slot that came while the run ran and is skipped (the overlap policy `skip`); without it, slots are left as `mark` leaves them. */
+    overlap?: OverlapWatch,
   ): Promise<Job | null> {
     const pauseAfter = this.settings.pauseAfterFailures ?? 0;
     let pausedBecause: string | null = null;
@@ -60,6 +80,7 @@ export class JobRunMarks {
     const stored = await this.repository.updateById(job.id, (current) => {
       retry = retryable ? this.retryOf(current, retryable.runId) : null;
       let finished = mark(current, outcome, retry);
+      if (overlap) finished = this.afterOverlap(finished, overlap);
       if (!retry && pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
         pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(outcome) ?? '');
         finished = pauseJob(finished, this.clock.now(), pausedBecause);
