@@ -13,6 +13,8 @@ export type Schedule =
 export const ONE_SHOT_GRACE_MS = 120_000;
 
 const UNIT_MINUTES: ReadonlyArray<[RegExp, number]> = [
+  // Seconds, for jobs that must come round fast (a check every 10 s): fractions of a minute.
+  [/^(s|sec|secs|second|seconds)$/, 1 / 60],
   [/^(m|min|mins|minute|minutes)$/, 1],
   [/^(h|hr|hrs|hour|hours)$/, 60],
   [/^(d|day|days)$/, 1440],
@@ -45,7 +47,7 @@ const LONGEST_DURATION_MS = 4e15;
 
 /**
  * The minutes of a duration (`30m`, `2 hours`), or why it is not one: a phrase such as
- * `"x" is not a unit (m for minutes, h for hours, d for days)`.
+ * `"x" is not a unit (s for seconds, m for minutes, h for hours, d for days)`.
  */
 function durationOf(text: string): number | string {
   const match = /^([+-]?[\d.,]+)\s*([a-z]*)$/i.exec(text.trim());
@@ -53,11 +55,11 @@ function durationOf(text: string): number | string {
   const [, number, unitText] = match as unknown as [string, string, string];
   const amount = Number(number);
   if (!/^\d+$/.test(number) || amount === 0) return `the number must be a whole number of 1 or more, not ${number}`;
-  if (unitText === '') return 'it has no unit (m for minutes, h for hours, d for days)';
+  if (unitText === '') return 'it has no unit (s for seconds, m for minutes, h for hours, d for days)';
   const unit = UNIT_MINUTES.find(([pattern]) => pattern.test(unitText.toLowerCase()));
-  if (!unit) return `"${unitText}" is not a unit (m for minutes, h for hours, d for days)`;
+  if (!unit) return `"${unitText}" is not a unit (s for seconds, m for minutes, h for hours, d for days)`;
   const minutes = amount * unit[1];
-  if (!Number.isSafeInteger(minutes) || minutes * 60_000 > LONGEST_DURATION_MS) return `${number}${unitText} is too long`;
+  if (!Number.isSafeInteger(Math.round(minutes * 60)) || minutes * 60_000 > LONGEST_DURATION_MS) return `${number}${unitText} is too long`;
   return minutes;
 }
 

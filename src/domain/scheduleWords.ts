@@ -36,6 +36,10 @@ export function describeSchedule(schedule: Schedule, timeZone: string): string {
 }
 
 function duration(minutes: number): string {
+  if (!Number.isInteger(minutes)) {
+    const seconds = Math.round(minutes * 60);
+    return seconds === 1 ? 'second' : `${seconds} seconds`;
+  }
   const [amount, unit] = minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
   return amount === 1 ? unit : `${amount} ${unit}s`;
 }

@@ -1,5 +1,6 @@
 import { InvalidScheduleError } from '../../src/domain/errors.js';
 import { nextRunTime, parseSchedule, scheduleFromRecord, type Schedule } from '../../src/domain/Schedule.js';
+import { describeSchedule } from '../../src/domain/scheduleWords.js';
 
 const now = new Date('2026-03-01T12:00:00Z');
 
@@ -226,23 +227,23 @@ describe('refusing a schedule the user typed', () => {
 
   it.each([
     ['@reboot', '"@reboot" is not a cron macro: the macros are @hourly, @daily, @midnight, @weekly, @monthly, @yearly, @annually'],
-    ['in 5x', '"in 5x" is not a valid delay: "x" is not a unit (m for minutes, h for hours, d for days)'],
+    ['in 5x', '"in 5x" is not a valid delay: "x" is not a unit (s for seconds, m for minutes, h for hours, d for days)'],
     ['in 0m', '"in 0m" is not a valid delay: the number must be a whole number of 1 or more, not 0'],
     ['in a while', '"in a while" is not a valid delay: "a while" is not a number followed by a unit'],
     ['every 0m', '"every 0m" is not a valid interval: the number must be a whole number of 1 or more, not 0'],
-    ['every 5x', '"every 5x" is not a valid interval: "x" is not a unit (m for minutes, h for hours, d for days)'],
-    ['every 30', '"every 30" is not a valid interval: it has no unit (m for minutes, h for hours, d for days)'],
+    ['every 5x', '"every 5x" is not a valid interval: "x" is not a unit (s for seconds, m for minutes, h for hours, d for days)'],
+    ['every 30', '"every 30" is not a valid interval: it has no unit (s for seconds, m for minutes, h for hours, d for days)'],
     ['every 1.5h', '"every 1.5h" is not a valid interval: the number must be a whole number of 1 or more, not 1.5'],
     ['every -2h', '"every -2h" is not a valid interval: the number must be a whole number of 1 or more, not -2'],
     [
       'every 5 fortnights',
-      '"every 5 fortnights" is not a valid interval: "fortnights" is not a unit (m for minutes, h for hours, d for days)',
+      '"every 5 fortnights" is not a valid interval: "fortnights" is not a unit (s for seconds, m for minutes, h for hours, d for days)',
     ],
     ['every fortnight', '"every fortnight" is not a valid interval: "fortnight" is not a number followed by a unit'],
     ['every 99999999999999m', '"every 99999999999999m" is not a valid interval: 99999999999999m is too long'],
     ['0m', '"0m" is not a schedule: the number must be a whole number of 1 or more, not 0'],
-    ['5x', '"5x" is not a schedule: "x" is not a unit (m for minutes, h for hours, d for days)'],
-    ['30', '"30" is not a schedule: it has no unit (m for minutes, h for hours, d for days)'],
+    ['5x', '"5x" is not a schedule: "x" is not a unit (s for seconds, m for minutes, h for hours, d for days)'],
+    ['30', '"30" is not a schedule: it has no unit (s for seconds, m for minutes, h for hours, d for days)'],
     ['-3h', '"-3h" is not a schedule: the number must be a whole number of 1 or more, not -3'],
     ['99999999999d', '"99999999999d" is not a schedule: 99999999999d is too long'],
     ['2026-02-30T10:00:00', '"2026-02-30T10:00:00" is not a real date and time: 2026-02 has no day 30'],
@@ -443,5 +444,17 @@ describe('cron next runs', () => {
 
   it('intervals count from the given instant', () => {
     expect(nextRunTime(parseSchedule('every 45m', now, 'UTC'), now, 'UTC')!.toISOString()).toBe('2026-03-01T12:45:00.000Z');
+  });
+});
+
+describe('intervals in seconds', () => {
+  it('reads every 10s, counts its slots ten seconds apart and says it in words', () => {
+    const now = new Date('2026-06-01T08:00:00Z');
+    const schedule = parseSchedule('every 10s', now, 'UTC');
+
+    expect(schedule).toMatchObject({ kind: 'interval', expr: 'every 10s' });
+    expect(nextRunTime(schedule, now, 'UTC')).toEqual(new Date('2026-06-01T08:00:10Z'));
+    expect(describeSchedule(schedule, 'UTC')).toBe('every 10 seconds');
+    expect(describeSchedule(parseSchedule('every 1s', now, 'UTC'), 'UTC')).toBe('every second');
   });
 });

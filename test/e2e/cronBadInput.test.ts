@@ -81,8 +81,8 @@ describe('agent cron given bad input', () => {
 
       expect(messages.map((message) => message.replace(/; use one of: .*$/, ''))).toEqual([
         'error: "every 0m" is not a valid interval: the number must be a whole number of 1 or more, not 0',
-        'error: "every 5x" is not a valid interval: "x" is not a unit (m for minutes, h for hours, d for days)',
-        'error: "every 30" is not a valid interval: it has no unit (m for minutes, h for hours, d for days)',
+        'error: "every 5x" is not a valid interval: "x" is not a unit (s for seconds, m for minutes, h for hours, d for days)',
+        'error: "every 30" is not a valid interval: it has no unit (s for seconds, m for minutes, h for hours, d for days)',
         'error: "0m" is not a schedule: the number must be a whole number of 1 or more, not 0',
         'error: "2026-02-30T10:00:00" is not a real date and time: 2026-02 has no day 30',
         'error: "2027-01-15T14:00:00+25:00" is not a real date and time: +25:00 is not a UTC offset',

@@ -174,3 +174,64 @@ describe('the overlap policy, through the built CLI', () => {
     expect(allow.stderr).toContain('--overlap must be one of skip, queue, not "allow".');
   });
 });
+
+describe('the overlap policy of a job due every second whose run takes 3 s, through the built gateway', () => {
+  let home: string;
+  const children: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await removeAgentHome(home);
+  });
+
+  interface Run {
+    status: string;
+    started_at: string;
+    finished_at: string | null;
+    slot: string | null;
+  }
+
+  async function runsWith(overlap: 'skip' | 'queue'): Promise<Run[]> {
+    home = await makeAgentHome();
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines(['sh', '-c', 'sleep 3; echo done']), ''].join('\n'));
+    const created = await runAgent(
+      ['cron', 'create', 'every 1s', 'x', '--name', 'fast', '--deliver', 'local', '--overlap', overlap, '--no-tick'],
+      {
+        home,
+      },
+    );
+    expect(created.code).toBe(0);
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started');
+    children.push(gateway);
+    // Two runs ended, and what came between them.
+    if (!(await eventually(() => (output().match(/'fast': ok/g) ?? []).length >= 2, 30_000))) throw new Error(output());
+    gateway.kill('SIGTERM');
+    await once(gateway, 'exit');
+    const listed = await runAgent(['cron', 'runs', 'fast', '--json', '--limit', '50', '--no-tick'], { home });
+    const runs = (JSON.parse(listed.stdout) as Array<Run & { run_at: string }>).map((run) => ({ ...run, started_at: run.run_at }));
+    return runs.reverse();
+  }
+
+  const ran = (runs: Run[]) => runs.filter((run) => run.status !== 'skipped');
+
+  it('skip: the slots that come during a run are recorded skipped, and no two runs overlap', async () => {
+    const runs = await runsWith('skip');
+
+    expect(runs.filter((run) => run.status === 'skipped').length).toBeGreaterThanOrEqual(1);
+    const done = ran(runs).filter((run) => run.finished_at !== null);
+    for (let i = 1; i < done.length; i += 1) {
+      expect(Date.parse(done[i]!.started_at)).toBeGreaterThanOrEqual(Date.parse(done[i - 1]!.finished_at!));
+    }
+  });
+
+  it('queue: nothing is skipped, and the next run starts as soon as the one before ends', async () => {
+    const runs = await runsWith('queue');
+
+    expect(runs.filter((run) => run.status === 'skipped')).toEqual([]);
+    const [first, second] = ran(runs);
+    const gapMs = Date.parse(second!.started_at) - Date.parse(first!.finished_at!);
+    expect(gapMs).toBeGreaterThanOrEqual(0);
+    expect(gapMs).toBeLessThan(1500);
+  });
+});
