@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { processesMarked } from '../support/processTrees.js';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -21,23 +22,7 @@ import { commandModelLines } from './configLines.js';
 const TREE = 'E2E_RUN_TREE';
 
 /** The pids whose environment holds `TREE=<value>`, read from /proc: what one start left running. */
-function processesOf(value: string): number[] {
-  const entry = `${TREE}=${value}`;
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    try {
-      const environment = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // A zombie is dead: it only waits for a parent to collect it.
-      if (environment.includes(entry) && !/\) [ZX] /.test(stat)) found.push(pid);
-    } catch {
-      // Gone meanwhile, or not ours.
-    }
-  }
-  return found;
-}
+const processesOf = (value: string): number[] => processesMarked(TREE, value);
 
 function killAll(value: string): void {
   for (const pid of processesOf(value)) {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { processesMarked } from '../support/processTrees.js';
 import { join } from 'node:path';
 import { eventually } from '../support/processLiveness.js';
 import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
@@ -19,24 +20,8 @@ import { commandModelLines } from './configLines.js';
 /** The variable every process of one start carries (the agent programs inherit it): how its tree is found. */
 const TREE = 'E2E_STOP_TREE';
 
-/** The live pids whose environment holds `TREE=<value>`, but for the gateway's launcher (docs/processes.md). */
-function processesOf(value: string): number[] {
-  const entry = `${TREE}=${value}`;
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    try {
-      const environment = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const launcher = readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('launcher.js');
-      if (environment.includes(entry) && !launcher && !/\) [ZX] /.test(stat)) found.push(pid);
-    } catch {
-      // Gone meanwhile, or not ours.
-    }
-  }
-  return found;
-}
+/** The live pids of one start, but for the gateway's launcher (docs/processes.md). */
+const processesOf = (value: string): number[] => processesMarked(TREE, value, 'launcher.js');
 
 /** An agent program that starts `sleep 120` in the background, notes it, and takes 30 s to answer. */
 function thirtySecondAgent(home: string): string[] {

@@ -144,3 +144,26 @@ export function liveSessionMembers(sid: number): number[] {
     .map(Number)
     .filter((pid) => procStat(pid)?.sid === sid && isRunning(pid));
 }
+
+/**
+ * The live pids (zombies left out) whose environment holds `name=value`: what one start of a
+ * command or gateway left running, grandchildren included, found by a variable they all inherit.
+ * `except` leaves out those whose command line contains it (the gateway's launcher).
+ */
+export function processesMarked(name: string, value: string, except: string | null = null): number[] {
+  const entry = `${name}=${value}`;
+  const found: number[] = [];
+  for (const entryName of readdirSync('/proc')) {
+    const pid = Number(entryName);
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    try {
+      const environment = readFileSync(`/proc/${entryName}/environ`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${entryName}/stat`, 'utf8');
+      const excepted = except !== null && readFileSync(`/proc/${entryName}/cmdline`, 'utf8').includes(except);
+      if (environment.includes(entry) && !excepted && !/\) [ZX] /.test(stat)) found.push(pid);
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  return found;
+}
