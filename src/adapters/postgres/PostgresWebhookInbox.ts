@@ -143,17 +143,33 @@ export class PostgresWebhookInbox implements WebhookInbox {
       payloadJson ?? JSON.stringify(event.payload),
       new Date(event.receivedAt),
     ];
+    return this.insert(
+      values,
+      deliveryKey,
+      { name: 'agent_webhook_accept', text: INSERT_EVENT },
+      {
+        name: 'agent_webhook_accept_once',
+        text: INSERT_EVENT_ONCE,
+      },
+    );
+  }
+
+  /**
+   * Runs `plain` with `values`, or, with a delivery key, `once` with the key and the memory's
+   * window after them: false when the key was seen within DELIVERY_MEMORY_MS (nothing stored).
+   */
+  private async insert(
+    values: unknown[],
+    deliveryKey: string | undefined,
+    plain: { name: string; text: string },
+    once: { name: string; text: string },
+  ): Promise<boolean> {
     if (deliveryKey === undefined) {
-      await this.database.query({ name: 'agent_webhook_accept', text: INSERT_EVENT }, values);
+      await this.database.query(plain, values);
       return true;
     }
     const now = this.clock.now();
-    const rows = await this.database.query({ name: 'agent_webhook_accept_once', text: INSERT_EVENT_ONCE }, [
-      ...values,
-      deliveryKey,
-      now,
-      new Date(now.getTime() - DELIVERY_MEMORY_MS),
-    ]);
+    const rows = await this.database.query(once, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
     return rows.length > 0;
   }
 
@@ -171,18 +187,15 @@ export class PostgresWebhookInbox implements WebhookInbox {
       new Date(receivedAt.getTime() + event.coalesce!.windowMs),
     ];
     this.groupsMayWait = true;
-    if (deliveryKey === undefined) {
-      await this.database.query({ name: 'agent_webhook_accept_grouped', text: INSERT_GROUPED }, values);
-      return true;
-    }
-    const now = this.clock.now();
-    const rows = await this.database.query({ name: 'agent_webhook_accept_grouped_once', text: INSERT_GROUPED_ONCE }, [
-      ...values,
+    return this.insert(
+      values,
       deliveryKey,
-      now,
-      new Date(now.getTime() - DELIVERY_MEMORY_MS),
-    ]);
-    return rows.length > 0;
+      { name: 'agent_webhook_accept_grouped', text: INSERT_GROUPED },
+      {
+        name: 'agent_webhook_accept_grouped_once',
+        text: INSERT_GROUPED_ONCE,
+      },
+    );
   }
 
   /**
