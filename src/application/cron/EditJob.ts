@@ -10,6 +10,7 @@ import { TOKENS } from '../ports/tokens.js';
 import type { RetryPolicy } from '../../domain/retries.js';
 import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 import { jobIdsOf } from './CreateJob.js';
+import { chainLinksOf, checkJobLinks, scheduleWithLinks, type ChainLinkInput } from './jobChainLinks.js';
 
 export interface EditJobInput {
   job: string;
@@ -44,6 +45,8 @@ export interface EditJobInput {
   timeout_seconds?: number | null;
   /** Its retries (attempts after the first, first wait, longest wait); null (or absent, on create) follows `cron.retry`. */
   retry?: Partial<RetryPolicy> | null;
+  /** Replaces the jobs whose runs' ends start this job; `[]` for none. */
+  after?: readonly ChainLinkInput[];
 }
 
 /**
@@ -64,7 +67,9 @@ export class EditJob {
 
   async execute(input: EditJobInput): Promise<Job> {
     const now = this.clock.now();
-    const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, ...rest } = input;
+    const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, after: afterInput, ...rest } = input;
+    const after = afterInput === undefined ? undefined : await chainLinksOf(this.repository, afterInput);
+    const others = after === undefined && schedule === undefined ? null : (await this.repository.load()).jobs;
     const changes: JobChanges = { ...rest };
     if (workdir !== undefined) changes.workdir = workdir === null ? null : await this.workdirs.check(workdir);
     if (contextFrom !== undefined) changes.context_from = await jobIdsOf(this.repository, contextFrom);
@@ -79,13 +84,13 @@ export class EditJob {
       const rezoned =
         zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
       const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
-      const edited = editJob(
-        target,
-        written === undefined ? changes : { ...changes, schedule: parseSchedule(written, now, zone, oneShotGraceMs) },
-        now,
-        configuredZone,
-      );
-      return { job: edited, result: edited };
+      const parse = (text: string) => parseSchedule(text, now, zone, oneShotGraceMs);
+      const links = after ?? target.after ?? [];
+      const newSchedule =
+        written === undefined ? undefined : schedule === undefined ? parse(written) : scheduleWithLinks(written, links, parse);
+      const edited = editJob(target, newSchedule === undefined ? changes : { ...changes, schedule: newSchedule }, now, configuredZone);
+      const linked = others === null ? edited : checkJobLinks(others, { ...edited, after: links });
+      return { job: linked, result: linked };
     });
   }
 }
