@@ -44,7 +44,9 @@ describe('chains of jobs, through the built gateway', () => {
     // A cycle is refused when made, in one sentence.
     const cycle = await agent(['cron', 'edit', 'a', '--after', 'c']);
     expect(cycle.code).toBe(1);
-    expect(cycle.stderr.trim()).toBe("Job 'a' cannot run after 'c': 'c' already runs after 'b', which runs after 'a' (c → b → a → c).");
+    expect(cycle.stderr.trim()).toBe(
+      "error: Job 'a' cannot run after 'c': 'c' already runs after 'b', which runs after 'a' (c → b → a → c).",
+    );
 
     const { gateway, output } = await startGatewayUntil(home, 'gateway started');
     children.push(gateway);
