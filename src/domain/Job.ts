@@ -1,8 +1,7 @@
 /**
  * A job: its record as stored, the states it can be in, and how it is created and edited. What
  * happens to a job over its runs is in jobLifecycle.ts, what a recurring job does with a slot it
- * found overdue in jobCatchUp.ts, and finding a job by id or name in jobLookup.ts.
- */
+ * found overdue in jobCatchUp.ts, finding a job by id or name in jobLookup.ts, chains jobChains.ts. */
 import { ERROR_CODES } from './errorCodes.js';
 import { InvalidJobError, InvalidScheduleError } from './errors.js';
 import { compactBudget, validateTimeout, type JobBudget } from './jobLimits.js';
@@ -11,6 +10,7 @@ import type { Overlap } from './jobCatchUp.js';
 import { validateRetryPolicy, type PendingRetry, type RetryAttempt, type RetryPolicy } from './retries.js';
 import type { LastStatus } from './RunOutcome.js';
 import { isRecurring, nextRunFollowsZone, nextRunTime, type Schedule } from './Schedule.js';
+import type { JobChainFields } from './jobChains.js';
 import { assertTimeZone, toIsoUtc, zoneSpelling } from './zonedTime.js';
 
 export { compactBudget, JOB_BUDGET_KEYS, validateTimeout, type JobBudget } from './jobLimits.js';
@@ -56,7 +56,7 @@ export type CatchUp = 'once' | 'skip';
 export const CATCH_UP_POLICIES: readonly CatchUp[] = ['once', 'skip'];
 
 /** A job record, field names as stored in jobs.json. */
-export interface Job {
+export interface Job extends JobChainFields {
   id: string;
   name: string;
   prompt: string;
@@ -234,7 +234,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
   const recurring = isRecurring(input.schedule);
   const timezone = validateJobTimeZone(input.timezone);
   const first = nextRunTime(input.schedule, now, timezone ?? configuredZone);
-  if (!first) {
+  if (!first && input.schedule.kind !== 'after') {
     throw new InvalidScheduleError(ERROR_CODES.SCHEDULE.NEVER, `The schedule "${input.schedule.display}" never fires; choose another.`);
   }
   if (!input.no_agent) requirePrompt(input.prompt);
@@ -249,7 +249,7 @@ export function createJob(input: NewJobInput, now: Date, configuredZone: string)
     repeat: { times: validateRepeat(input.repeat) ?? (recurring ? null : 1), completed: 0 },
     state: 'scheduled',
     enabled: true,
-    next_run_at: toIsoUtc(first),
+    next_run_at: first ? toIsoUtc(first) : null,
     last_run_at: null,
     last_status: null,
     last_error: null,

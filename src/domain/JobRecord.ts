@@ -9,6 +9,7 @@ import {
   type JobOrigin,
   type JobState,
 } from './Job.js';
+import { readChainFields } from './jobChains.js';
 import { isLastStatus } from './RunOutcome.js';
 import { OVERLAP_POLICIES, type Overlap } from './jobCatchUp.js';
 import { readPendingRetry, readRetryPolicy, type RetryAttempt } from './retries.js';
@@ -184,6 +185,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       context_from: strList(record.context_from) ?? [],
       continue: record.continue === true,
       claim: claim(record.claim),
+      ...readChainFields(record),
       // Unknown to records written before it: no time limit.
       timeout_seconds:
         typeof record.timeout_seconds === 'number' && Number.isSafeInteger(record.timeout_seconds) && record.timeout_seconds > 0
@@ -253,5 +255,6 @@ export function storedRecordOf(job: Job, previous: Record<string, unknown> | und
   // So is a budget the job no longer has, and a retry that no longer waits.
   if (!job.budget) delete record.budget;
   if (!job.retry_pending) delete record.retry_pending;
+  if (!job.after?.length) delete record.after;
   return record;
 }

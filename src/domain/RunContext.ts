@@ -81,6 +81,8 @@ export interface RunContextInput {
   folderInstructions?: { folder: string; content: string } | null;
   /** Answers carried forward, in order: the jobs named by `context_from`, then its own (`continue`). */
   carried?: readonly CarriedAnswer[];
+  /** The run of another job that started this one (a chain, domain/jobChains.ts), told of last; null or absent for none. */
+  followed?: ContextDocument | null;
 }
 
 /**
@@ -98,6 +100,7 @@ export function buildRunContext(input: RunContextInput): RunContext {
   const documents = [
     ...(input.folderInstructions ? [folderInstructionsDocument(input.folderInstructions.folder, input.folderInstructions.content)] : []),
     ...(input.carried ?? []).map(carriedAnswerDocument),
+    ...(input.followed ? [input.followed] : []),
   ];
   return { system: [...input.memories], skills, ...(documents.length > 0 ? { documents } : {}), task };
 }

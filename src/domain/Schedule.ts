@@ -7,7 +7,9 @@ import { formatWallClock, instantOfWallClock, toIsoUtc } from './zonedTime.js';
 export type Schedule =
   | { kind: 'interval'; expr: string; display: string; minutes: number }
   | { kind: 'cron'; expr: string; display: string }
-  | { kind: 'once'; expr: string; display: string; run_at: string };
+  | { kind: 'once'; expr: string; display: string; run_at: string }
+  /** A job that runs only after other jobs' runs (domain/jobChains.ts): it never fires by itself. */
+  | { kind: 'after'; expr: string; display: string };
 
 /** A one-shot this far in the past is refused at creation and not run when found overdue. */
 export const ONE_SHOT_GRACE_MS = 120_000;
@@ -336,6 +338,12 @@ export const SCHEDULE_KINDS: { readonly [K in Schedule['kind']]: ScheduleKind<Ex
       if (typeof record.run_at !== 'string' || Number.isNaN(Date.parse(record.run_at))) return UNREADABLE;
       return { kind: 'once', expr, display, run_at: record.run_at };
     },
+  },
+  after: {
+    recurs: true,
+    followsZone: false,
+    nextRun: () => null,
+    fromRecord: ({ expr, display }) => ({ kind: 'after', expr, display }),
   },
 };
 

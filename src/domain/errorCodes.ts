@@ -38,6 +38,12 @@ export const ERROR_CODES = {
     INVALID_RETRY: 'JOB.INVALID_RETRY',
     /** A run is asked to stop, and the job has none under way. */
     NOT_RUNNING: 'JOB.NOT_RUNNING',
+    /** An `--after` link names no job, or an unknown condition. */
+    INVALID_AFTER: 'JOB.INVALID_AFTER',
+    /** A job would run after itself, directly or through other jobs. */
+    CHAIN_CYCLE: 'JOB.CHAIN_CYCLE',
+    /** A chain would have more links than allowed. */
+    CHAIN_TOO_DEEP: 'JOB.CHAIN_TOO_DEEP',
   },
   SCHEDULE: {
     /** A schedule is none of the four forms, or a date, interval or cron field in it is wrong. */

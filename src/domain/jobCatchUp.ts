@@ -67,7 +67,14 @@ export const OVERLAP_POLICIES: readonly Overlap[] = ['skip', 'queue'];
  * returned, for its `skipped` record; with `queue` it stays due, and runs at once.
  */
 export function settleOverlap(job: Job, startedAt: Date, now: Date, timeZone: string): { job: Job; skipped: Date | null } {
-  if (!isRecurring(job.schedule) || job.state !== 'scheduled' || job.next_run_at === null || job.retry_pending) {
+  // A retry waiting, or a run started by a job it runs after (chains), is not a slot of its schedule.
+  if (
+    !isRecurring(job.schedule) ||
+    job.state !== 'scheduled' ||
+    job.next_run_at === null ||
+    job.retry_pending ||
+    job.chained_from?.pending
+  ) {
     return { job, skipped: null };
   }
   const slot = new Date(job.next_run_at);

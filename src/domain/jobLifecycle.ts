@@ -10,6 +10,7 @@ import { isRecurring, nextRunTime } from './Schedule.js';
 import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 import type { PendingRetry } from './retries.js';
+import { chainClaimed } from './jobChains.js';
 
 /** What "due" looks at of a job. */
 export type DueFields = Pick<Job, 'state' | 'enabled' | 'next_run_at'>;
@@ -54,6 +55,7 @@ export function claimJob(job: Job, claimant: string, now: Date, configuredZone: 
     ...job,
     state: 'running',
     claim: { by: claimant, at: toIsoUtc(now) },
+    ...chainClaimed(job, now),
     next_run_at: isRecurring(job.schedule) ? (next ? toIsoUtc(next) : null) : job.next_run_at,
     // A retry whose regular slot has come is dropped: the slot runs instead.
     ...(job.retry_pending ? { retry_pending: null } : {}),

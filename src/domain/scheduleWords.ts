@@ -32,6 +32,8 @@ export function describeSchedule(schedule: Schedule, timeZone: string): string {
       return `once, at ${formatWallClock(new Date(schedule.run_at), timeZone)}`;
     case 'cron':
       return describeCron(schedule.expr);
+    case 'after':
+      return 'only after the jobs it runs after, never by itself';
   }
 }
 

@@ -32,6 +32,8 @@ interface JobFlags {
   workdir?: string | null;
   contextFrom?: string[];
   continue?: boolean;
+  /** `job[:ok|failed|any]` links; `[]` for `--no-after`. */
+  after?: string[];
   /** null for `--no-max-…`: the limit of `agent.budget` again. */
   maxTurns?: number | null;
   maxTokens?: number | null;
@@ -123,6 +125,12 @@ export const JOB_FLAG_OPTIONS = {
     type: 'string',
     coerce: repeatableText('--context-from', { value: [] as string[], means: 'no other job' }),
     describe: 'Job (id or name) whose last ok answer each run is given, cut to 8 KB (repeatable; --no-context-from for none)',
+  },
+  after: {
+    type: 'string',
+    coerce: repeatableText('--after', { value: [] as string[], means: 'no other job' }),
+    describe:
+      'Run when a run of this job (id or name) ends: <job>[:ok|:failed|:any], ok by default; given its run id, status and answer (repeatable; --no-after for none; create without a schedule: only after it)',
   },
   continue: { type: 'boolean', describe: "Give each run this job's own last ok answer, cut to 8 KB (--no-continue: a fresh session only)" },
   'max-turns': {
@@ -218,6 +226,7 @@ export async function createInput(
     timeout_seconds: argv.timeout ?? null,
     retry: retryFlags(argv) ?? null,
     overlap: argv.overlap ?? null,
+    ...(argv.after?.length ? { after: argv.after } : {}),
   };
   if (flags.retry && flags.retry.times === undefined) {
     throw new CliUsageError('--retry-backoff and --retry-max say how a job retries; give --retry <n> too, the number of retries.');
@@ -226,6 +235,10 @@ export async function createInput(
     throw new CliUsageError(
       '--no-agent runs the pre-run script instead of the agent, and no script was given; add --script <file> or leave --no-agent out.',
     );
+  }
+  if (argv.after?.length && argv.schedule !== undefined && argv.prompt === undefined && !flags.no_agent) {
+    // `create --after <job> "<prompt>"`: a job that runs only after other jobs.
+    return { ...flags, schedule: '', prompt: argv.schedule };
   }
   if (argv.schedule !== undefined && (argv.prompt !== undefined || flags.no_agent)) {
     // A job without the agent needs no prompt: nobody reads it.
@@ -279,6 +292,7 @@ export function editInput(
   if (argv.catchUp !== undefined) input.catch_up = argv.catchUp;
   if (argv.agent !== undefined) input.no_agent = !argv.agent;
   Object.assign(input, perJobFlags(argv));
+  if (argv.after !== undefined) input.after = argv.after;
   const budget = budgetFlags(argv);
   if (budget !== undefined) input.budget = budget;
   if (argv.timeout !== undefined) input.timeout_seconds = argv.timeout;
@@ -287,7 +301,7 @@ export function editInput(
   if (argv.overlap !== undefined) input.overlap = argv.overlap;
   if (Object.keys(input).length === 1) {
     throw new CliUsageError(
-      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day, --timeout, --retry or --overlap (see "agent cron edit --help").',
+      'Nothing to change: give at least one of --schedule, --prompt, --name, --deliver, --skill, --clear-skills, --script, --clear-script, --repeat, --model, --provider, --tz, --catch-up, --agent/--no-agent, --toolset, --clear-toolsets, --workdir, --context-from, --after, --continue/--no-continue, --max-turns, --max-tokens, --max-cost, --max-cost-per-day, --timeout, --retry or --overlap (see "agent cron edit --help").',
     );
   }
   return input;

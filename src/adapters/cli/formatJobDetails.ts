@@ -1,6 +1,7 @@
 import type { JobRun } from '../../application/cron/jobRuns.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
 import type { CatchUp, Job } from '../../domain/Job.js';
+import { describeAfter, describeFollowers } from '../../domain/jobChains.js';
 import { catchUpOf } from '../../domain/jobCatchUp.js';
 import { isRecurring } from '../../domain/Schedule.js';
 import {
@@ -106,7 +107,16 @@ function retriesInWords(job: Job): string {
   return `up to ${policy.times} after a failure that may pass, the first after ${formatDuration(policy.backoff_seconds)}, each wait doubled, at most ${formatDuration(policy.max_seconds)}`;
 }
 
-export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'once', jobNames = {}, spent }: ShowJobOutput): string {
+export function jobDetails({
+  job,
+  timeZone,
+  nextRuns,
+  recentRuns,
+  catchUp = 'once',
+  jobNames = {},
+  spent,
+  followers = [],
+}: ShowJobOutput): string {
   const lines = [
     `Job ${job.id} '${job.name}'`,
     ...fieldLines([
@@ -127,6 +137,8 @@ export function jobDetails({ job, timeZone, nextRuns, recentRuns, catchUp = 'onc
       ['Toolsets', describeToolsets(job)],
       ['Working folder', describeWorkdir(job)],
       ['Context from', describeCarriedAnswers(job, jobNames)],
+      ['Runs after', describeAfter(job, jobNames)],
+      ['Followed by', describeFollowers(followers)],
       ['Model', modelInWords(job)],
       ['Repeat', describeRepeat(job.repeat)],
       // One-shots have the missed rule instead (cron.one_shot_grace_seconds).
@@ -207,9 +219,11 @@ export function runJson(run: JobRun) {
 }
 
 /** `agent cron show --json`: the stored record, plus the coming and the last runs. */
-export function jobDetailsJson({ job, nextRuns, recentRuns, spent }: ShowJobOutput) {
+export function jobDetailsJson({ job, nextRuns, recentRuns, spent, followers = [] }: ShowJobOutput) {
   return {
     ...recordOfJob(job),
+    after: job.after ?? [],
+    followed_by: followers.map(({ id, name, on }) => ({ job: id, name, on })),
     next_runs: nextRuns.map(toIsoUtc),
     recent_runs: recentRuns.map(runJson),
     ...(spent ? { spent: { last_24h: spent.day, last_30_days: spent.month } } : {}),

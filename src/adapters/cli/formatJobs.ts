@@ -120,7 +120,9 @@ export function tickLines(report: TickReport): string[] {
 /** `Created job …`, the next run in the job's zone (its own, else `configuredZone`). */
 export function createdLine(job: Job, configuredZone: string): string {
   const timeZone = jobTimeZone(job, configuredZone);
-  return `Created job ${job.id} '${job.name}': ${job.schedule.display}, next run ${when(job.next_run_at, timeZone)} (${timeZone}), delivers to ${job.deliver}.`;
+  // A job that runs only after other jobs has no next run of its own to name.
+  const next = job.schedule.kind === 'after' ? '' : `, next run ${when(job.next_run_at, timeZone)} (${timeZone})`;
+  return `Created job ${job.id} '${job.name}': ${job.schedule.display}${next}, delivers to ${job.deliver}.`;
 }
 
 /** One job in a line, the next run in the job's zone (its own, else `configuredZone`). */

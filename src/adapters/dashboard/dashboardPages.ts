@@ -147,6 +147,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
       runs,
       timeZone: shown.timeZone,
       jobNames: shown.jobNames,
+      followers: shown.followers ?? [],
       ...(shown.spent ? { spent: shown.spent } : {}),
     };
   };

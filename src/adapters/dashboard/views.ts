@@ -1,6 +1,7 @@
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { JOB_STATES, type Job } from '../../domain/Job.js';
+import { describeAfter, describeFollowers, type ChainFollower } from '../../domain/jobChains.js';
 import { describeCarriedAnswers, describeRepeat, describeTargets, describeToolsets, describeWorkdir } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { budgetInWords, costInWords, tokensInWords, type RunTotals } from '../../domain/runs/runTotals.js';
@@ -210,6 +211,7 @@ type JobView = {
   runs: RunRecord[];
   timeZone?: string;
   jobNames?: Readonly<Record<string, string>>;
+  followers?: ChainFollower[];
   spent?: { day: RunTotals; month: RunTotals };
 };
 
@@ -270,6 +272,8 @@ export function jobLive(pageContext: PageContext, view: JobView): Html {
     ['Toolsets', describeToolsets(job)],
     ['Working folder', describeWorkdir(job)],
     ['Context from', describeCarriedAnswers(job, view.jobNames)],
+    ['Runs after', describeAfter(job, view.jobNames)],
+    ['Followed by', describeFollowers(view.followers ?? [])],
     ...(isRecurring(job.schedule) ? ([['Catch-up', job.catch_up ?? 'as cron.catch_up']] as Array<[string, string]>) : []),
     [
       'Model',

@@ -175,7 +175,10 @@ function catchUp(input: ToolArguments): CatchUp | null | undefined {
 function createInput(input: ToolArguments): CreateJobInput {
   const noAgent = input.boolean('no_agent') ?? false;
   return {
-    schedule: input.requiredString('schedule', `when the job runs, e.g. ${scheduleHint()}`),
+    // A job that runs after others needs no schedule of its own.
+    schedule: input.stringList('after')?.length
+      ? (input.string('schedule') ?? '')
+      : input.requiredString('schedule', `when the job runs, e.g. ${scheduleHint()}`),
     // A job without the agent needs no prompt: nobody reads it.
     prompt: noAgent ? (input.string('prompt') ?? '') : input.requiredString('prompt', 'the self-contained task the agent does on each run'),
     name: input.string('name') ?? null,

@@ -6,7 +6,7 @@ import type { EditJobInput } from '../../application/cron/EditJob.js';
 import type { Job } from '../../domain/Job.js';
 import type { ToolArguments } from './ToolArguments.js';
 
-export const PER_JOB_ARGUMENTS = ['toolsets', 'workdir', 'context_from', 'continue'] as const;
+export const PER_JOB_ARGUMENTS = ['toolsets', 'workdir', 'context_from', 'continue', 'after'] as const;
 
 /** An empty string clears a per-job setting just as null does. */
 function clearable(value: string | null | undefined): string | null | undefined {
@@ -21,8 +21,8 @@ function toolsets(input: ToolArguments): string[] | null | undefined {
 }
 
 /** The per-job toolsets, working folder and answers carried forward, as create and update take them. */
-export function perJobInput(input: ToolArguments): Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> {
-  const given: Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue'> = {};
+export function perJobInput(input: ToolArguments): Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue' | 'after'> {
+  const given: Pick<EditJobInput, 'toolsets' | 'workdir' | 'context_from' | 'continue' | 'after'> = {};
   const sets = toolsets(input);
   if (sets !== undefined) given.toolsets = sets;
   const workdir = clearable(input.nullableString('workdir'));
@@ -31,6 +31,8 @@ export function perJobInput(input: ToolArguments): Pick<EditJobInput, 'toolsets'
   if (contextFrom !== undefined) given.context_from = contextFrom;
   const carryOn = input.boolean('continue');
   if (carryOn !== undefined) given.continue = carryOn;
+  const after = input.stringList('after');
+  if (after !== undefined) given.after = after;
   return given;
 }
 
@@ -41,6 +43,7 @@ export function perJobView(job: Job): Record<string, unknown> {
     workdir: job.workdir ?? null,
     context_from: job.context_from ?? [],
     continue: job.continue ?? false,
+    after: (job.after ?? []).map((link) => `${link.job}:${link.on}`),
   };
 }
 
@@ -66,5 +69,11 @@ export const PER_JOB_PROPERTIES = {
   continue: {
     type: 'boolean',
     description: "true: each run is also given this job's own last ok answer (cut to 8 KB); runs are fresh sessions otherwise.",
+  },
+  after: {
+    type: 'array',
+    items: { type: 'string' },
+    description:
+      'Jobs whose runs start this one when they end: "<job id or name>[:ok|:failed|:any]" (ok by default); each run is given that run\'s id, status and answer. With after, create needs no schedule: the job then runs only after them. On update it replaces the list; [] removes all.',
   },
 };

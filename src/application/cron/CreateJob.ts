@@ -10,6 +10,7 @@ import {
   type JobOrigin,
 } from '../../domain/Job.js';
 import { findJob } from '../../domain/jobLookup.js';
+import { chainLinksOf, checkJobLinks, scheduleWithLinks, type ChainLinkInput } from './jobChainLinks.js';
 import { parseSchedule } from '../../domain/Schedule.js';
 import type { Clock } from '../ports/Clock.js';
 import type { IdGenerator } from '../ports/IdGenerator.js';
@@ -22,6 +23,7 @@ import type { Overlap } from '../../domain/jobCatchUp.js';
 import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 
 export interface CreateJobInput {
+  /** Empty (or `after`) with `after` links: the job runs only after other jobs. */
   schedule: string;
   prompt: string;
   /** The job's own IANA time zone; null or absent for the configured one. */
@@ -54,6 +56,8 @@ export interface CreateJobInput {
   retry?: Partial<RetryPolicy> | null;
   /** What a slot that comes while the run before still runs does; null (or absent) for `skip`. */
   overlap?: Overlap | null;
+  /** Jobs whose runs' ends start this job (`job[:ok|failed|any]`, or `{job, on}`); absent or empty for none. */
+  after?: readonly ChainLinkInput[];
 }
 
 /**
@@ -75,17 +79,21 @@ export class CreateJob {
   async execute(input: CreateJobInput): Promise<Job> {
     const now = this.clock.now();
     const timezone = validateJobTimeZone(input.timezone);
-    const schedule = parseSchedule(input.schedule, now, timezone ?? this.settings.timeZone, this.settings.oneShotGraceMs);
+    const after = await chainLinksOf(this.repository, input.after ?? []);
+    const schedule = scheduleWithLinks(input.schedule, after, (text) =>
+      parseSchedule(text, now, timezone ?? this.settings.timeZone, this.settings.oneShotGraceMs),
+    );
     if (input.deliver) parseDeliveryTargets(input.deliver);
     checkJobMcpGrants(input.toolsets, this.settings.mcpServers ?? []);
     const script = input.script ? await this.scripts.check(input.script) : null;
     const workdir = input.workdir ? await this.workdirs.check(input.workdir) : null;
     const contextFrom = await jobIdsOf(this.repository, input.context_from);
-    const job = createJob(
+    const created = createJob(
       { ...input, id: this.ids.jobId(), schedule, timezone, script, skills: input.skills ?? [], workdir, context_from: contextFrom },
       now,
       this.settings.timeZone,
     );
+    const job = after.length > 0 ? checkJobLinks((await this.repository.load()).jobs, { ...created, after }) : created;
     const nameWasChosen = Boolean(input.name?.trim());
     return this.repository.create(job, nameWasChosen);
   }

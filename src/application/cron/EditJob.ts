@@ -11,6 +11,7 @@ import type { RetryPolicy } from '../../domain/retries.js';
 import type { Overlap } from '../../domain/jobCatchUp.js';
 import type { WorkingDirectories } from '../ports/WorkingDirectories.js';
 import { jobIdsOf } from './CreateJob.js';
+import { chainLinksOf, checkJobLinks, scheduleWithLinks, type ChainLinkInput } from './jobChainLinks.js';
 
 export interface EditJobInput {
   job: string;
@@ -47,6 +48,8 @@ export interface EditJobInput {
   retry?: Partial<RetryPolicy> | null;
   /** What a slot that comes while the run before still runs does; null (or absent) for `skip`. */
   overlap?: Overlap | null;
+  /** Replaces the jobs whose runs' ends start this job; `[]` for none. */
+  after?: readonly ChainLinkInput[];
 }
 
 /**
@@ -67,7 +70,9 @@ export class EditJob {
 
   async execute(input: EditJobInput): Promise<Job> {
     const now = this.clock.now();
-    const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, ...rest } = input;
+    const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, after: afterInput, ...rest } = input;
+    const after = afterInput === undefined ? undefined : await chainLinksOf(this.repository, afterInput);
+    const others = after === undefined && schedule === undefined ? null : (await this.repository.load()).jobs;
     const changes: JobChanges = { ...rest };
     if (workdir !== undefined) changes.workdir = workdir === null ? null : await this.workdirs.check(workdir);
     if (contextFrom !== undefined) changes.context_from = await jobIdsOf(this.repository, contextFrom);
@@ -82,13 +87,13 @@ export class EditJob {
       const rezoned =
         zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
       const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
-      const edited = editJob(
-        target,
-        written === undefined ? changes : { ...changes, schedule: parseSchedule(written, now, zone, oneShotGraceMs) },
-        now,
-        configuredZone,
-      );
-      return { job: edited, result: edited };
+      const parse = (text: string) => parseSchedule(text, now, zone, oneShotGraceMs);
+      const links = after ?? target.after ?? [];
+      const newSchedule =
+        written === undefined ? undefined : schedule === undefined ? parse(written) : scheduleWithLinks(written, links, parse);
+      const edited = editJob(target, newSchedule === undefined ? changes : { ...changes, schedule: newSchedule }, now, configuredZone);
+      const linked = others === null ? edited : checkJobLinks(others, { ...edited, after: links });
+      return { job: linked, result: linked };
     });
   }
 }

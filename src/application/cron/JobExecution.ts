@@ -155,6 +155,8 @@ export class JobExecution {
       ...finishedRecordOf(running, report, now),
       ...(retry ? { attempt: retry.attempt - 1 } : {}),
     }));
+    // The jobs that run after this one start now, once its run is recorded (docs/cron.md, Chains).
+    if (!retry) await this.marks.startFollowers(job, running.id, report.outcome.status);
     return { report: { ...report, runId: running.id }, job: stored, pending: null };
   }
 

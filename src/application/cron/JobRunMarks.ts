@@ -12,7 +12,8 @@ import { jobTimeZone } from '../../domain/Job.js';
 import { planRetry, type PendingRetry, type RandomDraw } from '../../domain/retries.js';
 import { isRecurring } from '../../domain/Schedule.js';
 import { pausedAfterFailuresReason } from '../../domain/response.js';
-import type { RunOutcome } from '../../domain/RunOutcome.js';
+import type { LastStatus, RunOutcome } from '../../domain/RunOutcome.js';
+import { followerStarted, followersOf } from '../../domain/jobChains.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -108,6 +109,22 @@ export class JobRunMarks {
     const policy = current.retry ?? this.settings.retry ?? null;
     const regularNext = isRecurring(current.schedule) ? current.next_run_at : null;
     return planRetry(policy, current.claim?.retry ?? null, runId, this.clock.now(), regularNext, this.random());
+  }
+
+  /**
+   * The jobs that run after `job` when its run `runId` ended with `status` (docs/cron.md, Chains):
+   * each matching follower is due now, with the run recorded on it, once per run (a follower
+   * that has this run recorded already is left as it is, whoever got there first).
+   */
+  async startFollowers(job: Job, runId: string, status: LastStatus): Promise<void> {
+    const followers = followersOf((await this.repository.load()).jobs, job.id);
+    const ended = { job: job.id, run_id: runId, status, at: this.clock.now() };
+    for (const { job: follower } of followers) {
+      await this.repository.updateById(follower.id, (current) => {
+        const started = followerStarted(current, ended);
+        return { job: started ?? current, result: null };
+      });
+    }
   }
 
   /** The job `id` as stored now; null when it was removed. */

@@ -20,6 +20,7 @@ import type { ScriptExecutor } from '../ports/ScriptExecutor.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
+import { chainTriggerOfRun } from '../../domain/jobChains.js';
 import {
   interruptedError,
   isConfigBlock,
@@ -85,6 +86,7 @@ export class JobRunSteps {
         workdir: job.workdir ?? null,
         contextFrom: job.context_from ?? [],
         continueOf: job.continue ? job.id : null,
+        chainedFrom: chainTriggerOfRun(job),
       });
       const result = await this.agent.run({
         context,

@@ -83,6 +83,7 @@ export class PendingJobDeliveries {
       true,
     );
     await this.recorder.saveFinal((now) => deliveredRecordOf(record, finished.outcome, finished.deliveries, now));
+    await this.marks.startFollowers(job, record.id, finished.outcome.status);
     return { report: { ...finished, runId: record.id }, job: stored };
   }
 

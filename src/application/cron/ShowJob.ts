@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { jobTimeZone, type CatchUp, type Job } from '../../domain/Job.js';
+import { followersOf, type ChainFollower } from '../../domain/jobChains.js';
 import { findJob } from '../../domain/jobLookup.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import type { RunTotals } from '../../domain/runs/runTotals.js';
@@ -30,6 +31,8 @@ export interface ShowJobOutput {
   catchUp?: CatchUp;
   /** The names of the jobs its `context_from` names, by id (a job removed since is not among them). */
   jobNames?: Readonly<Record<string, string>>;
+  /** The jobs that run after this one (docs/cron.md, Chains). */
+  followers?: ChainFollower[];
   /** What the job's runs spent in the last 24 hours and the last 30 days (docs/runs.md); absent when the ledger could not say. */
   spent?: { day: RunTotals; month: RunTotals };
 }
@@ -58,8 +61,11 @@ export class ShowJob {
       recentRuns: await recentRuns(this.outputs, this.ledger, job, configuredTimeZone, SHOWN_RECENT_RUNS),
       catchUp: this.settings.catchUp ?? 'once',
       jobNames: Object.fromEntries(
-        jobs.filter((other) => (job.context_from ?? []).includes(other.id)).map((other) => [other.id, other.name]),
+        jobs
+          .filter((other) => (job.context_from ?? []).includes(other.id) || (job.after ?? []).some((link) => link.job === other.id))
+          .map((other) => [other.id, other.name]),
       ),
+      followers: followersOf(jobs, job.id).map(({ job: follower, on }) => ({ id: follower.id, name: follower.name, on })),
       ...(await this.spentBy(job)),
     };
   }

@@ -7,6 +7,7 @@ import { inject, injectable } from 'inversify';
 import { buildChatContext, buildRunContext, type CarriedAnswer, type ContextDocument, type RunContext } from '../../domain/RunContext.js';
 import { buildWebhookRunContext } from '../../domain/webhook/webhookRun.js';
 import { errorText } from '../../domain/errors.js';
+import { followedRunDocument, type ChainTrigger, type FollowedRun } from '../../domain/jobChains.js';
 import type { MemoryStore, SkillLibrary } from '../ports/ContextFiles.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -46,6 +47,8 @@ export interface CronRunExtras {
   contextFrom?: readonly string[];
   /** The job's own id, when its own last answer is carried forward (`continue`). */
   continueOf?: string | null;
+  /** The followed job's run that started this run (a chain); null or absent for none. */
+  chainedFrom?: ChainTrigger | null;
 }
 
 /** How many of a job's newest runs are looked at first for its last `ok` answer, before all it keeps. */
@@ -85,7 +88,26 @@ export class RunContexts {
       scriptBlock,
       folderInstructions: extras.workdir && instructions !== null ? { folder: extras.workdir, content: instructions } : null,
       carried: await Promise.all(carriedFrom.map(({ id, own }) => this.lastAnswerOf(id, own))),
+      followed: extras.chainedFrom ? followedRunDocument(await this.followedRun(extras.chainedFrom)) : null,
     });
+  }
+
+  /** The followed job's run that started a run, as the ledger keeps it (docs/cron.md, Chains). */
+  private async followedRun(trigger: ChainTrigger): Promise<FollowedRun> {
+    const job = await this.jobs.findById(trigger.job).catch(() => null);
+    try {
+      const run = await this.ledger.get(trigger.run_id);
+      return { trigger, jobName: job?.name ?? run?.name ?? null, run: run ? { answer: run.answer, error: run.error } : null };
+    } catch (error) {
+      this.log.warn(
+        `the run ${trigger.run_id} this run follows could not be read from the run ledger; the run goes on without its answer`,
+        {
+          job: trigger.job,
+          error: errorText(error),
+        },
+      );
+      return { trigger, jobName: job?.name ?? null, run: null };
+    }
   }
 
   /** The newest `ok` run with an answer of job `jobId` in the ledger; a job whose runs are all gone has none. */
