@@ -14,13 +14,15 @@ import { RecordingRepoCommenter } from '../support/fakes/RecordingRepoCommenter.
 import { webhookRunPipeline } from '../support/runPipeline.js';
 import { WEBHOOK_WORKER_SETTINGS } from '../support/webhookWorkerSettings.js';
 
-function pipeline() {
+function pipeline(routeExtra: Record<string, unknown> = { timeoutSeconds: 600 }) {
   const agent = new FakeAgentRunner();
   const timer = new ManualTimer();
   const channel = new RecordingDeliveryChannel(['telegram']);
   const ledger = new InMemoryRunLedger(undefined, () => new Date('2026-06-01T08:00:05Z'));
   const { execution } = webhookRunPipeline({
-    routes: new FakeWebhookRoutes([aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}', timeoutSeconds: 600 })]),
+    routes: new FakeWebhookRoutes([
+      aRoute('alerts', { deliver: 'telegram', prompt: 'Alert: {labels.alertname}', deliverExtra: { chat_id: '42' }, ...routeExtra }),
+    ]),
     agent,
     memory: new FakeMemoryStore(),
     skills: new FakeSkillLibrary({}),
@@ -83,6 +85,51 @@ describe("a route's timeout in config.yaml", () => {
     expect(problems).toEqual([
       'config.yaml: platforms.webhook.extra.routes.bare.timeout must be a length of time such as 90s, 10m or 1h30m (got 10: it is not a text such as 10m).',
       'config.yaml: platforms.webhook.extra.routes.unitless.timeout must be a length of time such as 90s, 10m or 1h30m (got "10": it has no unit (s for seconds, m for minutes, h for hours, d for days)).',
+    ]);
+  });
+});
+
+describe("a webhook route's retry", () => {
+  const overloaded = () => new AgentRunError('failed', 'Every provider failed: 503 Service Unavailable.', { transient: true });
+
+  it('runs a run whose model answered 503 twice three times: each attempt in the ledger, linked to the first, one delivery', async () => {
+    const p = pipeline({ retry: { times: 3, backoff_seconds: 30, max_seconds: 3600 } });
+    p.agent.reply(overloaded(), overloaded(), 'Disk is full.');
+
+    const ran = p.execution.run(anEvent(1, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } }));
+    for (let i = 0; i < 2; i += 1) {
+      await settle();
+      p.timer.advance(70_000);
+    }
+    await ran;
+
+    expect(p.agent.requests).toHaveLength(3);
+    expect(await p.ledger.get('event-1~1')).toMatchObject({ status: 'error', attempt: 1 });
+    expect(await p.ledger.get('event-1~2')).toMatchObject({ status: 'error', attempt: 2, retry_of: 'event-1~1' });
+    expect(await p.ledger.get('event-1')).toMatchObject({ status: 'ok', attempt: 3, retry_of: 'event-1~1' });
+    expect(p.channel.sent).toHaveLength(1);
+  });
+
+  it('never retries a failure that will not pass by itself', async () => {
+    const p = pipeline({ retry: { times: 3, backoff_seconds: 30, max_seconds: 3600 } });
+    p.agent.reply(new AgentRunError('failed', 'The provider refused the key: 401.'));
+
+    const report = await p.execution.run(anEvent(1, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } }));
+
+    expect(report).toMatchObject({ status: 'run_failed' });
+    expect(p.agent.requests).toHaveLength(1);
+  });
+
+  it('is read from config.yaml, and a wrong one named in one sentence', () => {
+    const { routes, problems } = readConfiguredRoutes(
+      { secret: 's3cret', routes: { ok: { retry: { times: 2, backoff: '10s' } }, bad: { retry: { times: 'many' } } } },
+      true,
+      'config.yaml',
+    );
+
+    expect(routes.find((route) => route.name === 'ok')?.retry).toEqual({ times: 2, backoff_seconds: 10, max_seconds: 3600 });
+    expect(problems).toEqual([
+      'config.yaml: platforms.webhook.extra.routes.bad.retry.times must be a whole number from 0 to 20 (got "many").',
     ]);
   });
 });

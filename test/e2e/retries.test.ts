@@ -4,7 +4,9 @@ import { FakeLlmServer, replies } from '../support/fakeLlmServer.js';
 import { eventually } from '../support/processLiveness.js';
 import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
-import { localModelLines } from './configLines.js';
+import { localModelLines, webhookListenerLines } from './configLines.js';
+import { freePort } from '../support/freePort.js';
+import { postPullRequestEvent } from './signedDelivery.js';
 
 interface LedgerRun {
   id: string;
@@ -84,5 +86,65 @@ describe('retries with back-off, through the built gateway', () => {
     expect(noCount.stderr).toContain('give --retry <n> too');
     expect(tooMany.code).toBe(1);
     expect(tooMany.stderr).toContain('The retry count 21 is not valid; give a whole number from 0 to 20.');
+  });
+});
+
+describe("a webhook route's retry, through the built gateway", () => {
+  let home: string;
+  let llm: FakeLlmServer;
+  const children: ChildProcess[] = [];
+
+  beforeAll(requireBuiltAgent);
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await llm.close();
+    await removeAgentHome(home);
+  });
+
+  it('runs an event whose model answered 503 twice three times: three ledger records linked to the first, one answer', async () => {
+    home = await makeAgentHome();
+    llm = await FakeLlmServer.start();
+    const port = await freePort();
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        ...localModelLines(llm),
+        ...webhookListenerLines(port, 'a-secret'),
+        '        github:',
+        '          events: [pull_request]',
+        '          prompt: "Review PR {number}"',
+        '          retry: {times: 3, backoff: 1s}',
+        '',
+      ].join('\n'),
+    );
+    llm.reply(replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.text('Looks ', 'good.'));
+    const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
+    children.push(gateway);
+
+    const posted = await postPullRequestEvent(port, 'a-secret', 'delivery-1', { action: 'opened', number: 7 });
+    expect(posted.status).toBe(202);
+    const show = async (id: string) =>
+      JSON.parse((await runAgent(['runs', 'show', id, '--json'], { home })).stdout) as Record<string, unknown>;
+    const finalRun = async () => {
+      const runs = JSON.parse((await runAgent(['webhook', 'runs', '--json'], { home })).stdout) as Array<{ id: string }>;
+      return runs[0] ? show(runs[0].id) : null;
+    };
+    let last: Record<string, unknown> | null;
+    for (const deadline = Date.now() + 30_000; (last = await finalRun())?.status !== 'ok';) {
+      if (Date.now() > deadline) throw new Error(output());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+
+    expect(llm.requests).toHaveLength(3);
+    expect(output()).toMatch(/webhook run on route 'github' failed \(.*503.*\); attempt 2 in 1s/);
+    const id = String(last!.id);
+    expect(last).toMatchObject({ attempt: 3, retry_of: `${id}~1` });
+    expect(await show(`${id}~1`)).toMatchObject({ status: 'error', attempt: 1 });
+    expect(await show(`${id}~2`)).toMatchObject({ status: 'error', attempt: 2, retry_of: `${id}~1` });
+    gateway.kill('SIGTERM');
+    await once(gateway, 'exit');
   });
 });

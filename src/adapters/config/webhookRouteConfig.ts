@@ -1,4 +1,5 @@
 import { durationSeconds } from '../../domain/durations.js';
+import { MAX_RETRY_TIMES, validateRetryPolicy, type RetryPolicy } from '../../domain/retries.js';
 import { toolsetProblem } from '../../domain/toolsets.js';
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import { isMediaRange } from '../../domain/webhook/webhookRequest.js';
@@ -36,6 +37,7 @@ const ROUTE_KEYS = [
   'content_types',
   'budget',
   'timeout',
+  'retry',
   'coalesce',
 ];
 
@@ -153,6 +155,7 @@ function readRoute(
   const contentTypes = readContentTypes(settings.content_types, problem);
   const budget = readRouteBudget(settings.budget, problem);
   const timeoutSeconds = readRouteTimeout(settings.timeout, problem);
+  const retry = readRouteRetry(settings.retry, problem);
   const coalesce = readCoalesce(settings.coalesce, problem);
   if (secrets === null) return null;
   return {
@@ -171,8 +174,38 @@ function readRoute(
     ...(contentTypes.length > 0 ? { contentTypes } : {}),
     ...(budget ? { budget } : {}),
     ...(timeoutSeconds !== null ? { timeoutSeconds } : {}),
+    ...(retry ? { retry } : {}),
     ...(coalesce ? { coalesce } : {}),
   };
+}
+
+/**
+ * A route's `retry`: `{times, backoff, max}` as `cron.retry` (docs/runs.md, Retries); null when
+ * none is set or it says 0 retries.
+ */
+function readRouteRetry(value: unknown, problem: (key: string | null, text: string) => void): RetryPolicy | null {
+  if (value === undefined || value === null) return null;
+  if (!isJsonObject(value)) {
+    problem('retry', `must be a mapping such as {times: 3, backoff: 30s, max: 1h} (got ${describeValue(value)})`);
+    return null;
+  }
+  const { times, backoff, max, ...rest } = value;
+  for (const key of Object.keys(rest)) problem(`retry.${key}`, 'is not a retry setting; use times, backoff and max');
+  if (typeof times !== 'number' || !Number.isSafeInteger(times) || times < 0 || times > MAX_RETRY_TIMES) {
+    problem('retry.times', `must be a whole number from 0 to ${MAX_RETRY_TIMES} (got ${describeValue(times)})`);
+    return null;
+  }
+  const seconds = (key: string, given: unknown): number | undefined | null => {
+    if (given === undefined) return undefined;
+    const length = typeof given === 'string' ? durationSeconds(given) : 'it is not a text such as 30s';
+    if (typeof length === 'number') return length;
+    problem(`retry.${key}`, `must be a length of time such as 30s, 10m or 1h (got ${describeValue(given)}: ${length})`);
+    return null;
+  };
+  const backoffSeconds = seconds('backoff', backoff);
+  const maxSeconds = seconds('max', max);
+  if (backoffSeconds === null || maxSeconds === null || Object.keys(rest).length > 0 || times === 0) return null;
+  return validateRetryPolicy({ times, backoff_seconds: backoffSeconds, max_seconds: maxSeconds });
 }
 
 /** A route's `timeout`: a length of time such as `10m` (durations.ts); null when none is set. */

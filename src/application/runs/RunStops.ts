@@ -62,6 +62,14 @@ export class RunStops {
     return true;
   }
 
+  /**
+   * The wait between two attempts of a run (docs/runs.md, Retries): `ms` on the timer, over as
+   * soon as `signal` aborts (the run stopped meanwhile); at once without a timer.
+   */
+  async pause(ms: number, signal?: AbortSignal): Promise<void> {
+    await this.timer?.wait(ms, signal);
+  }
+
   /** The keys of the runs under way here that start with `prefix`, without it. */
   underWay(prefix: string): string[] {
     return [...this.runs.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));

@@ -18,6 +18,9 @@ import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
 import { RunStops, webhookRunKey } from '../runs/RunStops.js';
 import { runStopOf } from '../../domain/runs/runStops.js';
+import { retryWaitMs } from '../../domain/retries.js';
+import { formatDuration } from '../../domain/durations.js';
+import { attemptRunId, failedAttemptRunOf } from '../../domain/webhook/webhookLedgerRun.js';
 import { isConfigBlock, runFailureMessage, WORKER_STOPPED } from '../runs/runErrors.js';
 import type { WebhookRunReport } from './webhookRunReport.js';
 import { WebhookRunRecorder } from './WebhookRunRecorder.js';
@@ -57,7 +60,7 @@ export class WebhookAgentStep {
     let spent: Partial<WebhookRunRecord>;
     const guard = this.stops.guard(webhookRunKey(event.id), route.timeoutSeconds, signal);
     try {
-      const result = await this.run(route, prompt, guard.signal);
+      const result = await this.runAttempts(route, event, prompt, note, about, guard.signal);
       ({ text: answer, answeredBy } = result);
       spent = spentFields(result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null);
       await this.keepTranscript(event, result.transcript);
@@ -97,6 +100,41 @@ export class WebhookAgentStep {
     if (!transcript) return;
     const run = { id: event.id, kind: 'webhook', subject: event.route, started_at: this.recorder.ledger.now().toISOString() } as const;
     await this.recorder.ledger.saveTranscript(run, transcript);
+  }
+
+  /**
+   * The agent's run, and as many more as the route's `retry` allows while it fails for a reason
+   * that may pass (docs/runs.md, Retries): each failed attempt gets a ledger record of its own, and
+   * the event waits in its run slot, still claimed, so that a restart meanwhile runs it again.
+   */
+  private async runAttempts(
+    route: WebhookRoute,
+    event: WebhookEvent,
+    prompt: string,
+    note: NoteRun,
+    about: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<AgentRunResult> {
+    for (let attempt = 1; ; attempt += 1) {
+      const startedAt = this.recorder.ledger.now();
+      try {
+        return await this.run(route, prompt, signal);
+      } catch (error) {
+        const policy = route.retry;
+        const retryable = error instanceof AgentRunError && error.transient && !signal.aborted;
+        if (!retryable || !policy || attempt > policy.times) throw error;
+        const message = runFailureMessage(error);
+        const waitMs = retryWaitMs(policy, attempt, Math.random());
+        await this.recorder.ledger.save(failedAttemptRunOf(event, attempt, prompt, message, startedAt, this.recorder.ledger.now()), about);
+        this.log.warn(
+          `webhook run on route '${route.name}' failed (${message}); attempt ${attempt + 1} in ${formatDuration(waitMs / 1000)}`,
+          about,
+        );
+        await note({ prompt, attempt: attempt + 1, retryOf: attemptRunId(event.id, 1) });
+        await this.stops.pause(waitMs, signal);
+        if (signal.aborted) throw error;
+      }
+    }
   }
 
   private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<AgentRunResult> {

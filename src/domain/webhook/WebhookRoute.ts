@@ -1,3 +1,4 @@
+import type { RetryPolicy } from '../retries.js';
 import type { RunBudget } from '../runs/usage.js';
 import { KNOWN_PLATFORMS } from '../DeliveryTarget.js';
 import type { RouteCoalesce } from './coalesce.js';
@@ -74,6 +75,8 @@ export interface WebhookRoute {
   contentTypes?: readonly string[];
   /** `budget`: the limits of each of its runs and of its runs' cost per day (docs/runs.md, Budgets); absent: `agent.budget`. */
   budget?: RunBudget & { max_cost_per_day?: number | null };
+  /** `retry`: how a run that failed for a reason that may pass runs again (docs/runs.md, Retries); absent: never. */
+  retry?: RetryPolicy;
   /** `timeout`: the longest one of its runs may take, in seconds (docs/runs.md, Time limits and cancel); absent: no limit. */
   timeoutSeconds?: number;
   /** `coalesce`: events of one rendered key within the window make one run (coalesce.ts); absent: every event runs. */

@@ -13,6 +13,44 @@ const LEDGER_STATUS: Readonly<Record<WebhookRunRecord['outcome'], RunStatus>> = 
   abandoned: 'error',
 };
 
+/** The ledger id of attempt `attempt` of a webhook run its route retried (the last attempt keeps the event's id). */
+export function attemptRunId(eventId: string, attempt: number): string {
+  return `${eventId}~${attempt}`;
+}
+
+/**
+ * The run ledger's record of an attempt of a webhook run that failed and was retried
+ * (docs/runs.md, Retries): a record of its own, `error`, linked to the first attempt.
+ */
+export function failedAttemptRunOf(
+  event: { id: string; route: string; event: string; deliveryId: string },
+  attempt: number,
+  prompt: string,
+  error: string,
+  startedAt: Date,
+  now: Date,
+): RunRecord {
+  return {
+    id: attemptRunId(event.id, attempt),
+    kind: 'webhook',
+    subject: event.route,
+    name: event.route,
+    slot: null,
+    event: event.event,
+    delivery_id: event.deliveryId,
+    started_at: startedAt.toISOString(),
+    finished_at: now.toISOString(),
+    status: 'error',
+    model: null,
+    prompt,
+    answer: null,
+    error,
+    deliveries: [],
+    attempt,
+    ...(attempt > 1 ? { retry_of: attemptRunId(event.id, 1) } : {}),
+  };
+}
+
 /** The run ledger's record of a webhook run, from its run record. */
 export function ledgerRunOf(record: WebhookRunRecord, model: string | null, messageIds: string[], now: Date): RunRecord {
   const status = LEDGER_STATUS[record.outcome];
@@ -44,6 +82,8 @@ export function ledgerRunOf(record: WebhookRunRecord, model: string | null, mess
             },
           ]
         : [],
+    ...(record.attempt !== undefined ? { attempt: record.attempt } : {}),
+    ...(record.retryOf !== undefined ? { retry_of: record.retryOf } : {}),
     ...(record.usage !== undefined || record.costUsd !== undefined
       ? { usage: record.usage ?? null, cost_usd: record.costUsd ?? null }
       : {}),

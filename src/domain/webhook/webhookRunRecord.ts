@@ -48,6 +48,10 @@ export interface WebhookRunRecord {
   costUsd?: number | null;
   /** For a run of coalesced events (docs/webhooks.md, Coalescing): the delivery ids of all of them, oldest first. */
   coalesced?: string[];
+  /** Which attempt the run is when its route retried it (docs/runs.md, Retries); absent for a first attempt. */
+  attempt?: number;
+  /** The ledger id of a retried run's first attempt. */
+  retryOf?: string;
 }
 
 /** `1200 input tokens (300 cached), 80 output tokens, 2 model turns, 1 tool calls`: the header line of a record's usage. */
