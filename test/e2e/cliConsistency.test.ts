@@ -212,6 +212,9 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
     check: (tested) => expect(tested).toMatchObject({ name: 'files', state: 'running', tools: expect.any(Array) }),
   },
   gateway: { exempt: 'it runs until stopped and writes a log, not a result (--log-format json makes that JSON lines)' },
+  'cron cancel': { exempt: 'it needs a run under way to stop; runStops.test.ts checks what it prints' },
+  'events failed': { argv: () => ['events', 'failed'], ticks: false, check: (failed) => expect(failed).toEqual([]) },
+  'events test': { exempt: 'it needs an events_out subscription and its receiver; eventsOut.test.ts checks what it prints' },
 };
 
 /** The subcommands a help text lists, by their full path (`cron list`); empty for a command without any. */

@@ -168,6 +168,8 @@ export function webhookRouteJson(route: WebhookRoute, url: string) {
     filters: route.filters.map((filter) => ({ field: filter.field, in: filter.in })),
     content_types: route.contentTypes ?? [],
     timeout_seconds: route.timeoutSeconds ?? null,
+    retry: route.retry ?? null,
+    coalesce: route.coalesce ? { key: route.coalesce.key, window_ms: route.coalesce.windowMs, mode: route.coalesce.mode } : null,
     url,
   };
 }
