@@ -136,6 +136,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
   const timezone = recordTimeZone(record.timezone);
   if (typeof timezone === 'string') return fail(timezone, id);
   const lastStatus = isLastStatus(record.last_status) ? record.last_status : null;
+  const retryPending = readPendingRetry(record.retry_pending);
   const createdAt = str(record.created_at) ?? new Date(0).toISOString();
   return {
     ok: true,
@@ -169,7 +170,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       overlap: (OVERLAP_POLICIES as readonly unknown[]).includes(record.overlap) ? (record.overlap as Overlap) : null,
       // Unknown to records written before them: cron.retry, none waiting.
       retry: readRetryPolicy(record.retry),
-      ...(readPendingRetry(record.retry_pending) ? { retry_pending: readPendingRetry(record.retry_pending) } : {}),
+      ...(retryPending ? { retry_pending: retryPending } : {}),
       // Unknown to records written before it: absent is no reason.
       paused_reason: str(record.paused_reason),
       failure_streak:
