@@ -107,6 +107,11 @@ export interface Job extends JobChainFields {
   continue?: boolean;
   claim: JobClaim | null;
   /**
+   * The runs under way beside the one `claim` holds, each by its own claim (overlap policy
+   * `allow`, domain/jobRunsBeside.ts); null (or absent) for none.
+   */
+  claims_beside?: JobClaim[] | null;
+  /**
    * The longest a run may take, in seconds (`--timeout`): past it, the run's process trees are
    * killed and it is recorded `error` `timed out after …`. Null (or absent in an older record) for none.
    */

@@ -63,6 +63,13 @@ function claim(value: unknown): JobClaim | null {
   };
 }
 
+/** The claims of the runs beside a job's run (domain/jobRunsBeside.ts), when it has any. */
+function claimsBeside(value: unknown): { claims_beside?: JobClaim[] } {
+  if (!Array.isArray(value)) return {};
+  const claims = value.map(claim).filter((each): each is JobClaim => each !== null);
+  return claims.length > 0 ? { claims_beside: claims } : {};
+}
+
 function readRetryAttempt(value: unknown): RetryAttempt | null {
   if (typeof value !== 'object' || value === null) return null;
   const { attempt, retry_of: of } = value as Record<string, unknown>;
@@ -186,6 +193,7 @@ export function readJobRecord(value: unknown, index: number): RecordReading {
       context_from: strList(record.context_from) ?? [],
       continue: record.continue === true,
       claim: claim(record.claim),
+      ...claimsBeside(record.claims_beside),
       ...readChainFields(record),
       // Unknown to records written before it: no time limit.
       timeout_seconds:
@@ -253,6 +261,7 @@ export function storedRecordOf(job: Job, previous: Record<string, unknown> | und
   for (const field of SUPERSEDED_FIELDS) delete record[field];
   // A claim a stored record still had is gone once no run holds the job.
   if (job.claim === null) delete record.claim;
+  if (!job.claims_beside?.length) delete record.claims_beside;
   // So is a budget the job no longer has, and a retry that no longer waits.
   if (!job.budget) delete record.budget;
   if (!job.retry_pending) delete record.retry_pending;

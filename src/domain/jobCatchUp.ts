@@ -56,15 +56,17 @@ export function slotsMissed(schedule: Schedule, slot: Date, now: Date, timeZone:
 /**
  * What a slot of a recurring job does when it comes while the job's previous run still runs
  * (`--overlap`, docs/cron.md, Overlap): `skip` records it skipped and waits for the next slot,
- * `queue` runs it once as soon as the run ends.
+ * `queue` runs it once as soon as the run ends, and `allow` runs it beside the run
+ * (domain/jobRunsBeside.ts).
  */
-export type Overlap = 'skip' | 'queue';
-export const OVERLAP_POLICIES: readonly Overlap[] = ['skip', 'queue'];
+export type Overlap = 'skip' | 'queue' | 'allow';
+export const OVERLAP_POLICIES: readonly Overlap[] = ['skip', 'queue', 'allow'];
 
 /**
  * The job as a run that started at `startedAt` and ended at `now` leaves it, under its overlap policy: with `skip` (the
  * default), a slot that came while it ran is passed over (the next slot counted from `now`) and
- * returned, for its `skipped` record; with `queue` it stays due, and runs at once.
+ * returned, for its `skipped` record; with `queue` it stays due, and runs at once (with `allow`
+ * it was claimed beside the run when it came, or still waits for a free run slot).
  */
 export function settleOverlap(job: Job, startedAt: Date, now: Date, timeZone: string): { job: Job; skipped: Date | null } {
   // A retry waiting, or a run started by a job it runs after (chains), is not a slot of its schedule.
@@ -79,7 +81,7 @@ export function settleOverlap(job: Job, startedAt: Date, now: Date, timeZone: st
   }
   const slot = new Date(job.next_run_at);
   // A slot already due when the run started was not the run's overlap: it is the catch-up's business.
-  if (slot.getTime() > now.getTime() || slot.getTime() <= startedAt.getTime() || (job.overlap ?? 'skip') === 'queue') {
+  if (slot.getTime() > now.getTime() || slot.getTime() <= startedAt.getTime() || (job.overlap ?? 'skip') !== 'skip') {
     return { job, skipped: null };
   }
   return { job: skipOverdueSlot(job, now, timeZone), skipped: slot };

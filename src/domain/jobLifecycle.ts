@@ -11,18 +11,19 @@ import { formatWallClock, toIsoUtc } from './zonedTime.js';
 import { printableLines } from './controlCharacters.js';
 import type { PendingRetry } from './retries.js';
 import { chainClaimed } from './jobChains.js';
+import { runsBeside } from './jobRunsBeside.js';
 
 /** What "due" looks at of a job. */
-export type DueFields = Pick<Job, 'state' | 'enabled' | 'next_run_at'>;
+export type DueFields = Pick<Job, 'state' | 'enabled' | 'next_run_at' | 'overlap' | 'schedule'>;
 
 /**
  * When a job that waits for a run falls due, in milliseconds since the epoch: its `next_run_at`
- * while it is `scheduled` and enabled. Null for a job that waits for none: paused, completed,
- * running, disabled, or without a next run. The PostgreSQL job store spells the same rule in
+ * while it is `scheduled` and enabled, or `running` with runs beside allowed (runsBeside). Null
+ * for a job that waits for none: paused, completed, running, disabled, or without a next run. The PostgreSQL job store spells the same rule in
  * SQL (adapters/postgres/jobSql.ts), and its contract test holds the two to agree.
  */
 export function dueTime(job: DueFields): number | null {
-  if (job.state !== 'scheduled' || !job.enabled || job.next_run_at === null) return null;
+  if (!(job.state === 'scheduled' || (job.state === 'running' && runsBeside(job))) || !job.enabled || job.next_run_at === null) return null;
   const at = Date.parse(job.next_run_at);
   return Number.isNaN(at) ? null : at;
 }

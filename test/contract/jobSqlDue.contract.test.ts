@@ -33,6 +33,7 @@ const MOMENTS = [
 ];
 
 type Draw = () => number;
+const OVERLAPS = ['skip', 'queue', 'allow'] as const;
 const pick = <T>(random: Draw, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 /** `instant` in the offset `minutes` east of UTC, as a hand-written record may hold it. */
@@ -82,6 +83,8 @@ function generatedJob(random: Draw, n: number): Job {
     paused_at: paused ? CREATED_AT.toISOString() : null,
     paused_reason: paused && random() < 0.5 ? 'generated' : null,
     claim: claimed ? { by: 'host:1', at: CREATED_AT.toISOString() } : null,
+    // Runs beside a running one (overlap `allow`) make a running job due; the others never do.
+    overlap: random() < 0.6 ? null : pick(random, OVERLAPS),
   };
 }
 
@@ -130,6 +133,10 @@ describe('"due" in SQL agrees with isDue', () => {
     expect(jobs.some((job) => job.state === 'scheduled' && !job.enabled && job.next_run_at !== null)).toBe(true);
     expect(jobs.some((job) => job.state === 'scheduled' && job.enabled && job.next_run_at === null)).toBe(true);
     expect(jobs.some((job) => job.state === 'scheduled' && job.claim !== null)).toBe(true);
+    expect(jobs.some((job) => job.state === 'running' && isDue(job, MOMENTS[0]!))).toBe(true);
+    expect(jobs.some((job) => job.state === 'running' && job.overlap === 'allow' && job.schedule.kind === 'once' && job.enabled)).toBe(
+      true,
+    );
     expect(jobs.some((job) => job.next_run_at !== null && !job.next_run_at.endsWith('Z'))).toBe(true);
   });
 

@@ -145,18 +145,22 @@ describe('the overlap policy, through the built CLI', () => {
   beforeAll(requireBuiltAgent);
   afterEach(async () => removeAgentHome(home));
 
-  it('is kept on the job and shown, and allow is refused in one sentence', async () => {
+  it('is kept on the job and shown, and a policy it does not know is refused in one sentence', async () => {
     home = await makeAgentHome();
     const created = await runAgent(['cron', 'create', 'every 1h', 'x', '--name', 'hourly', '--overlap', 'queue', '--json', '--no-tick'], {
       home,
     });
     const shown = await runAgent(['cron', 'show', 'hourly', '--no-tick'], { home });
     const allow = await runAgent(['cron', 'edit', 'hourly', '--overlap', 'allow', '--no-tick'], { home });
+    const shownAllow = await runAgent(['cron', 'show', 'hourly', '--no-tick'], { home });
+    const unknown = await runAgent(['cron', 'edit', 'hourly', '--overlap', 'parallel', '--no-tick'], { home });
 
     expect(JSON.parse(created.stdout)).toMatchObject({ overlap: 'queue' });
     expect(shown.stdout).toMatch(/Overlap:\s+queue: a slot that comes during a run runs once it ends/);
-    expect(allow.code).toBe(2);
-    expect(allow.stderr).toContain('--overlap must be one of skip, queue, not "allow".');
+    expect(allow.code).toBe(0);
+    expect(shownAllow.stdout).toMatch(/Overlap:\s+allow: a slot that comes during a run runs beside it/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--overlap must be one of skip, queue, allow, not "parallel".');
   });
 });
 
@@ -177,9 +181,24 @@ describe('the overlap policy of a job due every second whose run takes 3 s, thro
     slot: string | null;
   }
 
-  async function runsWith(overlap: 'skip' | 'queue'): Promise<Run[]> {
+  let database: ScratchDatabase | null = null;
+  afterEach(async () => {
+    await database?.drop();
+    database = null;
+  });
+
+  async function runsWith(overlap: 'skip' | 'queue' | 'allow', store: 'files' | 'postgres' = 'files'): Promise<Run[]> {
     home = await makeAgentHome();
-    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...commandModelLines(['sh', '-c', 'sleep 3; echo done']), ''].join('\n'));
+    if (store === 'postgres') {
+      database = await scratchDatabase();
+      await (await database.open()).close();
+    }
+    const storeLines = database ? ['database:', `  url: ${database.url}`] : [];
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      ['timezone: UTC', ...commandModelLines(['sh', '-c', 'sleep 3; echo done']), ...storeLines, ''].join('\n'),
+    );
     const created = await runAgent(
       ['cron', 'create', 'every 1s', 'x', '--name', 'fast', '--deliver', 'local', '--overlap', overlap, '--no-tick'],
       {
@@ -219,4 +238,26 @@ describe('the overlap policy of a job due every second whose run takes 3 s, thro
     expect(gapMs).toBeGreaterThanOrEqual(0);
     expect(gapMs).toBeLessThan(1500);
   });
+
+  it.each(['files', 'postgres'] as const)(
+    'allow, on %s: each slot runs beside the runs before it, nothing is skipped, and never more than cron.max_parallel_jobs at once',
+    async (store) => {
+      const runs = await runsWith('allow', store);
+
+      expect(runs.filter((run) => run.status === 'skipped')).toEqual([]);
+      const [first, second] = ran(runs);
+      // The second started while the first still ran: a slot a second after it, not three.
+      expect(Date.parse(second!.started_at)).toBeLessThan(Date.parse(first!.finished_at!));
+      for (const run of ran(runs)) {
+        const at = Date.parse(run.started_at);
+        const beside = ran(runs).filter(
+          (other) => Date.parse(other.started_at) <= at && (other.finished_at === null || Date.parse(other.finished_at) > at),
+        );
+        // cron.max_parallel_jobs is 4 with a command agent.
+        expect(beside.length).toBeLessThanOrEqual(4);
+      }
+      const recorded = ran(runs).map((run) => run.started_at);
+      expect(new Set(recorded).size).toBe(recorded.length);
+    },
+  );
 });

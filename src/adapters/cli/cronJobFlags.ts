@@ -174,7 +174,7 @@ export const JOB_FLAG_OPTIONS = {
     type: 'string',
     coerce: oneOf('--overlap', OVERLAP_POLICIES),
     describe:
-      'What a slot of this recurring job does while its run before still runs: skip (record it skipped, the default) or queue (run once as soon as that run ends)',
+      'What a slot of this recurring job does while its run before still runs: skip (record it skipped, the default), queue (run once as soon as that run ends) or allow (run beside it, within cron.max_parallel_jobs)',
   },
   'retry-max': {
     type: 'string',

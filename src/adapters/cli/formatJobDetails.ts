@@ -1,3 +1,4 @@
+import type { Overlap } from '../../domain/jobCatchUp.js';
 import type { JobRun } from '../../application/cron/jobRuns.js';
 import type { ShowJobOutput } from '../../application/cron/ShowJob.js';
 import type { CatchUp, Job } from '../../domain/Job.js';
@@ -18,6 +19,13 @@ import { recordOfJob } from '../../domain/JobRecord.js';
 import { textTable } from './textTable.js';
 import { formatDuration } from '../../domain/durations.js';
 import { budgetInWords, costInWords, tokensInWords, totalsInWords } from '../../domain/runs/runTotals.js';
+
+/** What each overlap policy does, as `cron show` says it. */
+const OVERLAP_IN_WORDS: Record<Overlap, string> = {
+  skip: 'skip: a slot that comes during a run is skipped',
+  queue: 'queue: a slot that comes during a run runs once it ends',
+  allow: 'allow: a slot that comes during a run runs beside it',
+};
 
 export { costInWords, tokensInWords } from '../../domain/runs/runTotals.js';
 
@@ -146,15 +154,9 @@ export function jobDetails({
       ['Budget', budgetInWords(job.budget)],
       ['Time limit', job.timeout_seconds ? `${formatDuration(job.timeout_seconds)} a run` : 'none'],
       ['Retries', retriesInWords(job)],
-      ...(isRecurring(job.schedule)
-        ? ([
-            [
-              'Overlap',
-              job.overlap === 'queue'
-                ? 'queue: a slot that comes during a run runs once it ends'
-                : 'skip: a slot that comes during a run is skipped',
-            ],
-          ] as Array<[string, string]>)
+      ...(isRecurring(job.schedule) ? ([['Overlap', OVERLAP_IN_WORDS[job.overlap ?? 'skip']]] as Array<[string, string]>) : []),
+      ...(job.claims_beside?.length
+        ? ([['Runs under way', `${job.claims_beside.length + (job.claim ? 1 : 0)}, side by side`]] as Array<[string, string]>)
         : []),
       ...(job.retry_pending
         ? ([

@@ -24,12 +24,15 @@ export function jobRowValues(job: Job, previous: Record<string, unknown> | undef
 }
 
 /**
- * A row whose job waits for a run: `scheduled` and enabled. A null `next_run_at` is neither
- * before nor after any time, so such a row is never due nor the next to be. Written as the
- * predicate of the partial index `agent_jobs_due` (migrations.ts) is, so that queries by it use
- * that index.
+ * A row whose job waits for a run: `scheduled` and enabled, or `running` and enabled with runs
+ * beside allowed (`runsBeside` in domain/jobRunsBeside.ts: the overlap policy `allow` on a cron
+ * expression or an interval). A null `next_run_at` is neither before nor after any time, so such
+ * a row is never due nor the next to be. The first half is the predicate of the partial index
+ * `agent_jobs_due` and the second's state that of `agent_jobs_running` (migrations.ts), so that
+ * queries by it use those indexes.
  */
-export const WAITING_FOR_RUN = "state = 'scheduled' AND enabled";
+export const WAITING_FOR_RUN =
+  "((state = 'scheduled' AND enabled) OR (state = 'running' AND enabled AND record->>'overlap' = 'allow' AND record->'schedule'->>'kind' IN ('cron', 'interval')))";
 
 /** A row whose job is due by the time the statement's parameter `at` (such as `$1`) holds. */
 export function dueCondition(at: string): string {

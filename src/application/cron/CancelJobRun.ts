@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
+import { claimsOf } from '../../domain/jobRunsBeside.js';
 import { requestCancel } from '../../domain/runs/runStops.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -30,7 +31,7 @@ export class CancelJobRun {
   /** Asks for the run to stop; returns the job as stored with the request on its claim. */
   async execute(input: { job: string; by: string }): Promise<Job> {
     const asked = await changeJob(this.repository, input.job, (job) => requestCancel(job, input.by, this.clock.now()));
-    this.stops.cancel(cronRunKey(asked.id), asked.claim?.cancel?.by ?? input.by);
+    for (const claim of claimsOf(asked)) this.stops.cancel(cronRunKey(asked.id, claim.at), claim.cancel?.by ?? input.by);
     return asked;
   }
 
@@ -42,7 +43,9 @@ export class CancelJobRun {
     const deadline = this.timer.monotonicNow() + ms;
     for (;;) {
       const job = await this.repository.findById(asked.id);
-      if (job === null || job.state !== 'running' || job.claim?.at !== asked.claim?.at) return job;
+      // Every run asked to stop has ended (a job's runs may overlap: domain/jobRunsBeside.ts).
+      const asking = new Set(claimsOf(asked).map((claim) => claim.at));
+      if (job === null || job.state !== 'running' || !claimsOf(job).some((claim) => asking.has(claim.at))) return job;
       if (this.timer.monotonicNow() >= deadline) return 'running';
       await this.timer.wait(ENDED_LOOK_EVERY_MS);
     }

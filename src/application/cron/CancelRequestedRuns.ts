@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { claimsOf } from '../../domain/jobRunsBeside.js';
 import { errorText } from '../../domain/errors.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { Logger } from '../ports/Logger.js';
@@ -12,7 +13,7 @@ import { cronRunKey, RunStops } from '../runs/RunStops.js';
  */
 export const CANCEL_LOOK_AFTER_MS = 300;
 
-const CRON_RUNS = cronRunKey('');
+const CRON_RUNS = 'cron:';
 
 /**
  * Stops the cron runs of this process that someone asked to cancel from another process
@@ -63,10 +64,14 @@ export class CancelRequestedRuns {
     if (mine.size === 0) return;
     const { running } = await this.repository.peek(new Date(0));
     for (const job of running) {
-      const cancel = job.claim?.cancel;
-      if (!cancel || !mine.has(job.id)) continue;
-      if (this.stops.cancel(cronRunKey(job.id), cancel.by)) {
-        this.log.info(`cancelling the run of job '${job.name}', as ${cancel.by} asked`, { job: job.id });
+      // Each run of the job (its runs may overlap: domain/jobRunsBeside.ts).
+      for (const claim of claimsOf(job)) {
+        const { cancel } = claim;
+        const key = cronRunKey(job.id, claim.at);
+        if (!cancel || !mine.has(key.slice(CRON_RUNS.length))) continue;
+        if (this.stops.cancel(key, cancel.by)) {
+          this.log.info(`cancelling the run of job '${job.name}', as ${cancel.by} asked`, { job: job.id });
+        }
       }
     }
   }

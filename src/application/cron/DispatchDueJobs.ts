@@ -1,3 +1,4 @@
+import { runKeyOf } from '../../domain/jobRunsBeside.js';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import type { Logger } from '../ports/Logger.js';
@@ -192,23 +193,25 @@ export class DispatchDueJobs {
 
   private start(claimed: ClaimedJob): void {
     const { job } = claimed;
+    // By run: a job's runs may overlap (overlap `allow`).
+    const key = runKeyOf(job);
     const abort = new AbortController();
     const run = this.dispatched.start(claimed, { signal: abort.signal, waitedForSlot: this.reportedWaiting.delete(job.id) });
     // The slot is free before anyone hears of the end, so a dispatch it prompts can use it.
     const done = run.answered.then(
       (ran) => {
-        this.runs.delete(job.id);
+        this.runs.delete(key);
         if (this.accepting) this.startWaitingClaim();
         this.released(job.id);
         run.finish(ran);
       },
       (error: unknown) => {
-        this.runs.delete(job.id);
+        this.runs.delete(key);
         if (this.accepting) this.startWaitingClaim();
         this.log.error(`the run of job '${job.name}' could not be recorded: ${errorText(error)}`, { job: job.id });
       },
     );
-    this.runs.set(job.id, { job, abort, done });
+    this.runs.set(key, { job, abort, done });
   }
 
   private released(jobId: string): void {

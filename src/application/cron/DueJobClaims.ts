@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
-import { jobTimeZone, type Job } from '../../domain/Job.js';
-import { claimJob, markMissed, recoverInterrupted } from '../../domain/jobLifecycle.js';
+import { jobTimeZone, type Job, type JobClaim } from '../../domain/Job.js';
+import { claimJob, isDue, markMissed, recoverInterrupted } from '../../domain/jobLifecycle.js';
+import { claimBeside, claimsOf, endOwnRun } from '../../domain/jobRunsBeside.js';
 import { isMissedOneShot, skipOverdueSlot, skipsOverdueSlot, slotsMissed } from '../../domain/jobCatchUp.js';
 import { runAbandonment, type ClaimantLiveness } from '../../domain/runs/abandonment.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
@@ -103,10 +104,10 @@ export class DueJobClaims {
   async look(now: Date, dueBy: Date): Promise<DueLook> {
     const { anyDue, running } = await this.repository.peek(dueBy);
     const { alive, lapsed } = await this.claimants.look(
-      running.map((job) => job.claim?.by),
+      running.flatMap((job) => claimsOf(job).map((claim) => claim.by)),
       now,
     );
-    const abandoned = running.some((job) => this.abandonment(job, now, lapsed, alive) !== null);
+    const abandoned = running.some((job) => this.abandonedClaims(job, now, lapsed, alive).length > 0);
     return { needed: anyDue || abandoned, abandoned, lapsed };
   }
 
@@ -150,35 +151,53 @@ export class DueJobClaims {
     let recoveredFrom: RecoveredRun[] = [];
     const settling = ({ running, due }: TickCandidates): TickSettlement<Claims> => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], waitingAll: full, missed: [], recovered: [], skipped: [] };
-      const changed: Job[] = [];
+      // By id: a job running with runs beside allowed (overlap `allow`) may be recovered and claimed at once.
+      const changed = new Map<string, Job>();
       // A settlement may be tried again (a store that retries its transaction): only the last counts.
       recoveredFrom = [];
       for (const stored of running) {
-        const abandonment = this.abandonment(stored, now, lapsed, alive);
-        if (!abandonment) continue;
-        const job = recoverInterrupted(stored, abandonment);
-        if (stored.claim) recoveredFrom.push({ job, claim: stored.claim });
+        const abandoned = this.abandonedClaims(stored, now, lapsed, alive);
+        if (abandoned.length === 0) continue;
+        let job = stored;
+        for (const { claim, reason } of abandoned) {
+          // Each run of the job on its own (domain/jobRunsBeside.ts): the others go on.
+          job = claim ? endOwnRun(job, claim, (each) => recoverInterrupted(each, reason)) : recoverInterrupted(job, reason);
+          if (claim) recoveredFrom.push({ job, claim });
+        }
         claims.recovered.push(job);
-        changed.push(job);
+        changed.set(job.id, job);
       }
-      for (const job of due) {
+      for (const found of due) {
+        const job = changed.get(found.id) ?? found;
+        if (job.state === 'running') {
+          // Due while it runs: a slot of a job whose runs may overlap (runsBeside), claimed beside its run.
+          if (!isDue(job, dueBy)) continue;
+          if (claims.claimed.length >= limit) {
+            claims.waiting.push(job);
+            continue;
+          }
+          const { stored, run } = claimBeside(job, claimant, now, this.settings.timeZone);
+          claims.claimed.push({ job: run, dueAt: new Date(job.next_run_at!) });
+          changed.set(stored.id, stored);
+          continue;
+        }
         if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy, this.settings.oneShotGraceMs)) {
           const missed = markMissed(job, now);
           claims.missed.push(missed);
-          changed.push(missed);
+          changed.set(missed.id, missed);
         } else if (!waitedForSlot?.has(job.id) && skipsOverdueSlot(job, dueBy, this.settings.catchUp, this.settings.oneShotGraceMs)) {
           const skip = this.skip(job, now);
           claims.skipped.push(skip);
-          changed.push(skip.job);
+          changed.set(skip.job.id, skip.job);
         } else if (claims.claimed.length < limit) {
           const claimed = claimJob(job, claimant, now, this.settings.timeZone);
           claims.claimed.push({ job: claimed, dueAt: new Date(job.next_run_at!) });
-          changed.push(claimed);
+          changed.set(claimed.id, claimed);
         } else {
           claims.waiting.push(job);
         }
       }
-      return { changed, result: claims };
+      return { changed: [...changed.values()], result: claims };
     };
     const claims = await this.repository.settleDue(dueBy, limit + (full ? WAITING_LOOKED_AT : 0), settling, { running: look.abandoned });
     return { claims, recoveredFrom };
@@ -198,9 +217,22 @@ export class DueJobClaims {
     return { job: skipped, slot, foundAt: now, missedSlots, reason };
   }
 
-  /** Why a `running` job is considered abandoned, or null while its run may still be going (runAbandonment). */
-  private abandonment(job: Job, now: Date, lapsed: ReadonlySet<string>, alive: ClaimantLiveness): string | null {
-    if (!job.claim) return 'it was marked running without a claim';
-    return runAbandonment(job.claim, job.claim.at, now, alive, lapsed, this.settings.idleTimeoutMs);
+  /**
+   * The runs of a `running` job that are abandoned, each by its claim and why (runAbandonment);
+   * empty while every one may still be going. A job marked running with no claim at all is
+   * abandoned as a whole (claim null).
+   */
+  private abandonedClaims(
+    job: Job,
+    now: Date,
+    lapsed: ReadonlySet<string>,
+    alive: ClaimantLiveness,
+  ): Array<{ claim: JobClaim | null; reason: string }> {
+    const claims = claimsOf(job);
+    if (claims.length === 0) return [{ claim: null, reason: 'it was marked running without a claim' }];
+    return claims.flatMap((claim) => {
+      const reason = runAbandonment(claim, claim.at, now, alive, lapsed, this.settings.idleTimeoutMs);
+      return reason === null ? [] : [{ claim, reason }];
+    });
   }
 }

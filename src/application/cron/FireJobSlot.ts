@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
+import { claimBeside, runsBeside } from '../../domain/jobRunsBeside.js';
 import { claimFiredSlot } from '../../domain/jobLifecycle.js';
 import { errorText } from '../../domain/errors.js';
 import type { Clock } from '../ports/Clock.js';
@@ -95,6 +96,12 @@ export class FireJobSlot {
       const verdict = slotVerdict(job, fireAt);
       if (verdict !== 'claim') return { job, result: { claimed: null, result: { status: verdict } } };
       const now = this.clock.now();
+      if (job.state === 'running') {
+        // A slot of a job whose runs may overlap (overlap `allow`), fired while it runs: claimed beside its run.
+        const from = fireAt.getTime() > now.getTime() ? fireAt : now;
+        const { stored, run } = claimBeside(job, this.identity.claimant(), now, this.settings.timeZone, from);
+        return { job: stored, result: { claimed: { job: run, dueAt: now }, result: { status: 'accepted', jobId } } };
+      }
       const claimed = claimFiredSlot(job, this.identity.claimant(), now, fireAt, this.settings.timeZone);
       return { job: claimed, result: { claimed: { job: claimed, dueAt: now }, result: { status: 'accepted', jobId } } };
     });
@@ -108,6 +115,6 @@ export class FireJobSlot {
  */
 function slotVerdict(job: Job, fireAt: Date): 'claim' | 'gone' | 'stale' {
   if (job.state === 'paused' || job.state === 'completed' || !job.enabled || job.next_run_at === null) return 'gone';
-  if (job.state === 'running') return 'stale';
+  if (job.state === 'running' && !runsBeside(job)) return 'stale';
   return Date.parse(job.next_run_at) === fireAt.getTime() ? 'claim' : 'stale';
 }

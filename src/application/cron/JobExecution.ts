@@ -106,7 +106,7 @@ export class JobExecution {
     let executed: StepsEnded;
     let preflight: Preflight;
     // The job's time limit counts from here, and a cancel asked for from now on stops the run.
-    const guard = this.stops.guard(cronRunKey(job.id), job.timeout_seconds, options.signal);
+    const guard = this.stops.guard(cronRunKey(job.id, job.claim?.at), job.timeout_seconds, options.signal);
     try {
       preflight = await this.checks.check(job);
       executed = await this.steps.execute(job, startedAt, preflight, guard.signal, deliverLater);

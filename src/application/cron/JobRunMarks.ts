@@ -14,6 +14,7 @@ import { isRecurring } from '../../domain/Schedule.js';
 import { pausedAfterFailuresReason } from '../../domain/response.js';
 import type { LastStatus, RunOutcome } from '../../domain/RunOutcome.js';
 import { followerStarted, followersOf } from '../../domain/jobChains.js';
+import { claimsOf, endOwnRun, sameClaim } from '../../domain/jobRunsBeside.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
 import type { CronSettings } from '../ports/Settings.js';
@@ -45,7 +46,8 @@ export class JobRunMarks {
   /** The run of a job whose answer waits for its delivery is counted, and the job released; the job as stored afterwards. */
   counted(job: Job, overlap?: OverlapWatch): Promise<Job | null> {
     return this.repository.updateById(job.id, (current) => {
-      const counted = overlap ? this.afterOverlap(countRun(current), overlap) : countRun(current);
+      // The run's own claim is let go; runs beside it (overlap `allow`) go on.
+      const counted = endOwnRun(current, job.claim, (each) => (overlap ? this.afterOverlap(countRun(each), overlap) : countRun(each)));
       return { job: counted, result: counted };
     });
   }
@@ -79,10 +81,14 @@ export class JobRunMarks {
     let pausedBecause: string | null = null;
     let retry: PendingRetry | null = null;
     const stored = await this.repository.updateById(job.id, (current) => {
-      retry = retryable ? this.retryOf(current, retryable.runId) : null;
-      let finished = mark(current, outcome, retry);
-      if (overlap) finished = this.afterOverlap(finished, overlap);
-      if (!retry && pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && finished.state === 'scheduled') {
+      // A run that ends while others of the job run beside it (overlap `allow`) is not retried: the next slot comes soon.
+      retry = retryable && claimsOf(current).every((claim) => sameClaim(claim, job.claim)) ? this.retryOf(current, retryable.runId) : null;
+      let finished = endOwnRun(current, job.claim, (each) => {
+        const marked = mark(each, outcome, retry);
+        return overlap ? this.afterOverlap(marked, overlap) : marked;
+      });
+      const inService = finished.state === 'scheduled' || finished.state === 'running';
+      if (!retry && pauseAfter > 0 && isFailedRun(outcome) && finished.failure_streak >= pauseAfter && inService) {
         pausedBecause = pausedAfterFailuresReason(finished.failure_streak, runError(outcome) ?? '');
         finished = pauseJob(finished, this.clock.now(), pausedBecause);
       }

@@ -1,3 +1,4 @@
+import { runKeyOf } from '../../domain/jobRunsBeside.js';
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
 import type { Job } from '../../domain/Job.js';
 import { toIsoUtc } from '../../domain/zonedTime.js';
@@ -108,9 +109,11 @@ export class RunDueJobs {
           .runClaimed(job, this.clock.now(), { slot: dueAt, signal: input.signal })
           .then(({ report: outcome, job: stored }) => ({ job: stored ?? job, report: outcome }));
         runs.push(run);
+        // By run: a job's runs may overlap (overlap `allow`).
+        const key = runKeyOf(job);
         running.set(
-          job.id,
-          run.then(() => void running.delete(job.id)),
+          key,
+          run.then(() => void running.delete(key)),
         );
       }
       if (running.size === 0) return { ...report, ran: await Promise.all(runs) };

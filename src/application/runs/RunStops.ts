@@ -2,7 +2,7 @@
  * The runs under way in this process that can be stopped on purpose (docs/runs.md, Time limits
  * and cancel): each run's signal aborts, with a RunStop as its reason, when its time limit passes
  * or when `cancel` is called for it; and it still aborts when the caller's own signal does (the
- * gateway stopping). Cron runs are known by their job's id, webhook runs by their event's.
+ * gateway stopping). Cron runs are known by their job's id and claim, webhook runs by their event's.
  */
 import { inject, injectable, optional } from 'inversify';
 import { RunStop } from '../../domain/runs/runStops.js';
@@ -76,7 +76,7 @@ export class RunStops {
   }
 }
 
-/** The key a cron run of the job `jobId` is known by. */
-export const cronRunKey = (jobId: string): string => `cron:${jobId}`;
+/** The key a cron run of the job `jobId`, claimed at `claimedAt`, is known by (two runs of one job may overlap). */
+export const cronRunKey = (jobId: string, claimedAt = ''): string => `cron:${jobId}@${claimedAt}`;
 /** The key a webhook run of the event `eventId` is known by. */
 export const webhookRunKey = (eventId: string): string => `webhook:${eventId}`;

@@ -6,7 +6,7 @@
  */
 import { ERROR_CODES } from '../errorCodes.js';
 import { JobError } from '../errors.js';
-import type { Job } from '../Job.js';
+import type { Job, JobClaim } from '../Job.js';
 import { formatDuration } from '../durations.js';
 import { toIsoUtc } from '../zonedTime.js';
 
@@ -40,6 +40,9 @@ export function requestCancel(job: Job, who: string, now: Date): Job {
   if (job.state !== 'running' || job.claim === null) {
     throw new JobError(ERROR_CODES.JOB.NOT_RUNNING, `Job '${job.name}' is ${job.state}, with no run under way to cancel.`);
   }
-  if (job.claim.cancel) return job;
-  return { ...job, claim: { ...job.claim, cancel: { by: who, at: toIsoUtc(now) } } };
+  const cancel = { by: who, at: toIsoUtc(now) };
+  const asked = (claim: JobClaim): JobClaim => (claim.cancel ? claim : { ...claim, cancel });
+  // Every run of the job: its runs may overlap (domain/jobRunsBeside.ts).
+  const beside = job.claims_beside?.length ? { claims_beside: job.claims_beside.map(asked) } : {};
+  return { ...job, claim: asked(job.claim), ...beside };
 }
