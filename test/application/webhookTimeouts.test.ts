@@ -1,4 +1,5 @@
 import { readConfiguredRoutes } from '../../src/adapters/config/webhookRouteConfig.js';
+import { failedAttemptRunOf } from '../../src/domain/webhook/webhookLedgerRun.js';
 import { AgentRunError } from '../../src/application/ports/AgentRunner.js';
 import { anEvent } from '../contract/WebhookInbox.contract.js';
 import { FakeAgentRunner } from '../support/fakes/FakeAgentRunner.js';
@@ -89,6 +90,11 @@ describe("a route's timeout in config.yaml", () => {
   });
 });
 
+/** The ledger's record of an event's first attempt that failed, as the gateway before a restart wrote it. */
+function failedFirstAttempt(event: ReturnType<typeof anEvent>) {
+  return failedAttemptRunOf(event, 1, 'Alert: DiskFull', 'Every provider failed: 503.', new Date('2026-06-01T08:00:00Z'), new Date());
+}
+
 describe("a webhook route's retry", () => {
   const overloaded = () => new AgentRunError('failed', 'Every provider failed: 503 Service Unavailable.', { transient: true });
 
@@ -108,6 +114,27 @@ describe("a webhook route's retry", () => {
     expect(await p.ledger.get('event-1~2')).toMatchObject({ status: 'error', attempt: 2, retry_of: 'event-1~1' });
     expect(await p.ledger.get('event-1')).toMatchObject({ status: 'ok', attempt: 3, retry_of: 'event-1~1' });
     expect(p.channel.sent).toHaveLength(1);
+  });
+
+  it('goes on after a restart from the attempt after the last one recorded, and never makes more attempts than it allows', async () => {
+    const p = pipeline({ retry: { times: 2, backoff_seconds: 30, max_seconds: 3600 } });
+    const event = anEvent(1, { route: 'alerts', event: 'alert', payload: { labels: { alertname: 'DiskFull' } } });
+    // The gateway before the restart made the first attempt, which failed, and stopped in its wait.
+    await p.ledger.save({ ...failedFirstAttempt(event), finished_at: '2026-06-01T08:00:04.000Z' });
+    p.agent.reply(overloaded(), overloaded(), 'never asked');
+
+    const ran = p.execution.run(event);
+    for (let i = 0; i < 2; i += 1) {
+      await settle();
+      p.timer.advance(70_000);
+    }
+    const report = await ran;
+
+    // Attempts 2 and 3 here; the first was the gateway's before.
+    expect(p.agent.requests).toHaveLength(2);
+    expect(report).toMatchObject({ status: 'run_failed' });
+    expect(await p.ledger.get('event-1~2')).toMatchObject({ status: 'error', attempt: 2, retry_of: 'event-1~1' });
+    expect(await p.ledger.get('event-1')).toMatchObject({ status: 'error', attempt: 3, retry_of: 'event-1~1' });
   });
 
   it('never retries a failure that will not pass by itself', async () => {

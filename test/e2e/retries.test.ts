@@ -147,4 +147,45 @@ describe("a webhook route's retry, through the built gateway", () => {
     gateway.kill('SIGTERM');
     await once(gateway, 'exit');
   });
+
+  it('goes on after a kill -9 in its wait from the next attempt: three attempts in all, as the route allows, never a fourth', async () => {
+    home = await makeAgentHome();
+    llm = await FakeLlmServer.start();
+    const port = await freePort();
+    await writeHomeFile(
+      home,
+      'config.yaml',
+      [
+        'timezone: UTC',
+        ...localModelLines(llm),
+        ...webhookListenerLines(port, 'a-secret'),
+        '        github:',
+        '          events: [pull_request]',
+        '          prompt: "Review PR {number}"',
+        '          retry: {times: 2, backoff: 5s}',
+        '',
+      ].join('\n'),
+    );
+    llm.reply(replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.text('Never.'));
+    const first = await startGatewayUntil(home, 'webhook listening on');
+    children.push(first.gateway);
+    expect((await postPullRequestEvent(port, 'a-secret', 'delivery-1', { action: 'opened', number: 7 })).status).toBe(202);
+    if (!(await eventually(() => /attempt 2 in/.test(first.output()), 20_000))) throw new Error(first.output());
+    first.gateway.kill('SIGKILL');
+    await once(first.gateway, 'exit');
+    expect(llm.requests).toHaveLength(1);
+
+    const second = await startGatewayUntil(home, 'webhook listening on');
+    children.push(second.gateway);
+    const runs = async () => JSON.parse((await runAgent(['webhook', 'runs', '--json'], { home })).stdout) as Array<{ outcome: string }>;
+    for (const deadline = Date.now() + 40_000; (await runs())[0]?.outcome !== 'run_failed';) {
+      if (Date.now() > deadline) throw new Error(second.output());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+
+    expect(second.output()).toMatch(/webhook run on route 'github' goes on with attempt 2/);
+    expect(llm.requests).toHaveLength(3);
+    second.gateway.kill('SIGTERM');
+    await once(second.gateway, 'exit');
+  });
 });

@@ -111,6 +111,16 @@ export class RunRecorder {
     }
   }
 
+  /** The record with this id; null when there is none or the ledger cannot be read (logged). */
+  async find(id: string): Promise<RunRecord | null> {
+    try {
+      return await this.ledger.get(id);
+    } catch (error) {
+      this.log.warn(`could not read run ${id} from the run ledger`, { run: id, error: errorText(error) });
+      return null;
+    }
+  }
+
   /** The time a record is stamped with. */
   now(): Date {
     return this.clock.now();

@@ -105,7 +105,8 @@ export class WebhookAgentStep {
   /**
    * The agent's run, and as many more as the route's `retry` allows while it fails for a reason
    * that may pass (docs/runs.md, Retries): each failed attempt gets a ledger record of its own, and
-   * the event waits in its run slot, still claimed, so that a restart meanwhile runs it again.
+   * the event waits in its run slot, still claimed. A restart meanwhile runs the event again from
+   * the attempt after the last one recorded, once its wait is over (resumedAttempt).
    */
   private async runAttempts(
     route: WebhookRoute,
@@ -115,7 +116,13 @@ export class WebhookAgentStep {
     about: Record<string, string>,
     signal: AbortSignal,
   ): Promise<AgentRunResult> {
-    for (let attempt = 1; ; attempt += 1) {
+    const resumed = await this.resumedAttempt(route, event);
+    if (resumed) {
+      this.log.info(`webhook run on route '${route.name}' goes on with attempt ${resumed.attempt}`, about);
+      await note({ prompt, attempt: resumed.attempt, retryOf: attemptRunId(event.id, 1) });
+      await this.stops.pause(resumed.waitMs, signal);
+    }
+    for (let attempt = resumed?.attempt ?? 1; ; attempt += 1) {
       const startedAt = this.recorder.ledger.now();
       try {
         return await this.run(route, prompt, signal);
@@ -135,6 +142,25 @@ export class WebhookAgentStep {
         if (signal.aborted) throw error;
       }
     }
+  }
+
+  /**
+   * The attempt an event run again after a restart goes on with: the one after the last failed
+   * attempt its ledger has (`<event id>~N`), and what is left of that attempt's wait; null for a
+   * first run, or a route without retries.
+   */
+  private async resumedAttempt(route: WebhookRoute, event: WebhookEvent): Promise<{ attempt: number; waitMs: number } | null> {
+    const policy = route.retry;
+    if (!policy) return null;
+    let last: { attempt: number; finishedAt: number } | null = null;
+    for (let attempt = 1; attempt <= policy.times; attempt += 1) {
+      const record = await this.recorder.ledger.find(attemptRunId(event.id, attempt));
+      if (!record?.finished_at) break;
+      last = { attempt, finishedAt: Date.parse(record.finished_at) };
+    }
+    if (!last) return null;
+    const due = last.finishedAt + retryWaitMs(policy, last.attempt, Math.random());
+    return { attempt: last.attempt + 1, waitMs: Math.max(0, due - this.recorder.ledger.now().getTime()) };
   }
 
   private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<AgentRunResult> {
