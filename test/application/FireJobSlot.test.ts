@@ -110,6 +110,7 @@ describe('firing one slot of a job (FireJobSlot)', () => {
       update: locked,
       updateById: locked,
       remove: locked,
+      followersOf: locked,
       nextRunAt: locked,
       peek: locked,
       settleDue: locked,
@@ -166,6 +167,7 @@ function gatedStore(inner: JobRepository) {
       return inner.updateById(id, change);
     },
     remove: (reference) => inner.remove(reference),
+    followersOf: (id) => inner.followersOf(id),
     nextRunAt: (after) => inner.nextRunAt(after),
     peek: (dueBy) => inner.peek(dueBy),
     settleDue: (dueBy, limit, settle) => inner.settleDue(dueBy, limit, settle),

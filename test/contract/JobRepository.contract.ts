@@ -36,6 +36,25 @@ export function describeJobRepositoryContract(name: string, makeSubject: () => P
       await subject.cleanup?.();
     });
 
+    it('finds the jobs that run after a job, and only those', async () => {
+      const followed = await repo.create(anHourlyJob(jobIdFor(1)), true);
+      const follower = await repo.create({ ...anHourlyJob(jobIdFor(2)), after: [{ job: followed.id, on: 'ok' }] }, true);
+      const both = await repo.create(
+        {
+          ...anHourlyJob(jobIdFor(3)),
+          after: [
+            { job: jobIdFor(9), on: 'any' },
+            { job: followed.id, on: 'failed' },
+          ],
+        },
+        true,
+      );
+      await repo.create({ ...anHourlyJob(jobIdFor(4)), after: [{ job: jobIdFor(9), on: 'any' }] }, true);
+
+      expect(ids(await repo.followersOf(followed.id))).toEqual(ids([follower, both]));
+      expect(await repo.followersOf(follower.id)).toEqual([]);
+    });
+
     it('loads an empty snapshot from a store nobody has written', async () => {
       expect(await repo.load()).toEqual({ jobs: [], unreadable: [] });
       expect(await repo.findById(jobIdFor(1))).toBeNull();

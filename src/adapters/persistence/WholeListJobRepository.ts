@@ -63,6 +63,10 @@ export abstract class WholeListJobRepository implements JobRepository {
     });
   }
 
+  async followersOf(id: string): Promise<Job[]> {
+    return (await this.load()).jobs.filter((job) => (job.after ?? []).some((link) => link.job === id));
+  }
+
   async nextRunAt(after?: Date): Promise<Date | null> {
     let earliest: number | null = null;
     for (const job of (await this.load()).jobs) {

@@ -138,6 +138,14 @@ export class PostgresJobRepository implements JobRepository {
     });
   }
 
+  async followersOf(id: string): Promise<Job[]> {
+    // Containment: a row whose `after` holds a link to `id`, whatever else the link says.
+    const rows = await this.database.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs WHERE record->'after' @> $1::jsonb ORDER BY seq`, [
+      JSON.stringify([{ job: id }]),
+    ]);
+    return readRows(rows).jobs;
+  }
+
   async nextRunAt(after?: Date): Promise<Date | null> {
     const [row] = after
       ? await this.database.query<{ at: Date | null }>(

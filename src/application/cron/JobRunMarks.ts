@@ -123,7 +123,8 @@ export class JobRunMarks {
    * that has this run recorded already is left as it is, whoever got there first).
    */
   async startFollowers(job: Job, runId: string, status: LastStatus): Promise<void> {
-    const followers = followersOf((await this.repository.load()).jobs, job.id);
+    // Only the jobs that follow this one are read: most jobs have none, and a store of many jobs is not read at every run's end.
+    const followers = followersOf(await this.repository.followersOf(job.id), job.id);
     const ended = { job: job.id, run_id: runId, status, at: this.clock.now() };
     for (const { job: follower } of followers) {
       await this.repository.updateById(follower.id, (current) => {

@@ -62,6 +62,8 @@ export interface JobRepository {
   update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T>;
   /** Like `update` for the job with this id, resolving null (calling nothing) when there is none. */
   updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null>;
+  /** The jobs that run after the job `id` (their `after` names it: docs/cron.md, Chains), in store order; empty for none. */
+  followersOf(id: string): Promise<Job[]>;
   /** Removes the job `reference` means (as for `update`) and returns it. */
   remove(reference: string): Promise<Job>;
   /** The earliest `next_run_at` of the scheduled, enabled jobs, later than `after` when given. */
