@@ -1,3 +1,4 @@
+import { durationMs } from '../durations.js';
 import { renderTemplate, webhookPrompt } from './promptTemplate.js';
 import type { CoalescedDelivery, WebhookEvent } from './WebhookEvent.js';
 
@@ -22,26 +23,25 @@ export const COALESCE_ALL_LIMIT = 20;
 /** The longest window taken: a day (the inbox holds a group's events until it runs). */
 const LONGEST_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const WINDOW_UNITS_MS: ReadonlyArray<[string, number]> = [
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+];
 
 /** What a duration such as `30s` or `5m` must look like, said as the end of a refusal. */
 export const COALESCE_WINDOW_RULE = 'write a whole number with a unit, such as 500ms, 30s, 5m or 1h, of at most 24h';
 
-/** The milliseconds of a window such as `30s`, `5m`, `1h` or `500ms`; null when it is not one (or 0, or over a day). */
+/** The milliseconds of a window such as `30s`, `5m`, `1h` or `500ms` (durationMs); null when it is not one (or over a day). */
 export function parseCoalesceWindow(text: unknown): number | null {
   if (typeof text !== 'string') return null;
-  const match = /^\s*(\d+)\s*(ms|s|m|h)\s*$/i.exec(text);
-  if (!match) return null;
-  const ms = Number(match[1]) * DURATION_UNITS_MS[match[2]!.toLowerCase()]!;
-  return ms > 0 && ms <= LONGEST_WINDOW_MS ? ms : null;
+  const ms = durationMs(text);
+  return typeof ms === 'number' && ms <= LONGEST_WINDOW_MS ? ms : null;
 }
 
 /** A window in the shortest words that read back as it: `3s`, `5m`, `1500ms`. */
 export function formatCoalesceWindow(ms: number): string {
-  for (const unit of ['h', 'm', 's'] as const) {
-    const size = DURATION_UNITS_MS[unit]!;
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
+  for (const [unit, size] of WINDOW_UNITS_MS) if (ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
 
