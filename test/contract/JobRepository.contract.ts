@@ -1,5 +1,6 @@
 import type { JobRepository } from '../../src/application/ports/JobRepository.js';
 import type { Job } from '../../src/domain/Job.js';
+import { checkChainLinks } from '../../src/domain/jobChains.js';
 import { claimJob, pauseJob } from '../../src/domain/jobLifecycle.js';
 import { CREATED_AT, anHourlyJob, jobIdFor } from '../support/jobs.js';
 
@@ -53,6 +54,35 @@ export function describeJobRepositoryContract(name: string, makeSubject: () => P
 
       expect(ids(await repo.followersOf(followed.id))).toEqual(ids([follower, both]));
       expect(await repo.followersOf(follower.id)).toEqual([]);
+    });
+
+    it('checks writes given a check one at a time: of two links made at once that together close a cycle, one is refused', async () => {
+      const a = await repo.create(anHourlyJob(jobIdFor(1)), true);
+      const b = await repo.create(anHourlyJob(jobIdFor(2)), true);
+      const chainCheck = (job: Job, all: readonly Job[]) => checkChainLinks(all, job, job.after ?? []);
+      const link = (id: string, to: string) =>
+        repo.update(
+          id,
+          (current) => {
+            const linked: Job = { ...current, after: [{ job: to, on: 'ok' }] };
+            return { job: linked, result: linked };
+          },
+          chainCheck,
+        );
+
+      const made = await Promise.allSettled([link(a.id, b.id), link(b.id, a.id)]);
+
+      expect(made.filter((each) => each.status === 'fulfilled')).toHaveLength(1);
+      const [refused] = made.filter((each): each is PromiseRejectedResult => each.status === 'rejected');
+      expect(String(refused!.reason)).toContain('already runs after');
+      const linked = (await repo.load()).jobs.filter((job) => (job.after ?? []).length > 0);
+      expect(linked).toHaveLength(1);
+      // A new job's check sees every job too.
+      await expect(
+        repo.create({ ...anHourlyJob(jobIdFor(3)), after: [{ job: a.id, on: 'ok' }] }, true, (job, all) => {
+          expect(all.map((each) => each.id).sort()).toEqual([a.id, b.id, job.id].sort());
+        }),
+      ).resolves.toMatchObject({ id: jobIdFor(3) });
     });
 
     it('loads an empty snapshot from a store nobody has written', async () => {

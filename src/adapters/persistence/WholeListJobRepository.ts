@@ -5,6 +5,7 @@ import type { UnreadableRecord } from '../../domain/JobRecord.js';
 import { assertNameFree, sameName, withUniqueName } from '../../domain/jobNames.js';
 import type {
   JobRepository,
+  JobsCheck,
   JobSnapshot,
   JobUpdate,
   SettleOptions,
@@ -38,15 +39,23 @@ export abstract class WholeListJobRepository implements JobRepository {
     return (await this.load()).jobs.find((job) => job.id === id) ?? null;
   }
 
-  create(job: Job, nameWasChosen: boolean): Promise<Job> {
+  create(job: Job, nameWasChosen: boolean, check?: JobsCheck): Promise<Job> {
     return this.modify((jobs) => {
       const named = withUniqueName(jobs, job, nameWasChosen);
-      return { jobs: [...jobs, named], result: named };
+      const all = [...jobs, named];
+      check?.(named, all);
+      return { jobs: all, result: named };
     });
   }
 
-  update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T> {
-    return this.modify((jobs, unreadable) => replaced(jobs, findJob(jobs, reference, unreadable), change));
+  update<T>(reference: string, change: (job: Job) => JobUpdate<T>, check?: JobsCheck): Promise<T> {
+    return this.modify((jobs, unreadable) => {
+      const target = findJob(jobs, reference, unreadable);
+      const changed = replaced(jobs, target, change);
+      // Under the store's one lock: the write is checked against the jobs as it leaves them.
+      if (check && changed.jobs !== jobs) check(changed.jobs[jobs.indexOf(target)]!, changed.jobs);
+      return changed;
+    });
   }
 
   updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null> {

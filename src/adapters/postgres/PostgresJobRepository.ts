@@ -4,6 +4,7 @@ import { readJobRecords, type RecordsReading } from '../../domain/JobRecord.js';
 import { assertNameFree, nameKey, sameName, withUniqueName, type NamedJob } from '../../domain/jobNames.js';
 import type {
   JobRepository,
+  JobsCheck,
   JobSnapshot,
   JobUpdate,
   SettleOptions,
@@ -34,6 +35,8 @@ interface VersionedWrite {
 
 /** One advisory lock serializes the writes that decide a name (create, rename): names are few and rarely change. */
 const NAME_LOCK = 0x6e616d65; // "name"
+/** The advisory lock that writes given a check (JobsCheck: the chains') take, one at a time. */
+const CHECK_LOCK = 0x63686b73; // "chks"
 
 const COLUMNS = 'id, record';
 /** The channel every change to the jobs is announced on, at commit: gateways watch it for jobs changed elsewhere. */
@@ -81,21 +84,37 @@ export class PostgresJobRepository implements JobRepository {
     return row ? (readRows([row]).jobs[0] ?? null) : null;
   }
 
-  create(job: Job, nameWasChosen: boolean): Promise<Job> {
+  create(job: Job, nameWasChosen: boolean, check?: JobsCheck): Promise<Job> {
     return this.database.transaction(async (tx) => {
+      // Locks in one order everywhere (rows, then checks, then names), so that none waits in a circle.
+      if (check) await tx.query('SELECT pg_advisory_xact_lock($1)', [CHECK_LOCK]);
       await tx.query('SELECT pg_advisory_xact_lock($1)', [NAME_LOCK]);
       const named = withUniqueName(await namesLike(tx, job.name), job, nameWasChosen);
+      if (check) check(named, [...(await this.allIn(tx)), named]);
       await tx.query(INSERT_JOB, jobRowValues(named, undefined));
       await tx.query(ANNOUNCE);
       return named;
     });
   }
 
-  update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T> {
+  update<T>(reference: string, change: (job: Job) => JobUpdate<T>, check?: JobsCheck): Promise<T> {
     return this.database.transaction(async (tx) => {
       const { target, record } = await this.lockReference(tx, reference);
-      return this.store(tx, target, record, change);
+      if (!check) return this.store(tx, target, record, change);
+      // Writes given a check go one at a time; the others' rows are read once this one holds that lock.
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [CHECK_LOCK]);
+      const others = (await this.allIn(tx)).filter((each) => each.id !== target.id);
+      return this.store(tx, target, record, (current) => {
+        const changed = change(current);
+        if (changed.job !== current) check(changed.job, [...others, changed.job]);
+        return changed;
+      });
     });
+  }
+
+  /** Every readable job, read in the transaction `tx`. */
+  private async allIn(tx: Transaction): Promise<Job[]> {
+    return readRows(await tx.query<JobRow>(`SELECT ${COLUMNS} FROM agent_jobs ORDER BY seq`)).jobs;
   }
 
   /**

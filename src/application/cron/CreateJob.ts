@@ -93,9 +93,10 @@ export class CreateJob {
       now,
       this.settings.timeZone,
     );
-    const job = after.length > 0 ? checkJobLinks((await this.repository.load()).jobs, { ...created, after }) : created;
     const nameWasChosen = Boolean(input.name?.trim());
-    return this.repository.create(job, nameWasChosen);
+    if (after.length === 0) return this.repository.create(created, nameWasChosen);
+    // The chain is checked against the jobs as this write leaves them, under the store's lock.
+    return this.repository.create({ ...created, after }, nameWasChosen, (job, all) => void checkJobLinks(all, job));
   }
 }
 

@@ -72,7 +72,9 @@ export class EditJob {
     const now = this.clock.now();
     const { job: reference, schedule, script, timezone, workdir, context_from: contextFrom, after: afterInput, ...rest } = input;
     const after = afterInput === undefined ? undefined : await chainLinksOf(this.repository, afterInput);
-    const others = after === undefined && schedule === undefined ? null : (await this.repository.load()).jobs;
+    // Links or a schedule changed: the chain is checked against the jobs as this write leaves them, under the store's lock.
+    const check =
+      after === undefined && schedule === undefined ? undefined : (job: Job, all: readonly Job[]) => void checkJobLinks(all, job);
     const changes: JobChanges = { ...rest };
     if (workdir !== undefined) changes.workdir = workdir === null ? null : await this.workdirs.check(workdir);
     if (contextFrom !== undefined) changes.context_from = await jobIdsOf(this.repository, contextFrom);
@@ -81,19 +83,23 @@ export class EditJob {
     checkJobMcpGrants(input.toolsets, this.settings.mcpServers ?? []);
     if (script !== undefined) changes.script = script === null ? null : await this.scripts.check(script);
     const { timeZone: configuredZone, oneShotGraceMs } = this.settings;
-    return this.repository.update(reference, (target) => {
-      // Which zone the schedule is read in depends on the job: read under the store's lock.
-      const zone = changes.timezone !== undefined ? (changes.timezone ?? configuredZone) : jobTimeZone(target, configuredZone);
-      const rezoned =
-        zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
-      const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
-      const parse = (text: string) => parseSchedule(text, now, zone, oneShotGraceMs);
-      const links = after ?? target.after ?? [];
-      const newSchedule =
-        written === undefined ? undefined : schedule === undefined ? parse(written) : scheduleWithLinks(written, links, parse);
-      const edited = editJob(target, newSchedule === undefined ? changes : { ...changes, schedule: newSchedule }, now, configuredZone);
-      const linked = others === null ? edited : checkJobLinks(others, { ...edited, after: links });
-      return { job: linked, result: linked };
-    });
+    return this.repository.update(
+      reference,
+      (target) => {
+        // Which zone the schedule is read in depends on the job: read under the store's lock.
+        const zone = changes.timezone !== undefined ? (changes.timezone ?? configuredZone) : jobTimeZone(target, configuredZone);
+        const rezoned =
+          zone !== jobTimeZone(target, configuredZone) && target.state !== 'completed' && isZoneDependentOneShot(target.schedule);
+        const written = schedule ?? (rezoned ? target.schedule.expr : undefined);
+        const parse = (text: string) => parseSchedule(text, now, zone, oneShotGraceMs);
+        const links = after ?? target.after ?? [];
+        const newSchedule =
+          written === undefined ? undefined : schedule === undefined ? parse(written) : scheduleWithLinks(written, links, parse);
+        const edited = editJob(target, newSchedule === undefined ? changes : { ...changes, schedule: newSchedule }, now, configuredZone);
+        const linked = check ? { ...edited, after: links } : edited;
+        return { job: linked, result: linked };
+      },
+      check,
+    );
   }
 }

@@ -41,10 +41,19 @@ export interface TickSettlement<T> {
  *   this process or any other, on this machine or any other sharing the store: no update is lost,
  *   and a slot handed to one `settleDue` or `update` is never handed to another;
  * - no two jobs hold the same name (compared case-insensitively) through `create` or `update`;
+ * - a `check` given to `create` or `update` sees every job as the write leaves them, and writes
+ *   given a check go one at a time, in this process or any other: two of them can never each
+ *   pass a check that together they would fail (two links that make a cycle);
  * - records it cannot understand are kept untouched and reported, never fatal, never dropped;
  * - a crash at any instant leaves either the old or the new contents, never a mix.
  * Changes passed in must be pure and quick: other processes may wait for them.
  */
+/**
+ * A check of a job about to be written against every job as stored at that moment (the chains'
+ * cycles and length, docs/cron.md, Chains); it throws to refuse the write.
+ */
+export type JobsCheck = (job: Job, all: readonly Job[]) => void;
+
 export interface JobRepository {
   /** Every job, and the stored records that could not be understood. Empty when nothing was stored yet. */
   load(): Promise<JobSnapshot>;
@@ -54,12 +63,12 @@ export interface JobRepository {
    * Stores a new job. A chosen name already held by another job is refused (the domain's
    * NAME_TAKEN error); a default name is numbered until free ("name (2)"). Returns the job as stored.
    */
-  create(job: Job, nameWasChosen: boolean): Promise<Job>;
+  create(job: Job, nameWasChosen: boolean, check?: JobsCheck): Promise<Job>;
   /**
    * Changes the job `reference` means (its id, else its name, case-insensitively; the domain's
    * errors when none or several match or its record is unreadable). A new name must be free.
    */
-  update<T>(reference: string, change: (job: Job) => JobUpdate<T>): Promise<T>;
+  update<T>(reference: string, change: (job: Job) => JobUpdate<T>, check?: JobsCheck): Promise<T>;
   /** Like `update` for the job with this id, resolving null (calling nothing) when there is none. */
   updateById<T>(id: string, change: (job: Job) => JobUpdate<T>): Promise<T | null>;
   /** The jobs that run after the job `id` (their `after` names it: docs/cron.md, Chains), in store order; empty for none. */
