@@ -34,7 +34,8 @@ function chartFigure(
   unit: 'runs' | 'usd',
   numbers: Html,
 ): Html {
-  const data = JSON.stringify({ labels, unit, series });
+  // A date's axis label is its month and day (`06-20`): ten of them fit a phone's width.
+  const data = JSON.stringify({ labels: labels.map((label) => (/^\d{4}-/.test(label) ? label.slice(5) : label)), unit, series });
   const total = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0);
   const amount = (value: number) => (unit === 'usd' ? formatUsd(value) : String(value));
   return html`<figure class="chart" aria-labelledby="${id}-caption">

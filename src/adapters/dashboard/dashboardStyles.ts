@@ -102,6 +102,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: .3rem; }
 details.data > summary { cursor: pointer; color: var(--link); }
 svg.spark { display: block; }
 svg.spark rect { fill: var(--chart-running); }
+svg.spark rect.base { fill: var(--line); }
 .secret { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 .secret code { padding: .3rem .5rem; background: var(--surface); border: 1px solid var(--line); border-radius: 6px; word-break: break-all; }
 ol.timeline { list-style: none; padding-left: 0; border-left: 2px solid var(--line); }
@@ -114,6 +115,7 @@ ol.timeline summary { cursor: pointer; }
   dl { grid-template-columns: minmax(0, 1fr); gap: 0; }
   dd { margin-bottom: .5rem; }
   ol.timeline details { width: 100%; }
+  .table-wrap td, .table-wrap th { min-width: 6.5rem; }
   .card .count { font-size: 1.3rem; }
 }
 `;

@@ -127,7 +127,7 @@ export const CHARTS_JS = `
       height: 220,
       legend: { show: false },
       cursor: { show: false },
-      scales: { x: { time: false, range: [-0.5, labels.length - 0.5] }, y: { range: function (_u, _min, max) { return [0, Math.max(1, max)]; } } },
+      scales: { x: { time: false, range: [-0.5, labels.length - 0.5] }, y: { range: function (_u, _min, max) { return [0, max > 0 ? (data.unit === 'usd' ? max * 1.15 : Math.max(1, Math.ceil(max * 1.1))) : 1]; } } },
       axes: [
         { stroke: text, grid: { show: false }, ticks: { stroke: grid }, splits: function () { return xs.filter(function (x) { return (labels.length - 1 - x) % every === 0; }); }, values: function (_u, splits) { return splits.map(function (x) { return labels[x] || ''; }); } },
         { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, values: function (_u, splits) { return splits.map(function (v) { return data.unit === 'usd' ? '$' + v.toFixed(2) : String(v); }); } },

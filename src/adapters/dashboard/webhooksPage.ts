@@ -55,7 +55,7 @@ function sparkline(perHour: readonly number[]): Html {
     const height = count === 0 ? 0 : Math.max(2, Math.round((count / highest) * 20));
     return html`<rect x="${index * 4}" y="${22 - height}" width="3" height="${height}"></rect>`;
   });
-  return html`<svg class="spark" width="96" height="22" viewBox="0 0 96 22" aria-hidden="true" focusable="false">${bars}</svg><span>${total} in 24 h, ${perHour[perHour.length - 1] ?? 0} this hour</span>`;
+  return html`<svg class="spark" width="96" height="22" viewBox="0 0 96 22" aria-hidden="true" focusable="false"><rect class="base" x="0" y="21" width="96" height="1"></rect>${bars}</svg><span>${total} in 24 h, ${perHour[perHour.length - 1] ?? 0} this hour</span>`;
 }
 
 function runLink(run: ListedWebhookRun): Html {
@@ -94,7 +94,7 @@ ${csrfField(context)}
 <label>Prompt<textarea name="prompt" placeholder="e.g. Review {pull_request.title} (empty: the whole payload)">${values.prompt}</textarea></label>
 <label>Deliver<input name="deliver" type="text" value="${values.deliver}" placeholder="log (the default), repo_comment, telegram, slack, …"></label>
 <label>Chat id<input name="chat_id" type="text" value="${values.chat_id}" placeholder="the platform's home channel when empty"></label>
-<label class="check"><input name="deliver_only" type="checkbox" value="yes"${values.deliver_only ? html` checked` : null}>Deliver the rendered prompt without running the agent</label>
+<label class="check"><input name="deliver_only" type="checkbox" value="yes"${values.deliver_only ? html` checked` : null}>Deliver only: send the rendered template as it is, without running the agent</label>
 <button type="submit" class="primary">Create subscription</button>
 </form>`;
 }
@@ -123,10 +123,10 @@ ${table(
     ? 'No route matches.'
     : 'No route yet: make a subscription below, add one in config.yaml, or use "agent webhook subscribe".',
 )}
-<details class="new-subscription"${view.form !== EMPTY_SUBSCRIPTION || view.routes.length === 0 ? html` open` : null}><summary><h2 id="new-subscription">New subscription</h2></summary>
+<section aria-labelledby="new-subscription"><h2 id="new-subscription">New subscription</h2>
 <p class="muted">Served at once at /webhooks/&lt;name&gt; on the webhook listener, as "agent webhook subscribe" makes it; its signing secret is generated and shown once.</p>
 ${subscriptionForm(context, view.form)}
-</details>
+</section>
 ${view.routes
   .filter((listed) => listed.runs.length > 0)
   .map(
