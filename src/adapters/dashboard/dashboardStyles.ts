@@ -111,6 +111,7 @@ ol.timeline details { display: inline-block; vertical-align: top; width: calc(10
 ol.timeline summary { cursor: pointer; }
 @media (max-width: 40rem) {
   header.top { padding: .5rem .7rem; }
+  header.top nav { order: 3; width: 100%; }
   main { padding: .8rem .7rem 2.5rem; }
   dl { grid-template-columns: minmax(0, 1fr); gap: 0; }
   dd { margin-bottom: .5rem; }
