@@ -21,6 +21,26 @@ const lazyStringWidth = {
   },
 };
 
+/**
+ * The dashboard's chart library (src/adapters/dashboard/chartLibrary.ts) inside the bundle: the
+ * module becomes one that returns uPlot's script and style sheet as text, so that the gateway
+ * serves them from dist/ without node_modules, and no page needs a CDN
+ * (docs/adr/0019-bundled-chart-library.md).
+ */
+const inlineChartLibrary = {
+  name: 'inline-chart-library',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]adapters[\\/]dashboard[\\/]chartLibrary\.ts$/ }, async () => {
+      const [script, css] = await Promise.all([
+        readFile('node_modules/uplot/dist/uPlot.iife.min.js', 'utf8'),
+        readFile('node_modules/uplot/dist/uPlot.min.css', 'utf8'),
+      ]);
+      const files = JSON.stringify({ script, css });
+      return { contents: `const files = ${files};\nexport function chartLibrary() { return files; }\n`, loader: 'js' };
+    });
+  },
+};
+
 /** The executable, its program (loaded once the signal handlers are in), and the module that imports the core. */
 const ENTRY = 'src/composition/cli/agent.ts';
 const MAIN = 'src/composition/cli/main.ts';
@@ -53,7 +73,7 @@ const options = (plugins) => ({
   logOverride: { 'ignored-bare-import': 'silent' },
   // A native addon finds its prebuilt binary beside its own files: it is loaded from node_modules.
   external: ['fs-native-extensions'],
-  plugins: [lazyStringWidth, ...plugins],
+  plugins: [inlineChartLibrary, lazyStringWidth, ...plugins],
 });
 
 /**

@@ -96,7 +96,9 @@ describe('the dashboard of the built gateway', () => {
     const shown = (await (await fetch(`${base}/api/jobs/${id}`, { headers: bearer })).json()) as { next_runs: string[] };
     expect(shown.next_runs.map((at) => Date.parse(at))).toEqual([Date.parse(nextRunAt)]);
     const table = await (await fetch(`${base}/jobs`, { headers: bearer })).text();
-    expect(table).toMatch(/>Stretch<\/a><\/td><td>once in 2h<\/td><td>scheduled<\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<\/td>/);
+    expect(table).toMatch(
+      />Stretch<\/a><\/td><td>once in 2h<\/td><td><span class="badge status-scheduled">scheduled<\/span><\/td><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d<\/td>/,
+    );
 
     const removed = await fetch(`${base}/api/jobs/${id}`, { method: 'DELETE', headers: bearer });
     expect(removed.status).toBe(200);

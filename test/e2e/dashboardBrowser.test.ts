@@ -104,7 +104,6 @@ describeInBrowser('the dashboard in a browser', () => {
     await page.getByRole('alert').filter({ hasText: 'That token is not the dashboard token' }).waitFor();
 
     await signIn();
-    await screenshot(page, 'dashboard-overview');
     await page.getByRole('link', { name: 'Jobs' }).first().click();
     const table = page.getByRole('table');
     await table.getByRole('link', { name: 'Stars', exact: true }).waitFor();
@@ -218,7 +217,6 @@ describeInBrowser('the dashboard in a browser', () => {
         await page.reload();
         await events.getByRole('row', { name: /delivery-browser-1.*delivered/ }).waitFor({ timeout: 10_000 });
       });
-    await screenshot(page, 'dashboard-webhooks');
   });
 
   it('refuses a change whose form carries no CSRF token', async () => {

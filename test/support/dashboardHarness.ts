@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { createDashboardApp } from '../../src/adapters/dashboard/dashboardApp.js';
 import type { DashboardDependencies } from '../../src/adapters/dashboard/dashboardDependencies.js';
+import { SummariseRuns } from '../../src/application/runs/SummariseRuns.js';
 import type { HomeStatus } from '../../src/application/status/ShowStatus.js';
 import { cronHarness } from './cronHarness.js';
 
@@ -42,11 +43,19 @@ export function dashboardHarness(
       runNow: (job) => h.runJobNow.start({ job }),
     },
     runs: h.ledger,
+    runSummary: () => new SummariseRuns(h.ledger, h.clock).execute({ timeZone: 'UTC' }),
     status: async () => STATUS,
     webhooks: {
       listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }),
       runs: async () => [],
       sendTest: async () => ({ status: 202, body: '' }),
+      subscribe: async () => {
+        throw new Error('no subscriptions in this harness');
+      },
+      remove: async () => {
+        throw new Error('no subscriptions in this harness');
+      },
+      urlOf: (name) => `http://127.0.0.1:8644/webhooks/${name}`,
       ...options.webhooks,
     },
   });

@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError, errorText, InvalidInputError } from '../../domain/errors.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './assets.js';
+import { chartLibrary } from './chartLibrary.js';
+import { CHARTS_JS, SHORTCUTS_JS } from './pageScripts.js';
 import { dashboardAccess, READING } from './dashboardAccess.js';
 import { dashboardApi } from './dashboardApi.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
@@ -55,6 +57,10 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
 
   app.get('/assets/dashboard.css', (_request, response) => void response.type('text/css').send(DASHBOARD_CSS));
   app.get('/assets/dashboard.js', (_request, response) => void response.type('text/javascript').send(DASHBOARD_JS));
+  app.get('/assets/shortcuts.js', (_request, response) => void response.type('text/javascript').send(SHORTCUTS_JS));
+  app.get('/assets/charts.js', (_request, response) => void response.type('text/javascript').send(CHARTS_JS));
+  app.get('/assets/uplot.js', (_request, response) => void response.type('text/javascript').send(chartLibrary().script));
+  app.get('/assets/uplot.css', (_request, response) => void response.type('text/css').send(chartLibrary().css));
 
   app.post('/sign-in', (request, response) => {
     if (deps.token !== null) {

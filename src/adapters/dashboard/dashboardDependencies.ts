@@ -7,9 +7,12 @@ import type { Clock } from '../../application/ports/Clock.js';
 import type { JobSnapshot } from '../../application/ports/JobRepository.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { RunLedger } from '../../application/ports/RunLedger.js';
+import type { RunSummary } from '../../application/runs/SummariseRuns.js';
 import type { WebhookRouteListing } from '../../application/ports/WebhookRoutes.js';
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
+import type { SubscribeWebhookInput, SubscribeWebhookResult } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
+import type { WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
 import type { Job } from '../../domain/Job.js';
 
 /** The use cases the dashboard acts through: the very ones of the command line. */
@@ -42,10 +45,18 @@ export interface DashboardDependencies {
     runNow(job: string): Promise<{ job: Job; finished: Promise<RunJobNowOutput> }>;
   };
   runs: RunLedger;
+  /** The overview's summary of the run ledger now (SummariseRuns, days and hours in `timeZone`). */
+  runSummary(): Promise<RunSummary>;
   status(): Promise<HomeStatus>;
   webhooks: {
     listing(): Promise<WebhookRouteListing>;
     runs(limit: number): Promise<ListedWebhookRun[]>;
     sendTest(name: string): Promise<{ status: number; body: string }>;
+    /** `agent webhook subscribe`: makes (or replaces) a subscription, its secret generated. */
+    subscribe(input: SubscribeWebhookInput): Promise<SubscribeWebhookResult>;
+    /** `agent webhook remove`: the removed subscription. */
+    remove(name: string): Promise<WebhookSubscription>;
+    /** Where a route is reached on this machine's listener. */
+    urlOf(name: string): string;
   };
 }

@@ -1,6 +1,6 @@
 /**
- * The dashboard's pages, rendered on the server (views.ts): the overview, the jobs with their
- * forms and actions, a run, and the webhook routes with their test event.
+ * The dashboard's pages, rendered on the server (views.ts): the jobs with their forms and
+ * actions, and a run; the overview (overviewRoutes.ts) and the webhooks (webhookRoutes.ts).
  */
 import type { Express, Request, Response } from 'express';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
@@ -9,25 +9,15 @@ import { AppError, errorText } from '../../domain/errors.js';
 import { JOB_STATES } from '../../domain/Job.js';
 import { upcomingRuns } from '../../domain/jobDetails.js';
 import { nameKey } from '../../domain/jobNames.js';
-import { listenerVerdict, testEventSentence } from '../../domain/webhook/listenerAnswer.js';
+import { LAST_STATUSES } from '../../domain/RunOutcome.js';
 import type { Session } from './dashboardAccess.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
 import type { Html } from './html.js';
-import { handle, param, reasonOf, routeEvents, RUNS_SHOWN } from './routeHelpers.js';
+import { registerOverview } from './overviewRoutes.js';
+import { handle, param, reasonOf, RUNS_SHOWN } from './routeHelpers.js';
 import { runPage } from './runPageView.js';
-import {
-  jobFormPage,
-  jobLive,
-  jobPage,
-  jobsPage,
-  notFoundPage,
-  overviewPage,
-  removePage,
-  runsTable,
-  webhooksPage,
-  type JobFormValues,
-  type PageContext,
-} from './views.js';
+import { registerWebhookPages } from './webhookRoutes.js';
+import { jobFormPage, jobLive, jobPage, jobsPage, notFoundPage, removePage, type JobFormValues, type PageContext } from './views.js';
 
 /** How a page is answered: its context (the session's CSRF token, what was done or refused), and the page sent. */
 export function pageResponses(deps: DashboardDependencies) {
@@ -35,6 +25,7 @@ export function pageResponses(deps: DashboardDependencies) {
     timeZone: deps.timeZone,
     csrf: (response.locals.session as Session).csrf,
     signedIn: deps.token !== null,
+    path: response.req.path,
     ...extra,
   });
   const page = (response: Response, body: Html, status = 200) => void response.status(status).type('html').send(body.text);
@@ -49,25 +40,7 @@ export function pageResponses(deps: DashboardDependencies) {
 export function registerPages(app: Express, deps: DashboardDependencies): void {
   const { context, page, said } = pageResponses(deps);
 
-  app.get(
-    '/',
-    handle(async (request, response) => {
-      const [status, snapshot, latest] = await Promise.all([deps.status(), deps.jobs.list(), deps.runs.list({ limit: RUNS_SHOWN })]);
-      const nextRuns = snapshot.jobs
-        .filter((job) => job.state === 'scheduled')
-        .flatMap((job) => upcomingRuns(job, 10, deps.timeZone).map((at) => ({ job, at })))
-        .sort((a, b) => a.at.getTime() - b.at.getTime())
-        .slice(0, 10);
-      const scheduledJobs = snapshot.jobs.filter((job) => job.state === 'scheduled').length;
-      page(response, overviewPage(context(response, said(request)), { status, scheduledJobs, nextRuns, latest }));
-    }),
-  );
-  app.get(
-    '/fragments/runs',
-    handle(async (_request, response) => {
-      page(response, runsTable(await deps.runs.list({ limit: RUNS_SHOWN }), deps.timeZone));
-    }),
-  );
+  registerOverview(app, deps);
 
   app.get(
     '/jobs',
@@ -76,15 +49,20 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
         typeof request.query.state === 'string' && (JOB_STATES as readonly string[]).includes(request.query.state)
           ? request.query.state
           : '';
+      const status =
+        typeof request.query.status === 'string' && [...LAST_STATUSES, 'never'].includes(request.query.status) ? request.query.status : '';
       const search = typeof request.query.q === 'string' ? request.query.q.trim() : '';
       const { jobs } = await deps.jobs.list();
       const shown = jobs.filter(
-        (job) => (state === '' || job.state === state) && (search === '' || nameKey(job.name).includes(nameKey(search))),
+        (job) =>
+          (state === '' || job.state === state) &&
+          (status === '' || (job.last_status ?? 'never') === status) &&
+          (search === '' || nameKey(job.name).includes(nameKey(search))),
       );
       const nextRuns = new Map(
         shown.map((job) => [job.id, job.state === 'scheduled' ? (upcomingRuns(job, 1, deps.timeZone)[0] ?? null) : null]),
       );
-      page(response, jobsPage(context(response, said(request)), { jobs: shown, state, search, nextRuns }));
+      page(response, jobsPage(context(response, said(request)), { jobs: shown, state, status, search, nextRuns }));
     }),
   );
 
@@ -294,29 +272,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     }),
   );
 
-  app.get(
-    '/webhooks',
-    handle(async (request, response) => {
-      const [listing, runs] = await Promise.all([deps.webhooks.listing(), deps.webhooks.runs(100)]);
-      page(response, webhooksPage(context(response, said(request)), { routes: listing.routes, runs }));
-    }),
-  );
-  app.post(
-    '/webhooks/:name/test',
-    handle(async (request, response) => {
-      const name = param(request, 'name');
-      try {
-        const sent = await deps.webhooks.sendTest(name);
-        // An event the route ignored ran nothing: that is said as a problem, with the reason.
-        const verdict = listenerVerdict(sent.status, sent.body);
-        const sentence = testEventSentence(verdict, await routeEvents(deps.webhooks, name));
-        response.redirect(303, `/webhooks?${verdict.kind === 'accepted' ? 'done' : 'problem'}=${encodeURIComponent(sentence)}`);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        response.redirect(303, `/webhooks?problem=${encodeURIComponent(error.message)}`);
-      }
-    }),
-  );
+  registerWebhookPages(app, deps);
 }
 
 function formValues(request: Request): JobFormValues {

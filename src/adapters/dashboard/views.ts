@@ -1,6 +1,5 @@
-import type { HomeStatus } from '../../application/status/ShowStatus.js';
-import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import { JOB_STATES, type Job } from '../../domain/Job.js';
+import { LAST_STATUSES } from '../../domain/RunOutcome.js';
 import { describeAfter, describeFollowers, type ChainFollower } from '../../domain/jobChains.js';
 import { describeCarriedAnswers, describeRepeat, describeTargets, describeToolsets, describeWorkdir } from '../../domain/jobDetails.js';
 import type { RunRecord } from '../../domain/runs/RunRecord.js';
@@ -8,98 +7,13 @@ import { budgetInWords, costInWords, tokensInWords, type RunTotals } from '../..
 import { spentFields } from './usageViews.js';
 import { isRecurring, SCHEDULE_FORMS } from '../../domain/Schedule.js';
 import { describeSchedule } from '../../domain/scheduleWords.js';
-import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
-import { wallClockAt } from '../../domain/zonedTime.js';
 import { html, type Html } from './html.js';
+import { csrfField, layout, postButton, statusBadge, table, when, type PageContext } from './pageShell.js';
 import { perJobFormFields, type PerJobFormValues } from './perJobFields.js';
 
-/** What every page of a signed-in user carries. */
-export interface PageContext {
-  timeZone: string;
-  /** The session's CSRF token, put in every form that changes something. */
-  csrf: string;
-  /** Whether signing in (and so signing out) is a thing: a token is set. */
-  signedIn: boolean;
-  /** A sentence saying what just happened, or what was refused. */
-  notice?: string | null;
-  problem?: string | null;
-}
+export { csrfField, layout, postButton, signInPage, statusBadge, table, when, type PageContext } from './pageShell.js';
 
-const pad = (value: number) => String(value).padStart(2, '0');
-
-/** `YYYY-MM-DD HH:MM:SS` in `timeZone`; `-` for none. */
-export function when(iso: string | Date | null, timeZone: string): string {
-  if (iso === null) return '-';
-  const instant = typeof iso === 'string' ? new Date(iso) : iso;
-  if (Number.isNaN(instant.getTime())) return String(iso);
-  const c = wallClockAt(instant, timeZone);
-  return `${c.year}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}`;
-}
-
-function csrfField(context: PageContext): Html {
-  return html`<input type="hidden" name="csrf" value="${context.csrf}">`;
-}
-
-/** A form of one button that posts to `action` (with the CSRF token). */
-export function postButton(context: PageContext, action: string, label: string, extra: Html | null = null): Html {
-  return html`<form class="inline" method="post" action="${action}">${csrfField(context)}${extra}<button type="submit">${label}</button></form>`;
-}
-
-export function layout(context: PageContext, title: string, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · agent</title>
-<link rel="stylesheet" href="/assets/dashboard.css">
-<script src="/assets/dashboard.js" defer></script>
-</head>
-<body>
-<header>
-<strong>agent</strong>
-<nav aria-label="Main"><a href="/">Overview</a><a href="/jobs">Jobs</a><a href="/jobs/new">New job</a><a href="/webhooks">Webhooks</a></nav>
-${context.signedIn ? postButton(context, '/sign-out', 'Sign out') : null}
-</header>
-<main>
-<h1>${title}</h1>
-${context.notice ? html`<p class="notice" role="status">${context.notice}</p>` : null}
-${context.problem ? html`<p class="problem" role="alert">${context.problem}</p>` : null}
-${body}
-</main>
-</body>
-</html>`;
-}
-
-export function signInPage(problem: string | null): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · agent</title>
-<link rel="stylesheet" href="/assets/dashboard.css">
-</head>
-<body>
-<main>
-<h1>Sign in</h1>
-${problem ? html`<p class="problem" role="alert">${problem}</p>` : null}
-<form class="stacked" method="post" action="/sign-in">
-<label for="token">Token</label>
-<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-<button type="submit">Sign in</button>
-</form>
-</main>
-</body>
-</html>`;
-}
-
-export function table(caption: string, headers: readonly string[], rows: readonly Html[], empty: string): Html {
-  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<table><caption class="muted">${caption}</caption><thead><tr>${headers.map((header) => html`<th scope="col">${header}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
-}
-
-function firstLine(text: string | null): string {
+export function firstLine(text: string | null): string {
   const line =
     text
       ?.split('\n')
@@ -115,58 +29,9 @@ export function runsTable(runs: readonly RunRecord[], timeZone: string, caption 
     ['Started', 'Job or route', 'Status', 'Tokens', 'Cost', 'Answer or error', 'Run'],
     runs.map(
       (run) =>
-        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${run.status}</td><td>${tokensInWords(run.usage)}</td><td>${costInWords(run.cost_usd)}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
+        html`<tr><td>${when(run.started_at, timeZone)}</td><td>${run.kind === 'cron' ? html`<a href="/jobs/${encodeURIComponent(run.subject)}">${run.name}</a>` : run.name}</td><td>${statusBadge(run.status)}</td><td>${tokensInWords(run.usage)}</td><td>${costInWords(run.cost_usd)}</td><td>${firstLine(run.error) || firstLine(run.answer) || '-'}</td><td><a href="/runs/${encodeURIComponent(run.id)}">Details<span class="muted"> of run ${run.id}</span></a></td></tr>`,
     ),
     'No runs yet.',
-  );
-}
-
-export function overviewPage(
-  context: PageContext,
-  view: { status: HomeStatus; scheduledJobs: number; nextRuns: Array<{ job: Job; at: Date }>; latest: RunRecord[] },
-): Html {
-  const { status } = view;
-  const replicas = status.replicas ?? (status.gateway.state === 'stopped' ? [] : [status.gateway.gateway]);
-  return layout(
-    context,
-    'Overview',
-    html`<section class="cards" aria-label="At a glance">
-<div class="card">Jobs scheduled<b>${view.scheduledJobs}</b></div>
-<div class="card">Jobs failing<b>${status.failedJobs.length}</b></div>
-<div class="card">Webhook events waiting<b>${status.webhookEventsWaiting}</b></div>
-</section>
-<h2>Gateways</h2>
-${table(
-  'The gateways serving this home',
-  ['Host', 'Process id', 'Since', 'Trigger provider'],
-  replicas.map(
-    (replica) =>
-      html`<tr><td>${replica.host}</td><td>${replica.pid}</td><td>${when(replica.startedAt, context.timeZone)}</td><td>${replica.provider}</td></tr>`,
-  ),
-  'No gateway is registered.',
-)}
-<h2>Next runs</h2>
-${table(
-  `The next ${view.nextRuns.length} runs (${context.timeZone})`,
-  ['When', 'Job'],
-  view.nextRuns.map(
-    (each) =>
-      html`<tr><td>${when(each.at, context.timeZone)}</td><td><a href="/jobs/${encodeURIComponent(each.job.id)}">${each.job.name}</a></td></tr>`,
-  ),
-  'No run is scheduled.',
-)}
-<h2>Jobs whose last run failed</h2>
-${table(
-  'Failing jobs',
-  ['Job', 'Last status', 'Why'],
-  status.failedJobs.map(
-    (job) =>
-      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.lastStatus}</td><td>${firstLine(job.error)}</td></tr>`,
-  ),
-  'No job failed its last run.',
-)}
-<h2>Latest runs</h2>
-<div data-live="/fragments/runs">${runsTable(view.latest, context.timeZone)}</div>`,
   );
 }
 
@@ -175,30 +40,39 @@ function nextRunCell(at: Date | null, job: Job, configuredZone: string): string 
   return job.timezone && at !== null ? `${when(at, job.timezone)} (${job.timezone})` : when(at, configuredZone);
 }
 
-export function jobsPage(
-  context: PageContext,
-  view: { jobs: Job[]; state: string; search: string; nextRuns: Map<string, Date | null> },
-): Html {
+/** What the jobs list is filtered by: a state, a last status (`never` for a job that never ran) and a name. */
+export interface JobFilter {
+  state: string;
+  status: string;
+  search: string;
+}
+
+function options(values: readonly string[], chosen: string, anyLabel = 'any'): Html {
+  return html`<option value=""${chosen === '' ? html` selected` : null}>${anyLabel}</option>${values.map(
+    (value) => html`<option value="${value}"${chosen === value ? html` selected` : null}>${value}</option>`,
+  )}`;
+}
+
+export function jobsPage(context: PageContext, view: JobFilter & { jobs: Job[]; nextRuns: Map<string, Date | null> }): Html {
   return layout(
     context,
     'Jobs',
-    html`<form class="inline" method="get" action="/jobs" role="search">
+    html`<form class="inline" method="get" action="/jobs" role="search" aria-label="Filter the jobs">
 <label for="state">State</label>
-<select id="state" name="state">
-<option value=""${view.state === '' ? ' selected' : ''}>any</option>
-${JOB_STATES.map((state) => html`<option value="${state}"${view.state === state ? html` selected` : ''}>${state}</option>`)}
-</select>
+<select id="state" name="state">${options(JOB_STATES, view.state)}</select>
+<label for="status">Last status</label>
+<select id="status" name="status">${options([...LAST_STATUSES, 'never'], view.status)}</select>
 <label for="search">Search</label>
-<input id="search" name="q" type="search" value="${view.search}">
+<input id="search" name="q" type="search" value="${view.search}" placeholder="a job's name">
 <button type="submit">Filter</button>
 </form>
-<p><a href="/jobs/new">New job</a></p>
+<p><a class="button primary" href="/jobs/new">New job</a></p>
 ${table(
   'Jobs',
   ['Name', 'Schedule', 'State', 'Next run', 'Last status', 'Target'],
   view.jobs.map(
     (job) =>
-      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.schedule.display}</td><td>${job.state}</td><td>${nextRunCell(view.nextRuns.get(job.id) ?? null, job, context.timeZone)}</td><td>${job.last_status ?? '-'}</td><td>${job.deliver}</td></tr>`,
+      html`<tr><td><a href="/jobs/${encodeURIComponent(job.id)}">${job.name}</a></td><td>${job.schedule.display}</td><td>${statusBadge(job.state)}</td><td>${nextRunCell(view.nextRuns.get(job.id) ?? null, job, context.timeZone)}</td><td>${statusBadge(job.last_status)}</td><td>${job.deliver}</td></tr>`,
   ),
   'No job matches.',
 )}`,
@@ -346,31 +220,6 @@ export function removePage(context: PageContext, job: Job): Html {
     html`<p>The job and its run reports are deleted; this cannot be undone.</p>
 ${postButton(context, `/jobs/${id}/remove`, 'Remove', html`<input type="hidden" name="confirm" value="yes">`)}
 <a href="/jobs/${id}">Cancel</a>`,
-  );
-}
-
-export function webhooksPage(context: PageContext, view: { routes: WebhookRoute[]; runs: ListedWebhookRun[] }): Html {
-  return layout(
-    context,
-    'Webhooks',
-    html`${view.routes.length === 0 ? html`<p class="muted">No route: add one in config.yaml or with "agent webhook subscribe".</p>` : null}
-${view.routes.map((route) => {
-  const runs = view.runs.filter((run) => run.route === route.name);
-  return html`<section aria-label="Route ${route.name}">
-<h2>${route.name} <span class="muted">(${route.source === 'config' ? 'config.yaml' : 'subscription'})</span></h2>
-<p>Events: ${route.events.length > 0 ? route.events.join(', ') : 'any'}; delivers to ${route.deliver}.</p>
-${route.source === 'subscription' ? postButton(context, `/webhooks/${encodeURIComponent(route.name)}/test`, 'Send test event') : null}
-${table(
-  `Recent events of ${route.name}`,
-  ['Received', 'Event', 'Delivery id', 'Outcome', 'Run'],
-  runs.map(
-    (run) =>
-      html`<tr><td>${when(run.receivedAt, context.timeZone)}</td><td>${run.event}</td><td>${run.deliveryId}</td><td>${run.outcome}</td><td>${run.ledger ? html`<a href="/runs/${encodeURIComponent(run.eventId)}">Details<span class="muted"> of run ${run.eventId}</span></a>` : '-'}</td></tr>`,
-  ),
-  'No events yet.',
-)}
-</section>`;
-})}`,
   );
 }
 

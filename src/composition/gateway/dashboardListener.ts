@@ -12,9 +12,12 @@ import { ShowJob } from '../../application/cron/ShowJob.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { CronSettings } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
+import { SummariseRuns } from '../../application/runs/SummariseRuns.js';
 import { ShowStatus } from '../../application/status/ShowStatus.js';
 import { ListWebhookRuns } from '../../application/webhook/ListWebhookRuns.js';
 import { ListWebhooks } from '../../application/webhook/subscriptions/ListWebhooks.js';
+import { RemoveWebhookSubscription } from '../../application/webhook/subscriptions/RemoveWebhookSubscription.js';
+import { SubscribeWebhook } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
 import { TestWebhookSubscription } from '../../application/webhook/subscriptions/TestWebhookSubscription.js';
 import type { DashboardSettings } from '../../adapters/config/dashboardSettings.js';
 import { createDashboardApp } from '../../adapters/dashboard/dashboardApp.js';
@@ -41,6 +44,7 @@ export async function startDashboard(
   configFile: string,
 ): Promise<RunningDashboard> {
   const runJobNow = container.get(RunJobNow);
+  const summariseRuns = new SummariseRuns(container.get(TOKENS.RunLedger), container.get(TOKENS.Clock));
   const app = createDashboardApp({
     token: settings.token,
     allowedHosts: settings.allowedHosts ?? defaultAllowedHosts(settings.host),
@@ -60,11 +64,15 @@ export async function startDashboard(
       runNow: (job) => runJobNow.start({ job }),
     },
     runs: container.get(TOKENS.RunLedger),
+    runSummary: () => summariseRuns.execute({ timeZone: cron.timeZone }),
     status: () => container.get(ShowStatus).execute(),
     webhooks: {
       listing: () => container.get(ListWebhooks).execute(),
       runs: (limit) => container.get(ListWebhookRuns).execute({ limit }),
       sendTest: (name) => container.get(TestWebhookSubscription).execute({ name, payload: null, event: null }),
+      subscribe: (input) => container.get(SubscribeWebhook).execute(input),
+      remove: (name) => container.get(RemoveWebhookSubscription).execute({ name }),
+      urlOf: (name) => container.get(TOKENS.LocalWebhookClient).urlOf(name),
     },
   });
   const server = createServer(app);

@@ -17,7 +17,7 @@ describe('the dashboard', () => {
     const { app } = dashboard();
     const first = await request(app).get('/');
     expect(first.text).toMatch(/<label for="token">Token<\/label>\s*<input id="token" name="token" type="password"/);
-    expect(first.text).toContain('<button type="submit">Sign in</button>');
+    expect(first.text).toContain('<button type="submit" class="primary">Sign in</button>');
 
     const wrong = await request(app).post('/sign-in').type('form').send({ token: 'guess' });
     expect(wrong.status).toBe(401);
@@ -215,7 +215,9 @@ describe("the dashboard's next runs", () => {
     const { cookie } = await signIn(app);
 
     const jobs = await request(app).get('/jobs').set('cookie', cookie);
-    expect(jobs.text).toMatch(/>Stretch<\/a><\/td><td>once in 30m<\/td><td>scheduled<\/td><td>2026-06-01 08:30:00<\/td>/);
+    expect(jobs.text).toMatch(
+      />Stretch<\/a><\/td><td>once in 30m<\/td><td><span class="badge status-scheduled">scheduled<\/span><\/td><td>2026-06-01 08:30:00<\/td>/,
+    );
     const overview = await request(app).get('/').set('cookie', cookie);
     expect(overview.text).toMatch(
       /<td>2026-06-01 08:30:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Stretch<\/a>[\s\S]*<td>2026-06-01 09:00:00<\/td><td><a href="\/jobs\/[0-9a-f]+">Hourly<\/a>/,
