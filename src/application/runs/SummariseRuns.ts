@@ -16,6 +16,9 @@ import { TOKENS } from '../ports/tokens.js';
 /** The most runs one summary reads: the ledger keeps 200 per job or route and 30 days by default. */
 export const SUMMARISED_RUNS = 50_000;
 
+/** How long a summary is given again before the ledger is read anew. */
+export const SUMMARY_KEPT_MS = 2000;
+
 export interface RunSummary {
   /** When it was made (ISO 8601 UTC). */
   at: string;
@@ -38,13 +41,34 @@ export interface RunSummary {
  */
 @injectable()
 export class SummariseRuns {
+  /** The last summary made (or being made), kept for SUMMARY_KEPT_MS. */
+  private last: { at: number; timeZone: string; summary: Promise<RunSummary> } | null = null;
+
   constructor(
     @inject(TOKENS.RunLedger) private readonly ledger: RunLedger,
     @inject(TOKENS.Clock) private readonly clock: Clock,
   ) {}
 
-  /** Days and hours are those of `timeZone` (the configured zone). */
-  async execute(input: { timeZone: string }): Promise<RunSummary> {
+  /**
+   * Days and hours are those of `timeZone` (the configured zone). A summary made in the last
+   * SUMMARY_KEPT_MS is given again, and callers at the same moment share one read: every open
+   * page follows the ledger as runs end, and a burst of runs must not make each of them read it
+   * whole at each end.
+   */
+  execute(input: { timeZone: string }): Promise<RunSummary> {
+    const now = this.clock.now().getTime();
+    const kept = this.last;
+    if (kept && kept.timeZone === input.timeZone && now >= kept.at && now - kept.at < SUMMARY_KEPT_MS) return kept.summary;
+    const summary = this.summarise(input.timeZone);
+    this.last = { at: now, timeZone: input.timeZone, summary };
+    summary.catch(() => {
+      if (this.last?.summary === summary) this.last = null;
+    });
+    return summary;
+  }
+
+  private async summarise(timeZone: string): Promise<RunSummary> {
+    const input = { timeZone };
     const now = this.clock.now();
     const since = now.getTime() - 31 * 86_400_000;
     const runs = (await this.ledger.list({ limit: SUMMARISED_RUNS })).filter((run) => Date.parse(run.started_at) >= since);

@@ -26,6 +26,28 @@ function run(id: string, kind: RunRecord['kind'], started: Date, status: RunStat
 }
 
 describe('SummariseRuns', () => {
+  it('reads the ledger once for the callers of the same two seconds, and anew after', async () => {
+    const clock = new ManualClock('2026-06-20T10:30:00.000Z');
+    const ledger = new InMemoryRunLedger(undefined, () => clock.now());
+    let reads = 0;
+    const list = ledger.list.bind(ledger);
+    ledger.list = (query) => {
+      reads += 1;
+      return list(query);
+    };
+    const summaries = new SummariseRuns(ledger, clock);
+
+    await Promise.all([summaries.execute({ timeZone: 'UTC' }), summaries.execute({ timeZone: 'UTC' })]);
+    clock.advance(1999);
+    await summaries.execute({ timeZone: 'UTC' });
+    expect(reads).toBe(1);
+    await ledger.save(run('c1', 'cron', clock.now(), 'ok', 0, null));
+    clock.advance(1);
+    const summary = await summaries.execute({ timeZone: 'UTC' });
+    expect(reads).toBe(2);
+    expect(summary.last24h.ok).toBe(1);
+  });
+
   it("summarises cron and webhook runs of the ledger at the clock's time: per hour, per day, by status, cost and durations", async () => {
     const clock = new ManualClock('2026-06-20T10:30:00.000Z');
     const ledger = new InMemoryRunLedger(undefined, () => clock.now());
