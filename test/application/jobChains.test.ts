@@ -29,6 +29,27 @@ describe('conditions and links', () => {
   });
 });
 
+describe('a followed run cut short', () => {
+  it('starts the jobs that run after it on a failure once it is recovered as interrupted', async () => {
+    const h = cronHarness();
+    const { a, b } = await chain(h, 'failed');
+    const claim = { by: 'test-host:7', at: h.clock.now().toISOString() };
+    await h.repository.updateById(a.id, (current) => ({ job: { ...current, state: 'running', claim }, result: null }));
+    h.identity.dead.add(claim.by);
+    h.agent.reply('b answer');
+
+    const tick = await h.runDueJobs.execute();
+
+    expect(tick.recovered.map((job) => job.id)).toEqual([a.id]);
+    expect(h.repository.get(b.id)!.chained_from).toMatchObject({ job: a.id, status: 'error', pending: true });
+    await h.runDueJobs.execute();
+    expect(h.agent.requests).toHaveLength(1);
+    expect(h.repository.get(b.id)!.chained_from).toMatchObject({ job: a.id, status: 'error', pending: false });
+    expect(documentsOf(h, 0)).toContain(`that job's run ${a.id}.`);
+    expect(documentsOf(h, 0)).toContain('ended error');
+  });
+});
+
 describe('creating and editing chains', () => {
   it('creates a job without a schedule that never fires by itself', async () => {
     const h = cronHarness();

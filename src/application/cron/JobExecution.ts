@@ -86,6 +86,14 @@ export class JobExecution {
     return record.id;
   }
 
+  /**
+   * A run of `job` that its process never ended (recovered as interrupted): the jobs that run
+   * after it on a failure start now, as after any failed run (docs/cron.md, Chains).
+   */
+  async interrupted(job: Job, runId: string): Promise<void> {
+    await this.marks.startFollowers(job, runId, 'error');
+  }
+
   /** The `skipped` record of a slot that came while the job's run still ran (overlap policy `skip`, docs/cron.md). */
   private async recordOverlapSkip(job: Job, slot: Date): Promise<void> {
     const reason = `skipped: the run before was still running at ${slot.toISOString()} (overlap policy skip); next run at ${job.next_run_at ?? 'none'}`;

@@ -1,3 +1,4 @@
+import { cronRunId } from '../../domain/runs/RunRecord.js';
 import { runKeyOf } from '../../domain/jobRunsBeside.js';
 import { inject, injectable, optional, type ServiceIdentifier } from 'inversify';
 import type { Job } from '../../domain/Job.js';
@@ -137,9 +138,16 @@ export class RunDueJobs {
     const { claims, recoveredFrom } = locked;
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });
     // Its run in the ledger ended with it, and what its process started must not finish it.
-    if (claims.recovered.length > 0 && this.abandonedRuns) {
-      const gone = this.dueJobs.goneClaimants(recoveredFrom);
-      await this.abandonedRuns().settle(gone, recoveredFrom);
+    const settled =
+      claims.recovered.length > 0 && this.abandonedRuns
+        ? await this.abandonedRuns().settle(this.dueJobs.goneClaimants(recoveredFrom), recoveredFrom)
+        : [];
+    // A run cut short ended all the same, failed: the jobs that run after it start (docs/cron.md, Chains).
+    for (const { job, claim } of recoveredFrom) {
+      const record = settled.find(
+        (run) => run.kind === 'cron' && run.subject === job.id && Date.parse(run.started_at) >= Date.parse(claim.at),
+      );
+      await this.execution().interrupted(job, record?.id ?? cronRunId(job.id, new Date(claim.at)));
     }
     for (const job of claims.missed) this.log.warn(`one-shot job '${job.name}' was missed`, { job: job.id });
     for (const skip of claims.skipped) {
