@@ -141,6 +141,21 @@ export function describeEventOutboxContract(name: string, make: () => Promise<Ev
       expect(await outbox.failed(1)).toHaveLength(1);
     });
 
+    it('puts an entry given up on back to wait when it is resent: due now, its attempts afresh, its event and id as they were', async () => {
+      await fresh();
+      await outbox.add([{ subscription: 'ops', event: event('msg_a') }], at(0));
+      await outbox.claimDue(at(0), 10, 60_000);
+      await outbox.giveUp('ops', 'msg_a', 'no answer', at(1));
+
+      expect(await outbox.resend('ops', 'msg_a', at(50))).toBe(true);
+      expect(await outbox.resend('ops', 'msg_a', at(51))).toBe(false);
+      expect(await outbox.resend('ops', 'msg_none', at(51))).toBe(false);
+
+      expect(await outbox.failedCount()).toBe(0);
+      const [again] = await (await stores.another()).claimDue(at(50), 10, 60_000);
+      expect(again).toMatchObject({ subscription: 'ops', event: event('msg_a'), attempts: 0, createdAt: at(50) });
+    });
+
     it('keeps what waits for a restarted instance', async () => {
       await fresh();
       await outbox.add([{ subscription: 'ops', event: event('msg_a') }], at(0));

@@ -214,6 +214,7 @@ const COMMANDS: Readonly<Record<string, Printing | { exempt: string }>> = {
   gateway: { exempt: 'it runs until stopped and writes a log, not a result (--log-format json makes that JSON lines)' },
   'cron cancel': { exempt: 'it needs a run under way to stop; runStops.test.ts checks what it prints' },
   'events failed': { argv: () => ['events', 'failed'], ticks: false, check: (failed) => expect(failed).toEqual([]) },
+  'events resend': { argv: () => ['events', 'resend', '--all'], ticks: false, check: (resent) => expect(resent).toEqual([]) },
   'events test': { exempt: 'it needs an events_out subscription and its receiver; eventsOut.test.ts checks what it prints' },
 };
 

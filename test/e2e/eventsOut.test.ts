@@ -80,8 +80,8 @@ describe('run events out through the bundle', () => {
     expect(output()).toContain('is tried again later: the receiver answered HTTP 500');
   });
 
-  it('lists an event the receiver refused in "agent events failed --json"', async () => {
-    const { url, received } = await receiver([400]);
+  it('lists an event the receiver refused in "agent events failed --json", and "agent events resend" sends it again with its id', async () => {
+    const { url, received } = await receiver([400, 200]);
     await configure(home, url, 'job.paused');
     const id = await createJob(home, ['every 1h', 'Say hello', '--name', 'hello', '--deliver', 'local']);
     const { gateway } = await startGatewayUntil(home, 'gateway started');
@@ -105,6 +105,21 @@ describe('run events out through the bundle', () => {
       attempts: 1,
       error: 'the receiver answered HTTP 400',
     });
+
+    const unknown = await runAgent(['events', 'resend', 'msg_none'], { home });
+    const neither = await runAgent(['events', 'resend'], { home });
+    const resent = await runAgent(['events', 'resend', received[0]!.id], { home });
+
+    expect(unknown.code).toBe(1);
+    expect(errorSentence(unknown)).toBe('error: No event given up on has the id msg_none; "agent events failed" lists them.');
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('Give the id of the event to resend (see "agent events failed"), or --all.');
+    expect(resent.code).toBe(0);
+    expect(resent.stdout).toBe(`Event ${received[0]!.id} waits again for events_out.hook; the gateway sends it.\n`);
+    expect(await eventually(() => received.length === 2, 20_000)).toBe(true);
+    expect(received[1]!.id).toBe(received[0]!.id);
+    expect(received[1]!.verified).toBe(true);
+    expect(JSON.parse((await runAgent(['events', 'failed', '--json'], { home })).stdout)).toEqual([]);
   });
 
   it('"agent events test" sends one sample event and prints the status; a refusal is one sentence and exit code 1', async () => {

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import type { ListFailedEvents } from '../../application/events/ListFailedEvents.js';
+import type { ResendFailedEvents } from '../../application/events/ResendFailedEvents.js';
 import type { TestEventSubscription } from '../../application/events/TestEventSubscription.js';
 import type { FailedEvent } from '../../application/ports/EventOutbox.js';
 import { jsonFlag, writeJson, writeLine, type CliIO } from './CliIO.js';
@@ -16,6 +17,7 @@ const DEFAULT_FAILED_LIMIT = 50;
 export interface EventsApp {
   testEventSubscription: TestEventSubscription;
   listFailedEvents: ListFailedEvents;
+  resendFailedEvents: ResendFailedEvents;
   timeZone: string;
 }
 
@@ -33,7 +35,7 @@ export function failedEventJson(failed: FailedEvent) {
   };
 }
 
-/** `agent events test <name>` and `agent events failed`: the events out of `events_out` (docs/events.md). */
+/** `agent events test <name>`, `agent events failed` and `agent events resend`: the events out of `events_out` (docs/events.md). */
 export function registerEventsCommands(yargs: Argv, app: () => Promise<EventsApp>, io: CliIO): Argv {
   return yargs.command('events', 'Test the receivers of run events (events_out) and list the events they never took', (events) =>
     events
@@ -92,6 +94,42 @@ export function registerEventsCommands(yargs: Argv, app: () => Promise<EventsApp
                 ]),
               ),
             );
+        },
+      )
+      .command(
+        'resend [event-id]',
+        'Put events given up on back in the outbox, with their own ids and 24 hours of attempts afresh; the gateway sends them',
+        (y) =>
+          y
+            .positional('event-id', {
+              type: 'string',
+              coerce: argument('event-id'),
+              describe: 'The event id (msg_…), as "agent events failed" lists it',
+            })
+            .option('all', { type: 'boolean', describe: 'Every event given up on (of --subscription, when given)' })
+            .option('subscription', {
+              type: 'string',
+              coerce: argument('--subscription'),
+              describe: 'Only the events of this events_out subscription',
+            })
+            .option('json', jsonFlag('the events put back (subscription, event_id)')),
+        async (argv) => {
+          const eventId = argv['event-id']?.trim() ?? '';
+          if (argv.all && eventId !== '') throw new CliUsageError('Give either an event id or --all, not both.');
+          if (!argv.all && eventId === '')
+            throw new CliUsageError('Give the id of the event to resend (see "agent events failed"), or --all.');
+          const resend = (await app()).resendFailedEvents;
+          const subscription = argv.subscription ?? null;
+          const resent = argv.all ? await resend.all({ subscription }) : await resend.one({ eventId, subscription });
+          if (argv.json)
+            writeJson(
+              io.stdout,
+              resent.map((each) => ({ subscription: each.subscription, event_id: each.eventId })),
+            );
+          else if (resent.length === 0) writeLine(io.stdout, 'No undeliverable events to resend.');
+          else
+            for (const each of resent)
+              writeLine(io.stdout, `Event ${each.eventId} waits again for events_out.${each.subscription}; the gateway sends it.`);
         },
       )
       .demandCommand(1, MISSING_COMMAND),

@@ -158,6 +158,26 @@ export class FileEventOutbox implements EventOutbox {
       .slice(0, limit);
   }
 
+  async resend(subscription: string, eventId: string, now: Date): Promise<boolean> {
+    return this.locked(async () => {
+      const name = fileNameOf(subscription, eventId);
+      const file = await readEntry(join(this.given, name));
+      if (file === null) return false;
+      const { failed_at: _failedAt, ...rest } = file;
+      const waiting: EntryFile = {
+        ...rest,
+        attempts: 0,
+        created_at: now.toISOString(),
+        next_attempt_at: now.toISOString(),
+        claimed_until: null,
+      };
+      // Waiting again before it leaves the failed list: a crash between the two keeps it in both, never in neither.
+      await writeFileDurably(join(this.waiting, name), JSON.stringify(waiting));
+      await removeFile(join(this.given, name));
+      return true;
+    });
+  }
+
   async failedCount(): Promise<number> {
     return (await namesInDirectory(this.given)).filter((name) => name.endsWith('.json') && !isDurableWriteTemporary(name)).length;
   }

@@ -102,6 +102,15 @@ export class PostgresEventOutbox implements EventOutbox {
     }));
   }
 
+  async resend(subscription: string, eventId: string, now: Date): Promise<boolean> {
+    const rows = await this.database.query<{ event_id: string }>(
+      `UPDATE agent_event_outbox SET failed_at = NULL, attempts = 0, created_at = $3, next_attempt_at = $3, claimed_until = NULL
+       WHERE subscription = $1 AND event_id = $2 AND failed_at IS NOT NULL RETURNING event_id`,
+      [subscription, eventId, now],
+    );
+    return rows.length > 0;
+  }
+
   async failedCount(): Promise<number> {
     const [row] = await this.database.query<{ count: string }>(
       'SELECT count(*) AS count FROM agent_event_outbox WHERE failed_at IS NOT NULL',

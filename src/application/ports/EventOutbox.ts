@@ -34,7 +34,9 @@ export interface FailedEvent {
  *   so a claimant that died delays it, never loses it);
  * - `sent` removes an entry; `retryAt` records a failed attempt and when the next is due, and
  *   ends the claim; `giveUp` moves it to the failed list;
- * - `failed` lists the failed, newest first, at most `limit`; `failedCount` counts them. Reads only.
+ * - `failed` lists the failed, newest first, at most `limit`; `failedCount` counts them. Reads only;
+ * - `resend` puts a failed entry back to wait, due at `now`, with its attempts counted afresh and
+ *   24 hours from `now`, its event (and id) as it was; false when no failed entry has that id.
  */
 export interface EventOutbox {
   add(entries: readonly { subscription: string; event: OutboundEvent }[], now: Date): Promise<void>;
@@ -44,4 +46,5 @@ export interface EventOutbox {
   giveUp(subscription: string, eventId: string, error: string, at: Date): Promise<void>;
   failed(limit: number): Promise<FailedEvent[]>;
   failedCount(): Promise<number>;
+  resend(subscription: string, eventId: string, now: Date): Promise<boolean>;
 }

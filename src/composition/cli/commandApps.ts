@@ -37,6 +37,7 @@ import type { WebhookApp } from '../../adapters/cli/webhookCommands.js';
 import type { RunsApp } from '../../adapters/cli/runsCommands.js';
 import type { EventsApp } from '../../adapters/cli/eventsCommands.js';
 import { ListFailedEvents } from '../../application/events/ListFailedEvents.js';
+import { ResendFailedEvents } from '../../application/events/ResendFailedEvents.js';
 import { TestEventSubscription } from '../../application/events/TestEventSubscription.js';
 import { ShowRun } from '../../application/runs/ShowRun.js';
 import { CONFIG_TOKENS } from '../../adapters/config/tokens.js';
@@ -151,6 +152,7 @@ export function commandApps(homes: HomeContainers, env: NodeJS.ProcessEnv, io: C
     return {
       testEventSubscription: container.get(TestEventSubscription),
       listFailedEvents: container.get(ListFailedEvents),
+      resendFailedEvents: container.get(ResendFailedEvents),
       timeZone: settings.timeZone,
     };
   };

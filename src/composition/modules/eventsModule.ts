@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
 import { ListFailedEvents } from '../../application/events/ListFailedEvents.js';
+import { ResendFailedEvents } from '../../application/events/ResendFailedEvents.js';
 import { RunEvents } from '../../application/events/RunEvents.js';
 import { SendOutboxEvents } from '../../application/events/SendOutboxEvents.js';
 import { TestEventSubscription } from '../../application/events/TestEventSubscription.js';
@@ -21,4 +22,5 @@ export const eventsModule = new ContainerModule(({ bind }) => {
   bind(SendOutboxEvents).toSelf().inSingletonScope();
   bind(TestEventSubscription).toSelf().inSingletonScope();
   bind(ListFailedEvents).toSelf().inSingletonScope();
+  bind(ResendFailedEvents).toSelf().inSingletonScope();
 });

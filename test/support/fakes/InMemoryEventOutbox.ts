@@ -74,6 +74,16 @@ export class InMemoryEventOutbox implements EventOutbox {
       }));
   }
 
+  async resend(subscription: string, eventId: string, now: Date): Promise<boolean> {
+    const kept = this.kept.get(`${subscription}\n${eventId}`);
+    if (!kept || kept.failedAt === null) return false;
+    kept.entry = { ...kept.entry, attempts: 0, createdAt: now };
+    kept.nextAt = now.getTime();
+    kept.claimedUntil = 0;
+    kept.failedAt = null;
+    return true;
+  }
+
   async failedCount(): Promise<number> {
     return [...this.kept.values()].filter((kept) => kept.failedAt !== null).length;
   }
