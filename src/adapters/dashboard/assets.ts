@@ -1,9 +1,11 @@
 /**
  * The dashboard's style sheet and script, served by the gateway itself under /assets/ (no CDN:
- * the machines it runs on may have no internet). The script only refreshes the parts of a page
- * marked `data-live`: it asks the server for that part again every second and puts the HTML the
- * server escaped in its place.
+ * the machines it runs on may have no internet). The script refreshes the parts of a page
+ * marked `data-live` when the server's live stream says they changed (liveScript.ts).
  */
+import { LIVE_JS } from './liveScript.js';
+import { RUNS_CSS } from './runStyles.js';
+
 export const DASHBOARD_CSS = `
 :root { color-scheme: light dark; --line: #8884; --muted: #777; --bad: #c0392b; --good: #2e7d32; }
 * { box-sizing: border-box; }
@@ -38,19 +40,9 @@ ol.timeline summary { cursor: pointer; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .9rem; min-width: 11rem; }
 .card b { display: block; font-size: 1.4rem; }
-`;
+${RUNS_CSS}`;
 
 export const DASHBOARD_JS = `
 'use strict';
-(function () {
-  var parts = document.querySelectorAll('[data-live]');
-  if (parts.length === 0) return;
-  function refresh(part) {
-    fetch(part.getAttribute('data-live'), { headers: { accept: 'text/html' }, credentials: 'same-origin' })
-      .then(function (response) { return response.ok ? response.text() : null; })
-      .then(function (text) { if (text !== null && text !== part.innerHTML) part.innerHTML = text; })
-      .catch(function () {});
-  }
-  setInterval(function () { parts.forEach(refresh); }, 1000);
-})();
+${LIVE_JS}
 `;

@@ -11,6 +11,8 @@ import type { WebhookRouteListing } from '../../application/ports/WebhookRoutes.
 import type { HomeStatus } from '../../application/status/ShowStatus.js';
 import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns.js';
 import type { Job } from '../../domain/Job.js';
+import type { RunActions } from './runActions.js';
+import type { LiveOptions } from './runRoutes.js';
 
 /** The use cases the dashboard acts through: the very ones of the command line. */
 export interface DashboardDependencies {
@@ -42,6 +44,10 @@ export interface DashboardDependencies {
     runNow(job: string): Promise<{ job: Job; finished: Promise<RunJobNowOutput> }>;
   };
   runs: RunLedger;
+  /** What a run's page can do with it besides cancel (runActions.ts); absent: it offers nothing else. */
+  runActions?: RunActions;
+  /** The live stream's watch of the job store and its limits (docs/dashboard.md, Live). */
+  live?: LiveOptions;
   status(): Promise<HomeStatus>;
   webhooks: {
     listing(): Promise<WebhookRouteListing>;

@@ -1,6 +1,6 @@
 /**
  * The dashboard's pages, rendered on the server (views.ts): the overview, the jobs with their
- * forms and actions, a run, and the webhook routes with their test event.
+ * forms and actions, and the webhook routes with their test event (the run pages are runRoutes.ts').
  */
 import type { Express, Request, Response } from 'express';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
@@ -14,13 +14,11 @@ import type { Session } from './dashboardAccess.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
 import type { Html } from './html.js';
 import { handle, param, reasonOf, routeEvents, RUNS_SHOWN } from './routeHelpers.js';
-import { runPage } from './runPageView.js';
 import {
   jobFormPage,
   jobLive,
   jobPage,
   jobsPage,
-  notFoundPage,
   overviewPage,
   removePage,
   runsTable,
@@ -277,20 +275,6 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
       }
       const job = await deps.jobs.remove(param(request, 'job'));
       response.redirect(303, `/jobs?done=${encodeURIComponent(`Removed job ${job.name}.`)}`);
-    }),
-  );
-
-  app.get(
-    '/runs/:id',
-    handle(async (request, response) => {
-      const run = await deps.runs.get(param(request, 'id'));
-      if (!run)
-        return page(
-          response,
-          notFoundPage(context(response), `No run has the id ${param(request, 'id')}; it may be older than the run ledger keeps.`),
-          404,
-        );
-      page(response, runPage(context(response), run, await deps.runs.transcriptOf(run.id)));
     }),
   );
 
