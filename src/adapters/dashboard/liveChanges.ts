@@ -94,6 +94,8 @@ export class LiveChanges {
       for (const stop of this.stopTimers) stop();
       this.stopTimers = [];
       this.known = null;
+      // Nothing is looked at from now on: what a page saw before says nothing of what it will miss.
+      this.events.length = 0;
     };
   }
 
@@ -110,7 +112,7 @@ export class LiveChanges {
 
   /**
    * What a page that last saw event `lastId` has missed, as one event (null: nothing): the
-   * topics of the events after it when this process made it; otherwise what the stores say
+   * topics of the events after it when this process made it while looking all along; otherwise what the stores say
    * changed since its time (runs that started, ended or were delivered again since, runs still
    * running, and the jobs), or everything when it is no time at all.
    */
