@@ -17,6 +17,11 @@ import type { RunRecord } from '../../domain/runs/RunRecord.js';
 export const POLL_MS = 400;
 /** The newest runs looked at each time. */
 const NEWEST = 50;
+/**
+ * How far before a page's time a change still counts as missed: a run's times are stamped just
+ * before its record is written, so a page made in between read the record before the change.
+ */
+const SLACK_MS = 5_000;
 /** The events kept for pages that come back (Last-Event-ID). */
 const KEPT_EVENTS = 200;
 
@@ -124,7 +129,7 @@ export class LiveChanges {
       return topics.size === 0 ? null : { id: this.events[this.events.length - 1]!.id, topics: [...topics] };
     }
     const since = /^\d{1,15}$/.test(lastId) ? Number(lastId) : 0;
-    const after = (iso: string | null | undefined) => iso != null && Date.parse(iso) > since;
+    const after = (iso: string | null | undefined) => iso != null && Date.parse(iso) > since - SLACK_MS;
     const { runs } = await this.sources.runs.search({ limit: NEWEST });
     const watched = run !== null && !runs.some((each) => each.id === run) ? await this.sources.runs.get(run) : null;
     const changed = [...runs, ...(watched ? [watched] : [])].filter(
