@@ -4,6 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeInBrowser, launchBrowser, type TestBrowser } from '../support/browser.js';
 import { freePort } from '../support/freePort.js';
+import { scratchDatabase, type ScratchDatabase } from '../support/postgres.js';
 import { createJob, makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil } from './agentCli.js';
 
 interface StreamEvent {
@@ -16,7 +17,12 @@ interface StreamEvent {
  * The first event of the dashboard's live stream that `wanted` accepts (within 15 s), read from
  * `GET /events` with `headers`; the stream is closed after it.
  */
-async function firstEvent(base: string, headers: Record<string, string>, wanted: (event: StreamEvent) => boolean): Promise<StreamEvent> {
+async function firstEvent(
+  base: string,
+  headers: Record<string, string>,
+  wanted: (event: StreamEvent) => boolean,
+  onFirst?: () => Promise<unknown>,
+): Promise<StreamEvent> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 15_000);
   try {
@@ -39,6 +45,9 @@ async function firstEvent(base: string, headers: Record<string, string>, wanted:
         if (!event) continue;
         const parsed = { id: field('id') ?? '', event, topics: (JSON.parse(field('data') ?? '{}') as { topics?: string[] }).topics ?? [] };
         if (wanted(parsed)) return parsed;
+        // Once the stream said hello, what is to be heard of is done (and the stream read on meanwhile).
+        if (onFirst) void onFirst().catch((error: unknown) => abort.abort(error));
+        onFirst = undefined;
       }
     }
   } finally {
@@ -111,4 +120,57 @@ describeInBrowser('the live dashboard across a gateway restart', () => {
     await page.close();
     await stop();
   }, 120_000);
+});
+
+/** The run list and the live stream of a gateway whose stores are in PostgreSQL. */
+describe('the live dashboard on PostgreSQL', () => {
+  let home: string;
+  let database: ScratchDatabase;
+  let gateway: ChildProcess | null = null;
+
+  beforeAll(async () => {
+    requireBuiltAgent();
+    database = await scratchDatabase();
+    await (await database.open()).close();
+    home = await makeAgentHome();
+  });
+
+  afterAll(async () => {
+    if (gateway && gateway.exitCode === null && gateway.signalCode === null) {
+      gateway.kill('SIGTERM');
+      await once(gateway, 'exit');
+    }
+    await database?.drop();
+    await removeAgentHome(home);
+  });
+
+  it('lists a run of the database in the run list, and tells a listening page of a run made by another process', async () => {
+    const env = { AGENT_DATABASE_URL: database.url };
+    const port = await freePort();
+    await appendFile(join(home, 'config.yaml'), ['dashboard:', '  enabled: true', `  port: ${port}`, ''].join('\n'));
+    const base = `http://127.0.0.1:${port}`;
+    const created = await runAgent(
+      ['cron', 'create', 'every 1d', 'Count the stars', '--name', 'Stars', '--deliver', 'local', '--no-tick'],
+      {
+        home,
+        env,
+      },
+    );
+    const id = /^Created job ([0-9a-f]{12}) /.exec(created.stdout)![1]!;
+    gateway = (await startGatewayUntil(home, 'dashboard listening on', { env, withinMs: 20_000 })).gateway;
+
+    const heard = await firstEvent(
+      base,
+      {},
+      (event) => event.topics.includes('runs'),
+      async () => expect(await runAgent(['cron', 'run', id, '--no-tick'], { home, env })).toMatchObject({ code: 0 }),
+    );
+    const [run] = JSON.parse((await runAgent(['cron', 'runs', id, '--json', '--no-tick'], { home, env })).stdout) as Array<{ id: string }>;
+    expect(heard.topics).toContain(`run:${run!.id}`);
+
+    const list = await (await fetch(`${base}/runs?job=${id}&status=ok&q=stars`)).text();
+    expect(list).toContain(`Details<span class="muted"> of run ${run!.id}</span>`);
+    const none = await (await fetch(`${base}/runs?job=${id}&status=error`)).text();
+    expect(none).toContain('No run matches.');
+  }, 60_000);
 });
