@@ -11,6 +11,10 @@ import type { DatabaseStore } from './databaseStore.js';
  */
 export function watchCancelRequests(container: Container, database: DatabaseStore | null, paths: AgentPaths): () => void {
   const cancels = container.get(CancelRequestedRuns);
-  const changed = () => cancels.changed();
-  return database ? database.watch(changed) : watchStoreFile(paths.jobsFile, changed);
+  return watchJobStore(database, paths, () => cancels.changed());
+}
+
+/** Calls `onChange` whenever any process may have changed the jobs (jobs.json, or the database's job notifications); returns the unwatch. */
+export function watchJobStore(database: DatabaseStore | null, paths: AgentPaths, onChange: () => void): () => void {
+  return database ? database.watch(onChange) : watchStoreFile(paths.jobsFile, onChange);
 }

@@ -40,4 +40,33 @@ describe('the transcripts of cron runs', () => {
     expect(run).toMatchObject({ status: 'error' });
     expect(await h.ledger.transcriptOf(run!.id)).toEqual(TRANSCRIPT);
   });
+
+  it('are saved as they grow, while the run goes on, and once more when it ends', async () => {
+    const h = cronHarness();
+    const job = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Look', deliver: 'local' });
+    const saved: Array<{ id: string; entries: number }> = [];
+    const save = h.ledger.saveTranscript.bind(h.ledger);
+    h.ledger.saveTranscript = async (run, transcript) => {
+      saved.push({ id: run.id, entries: transcript.length });
+      await save(run, transcript);
+    };
+    let seenDuringTheRun: number | null = null;
+    h.agent.transcript = [...TRANSCRIPT, ...TRANSCRIPT];
+    h.agent.reply(async (request) => {
+      request.onTranscript?.(TRANSCRIPT);
+      await new Promise((resolve) => setImmediate(resolve));
+      seenDuringTheRun = saved.length;
+      return 'Looked.';
+    });
+
+    await h.runJobNow.execute({ job: job.id });
+
+    const [run] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 5 });
+    expect(seenDuringTheRun).toBe(1);
+    expect(saved).toEqual([
+      { id: run!.id, entries: 1 },
+      { id: run!.id, entries: 2 },
+    ]);
+    expect(await h.ledger.transcriptOf(run!.id)).toHaveLength(2);
+  });
 });

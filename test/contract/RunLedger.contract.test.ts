@@ -8,14 +8,22 @@ import { PostgresRunLedger } from '../../src/adapters/postgres/PostgresRunLedger
 import { ManualClock } from '../support/fakes/ManualClock.js';
 import { InMemoryRunLedger } from '../support/fakes/InMemoryRunLedger.js';
 import { scratchDatabaseForSuite } from '../support/postgres.js';
-import { describeRunLedgerContract, LEDGER_NOW } from './RunLedger.contract.js';
+import { describeRunLedgerContract, LEDGER_NOW, type RunLedgerSubject } from './RunLedger.contract.js';
+import { describeRunLedgerSearchContract } from './RunLedgerSearch.contract.js';
+import type { RunRetention } from '../../src/domain/runs/RunRecord.js';
 
-describeRunLedgerContract('InMemoryRunLedger', async (retention) => {
+/** Both contracts, the ledger's and its search's, on one kind of subject. */
+function describeBoth(name: string, make: (retention: RunRetention) => Promise<RunLedgerSubject>): void {
+  describeRunLedgerContract(name, make);
+  describeRunLedgerSearchContract(name, make);
+}
+
+describeBoth('InMemoryRunLedger', async (retention) => {
   const ledger = new InMemoryRunLedger(retention, () => LEDGER_NOW);
   return { ledger, another: async () => ledger };
 });
 
-describeRunLedgerContract('FileRunLedger', async (retention) => {
+describeBoth('FileRunLedger', async (retention) => {
   const home = await mkdtemp(join(tmpdir(), 'agent-run-ledger-'));
   const config = { runs: { retention_count: retention.count, retention_days: retention.days } } as AgentConfig;
   const make = () => new FileRunLedger(agentPathsFor(home), new ManualClock(LEDGER_NOW.toISOString()), config);
@@ -25,7 +33,7 @@ describeRunLedgerContract('FileRunLedger', async (retention) => {
 describe('on PostgreSQL', () => {
   const suite = scratchDatabaseForSuite();
 
-  describeRunLedgerContract('PostgresRunLedger', async (retention) => {
+  describeBoth('PostgresRunLedger', async (retention) => {
     await suite.database.query('TRUNCATE agent_runs, agent_run_transcripts');
     const make = () => new PostgresRunLedger(suite.database, retention, new ManualClock(LEDGER_NOW));
     return { ledger: make(), another: async () => make() };

@@ -19,11 +19,11 @@ const STATUS: HomeStatus = {
 /** A dashboard over the cron harness's use cases (its clock and log too), with `options` over the defaults. */
 export function dashboardHarness(
   token: string | null = DASHBOARD_TOKEN,
-  options: { webhooks?: Partial<DashboardDependencies['webhooks']> } & Partial<
-    Pick<DashboardDependencies, 'allowedHosts' | 'trustProxy'>
+  options: { webhooks?: Partial<DashboardDependencies['webhooks']>; platforms?: string[] } & Partial<
+    Pick<DashboardDependencies, 'allowedHosts' | 'trustProxy' | 'live'>
   > = {},
 ) {
-  const h = cronHarness();
+  const h = cronHarness(options.platforms ? { platforms: options.platforms } : {});
   const app = createDashboardApp({
     token,
     allowedHosts: options.allowedHosts,
@@ -44,6 +44,14 @@ export function dashboardHarness(
     },
     runs: h.ledger,
     runSummary: () => new SummariseRuns(h.ledger, h.clock).execute({ timeZone: 'UTC' }),
+    runActions: {
+      retry: (job, rerunOf) => h.runJobNow.start({ job, requested: { by: 'dashboard', rerun_of: rerunOf } }),
+      redeliverCron: (job, run) => h.redeliverJobRun.execute({ job, run, by: 'dashboard' }),
+      redeliverWebhook: async () => {
+        throw new Error('no webhook runs in this harness');
+      },
+    },
+    ...(options.live ? { live: options.live } : {}),
     status: async () => STATUS,
     webhooks: {
       listing: async () => ({ routes: [], unusable: [], subscriptionProblems: [], storeProblem: null }),

@@ -7,6 +7,7 @@ import { dashboardAccess, READING } from './dashboardAccess.js';
 import { dashboardApi } from './dashboardApi.js';
 import type { DashboardDependencies } from './dashboardDependencies.js';
 import { pageResponses, registerPages } from './dashboardPages.js';
+import { registerRunRoutes } from './runRoutes.js';
 import { cookieValue, DashboardSessions } from './sessions.js';
 import { notFoundPage, signInPage } from './views.js';
 
@@ -125,6 +126,7 @@ export function createDashboardApp(deps: DashboardDependencies): express.Express
   });
 
   registerPages(app, deps);
+  registerRunRoutes(app, deps);
 
   app.use((request, response) => {
     if (!response.locals.session) return void response.status(404).type('text').send('Not found.');

@@ -14,6 +14,8 @@ import type { ListedWebhookRun } from '../../application/webhook/ListWebhookRuns
 import type { SubscribeWebhookInput, SubscribeWebhookResult } from '../../application/webhook/subscriptions/SubscribeWebhook.js';
 import type { WebhookSubscription } from '../../domain/webhook/WebhookSubscription.js';
 import type { Job } from '../../domain/Job.js';
+import type { RunActions } from './runActions.js';
+import type { LiveOptions } from './runRoutes.js';
 
 /** The use cases the dashboard acts through: the very ones of the command line. */
 export interface DashboardDependencies {
@@ -47,6 +49,10 @@ export interface DashboardDependencies {
   runs: RunLedger;
   /** The overview's summary of the run ledger now (SummariseRuns, days and hours in `timeZone`). */
   runSummary(): Promise<RunSummary>;
+  /** What a run's page can do with it besides cancel (runActions.ts); absent: it offers nothing else. */
+  runActions?: RunActions;
+  /** The live stream's watch of the job store and its limits (docs/dashboard.md, Live). */
+  live?: LiveOptions;
   status(): Promise<HomeStatus>;
   webhooks: {
     listing(): Promise<WebhookRouteListing>;

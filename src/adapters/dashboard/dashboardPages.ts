@@ -1,6 +1,6 @@
 /**
  * The dashboard's pages, rendered on the server (views.ts): the jobs with their forms and
- * actions, and a run; the overview (overviewRoutes.ts) and the webhooks (webhookRoutes.ts).
+ * actions; the overview (overviewRoutes.ts), the webhooks (webhookRoutes.ts) and the runs (runRoutes.ts).
  */
 import type { Express, Request, Response } from 'express';
 import type { EditJobInput } from '../../application/cron/EditJob.js';
@@ -15,9 +15,8 @@ import type { DashboardDependencies } from './dashboardDependencies.js';
 import type { Html } from './html.js';
 import { registerOverview } from './overviewRoutes.js';
 import { handle, param, reasonOf, RUNS_SHOWN } from './routeHelpers.js';
-import { runPage } from './runPageView.js';
 import { registerWebhookPages } from './webhookRoutes.js';
-import { jobFormPage, jobLive, jobPage, jobsPage, notFoundPage, removePage, type JobFormValues, type PageContext } from './views.js';
+import { jobFormPage, jobLive, jobPage, jobsPage, removePage, type JobFormValues, type PageContext } from './views.js';
 
 /** How a page is answered: its context (the session's CSRF token, what was done or refused), and the page sent. */
 export function pageResponses(deps: DashboardDependencies) {
@@ -255,20 +254,6 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
       }
       const job = await deps.jobs.remove(param(request, 'job'));
       response.redirect(303, `/jobs?done=${encodeURIComponent(`Removed job ${job.name}.`)}`);
-    }),
-  );
-
-  app.get(
-    '/runs/:id',
-    handle(async (request, response) => {
-      const run = await deps.runs.get(param(request, 'id'));
-      if (!run)
-        return page(
-          response,
-          notFoundPage(context(response), `No run has the id ${param(request, 'id')}; it may be older than the run ledger keeps.`),
-          404,
-        );
-      page(response, runPage(context(response), run, await deps.runs.transcriptOf(run.id)));
     }),
   );
 

@@ -16,7 +16,8 @@ import {
   type RunRetention,
 } from '../../domain/runs/RunRecord.js';
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunPage, RunQuery, RunSearch, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import { searchRunFiles } from './fileRunSearch.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import { totalsOf, type RunTotals } from '../../domain/runs/runTotals.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
@@ -308,6 +309,10 @@ export class FileRunLedger implements RunLedger {
     return runs.sort(newestFirst).slice(0, Math.max(0, query.limit));
   }
 
+  async search(search: RunSearch): Promise<RunPage> {
+    return searchRunFiles(this, search);
+  }
+
   async spentSince(query: SpendQuery): Promise<RunTotals> {
     const since = query.since.getTime();
     // Names carry the start: only the runs of the period are read.
@@ -330,7 +335,7 @@ export class FileRunLedger implements RunLedger {
   }
 
   /** The names the retention keeps in `directory`, oldest first, read afresh. */
-  private async keptNames(directory: string): Promise<string[]> {
+  async keptNames(directory: string): Promise<string[]> {
     const oldest = this.oldestKept();
     try {
       const names = (await this.directories.namesIn(directory)).filter((name) => startOfName(name) >= oldest);
@@ -340,7 +345,7 @@ export class FileRunLedger implements RunLedger {
     }
   }
 
-  private async subjectsOf(kind: RunKind): Promise<string[]> {
+  async subjectsOf(kind: RunKind): Promise<string[]> {
     const directory = join(this.paths.runsDir, kind);
     try {
       const entries = await readdir(directory, { withFileTypes: true });
@@ -352,7 +357,7 @@ export class FileRunLedger implements RunLedger {
   }
 
   /** A run, or null when its file vanished (pruned meanwhile) or does not hold one. */
-  private async read(path: string): Promise<RunRecord | null> {
+  async read(path: string): Promise<RunRecord | null> {
     let text: string;
     try {
       text = await readFile(path, 'utf8');
@@ -375,7 +380,7 @@ export class FileRunLedger implements RunLedger {
     return oldestKept(this.retention, this.clock.now()).getTime();
   }
 
-  private directoryOf(kind: RunKind, subject: string): string {
+  directoryOf(kind: RunKind, subject: string): string {
     if (!isPlainPathSegment(subject)) {
       throw new InvalidInputError(
         ERROR_CODES.RUNS.INVALID_NAME,

@@ -1,5 +1,7 @@
 import type { Clock } from '../../application/ports/Clock.js';
-import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import type { RunLedger, RunPage, RunQuery, RunSearch, SpendQuery, TranscriptOwner } from '../../application/ports/RunLedger.js';
+import { pageOf } from '../../domain/runs/runSearch.js';
+import { SEARCH, searchParameters } from './postgresRunSearch.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import { emptyUsage, roundCost } from '../../domain/runs/usage.js';
 import type { RunTotals } from '../../domain/runs/runTotals.js';
@@ -16,6 +18,7 @@ import {
 import { isJsonObject } from '../../domain/webhook/payloadPath.js';
 import type { PostgresDatabase, PreparedStatement } from './PostgresDatabase.js';
 import { jsonbText } from './jsonbText.js';
+import { amongNewest } from './runRetentionSql.js';
 
 interface RecordRow {
   record: unknown;
@@ -66,19 +69,6 @@ function saveStatement(synchronous: boolean): string {
     )
     DELETE FROM agent_runs WHERE id IN (SELECT id FROM surplus)`;
 }
-
-/**
- * Whether the row `run` is among the newest `count` runs of its job or route: fewer than that
- * many of them started after it (or at the same instant with a greater id). It reads at most
- * `count` entries of an index, so that a list of the newest runs of every job stops at its limit
- * instead of ranking the whole table.
- */
-const amongNewest = (count: string) => `(
-  SELECT count(*) FROM (
-    SELECT FROM agent_runs AS newer
-    WHERE newer.kind = run.kind AND newer.subject = run.subject AND (newer.started_at, newer.id) > (run.started_at, run.id)
-    LIMIT ${count}
-  ) AS newer) < ${count}`;
 
 /** A number field of a record's jsonb (`record->'usage'->'input_tokens'`), 0 when it is not a number. */
 const numberAt = (path: string) => `CASE WHEN jsonb_typeof(${path}) = 'number' THEN (${path})::text::numeric ELSE 0 END`;
@@ -291,6 +281,13 @@ export class PostgresRunLedger implements RunLedger {
       ),
     );
     return readRows(perKind.flat()).sort(newestFirst).slice(0, limit);
+  }
+
+  async search(search: RunSearch): Promise<RunPage> {
+    const limit = Math.max(0, Math.floor(search.limit));
+    if (limit === 0) return { runs: [], next: null };
+    const rows = await this.database.query<RecordRow>(SEARCH, searchParameters(search, this.oldestKept(), this.retention.count, limit + 1));
+    return pageOf(readRows(rows), limit);
   }
 
   async running(limit: number): Promise<RunRecord[]> {

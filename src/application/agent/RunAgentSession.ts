@@ -161,6 +161,7 @@ class Session {
       const turnStartedAt = this.record?.now() ?? '';
       const { turn, target } = await this.nextTurn();
       this.record?.modelTurn(turnStartedAt, labelOf(target), turn);
+      this.grew();
       this.countTurn(target, turn);
       this.transcript.push({ role: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
       if (turn.toolCalls.length === 0) {
@@ -184,11 +185,17 @@ class Session {
         const callStartedAt = this.record?.now() ?? '';
         const result = await this.callTool(call);
         this.record?.toolCall(callStartedAt, call, result);
+        this.grew();
         results.push(result);
       }
       this.tally.addToolCalls(results.length);
       this.transcript.push({ role: 'tool', results });
     }
+  }
+
+  /** Tells the request's listener of the transcript so far. */
+  private grew(): void {
+    if (this.record) this.request.onTranscript?.(this.record.entries);
   }
 
   /** What the run has spent so far. */

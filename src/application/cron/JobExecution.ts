@@ -3,7 +3,7 @@ import { executionIdOf } from '../../domain/botChat.js';
 import type { Job } from '../../domain/Job.js';
 import { finishRun } from '../../domain/jobLifecycle.js';
 import { runError } from '../runs/runErrors.js';
-import type { RunRecord } from '../../domain/runs/RunRecord.js';
+import type { RunRecord, RunRequest } from '../../domain/runs/RunRecord.js';
 import type { Logger } from '../ports/Logger.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunRecorder } from '../runs/RunRecorder.js';
@@ -17,6 +17,9 @@ import { JobRunSteps, type StepsEnded } from './JobRunSteps.js';
 import type { PendingJobDelivery } from './PendingJobDeliveries.js';
 
 export type { PendingJobDelivery } from './PendingJobDeliveries.js';
+
+/** How a run goes: its cancel, the slot it is for, and who asked for it by hand. */
+export type RunOptions = { signal?: AbortSignal; slot?: Date | null; requested?: RunRequest };
 
 /** The end of the agent's part of a run: a finished run, or an answer waiting for its delivery. */
 export type AnsweredRun =
@@ -53,11 +56,7 @@ export class JobExecution {
    * and the agent's process trees are killed and the run is recorded as `interrupted:` followed by
    * the abort's reason when it is a string, which uses up its slot like any run.
    */
-  async runClaimed(
-    job: Job,
-    startedAt: Date,
-    options: { signal?: AbortSignal; slot?: Date | null } = {},
-  ): Promise<{ report: JobRunReport; job: Job | null }> {
+  async runClaimed(job: Job, startedAt: Date, options: RunOptions = {}): Promise<{ report: JobRunReport; job: Job | null }> {
     const ran = await this.runUntilAnswered(job, startedAt, options, false);
     if (ran.pending) throw new Error('a run that delivers at once left its delivery pending');
     return { report: ran.report, job: ran.job };
@@ -71,7 +70,7 @@ export class JobExecution {
    * send in each platform's lane. `last_status` is left as it was until then. When the ledger
    * cannot keep the answer, it is delivered here and now, as `runClaimed` does.
    */
-  async answerClaimed(job: Job, startedAt: Date, options: { signal?: AbortSignal; slot?: Date | null } = {}): Promise<AnsweredRun> {
+  async answerClaimed(job: Job, startedAt: Date, options: RunOptions = {}): Promise<AnsweredRun> {
     return this.runUntilAnswered(job, startedAt, options, true);
   }
 
@@ -101,13 +100,8 @@ export class JobExecution {
     await this.recordSkipped(job, slot, this.recorder.now(), reason);
   }
 
-  private async runUntilAnswered(
-    job: Job,
-    startedAt: Date,
-    options: { signal?: AbortSignal; slot?: Date | null },
-    deliverLater: boolean,
-  ): Promise<AnsweredRun> {
-    const running = runningRecordOf(job, startedAt, options.slot);
+  private async runUntilAnswered(job: Job, startedAt: Date, options: RunOptions, deliverLater: boolean): Promise<AnsweredRun> {
+    const running = runningRecordOf(job, startedAt, options.slot, options.requested);
     await this.recorder.started(running);
     const shown = this.recorder.showRunning(running);
     if (shown.writtenNow) await shown.writtenNow;
@@ -115,14 +109,15 @@ export class JobExecution {
     let preflight: Preflight;
     // The job's time limit counts from here, and a cancel asked for from now on stops the run.
     const guard = this.stops.guard(cronRunKey(job.id, job.claim?.at), job.timeout_seconds, options.signal);
+    const transcript = this.recorder.transcriptProgress(running);
     try {
       preflight = await this.checks.check(job);
-      executed = await this.steps.execute(job, startedAt, preflight, guard.signal, deliverLater);
+      executed = await this.steps.execute(job, startedAt, preflight, guard.signal, deliverLater, transcript.grew);
     } finally {
       guard.release();
       await shown.stop();
     }
-    if (executed.transcript) await this.recorder.saveTranscript(running, executed.transcript);
+    await transcript.final(executed.transcript);
     let report: JobRunReport;
     if ('answered' in executed) {
       const { targets, text, answeredBy, spend } = executed.answered;

@@ -63,6 +63,7 @@ export class JobRunSteps {
     preflight: Preflight,
     signal: AbortSignal | undefined,
     deliverLater: boolean,
+    onTranscript?: (transcript: RunTranscript) => void,
   ): Promise<StepsEnded> {
     if (!preflight.ok) {
       const outcome: RunOutcome = { status: 'blocked_config', error: preflight.error };
@@ -98,6 +99,7 @@ export class JobRunSteps {
         unattended: true,
         environment,
         signal,
+        ...(onTranscript ? { onTranscript } : {}),
         ...(job.budget ? { budget: job.budget } : {}),
       });
       transcript = result.transcript;

@@ -30,6 +30,8 @@ export interface RedeliverJobRunInput {
   job: string;
   /** The run's id in the run ledger; absent or null: the job's latest run that has an answer to deliver. */
   run?: string | null;
+  /** Who asks (recorded as the run's `redelivered_by`); absent: not said. */
+  by?: string;
 }
 
 export interface RedeliverJobRunOutput {
@@ -110,6 +112,7 @@ export class RedeliverJobRun {
         status: outcome.status,
         error: outcome.status === 'delivery_failed' ? outcome.deliveryError : null,
         deliveries,
+        redelivered_by: input.by,
       });
       const marked = await this.repository.updateById(job.id, (current) => {
         if (!isLastRunOf(current, startedAt)) return { job: current, result: { job: current, lastRun: false } };

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
+import type { RunRequest } from '../../domain/runs/RunRecord.js';
 import { claimForManualRun } from '../../domain/jobLifecycle.js';
 import type { Clock } from '../ports/Clock.js';
 import type { JobRepository } from '../ports/JobRepository.js';
@@ -18,6 +19,8 @@ export interface RunJobNowInput {
   job: string;
   /** Run a one-shot before its time, which uses it up; without it such a run is refused. */
   force?: boolean;
+  /** Who asks for the run (recorded as its `requested_by`), and the run it runs again (`rerun_of`); absent: not recorded. */
+  requested?: RunRequest;
   /** Cancels the run: its trees are killed and it is recorded `interrupted:` (JobExecution.runClaimed). */
   signal?: AbortSignal;
 }
@@ -51,7 +54,7 @@ export class RunJobNow {
       return { job: running, result: running };
     });
     const finished = this.execution
-      .runClaimed(claimed, startedAt, { signal: input.signal })
+      .runClaimed(claimed, startedAt, { signal: input.signal, ...(input.requested ? { requested: input.requested } : {}) })
       .then(({ report, job }) => ({ job: job ?? claimed, report }));
     return { job: claimed, finished };
   }

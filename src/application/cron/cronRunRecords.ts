@@ -4,13 +4,13 @@
  */
 import type { Job } from '../../domain/Job.js';
 import type { RunOutcome } from '../../domain/RunOutcome.js';
-import { cronRunId, type RunDelivery, type RunRecord } from '../../domain/runs/RunRecord.js';
+import { cronRunId, type RunDelivery, type RunRecord, type RunRequest } from '../../domain/runs/RunRecord.js';
 import type { RunSpend } from '../ports/AgentRunner.js';
 import { runError } from '../runs/runErrors.js';
 import type { JobRunReport } from './JobRunReports.js';
 
-/** The record of a run of `job` as it starts: `running`, with the prompt, claimed by the job's claimant. */
-export function runningRecordOf(job: Job, startedAt: Date, slot: Date | null | undefined): RunRecord {
+/** The record of a run of `job` as it starts: `running`, with the prompt, claimed by the job's claimant (and who asked for it). */
+export function runningRecordOf(job: Job, startedAt: Date, slot: Date | null | undefined, requested?: RunRequest): RunRecord {
   return {
     id: cronRunId(job.id, startedAt),
     kind: 'cron',
@@ -32,6 +32,7 @@ export function runningRecordOf(job: Job, startedAt: Date, slot: Date | null | u
     claimant: job.claim?.by ?? null,
     // A retry: which attempt, and the first attempt's run (docs/runs.md, Retries).
     ...(job.claim?.retry ? { attempt: job.claim.retry.attempt, retry_of: job.claim.retry.retry_of } : {}),
+    ...(requested ? { requested_by: requested.by, ...(requested.rerun_of ? { rerun_of: requested.rerun_of } : {}) } : {}),
   };
 }
 

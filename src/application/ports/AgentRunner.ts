@@ -50,6 +50,8 @@ export interface AgentRunRequest {
   workingDirectory?: string | null;
   /** The chat this session answers in (a conversation on a platform, a bot-chat profile): jobs its job tool makes record it as their origin. */
   origin?: JobOrigin | null;
+  /** Receives the transcript after each model turn and tool call (a session that keeps one), for the run ledger to show it as it grows. */
+  onTranscript?: (transcript: RunTranscript) => void;
   /** Receives the answer's text as it streams, for a terminal to show. */
   onText?: (delta: string) => void;
   signal?: AbortSignal;

@@ -4,6 +4,20 @@ import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 /** The run a transcript is of: enough to find where its record is, or will be. */
 export type TranscriptOwner = Pick<RunRecord, 'id' | 'kind' | 'subject' | 'started_at'>;
 import type { RunTotals } from '../../domain/runs/runTotals.js';
+import type { RunFilter, RunPosition } from '../../domain/runs/runSearch.js';
+
+/** A page of the run list (docs/dashboard.md, Runs): `filter`'s runs after `after`, at most `limit`. */
+export interface RunSearch extends RunFilter {
+  /** The position of the last run of the page before (RunPage.next); absent or null: the first page. */
+  after?: RunPosition | null;
+  limit: number;
+}
+
+/** One page of a search: its runs in list order, and where the next page starts (null: this is the last). */
+export interface RunPage {
+  runs: RunRecord[];
+  next: RunPosition | null;
+}
 
 /** Whose spending to sum: of one job or route (`kind` and `subject`), of one kind, or of every run. */
 export interface SpendQuery {
@@ -42,6 +56,14 @@ export interface RunLedger {
   /** The run with this id, or null. */
   get(id: string): Promise<RunRecord | null>;
   list(query: RunQuery): Promise<RunRecord[]>;
+  /**
+   * One page of the runs `search` names, among those kept (runSearch.ts: matchesRunFilter), in
+   * list order: newest first by start, then by id, greatest first (by UTF-16 code units), so that
+   * the order is total and a page goes on where the one before ended whatever was saved
+   * meanwhile. `next` is the position of the page's last run when more runs follow, else null.
+   * Reads only; reads no transcript.
+   */
+  search(search: RunSearch): Promise<RunPage>;
   /**
    * Claims run `id` for a redelivery of its answer (docs/runs.md): when its `redelivery_claim`
    * is none, or is exactly `abandoned` (a claim the caller found abandoned), it becomes `claim`,

@@ -14,6 +14,7 @@ import type { RunLedger, TranscriptOwner } from '../ports/RunLedger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunEvents } from '../events/RunEvents.js';
+import { TranscriptProgress } from './TranscriptProgress.js';
 
 /** A record written only once its run has gone on for RUNNING_RECORD_AFTER_MS. */
 export interface ShownLater {
@@ -119,6 +120,11 @@ export class RunRecorder {
       this.log.warn(`could not read run ${id} from the run ledger`, { run: id, error: errorText(error) });
       return null;
     }
+  }
+
+  /** Saves the transcript of `run` as it grows, each state after the one before (TranscriptProgress). */
+  transcriptProgress(run: TranscriptOwner): TranscriptProgress {
+    return new TranscriptProgress((transcript) => this.saveTranscript(run, transcript));
   }
 
   /** The time a record is stamped with. */

@@ -57,7 +57,7 @@ export class RedeliverWebhookRun {
    * `run` is a run's id, or a route's name: its latest run that has an answer. Throws
    * RUNS.NOT_FOUND, RUNS.NOTHING_TO_DELIVER or RUNS.BUSY; a failed delivery is an outcome, not an error.
    */
-  async execute(input: { run: string }): Promise<RedeliverWebhookRunOutput> {
+  async execute(input: { run: string; by?: string }): Promise<RedeliverWebhookRunOutput> {
     const id = input.run.trim();
     const byId = await this.ledger.get(id);
     const found = byId !== null && byId.kind === 'webhook' ? byId : await this.latestOfRoute(id);
@@ -86,6 +86,7 @@ export class RedeliverWebhookRun {
         deliveries: [
           { target: deliveredTo, outcome: delivered ? 'delivered' : 'failed', message_ids: report.messageIds ?? [], error: report.error },
         ],
+        redelivered_by: input.by,
       });
       if (record !== null) await this.records.saveRecord({ ...record, outcome: report.status, error: report.error });
       return { run: saved, report, deliveredTo, answer, loggedTo: loggedTo ?? null };

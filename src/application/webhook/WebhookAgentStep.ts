@@ -11,6 +11,7 @@ import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookRunRecord } from '../../domain/webhook/webhookRunRecord.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
+import type { TranscriptOwner } from '../ports/RunLedger.js';
 import { AgentRunError, spendOf, type AgentRunner, type AgentRunResult, type RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
 import type { WebhookWorkerSettings } from '../ports/Settings.js';
@@ -59,14 +60,15 @@ export class WebhookAgentStep {
     let answeredBy: string;
     let spent: Partial<WebhookRunRecord>;
     const guard = this.stops.guard(webhookRunKey(event.id), route.timeoutSeconds, signal);
+    const transcript = this.recorder.ledger.transcriptProgress(this.transcriptOwner(event));
     try {
-      const result = await this.runAttempts(route, event, prompt, note, about, guard.signal);
+      const result = await this.runAttempts(route, event, prompt, note, about, guard.signal, transcript.grew);
       ({ text: answer, answeredBy } = result);
       spent = spentFields(result.usage ? { usage: result.usage, costUsd: result.costUsd ?? null } : null);
-      await this.keepTranscript(event, result.transcript);
+      await transcript.final(result.transcript);
     } catch (error) {
       await shownRunning.stop('answered');
-      await this.keepTranscript(event, error instanceof AgentRunError ? error.transcript : undefined);
+      await transcript.final(error instanceof AgentRunError ? error.transcript : undefined);
       const failedSpend = spentFields(spendOf(error));
       const stop = runStopOf(guard.signal);
       if (stop) {
@@ -95,11 +97,9 @@ export class WebhookAgentStep {
     return { answer, recorded: await note({ prompt, outcome: 'answered', answer, ...spent }, true, answeredBy) };
   }
 
-  /** The transcript of the event's run, in the run ledger beside its record (docs/runs.md, Transcripts). */
-  private async keepTranscript(event: WebhookEvent, transcript: RunTranscript | undefined): Promise<void> {
-    if (!transcript) return;
-    const run = { id: event.id, kind: 'webhook', subject: event.route, started_at: this.recorder.ledger.now().toISOString() } as const;
-    await this.recorder.ledger.saveTranscript(run, transcript);
+  /** Where the event's run keeps its transcript, in the run ledger beside its record (docs/runs.md, Transcripts). */
+  private transcriptOwner(event: WebhookEvent): TranscriptOwner {
+    return { id: event.id, kind: 'webhook', subject: event.route, started_at: this.recorder.ledger.now().toISOString() };
   }
 
   /**
@@ -115,6 +115,7 @@ export class WebhookAgentStep {
     note: NoteRun,
     about: Record<string, string>,
     signal: AbortSignal,
+    onTranscript: (transcript: RunTranscript) => void,
   ): Promise<AgentRunResult> {
     const resumed = await this.resumedAttempt(route, event);
     if (resumed) {
@@ -125,7 +126,7 @@ export class WebhookAgentStep {
     for (let attempt = resumed?.attempt ?? 1; ; attempt += 1) {
       const startedAt = this.recorder.ledger.now();
       try {
-        return await this.run(route, prompt, signal);
+        return await this.run(route, prompt, signal, onTranscript);
       } catch (error) {
         const policy = route.retry;
         const retryable = error instanceof AgentRunError && error.transient && !signal.aborted;
@@ -163,7 +164,12 @@ export class WebhookAgentStep {
     return { attempt: last.attempt + 1, waitMs: Math.max(0, due - this.recorder.ledger.now().getTime()) };
   }
 
-  private async run(route: WebhookRoute, prompt: string, signal?: AbortSignal): Promise<AgentRunResult> {
+  private async run(
+    route: WebhookRoute,
+    prompt: string,
+    signal: AbortSignal,
+    onTranscript: (transcript: RunTranscript) => void,
+  ): Promise<AgentRunResult> {
     const context = await this.contexts.forWebhook({ label: `route '${route.name}'` }, route.skills, prompt);
     const result = await this.agent.run({
       context,
@@ -173,6 +179,7 @@ export class WebhookAgentStep {
       unattended: true,
       privateNetworks: route.allowPrivateNetworks,
       signal,
+      onTranscript,
       ...(route.budget ? { budget: route.budget } : {}),
     });
     return result;

@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
 import type { Container } from 'inversify';
 import { CancelJobRun } from '../../application/cron/CancelJobRun.js';
+import { RedeliverJobRun } from '../../application/cron/RedeliverJobRun.js';
+import { RedeliverWebhookRun } from '../../application/webhook/RedeliverWebhookRun.js';
+import { DASHBOARD_ACTOR } from '../../adapters/dashboard/runActions.js';
 import { CreateJob } from '../../application/cron/CreateJob.js';
 import { EditJob } from '../../application/cron/EditJob.js';
 import { ListJobs } from '../../application/cron/ListJobs.js';
@@ -42,6 +45,8 @@ export async function startDashboard(
   cron: CronSettings,
   logger: Logger,
   configFile: string,
+  /** The gateway's watch of the job store, for the live pages (docs/dashboard.md, Live). */
+  watchJobs?: (onChange: () => void) => () => void,
 ): Promise<RunningDashboard> {
   const runJobNow = container.get(RunJobNow);
   const summariseRuns = new SummariseRuns(container.get(TOKENS.RunLedger), container.get(TOKENS.Clock));
@@ -59,12 +64,18 @@ export async function startDashboard(
       edit: (input) => container.get(EditJob).execute(input),
       pause: (job, reason) => container.get(PauseJob).execute({ job, reason }),
       resume: (job) => container.get(ResumeJob).execute({ job }),
-      cancel: (job) => container.get(CancelJobRun).execute({ job, by: 'dashboard' }),
+      cancel: (job) => container.get(CancelJobRun).execute({ job, by: DASHBOARD_ACTOR }),
       remove: (job) => container.get(RemoveJob).execute({ job }),
       runNow: (job) => runJobNow.start({ job }),
     },
     runs: container.get(TOKENS.RunLedger),
     runSummary: () => summariseRuns.execute({ timeZone: cron.timeZone }),
+    runActions: {
+      retry: (job, rerunOf) => runJobNow.start({ job, requested: { by: DASHBOARD_ACTOR, rerun_of: rerunOf } }),
+      redeliverCron: (job, run) => container.get(RedeliverJobRun).execute({ job, run, by: DASHBOARD_ACTOR }),
+      redeliverWebhook: (run) => container.get(RedeliverWebhookRun).execute({ run, by: DASHBOARD_ACTOR }),
+    },
+    ...(watchJobs ? { live: { watchJobs } } : {}),
     status: () => container.get(ShowStatus).execute(),
     webhooks: {
       listing: () => container.get(ListWebhooks).execute(),

@@ -17,7 +17,7 @@ import { WinstonLogger, type LogFormat } from '../../adapters/logging/WinstonLog
 import { agentHomeFrom, agentPathsFor } from '../../adapters/persistence/agentPaths.js';
 import { displayPath } from '../../adapters/shared/displayPath.js';
 import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
-import { watchCancelRequests } from '../cancelRequests.js';
+import { watchCancelRequests, watchJobStore } from '../cancelRequests.js';
 import { errorText } from '../../domain/errors.js';
 import { buildApplicationContainer } from '../applicationContainer.js';
 import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
@@ -190,7 +190,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
       'dashboard',
       async (): Promise<RunningDashboard> => {
         const { startDashboard } = await import('./dashboardListener.js');
-        const dashboard = await startDashboard(container, dashboardSettings, settings, logger, displayPath(paths.configFile));
+        const dashboard = await startDashboard(container, dashboardSettings, settings, logger, displayPath(paths.configFile), (onChange) =>
+          watchJobStore(database, paths, onChange),
+        );
         await announce(dashboard.listeningLine, options, logger);
         return dashboard;
       },

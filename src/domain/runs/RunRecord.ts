@@ -63,6 +63,8 @@ export interface RunRecord {
    * `agent webhook redeliver`); null or absent when it never was.
    */
   redelivered_at?: string | null;
+  /** Who last delivered the answer again (`dashboard` for the dashboard's Redeliver); absent when not said. */
+  redelivered_by?: string;
   /** Who is delivering the answer again right now, and since when; null or absent when nobody is. */
   redelivery_claim?: RunClaim | null;
   /**
@@ -88,6 +90,16 @@ export interface RunRecord {
   attempt?: number;
   /** Cron: the id of the first attempt's run, on a retry. */
   retry_of?: string;
+  /** Cron: who asked for this run by hand, when said (`dashboard` for the dashboard's Retry); absent otherwise. */
+  requested_by?: string;
+  /** Cron: the run this one runs again (the dashboard's Retry of a run); absent otherwise. */
+  rerun_of?: string;
+}
+
+/** Who asked for a run by hand, and which run it runs again (RunRecord `requested_by`, `rerun_of`). */
+export interface RunRequest {
+  by: string;
+  rerun_of?: string;
 }
 
 /** The error of a run found running after its process was gone: `interrupted: <why>`. */

@@ -17,7 +17,7 @@ describe("the dashboard's run page", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h2>Transcript</h2>');
     expect(page.text).toContain('<ol class="timeline">');
-    expect(page.text).toMatch(/<details><summary><b>Tool terminal<\/b>/);
+    expect(page.text).toMatch(/<details id="call-call_1"><summary><b>Tool terminal<\/b>/);
     expect(page.text).toContain('<pre>{&quot;command&quot;:&quot;date&quot;}</pre>');
     expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.text).not.toContain('<script>alert(1)');

@@ -116,4 +116,20 @@ describe('RunAgentSession: the transcript', () => {
 
     expect(result.transcript).toBeUndefined();
   });
+
+  it('tells the request after each model turn and each tool call what the transcript holds so far', async () => {
+    const terminal = new RecordingTool('terminal', () => 'hello');
+    const model = new FakeChatModel(
+      turns.tools({ name: 'terminal', arguments: { command: 'echo hello' }, id: 'call_a' }),
+      turns.answer('Done.'),
+    );
+    const grown: string[][] = [];
+
+    const result = await setUp([terminal]).run(model, {
+      onTranscript: (transcript) => grown.push(transcript.map((entry) => entry.type)),
+    });
+
+    expect(grown).toEqual([['model_turn'], ['model_turn', 'tool_call'], ['model_turn', 'tool_call', 'model_turn']]);
+    expect(result.transcript).toHaveLength(3);
+  });
 });

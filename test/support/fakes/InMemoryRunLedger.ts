@@ -1,4 +1,5 @@
-import type { RunLedger, RunQuery, SpendQuery, TranscriptOwner } from '../../../src/application/ports/RunLedger.js';
+import type { RunLedger, RunPage, RunQuery, RunSearch, SpendQuery, TranscriptOwner } from '../../../src/application/ports/RunLedger.js';
+import { comesAfter, listOrder, matchesRunFilter, pageOf } from '../../../src/domain/runs/runSearch.js';
 import type { RunTranscript } from '../../../src/domain/runs/RunTranscript.js';
 import { totalsOf, type RunTotals } from '../../../src/domain/runs/runTotals.js';
 import {
@@ -61,6 +62,16 @@ export class InMemoryRunLedger implements RunLedger {
       .sort(newestFirst)
       .slice(0, Math.max(0, query.limit))
       .map((run) => structuredClone(run));
+  }
+
+  async search(search: RunSearch): Promise<RunPage> {
+    const after = search.after ?? null;
+    const found = [...this.runs.values()]
+      .filter((run) => !isTooOld(run, this.retention, this.now()) && matchesRunFilter(run, search))
+      .filter((run) => after === null || comesAfter(run, after))
+      .sort(listOrder)
+      .map((run) => structuredClone(run));
+    return pageOf(found, search.limit);
   }
 
   async spentSince(query: SpendQuery): Promise<RunTotals> {
