@@ -221,7 +221,7 @@ describeInBrowser('the run pages of the dashboard in a browser', () => {
     const runLoaded = navigations;
 
     await page.getByText('Tool terminal').waitFor({ timeout: 10_000 });
-    await expect(page.locator('.status').first().textContent()).resolves.toBe('running');
+    await page.locator('dt:text-is("Status") + dd').getByText('running', { exact: true }).waitFor();
     await page
       .getByText(/^Model turn$/)
       .first()
