@@ -4,13 +4,11 @@ import type { RunRecord } from '../../domain/runs/RunRecord.js';
 import { RUN_STATUSES, type RunPosition } from '../../domain/runs/runSearch.js';
 import { tokensInWords } from '../../domain/runs/runTotals.js';
 import { html, type Html } from './html.js';
+import { statusBadge } from './pageShell.js';
 import { cursorOf, filterQuery, RUNS_PER_PAGE, type RunFilterValues } from './runFilters.js';
 import { layout, table, when, type PageContext } from './views.js';
 
-/** A status as every page shows it: its word, with a class of its own for its colour. */
-export function statusBadge(status: string): Html {
-  return html`<span class="status status-${status.replace(/[^a-z_]/g, '')}">${status}</span>`;
-}
+export { statusBadge } from './pageShell.js';
 
 /** How long a run took, or that it still runs. */
 export function tookOf(run: RunRecord): string {

@@ -63,7 +63,7 @@ describe("the dashboard's run list", () => {
     expect(linkedRuns(await get('from=2026-06-20T08:10&to=2026-06-20T08:13'))).toEqual(['run-12', 'run-11', 'run-10']);
     const errors = await get('status=error&kind=cron');
     expect(linkedRuns(errors)).toHaveLength(30);
-    expect(errors).toContain('<span class="status status-error">error</span>');
+    expect(errors).toContain('<span class="badge status-error">error</span>');
     expect(errors).toContain('<option value="error" selected>error</option>');
     expect(nextHref(await get('status=ok'))).toBeNull();
     const first = await get('job=job1');
