@@ -170,7 +170,7 @@ describeInBrowser('the dashboard looked at in a browser', () => {
       void dialog.dismiss();
     });
     page.on('console', (message) => {
-      // A live part asking again once signed out is refused (401), and /runs is not on every build: neither is a fault of the page.
+      // A live part asking again once signed out is refused (401): not a fault of the page.
       if (message.type() === 'error' && !/status of 40[14]/.test(message.text())) problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -218,7 +218,13 @@ describeInBrowser('the dashboard looked at in a browser', () => {
       { name: 'jobs', path: '/jobs', ready: () => page.getByRole('table', { name: 'Jobs' }).waitFor() },
       { name: 'job', path: `/jobs/${jobIds.Stars}`, ready: () => page.getByRole('heading', { name: 'Job Stars' }).waitFor() },
       { name: 'new-job', path: '/jobs/new', ready: () => page.getByLabel('Schedule').waitFor() },
+      { name: 'runs', path: '/runs', ready: () => page.getByRole('table', { name: /^Runs, newest first/ }).waitFor() },
       { name: 'run', path: `/runs/${runId}`, ready: () => page.getByRole('heading', { name: /^Run / }).waitFor() },
+      {
+        name: 'run-retry',
+        path: `/runs/${runId}/retry`,
+        ready: () => page.getByRole('heading', { name: /^Run this job again now\?|^Retry/ }).waitFor(),
+      },
       { name: 'webhooks', path: '/webhooks', ready: () => page.getByRole('table', { name: 'Routes and subscriptions' }).waitFor() },
       {
         name: 'job-remove',
