@@ -88,6 +88,11 @@ export interface RunRecord {
   attempt?: number;
   /** Cron: the id of the first attempt's run, on a retry. */
   retry_of?: string;
+  /**
+   * The id of the run's trace (32 hex digits) when traces are exported (docs/traces.md); null or
+   * absent otherwise.
+   */
+  trace_id?: string | null;
 }
 
 /** The error of a run found running after its process was gone: `interrupted: <why>`. */
