@@ -119,6 +119,7 @@ export async function startWebhookListener(
     ...(fire ? { fire } : {}),
     ...(slackEvents ? { slackEvents } : {}),
     ...(metrics ? { metricsEndpoint: metrics.endpoint, metrics: container.get(TOKENS.Metrics) } : {}),
+    ...(container.isBound(TOKENS.RunTracing) ? { tracing: container.get(TOKENS.RunTracing) } : {}),
   });
   const server = createWebhookServer(app);
   const bound = await listenOrExplain(server, address.host, address.port, configFile);
