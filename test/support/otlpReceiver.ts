@@ -152,8 +152,7 @@ export class OtlpReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<OtlpReceiver> {
-    let receiver: OtlpReceiver;
-    const server = createServer((req, res) => {
+    const server: Server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -173,7 +172,7 @@ export class OtlpReceiver {
         else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       });
     });
-    receiver = new OtlpReceiver(server);
+    const receiver = new OtlpReceiver(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
   }
