@@ -134,7 +134,10 @@ function noted(span: Span, notes: SpanNotes): void {
 function linksTo(traceparents: readonly string[]): Link[] {
   return traceparents.flatMap((traceparent) => {
     const context = parseTraceParent(traceparent);
-    return context && isSpanContextValid(context) ? [{ context, attributes: { 'agent.link': 'webhook_request' } }] : [];
+    // Stored by another process, maybe: a remote span's context.
+    return context && isSpanContextValid(context)
+      ? [{ context: { ...context, isRemote: true }, attributes: { 'agent.link': 'webhook_request' } }]
+      : [];
   });
 }
 
