@@ -5,7 +5,16 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { eventually } from '../support/processLiveness.js';
 import { localModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
-import { makeAgentHome, removeAgentHome, requireBuiltAgent, runAgent, startGatewayUntil, writeHomeFile } from './agentCli.js';
+import {
+  createJob,
+  makeAgentHome,
+  makeDue,
+  removeAgentHome,
+  requireBuiltAgent,
+  runAgent,
+  startGatewayUntil,
+  writeHomeFile,
+} from './agentCli.js';
 
 /*
  * Traces through the built executable (docs/traces.md): a local OTLP/HTTP receiver gets the
@@ -181,6 +190,7 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
       }),
       resource: expect.objectContaining({ 'service.name': 'agent' }),
     });
+    expect(root!.attributes['agent.cron.slot']).toBeUndefined();
     const spans = receiver.trace(root!.traceId);
     expect(named(spans, 'chat test-model').map((span) => span.parentSpanId)).toEqual([root!.spanId, root!.spanId]);
     expect(named(spans, 'execute_tool no_such_tool')).toEqual([
@@ -189,6 +199,30 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
     expect(JSON.parse(ran.stdout)).toMatchObject({ trace_id: root!.traceId });
     const runs = await runAgent(['cron', 'runs', 'status', '--json'], { home });
     expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ trace_id: root!.traceId })]);
+  }, 60_000);
+
+  it("the gateway's cron run: its root span carries the slot, and the line at the run's end the trace id", async () => {
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
+    const id = await createJob(home, ['every 1h', 'Report', '--name', 'report', '--deliver', 'local']);
+    await makeDue(home, id, 2_000);
+    llm.reply(replies.text('All quiet.'));
+    const env = { ...LLM_KEY, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const { gateway, output } = await startGatewayUntil(home, 'gateway started', { args: ['--log-format', 'json'], env });
+    running.push(gateway);
+
+    const root = () => receiver.spans.find((span) => span.name === 'cron run report');
+    if (!(await eventually(() => root() !== undefined, 30_000))) throw new Error(`no cron trace arrived; gateway:\n${output()}`);
+
+    const slot = root()!.attributes['agent.cron.slot'];
+    expect(typeof slot === 'string' && !Number.isNaN(Date.parse(slot))).toBe(true);
+    expect(root()!.attributes).toMatchObject({ 'agent.job.id': id, 'agent.outcome': 'ok' });
+    expect(named(receiver.trace(root()!.traceId), 'chat test-model')).toHaveLength(1);
+    const ended = output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => String(line.message).startsWith(`Ran job ${id}`));
+    expect(ended).toMatchObject({ job: id, trace_id: root()!.traceId });
   }, 60_000);
 
   it('without the variables, no trace id is recorded', async () => {
