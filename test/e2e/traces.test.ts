@@ -68,11 +68,12 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
         '',
       ].join('\n'),
     );
-    llm.reply(replies.toolCalls({ id: 'call_1', name: 'terminal', arguments: { command: 'echo traced' } }), replies.text('Looks good.'));
-    // The default protocol, http/protobuf; spans leave every 100 ms.
+    llm.reply(replies.toolCalls({ id: 'call_1', name: 'terminal', arguments: { command: 'env' } }), replies.text('Looks good.'));
+    // The default protocol, http/protobuf; spans leave every 100 ms, with a backend's key as a header.
     const env = {
       ...LLM_KEY,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-backend-key=canary-otlp-key',
       OTEL_SERVICE_NAME: 'agent-e2e',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
@@ -130,8 +131,12 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
     const [delivery] = named(spans, 'deliver the log');
     expect(delivery).toMatchObject({
       parentSpanId: run.spanId,
-      attributes: expect.objectContaining({ 'agent.delivery.target': 'the log', 'agent.outcome': 'delivered' }),
+      attributes: expect.objectContaining({ 'agent.delivery.target': 'the log', 'agent.delivery.outcome': 'delivered' }),
     });
+    // The exports carry the header; the terminal command, a child of the gateway, never saw it.
+    expect(receiver.requests[0]).toMatchObject({ 'x-backend-key': 'canary-otlp-key' });
+    expect(JSON.stringify(llm.requests[1]!.body.messages)).toContain('AGENT_');
+    expect(JSON.stringify(llm.requests[1]!.body.messages)).not.toContain('canary-otlp-key');
 
     // The request's own span, in a trace of its own, is what the run links to.
     const accept = receiver.spans.find((span) => span.name === 'POST /webhooks/:route');

@@ -114,7 +114,8 @@ export function stepShape(step: TracedStep): SpanShape {
         kind: step.platform === null ? SpanKind.INTERNAL : SpanKind.CLIENT,
         attributes: {
           'agent.delivery.target': step.target,
-          ...(step.platform !== null ? { 'agent.delivery.platform': step.platform } : {}),
+          'messaging.destination.name': step.target,
+          ...(step.platform !== null ? { 'agent.delivery.platform': step.platform, 'messaging.system': step.platform } : {}),
         },
       };
   }
@@ -138,6 +139,8 @@ export function noteAttributes(notes: SpanNotes): Attributes {
   }
   if (notes.outcome !== undefined) attributes['agent.outcome'] = notes.outcome;
   if (notes.messageIds !== undefined) {
+    // Only a delivery notes message ids: its outcome under its own name too.
+    if (notes.outcome !== undefined) attributes['agent.delivery.outcome'] = notes.outcome;
     attributes['agent.delivery.message_ids'] = [...notes.messageIds];
     if (notes.messageIds.length > 0) attributes['messaging.message.id'] = notes.messageIds[0];
   }
