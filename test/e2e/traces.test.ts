@@ -230,6 +230,24 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
     expect(ended).toMatchObject({ job: id, trace_id: root()!.traceId });
   }, 60_000);
 
+  it('agent chat -q: the question is a chat turn of its own, its model call a child', async () => {
+    await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
+    llm.reply(replies.text('Noon.'));
+
+    const asked = await runAgent(['chat', '-q', 'What time is it?'], {
+      home,
+      env: { ...LLM_KEY, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+    });
+
+    expect(asked).toMatchObject({ code: 0 });
+    const turn = receiver.spans.find((span) => span.name === 'chat turn cli');
+    expect(turn).toMatchObject({
+      parentSpanId: '',
+      attributes: expect.objectContaining({ 'agent.run.kind': 'chat', 'agent.outcome': 'answered' }),
+    });
+    expect(named(receiver.trace(turn!.traceId), 'chat test-model')).toEqual([expect.objectContaining({ parentSpanId: turn!.spanId })]);
+  }, 60_000);
+
   it('without the variables, no trace id is recorded', async () => {
     await writeHomeFile(home, 'config.yaml', ['timezone: UTC', ...localModelLines(llm), ''].join('\n'));
     await runAgent(['cron', 'create', 'every 1h', 'Check the status', '--name', 'status', '--deliver', 'local', '--no-tick'], {
