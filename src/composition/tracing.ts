@@ -41,12 +41,19 @@ async function loadTracing(env: NodeJS.ProcessEnv, logger: Logger) {
   return { tracing, shutdown: () => tracing.shutdown() };
 }
 
-/** The `trace_id` field of a log line made within a trace; none outside one. */
+const traceIdFields = new WeakMap<RunTracing, () => Record<string, unknown> | null>();
+
+/** The `trace_id` field of a log line made within a trace, none outside one: one function per tracing, added to a logger once. */
 function traceIdField(tracing: RunTracing): () => Record<string, unknown> | null {
-  return () => {
-    const traceId = tracing.currentTraceId();
-    return traceId === null ? null : { trace_id: traceId };
-  };
+  let field = traceIdFields.get(tracing);
+  if (!field) {
+    field = () => {
+      const traceId = tracing.currentTraceId();
+      return traceId === null ? null : { trace_id: traceId };
+    };
+    traceIdFields.set(tracing, field);
+  }
+  return field;
 }
 
 /**
