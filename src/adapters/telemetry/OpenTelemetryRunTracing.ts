@@ -14,7 +14,13 @@ import {
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { parseKeyPairsIntoRecord, parseTraceParent } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type Sampler,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { RunTracing, SpanNoter, SpanNotes, TracedRoot, TracedStep, TraceHandle } from '../../application/ports/RunTracing.js';
@@ -32,6 +38,8 @@ export interface OpenTelemetryRunTracingOptions {
   version: string;
   /** Where ended spans go: a batch over the OTLP exporter, or (tests) a simple processor over an in-memory exporter. */
   processor: SpanProcessor;
+  /** Which traces are kept; default the SDK's, from OTEL_TRACES_SAMPLER. */
+  sampler?: Sampler;
 }
 
 /**
@@ -55,6 +63,7 @@ export class OpenTelemetryRunTracing implements RunTracing {
         [ATTR_SERVICE_VERSION]: options.version,
       }),
       spanProcessors: [options.processor],
+      ...(options.sampler ? { sampler: options.sampler } : {}),
     });
     this.tracer = this.provider.getTracer(SCOPE, options.version);
   }
@@ -73,10 +82,12 @@ export class OpenTelemetryRunTracing implements RunTracing {
     const span = this.tracer.startSpan(shape.name, { kind: shape.kind, attributes: shape.attributes, links, root: true }, ROOT_CONTEXT);
     const context = trace.setSpan(ROOT_CONTEXT, span);
     const { traceId, spanId, traceFlags } = span.spanContext();
+    const sampled = (traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
     let ended = false;
     return {
-      traceId,
-      traceparent: `00-${traceId}-${spanId}-${(traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? '01' : '00'}`,
+      // A trace the sampler left out is in no backend: no record or log line names it.
+      traceId: sampled ? traceId : null,
+      traceparent: `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`,
       within: (work) => this.contexts.with(context, work),
       note: (notes) => noted(span, notes),
       end: (notes) => {
@@ -122,7 +133,8 @@ function traceIdIn(context: Context): string | null {
   const span = trace.getSpan(context);
   if (!span) return null;
   const spanContext = span.spanContext();
-  return isSpanContextValid(spanContext) ? spanContext.traceId : null;
+  const sampled = (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
+  return isSpanContextValid(spanContext) && sampled ? spanContext.traceId : null;
 }
 
 function noted(span: Span, notes: SpanNotes): void {

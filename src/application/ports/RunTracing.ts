@@ -50,7 +50,7 @@ export interface SpanNoter {
 
 /** A trace started: its root span, which ends when `end` is called. */
 export interface TraceHandle extends SpanNoter {
-  /** The trace's id, 32 lower-case hex digits; null with tracing off. */
+  /** The trace's id, 32 lower-case hex digits; null with tracing off, or when the sampler left the trace out. */
   readonly traceId: string | null;
   /** The root span as a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), to be stored and linked later; null with tracing off. */
   readonly traceparent: string | null;
@@ -74,7 +74,7 @@ export interface RunTracing {
    * and is thrown on.
    */
   step<T>(step: TracedStep, work: (span: SpanNoter) => Promise<T>): Promise<T>;
-  /** The trace id of the span current now, null when there is none. */
+  /** The trace id of the span current now, null when there is none (or its trace is not sampled). */
   currentTraceId(): string | null;
   /** Exports every span ended so far and waits for it. Each process calls it before it exits. Never throws. */
   flush(): Promise<void>;

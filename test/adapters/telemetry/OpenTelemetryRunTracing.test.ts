@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { OpenTelemetryRunTracing } from '../../../src/adapters/telemetry/OpenTelemetryRunTracing.js';
 
@@ -168,5 +168,25 @@ describe('OpenTelemetryRunTracing', () => {
     expect(await serviceOf({ serviceName: 'agent-eu', resourceAttributes: 'service.name=other' })).toMatchObject({
       'service.name': 'agent-eu',
     });
+  });
+
+  it('names no trace id for a trace the sampler leaves out, whose traceparent says so', async () => {
+    await tracing.shutdown();
+    exported = new InMemorySpanExporter();
+    tracing = new OpenTelemetryRunTracing({
+      settings: { serviceName: null, resourceAttributes: '' },
+      version: '1',
+      processor: new SimpleSpanProcessor(exported),
+      sampler: new AlwaysOffSampler(),
+    });
+
+    const trace = tracing.start(cronRun);
+    const inside = await trace.within(async () => tracing.currentTraceId());
+    trace.end();
+
+    expect(trace.traceId).toBeNull();
+    expect(inside).toBeNull();
+    expect(trace.traceparent).toMatch(/-00$/);
+    expect(spans()).toEqual([]);
   });
 });
