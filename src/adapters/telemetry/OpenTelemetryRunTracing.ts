@@ -43,7 +43,7 @@ export interface OpenTelemetryRunTracingOptions {
 }
 
 /**
- * The RunTracing port over the official OpenTelemetry SDK (docs/adr/0019-opentelemetry-traces.md):
+ * The RunTracing port over the official OpenTelemetry SDK (docs/adr/0020-opentelemetry-traces.md):
  * a tracer provider of its own (the process's global one is left alone), whose spans are made
  * current through an AsyncLocalStorage context manager of its own, so that a step started
  * anywhere under a run's `within` is that run's child without the context being passed along.
