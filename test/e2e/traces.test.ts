@@ -5,6 +5,7 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 import { eventually } from '../support/processLiveness.js';
 import { localModelLines, webhookListenerLines } from './configLines.js';
 import { postPullRequestEvent } from './signedDelivery.js';
+import { scratchDatabase } from '../support/postgres.js';
 import {
   createJob,
   makeAgentHome,
@@ -164,6 +165,48 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
     expect(answerLine).toMatchObject({ trace_id: run.traceId });
     const acceptedLine = lines.find((line) => line.message === 'webhook accepted');
     expect(acceptedLine).toMatchObject({ trace_id: accept!.traceId });
+  }, 90_000);
+
+  it('on PostgreSQL, the run links to the request too: the traceparent is kept with the event in the database', async () => {
+    const database = await scratchDatabase();
+    try {
+      const port = await freePort();
+      await writeHomeFile(
+        home,
+        'config.yaml',
+        [
+          'timezone: UTC',
+          ...localModelLines(llm),
+          ...webhookListenerLines(port, SECRET),
+          '        github:',
+          '          events: [pull_request]',
+          '          prompt: "Review PR #{number}"',
+          '          deliver: log',
+          '',
+        ].join('\n'),
+      );
+      llm.reply(replies.text('Fine.'));
+      const env = {
+        ...LLM_KEY,
+        AGENT_DATABASE_URL: database.url,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      };
+      const { gateway, output } = await startGatewayUntil(home, 'webhook listening on', { env });
+      running.push(gateway);
+
+      expect((await postPullRequestEvent(port, SECRET, 'delivery-pg', { action: 'opened', number: 8 })).status).toBe(202);
+
+      const runSpan = () => receiver.spans.find((span) => span.name === 'webhook run github');
+      if (!(await eventually(() => runSpan() !== undefined, 30_000))) throw new Error(`no webhook trace arrived; gateway:\n${output()}`);
+      const accept = receiver.spans.find((span) => span.name === 'POST /webhooks/:route');
+      expect(runSpan()!.links).toEqual([expect.objectContaining({ traceId: accept!.traceId, spanId: accept!.spanId })]);
+      const listed = await runAgent(['webhook', 'runs', '--json'], { home, env: { AGENT_DATABASE_URL: database.url } });
+      expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ delivery_id: 'delivery-pg', trace_id: runSpan()!.traceId })]);
+    } finally {
+      for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+      await database.drop();
+    }
   }, 90_000);
 
   it('agent cron run: one trace for the run, its slot-less root carrying the job, exported before the command exits (http/json)', async () => {
