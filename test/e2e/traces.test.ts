@@ -244,6 +244,13 @@ describe('traces exported over OTLP/HTTP by the built executable', () => {
     expect(named(spans, 'execute_tool no_such_tool')).toEqual([
       expect.objectContaining({ parentSpanId: root!.spanId, status: expect.objectContaining({ code: 2 }) }),
     ]);
+    // The output file of a job delivering `local` is its delivery.
+    expect(named(spans, 'deliver local')).toEqual([
+      expect.objectContaining({
+        parentSpanId: root!.spanId,
+        attributes: expect.objectContaining({ 'agent.delivery.outcome': 'delivered' }),
+      }),
+    ]);
     expect(JSON.parse(ran.stdout)).toMatchObject({ trace_id: root!.traceId });
     const runs = await runAgent(['cron', 'runs', 'status', '--json'], { home });
     expect(JSON.parse(runs.stdout)).toEqual([expect.objectContaining({ trace_id: root!.traceId })]);
