@@ -23,6 +23,7 @@ import { toolCatalogsModule } from './modules/toolCatalogsModule.js';
 import { statusModule } from './modules/statusModule.js';
 import { webhookSubscriptionModule } from './modules/webhookSubscriptionModule.js';
 import { eventsModule } from './modules/eventsModule.js';
+import { processTracing } from './tracing.js';
 
 /**
  * The store of a configured database (docs/scaling.md), or null for the files. The database
@@ -52,7 +53,7 @@ async function databaseStore(config: AgentConfig, env: NodeJS.ProcessEnv): Promi
     import('../adapters/postgres/PostgresDatabase.js'),
     import('../adapters/postgres/PostgresJobRepository.js'),
     import('../adapters/postgres/PostgresReplicaLeases.js'),
-    import('../adapters/postgres/migrations.js'),
+    import('../adapters/postgres/schemaMigrations.js'),
     import('../adapters/postgres/PostgresWebhookInbox.js'),
     import('../adapters/postgres/PostgresWebhookBacklog.js'),
     import('../adapters/postgres/PostgresSubscriptionRepository.js'),
@@ -133,7 +134,12 @@ export async function buildApplicationContainer(
   logWarnings = true,
 ): Promise<ApplicationContainer> {
   // The loader (js-yaml and the schema) is a chunk of its own: --help and --version never load it.
-  const [{ YamlConfigLoader }] = await Promise.all([import('../adapters/config/YamlConfigLoader.js'), forgetConfigCache(paths.home)]);
+  // Traces (docs/traces.md) are loaded meanwhile, only when the environment asks for their export.
+  const [{ YamlConfigLoader }, , tracing] = await Promise.all([
+    import('../adapters/config/YamlConfigLoader.js'),
+    forgetConfigCache(paths.home),
+    processTracing(env, logger),
+  ]);
   const { config, warnings } = new YamlConfigLoader(paths.configFile).load();
   const settingsWarnings: string[] = [];
   const settings = cronSettingsFrom(config, env, settingsWarnings, displayPath(paths.configFile));
@@ -156,6 +162,8 @@ export async function buildApplicationContainer(
     statusModule,
     eventsModule,
   );
+  // Unbound without traces: the use cases fall back to NO_TRACING.
+  if (tracing) container.bind(TOKENS.RunTracing).toConstantValue(tracing);
   const provider = config.cron.provider?.trim();
   const notifier = new JobChangeNotifier(async () => {
     if (!provider) return null;

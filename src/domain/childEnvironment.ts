@@ -45,6 +45,9 @@ const NAMED_SECRETS = new Set([
   'PGPASSFILE',
   'PGSERVICEFILE',
   'DATABASE_URL',
+  // The headers of OTLP exports, which carry a tracing backend's key (docs/traces.md).
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
 ]);
 /** The prefixes of the platforms' settings as `<PLATFORM>_<KEY>`, whose secret ones are the keys isSecretSetting names. */
 const PLATFORM_PREFIXES = [...KNOWN_PLATFORMS, 'webhook'].map((platform) => environmentVariableFor(platform, ''));
@@ -59,7 +62,8 @@ function isModelKey(name: string, policy: ChildEnvironmentPolicy): boolean {
  * (`*_API_KEY(S)`, or a variable the configuration names as one), a platform's secret setting
  * (`TELEGRAM_BOT_TOKEN`, `FEISHU_APP_SECRET`, `DINGTALK_WEBHOOK_URL` …), anything ending in
  * `_TOKEN`, `_SECRET` or `_PASSWORD`, the code host's `GH_TOKEN`/`GITHUB_TOKEN`, and the
- * service's own `AGENT_CRON_SCHEDULER_TOKEN`, `AGENT_DATABASE_URL` and `AGENT_DASHBOARD_TOKEN`, and
+ * service's own `AGENT_CRON_SCHEDULER_TOKEN`, `AGENT_DATABASE_URL` and `AGENT_DASHBOARD_TOKEN`, the OTLP
+ * exporter's `OTEL_EXPORTER_OTLP_HEADERS` and `OTEL_EXPORTER_OTLP_TRACES_HEADERS`, and
  * PostgreSQL's `PGPASSWORD`, `PGPASSFILE`, `PGSERVICEFILE` and `DATABASE_URL`; and `<any of
  * those>_FILE`, the file one was read from.
  * Names are compared case-insensitively: a shell may not care, a leak would.

@@ -72,6 +72,22 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       expect(handedOut(await inbox.claimNext())).toEqual(event);
     });
 
+    it('keeps the traceparent of the request that accepted an event, with a delivery key too, also after a restart', async () => {
+      const traced = anEvent(1, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+      const keyed = anEvent(2, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+      await inbox.accept(traced);
+      await inbox.accept(keyed, undefined, 'pr-review\ndelivery-2');
+      await inbox.accept(anEvent(3));
+
+      const after = await subject.restart();
+      await after.recover();
+      expect([await after.claimNext(), await after.claimNext(), await after.claimNext()].map((event) => event?.traceparent)).toEqual([
+        traced.traceparent,
+        keyed.traceparent,
+        undefined,
+      ]);
+    });
+
     it('hands out an event accepted with the JSON text of its payload as that payload, also after a restart', async () => {
       const compact = anEvent(1, { payload: { text: 'ünïcode ✓ \u2028', list: [1, { b: null }] } });
       const pretty = anEvent(2, { payload: { a: { b: [1, 2] } } });
@@ -282,6 +298,17 @@ export function describeWebhookInboxContract(name: string, makeSubject: () => Pr
       });
       const at = (ms: number) => subject.clock.set(new Date(start + ms));
       const aCoalesced = (n: number, key: string, ms: number) => aCoalescedEvent(n, key, start + ms);
+
+      it("hands out each coalesced event's traceparent with it", async () => {
+        await inbox.accept({ ...aCoalesced(1, 'octo/a#1', 0), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+        await inbox.accept(aCoalesced(2, 'octo/a#1', 1000), undefined, 'pr-review\ndelivery-2');
+        at(5000);
+        const run = await inbox.claimNext();
+        expect(run?.coalesced?.map((member) => member.traceparent)).toEqual([
+          '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          undefined,
+        ]);
+      });
 
       it('hands out the events of one key as one run only once the window after the last has passed', async () => {
         await inbox.accept(aCoalesced(1, 'octo/a#1', 0));

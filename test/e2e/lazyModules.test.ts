@@ -1,13 +1,14 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { AGENT_EXECUTABLE, makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, storedJobs } from './agentCli.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AGENT_EXECUTABLE, makeAgentHome, outcomeOf, removeAgentHome, requireBuiltAgent, runAgent, storedJobs } from './agentCli.js';
 import { spawn } from '../support/testProcesses.js';
 
 /**
  * Modules the bundle loads lazily that the other end-to-end tests do not reach: the questions of
  * `agent cron create` on a terminal, and ps-tree, which lists processes only where /proc is
- * missing (macOS, the BSDs), so here its chunk of dist/ is loaded and used directly.
+ * missing (macOS, the BSDs), so here its chunk of dist/ is loaded and used directly. And the
+ * OpenTelemetry SDK, loaded only when a trace export is configured (docs/traces.md).
  */
 describe('modules the bundle loads lazily', () => {
   beforeAll(requireBuiltAgent);
@@ -56,5 +57,44 @@ describe('modules the bundle loads lazily', () => {
     const initChildren = children.filter((row) => Number(row.PPID) === 1);
     expect(initChildren.length).toBeGreaterThan(0);
     for (const row of initChildren) expect(Number.isInteger(Number(row.PID)) && row.STAT !== '').toBe(true);
+  });
+
+  describe('the OpenTelemetry SDK', () => {
+    const REGISTER = fileURLToPath(new URL('../support/moduleLog/register.mjs', import.meta.url));
+
+    /** The modules `agent cron list` loads, by URL, with `env` added. */
+    async function modulesLoaded(env: Record<string, string>): Promise<string[]> {
+      const home = await makeAgentHome();
+      try {
+        const log = join(home, 'modules.log');
+        const run = await runAgent(['cron', 'list'], {
+          home,
+          env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(REGISTER).href}`, AGENT_TEST_MODULE_LOG: log },
+        });
+        expect(run).toMatchObject({ code: 0 });
+        return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      } finally {
+        await removeAgentHome(home);
+      }
+    }
+    const tracing = (url: string) =>
+      /\/(OpenTelemetryRunTracing|otlpTraceExporter|otlpProtobufExporter|otlpJsonExporter)-[A-Z0-9]+\.js$/.test(url);
+
+    it('is not loaded without OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
+      const loaded = await modulesLoaded({});
+
+      expect(loaded.some((url) => url.endsWith('/dist/agent.js'))).toBe(true);
+      expect(loaded.filter(tracing)).toEqual([]);
+    });
+
+    it('is loaded, with the exporter of the protocol asked for, when the variable is set', async () => {
+      const loaded = await modulesLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+
+      expect(loaded.filter(tracing).map((url) => url.replace(/^.*\/(\w+)-[A-Z0-9]+\.js$/, '$1'))).toEqual([
+        'OpenTelemetryRunTracing',
+        'otlpTraceExporter',
+        'otlpJsonExporter',
+      ]);
+    });
   });
 });

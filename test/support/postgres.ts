@@ -2,7 +2,7 @@ import { RECEIVER_LOCK } from '../../src/adapters/postgres/PostgresChatReceiverL
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { PostgresDatabase, databaseLocation } from '../../src/adapters/postgres/PostgresDatabase.js';
-import { migrate } from '../../src/adapters/postgres/migrations.js';
+import { migrate } from '../../src/adapters/postgres/schemaMigrations.js';
 
 /**
  * The PostgreSQL server of this machine (`.ci/run` starts it). A test that needs it fails, never

@@ -196,6 +196,6 @@ export function converseInChats(ports: ChatPorts): ConverseInChats {
     ),
     cronSettings,
   );
-  const turns = new ChatTurns(ask, store, new AnswerDelivery(channel, null, null, log), settings, timer, log);
+  const turns = new ChatTurns(ask, store, new AnswerDelivery(channel, null, null, log), settings, log);
   return new ConverseInChats(turns, store, settings, clock, timer, log);
 }

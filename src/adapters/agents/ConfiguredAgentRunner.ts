@@ -9,6 +9,7 @@ import {
 } from '../../application/ports/AgentRunner.js';
 import type { Logger } from '../../application/ports/Logger.js';
 import { NO_METRICS, type Metrics } from '../../application/ports/Metrics.js';
+import { NO_TRACING, type RunTracing } from '../../application/ports/RunTracing.js';
 import { NO_SANDBOX, type Sandbox } from '../../application/ports/Sandbox.js';
 import type { AgentPaths } from '../../application/ports/Settings.js';
 import { TOKENS } from '../../application/ports/tokens.js';
@@ -85,6 +86,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
     @inject(TOKENS.Clock) @optional() private readonly clock: Clock = new SystemClock(),
     @inject(TOKENS.Metrics) @optional() private readonly metrics: Metrics = NO_METRICS,
     @inject(TOKENS.RunLimits) @optional() private readonly limits: RunLimits = UNLIMITED_RUNS,
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
 
   /** This runner with another tool catalog; key pools and loaded models stay shared. */
@@ -101,6 +103,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       this.clock,
       this.metrics,
       this.limits,
+      this.tracing,
     );
     runner.state = this.state;
     return runner;
@@ -150,6 +153,7 @@ export class ConfiguredAgentRunner implements AgentRunner {
       timer: this.timer,
       logger: this.logger,
       transcript: { clock: this.clock, secrets: (this.state.secrets ??= configuredSecrets(this.env, this.config)) },
+      tracing: this.tracing,
     });
     // Each limit the run sets none of comes from `agent.budget`.
     const budget = mergeBudgets(request.budget, this.config.agent?.budget);
@@ -259,6 +263,8 @@ export class ConfiguredAgentRunner implements AgentRunner {
       provider: resolved.provider,
       model: resolved.model,
       chatModel: () => this.chatModelFor(resolved),
+      api: resolved.type,
+      endpoint: resolved.baseUrl,
       credentials: this.poolFor(resolved),
       throttle: this.throttleFor(resolved),
       keyHelp: resolved.keyHelp,

@@ -217,6 +217,7 @@ export function runJson(run: JobRun) {
     cost_usd: run.costUsd ?? null,
     attempt: run.attempt ?? 1,
     retry_of: run.retryOf ?? null,
+    trace_id: run.traceId ?? null,
   };
 }
 

@@ -69,5 +69,6 @@ export function webhookRunJson(record: ListedWebhookRun) {
     usage: record.ledger?.usage ?? record.usage ?? null,
     cost_usd: record.ledger?.cost_usd ?? record.costUsd ?? null,
     coalesced: record.coalesced ?? [],
+    trace_id: record.ledger?.trace_id ?? null,
   };
 }

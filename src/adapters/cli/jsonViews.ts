@@ -99,6 +99,7 @@ export function cronRunJson(job: Pick<Job, 'id' | 'name'>, report: JobRunReport)
     deliveries: report.deliveries ?? [],
     usage: report.usage ?? null,
     cost_usd: report.costUsd ?? null,
+    trace_id: report.traceId ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerRe
 import express, { type ErrorRequestHandler, type Request, type Router } from 'express';
 import type { Logger } from '../../application/ports/Logger.js';
 import type { Metrics } from '../../application/ports/Metrics.js';
+import { NO_TRACING, type RunTracing } from '../../application/ports/RunTracing.js';
 import type { WebhookRoutes } from '../../application/ports/WebhookRoutes.js';
 import type { WebhookListenerSettings } from '../../application/ports/WebhookSettings.js';
 import type { AcceptWebhookInput, WebhookOutcome } from '../../application/webhook/AcceptWebhook.js';
@@ -29,6 +30,8 @@ export interface WebhookAppDependencies {
   metrics?: Pick<Metrics, 'webhookRequest'>;
   /** When set, `POST /slack/events` is served too: the Slack receiver's route (adapters/inbound/SlackEventsSource.ts). */
   slackEvents?: Router;
+  /** A span per request that reaches the accept path, whose traceparent the accepted event keeps (docs/traces.md). */
+  tracing?: RunTracing;
 }
 
 /**
@@ -116,6 +119,7 @@ export function createWebhookApp(dependencies: WebhookAppDependencies): RequestL
 /** `POST /webhooks/<name>`, for Express's route and for the shortcut alike. */
 function webhookPostHandler(dependencies: WebhookAppDependencies) {
   const { routes, acceptWebhook, settings, logger } = dependencies;
+  const tracing = dependencies.tracing ?? NO_TRACING;
   return async (name: string, req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // A name no route can have (`..`, `a/b` decoded from `a%2Fb`, over-long) is not looked up at all.
     if (!isRouteName(name)) {
@@ -160,13 +164,25 @@ function webhookPostHandler(dependencies: WebhookAppDependencies) {
         return;
     }
 
-    const outcome = await acceptWebhook.execute({
-      route,
-      rawBody: read.body,
-      headers: headersOf(req),
-      contentType: req.headers['content-type'] ?? null,
-    });
+    const trace = tracing.start({ kind: 'webhook_request', route: route.name });
+    const outcome = await trace.within(() =>
+      acceptWebhook.execute({
+        route,
+        rawBody: read.body,
+        headers: headersOf(req),
+        contentType: req.headers['content-type'] ?? null,
+        ...(trace.traceparent !== null ? { traceparent: trace.traceparent } : {}),
+      }),
+    );
     const reply = replyFor(outcome);
+    trace.end({
+      httpStatus: reply.status,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'accepted'
+        ? { webhook: { event: outcome.event, deliveryId: outcome.deliveryId, eventId: outcome.eventId } }
+        : {}),
+      ...(reply.status >= 500 ? { error: 'the event could not be stored' } : {}),
+    });
     sendJson(res, reply.status, reply.body, reply.headers);
   };
 }

@@ -57,6 +57,7 @@ interface EventRow {
   delivery_id: string;
   payload: string;
   received_at: Date;
+  traceparent: string | null;
 }
 
 /**
@@ -151,6 +152,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
         name: 'agent_webhook_accept_once',
         text: INSERT_EVENT_ONCE,
       },
+      event.traceparent,
     );
   }
 
@@ -163,13 +165,20 @@ export class PostgresWebhookInbox implements WebhookInbox {
     deliveryKey: string | undefined,
     plain: { name: string; text: string },
     once: { name: string; text: string },
+    traceparent: string | undefined,
   ): Promise<boolean> {
     if (deliveryKey === undefined) {
-      await this.database.query(plain, values);
+      await this.database.query(plain, [...values, traceparent ?? null]);
       return true;
     }
     const now = this.clock.now();
-    const rows = await this.database.query(once, [...values, deliveryKey, now, new Date(now.getTime() - DELIVERY_MEMORY_MS)]);
+    const rows = await this.database.query(once, [
+      ...values,
+      deliveryKey,
+      now,
+      new Date(now.getTime() - DELIVERY_MEMORY_MS),
+      traceparent ?? null,
+    ]);
     return rows.length > 0;
   }
 
@@ -195,6 +204,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
         name: 'agent_webhook_accept_grouped_once',
         text: INSERT_GROUPED_ONCE,
       },
+      event.traceparent,
     );
   }
 
@@ -382,6 +392,7 @@ export class PostgresWebhookInbox implements WebhookInbox {
       deliveryId: row.delivery_id,
       payload: payload as Record<string, unknown>,
       receivedAt: row.received_at.toISOString(),
+      ...(row.traceparent !== null ? { traceparent: row.traceparent } : {}),
     };
   }
 }

@@ -2,16 +2,16 @@ import { leaseGone } from './PostgresReplicaLeases.js';
 
 /** The statements of the PostgreSQL webhook inbox (PostgresWebhookInbox.ts), each with what it does. */
 
-export const EVENT_COLUMNS = 'id, route, event, delivery_id, payload, received_at';
+export const EVENT_COLUMNS = 'id, route, event, delivery_id, payload, received_at, traceparent';
 
-/** Stores an event; returns its row. */
+/** Stores an event, with its traceparent ($7, null without traces); returns its row. */
 export const INSERT_EVENT = `
-  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at)
-  VALUES ($1, $2, $3, $4, $5, $6)
+  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at, traceparent)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)
   RETURNING 1 AS stored`;
 
 /**
- * Stores an event only when its delivery key ($7) was not stored since $9 (an hour before $8,
+ * Stores an event (its traceparent $10) only when its delivery key ($7) was not stored since $9 (an hour before $8,
  * now): the key's row is taken or moved on, and the event inserted, in one statement; no row
  * comes back for a duplicate. Two deliveries of one key at once: the second waits for the
  * first's row and then finds it fresh.
@@ -22,8 +22,8 @@ export const INSERT_EVENT_ONCE = `
     ON CONFLICT (key) DO UPDATE SET seen_at = EXCLUDED.seen_at WHERE known.seen_at <= $9
     RETURNING 1
   )
-  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at)
-  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz FROM seen
+  INSERT INTO agent_webhook_events (id, route, event, delivery_id, payload, received_at, traceparent)
+  SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $10::text FROM seen
   RETURNING 1 AS stored`;
 
 /**
@@ -132,7 +132,7 @@ export const RELEASE_UNKNOWN = `
  * Stores an event of a coalescing route into the open group of its route and key ($7; opened
  * with the event's id as its own), moving the group's start on to $8 (its receipt plus the
  * window) when that is later. With a delivery key, only when the key is new (as INSERT_EVENT_ONCE:
- * $9 the key, $10 now, $11 an hour before).
+ * $9 the key, $10 now, $11 an hour before). The event's traceparent is the last parameter ($9, or $12 with a key).
  */
 function insertGrouped(once: boolean): string {
   return `
@@ -150,8 +150,8 @@ function insertGrouped(once: boolean): string {
     ON CONFLICT (route, key) WHERE NOT closed DO UPDATE SET due_at = GREATEST(g.due_at, EXCLUDED.due_at)
     RETURNING g.id
   )
-  INSERT INTO agent_webhook_group_events (id, group_id, route, event, delivery_id, payload, received_at)
-  SELECT $1::text, grp.id, $2::text, $3::text, $4::text, $5::text, $6::timestamptz FROM grp
+  INSERT INTO agent_webhook_group_events (id, group_id, route, event, delivery_id, payload, received_at, traceparent)
+  SELECT $1::text, grp.id, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $${once ? 12 : 9}::text FROM grp
   RETURNING 1 AS stored`;
 }
 export const INSERT_GROUPED = insertGrouped(false);

@@ -21,6 +21,7 @@ import { errorText } from '../../domain/errors.js';
 import { budgetReached, costOf, NO_PRICES, priceOf, UsageTally, type PriceLookup, type TokenCounts } from '../../domain/runs/usage.js';
 import { AgentRunError, type AgentRunRequest, type AgentRunResult, type RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
+import { NO_TRACING, type RunTracing } from '../ports/RunTracing.js';
 import type { Timer } from '../ports/Timer.js';
 import { IdleWatchdog } from './IdleWatchdog.js';
 import { ProviderCalls, ProviderUnavailable } from './ProviderCalls.js';
@@ -43,6 +44,9 @@ export interface ProviderTarget extends ProviderLink {
   noImages?: string;
   /** The provider's throttle, shared by every session of the process; without one the session keeps its own. */
   throttle?: ProviderThrottle;
+  /** The wire format the provider speaks (`openai`, `anthropic`) and where, for the model call's span (docs/traces.md). */
+  api?: string;
+  endpoint?: string;
 }
 
 export interface RunAgentSessionInput {
@@ -70,6 +74,8 @@ export interface RunAgentSessionDependencies {
   random?: () => number;
   /** With it, the session keeps a transcript of its turns and tool calls (AgentRunResult.transcript, AgentRunError.transcript). */
   transcript?: TranscriptSettings;
+  /** A span per model call and per tool call, in the trace of the run under way (docs/traces.md); default none. */
+  tracing?: RunTracing;
 }
 
 /**
@@ -183,7 +189,11 @@ class Session {
       const results: ToolCallResult[] = [];
       for (const call of turn.toolCalls) {
         const callStartedAt = this.record?.now() ?? '';
-        const result = await this.callTool(call);
+        const result = await this.tracing.step({ kind: 'tool_call', tool: call.name, callId: call.id }, async (span) => {
+          const done = await this.callTool(call);
+          if (done.isError) span.note({ error: `the tool "${call.name}" answered with an error` });
+          return done;
+        });
         this.record?.toolCall(callStartedAt, call, result);
         this.grew();
         results.push(result);
@@ -233,21 +243,41 @@ class Session {
     const turn = input ?? { system: this.system, messages: this.transcript, tools: this.toolSpecs, streamsText: true };
     const model = await target.chatModel();
     this.waitingFor = `the model ${labelOf(target)}`;
+    const step = {
+      kind: 'model_call',
+      api: target.api ?? target.provider,
+      provider: target.provider,
+      model: target.model,
+      endpoint: target.endpoint,
+    } as const;
+    // Each try is a model call of its own, and a span of its own (a key rate-limited, then the next).
     return this.calls.call(target, (key, onResponseStarted) =>
-      withCallSignal(this.controller.signal, (signal) =>
-        model.streamTurn({
-          model: target.model,
-          apiKey: key?.value ?? null,
-          system: turn.system,
-          messages: turn.messages,
-          tools: turn.tools,
-          signal,
-          onActivity: () => this.watchdog.touch(),
-          onText: (delta) => (turn.streamsText ? this.request.onText?.(delta) : undefined),
-          onResponseStarted,
-        }),
-      ),
+      this.tracing.step(step, async (span) => {
+        const answered = await withCallSignal(this.controller.signal, (signal) =>
+          model.streamTurn({
+            model: target.model,
+            apiKey: key?.value ?? null,
+            system: turn.system,
+            messages: turn.messages,
+            tools: turn.tools,
+            signal,
+            onActivity: () => this.watchdog.touch(),
+            onText: (delta) => (turn.streamsText ? this.request.onText?.(delta) : undefined),
+            onResponseStarted,
+          }),
+        );
+        const usage = answered.usage;
+        if (usage)
+          span.note({
+            usage: { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, cachedInputTokens: usage.cached_input_tokens },
+          });
+        return answered;
+      }),
     );
+  }
+
+  private get tracing(): RunTracing {
+    return this.dependencies.tracing ?? NO_TRACING;
   }
 
   private async callTool(call: RequestedToolCall): Promise<ToolCallResult> {

@@ -1,10 +1,11 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { ERROR_CODES, type ErrorCodeOf } from '../../domain/errorCodes.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError, errorText } from '../../domain/errors.js';
 import type { JobOrigin } from '../../domain/Job.js';
 import { chooseModel } from '../../domain/modelChoice.js';
 import { cronRunToolsets } from '../../domain/toolsets.js';
 import type { AgentRunner, ConversationTurn, ModelSelection } from '../ports/AgentRunner.js';
+import { NO_TRACING, type RunTracing } from '../ports/RunTracing.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunContexts } from '../runs/RunContexts.js';
@@ -57,6 +58,8 @@ export class AskAgent {
     @inject(TOKENS.AgentRunner) private readonly agent: AgentRunner,
     @inject(RunContexts) private readonly contexts: RunContexts,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
+    /** A question asked outside any run's trace (`agent chat`) is a trace of its own (docs/traces.md). */
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
 
   async execute(input: AskAgentInput): Promise<AskAgentOutput> {
@@ -66,6 +69,20 @@ export class AskAgent {
     const selection = this.selectionFor(input);
     const problem = this.agent.problemWith(selection);
     if (problem) throw new ChatError(ERROR_CODES.CHAT.NOT_CONFIGURED, problem);
+    // A chat turn of a platform is traced already (ChatTurns); a question of `agent chat` is a turn of its own.
+    if (this.tracing.currentTraceId() !== null) return this.ask(input, selection);
+    const trace = this.tracing.start({ kind: 'chat_turn', platform: 'cli', conversation: 'agent chat' });
+    try {
+      const answered = await trace.within(() => this.ask(input, selection));
+      trace.end({ outcome: 'answered' });
+      return answered;
+    } catch (error) {
+      trace.end({ outcome: 'failed', error: errorText(error) });
+      throw error;
+    }
+  }
+
+  private async ask(input: AskAgentInput, selection: ModelSelection): Promise<AskAgentOutput> {
     const result = await this.agent.run({
       context: await this.contexts.forChat(input.question),
       selection,

@@ -5,24 +5,18 @@
  * the same chat and thread through AnswerDelivery, a failure answered in one sentence (the run
  * pipeline's error mapping), and the message marked answered in the conversation store.
  */
-import { inject, injectable } from 'inversify';
-import { conversationLabel, type ConversationKey, type InboundMessage } from '../../domain/chat/inboundMessage.js';
+import { inject, injectable, optional } from 'inversify';
+import { conversationLabel, type InboundMessage } from '../../domain/chat/inboundMessage.js';
 import { errorText } from '../../domain/errors.js';
 import { ownEntry } from '../../domain/ownEntry.js';
 import type { ChatSettings } from '../ports/ChatSettings.js';
 import type { ConversationStore } from '../ports/ConversationStore.js';
 import type { Logger } from '../ports/Logger.js';
-import type { Timer } from '../ports/Timer.js';
+import { NO_TRACING, type RunTracing } from '../ports/RunTracing.js';
 import { TOKENS } from '../ports/tokens.js';
 import { AnswerDelivery } from '../runs/AnswerDelivery.js';
 import { chatFailureReply } from '../runs/runErrors.js';
 import { AskAgent } from './AskAgent.js';
-
-/** How often "typing…" is shown again while a turn runs (platforms drop it after ~5 s). */
-export const TYPING_EVERY_MS = 4_000;
-
-/** Shows "typing…" in a conversation, where its platform can. */
-export type ShowTyping = (conversation: ConversationKey) => Promise<void>;
 
 /** Takes chat turns. */
 @injectable()
@@ -32,14 +26,25 @@ export class ChatTurns {
     @inject(TOKENS.ConversationStore) private readonly store: ConversationStore,
     @inject(AnswerDelivery) private readonly answers: AnswerDelivery,
     @inject(TOKENS.ChatSettings) private readonly settings: ChatSettings,
-    @inject(TOKENS.Timer) private readonly timer: Timer,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** One trace per turn, its delivery included (docs/traces.md). */
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
 
-  /** The turn of `message`, answered in its conversation; never throws. */
-  async take(message: InboundMessage, typing: ReadonlyMap<string, ShowTyping>): Promise<void> {
+  /** The turn of `message`, answered in its conversation, "typing…" shown until its answer (`typing` aborted then); never throws. */
+  async take(message: InboundMessage, typing: AbortController): Promise<void> {
     const { conversation } = message;
-    const shown = this.showTypingWhile(conversation, typing.get(conversation.platform));
+    const trace = this.tracing.start({ kind: 'chat_turn', platform: conversation.platform, conversation: conversationLabel(conversation) });
+    let failed: string | null = null;
+    try {
+      await trace.within(() => this.answer(message, typing, (error) => (failed = error)));
+    } finally {
+      trace.end(failed === null ? { outcome: 'answered' } : { outcome: 'failed', error: failed });
+    }
+  }
+
+  private async answer(message: InboundMessage, shown: AbortController, onFailure: (error: string) => void): Promise<void> {
+    const { conversation } = message;
     let answer: string | null = null;
     let reply: string;
     try {
@@ -60,6 +65,7 @@ export class ChatTurns {
       reply = answer === '' ? '(The agent gave no answer.)' : answer;
     } catch (error) {
       this.log.warn(`chat turn in ${conversationLabel(conversation)} failed`, { error: errorText(error) });
+      onFailure(errorText(error));
       reply = chatFailureReply(error);
     } finally {
       shown.abort();
@@ -79,18 +85,5 @@ export class ChatTurns {
         error: errorText(error),
       });
     });
-  }
-
-  /** Shows "typing…" now and every few seconds until the returned controller is aborted. */
-  private showTypingWhile(conversation: ConversationKey, show: ShowTyping | undefined): AbortController {
-    const done = new AbortController();
-    if (!show) return done;
-    void (async () => {
-      while (!done.signal.aborted) {
-        await show(conversation).catch(() => undefined);
-        await this.timer.wait(TYPING_EVERY_MS, done.signal, { background: true });
-      }
-    })();
-    return done;
   }
 }

@@ -8,7 +8,8 @@ import type { ConversationStore } from '../ports/ConversationStore.js';
 import type { Logger } from '../ports/Logger.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
-import { ChatTurns, type ShowTyping } from './ChatTurns.js';
+import { ChatTurns } from './ChatTurns.js';
+import { showTypingWhile, type ShowTyping } from './chatTyping.js';
 
 /** A person who may not talk to the bot is logged once in this long. */
 const REFUSAL_LOGGED_EVERY_MS = 3_600_000;
@@ -20,7 +21,7 @@ export const PENDING_LOOKED_AT_EVERY_MS = 2_000;
 /** Messages answered here lately, so that a look at the pending ones that began before their end does not take them again. */
 const ANSWERED_HERE_KEPT = 1_000;
 
-export { TYPING_EVERY_MS, type ShowTyping } from './ChatTurns.js';
+export { TYPING_EVERY_MS, type ShowTyping } from './chatTyping.js';
 
 /**
  * Chats reaching the agent (docs/chat-platforms.md). Each message a receiver hands over is judged
@@ -159,7 +160,8 @@ export class ConverseInChats {
     while (!this.stopping && this.running.size < this.settings.maxConcurrentTurns && this.ready.length > 0) {
       const label = this.ready.shift()!;
       const message = this.waiting.get(label)!.shift()!;
-      const turn = this.turns.take(message, this.typing).finally(() => {
+      const typing = showTypingWhile(message.conversation, this.typing.get(message.conversation.platform), this.timer);
+      const turn = this.turns.take(message, typing).finally(() => {
         this.running.delete(label);
         this.answered(message);
         const rest = this.waiting.get(label) ?? [];

@@ -9,6 +9,7 @@ import { TOKENS } from '../ports/tokens.js';
 import { PendingJobDeliveries, type PendingJobDelivery } from './PendingJobDeliveries.js';
 import { laneOf } from '../runs/AnswerDelivery.js';
 import { LeftOverCronAnswers } from './LeftOverCronAnswers.js';
+import { runError } from '../runs/runErrors.js';
 import type { JobRunReport } from './JobRunReports.js';
 import type { Job } from '../../domain/Job.js';
 
@@ -67,13 +68,17 @@ export class CronDeliveries {
       const sent: RunDelivery[] = [];
       let left = pending.toSend.length;
       let saving: Promise<void> = Promise.resolve();
+      // The delivery is part of the run's trace, which it ends (docs/traces.md).
+      const traced = <T>(work: () => Promise<T>): Promise<T> => (pending.trace ? pending.trace.within(work) : work());
       const finish = async () => {
         await saving;
         let run: DeliveredRun;
         try {
-          const { report, job } = await this.pendings.finish(pending, sent);
-          run = { job, jobId: pending.job.id, report };
+          const { report, job } = await traced(() => this.pendings.finish(pending, sent));
+          pending.trace?.end({ outcome: report.outcome.status, error: runError(report.outcome) });
+          run = { job, jobId: pending.job.id, report: { ...report, traceId: pending.trace?.traceId ?? pending.record.trace_id ?? null } };
         } catch (error) {
+          pending.trace?.end({ error: errorText(error) });
           // The store away: the record stays pending, and the next start delivers what is missing.
           this.log.error(
             `the delivery of run ${pending.record.id} of job '${pending.job.name}' could not be recorded: ${errorText(error)}`,
@@ -98,7 +103,7 @@ export class CronDeliveries {
         const queued = this.lanes.push(laneOf(target), {
           group: LANE_GROUP,
           deliver: async () => {
-            const result = await this.pendings.deliverTo(pending, target);
+            const result = await traced(() => this.pendings.deliverTo(pending, target));
             sent.push(...result);
             left -= 1;
             if (left > 0) {

@@ -4,7 +4,7 @@
  * gateway to send in each platform's lane) with `cron.wrap_response`, and the output file's own
  * entry; the failure, recovery and pause notices to the job's platforms.
  */
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import { executionIdOf } from '../../domain/botChat.js';
 import type { DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import type { Job } from '../../domain/Job.js';
@@ -15,6 +15,7 @@ import type { RunDelivery } from '../../domain/runs/RunRecord.js';
 import { outcomeOfDeliveries } from '../../domain/runs/redelivery.js';
 import type { RunSpend } from '../ports/AgentRunner.js';
 import type { Logger } from '../ports/Logger.js';
+import { NO_TRACING, type RunTracing } from '../ports/RunTracing.js';
 import type { CronSettings } from '../ports/Settings.js';
 import { TOKENS } from '../ports/tokens.js';
 import { AnswerDelivery } from '../runs/AnswerDelivery.js';
@@ -39,6 +40,8 @@ export class JobAnswers {
     @inject(JobRunReports) readonly reports: JobRunReports,
     @inject(TOKENS.CronSettings) private readonly settings: CronSettings,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** The output file of a job that delivers `local` is a delivery span like the others (docs/traces.md). */
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
 
   /**
@@ -80,8 +83,21 @@ export class JobAnswers {
     answeredBy: string | null,
   ): Promise<JobRunReport & { deliveries: RunDelivery[] }> {
     const deliveries = [...sent];
-    const written = await this.reports.write(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
-    if (targets.some((target) => target.kind === 'local') && !deliveries.some((delivery) => delivery.target === 'local')) {
+    const write = () => this.reports.write(job, startedAt, outcomeOfDeliveries(deliveries), { response: text, answeredBy });
+    const local = targets.some((target) => target.kind === 'local') && !deliveries.some((delivery) => delivery.target === 'local');
+    const written = local
+      ? await this.tracing.step({ kind: 'delivery', target: 'local', platform: null }, async (span) => {
+          const report = await write();
+          const saved = report.outputPath !== null;
+          span.note({
+            outcome: saved ? 'delivered' : 'failed',
+            messageIds: [],
+            error: saved ? null : 'the output file could not be written',
+          });
+          return report;
+        })
+      : await write();
+    if (local) {
       const saved = written.outputPath !== null;
       deliveries.push({
         target: 'local',

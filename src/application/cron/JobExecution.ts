@@ -102,6 +102,28 @@ export class JobExecution {
 
   private async runUntilAnswered(job: Job, startedAt: Date, options: RunOptions, deliverLater: boolean): Promise<AnsweredRun> {
     const running = runningRecordOf(job, startedAt, options.slot, options.requested);
+    // One trace per run (docs/traces.md): its records and log lines carry its id.
+    const trace = this.recorder.trace({
+      kind: 'cron_run',
+      jobId: job.id,
+      jobName: job.name,
+      runId: running.id,
+      slot: running.slot,
+      ...(running.attempt !== undefined ? { attempt: running.attempt } : {}),
+    });
+    let ran: AnsweredRun | null = null;
+    try {
+      ran = await trace.within(() => this.runTraced(job, startedAt, options, deliverLater, running));
+      // An answer left to deliver keeps its trace open: its delivery is part of it (CronDeliveries).
+      if (ran.pending) ran.pending.trace = trace;
+      return ran;
+    } finally {
+      if (!ran?.pending)
+        trace.end(ran?.report ? { outcome: ran.report.outcome.status, error: runError(ran.report.outcome) } : { error: 'the run failed' });
+    }
+  }
+
+  private async runTraced(job: Job, startedAt: Date, options: RunOptions, deliverLater: boolean, running: RunRecord): Promise<AnsweredRun> {
     await this.recorder.started(running);
     const shown = this.recorder.showRunning(running);
     if (shown.writtenNow) await shown.writtenNow;
@@ -160,7 +182,7 @@ export class JobExecution {
     }));
     // The jobs that run after this one start now, once its run is recorded (docs/cron.md, Chains).
     if (!retry) await this.marks.startFollowers(job, running.id, report.outcome.status);
-    return { report: { ...report, runId: running.id }, job: stored, pending: null };
+    return { report: { ...report, runId: running.id, traceId: this.recorder.traceId() }, job: stored, pending: null };
   }
 
   /**

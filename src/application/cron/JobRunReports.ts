@@ -25,6 +25,8 @@ export interface JobRunReport {
   deliveries?: RunDelivery[];
   /** The run's id in the run ledger. */
   runId?: string;
+  /** The id of the run's trace (docs/traces.md); null or absent without traces. */
+  traceId?: string | null;
   /** What the agent spent (docs/runs.md); null or absent when nothing was counted. */
   usage?: RunUsage | null;
   /** What it cost in US dollars; null or absent when unpriced. */

@@ -5,6 +5,7 @@
  * stopped process is taken up again here.
  */
 import { inject, injectable } from 'inversify';
+import type { TraceHandle } from '../ports/RunTracing.js';
 import { describeTarget, type DeliveryTarget } from '../../domain/DeliveryTarget.js';
 import { executionIdOf } from '../../domain/botChat.js';
 import type { Job } from '../../domain/Job.js';
@@ -39,6 +40,8 @@ export interface PendingJobDelivery {
   text: string;
   /** The run's record as saved: `running`, with the answer, `delivery_pending`, claimed by this process. */
   record: RunRecord;
+  /** The run's trace, still open, which its delivery ends (docs/traces.md); absent for an answer left by an earlier start. */
+  trace?: TraceHandle;
 }
 
 /** Delivers the answers of cron runs recorded before their delivery. */

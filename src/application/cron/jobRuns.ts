@@ -37,6 +37,8 @@ export interface JobRun {
   attempt?: number;
   /** A retry's first attempt's run id; absent for a first attempt. */
   retryOf?: string;
+  /** The id of the run's trace (docs/traces.md); absent without traces. */
+  traceId?: string;
 }
 
 /**
@@ -107,5 +109,6 @@ function ledgerRun(run: RunRecord): JobRun {
     costUsd: run.cost_usd ?? null,
     ...(run.attempt !== undefined ? { attempt: run.attempt } : {}),
     ...(run.retry_of !== undefined ? { retryOf: run.retry_of } : {}),
+    ...(run.trace_id ? { traceId: run.trace_id } : {}),
   };
 }

@@ -29,6 +29,7 @@ import type { ProcessTreeKiller } from './ProcessTreeKiller.js';
 import type { RepoCommenter } from './RepoCommenter.js';
 import type { RunLedger } from './RunLedger.js';
 import type { RunOutputStore } from './RunOutputStore.js';
+import type { RunTracing } from './RunTracing.js';
 import type { Sandbox } from './Sandbox.js';
 import type { ScriptExecutor } from './ScriptExecutor.js';
 import type { WorkingDirectories } from './WorkingDirectories.js';
@@ -88,6 +89,8 @@ export const TOKENS = {
   OrphanProcesses: Symbol.for('agent.OrphanProcesses') as ServiceIdentifier<OrphanProcesses>,
   RepoCommenter: Symbol.for('agent.RepoCommenter') as ServiceIdentifier<RepoCommenter>,
   RunOutputStore: Symbol.for('agent.RunOutputStore') as ServiceIdentifier<RunOutputStore>,
+  /** Bound only with OTEL_EXPORTER_OTLP_ENDPOINT (or its traces variant) set; the use cases fall back to NO_TRACING. */
+  RunTracing: Symbol.for('agent.RunTracing') as ServiceIdentifier<RunTracing>,
   RunLedger: Symbol.for('agent.RunLedger') as ServiceIdentifier<RunLedger>,
   /** Where pre-run scripts, terminal commands and command agent programs run: bubblewrap, or nothing. */
   Sandbox: Symbol.for('agent.Sandbox') as ServiceIdentifier<Sandbox>,

@@ -15,6 +15,7 @@ import type { BotChatDelivery } from '../ports/BotChatDelivery.js';
 import type { DeliveryChannel } from '../ports/DeliveryChannel.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RepoCommenter } from '../ports/RepoCommenter.js';
+import { NO_TRACING, type RunTracing } from '../ports/RunTracing.js';
 import { TOKENS } from '../ports/tokens.js';
 import { deliveryError, deliveryReason } from './runErrors.js';
 import type { RunOwner } from './RunContexts.js';
@@ -70,6 +71,8 @@ export class AnswerDelivery {
     @inject(TOKENS.BotChatDelivery) @optional() private readonly botChat: BotChatDelivery | null,
     @inject(TOKENS.RepoCommenter) @optional() private readonly commenter: RepoCommenter | null,
     @inject(TOKENS.Logger) private readonly log: Logger,
+    /** A span per target's delivery, in the trace of the run under way (docs/traces.md). */
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
 
   /**
@@ -79,16 +82,29 @@ export class AnswerDelivery {
   async send(targets: readonly AnswerTarget[], text: string, from: AnswerFrom): Promise<AnswerSent[]> {
     const sent: AnswerSent[] = [];
     for (const target of targets) {
+      // Only the output file: nothing is sent, and no span says otherwise.
+      if (target.kind === 'local' || target.kind === 'origin' || target.kind === 'all') continue;
       const where = describeAnswerTarget(target);
-      try {
-        const entry = await this.sendTo(target, text, from);
-        if (entry !== null) sent.push({ target: where, error: null, ...entry });
-      } catch (error) {
-        const reason = deliveryReason(error);
-        sent.push({ target: where, outcome: 'failed', message_ids: [], error: deliveryError(from.kind, where, reason), reason });
-      }
+      const step = { kind: 'delivery', target: where, platform: target.kind === 'platform' ? target.platform : null } as const;
+      const entry = await this.tracing.step(step, async (span) => {
+        const done = await this.attempt(target, where, text, from);
+        span.note({ outcome: done.outcome, messageIds: done.message_ids, error: done.error });
+        return done;
+      });
+      sent.push(entry);
     }
     return sent;
+  }
+
+  /** One delivery to one target, and how it went; never throws. */
+  private async attempt(target: AnswerTarget, where: string, text: string, from: AnswerFrom): Promise<AnswerSent> {
+    try {
+      const entry = await this.sendTo(target, text, from);
+      return { target: where, error: null, ...entry! };
+    } catch (error) {
+      const reason = deliveryReason(error);
+      return { target: where, outcome: 'failed', message_ids: [], error: deliveryError(from.kind, where, reason), reason };
+    }
   }
 
   /** Best effort: a notice goes to each platform among `targets`; one that cannot be sent is only logged. */

@@ -11,6 +11,7 @@ import type { Clock } from '../ports/Clock.js';
 import type { Logger } from '../ports/Logger.js';
 import type { RunTranscript } from '../../domain/runs/RunTranscript.js';
 import type { RunLedger, TranscriptOwner } from '../ports/RunLedger.js';
+import { NO_TRACING, type RunTracing, type TracedRoot, type TraceHandle } from '../ports/RunTracing.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
 import { RunEvents } from '../events/RunEvents.js';
@@ -35,7 +36,22 @@ export class RunRecorder {
     @inject(TOKENS.Timer) @optional() private readonly timer: Timer | null = null,
     /** The events out (docs/events.md) of the runs recorded; without it (tests that build the run path by hand), none. */
     @inject(RunEvents) @optional() private readonly events: RunEvents | null = null,
+    /** The runs' traces (docs/traces.md); without them, none. */
+    @inject(TOKENS.RunTracing) @optional() private readonly tracing: RunTracing = NO_TRACING,
   ) {}
+
+  /**
+   * Starts the trace of a run: its records saved within it carry its id (`trace_id`), as do the
+   * log lines made within it. With traces off, a trace that records nothing.
+   */
+  trace(root: TracedRoot): TraceHandle {
+    return this.tracing.start(root);
+  }
+
+  /** The id of the trace current now (the run's, within its trace); null when none. */
+  traceId(): string | null {
+    return this.tracing.currentTraceId();
+  }
 
   /** A run starts: its `run.started` event (the record is written later, see showRunning). */
   async started(running: RunRecord): Promise<void> {
@@ -68,7 +84,8 @@ export class RunRecorder {
   }
 
   /** Saves a record; one the ledger cannot take is logged (false), and the run goes on. */
-  async save(record: RunRecord, about?: Record<string, string>): Promise<boolean> {
+  async save(saved: RunRecord, about?: Record<string, string>): Promise<boolean> {
+    const record = this.stamped(saved);
     const failure = await this.keep(record);
     await this.events?.runSaved(record);
     if (failure === null) return true;
@@ -82,7 +99,7 @@ export class RunRecorder {
 
   /** The final record of a run, built at the time it is written (its `finished_at`), and saved as `save` does. */
   async saveFinal(build: (now: Date) => RunRecord, about?: Record<string, string>): Promise<RunRecord> {
-    const record = build(this.clock.now());
+    const record = this.stamped(build(this.clock.now()));
     await this.save(record, about);
     return record;
   }
@@ -92,7 +109,7 @@ export class RunRecorder {
    * the time it is written, or why the ledger could not take it, for the caller to act on.
    */
   async keepNow(build: (now: Date) => RunRecord): Promise<{ record: RunRecord; failure: string | null }> {
-    const record = build(this.clock.now());
+    const record = this.stamped(build(this.clock.now()));
     const failure = await this.keep(record);
     await this.events?.runSaved(record);
     return { record, failure };
@@ -130,6 +147,13 @@ export class RunRecorder {
   /** The time a record is stamped with. */
   now(): Date {
     return this.clock.now();
+  }
+
+  /** `record` with the id of the trace it is saved in, unless it has one already (a run's records keep their trace's). */
+  private stamped(record: RunRecord): RunRecord {
+    if (record.trace_id) return record;
+    const traceId = this.tracing.currentTraceId();
+    return traceId === null ? record : { ...record, trace_id: traceId };
   }
 
   private async keep(record: RunRecord): Promise<string | null> {

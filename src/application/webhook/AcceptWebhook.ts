@@ -30,6 +30,8 @@ export interface AcceptWebhookInput {
   headers: WebhookHeaders;
   /** The Content-Type header, or null when there was none. */
   contentType: string | null;
+  /** The request's span as a W3C traceparent, stored with the event for its run to link to (docs/traces.md); absent without traces. */
+  traceparent?: string;
 }
 
 /**
@@ -127,6 +129,7 @@ export class AcceptWebhook {
       receivedAt: now.toISOString(),
     };
     if (route.coalesce !== undefined) accepted.coalesce = coalesceOf(route, payload);
+    if (input.traceparent !== undefined) accepted.traceparent = input.traceparent;
     let stored: boolean;
     try {
       stored = await this.inbox.accept(accepted, json ?? undefined, key);

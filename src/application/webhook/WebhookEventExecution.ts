@@ -58,17 +58,37 @@ export class WebhookEventExecution {
    */
   async answer(event: WebhookEvent, signal?: AbortSignal): Promise<WebhookAnswerOutcome> {
     const startedAtMs = this.meter.start();
-    const outcome = await this.answerOnce(event, startedAtMs, signal);
+    // One trace per run, linked to the requests that accepted its events (docs/traces.md).
+    const trace = this.recorder.ledger.trace({
+      kind: 'webhook_run',
+      route: event.route,
+      event: event.event,
+      deliveryId: event.deliveryId,
+      eventId: event.id,
+      links: acceptedIn(event),
+    });
+    let outcome: WebhookAnswerOutcome | null = null;
+    try {
+      outcome = await trace.within(() => this.answerOnce(event, startedAtMs, signal));
+    } finally {
+      // An answer waiting for its delivery keeps the trace open: the delivery ends it.
+      if (outcome?.pending) outcome.pending.trace = trace;
+      else trace.end(outcome ? { outcome: outcome.report.status, error: outcome.report.error } : { error: 'the run failed' });
+    }
     if (outcome.report) this.meter.finished('webhook', outcome.report.status, startedAtMs);
     return outcome;
   }
 
   /**
-   * Delivers the recorded answer of `pending` (an empty one as a notice) and records how it went.
-   * Never throws; an answer that cannot be read back is a failed delivery.
+   * Delivers the recorded answer of `pending` (an empty one as a notice) and records how it went,
+   * in the run's trace. Never throws; an answer that cannot be read back is a failed delivery.
    */
-  deliverAnswer(pending: PendingWebhookDelivery): Promise<WebhookRunReport> {
-    return this.answers.deliver(pending);
+  async deliverAnswer(pending: PendingWebhookDelivery): Promise<WebhookRunReport> {
+    const { trace } = pending;
+    if (!trace) return this.answers.deliver(pending);
+    const report = await trace.within(() => this.answers.deliver(pending));
+    trace.end({ outcome: report.status, error: report.error });
+    return report;
   }
 
   private async answerOnce(event: WebhookEvent, startedAtMs: number, signal?: AbortSignal): Promise<WebhookAnswerOutcome> {
@@ -154,4 +174,10 @@ export class WebhookEventExecution {
       return final({ status: 'run_failed', error: message });
     }
   }
+}
+
+/** The traceparents of the requests that accepted the events of a run: the event's, or each coalesced one's. */
+function acceptedIn(event: WebhookEvent): string[] {
+  const all = event.coalesced ? event.coalesced.map((member) => member.traceparent) : [event.traceparent];
+  return all.filter((traceparent): traceparent is string => traceparent !== undefined);
 }

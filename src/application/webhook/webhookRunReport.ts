@@ -2,6 +2,7 @@
 import type { WebhookEvent } from '../../domain/webhook/WebhookEvent.js';
 import type { WebhookDelivery } from '../../domain/webhook/webhookRun.js';
 import type { WebhookRoute } from '../../domain/webhook/WebhookRoute.js';
+import type { TraceHandle } from '../ports/RunTracing.js';
 import type { ShownLater } from '../runs/RunRecorder.js';
 
 /**
@@ -53,6 +54,8 @@ export interface PendingWebhookDelivery {
    * ledger once, with its outcome. Stopped (and awaited) before the final entry is written.
    */
   shownInLedger?: ShownLater;
+  /** The run's trace, still open: the delivery is part of it, and ends it (docs/traces.md). */
+  trace?: TraceHandle;
 }
 
 /** The end of the agent's part of a run: a final report, or an answer waiting for its delivery. */

@@ -26,6 +26,7 @@ import { agentVersion } from './agentVersion.js';
 import { commandApps } from './commandApps.js';
 import { registerGatewayCommand } from './gatewayCommand.js';
 import { HomeContainers } from './homeContainers.js';
+import { endTracing } from '../tracing.js';
 
 /** The `agent` executable's composition root. */
 async function main(argv: string[]): Promise<number> {
@@ -86,7 +87,8 @@ async function main(argv: string[]): Promise<number> {
   registerGatewayCommand(cli, { env, credentials, debug, io });
 
   try {
-    await cli.parseAsync().finally(() => homes.closeMcpServers());
+    // The spans of what the command ran are exported before it exits (docs/traces.md).
+    await cli.parseAsync().finally(() => homes.closeMcpServers().finally(endTracing));
     // Stopped by a signal, what the command started has ended and its runs are recorded: the signal's code.
     return commandInterruption.exitCode() ?? (typeof process.exitCode === 'number' ? process.exitCode : 0);
   } catch (error) {

@@ -20,6 +20,7 @@ import { watchStoreFile } from '../../adapters/persistence/watchStoreFile.js';
 import { watchCancelRequests, watchJobStore } from '../cancelRequests.js';
 import { errorText } from '../../domain/errors.js';
 import { buildApplicationContainer } from '../applicationContainer.js';
+import { endTracing } from '../tracing.js';
 import { DEFAULT_LEASE_SECONDS, holdReplicaLease } from './replicaLease.js';
 import { startFiring } from '../schedulerProviders.js';
 import { gatewayFiringPath } from './firingPath.js';
@@ -86,6 +87,8 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
     options.installationDir,
     false,
   );
+  // Registered first, so stopped last: the spans of every run are exported before the gateway exits (docs/traces.md).
+  steps.atStop('trace export', () => endTracing());
   // The variables config.yaml names as model keys leave this process's environment before any child starts.
   takeOutConfiguredCredentials(options.credentials, container.get<AgentConfig>(CONFIG_TOKENS.AgentConfig));
   // Children are forked by the launcher, a small process whose forks are cheap (docs/processes.md);
@@ -206,7 +209,9 @@ export async function runGateway(options: GatewayOptions): Promise<number> {
   }
 
   const dispatcher = container.get(DispatchDueJobs);
-  dispatcher.onRunFinished((run) => logger.info(runLine(run.job, run.report), { job: run.job.id }));
+  dispatcher.onRunFinished((run) =>
+    logger.info(runLine(run.job, run.report), { job: run.job.id, ...(run.report.traceId ? { trace_id: run.report.traceId } : {}) }),
+  );
   // `agent cron cancel` elsewhere (another terminal, a replica's dashboard) stops the runs of this gateway.
   await steps.step(
     'cancel requests',

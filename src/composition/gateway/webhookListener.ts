@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { AsyncResource } from 'node:async_hooks';
 import type { Server } from 'node:http';
 import type { Container } from 'inversify';
 import type { Logger } from '../../application/ports/Logger.js';
@@ -103,6 +104,10 @@ export async function startWebhookListener(
   metrics?.watchInboxBacklog(() => inbox.pending());
   // Recovers what an earlier run left unfinished (the worker logs how many) and starts draining.
   await worker.start();
+  const tracing = container.isBound(TOKENS.RunTracing) ? container.get(TOKENS.RunTracing) : null;
+  // With traces, the worker is woken in the context of this start, not in the request's trace:
+  // what it does next (other events' claims, their completion) is no part of that request.
+  const wakeWorker = tracing ? AsyncResource.bind(() => void worker.notify()) : () => void worker.notify();
 
   const app = createWebhookApp({
     routes,
@@ -110,7 +115,7 @@ export async function startWebhookListener(
       execute: async (input) => {
         const outcome = await accept.execute(input);
         // Start the run at once instead of at the worker's next poll.
-        if (outcome.kind === 'accepted') void worker.notify();
+        if (outcome.kind === 'accepted') wakeWorker();
         return outcome;
       },
     },
@@ -119,6 +124,7 @@ export async function startWebhookListener(
     ...(fire ? { fire } : {}),
     ...(slackEvents ? { slackEvents } : {}),
     ...(metrics ? { metricsEndpoint: metrics.endpoint, metrics: container.get(TOKENS.Metrics) } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const server = createWebhookServer(app);
   const bound = await listenOrExplain(server, address.host, address.port, configFile);

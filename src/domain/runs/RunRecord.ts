@@ -94,6 +94,11 @@ export interface RunRecord {
   requested_by?: string;
   /** Cron: the run this one runs again (the dashboard's Retry of a run); absent otherwise. */
   rerun_of?: string;
+  /**
+   * The id of the run's trace (32 hex digits) when traces are exported (docs/traces.md); null or
+   * absent otherwise.
+   */
+  trace_id?: string | null;
 }
 
 /** Who asked for a run by hand, and which run it runs again (RunRecord `requested_by`, `rerun_of`). */

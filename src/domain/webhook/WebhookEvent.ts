@@ -15,6 +15,11 @@ export interface WebhookEvent {
   /** ISO 8601 UTC. */
   receivedAt: string;
   /**
+   * The W3C traceparent of the request that accepted the event, when traces are exported
+   * (docs/traces.md): the run, later, links its trace to it. Stored with the event.
+   */
+  traceparent?: string;
+  /**
    * Set by an inbox handing the event out: false when no run of it can have started before (it
    * was accepted by this very process and is handed out for the first time), true when one may
    * have (a restart, a takeover); absent when the inbox does not say. Never stored.
@@ -42,4 +47,6 @@ export interface CoalescedDelivery {
   receivedAt: string;
   /** Absent for the older events of a group over 20. */
   payload?: Record<string, unknown>;
+  /** The traceparent of the request that accepted it, as stored with it. */
+  traceparent?: string;
 }

@@ -165,6 +165,7 @@ export function groupRunEvent(groupId: string, members: readonly WebhookEvent[],
     deliveryId: member.deliveryId,
     receivedAt: member.receivedAt,
     ...(index >= payloadFrom ? { payload: member.payload } : {}),
+    ...(member.traceparent !== undefined ? { traceparent: member.traceparent } : {}),
   }));
   const { coalesce: _coalesce, ...rest } = last;
   return {

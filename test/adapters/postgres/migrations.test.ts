@@ -1,5 +1,6 @@
 import { PostgresDatabase, databaseLocation } from '../../../src/adapters/postgres/PostgresDatabase.js';
-import { MIGRATIONS, migrate, migrationStates } from '../../../src/adapters/postgres/migrations.js';
+import { MIGRATIONS } from '../../../src/adapters/postgres/migrations.js';
+import { migrate, migrationStates } from '../../../src/adapters/postgres/schemaMigrations.js';
 import { scratchDatabase, type ScratchDatabase } from '../../support/postgres.js';
 
 describe('schema migrations on PostgreSQL', () => {

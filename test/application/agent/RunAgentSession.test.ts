@@ -8,6 +8,7 @@ import { cronRunToolsets } from '../../../src/domain/toolsets.js';
 import { FakeChatModel, turns, type FakeTurn } from '../../support/fakes/FakeChatModel.js';
 import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingTracing } from '../../support/fakes/RecordingTracing.js';
 import { failureOf, sampleRunRequest } from '../../support/agentRuns.js';
 import { FixedToolCatalog, RecordingTool } from '../../support/scriptedTools.js';
 
@@ -552,6 +553,37 @@ describe('RunAgentSession: usage and budgets', () => {
     expect(counted).toEqual([
       { provider: 'primary', model: 'model-1', input: 1000, cost: 0.0036 },
       { provider: 'primary', model: 'model-1', input: 1000, cost: 0.0036 },
+    ]);
+  });
+});
+
+describe('RunAgentSession: spans (docs/traces.md)', () => {
+  it('makes a span per model call, with its tokens, and per tool call, both children of the run span current', async () => {
+    const tracing = new RecordingTracing();
+    const search = new RecordingTool('web_search', () => 'results');
+    const model = new FakeChatModel(
+      turns.tools({ id: 'call_1', name: 'web_search', arguments: {} }),
+      turns.tools({ id: 'call_2', name: 'no_such_tool' }),
+      turns.answer('Done.'),
+    );
+    model.usage = { input_tokens: 30, output_tokens: 4, cached_input_tokens: 10 };
+    const session = new RunAgentSession({ tools: new FixedToolCatalog([search]), timer: new ManualTimer(), tracing });
+    const run = tracing.start({ kind: 'cron_run', jobId: 'job', jobName: 'job', runId: 'job.1', slot: null });
+
+    await run.within(() =>
+      session.execute({ request: sampleRunRequest(), chain: [provider(model, { api: 'openai', endpoint: 'http://127.0.0.1:1/v1' })] }),
+    );
+
+    expect(tracing.spans.slice(1).map((span) => [span.what, span.parent, span.notes])).toEqual([
+      [
+        { kind: 'model_call', api: 'openai', provider: 'primary', model: 'model-1', endpoint: 'http://127.0.0.1:1/v1' },
+        1,
+        [{ usage: { inputTokens: 30, outputTokens: 4, cachedInputTokens: 10 } }],
+      ],
+      [{ kind: 'tool_call', tool: 'web_search', callId: 'call_1' }, 1, []],
+      [expect.objectContaining({ kind: 'model_call' }), 1, [expect.objectContaining({ usage: expect.any(Object) })]],
+      [{ kind: 'tool_call', tool: 'no_such_tool', callId: 'call_2' }, 1, [{ error: 'the tool "no_such_tool" answered with an error' }]],
+      [expect.objectContaining({ kind: 'model_call' }), 1, expect.any(Array)],
     ]);
   });
 });

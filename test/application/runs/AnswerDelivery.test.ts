@@ -5,6 +5,7 @@ import type { AnswerLog } from '../../../src/application/ports/AnswerLog.js';
 import { FakeBotChatDelivery } from '../../support/fakes/FakeBotChatDelivery.js';
 import { RecordingDeliveryChannel } from '../../support/fakes/RecordingDeliveryChannel.js';
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingTracing } from '../../support/fakes/RecordingTracing.js';
 import { RecordingRepoCommenter } from '../../support/fakes/RecordingRepoCommenter.js';
 
 const TELEGRAM = { kind: 'platform', platform: 'telegram', destination: '-100123', threadId: null } as const;
@@ -91,5 +92,27 @@ describe('AnswerDelivery, targets in and how it went to each out', () => {
     expect(laneOf({ kind: 'log' })).toBe('log');
     expect(laneOf({ kind: 'bot-chat', profile: null })).toBe('bot-chat');
     expect(describeAnswerTarget({ kind: 'repo_comment', repo: 'octo/widgets', prNumber: 3 })).toBe('octo/widgets#3');
+  });
+});
+
+describe('AnswerDelivery: spans (docs/traces.md)', () => {
+  it('makes a span per target it sends to, with how it went and the message ids, and none for the output file', async () => {
+    const channel = new RecordingDeliveryChannel(['telegram']);
+    const tracing = new RecordingTracing();
+    const subject = new AnswerDelivery(channel, null, null, new RecordingLogger(), tracing);
+
+    await subject.send([{ kind: 'local' }, TELEGRAM, SLACK, { kind: 'log' }], 'All green.', ROUTE);
+
+    expect(tracing.of('delivery').map((span) => [span.what, span.notes])).toEqual([
+      [
+        { kind: 'delivery', target: 'telegram:-100123', platform: 'telegram' },
+        [{ outcome: 'delivered', messageIds: expect.any(Array), error: null }],
+      ],
+      [
+        { kind: 'delivery', target: 'slack:C123', platform: 'slack' },
+        [{ outcome: 'delivered', messageIds: expect.any(Array), error: null }],
+      ],
+      [{ kind: 'delivery', target: 'the log', platform: null }, [{ outcome: 'delivered', messageIds: [], error: null }]],
+    ]);
   });
 });

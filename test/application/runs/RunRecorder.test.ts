@@ -5,6 +5,7 @@ import { InMemoryRunLedger } from '../../support/fakes/InMemoryRunLedger.js';
 import { ManualClock } from '../../support/fakes/ManualClock.js';
 import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 import { RecordingLogger } from '../../support/fakes/RecordingLogger.js';
+import { RecordingTracing } from '../../support/fakes/RecordingTracing.js';
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -101,5 +102,39 @@ describe('RunRecorder, the run ledger side of every run kind', () => {
     expect(kept.failure).toBe('read-only file system');
     expect(kept.record.started_at).toBe('2026-06-01T08:00:05.000Z');
     expect(log.entries).toEqual([]);
+  });
+
+  describe('traces (docs/traces.md)', () => {
+    const traced = () => {
+      const tracing = new RecordingTracing();
+      const ledger = new InMemoryRunLedger(undefined, NOW);
+      const subject = new RunRecorder(ledger, new RecordingLogger(), new ManualClock('2026-06-01T08:00:05Z'), null, null, tracing);
+      return { tracing, ledger, subject };
+    };
+
+    it("stamps every record saved within a run's trace with its id, and none saved outside one", async () => {
+      const { ledger, subject } = traced();
+      const trace = subject.trace({ kind: 'cron_run', jobId: 'a1b2c3d4e5f6', jobName: 'nightly', runId: record('cron').id, slot: null });
+
+      await trace.within(async () => {
+        await subject.save(record('cron'));
+        expect(subject.traceId()).toBe(trace.traceId);
+        const kept = await subject.keepNow(() => record('cron', { answer: 'hi' }));
+        expect(kept.record.trace_id).toBe(trace.traceId);
+      });
+      await subject.save(record('webhook'));
+
+      expect(await ledger.get(record('cron').id)).toMatchObject({ answer: 'hi', trace_id: trace.traceId });
+      expect((await ledger.get('event-1'))?.trace_id).toBeUndefined();
+    });
+
+    it('keeps the trace id a record has, saved again in another trace (a redelivery)', async () => {
+      const { ledger, subject } = traced();
+      const other = subject.trace({ kind: 'chat_turn', platform: 'telegram', conversation: 'telegram:1' });
+
+      await other.within(() => subject.save(record('cron', { trace_id: 'trace-of-the-run' })));
+
+      expect((await ledger.get(record('cron').id))?.trace_id).toBe('trace-of-the-run');
+    });
   });
 });
