@@ -76,6 +76,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
     workdir: '',
     context_from: '',
     continue: false,
+    after: '',
   };
   app.get('/jobs/new', (_request, response) =>
     page(response, jobFormPage(context(response), { title: 'New job', action: '/jobs', values: emptyForm, submit: 'Create job' })),
@@ -96,6 +97,7 @@ export function registerPages(app: Express, deps: DashboardDependencies): void {
           workdir: values.workdir.trim() || null,
           context_from: skillList(values.context_from),
           continue: values.continue,
+          after: skillList(values.after),
         });
         response.redirect(303, `/jobs/${encodeURIComponent(job.id)}?done=${encodeURIComponent(`Created job ${job.name}.`)}`);
       } catch (error) {
@@ -274,6 +276,7 @@ function formValues(request: Request): JobFormValues {
     context_from: field('context_from'),
     // A checkbox sends its value only when ticked.
     continue: field('continue') !== '',
+    after: field('after'),
   };
 }
 
@@ -281,8 +284,10 @@ function formValues(request: Request): JobFormValues {
 function perJobFormValues({
   job,
   jobNames = {},
-}: ShowJobOutput): Pick<JobFormValues, 'toolsets' | 'workdir' | 'context_from' | 'continue'> {
+}: ShowJobOutput): Pick<JobFormValues, 'toolsets' | 'workdir' | 'context_from' | 'continue' | 'after'> {
+  const named = (id: string) => (Object.hasOwn(jobNames, id) ? jobNames[id]! : id);
   return {
+    after: (job.after ?? []).map((link) => (link.on === 'ok' ? named(link.job) : `${named(link.job)}:${link.on}`)).join(', '),
     toolsets: (job.toolsets ?? []).join(', '),
     workdir: job.workdir ?? '',
     context_from: (job.context_from ?? []).map((id) => (Object.hasOwn(jobNames, id) ? jobNames[id]! : id)).join(', '),
@@ -298,6 +303,7 @@ function perJobChanges(values: JobFormValues, shown: ReturnType<typeof perJobFor
   if (skillList(values.context_from).join(',') !== skillList(shown.context_from).join(','))
     changes.context_from = skillList(values.context_from);
   if (values.continue !== shown.continue) changes.continue = values.continue;
+  if (skillList(values.after).join(',') !== skillList(shown.after).join(',')) changes.after = skillList(values.after);
   return changes;
 }
 

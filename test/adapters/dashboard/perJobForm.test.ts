@@ -50,6 +50,46 @@ describe("the dashboard's job form: toolsets, working folder and answers carried
     expect(h.repository.get(job.id)).toMatchObject({ toolsets: null, workdir: null, context_from: [], continue: false });
   });
 
+  it('makes a job that runs after another, shows the link in its form by name, and changes it, a cycle refused in one sentence', async () => {
+    const { app, h } = dashboardHarness();
+    const fetch = await h.createJob.execute({ schedule: 'every 1h', prompt: 'Fetch', name: 'fetch' });
+    const { cookie, csrf } = await signInTo(app);
+
+    const created = await request(app)
+      .post('/jobs')
+      .set('cookie', cookie)
+      .type('form')
+      .send({ csrf, schedule: '', prompt: 'Summarise', name: 'summary', after: 'fetch:any' });
+    expect(created.status).toBe(303);
+    const summary = h.repository.get('000000000002')!;
+    expect(summary).toMatchObject({ schedule: { kind: 'after' }, after: [{ job: fetch.id, on: 'any' }] });
+    const form = await request(app).get(`/jobs/${summary.id}/edit`).set('cookie', cookie);
+    expect(form.text).toContain('<input name="after" type="text" value="fetch:any"');
+
+    const edited = await request(app).post(`/jobs/${summary.id}/edit`).set('cookie', cookie).type('form').send({
+      csrf,
+      schedule: 'after',
+      prompt: 'Summarise',
+      name: 'summary',
+      deliver: summary.deliver,
+      after: 'fetch',
+    });
+    expect(edited.status).toBe(303);
+    expect(h.repository.get(summary.id)!.after).toEqual([{ job: fetch.id, on: 'ok' }]);
+
+    const cycle = await request(app).post(`/jobs/${fetch.id}/edit`).set('cookie', cookie).type('form').send({
+      csrf,
+      schedule: 'every 1h',
+      prompt: 'Fetch',
+      name: 'fetch',
+      deliver: fetch.deliver,
+      after: 'summary',
+    });
+    expect(cycle.status).toBe(400);
+    expect(cycle.text).toContain('already runs after');
+    expect(h.repository.get(fetch.id)!.after ?? []).toEqual([]);
+  });
+
   it('refuses an unknown toolset with the sentence of the CLI, keeping what was typed', async () => {
     const { app } = dashboardHarness();
     const { cookie, csrf } = await signInTo(app);
