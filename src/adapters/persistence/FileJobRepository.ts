@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { inject, injectable } from 'inversify';
 import type { Job } from '../../domain/Job.js';
@@ -22,6 +22,14 @@ interface WaitingChange {
 type RecordSlot = { kind: 'job'; id: string } | { kind: 'unreadable'; value: unknown };
 
 /** The jobs file as read, with what a rewrite needs to leave the parts we do not own untouched. */
+/**
+ * What tells one version of jobs.json from another: its inode, size and times to the nanosecond.
+ * Every write is a new file renamed over the old one, so a new version has a new inode.
+ */
+function fileIdentity(stats: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint }): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
 interface StoredJobs {
   snapshot: JobSnapshot;
   /** Each readable record as found, by job id: fields this version does not know survive a rewrite. */
@@ -111,6 +119,13 @@ export class FileJobRepository extends WholeListJobRepository {
   private readonly waiting: WaitingChange[] = [];
   /** Whether a turn that will take the waiting changes is queued. */
   private scheduled = false;
+  /**
+   * The file as last read, by the identity of the file it was read from (see fileIdentity):
+   * every write replaces the file, so while that identity holds, so do its contents. Reads at
+   * the same moment share one read. A thousand runs ending at once each look up their job's
+   * followers, and must not each parse every job.
+   */
+  private lastRead: { identity: string; stored: Promise<StoredJobs | null> } | null = null;
 
   constructor(@inject(TOKENS.AgentPaths) private readonly paths: AgentPaths) {
     super();
@@ -124,7 +139,17 @@ export class FileJobRepository extends WholeListJobRepository {
    */
   async load(): Promise<JobSnapshot> {
     const stored = await this.read();
-    return stored ? stored.snapshot : { jobs: [], unreadable: [] };
+    // The caller's own copies: the jobs read are kept for the next read.
+    return stored ? structuredClone(stored.snapshot) : { jobs: [], unreadable: [] };
+  }
+
+  /** The jobs as last read, shared: looking one up copies only what it hands out. */
+  protected override async jobsToRead(): Promise<readonly Job[]> {
+    return (await this.read())?.snapshot.jobs ?? [];
+  }
+
+  protected override copyOf(job: Job): Job {
+    return structuredClone(job);
   }
 
   /**
@@ -190,6 +215,24 @@ export class FileJobRepository extends WholeListJobRepository {
   }
 
   private async read(): Promise<StoredJobs | null> {
+    let identity: string;
+    try {
+      identity = fileIdentity(await stat(this.paths.jobsFile, { bigint: true }));
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return null;
+      throw this.unavailable('read', error);
+    }
+    if (this.lastRead?.identity === identity) return this.lastRead.stored;
+    // Read after the look: what is read is that file or a newer one, which has an identity of its own.
+    const stored = this.readFile();
+    this.lastRead = { identity, stored };
+    stored.catch(() => {
+      if (this.lastRead?.stored === stored) this.lastRead = null;
+    });
+    return stored;
+  }
+
+  private async readFile(): Promise<StoredJobs | null> {
     let text: string;
     try {
       text = await readFile(this.paths.jobsFile, 'utf8');

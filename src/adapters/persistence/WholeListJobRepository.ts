@@ -35,8 +35,22 @@ export abstract class WholeListJobRepository implements JobRepository {
    */
   abstract modify<T>(change: ListChangeFunction<T>): Promise<T>;
 
+  /**
+   * Every job, to read only: a store that keeps what it read may hand out the jobs it keeps,
+   * and what it hands on to callers is copied (`copyOf`). By default, the jobs of `load`.
+   */
+  protected async jobsToRead(): Promise<readonly Job[]> {
+    return (await this.load()).jobs;
+  }
+
+  /** A job of `jobsToRead` as handed to a caller, who may change it; by default, the job itself (`load` copied it already). */
+  protected copyOf(job: Job): Job {
+    return job;
+  }
+
   async findById(id: string): Promise<Job | null> {
-    return (await this.load()).jobs.find((job) => job.id === id) ?? null;
+    const found = (await this.jobsToRead()).find((job) => job.id === id);
+    return found ? this.copyOf(found) : null;
   }
 
   create(job: Job, nameWasChosen: boolean, check?: JobsCheck): Promise<Job> {
@@ -73,12 +87,12 @@ export abstract class WholeListJobRepository implements JobRepository {
   }
 
   async followersOf(id: string): Promise<Job[]> {
-    return (await this.load()).jobs.filter((job) => (job.after ?? []).some((link) => link.job === id));
+    return (await this.jobsToRead()).filter((job) => (job.after ?? []).some((link) => link.job === id)).map((job) => this.copyOf(job));
   }
 
   async nextRunAt(after?: Date): Promise<Date | null> {
     let earliest: number | null = null;
-    for (const job of (await this.load()).jobs) {
+    for (const job of await this.jobsToRead()) {
       const at = dueTime(job);
       if (at === null || (after && at <= after.getTime())) continue;
       if (earliest === null || at < earliest) earliest = at;
@@ -87,8 +101,11 @@ export abstract class WholeListJobRepository implements JobRepository {
   }
 
   async peek(dueBy: Date): Promise<{ anyDue: boolean; running: readonly Job[] }> {
-    const { jobs } = await this.load();
-    return { anyDue: jobs.some((job) => isDue(job, dueBy)), running: jobs.filter((job) => job.state === 'running') };
+    const jobs = await this.jobsToRead();
+    return {
+      anyDue: jobs.some((job) => isDue(job, dueBy)),
+      running: jobs.filter((job) => job.state === 'running').map((job) => this.copyOf(job)),
+    };
   }
 
   settleDue<T>(
