@@ -102,7 +102,8 @@ describe("a webhook route's retry, through the built gateway", () => {
     await removeAgentHome(home);
   });
 
-  it('runs an event whose model answered 503 twice three times: three ledger records linked to the first, one answer', async () => {
+  /** A home whose webhook route `github` retries as `retry` says, against a fake model; the listener's port. */
+  async function homeWithRoute(retry: string): Promise<number> {
     home = await makeAgentHome();
     llm = await FakeLlmServer.start();
     const port = await freePort();
@@ -116,10 +117,15 @@ describe("a webhook route's retry, through the built gateway", () => {
         '        github:',
         '          events: [pull_request]',
         '          prompt: "Review PR {number}"',
-        '          retry: {times: 3, backoff: 1s}',
+        `          retry: ${retry}`,
         '',
       ].join('\n'),
     );
+    return port;
+  }
+
+  it('runs an event whose model answered 503 twice three times: three ledger records linked to the first, one answer', async () => {
+    const port = await homeWithRoute('{times: 3, backoff: 1s}');
     llm.reply(replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.text('Looks ', 'good.'));
     const { gateway, output } = await startGatewayUntil(home, 'webhook listening on');
     children.push(gateway);
@@ -149,23 +155,7 @@ describe("a webhook route's retry, through the built gateway", () => {
   });
 
   it('goes on after a kill -9 in its wait from the next attempt: three attempts in all, as the route allows, never a fourth', async () => {
-    home = await makeAgentHome();
-    llm = await FakeLlmServer.start();
-    const port = await freePort();
-    await writeHomeFile(
-      home,
-      'config.yaml',
-      [
-        'timezone: UTC',
-        ...localModelLines(llm),
-        ...webhookListenerLines(port, 'a-secret'),
-        '        github:',
-        '          events: [pull_request]',
-        '          prompt: "Review PR {number}"',
-        '          retry: {times: 2, backoff: 5s}',
-        '',
-      ].join('\n'),
-    );
+    const port = await homeWithRoute('{times: 2, backoff: 5s}');
     llm.reply(replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.error(503, 'overloaded'), replies.text('Never.'));
     const first = await startGatewayUntil(home, 'webhook listening on');
     children.push(first.gateway);
