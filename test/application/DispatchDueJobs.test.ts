@@ -43,6 +43,35 @@ describe('the gateway dispatching due jobs', () => {
     await settle();
   });
 
+  it('claims jobs due within the lead ahead of their slot and starts each at its slot, dated then', async () => {
+    const h = cronHarness({ settings: { claimAheadMs: SECOND } });
+    const held = heldAgent(h);
+    const jobs = [];
+    for (const name of ['a', 'b']) jobs.push(await h.createJob.execute({ schedule: '1m', prompt: `job ${name}`, name }));
+    const slot = new Date(jobs[0]!.next_run_at!);
+    h.clock.set(new Date(slot.getTime() - 600));
+
+    await h.dispatchDueJobs.dispatch();
+    await settle();
+    const claimedAhead = jobs.map((job) => h.repository.get(job.id)?.state);
+    const askedAhead = held.size;
+    h.clock.set(slot);
+    h.timer.advance(600);
+    await settle();
+
+    expect(claimedAhead).toEqual(['running', 'running']);
+    expect(askedAhead).toBe(0);
+    expect([...held.keys()].sort()).toEqual(['a', 'b']);
+    for (const run of held.values()) run.answer('done');
+    await settle();
+    for (const job of jobs) {
+      const [run] = await h.ledger.list({ kind: 'cron', subject: job.id, limit: 1 });
+      expect(run).toMatchObject({ status: 'ok', started_at: slot.toISOString() });
+    }
+    expect(h.repository.get(jobs[0]!.id)).toMatchObject({ state: 'completed', last_status: 'ok' });
+    expect(h.log.entries.filter((entry) => entry.message.includes('late'))).toEqual([]);
+  });
+
   it('starts a job that becomes due while another runs, without waiting for that run', async () => {
     const h = cronHarness();
     const held = heldAgent(h);

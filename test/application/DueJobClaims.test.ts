@@ -97,4 +97,43 @@ describe("the job store's side of the tick's claim", () => {
     ]);
     expect(locked?.claims.skipped[0]?.reason).toMatch(/^skipped: the job was due at 2026-06-01T09:00:00Z .*3 slots missed/);
   });
+
+  describe('claiming ahead of the slots (the gateway, docs/gateway.md)', () => {
+    it('claims a job due within the lead, dated at its slot, with its next slot counted from that slot', async () => {
+      const { h, claims } = subject();
+      const job = await h.createJob.execute({ schedule: '*/5 * * * *', prompt: 'Every five minutes', name: 'five' });
+      const slot = new Date(job.next_run_at!);
+      h.clock.set(new Date(slot.getTime() - 800));
+      const look = await claims.look(h.clock.now(), new Date(slot.getTime() + 200));
+
+      const locked = await claims.claimUnderLock(h.clock.now(), 4, undefined, look, 1000);
+
+      expect(look.needed).toBe(true);
+      expect(locked?.claims.claimed).toEqual([{ job: expect.objectContaining({ id: job.id }), dueAt: slot }]);
+      expect(h.repository.get(job.id)).toMatchObject({
+        state: 'running',
+        claim: { by: 'test-host:1', at: slot.toISOString().replace('.000Z', 'Z') },
+        // Counted from the slot, not from now (which would give the slot itself again).
+        next_run_at: new Date(slot.getTime() + 5 * MINUTE).toISOString().replace('.000Z', 'Z'),
+      });
+      expect(locked?.claims.missed).toEqual([]);
+    });
+
+    it('leaves a job due after the lead alone, and a job not yet due out of the waiting list when no slot is free', async () => {
+      const { h, claims } = subject();
+      const job = await h.createJob.execute({ schedule: '*/5 * * * *', prompt: 'Every five minutes', name: 'five' });
+      const slot = new Date(job.next_run_at!);
+      h.clock.set(new Date(slot.getTime() - 1500));
+      const farLook = await claims.look(h.clock.now(), new Date(h.clock.now().getTime() + 1000));
+      const far = await claims.claimUnderLock(h.clock.now(), 4, undefined, farLook, 1000);
+      h.clock.set(new Date(slot.getTime() - 500));
+      const nearLook = await claims.look(h.clock.now(), new Date(h.clock.now().getTime() + 1000));
+      const full = await claims.claimUnderLock(h.clock.now(), 0, undefined, nearLook, 1000);
+
+      expect(farLook.needed).toBe(false);
+      expect(far?.claims.claimed).toEqual([]);
+      expect(full?.claims).toMatchObject({ claimed: [], waiting: [], missed: [] });
+      expect(h.repository.get(job.id)?.state).toBe('scheduled');
+    });
+  });
 });

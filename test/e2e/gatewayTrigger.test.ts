@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../support/freePort.js';
@@ -17,6 +17,7 @@ import {
   storedJob,
   storedJobs,
   startGateway,
+  startGatewayUntil,
 } from './agentCli.js';
 import { clearOfMinuteTicks, nextMinuteTick, untilTheClockReads } from './minuteTicks.js';
 
@@ -84,6 +85,42 @@ describe('agent gateway: on time under long runs', () => {
     }
     expect(output()).not.toMatch(/job 'quick \d' (was fired and waits for a free run slot|started [\d.]+ s late: every run slot was busy)/);
   }, 120_000);
+});
+
+describe('agent gateway: claimed a second ahead, started at the slot', () => {
+  let home: string;
+  inAScratchHomeEachTest((fresh) => (home = fresh));
+
+  it('runs the pre-run script of a one-shot at its slot, never before, and dates the run at the slot', async () => {
+    await mkdir(join(home, 'scripts'), { recursive: true });
+    const stamp = join(home, 'script-started.log');
+    await writeFile(
+      join(home, 'scripts', 'stamp.mjs'),
+      `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(stamp)}, Date.now() + '\\n');\nconsole.log('stamped');\n`,
+    );
+    await startGatewayUntil(home, 'gateway started');
+    const dueAt = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
+    const created = await runAgent(
+      ['cron', 'create', iso(dueAt), 'Report', '--name', 'stamped', '--script', 'stamp.mjs', '--deliver', 'local', '--no-tick'],
+      { home },
+    );
+    expect(created.code).toBe(0);
+    const id = /Created job (\w+)/.exec(created.stdout)![1]!;
+
+    const records = join(home, 'runs', 'cron', id);
+    const finished = () => {
+      const [record] = existsSync(records) ? readdirSync(records).filter((name) => name.endsWith('.json')) : [];
+      const run = record ? (JSON.parse(readFileSync(join(records, record), 'utf8')) as { started_at: string; status: string }) : null;
+      return run && run.status !== 'running' ? run : null;
+    };
+    expect(await eventually(() => finished() !== null && storedJob(home, id).last_status === 'ok', 30_000)).toBe(true);
+    const scriptStarted = Number(readFileSync(stamp, 'utf8').trim());
+    const run = finished();
+
+    expect(scriptStarted).toBeGreaterThanOrEqual(dueAt);
+    expect(run).toMatchObject({ status: 'ok', started_at: new Date(dueAt).toISOString() });
+    expect(storedJob(home, id).last_run_at).toBe(iso(dueAt));
+  });
 });
 
 describe('agent gateway: stopping when told', () => {

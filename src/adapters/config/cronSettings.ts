@@ -117,6 +117,13 @@ export function retryPolicyOf(retry: RetryConfig | undefined): RetryPolicy | nul
 }
 
 /**
+ * How far ahead of their slots the gateway claims due jobs (CronSettings.claimAheadMs): long
+ * enough for a thousand runs due at one instant to get ready (record, checks) before it, so each
+ * sends its model request within a second of its slot (docs/gateway.md, bench/agents.mjs).
+ */
+export const CLAIM_AHEAD_MS = 1000;
+
+/**
  * Everything the cron use cases read from configuration and environment, resolved once at
  * start-up. Throws for an invalid time zone or `AGENT_CRON_TIMEOUT`; non-fatal problems are
  * pushed onto `warnings` for the caller to log.
@@ -129,6 +136,7 @@ export function cronSettingsFrom(config: AgentConfig, env: NodeJS.ProcessEnv, wa
     maxParallelJobs: config.cron.max_parallel_jobs ?? defaultRunSlots(config),
     outputRetention: config.cron.output_retention,
     oneShotGraceMs: (config.cron.one_shot_grace_seconds ?? 120) * 1000,
+    claimAheadMs: CLAIM_AHEAD_MS,
     failureAlerts: config.cron.failure_alerts ?? 'first',
     pauseAfterFailures: config.cron.pause_after_failures ?? 0,
     catchUp: config.cron.catch_up ?? 'once',

@@ -99,6 +99,7 @@ export class BuiltInTickerProvider implements SchedulerProvider {
         nextRunAt: (after) => nextRun.execute(after),
         watchStore: cadence.watchStore,
         onRunFinished: (listener) => context.fire.onRunFinished(() => listener()),
+        claimAheadMs: context.fire.claimAheadMs ?? 0,
       },
       context.log,
       cadence.timers,

@@ -24,6 +24,8 @@ export interface TriggerTarget {
   watchStore(onChange: () => void): () => void;
   /** Calls `listener` when a run ends and its slot is free. */
   onRunFinished(listener: () => void): void;
+  /** How far ahead of their slots `dispatch` claims jobs (ms): the timer wakes that much early. 0 when absent. */
+  claimAheadMs?: number;
 }
 
 /** Timers further out than this are left to the minute tick, which re-arms them. */
@@ -34,7 +36,8 @@ const LOCK_BUSY_RETRY_MS = 250;
 /**
  * The gateway's built-in cron trigger (docs/gateway.md): it decides *when* to look for due jobs,
  * and looks whenever one may have become due —
- * - a timer armed for the earliest `next_run_at`, so a job starts within a second of its time;
+ * - a timer armed for the earliest `next_run_at` (less `claimAheadMs`, when the dispatcher claims
+ *   ahead of the slots), so a job starts within a second of its time;
  * - a change to the job store by another process (`agent cron create` while the gateway runs);
  * - the end of a run, whose slot may take a job that waited for one;
  * - a tick every minute (node-cron), the backstop for everything else.
@@ -120,9 +123,13 @@ export class GatewayCronTrigger {
       // Another process is claiming; its claims are written in a moment.
       delay = LOCK_BUSY_RETRY_MS;
     } else {
+      const ahead = this.target.claimAheadMs ?? 0;
       const next = await this.target.nextRunAt(new Date(lookedAt));
       if (!next) return;
-      delay = next.getTime() - this.timers.now();
+      // A job due within the lead that the look left unclaimed (no run slot was free) is looked
+      // at again at its time, when it is due and waits for a slot; any other, the lead before it.
+      const at = next.getTime() <= lookedAt + ahead ? next.getTime() : next.getTime() - ahead;
+      delay = at - this.timers.now();
       if (delay > ARM_HORIZON_MS) return;
     }
     if (this.stopped) return;

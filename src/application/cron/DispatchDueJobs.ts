@@ -62,6 +62,11 @@ export class DispatchDueJobs {
     @inject(TOKENS.Logger) private readonly log: Logger,
   ) {}
 
+  /** How far ahead of their slots due jobs are claimed (ms; `cron` settings); their runs start at their slots. */
+  get claimAheadMs(): number {
+    return this.settings.claimAheadMs ?? 0;
+  }
+
   /** How many runs are in progress. */
   get inProgress(): number {
     return this.runs.size;
@@ -152,7 +157,7 @@ export class DispatchDueJobs {
   private async claimAndStart(): Promise<DispatchResult> {
     if (!this.accepting) return { lockBusy: false, waiting: 0 };
     const free = this.settings.maxParallelJobs - this.runs.size - this.claimedWaiting.length;
-    const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting });
+    const claims = await this.tick.claim({ limit: free, waitedForSlot: this.reportedWaiting, aheadMs: this.claimAheadMs });
     for (let i = 0; i < claims.claimed.length; i += 1) {
       if (i > 0 && i % STARTS_PER_TURN === 0) await this.timer.yieldTurn?.();
       this.start(claims.claimed[i]!);

@@ -58,7 +58,9 @@ export class DispatchedRuns {
    * run slot, which is then why a late start was late.
    */
   start({ job, dueAt }: ClaimedJob, options: { signal: AbortSignal; waitedForSlot: boolean }): StartedRun {
-    const startedAt = this.clock.now();
+    const now = this.clock.now();
+    // Claimed ahead of its slot: the run gets ready now and starts at the slot (JobExecution).
+    const startedAt = now < dueAt ? dueAt : now;
     const lateMs = startedAt.getTime() - dueAt.getTime();
     if (lateMs > LATE_START_MS) {
       const why = options.waitedForSlot

@@ -121,11 +121,12 @@ export class DueJobClaims {
     limit: number,
     waitedForSlot: ReadonlySet<string> | undefined,
     look: DueLook,
+    aheadMs = 0,
   ): Promise<LockedClaims | null> {
     const lease = await this.tickLock.tryAcquire();
     if (!lease) return null;
     try {
-      return await this.claimDueJobs(this.clock.now(), dueBy, limit, waitedForSlot, look);
+      return await this.claimDueJobs(this.clock.now(), dueBy, limit, waitedForSlot, look, aheadMs);
     } finally {
       await lease.release();
     }
@@ -142,6 +143,7 @@ export class DueJobClaims {
     limit: number,
     waitedForSlot: ReadonlySet<string> | undefined,
     look: DueLook,
+    aheadMs: number,
   ): Promise<LockedClaims> {
     const claimant = this.claimants.self();
     const alive = this.claimants.liveness();
@@ -169,19 +171,25 @@ export class DueJobClaims {
       }
       for (const found of due) {
         const job = changed.get(found.id) ?? found;
+        const slot = new Date(job.next_run_at!);
         if (job.state === 'running') {
           // Due while it runs: a slot of a job whose runs may overlap (runsBeside), claimed beside its run.
-          if (!isDue(job, dueBy)) continue;
           if (claims.claimed.length >= limit) {
-            claims.waiting.push(job);
+            if (isDue(job, dueBy)) claims.waiting.push(job);
             continue;
           }
-          const { stored, run } = claimBeside(job, claimant, now, this.settings.timeZone);
-          claims.claimed.push({ job: run, dueAt: new Date(job.next_run_at!) });
+          // Due within `aheadMs`: claimed as at its slot (below).
+          const { stored, run } = claimBeside(job, claimant, slot > now ? slot : now, this.settings.timeZone);
+          claims.claimed.push({ job: run, dueAt: slot });
           changed.set(stored.id, stored);
           continue;
         }
-        if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy, this.settings.oneShotGraceMs)) {
+        if (!isDue(job, dueBy)) {
+          // Due within `aheadMs`: claimed now, as at its slot, to start at the slot (docs/gateway.md).
+          if (claims.claimed.length >= limit) continue;
+          claims.claimed.push({ job: claimJob(job, claimant, slot, this.settings.timeZone), dueAt: slot });
+          changed.set(job.id, claims.claimed.at(-1)!.job);
+        } else if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy, this.settings.oneShotGraceMs)) {
           const missed = markMissed(job, now);
           claims.missed.push(missed);
           changed.set(missed.id, missed);
@@ -199,7 +207,8 @@ export class DueJobClaims {
       }
       return { changed: [...changed.values()], result: claims };
     };
-    const claims = await this.repository.settleDue(dueBy, limit + (full ? WAITING_LOOKED_AT : 0), settling, { running: look.abandoned });
+    const claimBy = new Date(dueBy.getTime() + aheadMs);
+    const claims = await this.repository.settleDue(claimBy, limit + (full ? WAITING_LOOKED_AT : 0), settling, { running: look.abandoned });
     return { claims, recoveredFrom };
   }
 

@@ -124,16 +124,19 @@ export class JobExecution {
   }
 
   private async runTraced(job: Job, startedAt: Date, options: RunOptions, deliverLater: boolean, running: RunRecord): Promise<AnsweredRun> {
+    // Claimed ahead of its slot (DispatchedRuns): it gets ready now and starts at `startedAt`.
+    const startsInMs = Math.max(0, startedAt.getTime() - this.recorder.now().getTime());
     await this.recorder.started(running);
-    const shown = this.recorder.showRunning(running);
+    const shown = this.recorder.showRunning(running, startsInMs);
     if (shown.writtenNow) await shown.writtenNow;
     let executed: StepsEnded;
     let preflight: Preflight;
-    // The job's time limit counts from here, and a cancel asked for from now on stops the run.
-    const guard = this.stops.guard(cronRunKey(job.id, job.claim?.at), job.timeout_seconds, options.signal);
+    // The job's time limit counts from its start, and a cancel asked for from now on stops the run.
+    const guard = this.stops.guard(cronRunKey(job.id, job.claim?.at), job.timeout_seconds, options.signal, startsInMs);
     const transcript = this.recorder.transcriptProgress(running);
     try {
       preflight = await this.checks.check(job);
+      await this.stops.untilStart(startedAt, startedAt.getTime() - this.recorder.now().getTime(), guard.signal);
       executed = await this.steps.execute(job, startedAt, preflight, guard.signal, deliverLater, transcript.grew);
     } finally {
       guard.release();

@@ -60,6 +60,11 @@ export interface ClaimInput {
    * nothing was running, so never judged missed.
    */
   waitedForSlot?: ReadonlySet<string>;
+  /**
+   * Jobs due up to this many ms after `dueBy` are claimed too, dated at their slots: their runs
+   * get ready now and start at their slots (the gateway's, docs/gateway.md). 0 when absent.
+   */
+  aheadMs?: number;
 }
 
 const NOTHING: Omit<Claims, 'lockBusy'> = { claimed: [], waiting: [], waitingAll: true, missed: [], recovered: [], skipped: [] };
@@ -127,13 +132,14 @@ export class RunDueJobs {
   async claim(input: ClaimInput): Promise<Claims> {
     const now = this.clock.now();
     const dueBy = input.dueBy ?? now;
-    const look = await this.dueJobs.look(now, dueBy);
+    const aheadMs = input.aheadMs ?? 0;
+    const look = await this.dueJobs.look(now, new Date(dueBy.getTime() + aheadMs));
     if (!this.settledLedger && this.abandonedRuns) {
       this.settledLedger = true;
       await this.abandonedRuns().settle();
     }
     if (!look.needed) return { lockBusy: false, ...NOTHING };
-    const locked = await this.dueJobs.claimUnderLock(dueBy, Math.max(0, input.limit), input.waitedForSlot, look);
+    const locked = await this.dueJobs.claimUnderLock(dueBy, Math.max(0, input.limit), input.waitedForSlot, look, aheadMs);
     if (!locked) return { lockBusy: true, ...NOTHING };
     const { claims, recoveredFrom } = locked;
     for (const job of claims.recovered) this.log.warn(`job '${job.name}' was interrupted and is back in service`, { job: job.id });

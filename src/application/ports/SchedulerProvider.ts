@@ -18,6 +18,11 @@ export interface FiringPath {
    * look). `retrySoon` is true when another process was claiming: nothing was claimed, look again shortly.
    */
   due(): Promise<{ retrySoon: boolean }>;
+  /**
+   * How far ahead of their slots `due()` claims jobs (ms); their runs start at their slots. A
+   * provider that knows when the next job is due looks that much earlier. 0 when absent.
+   */
+  readonly claimAheadMs?: number;
   /** Claims the slot `fireAt` of one job by compare-and-set and starts its run; never throws. */
   slot(jobId: string, fireAt: string): Promise<FireOutcome>;
   /** Called with a job's id each time one of its runs has ended (a recurring job's next slot is then in the store). */

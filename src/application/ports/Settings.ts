@@ -29,6 +29,12 @@ export interface CronSettings {
    * `mcp:<server>` or `mcp:<server>:<tool>` (domain/toolsets.ts `toolsetProblem`). None when absent.
    */
   mcpServers?: readonly string[];
+  /**
+   * How far ahead of their slots the gateway claims due jobs (ms): their runs get ready meanwhile
+   * (record, checks) and start at their slots, so a thousand due at one instant all start on
+   * time (docs/gateway.md). 0 (claimed once due) when absent.
+   */
+  claimAheadMs?: number;
   /** `agent.budget.max_cost_per_day`: what every run of the last 24 h may cost together (US dollars); none when absent. */
   maxCostPerDay?: number | null;
 }

@@ -59,13 +59,14 @@ export class RunRecorder {
   }
 
   /**
-   * Calls `write` once RUNNING_RECORD_AFTER_MS have passed, unless stopped before; `write` is
-   * given the stop's signal, to check again after a wait of its own. Without a timer, at once.
+   * Calls `write` once RUNNING_RECORD_AFTER_MS have passed since the run started (`startsInMs`
+   * from now, for a run that starts later), unless stopped before; `write` is given the stop's
+   * signal, to check again after a wait of its own. Without a timer, at once.
    */
-  later(write: (stopped: AbortSignal) => Promise<unknown>): ShownLater {
+  later(write: (stopped: AbortSignal) => Promise<unknown>, startsInMs = 0): ShownLater {
     const stop = new AbortController();
     const written = this.timer
-      ? this.timer.wait(RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
+      ? this.timer.wait(startsInMs + RUNNING_RECORD_AFTER_MS, stop.signal, { background: true }).then(async () => {
           if (!stop.signal.aborted) await write(stop.signal);
         })
       : write(stop.signal).then(() => undefined);
@@ -78,9 +79,9 @@ export class RunRecorder {
     };
   }
 
-  /** Shows `running` in the ledger once the run has gone on for RUNNING_RECORD_AFTER_MS. */
-  showRunning(running: RunRecord): ShownLater {
-    return this.later(() => this.save(running));
+  /** Shows `running` in the ledger once the run has gone on for RUNNING_RECORD_AFTER_MS (it starts `startsInMs` from now). */
+  showRunning(running: RunRecord, startsInMs = 0): ShownLater {
+    return this.later(() => this.save(running), startsInMs);
   }
 
   /** Saves a record; one the ledger cannot take is logged (false), and the run goes on. */

@@ -19,6 +19,8 @@ export interface RunGuard {
 @injectable()
 export class RunStops {
   private readonly runs = new Map<string, AbortController>();
+  /** Runs claimed ahead of their slots, waiting for them, by slot (ms): each set let go together. */
+  private readonly starting = new Map<number, Set<() => void>>();
 
   constructor(
     /** Without it (tests that build the run path by hand), time limits are not kept; cancelling still works. */
@@ -28,15 +30,16 @@ export class RunStops {
   /**
    * Guards the run known as `key`: its signal aborts with a RunStop once `limitSeconds` pass
    * (none when null) or `cancel(key, …)` is called, and with `outer`'s reason when `outer` aborts.
+   * A run that starts `startsInMs` from now (claimed ahead of its slot) has its limit counted from then.
    */
-  guard(key: string, limitSeconds: number | null | undefined, outer?: AbortSignal): RunGuard {
+  guard(key: string, limitSeconds: number | null | undefined, outer?: AbortSignal, startsInMs = 0): RunGuard {
     const controller = new AbortController();
     const ended = new AbortController();
     const follow = () => controller.abort(outer?.reason);
     if (outer?.aborted) follow();
     else outer?.addEventListener('abort', follow, { once: true });
     if (limitSeconds && this.timer) {
-      void this.timer.wait(limitSeconds * 1000, ended.signal).then(() => {
+      void this.timer.wait(limitSeconds * 1000 + startsInMs, ended.signal).then(() => {
         if (!ended.signal.aborted) controller.abort(RunStop.timedOut(limitSeconds));
       });
     }
@@ -68,6 +71,40 @@ export class RunStops {
    */
   async pause(ms: number, signal?: AbortSignal): Promise<void> {
     await this.timer?.wait(ms, signal);
+  }
+
+  /**
+   * Waits `ms` for the start of a run claimed ahead of its slot `slot` (docs/gateway.md), or until
+   * `signal` aborts. The runs of one slot share one timer and are let go together: spreading them
+   * over turns of the event loop lets the streams of the first ones delay the last ones' starts.
+   */
+  async untilStart(slot: Date, ms: number, signal?: AbortSignal): Promise<void> {
+    if (!this.timer || ms <= 0 || signal?.aborted) return;
+    const timer = this.timer;
+    const at = slot.getTime();
+    let waiting = this.starting.get(at);
+    if (!waiting) {
+      const started = new Set<() => void>();
+      waiting = started;
+      this.starting.set(at, started);
+      void timer.wait(ms).then(() => {
+        this.starting.delete(at);
+        for (const start of started) start();
+      });
+    }
+    const started = waiting;
+    await new Promise<void>((resolve) => {
+      const start = () => {
+        signal?.removeEventListener('abort', stopped);
+        resolve();
+      };
+      const stopped = () => {
+        started.delete(start);
+        resolve();
+      };
+      started.add(start);
+      signal?.addEventListener('abort', stopped, { once: true });
+    });
   }
 
   /** The keys of the runs under way here that start with `prefix`, without it. */

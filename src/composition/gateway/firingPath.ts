@@ -13,6 +13,7 @@ export type SlotFirer = (jobId: string, fireAt: string) => Promise<FireOutcome>;
 export function gatewayFiringPath(dispatcher: DispatchDueJobs, slot: SlotFirer): FiringPath {
   return {
     due: async () => ({ retrySoon: (await dispatcher.dispatch()).lockBusy }),
+    claimAheadMs: dispatcher.claimAheadMs,
     slot,
     onRunFinished: (listener) => dispatcher.onJobReleased(listener),
   };

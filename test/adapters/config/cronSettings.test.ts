@@ -168,6 +168,7 @@ describe('cronSettingsFrom', () => {
       timeZone: 'Europe/Berlin',
       wrapResponse: false,
       maxParallelJobs: 2,
+      claimAheadMs: 1000,
       outputRetention: 7,
       oneShotGraceMs: 120_000,
       failureAlerts: 'first',

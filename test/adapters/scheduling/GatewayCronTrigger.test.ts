@@ -53,6 +53,7 @@ class FakeTarget implements TriggerTarget {
   unwatched = false;
   /** While set, a look fails with it (the store out of reach). */
   failure: Error | null = null;
+  claimAheadMs = 0;
   /** Runs in the middle of a look, e.g. to let time pass while it reads the store. */
   whileLooking: (() => void) | null = null;
 
@@ -152,6 +153,40 @@ describe('the gateway cron trigger', () => {
 
     expect(log.entries.filter((entry) => entry.level === 'error')).toHaveLength(1);
     expect(log.entries.filter((entry) => entry.message === 'cron ticks work again')).toHaveLength(1);
+  });
+
+  it('wakes the claim-ahead lead before the earliest next run, then the lead before the next one its look left', async () => {
+    const { cron, timers, target } = trigger();
+    target.claimAheadMs = 1000;
+    target.next = new Date(5_000);
+    await cron.start();
+    const first = timers.delays();
+    // The look at 4 000 claims the job due at 5 000, within its lead: the next is at 65 000.
+    target.whileLooking = () => (target.next = new Date(65_000));
+
+    timers.advance(4_000);
+    await settle();
+    const next = timers.delays();
+    await cron.stop();
+
+    expect(first).toEqual([4_000]);
+    expect(target.looks).toBe(2);
+    expect(next).toEqual([60_000]);
+  });
+
+  it('looks again at its time, not over and over, at a job due within the lead that its look left for want of a slot', async () => {
+    const { cron, timers, target } = trigger();
+    target.claimAheadMs = 1000;
+    target.next = new Date(5_000);
+    await cron.start();
+
+    timers.advance(4_000);
+    await settle();
+    const delays = timers.delays();
+    await cron.stop();
+
+    expect(target.looks).toBe(2);
+    expect(delays).toEqual([1_000]);
   });
 
   it('leaves runs more than a minute away to the minute tick', async () => {

@@ -1,0 +1,56 @@
+import { RunStops } from '../../../src/application/runs/RunStops.js';
+import { ManualTimer } from '../../support/fakes/ManualTimer.js';
+
+const settle = async () => {
+  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('the stops of the runs under way', () => {
+  it('counts the time limit of a run claimed ahead from its start, not from its claim', async () => {
+    const timer = new ManualTimer();
+    const stops = new RunStops(timer);
+    const guard = stops.guard('cron:a@slot', 2, undefined, 600);
+
+    timer.advance(2_000);
+    await settle();
+    const before = guard.signal.aborted;
+    timer.advance(600);
+    await settle();
+
+    expect(before).toBe(false);
+    expect(guard.signal.aborted).toBe(true);
+    guard.release();
+  });
+
+  it('lets the runs of one slot start together on one timer, and a cancelled one at once', async () => {
+    const timer = new ManualTimer();
+    const stops = new RunStops(timer);
+    const slot = new Date('2026-06-01T12:00:00Z');
+    const cancelled = new AbortController();
+    const started: string[] = [];
+    const waits = ['a', 'b', 'c'].map((name) =>
+      stops.untilStart(slot, 500, name === 'c' ? cancelled.signal : undefined).then(() => void started.push(name)),
+    );
+    const timers = timer.pending;
+
+    cancelled.abort();
+    await settle();
+    const afterCancel = [...started];
+    timer.advance(499);
+    await settle();
+    const early = [...started];
+    timer.advance(1);
+    await Promise.all(waits);
+
+    expect(timers).toBe(1);
+    expect(afterCancel).toEqual(['c']);
+    expect(early).toEqual(['c']);
+    expect(started).toEqual(['c', 'a', 'b']);
+  });
+
+  it('does not wait for a start that has come', async () => {
+    const stops = new RunStops(new ManualTimer());
+
+    await expect(stops.untilStart(new Date(0), 0)).resolves.toBeUndefined();
+  });
+});
