@@ -28,20 +28,30 @@ export interface StreamedCall {
 
 type Libraries = {
   request: typeof import('undici').request;
-  dispatcher: Dispatcher;
+  /** The connection pools, taken in turn (POOL_SHARDS). */
+  dispatchers: Dispatcher[];
   createParser: typeof import('eventsource-parser').createParser;
 };
 let loading: Promise<Libraries> | null = null;
+/** The pool the next call takes. */
+let nextPool = 0;
 
 /**
- * undici and the parser, loaded with the first call. One connection pool for every call of the
- * process: it keeps sockets to each model server alive between calls, with no bound on how many
- * are open to one server (each session in flight holds one).
+ * How many connection pools the calls of a process share, taken in turn. undici's pool looks
+ * through every connection it holds to a server for a free one at each call: with ten thousand
+ * sessions in flight, each holding one, one pool made starting them quadratic (seconds of CPU).
+ */
+const POOL_SHARDS = 16;
+
+/**
+ * undici and the parser, loaded with the first call. The connection pools serve every call of
+ * the process: they keep sockets to each model server alive between calls, with no bound on how
+ * many are open to one server (each session in flight holds one).
  */
 function libraries(): Promise<Libraries> {
   loading ??= Promise.all([import('undici').then(commonJsExports), import('eventsource-parser')]).then(([undici, parser]) => ({
     request: undici.request,
-    dispatcher: new undici.Agent({ keepAliveTimeout: 30_000, connections: null }),
+    dispatchers: Array.from({ length: POOL_SHARDS }, () => new undici.Agent({ keepAliveTimeout: 30_000, connections: null })),
     createParser: parser.createParser,
   }));
   return loading;
@@ -58,7 +68,9 @@ export async function warmUpStreams(): Promise<void> {
  * connection that cannot be made or breaks off, `aborted` when the signal fired.
  */
 export async function* serverSentEvents(call: StreamedCall): AsyncGenerator<EventSourceMessage> {
-  const { request, dispatcher, createParser } = await libraries();
+  const { request, dispatchers, createParser } = await libraries();
+  const dispatcher = dispatchers[nextPool]!;
+  nextPool = (nextPool + 1) % dispatchers.length;
   let answer: Dispatcher.ResponseData;
   try {
     answer = await request(call.url, {

@@ -73,7 +73,7 @@ export class RunRecorder {
     return {
       writtenNow: this.timer ? null : written,
       stop: async (reason?: string) => {
-        stop.abort(reason);
+        stop.abort(reason ?? 'stopped');
         await written;
       },
     };

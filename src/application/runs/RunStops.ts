@@ -47,7 +47,8 @@ export class RunStops {
     return {
       signal: controller.signal,
       release: () => {
-        ended.abort();
+        // With a reason: abort() without one makes a DOMException, stack and all, for every run.
+        ended.abort('ended');
         outer?.removeEventListener('abort', follow);
         if (this.runs.get(key) === controller) this.runs.delete(key);
       },
