@@ -189,7 +189,8 @@ export async function removeAgentHome(home: string): Promise<void> {
   for (const pid of hungModelPids(home)) {
     if (isRunning(pid)) process.kill(pid, 'SIGKILL');
   }
-  await rm(home, { recursive: true, force: true });
+  // Retried: a process the test ended a moment ago may have written its last file meanwhile.
+  await rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
 export function hungModelPids(home: string): number[] {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,11 +57,20 @@ async function configure(home: string, url: string, events: string): Promise<voi
 
 describe('run events out through the bundle', () => {
   let home: string;
-  inAScratchHomeEachTest((scratch) => (home = scratch));
   const running: ChildProcess[] = [];
-  afterEach(() => {
-    for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  // Before the home is removed (hooks run in the order they are declared): a gateway still
+  // writing its outbox there would leave the removal a directory that is not empty.
+  afterEach(async () => {
+    await Promise.all(
+      running.splice(0).map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGKILL');
+        await exited;
+      }),
+    );
   });
+  inAScratchHomeEachTest((scratch) => (home = scratch));
 
   it('sends a run event the command line added until the receiver takes it, signed, with one webhook-id', async () => {
     const { url, received } = await receiver([500, 500, 200]);
