@@ -110,3 +110,11 @@ export const UNLIMITED_RUNS: RunLimits = {
  * (their connections to the model) go on between them rather than after all of them.
  */
 export const STARTS_PER_TURN = 16;
+
+/**
+ * How many runs claimed ahead of one slot are let go per turn of the event loop when the slot
+ * comes (RunStops.untilStart): in turns of this many, the connections of the first are opened
+ * and their requests sent while the next start, and no turn holds the loop for all of them.
+ * Sixteen let the streams of the first runs delay the last ones' starts.
+ */
+export const RELEASES_PER_TURN = 64;

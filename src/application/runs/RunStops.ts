@@ -5,6 +5,7 @@
  * gateway stopping). Cron runs are known by their job's id and claim, webhook runs by their event's.
  */
 import { inject, injectable, optional } from 'inversify';
+import { RELEASES_PER_TURN } from '../../domain/PermitPool.js';
 import { RunStop } from '../../domain/runs/runStops.js';
 import type { Timer } from '../ports/Timer.js';
 import { TOKENS } from '../ports/tokens.js';
@@ -76,8 +77,8 @@ export class RunStops {
 
   /**
    * Waits `ms` for the start of a run claimed ahead of its slot `slot` (docs/gateway.md), or until
-   * `signal` aborts. The runs of one slot share one timer and are let go together: spreading them
-   * over turns of the event loop lets the streams of the first ones delay the last ones' starts.
+   * `signal` aborts. The runs of one slot share one timer and are let go RELEASES_PER_TURN per
+   * turn of the event loop.
    */
   async untilStart(slot: Date, ms: number, signal?: AbortSignal): Promise<void> {
     if (!this.timer || ms <= 0 || signal?.aborted) return;
@@ -88,9 +89,15 @@ export class RunStops {
       const started = new Set<() => void>();
       waiting = started;
       this.starting.set(at, started);
-      void timer.wait(ms).then(() => {
+      void timer.wait(ms).then(async () => {
         this.starting.delete(at);
-        for (const start of started) start();
+        let released = 0;
+        for (const start of started) {
+          if (released > 0 && released % RELEASES_PER_TURN === 0) await timer.yieldTurn?.();
+          started.delete(start);
+          start();
+          released += 1;
+        }
       });
     }
     const started = waiting;

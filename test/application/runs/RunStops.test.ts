@@ -1,4 +1,5 @@
 import { RunStops } from '../../../src/application/runs/RunStops.js';
+import { RELEASES_PER_TURN } from '../../../src/domain/PermitPool.js';
 import { ManualTimer } from '../../support/fakes/ManualTimer.js';
 
 const settle = async () => {
@@ -22,7 +23,7 @@ describe('the stops of the runs under way', () => {
     guard.release();
   });
 
-  it('lets the runs of one slot start together on one timer, and a cancelled one at once', async () => {
+  it('lets the runs of one slot start on one timer, and a cancelled one at once', async () => {
     const timer = new ManualTimer();
     const stops = new RunStops(timer);
     const slot = new Date('2026-06-01T12:00:00Z');
@@ -46,6 +47,28 @@ describe('the stops of the runs under way', () => {
     expect(afterCancel).toEqual(['c']);
     expect(early).toEqual(['c']);
     expect(started).toEqual(['c', 'a', 'b']);
+  });
+
+  it('lets the runs of one slot go a few score per turn of the event loop', async () => {
+    const timer = new ManualTimer();
+    const started: number[] = [];
+    const turns: number[] = [];
+    // At each turn, how many had started before it.
+    Object.assign(timer, {
+      yieldTurn: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns.push(started.length);
+      },
+    });
+    const stops = new RunStops(timer);
+    const slot = new Date('2026-06-01T12:00:00Z');
+    const waits = Array.from({ length: 2 * RELEASES_PER_TURN + 1 }, (_, i) => stops.untilStart(slot, 500).then(() => void started.push(i)));
+
+    timer.advance(500);
+    await Promise.all(waits);
+
+    expect(started).toHaveLength(2 * RELEASES_PER_TURN + 1);
+    expect(turns).toEqual([RELEASES_PER_TURN, 2 * RELEASES_PER_TURN]);
   });
 
   it('does not wait for a start that has come', async () => {
