@@ -119,6 +119,25 @@ describe("the job store's side of the tick's claim", () => {
       expect(locked?.claims.missed).toEqual([]);
     });
 
+    it('claims the next slot of a job whose runs may overlap beside its run, ahead, as at that slot', async () => {
+      const { h, claims } = subject();
+      const job = await h.createJob.execute({ schedule: 'every 10m', prompt: 'x', name: 'beside', overlap: 'allow' });
+      h.clock.set(new Date(job.next_run_at!));
+      await claims.claimUnderLock(h.clock.now(), 4, undefined, await claims.look(h.clock.now(), h.clock.now()));
+      const slot = new Date(h.repository.get(job.id)!.next_run_at!);
+      h.clock.set(new Date(slot.getTime() - 500));
+
+      const ahead = new Date(slot.getTime() + 500);
+      const locked = await claims.claimUnderLock(h.clock.now(), 4, undefined, await claims.look(h.clock.now(), ahead), 1000);
+
+      expect(locked?.claims.claimed.map((each) => each.dueAt)).toEqual([slot]);
+      expect(h.repository.get(job.id)).toMatchObject({
+        state: 'running',
+        claims_beside: [{ by: 'test-host:1', at: slot.toISOString().replace('.000Z', 'Z') }],
+        next_run_at: new Date(slot.getTime() + 10 * MINUTE).toISOString().replace('.000Z', 'Z'),
+      });
+    });
+
     it('leaves a job due after the lead alone, and a job not yet due out of the waiting list when no slot is free', async () => {
       const { h, claims } = subject();
       const job = await h.createJob.execute({ schedule: '*/5 * * * *', prompt: 'Every five minutes', name: 'five' });

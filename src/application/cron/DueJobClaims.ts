@@ -151,6 +151,8 @@ export class DueJobClaims {
     const full = now.getTime() - this.lastFullLookMs >= FULL_LOOK_EVERY_MS || now.getTime() < this.lastFullLookMs;
     if (full) this.lastFullLookMs = now.getTime();
     let recoveredFrom: RecoveredRun[] = [];
+    // Jobs due up to here are claimed; those not due by `dueBy` are claimed ahead, as at their slots.
+    const claimBy = new Date(dueBy.getTime() + aheadMs);
     const settling = ({ running, due }: TickCandidates): TickSettlement<Claims> => {
       const claims: Claims = { lockBusy: false, claimed: [], waiting: [], waitingAll: full, missed: [], recovered: [], skipped: [] };
       // By id: a job running with runs beside allowed (overlap `allow`) may be recovered and claimed at once.
@@ -174,6 +176,7 @@ export class DueJobClaims {
         const slot = new Date(job.next_run_at!);
         if (job.state === 'running') {
           // Due while it runs: a slot of a job whose runs may overlap (runsBeside), claimed beside its run.
+          if (!isDue(job, claimBy)) continue;
           if (claims.claimed.length >= limit) {
             if (isDue(job, dueBy)) claims.waiting.push(job);
             continue;
@@ -207,7 +210,6 @@ export class DueJobClaims {
       }
       return { changed: [...changed.values()], result: claims };
     };
-    const claimBy = new Date(dueBy.getTime() + aheadMs);
     const claims = await this.repository.settleDue(claimBy, limit + (full ? WAITING_LOOKED_AT : 0), settling, { running: look.abandoned });
     return { claims, recoveredFrom };
   }
