@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { chmod, mkdir, mkdtemp, open, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, open, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ import { CREATED_AT, anHourlyJob, jobIdFor } from '../support/jobs.js';
 import { spawn } from '../support/testProcesses.js';
 
 const isRoot = process.getuid?.() === 0;
+/** The user `nobody`, whom a test run as root hands a home to. */
+const NOBODY = 65534;
 const pausedAt = new Date(CREATED_AT.getTime() + 60_000);
 const pauseAll = (jobs: readonly Job[]) => ({ jobs: jobs.map((job) => pauseJob(job, pausedAt)), result: undefined });
 const append = (job: Job) => (jobs: readonly Job[]) => ({ jobs: [...jobs, job], result: undefined });
@@ -219,19 +221,26 @@ describe('FileJobRepository', () => {
       await expect(repo.load()).rejects.toBeInstanceOf(JobStoreUnavailableError);
     });
 
-    // Skipped as root, whom file modes do not stop; the test above covers an unusable home for root.
-    (isRoot ? it.skip : it)(
-      `is reported as unavailable when the home directory is read-only${isRoot ? ' (skipped: running as root, whom file modes do not stop)' : ''}`,
-      async () => {
+    it('is reported as unavailable when the home directory is read-only', async () => {
+      const unavailable = new JobStoreUnavailableError(
+        `Cannot write the job store ${paths.jobsFile}: this user lacks permission there (EACCES); make ${paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
+      );
+      if (!isRoot) {
         await chmod(home, 0o500);
+        await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toThrow(unavailable);
+        return;
+      }
+      // Root, whom file modes do not stop: the change is made by a process running as nobody, in a
+      // home nobody owns and may not write to.
+      const appender = await bundleScript(fileURLToPath(new URL('../support/appendJobChild.ts', import.meta.url)), home);
+      await chown(home, NOBODY, NOBODY);
+      await chmod(home, 0o500);
 
-        await expect(repo.modify(append(anHourlyJob(jobIdFor(1))))).rejects.toThrow(
-          new JobStoreUnavailableError(
-            `Cannot write the job store ${paths.jobsFile}: this user lacks permission there (EACCES); make ${paths.cronDir} a directory this user can write to, or set AGENT_HOME to one.`,
-          ),
-        );
-      },
-    );
+      const ran = await runNode(appender, [home, jobIdFor(1)], { uid: NOBODY, gid: NOBODY });
+
+      expect(ran.code).not.toBe(0);
+      expect(ran.stderr).toContain(unavailable.message);
+    });
   });
 
   describe('the cross-process lock', () => {

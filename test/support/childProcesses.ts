@@ -17,9 +17,9 @@ export function exitOf(child: ChildProcess): Promise<Exit> {
   });
 }
 
-/** Runs `node script ...args` to its end. */
-export function runNode(script: string, args: readonly string[]): Promise<Exit> {
-  return exitOf(spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
+/** Runs `node script ...args` to its end; as the user `as` names, when given (which takes root). */
+export function runNode(script: string, args: readonly string[], as?: { uid: number; gid: number }): Promise<Exit> {
+  return exitOf(spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'ignore', 'pipe'], ...as }));
 }
 
 /** Resolves with the first stdout line of `child`; rejects if it exits first. */
