@@ -190,8 +190,9 @@ export class DueJobClaims {
         if (!isDue(job, dueBy)) {
           // Due within `aheadMs`: claimed now, as at its slot, to start at the slot (docs/gateway.md).
           if (claims.claimed.length >= limit) continue;
-          claims.claimed.push({ job: claimJob(job, claimant, slot, this.settings.timeZone), dueAt: slot });
-          changed.set(job.id, claims.claimed.at(-1)!.job);
+          const claimed = claimJob(job, claimant, slot, this.settings.timeZone);
+          claims.claimed.push({ job: claimed, dueAt: slot });
+          changed.set(claimed.id, claimed);
         } else if (!waitedForSlot?.has(job.id) && isMissedOneShot(job, dueBy, this.settings.oneShotGraceMs)) {
           const missed = markMissed(job, now);
           claims.missed.push(missed);

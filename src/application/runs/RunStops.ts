@@ -82,25 +82,8 @@ export class RunStops {
    */
   async untilStart(slot: Date, ms: number, signal?: AbortSignal): Promise<void> {
     if (!this.timer || ms <= 0 || signal?.aborted) return;
-    const timer = this.timer;
     const at = slot.getTime();
-    let waiting = this.starting.get(at);
-    if (!waiting) {
-      const started = new Set<() => void>();
-      waiting = started;
-      this.starting.set(at, started);
-      void timer.wait(ms).then(async () => {
-        this.starting.delete(at);
-        let released = 0;
-        for (const start of started) {
-          if (released > 0 && released % RELEASES_PER_TURN === 0) await timer.yieldTurn?.();
-          started.delete(start);
-          start();
-          released += 1;
-        }
-      });
-    }
-    const started = waiting;
+    const started = this.starting.get(at) ?? this.startAt(at, ms, this.timer);
     await new Promise<void>((resolve) => {
       const start = () => {
         signal?.removeEventListener('abort', stopped);
@@ -113,6 +96,23 @@ export class RunStops {
       started.add(start);
       signal?.addEventListener('abort', stopped, { once: true });
     });
+  }
+
+  /** The runs waiting for the slot `at` (ms), let go `ms` from now, RELEASES_PER_TURN per turn. */
+  private startAt(at: number, ms: number, timer: Timer): Set<() => void> {
+    const started = new Set<() => void>();
+    this.starting.set(at, started);
+    void timer.wait(ms).then(async () => {
+      this.starting.delete(at);
+      let released = 0;
+      for (const start of started) {
+        if (released > 0 && released % RELEASES_PER_TURN === 0) await timer.yieldTurn?.();
+        started.delete(start);
+        start();
+        released += 1;
+      }
+    });
+    return started;
   }
 
   /** The keys of the runs under way here that start with `prefix`, without it. */
